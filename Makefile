@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# xlprobe build. Outputs live under .output/; `make V=1` shows commands.
+#
+#   make            build .output/xlprobe
+#   make demo       install missing Debian packages, build, run the demo
+#   make test       install missing Debian packages, build, run every test
+#   make bench      overhead benchmarks (not part of make test)
+#   make scorecard  perturbation suite, one line per scenario
+
+OUTPUT := .output
+ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKEL := $(OUTPUT)/xlprobe.skel.h
+
+LIB_SRCS := $(sort $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard analysis/*.c))
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+LIB := $(OUTPUT)/libxlprobe.a
+BIN := $(OUTPUT)/xlprobe
+
+CFLAGS ?= -O2 -g
+XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+	-I$(OUTPUT) -Iuser -Ianalysis -Ibpf -MMD -MP -D_GNU_SOURCE
+LDLIBS := -lbpf -lelf -lz -lm
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
+	-Wall -Werror -Wno-unused-function -Wno-compare-distinct-pointer-types -MMD -MP
+
+# Test programs and workloads: ordinary prologues (push %rbp) so uprobes are
+# emulated, not single-stepped (see README, "Overhead").
+WL_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fcf-protection=none \
+	-fno-inline -fno-optimize-sibling-calls -Wall -Wextra -Werror -Wno-unused-parameter -pthread
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+ROOT_SRCS := $(sort $(wildcard tests/root/test_*.c))
+E2E_SRCS := $(sort $(wildcard tests/e2e/*.c))
+WL_SRCS := $(sort $(wildcard tests/workloads/*.c) $(wildcard tests/e2e/workloads/*.c))
+TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS))
+WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS))
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
+
+.PHONY: all deps demo test unit-test bench scorecard clean format format-check install
+all: $(BIN)
+
+deps:
+	$(Q)tools/install-deps.sh
+
+$(OUTPUT) $(OUTPUT)/bpf:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/xlprobe.bpf.o: $(BPF_OBJS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUTPUT)/xlprobe.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xlprobe_bpf > $@
+
+$(OUTPUT)/obj/%.o: %.c | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(OUTPUT)/obj/user/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/obj/tests/%.o: tests/%.c | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -Itests/lib -c $< -o $@
+
+$(OUTPUT)/tests/workloads/%: tests/workloads/%.c
+	$(call msg,CC-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
+
+$(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
+	$(call msg,CC-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
+
+build-tests: $(BIN) $(TEST_BINS) $(WL_BINS)
+.PHONY: build-tests
+
+# The README's two commands. Both install what is missing first.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)tools/demo.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)tests/run-tests.sh
+
+unit-test: build-tests
+	$(Q)tests/run-tests.sh --unit-only
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)tools/bench.sh
+
+scorecard: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)tests/e2e/scorecard
+
+format:
+	$(Q)clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
+
+format-check:
+	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
+
+install: $(BIN)
+	install -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/xlprobe
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
+
+-include $(wildcard $(OUTPUT)/bpf/*.d) $(shell find $(OUTPUT)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one contract between the BPF programs and user space, and the
+ * record layout of the trace file (records go from the ring buffer to the
+ * file unchanged). Every field is fixed-width, padding is explicit and
+ * sizes are asserted, so a trace written on one machine reads on another.
+ * Bump XLP_FORMAT_VERSION whenever a layout below changes.
+ */
+#ifndef XLPROBE_H
+#define XLPROBE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define XLP_FORMAT_VERSION 1
+
+#define XLP_MAX_FUNCS 512 /* marked functions per session */
+#define XLP_MAX_DEPTH 16 /* shadow stack depth per thread */
+#define XLP_MAX_THREADS 16384 /* traced threads alive at once */
+#define XLP_MAX_PROCS 1024 /* traced processes per session (slots) */
+#define XLP_PID_MAX_LIMIT (4 * 1024 * 1024) /* kernel PID_MAX_LIMIT on 64-bit */
+#define XLP_COMM_LEN 16
+
+/*
+ * Per-thread cumulative counters. A function invocation record carries
+ * deltas of all of them, so new ones are added at the end (before
+ * XLP_NR_CTR) and old readers still find theirs. Time counters are ns.
+ *
+ * Invariants kept by bpf/sched.bpf.c (tested in tests/root):
+ *   SLEEP_S + SLEEP_D == DISK + NET + IPC + LOCK + TIMER + OTHER
+ * FREQ_KHZ_NS is sum(kHz of the CPU x ns run on it): the average frequency
+ * over an interval is delta(FREQ_KHZ_NS) / delta(CPU_RUN) kHz. It wraps
+ * after ~6000 s on-CPU at 3 GHz; deltas are taken modulo 2^64, so they
+ * stay exact for any single invocation shorter than that.
+ */
+enum xlp_ctr {
+	XLP_C_WALL = 0, /* wall-clock ns (duration when taken as a delta) */
+	XLP_C_CPU_RUN, /* on a CPU */
+	XLP_C_CPU_WAIT, /* runnable, waiting on a runqueue */
+	XLP_C_SLEEP_S, /* interruptible sleep (TASK_INTERRUPTIBLE) */
+	XLP_C_SLEEP_D, /* uninterruptible sleep (TASK_UNINTERRUPTIBLE) */
+	XLP_C_DISK, /* sleep reasons: they add up to SLEEP_S + SLEEP_D */
+	XLP_C_NET,
+	XLP_C_IPC,
+	XLP_C_LOCK,
+	XLP_C_TIMER,
+	XLP_C_OTHER,
+	XLP_C_FREQ_KHZ_NS,
+	XLP_C_NVCSW, /* voluntary switches, as /proc/PID/status counts them */
+	XLP_C_NIVCSW, /* involuntary switches */
+	XLP_C_MIGRATIONS,
+	XLP_C_DISK_RQ, /* block requests issued on behalf of the thread */
+	XLP_C_DISK_BYTES,
+	XLP_C_BINDER_TXN, /* binder transactions sent */
+	XLP_C_RESERVED1,
+	XLP_C_RESERVED2,
+	XLP_NR_CTR,
+};
+
+/* Counters that hold time (ns); the others are counts or kHz*ns. */
+#define XLP_CTR_IS_TIME(c) ((c) <= XLP_C_OTHER)
+
+/* Per-CPU statistics the recorder writes into the trace footer. */
+enum xlp_stat {
+	XLP_S_RB_FULL = 0, /* ring-buffer reservation failed: record lost */
+	XLP_S_STACK_OVERFLOW, /* call deeper than XLP_MAX_DEPTH: not recorded */
+	XLP_S_STACK_MISMATCH, /* return without a matching entry */
+	XLP_S_MIN_DUR, /* invocation shorter than --min-dur: filtered */
+	XLP_S_THREADS_FULL, /* thread table full: thread not traced */
+	XLP_S_PROCS_FULL, /* process slots exhausted */
+	XLP_S_SCHED_EVENTS, /* scheduler events seen for traced threads */
+	XLP_S_CALLS, /* invocations completed (recorded or filtered) */
+	XLP_S_UNKNOWN_STATE, /* switch-in of a thread whose prior state was unknown */
+	XLP_S_RESERVED1,
+	XLP_S_RESERVED2,
+	XLP_S_RESERVED3,
+	XLP_NR_STAT,
+};
+
+/* Record types: ring buffer and trace file share them. */
+enum xlp_rec_type {
+	XLP_R_CALL = 1, /* struct xlp_call_rec */
+	XLP_R_RUN = 2, /* struct xlp_run_rec: process-wide deltas of one run */
+	XLP_R_THREAD = 3, /* struct xlp_thread_rec: a thread's totals */
+	XLP_R_PROC = 4, /* struct xlp_proc_rec: a process's totals */
+	XLP_R_LAUNCH = 5, /* struct xlp_launch_rec: one --repeat launch */
+	XLP_R_STATS = 6, /* struct xlp_stats_rec: drop counters so far */
+};
+
+struct xlp_hdr {
+	__u16 type; /* enum xlp_rec_type */
+	__u16 size; /* whole record, header included */
+	__u32 cpu;
+};
+
+/* struct xlp_call_rec.flags */
+#define XLP_CALL_INTERACTION (1u << 0) /* the function marks the runs */
+#define XLP_CALL_IPC_PEER (1u << 1) /* ipc_peer_* filled in */
+
+/* One completed invocation of a marked function. */
+struct xlp_call_rec {
+	struct xlp_hdr h;
+	__u32 func_id;
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u16 depth; /* 0 = outermost marked call on this thread */
+	__u16 flags;
+	__u64 entry_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 incl[XLP_NR_CTR]; /* incl[XLP_C_WALL] is the duration */
+	__u64 excl[XLP_NR_CTR]; /* minus nested marked calls, filtered ones too */
+	__u32 ipc_peer_pid; /* process that woke us last for an IPC wait */
+	__u32 __pad;
+	char ipc_peer_comm[XLP_COMM_LEN];
+};
+
+/*
+ * Process-wide counter deltas over one interaction invocation (all threads
+ * of the process, for the whole-run baseline of PerfProbe section V-D).
+ */
+struct xlp_run_rec {
+	struct xlp_hdr h;
+	__u32 func_id;
+	__u32 pid;
+	__u32 tid;
+	__u32 __pad;
+	__u64 entry_ns;
+	__u64 proc[XLP_NR_CTR];
+};
+
+/* struct xlp_thread_rec.flags */
+#define XLP_THREAD_EXITED (1u << 0) /* emitted by BPF at exit */
+#define XLP_THREAD_AT_STOP (1u << 1) /* read by user space when recording stopped */
+#define XLP_THREAD_PARTIAL (1u << 2) /* existed before attach: state unknown at first */
+
+struct xlp_thread_rec {
+	struct xlp_hdr h;
+	__u32 pid;
+	__u32 tid;
+	__u32 flags;
+	__u32 __pad;
+	__u64 first_ns; /* first event seen (or creation) */
+	__u64 last_ns;
+	char comm[XLP_COMM_LEN];
+	__u64 tot[XLP_NR_CTR];
+};
+
+struct xlp_proc_rec {
+	struct xlp_hdr h;
+	__u32 pid;
+	__u32 flags; /* XLP_THREAD_EXITED / XLP_THREAD_AT_STOP */
+	__u64 first_ns;
+	__u64 last_ns;
+	char comm[XLP_COMM_LEN];
+	__u64 tot[XLP_NR_CTR];
+};
+
+/* One launch of the command (record --repeat N): one run. */
+struct xlp_launch_rec {
+	struct xlp_hdr h;
+	__u32 run; /* 0-based launch index */
+	__u32 pid;
+	__s32 exit_code; /* wait status decoded: >= 0 exit code, < 0 -signal */
+	__u32 __pad;
+	__u64 start_ns; /* CLOCK_MONOTONIC, released after attach */
+	__u64 end_ns; /* reaped */
+};
+
+struct xlp_stats_rec {
+	struct xlp_hdr h;
+	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
+	__u64 lost_by_reader; /* records the writer could not store */
+};
+
+/*
+ * Per-thread state kept by the BPF side (value of the "threads" map).
+ * User space reads it at stop for threads still alive.
+ */
+enum xlp_tstate {
+	XLP_T_UNKNOWN = 0, /* existed before attach, not seen yet */
+	XLP_T_RUNNING, /* on a CPU since ts */
+	XLP_T_RUNNABLE, /* on a runqueue since ts */
+	XLP_T_SLEEP_S, /* interruptible sleep since ts */
+	XLP_T_SLEEP_D, /* uninterruptible sleep since ts */
+};
+
+struct xlp_frame {
+	__u32 func_id;
+	__u32 flags;
+	__u64 snap[XLP_NR_CTR]; /* counters at entry */
+	__u64 child[XLP_NR_CTR]; /* inclusive deltas of nested marked calls */
+};
+
+struct xlp_thread {
+	__u32 pid;
+	__u32 tid;
+	__u32 state; /* enum xlp_tstate */
+	__u32 proc_slot; /* index into the procs array */
+	__u64 ts; /* when state was entered */
+	__u64 first_ns;
+	__u32 last_cpu;
+	__u32 wait_reason; /* enum xlp_ctr reason guessed at block time */
+	__u32 flags; /* XLP_THREAD_PARTIAL */
+	__u32 ipc_peer_pid;
+	char ipc_peer_comm[XLP_COMM_LEN];
+	__u64 c[XLP_NR_CTR];
+	__u32 depth;
+	__u32 run_depth; /* 1 + depth of the open interaction frame, 0 if none */
+	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
+	struct xlp_frame stack[XLP_MAX_DEPTH];
+};
+
+struct xlp_proc {
+	__u32 pid;
+	__u32 flags;
+	__u64 first_ns;
+	__u64 c[XLP_NR_CTR];
+};
+
+/* Function table entry pushed by user space (value of the "funcs" map). */
+struct xlp_func {
+	__u32 flags; /* XLP_CALL_INTERACTION */
+	__u32 __pad;
+};
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
+_Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
+	       "xlp_call_rec layout");
+_Static_assert(sizeof(struct xlp_run_rec) == 8 + 24 + 8 * XLP_NR_CTR, "xlp_run_rec layout");
+_Static_assert(sizeof(struct xlp_thread_rec) == 8 + 32 + XLP_COMM_LEN + 8 * XLP_NR_CTR,
+	       "xlp_thread_rec layout");
+_Static_assert(sizeof(struct xlp_proc_rec) == 8 + 24 + XLP_COMM_LEN + 8 * XLP_NR_CTR,
+	       "xlp_proc_rec layout");
+_Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
+_Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
+_Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hdr.size");
+#endif
+
+#endif /* XLPROBE_H */

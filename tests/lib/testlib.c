@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include "testlib.h"
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int tl_failed_checks;
+static struct tl_test *tl_head, **tl_tail = &tl_head;
+
+void tl_register(struct tl_test *t)
+{
+	*tl_tail = t;
+	tl_tail = &t->next;
+}
+
+/* Runs every test, or those named on the command line. */
+int tl_main(int argc, char **argv)
+{
+	int failed = 0, passed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (struct tl_test *t = tl_head; t; t = t->next) {
+		int want = argc < 2;
+
+		for (int i = 1; i < argc; i++)
+			want |= !strcmp(argv[i], t->name);
+		if (!want)
+			continue;
+		tl_failed_checks = 0;
+		fprintf(stderr, "RUN  %s\n", t->name);
+		t->fn();
+		if (tl_failed_checks) {
+			printf("FAIL %s: %d check(s) failed\n", t->name, tl_failed_checks);
+			failed++;
+		} else {
+			printf("PASS %s\n", t->name);
+			passed++;
+		}
+	}
+	return failed ? 1 : 0;
+}
+
+int tl_run(const char *cmd, char *out, size_t outlen)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int st;
+
+	if (!p)
+		return -1;
+	if (out && outlen) {
+		n = fread(out, 1, outlen - 1, p);
+		out[n] = 0;
+	}
+	/* drain what did not fit so the child never blocks on a full pipe */
+	char sink[4096];
+	while (fread(sink, 1, sizeof(sink), p) > 0)
+		;
+	st = pclose(p);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+const char *tl_root(void)
+{
+	static char root[PATH_MAX];
+	const char *env = getenv("XLP_ROOT");
+
+	if (env)
+		return env;
+	if (!root[0] && !getcwd(root, sizeof(root)))
+		strcpy(root, ".");
+	return root;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Runs every test binary under .output/tests and prints one line per test
+# and a final "N passed, M failed" line. Tests needing root and eBPF are
+# real tests: run as root, they run; not as root, they fail (never skip).
+#   tests/run-tests.sh [--unit-only] [FILTER]
+cd "$(dirname "$0")/.." || exit 2
+out=.output/tests
+unit_only=0
+[ "${1:-}" = "--unit-only" ] && { unit_only=1; shift; }
+filter=${1:-}
+export XLP_ROOT="$PWD"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+for dir in unit root e2e; do
+	[ $unit_only = 1 ] && [ $dir != unit ] && continue
+	for t in "$out/$dir"/test_*; do
+		[ -x "$t" ] || continue
+		case "$t" in *"$filter"*) ;; *) continue ;; esac
+		echo "== $dir/$(basename "$t")"
+		one=$(mktemp)
+		"$t" >"$one" 2>&1
+		rc=$?
+		grep -E '^(PASS|FAIL|  )' "$one"
+		cat "$one" >>"$log"
+		# a crash or a non-zero exit without a FAIL line must not pass unnoticed
+		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$one"; then
+			echo "FAIL $(basename "$t"): exited with status $rc" | tee -a "$log"
+			tail -n 20 "$one"
+		fi
+		rm -f "$one"
+	done
+done
+passed=$(grep -c '^PASS ' "$log")
+failed=$(grep -c '^FAIL ' "$log")
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The xlprobe trace file: a header, zlib-compressed chunks of records
+ * (struct xlp_hdr + payload, as defined in bpf/xlprobe.h), a footer.
+ * See README.md, "Trace file format", for the byte layout.
+ */
+#ifndef XLP_TRACE_H
+#define XLP_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "../bpf/xlprobe.h"
+
+#define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
+
+/* struct xlp_trace_meta.features: what the kernel let us see */
+#define XLP_FEAT_BTF (1u << 0)
+#define XLP_FEAT_SCHED (1u << 1) /* scheduler tracepoints attached */
+#define XLP_FEAT_UPROBES (1u << 2)
+#define XLP_FEAT_CPUFREQ (1u << 3) /* cpufreq driver present: frequency is real */
+#define XLP_FEAT_BINDER (1u << 4) /* binder tracepoints attached */
+#define XLP_FEAT_BLOCK (1u << 5) /* block_rq_* attached */
+#define XLP_FEAT_SYSCALLS (1u << 6) /* raw_syscalls attached: wait reasons from fds */
+#define XLP_FEAT_DELAYACCT (1u << 7)
+
+/* struct xlp_func_info.flags */
+#define XLP_FUNC_INTERACTION (1u << 0)
+
+struct xlp_func_info {
+	uint32_t id; /* == index in the table, == func_id in records */
+	uint32_t flags;
+	uint64_t offset; /* file offset of the symbol in binary */
+	char *binary; /* absolute path as resolved at record time */
+	char *symbol;
+	char *build_id; /* hex, "" when the ELF has none */
+};
+
+/* Session description written once at the start of the file. */
+struct xlp_trace_meta {
+	uint32_t format_version; /* filled by the writer */
+	uint32_t ncpus;
+	uint32_t clock_id; /* CLOCK_MONOTONIC: the clock of every *_ns field */
+	uint32_t features; /* XLP_FEAT_* */
+	int64_t boot_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	uint64_t start_ns; /* CLOCK_MONOTONIC at attach */
+	uint64_t min_dur_ns;
+	uint32_t target_pid; /* 0 when launching a command */
+	uint32_t repeat; /* launches requested (0 when attaching to a PID) */
+	char *host;
+	char *kernel; /* uname -r */
+	char *cmdline; /* target command line, args joined by spaces */
+	char *notes; /* free text: e.g. "binder: tracepoints absent" lines */
+	uint32_t nfuncs;
+	struct xlp_func_info *funcs;
+};
+
+/* Written last; its presence (with a valid CRC) marks a complete file. */
+struct xlp_trace_footer {
+	uint64_t end_ns;
+	uint64_t nrecords; /* records in all chunks */
+	uint64_t nchunks;
+	uint64_t stat[XLP_NR_STAT]; /* BPF-side counters summed over CPUs */
+	uint64_t lost_by_reader; /* records user space failed to store */
+	uint32_t stop_reason; /* enum xlp_stop_reason */
+	uint32_t __pad;
+};
+
+enum xlp_stop_reason {
+	XLP_STOP_SIGNAL = 1, /* SIGINT / SIGTERM */
+	XLP_STOP_DURATION, /* -d elapsed */
+	XLP_STOP_TARGET_EXIT, /* target (or last launch) exited */
+	XLP_STOP_ERROR, /* e.g. disk full: what was written is valid */
+};
+
+/* ---- writer ---- */
+struct trace_writer;
+
+/* Creates (truncates) path and writes the header. Negative errno on error. */
+int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
+		       struct trace_writer **out);
+/* Buffers one record (rec->size bytes); flushes a chunk when it is large. */
+int trace_writer__append(struct trace_writer *w, const struct xlp_hdr *rec);
+/* Compresses and writes the buffered records as one chunk, if any. */
+int trace_writer__flush(struct trace_writer *w);
+/* Flushes, writes the footer, fsyncs and closes. Frees w, even on error. */
+int trace_writer__close(struct trace_writer *w, const struct xlp_trace_footer *footer);
+/* Closes without a footer (the file reads as truncated). Accepts NULL. */
+void trace_writer__abort(struct trace_writer *w);
+uint64_t trace_writer__nrecords(const struct trace_writer *w);
+uint64_t trace_writer__bytes(const struct trace_writer *w);
+
+/* ---- reader ---- */
+struct trace_reader;
+
+enum trace_status {
+	TRACE_COMPLETE = 0, /* footer present and valid */
+	TRACE_TRUNCATED, /* ends before the footer: read up to the last whole chunk */
+};
+
+/*
+ * Opens and validates the header. On error returns negative errno and, when
+ * errbuf is not NULL, a one-line reason (e.g. "not an xlprobe trace",
+ * "format version 7 is newer than this xlprobe (1): upgrade xlprobe").
+ */
+int trace_reader__open(const char *path, struct trace_reader **out, char *errbuf, size_t errlen);
+const struct xlp_trace_meta *trace_reader__meta(const struct trace_reader *r);
+/*
+ * Next record: 1 and *rec set (valid until the next call), 0 at the end,
+ * negative errno on an I/O error. A chunk with a bad CRC or bad zlib data
+ * is skipped and counted; records of unknown type are returned as they are
+ * (readers skip types they do not know, by h.size).
+ */
+int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec);
+/* Valid once __next returned 0. */
+enum trace_status trace_reader__status(const struct trace_reader *r);
+/* NULL unless the status is TRACE_COMPLETE. */
+const struct xlp_trace_footer *trace_reader__footer(const struct trace_reader *r);
+uint64_t trace_reader__bad_chunks(const struct trace_reader *r);
+uint64_t trace_reader__good_chunks(const struct trace_reader *r);
+void trace_reader__close(struct trace_reader *r); /* accepts NULL */
+
+/* Helpers for struct xlp_trace_meta owned by callers (free every string). */
+void xlp_trace_meta__free(struct xlp_trace_meta *m);
+
+#endif /* XLP_TRACE_H */
