@@ -25,7 +25,9 @@ endif
 .SUFFIXES:
 
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
-BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
+# state.bpf.c defines the maps the others declare extern; libbpf 1.1's
+# linker needs the definition before the first reference, so it goes first.
+BPF_SRCS := bpf/state.bpf.c $(sort $(filter-out bpf/state.bpf.c,$(wildcard bpf/*.bpf.c)))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/xlprobe.skel.h
 
@@ -39,7 +41,7 @@ XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-f
 	-I$(OUTPUT) -Iuser -Ianalysis -Ibpf -MMD -MP -D_GNU_SOURCE
 LDLIBS := -lbpf -lelf -lz -lm
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
 	-Wall -Werror -Wno-unused-function -Wno-compare-distinct-pointer-types -MMD -MP
 
 # Test programs and workloads: ordinary prologues (push %rbp) so uprobes are

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Marked function invocations. The entry uprobe pushes a frame with a
+ * snapshot of the thread's counters; the return probe pops it and emits one
+ * record with inclusive and exclusive deltas. Exclusive = inclusive minus
+ * the inclusive deltas of nested marked calls, including those filtered by
+ * --min-dur, so exclusive times add up exactly (LagHunter's exact exclusive
+ * time). The attach cookie carries the function id.
+ */
+#include "xlprobe.bpf.h"
+
+static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, __u64 now,
+				     __u64 *out)
+{
+	__u64 d = now > t->ts ? now - t->ts : 0;
+
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		out[i] = p->c[i];
+	out[XLP_C_WALL] = now;
+	/* only the calling thread's open on-CPU interval is known here */
+	out[XLP_C_CPU_RUN] += d;
+	out[XLP_C_FREQ_KHZ_NS] += d * cur_khz(t->last_cpu);
+}
+
+static __always_inline bool is_interaction(__u32 fid)
+{
+	struct xlp_func *fn = bpf_map_lookup_elem(&funcs, &fid);
+
+	return fn && (fn->flags & XLP_CALL_INTERACTION);
+}
+
+SEC("uprobe")
+int xlp_func_entry(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct xlp_thread *t = thread_get(tid);
+	struct xlp_frame *f;
+	__u64 now;
+	__u32 d, fid;
+
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	fid = bpf_get_attach_cookie(ctx);
+	d = t->depth;
+	t->depth = d + 1;
+	if (d >= XLP_MAX_DEPTH) {
+		stat_inc(XLP_S_STACK_OVERFLOW);
+		return 0;
+	}
+	if (t->state != XLP_T_RUNNING) {
+		/* traced since before attach and not switched yet: it runs now */
+		t->state = XLP_T_RUNNING;
+		t->ts = now;
+		t->last_cpu = bpf_get_smp_processor_id();
+	}
+	f = &t->stack[d];
+	f->func_id = fid;
+	thread_now(t, now, f->snap);
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		f->child[i] = 0;
+	if (!t->run_depth && is_interaction(fid)) {
+		struct xlp_proc *p = proc_get(t);
+
+		if (p) {
+			proc_now(p, t, now, t->run_proc_snap);
+			t->run_depth = d + 1;
+		}
+	}
+	return 0;
+}
+
+static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, __u64 now)
+{
+	__u32 k = 1;
+	struct xlp_call_rec *scratch = bpf_map_lookup_elem(&call_scratch, &k);
+	struct xlp_run_rec *rec = (void *)scratch;
+	struct xlp_proc *p = proc_get(t);
+
+	if (!rec || !p)
+		return;
+	proc_now(p, t, now, rec->proc);
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		rec->proc[i] -= t->run_proc_snap[i];
+	rec->h.type = XLP_R_RUN;
+	rec->h.size = sizeof(*rec);
+	rec->h.cpu = bpf_get_smp_processor_id();
+	rec->func_id = f->func_id;
+	rec->pid = t->pid;
+	rec->tid = t->tid;
+	rec->__pad = 0;
+	rec->entry_ns = f->snap[XLP_C_WALL];
+	emit(rec, sizeof(*rec));
+}
+
+SEC("uretprobe")
+int xlp_func_return(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct xlp_thread *t = thread_get(tid);
+	struct xlp_call_rec *rec;
+	struct xlp_frame *f, *parent = NULL;
+	__u32 d, k = 0;
+	__u64 now;
+
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	d = t->depth;
+	if (!d) {
+		/* the call began before we attached */
+		stat_inc(XLP_S_STACK_MISMATCH);
+		return 0;
+	}
+	d--;
+	t->depth = d;
+	if (d >= XLP_MAX_DEPTH)
+		return 0;
+	f = &t->stack[d];
+	if (d > 0 && d - 1 < XLP_MAX_DEPTH)
+		parent = &t->stack[d - 1];
+	if (f->func_id != bpf_get_attach_cookie(ctx))
+		stat_inc(XLP_S_STACK_MISMATCH); /* longjmp or a missed return */
+	stat_inc(XLP_S_CALLS);
+	rec = bpf_map_lookup_elem(&call_scratch, &k);
+	if (!rec)
+		return 0;
+	thread_now(t, now, rec->incl);
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++) {
+		rec->incl[i] -= f->snap[i];
+		rec->excl[i] = rec->incl[i] - f->child[i];
+		if (parent)
+			parent->child[i] += rec->incl[i];
+	}
+	if (t->run_depth == d + 1) {
+		emit_run(t, f, now);
+		t->run_depth = 0;
+	}
+	if (rec->incl[XLP_C_WALL] < cfg_min_dur_ns) {
+		stat_inc(XLP_S_MIN_DUR);
+		return 0;
+	}
+	rec->h.type = XLP_R_CALL;
+	rec->h.size = sizeof(*rec);
+	rec->h.cpu = bpf_get_smp_processor_id();
+	rec->func_id = f->func_id;
+	rec->pid = t->pid;
+	rec->tid = tid;
+	rec->depth = d;
+	rec->flags = is_interaction(f->func_id) ? XLP_CALL_INTERACTION : 0;
+	rec->entry_ns = f->snap[XLP_C_WALL];
+	rec->ipc_peer_pid = t->ipc_peer_pid;
+	rec->__pad = 0;
+	if (t->ipc_peer_pid) {
+		rec->flags |= XLP_CALL_IPC_PEER;
+		bpf_probe_read_kernel(rec->ipc_peer_comm, sizeof(rec->ipc_peer_comm),
+				      t->ipc_peer_comm);
+	} else {
+		__builtin_memset(rec->ipc_peer_comm, 0, sizeof(rec->ipc_peer_comm));
+	}
+	emit(rec, sizeof(*rec));
+	return 0;
+}

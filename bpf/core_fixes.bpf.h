@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * CO-RE shims: every kernel difference xlprobe copes with is here, each
+ * citing the kernel change it covers. No kernel version numbers.
+ */
+#ifndef XLP_CORE_FIXES_BPF_H
+#define XLP_CORE_FIXES_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/*
+ * task_struct::state was renamed __state (and became unsigned int) by
+ * commit 2f064a59a11f ("sched: Change task_struct::state"), v5.14.
+ */
+struct task_struct___pre_5_14 {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int xlp_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre_5_14 *)t, state);
+}
+
+/*
+ * "Is this the last thread of its process?" at sched_process_exit. The
+ * tracepoint gained a group_dead argument only recently (v6.16,
+ * "sched: Add group_dead to sched_process_exit"); signal->live has been
+ * decremented before the tracepoint fires since do_exit() was written that
+ * way, so reading it works on every kernel.
+ */
+static __always_inline bool xlp_group_dead(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, signal, live.counter) == 0;
+}
+
+#endif

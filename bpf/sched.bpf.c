@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-thread time accounting from scheduler tracepoints: on-CPU, runqueue
+ * wait, interruptible / uninterruptible sleep, switch counts, migrations;
+ * thread and process lifetime (fork follows children, exit emits totals).
+ *
+ * State machine per traced thread (enum xlp_tstate):
+ *   RUNNING  --switch-out, preempted or still TASK_RUNNING-->  RUNNABLE
+ *   RUNNING  --switch-out with a sleep state-->                SLEEP_S / SLEEP_D
+ *   SLEEP_*  --sched_wakeup / sched_wakeup_new-->              RUNNABLE
+ *   RUNNABLE --switch-in-->                                    RUNNING
+ * Runqueue wait starts at sched_wakeup, not sched_waking: wakeup fires when
+ * the task is enqueued, the moment the kernel's own run_delay (schedstat)
+ * starts counting, so both agree.
+ */
+#include "xlprobe.bpf.h"
+
+static struct xlp_thread zero_thread;
+
+static __always_inline void switch_out(struct xlp_thread *t, bool preempt, unsigned int prev_state,
+				       __u64 now)
+{
+	thread_account(t, proc_get(t), now);
+	/*
+	 * Same rule as __schedule() uses for nvcsw/nivcsw: a task preempted
+	 * while setting up to sleep stays on the runqueue, so it is runnable.
+	 */
+	if (preempt || prev_state == TASK_RUNNING) {
+		t->state = XLP_T_RUNNABLE;
+		t->c[XLP_C_NIVCSW]++;
+		return;
+	}
+	t->c[XLP_C_NVCSW]++;
+	t->state = (prev_state & TASK_UNINTERRUPTIBLE) ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
+	if (t->wait_reason < XLP_C_DISK || t->wait_reason > XLP_C_OTHER)
+		t->wait_reason = XLP_C_OTHER;
+}
+
+static __always_inline void switch_in(struct xlp_thread *t, __u32 cpu, __u64 now)
+{
+	if (t->state == XLP_T_UNKNOWN)
+		stat_inc(XLP_S_UNKNOWN_STATE);
+	thread_account(t, proc_get(t), now);
+	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
+		t->c[XLP_C_MIGRATIONS]++;
+	t->last_cpu = cpu;
+	t->state = XLP_T_RUNNING;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct xlp_thread *t;
+	__u64 now = 0;
+
+	t = thread_get(prev->pid);
+	if (t) {
+		now = bpf_ktime_get_ns();
+		switch_out(t, preempt, prev_state, now);
+		stat_inc(XLP_S_SCHED_EVENTS);
+	}
+	t = thread_get(next->pid);
+	if (t) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		switch_in(t, bpf_get_smp_processor_id(), now);
+		stat_inc(XLP_S_SCHED_EVENTS);
+	}
+	return 0;
+}
+
+static __always_inline void wakeup(struct task_struct *p)
+{
+	struct xlp_thread *t = thread_get(p->pid);
+
+	if (!t || t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
+		return;
+	thread_account(t, proc_get(t), bpf_ktime_get_ns());
+	t->state = XLP_T_RUNNABLE;
+	stat_inc(XLP_S_SCHED_EVENTS);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(xlp_sched_wakeup, struct task_struct *p)
+{
+	wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(xlp_sched_wakeup_new, struct task_struct *p)
+{
+	wakeup(p);
+	return 0;
+}
+
+static __always_inline struct xlp_thread *thread_new(__u32 tid, __u32 pid, __u32 slot, __u64 now)
+{
+	struct xlp_thread *t;
+
+	/* BPF_ANY: a stale entry of a reused tid whose exit we missed is reset */
+	if (bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_ANY)) {
+		stat_inc(XLP_S_THREADS_FULL);
+		return NULL;
+	}
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	t->proc_slot = slot;
+	t->ts = now;
+	t->first_ns = now;
+	t->last_cpu = (__u32)-1;
+	tid_set_tracked(tid, true);
+	return t;
+}
+
+static __always_inline int proc_new(__u32 tgid, __u64 now, __u32 *slot_out)
+{
+	__u32 slot = __sync_fetch_and_add(&next_proc_slot, 1);
+	struct xlp_proc *p;
+
+	if (slot >= XLP_MAX_PROCS) {
+		stat_inc(XLP_S_PROCS_FULL);
+		return -1;
+	}
+	p = bpf_map_lookup_elem(&procs, &slot);
+	if (!p)
+		return -1;
+	p->pid = tgid;
+	p->first_ns = now;
+	bpf_map_update_elem(&targets, &tgid, &slot, BPF_ANY);
+	*slot_out = slot;
+	return 0;
+}
+
+/* New threads of a traced process are traced; new processes are followed. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, slot;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 *pslot = bpf_map_lookup_elem(&targets, &ptgid);
+
+	if (!pslot)
+		return 0;
+	slot = *pslot;
+	if (ctgid != ptgid && proc_new(ctgid, now, &slot))
+		return 0;
+	thread_new(child->pid, ctgid, slot, now);
+	return 0;
+}
+
+static __always_inline void emit_thread_exit(struct xlp_thread *t, struct task_struct *p, __u64 now)
+{
+	struct xlp_thread_rec rec = {};
+
+	rec.h.type = XLP_R_THREAD;
+	rec.h.size = sizeof(rec);
+	rec.h.cpu = bpf_get_smp_processor_id();
+	rec.pid = t->pid;
+	rec.tid = t->tid;
+	rec.flags = XLP_THREAD_EXITED | (t->flags & XLP_THREAD_PARTIAL);
+	rec.first_ns = t->first_ns;
+	rec.last_ns = now;
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		rec.tot[i] = t->c[i];
+	emit(&rec, sizeof(rec));
+}
+
+static __always_inline void emit_proc_exit(struct xlp_thread *t, struct task_struct *p, __u64 now)
+{
+	struct xlp_proc *pr = proc_get(t);
+	struct xlp_proc_rec rec = {};
+
+	if (!pr)
+		return;
+	rec.h.type = XLP_R_PROC;
+	rec.h.size = sizeof(rec);
+	rec.h.cpu = bpf_get_smp_processor_id();
+	rec.pid = t->pid;
+	rec.flags = XLP_THREAD_EXITED;
+	rec.first_ns = pr->first_ns;
+	rec.last_ns = now;
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->group_leader->comm);
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		rec.tot[i] = pr->c[i];
+	emit(&rec, sizeof(rec));
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(xlp_sched_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid, tgid = p->tgid;
+	struct xlp_thread *t = thread_get(tid);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!t)
+		return 0;
+	thread_account(t, proc_get(t), now);
+	if (t->depth) {
+		__u64 *v;
+		__u32 idx = XLP_S_UNFINISHED;
+
+		v = bpf_map_lookup_elem(&stats, &idx);
+		if (v)
+			*v += t->depth;
+	}
+	emit_thread_exit(t, p, now);
+	if (xlp_group_dead(p)) {
+		emit_proc_exit(t, p, now);
+		bpf_map_delete_elem(&targets, &tgid);
+	}
+	tid_set_tracked(tid, false);
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}

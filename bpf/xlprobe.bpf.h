@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Shared by every BPF source file: the maps and configuration (defined once in
+ * state.bpf.c, declared extern here; `bpftool gen object` links them) and
+ * the per-thread accounting used by the scheduler, syscall and uprobe
+ * programs alike.
+ */
+#ifndef XLP_BPF_H
+#define XLP_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "xlprobe.h"
+#include "core_fixes.bpf.h"
+
+#define TASK_RUNNING 0
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+
+/* ---- configuration, set by user space before load (rodata) ---- */
+extern volatile const __u64 cfg_min_dur_ns;
+extern volatile const __u32 cfg_rb_wakeup_bytes;
+
+/* ---- state (bss), readable by user space through the skeleton ---- */
+extern __u32 next_proc_slot;
+
+/* tid -> struct xlp_thread for every traced thread */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, XLP_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct xlp_thread);
+} threads SEC(".maps");
+
+/*
+ * One bit per tid: the fast "is this thread traced?" test on every
+ * scheduler event. An array lookup is inlined by the verifier; a hash miss
+ * costs a jhash and a bucket walk on events that are almost all for other
+ * processes (see README, "Overhead").
+ */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space sets bits atomically too */
+	__uint(max_entries, XLP_PID_MAX_LIMIT / 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} tracked SEC(".maps");
+
+/* tgid -> proc slot, for processes whose threads and children we trace */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XLP_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} targets SEC(".maps");
+
+extern struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XLP_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct xlp_proc);
+} procs SEC(".maps");
+
+/* func id -> struct xlp_func, filled by user space */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XLP_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct xlp_func);
+} funcs SEC(".maps");
+
+/* current frequency of each CPU in kHz; 0 when unknown */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_khz SEC(".maps");
+
+extern struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XLP_NR_STAT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* call records are built here, not on the 512-byte BPF stack */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct xlp_call_rec);
+} call_scratch SEC(".maps");
+
+extern struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} rb SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/*
+ * Wakes the reader only when enough is queued: a wakeup per record costs
+ * more than the record (MACHINE.md); the reader also drains on a timer.
+ */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	long flags = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= cfg_rb_wakeup_bytes ?
+			     BPF_RB_FORCE_WAKEUP :
+			     BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_output(&rb, rec, size, flags))
+		stat_inc(XLP_S_RB_FULL);
+}
+
+static __always_inline bool tid_tracked(__u32 tid)
+{
+	__u32 idx = tid >> 6;
+	__u64 *w = bpf_map_lookup_elem(&tracked, &idx);
+
+	return w && (*w & (1ULL << (tid & 63)));
+}
+
+static __always_inline void tid_set_tracked(__u32 tid, bool on)
+{
+	__u32 idx = tid >> 6;
+	__u64 *w = bpf_map_lookup_elem(&tracked, &idx);
+
+	if (!w)
+		return;
+	if (on)
+		__sync_fetch_and_or(w, 1ULL << (tid & 63));
+	else
+		__sync_fetch_and_and(w, ~(1ULL << (tid & 63)));
+}
+
+static __always_inline struct xlp_thread *thread_get(__u32 tid)
+{
+	if (!tid_tracked(tid))
+		return NULL;
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline struct xlp_proc *proc_get(struct xlp_thread *t)
+{
+	__u32 slot = t->proc_slot;
+
+	return bpf_map_lookup_elem(&procs, &slot);
+}
+
+static __always_inline __u64 cur_khz(__u32 cpu)
+{
+	__u64 *khz = bpf_map_lookup_elem(&cpu_khz, &cpu);
+
+	return khz ? *khz : 0;
+}
+
+static __always_inline void ctr_add(struct xlp_thread *t, struct xlp_proc *p, __u32 c, __u64 d)
+{
+	if (c >= XLP_NR_CTR)
+		return;
+	t->c[c] += d;
+	if (p)
+		__sync_fetch_and_add(&p->c[c], d);
+}
+
+/*
+ * Closes the interval t has spent in its current state, at now, charging it
+ * to the matching counters (and to the process aggregate).
+ */
+static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
+{
+	__u64 d;
+
+	if (t->state == XLP_T_UNKNOWN || now <= t->ts) {
+		t->ts = now;
+		return;
+	}
+	d = now - t->ts;
+	switch (t->state) {
+	case XLP_T_RUNNING:
+		ctr_add(t, p, XLP_C_CPU_RUN, d);
+		ctr_add(t, p, XLP_C_FREQ_KHZ_NS, d * cur_khz(t->last_cpu));
+		break;
+	case XLP_T_RUNNABLE:
+		ctr_add(t, p, XLP_C_CPU_WAIT, d);
+		break;
+	case XLP_T_SLEEP_S:
+		ctr_add(t, p, XLP_C_SLEEP_S, d);
+		ctr_add(t, p, t->wait_reason, d);
+		break;
+	case XLP_T_SLEEP_D:
+		ctr_add(t, p, XLP_C_SLEEP_D, d);
+		ctr_add(t, p, t->wait_reason, d);
+		break;
+	}
+	t->ts = now;
+}
+
+/*
+ * Counters of a running thread as of now: the stored ones plus the on-CPU
+ * interval still open. Used for snapshots at uprobe entry and return.
+ */
+static __always_inline void thread_now(struct xlp_thread *t, __u64 now, __u64 *out)
+{
+	__u64 d = now > t->ts ? now - t->ts : 0;
+
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		out[i] = t->c[i];
+	out[XLP_C_WALL] = now;
+	if (t->state == XLP_T_RUNNING) {
+		out[XLP_C_CPU_RUN] += d;
+		out[XLP_C_FREQ_KHZ_NS] += d * cur_khz(t->last_cpu);
+	}
+}
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "launch.h"
+
+struct launch {
+	pid_t pid;
+	int go_fd; /* write end: one byte releases the child */
+	int status_fd; /* read end, O_CLOEXEC in the child: EOF = exec worked */
+	int reaped;
+	char cmd[256];
+};
+
+static void child(int go_fd, int status_fd, char *const argv[])
+{
+	char c;
+	int e;
+
+	/* a parent that dies before releasing us must not leave us waiting */
+	if (read(go_fd, &c, 1) != 1)
+		_exit(127);
+	close(go_fd);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(status_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int launch__fork(char *const argv[], struct launch **out)
+{
+	int go[2] = { -1, -1 }, st[2] = { -1, -1 }, err = 0;
+	struct launch *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	if (pipe(go) || pipe2(st, O_CLOEXEC)) {
+		err = -errno;
+		goto cleanup;
+	}
+	snprintf(l->cmd, sizeof(l->cmd), "%s", argv[0]);
+	fflush(NULL);
+	l->pid = fork();
+	if (l->pid < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (l->pid == 0) {
+		close(go[1]);
+		close(st[0]);
+		child(go[0], st[1], argv);
+	}
+	close(go[0]);
+	close(st[1]);
+	l->go_fd = go[1];
+	l->status_fd = st[0];
+	*out = l;
+	return 0;
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (st[i] >= 0)
+			close(st[i]);
+	}
+	free(l);
+	return err;
+}
+
+pid_t launch__pid(const struct launch *l)
+{
+	return l->pid;
+}
+
+int launch__release(struct launch *l, char *err, size_t errlen)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(l->go_fd, "g", 1) != 1)
+		return -errno;
+	close(l->go_fd);
+	l->go_fd = -1;
+	n = read(l->status_fd, &e, sizeof(e));
+	close(l->status_fd);
+	l->status_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		snprintf(err, errlen, "cannot run '%s': %s: check the command after --", l->cmd,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int launch__reap(struct launch *l, int block, int *code)
+{
+	int st;
+	pid_t r;
+
+	if (l->reaped)
+		return 1;
+	do
+		r = waitpid(l->pid, &st, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return r < 0 ? -errno : 0;
+	l->reaped = 1;
+	*code = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+	return 1;
+}
+
+void launch__kill(struct launch *l)
+{
+	int code;
+
+	if (!l || l->reaped)
+		return;
+	kill(l->pid, SIGTERM);
+	launch__reap(l, 1, &code);
+}
+
+void launch__free(struct launch *l)
+{
+	if (!l)
+		return;
+	if (l->go_fd >= 0) {
+		/* never released: closing go makes the child exit */
+		close(l->go_fd);
+		l->go_fd = -1;
+	}
+	if (l->status_fd >= 0)
+		close(l->status_fd);
+	launch__kill(l);
+	free(l);
+}

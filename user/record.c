@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * xlprobe record: resolve the functions, load and attach the probes, run
+ * or watch the target, and stream every record into the trace file until
+ * a signal, the duration or the target's exit ends the recording.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "commands.h"
+#include "elfsym.h"
+#include "launch.h"
+#include "log.h"
+#include "record_opts.h"
+#include "session.h"
+#include "trace.h"
+#include "util.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+struct recorder {
+	struct record_opts o;
+	struct session *sess;
+	struct trace_writer *w;
+	struct launch *child;
+	struct xlp_trace_meta meta;
+	struct elfsym_target *targets;
+	size_t ntargets;
+	uint64_t ncalls, nruns, lost;
+	unsigned launches; /* started so far */
+	uint64_t launch_start_ns;
+	int write_err;
+	bool target_exited;
+	bool created_output;
+	bool writer_opened; /* the output was truncated and has our header */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int on_record(void *ctx, const struct xlp_hdr *h)
+{
+	struct recorder *r = ctx;
+	int err;
+
+	if (h->type == XLP_R_CALL) {
+		const struct xlp_call_rec *c = (const void *)h;
+
+		r->ncalls++;
+		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);
+	} else if (h->type == XLP_R_PROC && r->o.pid) {
+		const struct xlp_proc_rec *p = (const void *)h;
+
+		if (p->pid == (uint32_t)r->o.pid && (p->flags & XLP_THREAD_EXITED))
+			r->target_exited = true;
+	}
+	if (r->write_err) {
+		r->lost++;
+		return 0;
+	}
+	err = trace_writer__append(r->w, h);
+	if (err) {
+		r->write_err = err;
+		r->lost++;
+	}
+	return 0;
+}
+
+static bool have_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return (data[CAP_BPF / 32].effective & (1u << (CAP_BPF % 32))) &&
+	       (data[CAP_PERFMON / 32].effective & (1u << (CAP_PERFMON % 32)));
+}
+
+/* Adds a resolved function unless it is already there (then flags merge). */
+static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t flags)
+{
+	struct xlp_trace_meta *m = &r->meta;
+	struct xlp_func_info *f;
+
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		if (m->funcs[i].offset == t->offset && !strcmp(m->funcs[i].binary, t->binary)) {
+			m->funcs[i].flags |= flags;
+			return 0;
+		}
+	}
+	if (m->nfuncs >= XLP_MAX_FUNCS) {
+		xlp_err("more than %d functions marked: narrow the globs", XLP_MAX_FUNCS);
+		return -E2BIG;
+	}
+	f = realloc(m->funcs, (m->nfuncs + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	m->funcs = f;
+	f = &m->funcs[m->nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->id = m->nfuncs++;
+	f->flags = flags;
+	f->offset = t->offset;
+	f->binary = strdup(t->binary);
+	f->symbol = strdup(t->symbol);
+	f->build_id = strdup(t->build_id);
+	if (!f->binary || !f->symbol || !f->build_id)
+		return -ENOMEM;
+	if (t->needs_single_step)
+		xlp_warn("%s:%s starts with an instruction the kernel must single-step: each call "
+			 "costs ~10 us more than usual",
+			 t->binary, t->symbol);
+	return 0;
+}
+
+static int resolve_spec(struct recorder *r, const char *spec, uint32_t flags)
+{
+	struct elfsym_target *t = NULL;
+	size_t n = 0;
+	char err[512];
+	int ret;
+
+	ret = elfsym__resolve(spec, r->o.pid, &t, &n, err, sizeof(err));
+	if (ret) {
+		xlp_err("%s", err);
+		return ret;
+	}
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = add_func(r, &t[i], flags);
+	elfsym__free_targets(t, n);
+	return ret;
+}
+
+static int resolve_funcs(struct recorder *r)
+{
+	int err = 0;
+
+	if (r->o.interaction)
+		err = resolve_spec(r, r->o.interaction, XLP_FUNC_INTERACTION);
+	for (int i = 0; i < r->o.nfuncs && !err; i++)
+		err = resolve_spec(r, r->o.funcs[i], 0);
+	return err;
+}
+
+/* Fails early, before any probe exists, when the output cannot be written. */
+static int check_output(struct recorder *r)
+{
+	int fd = open(r->o.output, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd >= 0) {
+		close(fd);
+		r->created_output = true;
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(r->o.output, O_WRONLY);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
+		strerror(errno));
+	return -errno;
+}
+
+static char *join_args(char *const *argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	for (int i = 0; s && argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static char *pid_cmdline(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return strdup("");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = 0;
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	return strdup(buf);
+}
+
+static void fill_meta(struct recorder *r)
+{
+	struct xlp_trace_meta *m = &r->meta;
+	struct timespec rt, mono;
+	struct utsname u;
+
+	uname(&u);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	m->clock_id = CLOCK_MONOTONIC;
+	m->features = session__features(r->sess);
+	m->boot_offset_ns = (int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll +
+			    (rt.tv_nsec - mono.tv_nsec);
+	m->start_ns = xlp_now_ns();
+	m->min_dur_ns = r->o.min_dur_ns;
+	m->target_pid = (uint32_t)r->o.pid;
+	m->repeat = r->o.cmd ? r->o.repeat : 0;
+	m->host = strdup(u.nodename);
+	m->kernel = strdup(u.release);
+	m->cmdline = r->o.cmd ? join_args(r->o.cmd) : pid_cmdline(r->o.pid);
+	m->notes = strdup(session__notes(r->sess));
+}
+
+static int attach_funcs(struct recorder *r)
+{
+	/* launched commands get new PIDs per run: probe every process and let
+	 * the BPF side keep only traced threads */
+	pid_t pid = r->o.pid ? r->o.pid : -1;
+	char err[512];
+	int ret;
+
+	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
+		struct xlp_func_info *f = &r->meta.funcs[i];
+		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
+
+		ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid, err,
+					   sizeof(err));
+		if (ret) {
+			xlp_err("%s", err);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int start_launch(struct recorder *r)
+{
+	int ret;
+
+	ret = launch__fork(r->o.cmd, &r->child);
+	if (ret) {
+		xlp_err("cannot start '%s': %s", r->o.cmd[0], strerror(-ret));
+		return ret;
+	}
+	ret = session__add_target(r->sess, launch__pid(r->child), false);
+	if (ret) {
+		xlp_err("cannot trace launch %u of '%s': %s", r->launches + 1, r->o.cmd[0],
+			strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int release_launch(struct recorder *r)
+{
+	char err[512];
+	int ret;
+
+	r->launch_start_ns = xlp_now_ns();
+	ret = launch__release(r->child, err, sizeof(err));
+	if (ret)
+		xlp_err("%s", err);
+	r->launches++;
+	return ret;
+}
+
+/* Records a finished launch; starts the next one unless it was the last. */
+static int finish_launch(struct recorder *r, int code)
+{
+	struct xlp_launch_rec l = { .h = { XLP_R_LAUNCH, sizeof(l), 0 } };
+	int ret;
+
+	l.run = r->launches - 1;
+	l.pid = (uint32_t)launch__pid(r->child);
+	l.exit_code = code;
+	l.start_ns = r->launch_start_ns;
+	l.end_ns = xlp_now_ns();
+	launch__free(r->child);
+	r->child = NULL;
+	on_record(r, &l.h);
+	if (r->launches >= r->o.repeat || stop_signal)
+		return 1;
+	ret = start_launch(r);
+	return ret ? ret : release_launch(r);
+}
+
+static uint64_t drops(const uint64_t *st, uint64_t lost)
+{
+	return st[XLP_S_RB_FULL] + st[XLP_S_STACK_OVERFLOW] + st[XLP_S_THREADS_FULL] + lost;
+}
+
+static void show_status(struct recorder *r, uint64_t now, uint64_t *last_events,
+			uint64_t *last_ns)
+{
+	uint64_t st[XLP_NR_STAT] = {};
+	double dt = (now - *last_ns) / 1e9;
+
+	session__stats(r->sess, st);
+	fprintf(stderr, "\r\033[K%7.1fs  runs %llu  calls %llu  events/s %.0f  drops %llu",
+		(now - r->meta.start_ns) / 1e9, (unsigned long long)r->nruns,
+		(unsigned long long)r->ncalls,
+		dt > 0 ? (st[XLP_S_SCHED_EVENTS] - *last_events) / dt : 0.0,
+		(unsigned long long)drops(st, r->lost));
+	*last_events = st[XLP_S_SCHED_EVENTS];
+	*last_ns = now;
+}
+
+static enum xlp_stop_reason run_loop(struct recorder *r)
+{
+	bool tty = !r->o.quiet && isatty(STDERR_FILENO);
+	uint64_t last_flush = xlp_now_ns(), last_status = last_flush, last_events = 0;
+	int code;
+
+	for (;;) {
+		uint64_t now;
+
+		if (session__poll(r->sess, 100) < 0 || stop_signal)
+			return XLP_STOP_SIGNAL;
+		if (r->write_err)
+			return XLP_STOP_ERROR;
+		now = xlp_now_ns();
+		if (r->o.duration_ns && now - r->meta.start_ns >= r->o.duration_ns)
+			return XLP_STOP_DURATION;
+		if (r->o.pid && (r->target_exited || kill(r->o.pid, 0)))
+			return XLP_STOP_TARGET_EXIT;
+		if (r->child && launch__reap(r->child, 0, &code) == 1 && finish_launch(r, code))
+			return XLP_STOP_TARGET_EXIT;
+		if (now - last_flush >= 1000000000ull) {
+			/* a chunk a second bounds what a crash can lose */
+			int err = trace_writer__flush(r->w);
+
+			if (err && !r->write_err)
+				r->write_err = err;
+			last_flush = now;
+		}
+		if (tty && now - last_status >= 1000000000ull)
+			show_status(r, now, &last_events, &last_status);
+	}
+}
+
+static int finish(struct recorder *r, enum xlp_stop_reason why)
+{
+	struct xlp_trace_footer f = { .stop_reason = why };
+	struct xlp_stats_rec sr = { .h = { XLP_R_STATS, sizeof(sr), 0 } };
+	int code, err;
+
+	if (r->child) {
+		launch__kill(r->child);
+		if (launch__reap(r->child, 1, &code) == 1)
+			finish_launch(r, code);
+	}
+	session__poll(r->sess, 0);
+	session__emit_live(r->sess, xlp_now_ns());
+	session__stats(r->sess, f.stat);
+	memcpy(sr.stat, f.stat, sizeof(sr.stat));
+	sr.lost_by_reader = r->lost;
+	on_record(r, &sr.h);
+	f.lost_by_reader = r->lost;
+	f.end_ns = xlp_now_ns();
+	if (r->write_err) {
+		xlp_err("writing %s failed: %s: recording stopped; the file holds what was "
+			"written before (it reads as truncated); free space and record again",
+			r->o.output, strerror(-r->write_err));
+		trace_writer__abort(r->w);
+		r->w = NULL;
+		return 1;
+	}
+	err = trace_writer__close(r->w, &f);
+	r->w = NULL;
+	if (err) {
+		xlp_err("finishing %s failed: %s: the file reads as truncated", r->o.output,
+			strerror(-err));
+		return 1;
+	}
+	if (!r->o.quiet)
+		fprintf(stderr, "%sxlprobe: wrote %s: %llu runs, %llu calls, %llu dropped\n",
+			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,
+			(unsigned long long)r->nruns, (unsigned long long)r->ncalls,
+			(unsigned long long)drops(f.stat, r->lost));
+	return 0;
+}
+
+static int setup(struct recorder *r)
+{
+	struct session_opts so = { .min_dur_ns = r->o.min_dur_ns,
+				   .ringbuf_bytes = r->o.ringbuf_mb << 20,
+				   .on_record = on_record,
+				   .ctx = r };
+	char err[512];
+	int ret;
+
+	ret = session__open(&so, &r->sess, err, sizeof(err));
+	if (ret) {
+		xlp_err("%s", err);
+		return ret;
+	}
+	if (r->o.cmd)
+		ret = start_launch(r);
+	else if ((ret = session__add_target(r->sess, r->o.pid, true)) == -ESRCH)
+		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
+			r->o.pid);
+	if (ret)
+		return ret;
+	ret = attach_funcs(r);
+	if (ret)
+		return ret;
+	fill_meta(r);
+	ret = trace_writer__open(r->o.output, &r->meta, &r->w);
+	if (ret) {
+		xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
+			strerror(-ret));
+		return ret;
+	}
+	r->writer_opened = true;
+	if (r->o.pid && kill(r->o.pid, 0)) {
+		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
+			r->o.pid);
+		return -ESRCH;
+	}
+	return r->o.cmd ? release_launch(r) : 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int preflight(struct recorder *r)
+{
+	if (!have_caps()) {
+		xlp_err("recording needs root (or CAP_BPF and CAP_PERFMON): run it with sudo");
+		return -EPERM;
+	}
+	if (r->o.pid && kill(r->o.pid, 0) && errno == ESRCH) {
+		xlp_err("no process with PID %d: check the PID (ps -e)", r->o.pid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct recorder r = {};
+	int ret;
+
+	ret = record_opts__parse(argc, argv, &r.o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (r.o.verbose)
+		xlp_log_set_level(XLP_LOG_DEBUG);
+	xlp_log_setup_libbpf();
+	install_signals();
+	ret = preflight(&r);
+	if (!ret)
+		ret = resolve_funcs(&r);
+	if (!ret)
+		ret = check_output(&r);
+	if (!ret)
+		ret = setup(&r);
+	if (!ret) {
+		ret = finish(&r, run_loop(&r));
+	} else {
+		/* nothing was recorded: leave no file that looks like a recording */
+		trace_writer__abort(r.w);
+		r.w = NULL;
+		if (r.created_output || r.writer_opened)
+			unlink(r.o.output);
+		ret = 1;
+	}
+	launch__free(r.child);
+	session__close(r.sess);
+	xlp_trace_meta__free(&r.meta);
+	return ret;
+}

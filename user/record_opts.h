@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef XLP_RECORD_OPTS_H
+#define XLP_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct record_opts {
+	pid_t pid; /* -p; 0 when launching */
+	char **cmd; /* after --; NULL when attaching */
+	const char *funcs[1024]; /* --func specs */
+	int nfuncs;
+	const char *interaction; /* --interaction spec */
+	uint64_t duration_ns; /* -d; 0 = until stopped */
+	uint64_t min_dur_ns;
+	const char *output;
+	unsigned repeat; /* launches; 1 by default with a command */
+	uint32_t ringbuf_mb;
+	bool quiet;
+	int verbose;
+};
+
+/* 0 = run, 1 = --help printed (exit 0), negative = bad usage (message printed) */
+int record_opts__parse(int argc, char **argv, struct record_opts *o);
+
+#endif

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "xlprobe.h"
+#include "xlprobe.skel.h"
+#include "log.h"
+#include "session.h"
+#include "trace.h"
+
+#define MAX_LINKS (2 * XLP_MAX_FUNCS)
+
+struct session {
+	struct xlprobe_bpf *skel;
+	struct ring_buffer *rb;
+	uint64_t *tracked; /* mmap of the "tracked" bitmap */
+	size_t tracked_len;
+	struct bpf_link *links[MAX_LINKS];
+	int nlinks;
+	uint32_t features;
+	char notes[1024];
+	session_record_fn on_record;
+	void *ctx;
+};
+
+/* Scheduler tracepoints every recording needs, by their BTF typedef. */
+static const char *const required_tps[] = {
+	"sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
+	"sched_process_exit",
+};
+
+static int rb_cb(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct xlp_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size)
+		return 0; /* cannot happen with our programs; never pass it on */
+	return s->on_record(s->ctx, h);
+}
+
+static int check_kernel(struct btf **vmlinux, char *err, size_t errlen)
+{
+	char name[64];
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen,
+			 "kernel has no BTF (/sys/kernel/btf/vmlinux missing): use a kernel built "
+			 "with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	*vmlinux = btf__load_vmlinux_btf();
+	if (!*vmlinux) {
+		snprintf(err, errlen, "cannot read the kernel's BTF: %s", strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < sizeof(required_tps) / sizeof(required_tps[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", required_tps[i]);
+		if (btf__find_by_name_kind(*vmlinux, name, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(err, errlen,
+				 "kernel lacks the %s tracepoint: xlprobe needs CONFIG_TRACEPOINTS "
+				 "and a scheduler that provides it",
+				 required_tps[i]);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+static int map_tracked(struct session *s, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(s->skel->maps.tracked);
+
+	s->tracked_len = (size_t)bpf_map__max_entries(s->skel->maps.tracked) * sizeof(uint64_t);
+	s->tracked = mmap(NULL, s->tracked_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s->tracked == MAP_FAILED) {
+		s->tracked = NULL;
+		snprintf(err, errlen, "cannot map the thread bitmap: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int attach_sched(struct session *s, char *err, size_t errlen)
+{
+	struct bpf_program *progs[] = {
+		s->skel->progs.xlp_sched_switch, s->skel->progs.xlp_sched_wakeup,
+		s->skel->progs.xlp_sched_wakeup_new, s->skel->progs.xlp_sched_fork,
+		s->skel->progs.xlp_sched_exit,
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(progs[i]),
+				 strerror(errno));
+			return -errno;
+		}
+		s->links[s->nlinks++] = l;
+	}
+	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES;
+	return 0;
+}
+
+int session__open(const struct session_opts *opts, struct session **out, char *err, size_t errlen)
+{
+	struct btf *vmlinux = NULL;
+	struct session *s;
+	int err_ = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->on_record = opts->on_record;
+	s->ctx = opts->ctx;
+	err_ = check_kernel(&vmlinux, err, errlen);
+	if (err_)
+		goto cleanup;
+	s->skel = xlprobe_bpf__open();
+	if (!s->skel) {
+		err_ = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
+	if (opts->ringbuf_bytes)
+		bpf_map__set_max_entries(s->skel->maps.rb, opts->ringbuf_bytes);
+	err_ = xlprobe_bpf__load(s->skel);
+	if (err_) {
+		snprintf(err, errlen,
+			 "the kernel rejected xlprobe's BPF programs (%s): run with -v for the "
+			 "verifier log",
+			 strerror(-err_));
+		goto cleanup;
+	}
+	err_ = map_tracked(s, err, errlen);
+	if (err_)
+		goto cleanup;
+	err_ = attach_sched(s, err, errlen);
+	if (err_)
+		goto cleanup;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rb), rb_cb, s, NULL);
+	if (!s->rb) {
+		err_ = -errno;
+		snprintf(err, errlen, "cannot open the ring buffer: %s", strerror(errno));
+		goto cleanup;
+	}
+	*out = s;
+	s = NULL;
+cleanup:
+	btf__free(vmlinux);
+	session__close(s);
+	return err_;
+}
+
+uint32_t session__features(const struct session *s)
+{
+	return s->features;
+}
+
+const char *session__notes(const struct session *s)
+{
+	return s->notes;
+}
+
+static void set_tracked(struct session *s, uint32_t tid)
+{
+	if ((size_t)(tid >> 6) * sizeof(uint64_t) >= s->tracked_len)
+		return;
+	__atomic_fetch_or(&s->tracked[tid >> 6], 1ull << (tid & 63), __ATOMIC_SEQ_CST);
+}
+
+static int add_thread(struct session *s, uint32_t pid, uint32_t tid, uint32_t slot, bool partial)
+{
+	struct xlp_thread *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	t->tid = tid;
+	t->proc_slot = slot;
+	t->state = XLP_T_UNKNOWN;
+	t->last_cpu = (uint32_t)-1;
+	t->flags = partial ? XLP_THREAD_PARTIAL : 0;
+	/* NOEXIST: the fork program may have created it already, with a
+	 * better-known state than ours */
+	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &tid, t, BPF_NOEXIST);
+	free(t);
+	if (err && errno != EEXIST)
+		return -errno;
+	set_tracked(s, tid);
+	return 0;
+}
+
+static int alloc_slot(struct session *s, uint32_t pid, uint32_t *slot)
+{
+	struct xlp_proc p = { .pid = pid };
+	uint32_t n = __atomic_fetch_add(&s->skel->bss->next_proc_slot, 1, __ATOMIC_SEQ_CST);
+
+	if (n >= XLP_MAX_PROCS)
+		return -ENOSPC;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &n, &p, BPF_ANY))
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &pid, &n, BPF_ANY))
+		return -errno;
+	*slot = n;
+	return 0;
+}
+
+int session__add_target(struct session *s, pid_t pid, bool existing_threads)
+{
+	char path[64];
+	struct dirent *de;
+	uint32_t slot = 0;
+	DIR *d;
+	int err;
+
+	err = alloc_slot(s, (uint32_t)pid, &slot);
+	if (err)
+		return err;
+	if (!existing_threads)
+		return add_thread(s, pid, pid, slot, false);
+	/* after the targets entry exists, the fork program catches new threads */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !tid)
+			continue;
+		err = add_thread(s, pid, (uint32_t)tid, slot, true);
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
+}
+
+int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
+			 uint64_t offset, pid_t pid, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = id);
+	struct xlp_func f = { .flags = flags };
+	struct bpf_link *l;
+
+	if (id >= XLP_MAX_FUNCS || s->nlinks + 2 > MAX_LINKS) {
+		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
+		return -E2BIG;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.funcs), &id, &f, BPF_ANY))
+		return -errno;
+	for (int ret = 0; ret < 2; ret++) {
+		struct bpf_program *p =
+			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
+
+		uo.retprobe = ret;
+		l = bpf_program__attach_uprobe_opts(p, pid, binary, (size_t)offset, &uo);
+		if (!l) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s", binary,
+				 (unsigned long long)offset, strerror(-e));
+			return e;
+		}
+		s->links[s->nlinks++] = l;
+	}
+	return 0;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* the programs skip wakeups for small batches: drain what is there */
+	n = ring_buffer__consume(s->rb);
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(s->skel->maps.stats);
+	uint64_t *vals;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < XLP_NR_STAT; i++) {
+		stat[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			stat[i] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+/* Same accounting as thread_account() in bpf/xlprobe.bpf.h, for the open
+ * interval of a thread still alive when recording stops. */
+static void close_interval(__u64 *c, uint32_t state, uint32_t reason, uint64_t ts,
+			   uint64_t now)
+{
+	uint64_t d = now > ts ? now - ts : 0;
+
+	switch (state) {
+	case XLP_T_RUNNING:
+		c[XLP_C_CPU_RUN] += d;
+		break;
+	case XLP_T_RUNNABLE:
+		c[XLP_C_CPU_WAIT] += d;
+		break;
+	case XLP_T_SLEEP_S:
+	case XLP_T_SLEEP_D:
+		c[state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D] += d;
+		c[reason >= XLP_C_DISK && reason <= XLP_C_OTHER ? reason : XLP_C_OTHER] += d;
+		break;
+	}
+}
+
+static void read_comm(const char *path, char *comm)
+{
+	FILE *f = fopen(path, "r");
+
+	memset(comm, 0, XLP_COMM_LEN);
+	if (!f)
+		return;
+	if (fgets(comm, XLP_COMM_LEN, f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
+static int emit_live_thread(struct session *s, const struct xlp_thread *t, uint64_t now)
+{
+	struct xlp_thread_rec r = { .h = { XLP_R_THREAD, sizeof(r), 0 } };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t->pid, t->tid);
+	if (access(path, F_OK))
+		return 0; /* exited before we registered it: nothing was counted */
+	read_comm(path, r.comm);
+	r.pid = t->pid;
+	r.tid = t->tid;
+	r.flags = XLP_THREAD_AT_STOP | (t->flags & XLP_THREAD_PARTIAL);
+	r.first_ns = t->first_ns;
+	r.last_ns = now;
+	memcpy(r.tot, t->c, sizeof(r.tot));
+	close_interval(r.tot, t->state, t->wait_reason, t->ts, now);
+	return s->on_record(s->ctx, &r.h);
+}
+
+static int emit_live_procs(struct session *s, uint64_t now)
+{
+	int tfd = bpf_map__fd(s->skel->maps.targets), pfd = bpf_map__fd(s->skel->maps.procs);
+	uint32_t key, next, slot, *prev = NULL;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(tfd, prev, &next)) {
+		struct xlp_proc_rec r = { .h = { XLP_R_PROC, sizeof(r), 0 } };
+		struct xlp_proc p;
+		char path[64];
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(tfd, &key, &slot) || bpf_map_lookup_elem(pfd, &slot, &p))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/comm", key);
+		read_comm(path, r.comm);
+		r.pid = key;
+		r.flags = XLP_THREAD_AT_STOP;
+		r.first_ns = p.first_ns;
+		r.last_ns = now;
+		memcpy(r.tot, p.c, sizeof(r.tot));
+		err = s->on_record(s->ctx, &r.h);
+	}
+	return err;
+}
+
+int session__emit_live(struct session *s, uint64_t now)
+{
+	int fd = bpf_map__fd(s->skel->maps.threads);
+	uint32_t key, next, *prev = NULL;
+	struct xlp_thread *t = malloc(sizeof(*t));
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, t))
+			continue;
+		err = emit_live_thread(s, t, now);
+	}
+	free(t);
+	return err ? err : emit_live_procs(s, now);
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	for (int i = s->nlinks - 1; i >= 0; i--)
+		bpf_link__destroy(s->links[i]);
+	if (s->tracked)
+		munmap(s->tracked, s->tracked_len);
+	xlprobe_bpf__destroy(s->skel);
+	free(s);
+}

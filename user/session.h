@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The BPF side of a recording: open -> configure -> load -> attach the one
+ * skeleton, register target processes and marked functions, hand every
+ * ring-buffer record to a callback, read counters back at the end.
+ */
+#ifndef XLP_SESSION_H
+#define XLP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "xlprobe.h"
+
+struct session;
+
+/* Called for each record from the ring buffer; non-zero stops the drain. */
+typedef int (*session_record_fn)(void *ctx, const struct xlp_hdr *rec);
+
+struct session_opts {
+	uint64_t min_dur_ns;
+	uint32_t ringbuf_bytes; /* power of two, >= page size */
+	session_record_fn on_record;
+	void *ctx;
+};
+
+/*
+ * Loads the BPF programs and attaches the scheduler tracepoints. Optional
+ * programs the kernel cannot run are skipped; session__features() and
+ * session__notes() say which. Returns negative errno with a one-line reason
+ * in err.
+ */
+int session__open(const struct session_opts *opts, struct session **out, char *err, size_t errlen);
+uint32_t session__features(const struct session *s); /* XLP_FEAT_* */
+const char *session__notes(const struct session *s); /* "" or lines */
+
+/*
+ * Traces every thread of pid from now on, and the processes it forks. Threads
+ * that exist already are marked partial (their state is unknown until
+ * their next switch). Returns -ESRCH if pid is gone.
+ */
+int session__add_target(struct session *s, pid_t pid, bool existing_threads);
+
+/* Uprobe + uretprobe on binary at file offset; pid -1 = every process. */
+int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
+			 uint64_t offset, pid_t pid, char *err, size_t errlen);
+
+/* Drains the ring buffer, waiting up to timeout_ms for data. */
+int session__poll(struct session *s, int timeout_ms);
+
+/* BPF-side counters (enum xlp_stat) summed over CPUs. */
+int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);
+
+/*
+ * Emits XLP_R_THREAD / XLP_R_PROC records (flag XLP_THREAD_AT_STOP) for
+ * threads and processes still alive, their open interval closed at now.
+ */
+int session__emit_live(struct session *s, uint64_t now);
+
+void session__close(struct session *s); /* accepts NULL */
+
+#endif

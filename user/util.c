@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "util.h"
+
+uint64_t xlp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double mult;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 } };
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || !isfinite(v))
+		return -EINVAL;
+	if (!*end) {
+		*ns = (uint64_t)llround(v * (double)default_unit_ns);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].suffix)) {
+			*ns = (uint64_t)llround(v * units[i].mult);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *xlp_fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 10000000000ull)
+		snprintf(buf, len, "%.1f s", ns / 1e9);
+	else if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else if (ns >= 1000ull)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}

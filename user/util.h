@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef XLP_UTIL_H
+#define XLP_UTIL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of traces. */
+uint64_t xlp_now_ns(void);
+/* "250ms", "1.5s", "100us", "2000ns", "3" (seconds when unit-less and
+ * default_unit_ns is 1e9). Negative errno on a malformed value. */
+int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);
+/* Human form of a duration: "41.2 ms", "1.03 s", "870 us". */
+const char *xlp_fmt_ns(uint64_t ns, char *buf, size_t len);
+
+#endif
