@@ -35,4 +35,18 @@ static __always_inline bool xlp_group_dead(struct task_struct *t)
 	return BPF_CORE_READ(t, signal, live.counter) == 0;
 }
 
+/*
+ * The runqueue a fair-class task is queued on, through se.cfs_rq->rq, which
+ * exists with CONFIG_FAIR_GROUP_SCHED (commit 29f59db3a74b, "sched:
+ * group-scheduler core"). NULL without it; callers fall back to their own
+ * timestamps. Callers check rq->cpu, since se.cfs_rq of a task of another
+ * class may be stale.
+ */
+static __always_inline struct rq *xlp_task_rq(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(((struct cfs_rq *)0)->rq))
+		return NULL;
+	return BPF_CORE_READ(t, se.cfs_rq, rq);
+}
+
 #endif

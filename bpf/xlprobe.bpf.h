@@ -176,15 +176,9 @@ static __always_inline void ctr_add(struct xlp_thread *t, struct xlp_proc *p, __
  * Closes the interval t has spent in its current state, at now, charging it
  * to the matching counters (and to the process aggregate).
  */
-static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
+static __always_inline void thread_account_d(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
+					     __u64 d)
 {
-	__u64 d;
-
-	if (t->state == XLP_T_UNKNOWN || now <= t->ts) {
-		t->ts = now;
-		return;
-	}
-	d = now - t->ts;
 	switch (t->state) {
 	case XLP_T_RUNNING:
 		ctr_add(t, p, XLP_C_CPU_RUN, d);
@@ -203,6 +197,15 @@ static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc
 		break;
 	}
 	t->ts = now;
+}
+
+static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
+{
+	if (t->state == XLP_T_UNKNOWN || now <= t->ts) {
+		t->ts = now;
+		return;
+	}
+	thread_account_d(t, p, now, now - t->ts);
 }
 
 /*

@@ -122,6 +122,13 @@ void launch__kill(struct launch *l)
 	if (!l || l->reaped)
 		return;
 	kill(l->pid, SIGTERM);
+	/* a command that ignores SIGTERM gets 2 s, then SIGKILL */
+	for (int i = 0; i < 200; i++) {
+		if (launch__reap(l, 0, &code) != 0)
+			return;
+		usleep(10000);
+	}
+	kill(l->pid, SIGKILL);
 	launch__reap(l, 1, &code);
 }
 

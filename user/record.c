@@ -45,6 +45,7 @@ struct recorder {
 	int write_err;
 	bool target_exited;
 	bool created_output;
+	bool ended; /* only the launch record is taken after this */
 	bool writer_opened; /* the output was truncated and has our header */
 };
 
@@ -60,6 +61,8 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 	struct recorder *r = ctx;
 	int err;
 
+	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
+		return 0;
 	if (h->type == XLP_R_CALL) {
 		const struct xlp_call_rec *c = (const void *)h;
 
@@ -311,7 +314,7 @@ static int finish_launch(struct recorder *r, int code)
 	launch__free(r->child);
 	r->child = NULL;
 	on_record(r, &l.h);
-	if (r->launches >= r->o.repeat || stop_signal)
+	if (r->launches >= r->o.repeat || stop_signal || r->ended)
 		return 1;
 	ret = start_launch(r);
 	return ret ? ret : release_launch(r);
@@ -377,14 +380,18 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	struct xlp_stats_rec sr = { .h = { XLP_R_STATS, sizeof(sr), 0 } };
 	int code, err;
 
+	/* the recording ends now: totals of live threads first, then the
+	 * launched command (if any) is stopped; what its exit produces is not
+	 * part of the recording */
+	session__poll(r->sess, 0);
+	session__emit_live(r->sess, xlp_now_ns());
+	session__stats(r->sess, f.stat);
+	r->ended = true;
 	if (r->child) {
 		launch__kill(r->child);
 		if (launch__reap(r->child, 1, &code) == 1)
 			finish_launch(r, code);
 	}
-	session__poll(r->sess, 0);
-	session__emit_live(r->sess, xlp_now_ns());
-	session__stats(r->sess, f.stat);
 	memcpy(sr.stat, f.stat, sizeof(sr.stat));
 	sr.lost_by_reader = r->lost;
 	on_record(r, &sr.h);
