@@ -434,6 +434,9 @@ static int setup(struct recorder *r)
 		xlp_err("%s", err);
 		return ret;
 	}
+	/* lets a test make the target exit while we attach */
+	if (getenv("XLPROBE_TEST_ATTACH_DELAY_MS"))
+		usleep(1000 * atoi(getenv("XLPROBE_TEST_ATTACH_DELAY_MS")));
 	if (r->o.cmd)
 		ret = start_launch(r);
 	else if ((ret = session__add_target(r->sess, r->o.pid, true)) == -ESRCH)
@@ -457,6 +460,14 @@ static int setup(struct recorder *r)
 			r->o.pid);
 		return -ESRCH;
 	}
+	if (r->o.quiet)
+		;
+	else if (r->o.pid)
+		xlp_info("recording PID %d, %u function(s), into %s; Ctrl-C to stop", r->o.pid,
+			 r->meta.nfuncs, r->o.output);
+	else
+		xlp_info("recording %u launch(es) of %s, %u function(s), into %s; Ctrl-C to stop",
+			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, r->o.output);
 	return r->o.cmd ? release_launch(r) : 0;
 }
 

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "testlib.h"
+#include "xlptest.h"
+
+const char *xt_out(const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/.output/%s", tl_root(), rel);
+	return buf;
+}
+
+static char tmpdir[64];
+
+static void rm_tmpdir(void)
+{
+	char cmd[128];
+
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+}
+
+const char *xt_tmpdir(void)
+{
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/xlptest.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+		atexit(rm_tmpdir);
+	}
+	return tmpdir;
+}
+
+int xt_spawn(char *const argv[], struct xt_proc *p)
+{
+	int out[2], err[2];
+
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (!p->pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	p->out_fd = out[0];
+	p->err_fd = err[0];
+	return 0;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int xt_read_line(int fd, char *buf, size_t len, int timeout_ms)
+{
+	struct timespec t0;
+	size_t n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (n + 1 < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		long left = timeout_ms - ms_since(&t0);
+		char c;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			return -ETIMEDOUT;
+		if (read(fd, &c, 1) != 1)
+			return -EIO;
+		if (c == '\n')
+			break;
+		buf[n++] = c;
+	}
+	buf[n] = 0;
+	return 0;
+}
+
+/* Appends what fd has to buf without blocking for long. */
+static void slurp(int fd, char *buf, size_t len, size_t *used)
+{
+	char sink[4096];
+	ssize_t r;
+
+	if (fd < 0)
+		return;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((r = read(fd, sink, sizeof(sink))) > 0) {
+		size_t room = buf && len > *used + 1 ? len - *used - 1 : 0;
+		size_t k = (size_t)r < room ? (size_t)r : room;
+
+		if (k) {
+			memcpy(buf + *used, sink, k);
+			*used += k;
+			buf[*used] = 0;
+		}
+	}
+}
+
+int xt_wait(struct xt_proc *p, int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
+{
+	struct timespec t0;
+	size_t uo = 0, ue = 0;
+	int st, rc = -1;
+
+	if (out && outlen)
+		out[0] = 0;
+	if (err && errlen)
+		err[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+
+		slurp(p->out_fd, out, outlen, &uo);
+		slurp(p->err_fd, err, errlen, &ue);
+		if (r == p->pid) {
+			rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (ms_since(&t0) > timeout_ms) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &st, 0);
+			break;
+		}
+		usleep(5000);
+	}
+	slurp(p->out_fd, out, outlen, &uo);
+	slurp(p->err_fd, err, errlen, &ue);
+	close(p->out_fd);
+	close(p->err_fd);
+	p->out_fd = p->err_fd = -1;
+	return rc;
+}
+
+int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
+{
+	struct xt_proc p;
+
+	if (xt_spawn(argv, &p))
+		return -1;
+	return xt_wait(&p, timeout_ms, out, outlen, err, errlen);
+}
+
+#define XT_PUSH(arr, n, rec)                                                                      \
+	do {                                                                                       \
+		void *np_ = realloc((arr), ((n) + 1) * sizeof(*(arr)));                            \
+		if (!np_)                                                                          \
+			return -ENOMEM;                                                            \
+		(arr) = np_;                                                                       \
+		memcpy(&(arr)[(n)++], (rec), sizeof(*(arr)));                                     \
+	} while (0)
+
+static int keep(struct xt_trace *t, const struct xlp_hdr *h)
+{
+	switch (h->type) {
+	case XLP_R_CALL:
+		XT_PUSH(t->calls, t->ncalls, h);
+		break;
+	case XLP_R_THREAD:
+		XT_PUSH(t->threads, t->nthreads, h);
+		break;
+	case XLP_R_PROC:
+		XT_PUSH(t->procs, t->nprocs, h);
+		break;
+	case XLP_R_LAUNCH:
+		XT_PUSH(t->launches, t->nlaunches, h);
+		break;
+	case XLP_R_RUN:
+		XT_PUSH(t->runs, t->nruns, h);
+		break;
+	}
+	return 0;
+}
+
+int xt_trace_load(const char *path, struct xt_trace *t)
+{
+	const struct xlp_hdr *h;
+	char err[256];
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = trace_reader__open(path, &t->r, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "  cannot read %s: %s\n", path, err);
+		return ret;
+	}
+	t->meta = trace_reader__meta(t->r);
+	while ((ret = trace_reader__next(t->r, &h)) > 0) {
+		ret = keep(t, h);
+		if (ret)
+			return ret;
+	}
+	t->status = trace_reader__status(t->r);
+	t->footer = trace_reader__footer(t->r);
+	t->bad_chunks = trace_reader__bad_chunks(t->r);
+	return ret;
+}
+
+void xt_trace_free(struct xt_trace *t)
+{
+	trace_reader__close(t->r);
+	free(t->calls);
+	free(t->threads);
+	free(t->procs);
+	free(t->launches);
+	free(t->runs);
+	memset(t, 0, sizeof(*t));
+}
+
+int xt_func_id(const struct xt_trace *t, const char *symbol)
+{
+	for (uint32_t i = 0; i < t->meta->nfuncs; i++)
+		if (!strcmp(t->meta->funcs[i].symbol, symbol))
+			return (int)t->meta->funcs[i].id;
+	return -1;
+}
+
+const struct xlp_thread_rec *xt_thread(const struct xt_trace *t, uint32_t tid)
+{
+	const struct xlp_thread_rec *found = NULL;
+
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			found = &t->threads[i];
+	return found;
+}

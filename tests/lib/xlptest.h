@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Helpers for tests that run xlprobe and workloads as processes. */
+#ifndef XLP_XLPTEST_H
+#define XLP_XLPTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "trace.h"
+
+/* Absolute path of .output/<rel> in the source tree. */
+const char *xt_out(const char *rel, char *buf, size_t len);
+/* A fresh temporary directory for this test binary (removed at exit). */
+const char *xt_tmpdir(void);
+
+struct xt_proc {
+	pid_t pid;
+	int out_fd; /* child's stdout, -1 if not captured */
+	int err_fd; /* child's stderr, -1 if not captured */
+};
+
+/* Starts argv with stdout and stderr on pipes. */
+int xt_spawn(char *const argv[], struct xt_proc *p);
+/* Reads one line from fd (p->out_fd or p->err_fd), without '\n'; 0 on success. */
+int xt_read_line(int fd, char *buf, size_t len, int timeout_ms);
+/* Waits for exit; returns the exit code, 128+sig if killed by a signal,
+ * or -1 after timeout_ms (the child is then SIGKILLed). Collects what is
+ * left of stdout/stderr into out/err when given. */
+int xt_wait(struct xt_proc *p, int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/* Runs argv to completion; the exit code as xt_wait. */
+int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+
+/* All records of a trace, copied out. */
+struct xt_trace {
+	struct trace_reader *r;
+	const struct xlp_trace_meta *meta;
+	struct xlp_call_rec *calls;
+	size_t ncalls;
+	struct xlp_thread_rec *threads;
+	size_t nthreads;
+	struct xlp_proc_rec *procs;
+	size_t nprocs;
+	struct xlp_launch_rec *launches;
+	size_t nlaunches;
+	struct xlp_run_rec *runs;
+	size_t nruns;
+	enum trace_status status;
+	const struct xlp_trace_footer *footer;
+	uint64_t bad_chunks;
+};
+
+int xt_trace_load(const char *path, struct xt_trace *t);
+void xt_trace_free(struct xt_trace *t);
+/* Function id of a symbol in the trace's function table, or -1. */
+int xt_func_id(const struct xt_trace *t, const char *symbol);
+/* The thread record for tid (the last one if several), or NULL. */
+const struct xlp_thread_rec *xt_thread(const struct xt_trace *t, uint32_t tid);
+
+#endif

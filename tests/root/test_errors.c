@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Every error a user can cause with `xlprobe record`: one line naming the
+ * cause and the fix, a non-zero exit, and no file left that looks like a
+ * recording. Runs as root with real eBPF.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "elfsym.h"
+#include "testlib.h"
+#include "xlptest.h"
+
+static char xl[256], wl[256], err[8192];
+
+static const char *path_in_tmp(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
+	return buf[i];
+}
+
+static void init_paths(void)
+{
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/funcs", wl, sizeof(wl));
+}
+
+/* One line on stderr, containing want. */
+static void check_message(const char *want)
+{
+	size_t len = strlen(err);
+
+	CHECK(strstr(err, want), "stderr lacks \"%s\": %s", want, err);
+	CHECK(len > 0 && strchr(err, '\n') == err + len - 1, "not one line: %s", err);
+	CHECK(strncmp(err, "xlprobe: ", 9) == 0, "no 'xlprobe: ' prefix: %s", err);
+}
+
+static int record(char **extra, int nextra)
+{
+	char *argv[32] = { xl, "record", "-q" };
+	int n = 3;
+
+	for (int i = 0; i < nextra && n < 31; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	return xt_run(argv, 30000, NULL, 0, err, sizeof(err));
+}
+
+static int spawn_waiting_funcs(struct xt_proc *w)
+{
+	char *argv[] = { wl, "--wait-signal", NULL };
+	char line[64];
+	int pid = 0;
+
+	if (xt_spawn(argv, w) || xt_read_line(w->out_fd, line, sizeof(line), 10000) ||
+	    sscanf(line, "READY %d", &pid) != 1)
+		return -1;
+	return pid;
+}
+
+static void stop_funcs(struct xt_proc *w)
+{
+	kill(w->pid, SIGKILL);
+	xt_wait(w, 5000, NULL, 0, NULL, 0);
+}
+
+TEST(not_root)
+{
+	const char *out = path_in_tmp("nonroot.xlp");
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			 "--inh-caps=-all", xl, "record", "-o", (char *)out, "-f",
+			 "/bin/true:main", "--", "/bin/true", NULL };
+	int rc;
+
+	init_paths();
+	chmod(xt_tmpdir(), 0777);
+	rc = xt_run(argv, 30000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 1, "exit %d", rc);
+	check_message("needs root (or CAP_BPF and CAP_PERFMON): run it with sudo");
+	CHECK(access(out, F_OK) != 0, "left %s behind", out);
+}
+
+TEST(no_such_pid)
+{
+	char *a[] = { "-p", "4194000", "-f", "/bin/true:main" };
+
+	init_paths();
+	CHECK(record(a, 4) == 1);
+	check_message("no process with PID 4194000");
+}
+
+TEST(pid_exits_during_attach)
+{
+	const char *out = path_in_tmp("exits.xlp");
+	char pid_s[16], spec[300];
+	char *argv[] = { xl, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL };
+	struct xt_proc w, x;
+	int pid, rc;
+
+	init_paths();
+	pid = spawn_waiting_funcs(&w);
+	REQUIRE(pid > 0);
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	setenv("XLPROBE_TEST_ATTACH_DELAY_MS", "1500", 1);
+	rc = xt_spawn(argv, &x);
+	unsetenv("XLPROBE_TEST_ATTACH_DELAY_MS");
+	REQUIRE(!rc);
+	usleep(500000); /* functions resolved, attach delayed: the target goes away now */
+	stop_funcs(&w);
+	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 1, "exit %d", rc);
+	check_message("exited while xlprobe was attaching");
+	CHECK(access(out, F_OK) != 0, "left %s behind", out);
+}
+
+TEST(binary_not_elf)
+{
+	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", "/etc/passwd:main", "--",
+		      "/bin/true" };
+
+	init_paths();
+	CHECK(record(a, 6) == 1);
+	check_message("/etc/passwd is not an ELF file");
+}
+
+TEST(library_not_mapped_by_pid)
+{
+	struct xt_proc w;
+	char pid_s[16];
+	char *a[] = { "-p", pid_s, "-f", "libnotthere.so.9:foo" };
+	int pid;
+
+	init_paths();
+	pid = spawn_waiting_funcs(&w);
+	REQUIRE(pid > 0);
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	CHECK(record(a, 4) == 1);
+	check_message("not mapped by PID");
+	stop_funcs(&w);
+}
+
+TEST(symbol_not_found_suggests)
+{
+	char spec[300];
+	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:spin_20m", wl);
+	CHECK(record(a, 6) == 1);
+	check_message("no function 'spin_20m'");
+	CHECK(strstr(err, "did you mean") && strstr(err, "spin_20ms"), "%s", err);
+}
+
+TEST(offset_not_at_function_start)
+{
+	struct elfsym_target *t = NULL;
+	char spec[300], msg[256];
+	size_t n = 0;
+	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:spin_20ms", wl);
+	REQUIRE(!elfsym__resolve(spec, 0, &t, &n, msg, sizeof(msg)) && n == 1, "%s", msg);
+	snprintf(spec, sizeof(spec), "%s:0x%llx", wl, (unsigned long long)t[0].offset + 1);
+	elfsym__free_targets(t, n);
+	CHECK(record(a, 6) == 1);
+	check_message("is not at a function start");
+}
+
+TEST(output_not_writable)
+{
+	char spec[300];
+	char *a[] = { "-o", "/nonexistent-dir/x.xlp", "-f", spec, "--", wl };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	CHECK(record(a, 6) == 1);
+	check_message("cannot write /nonexistent-dir/x.xlp");
+	CHECK(strstr(err, "-o"), "the fix names -o: %s", err);
+}
+
+/* A small tmpfs fills up mid-recording: stop, say so, keep a valid prefix. */
+TEST(disk_full_during_recording)
+{
+	const char *dir = path_in_tmp("full");
+	char out[300], spec[300];
+	char *a[] = { "-o", out, "-f", spec, "--", wl, "--bench", "400000" };
+	struct xt_trace t;
+	int rc;
+
+	init_paths();
+	mkdir(dir, 0755);
+	REQUIRE(!mount("tmpfs", dir, "tmpfs", 0, "size=96k"), "mount tmpfs");
+	snprintf(out, sizeof(out), "%s/t.xlp", dir);
+	snprintf(spec, sizeof(spec), "%s:cheap", wl);
+	rc = record(a, 8);
+	CHECK(rc == 1, "exit %d", rc);
+	check_message("No space left on device");
+	if (!xt_trace_load(out, &t)) {
+		CHECK(t.status == TRACE_TRUNCATED, "a cut-short file must read as truncated");
+		CHECK(t.ncalls > 0, "what was written before the disk filled is readable");
+		xt_trace_free(&t);
+	} else {
+		CHECK(0, "the file left behind must be readable");
+	}
+	umount2(dir, MNT_DETACH);
+}
+
+TEST(kernel_without_btf_simulated)
+{
+	char spec[300];
+	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	setenv("XLPROBE_TEST_BTF", "/nonexistent/vmlinux", 1);
+	CHECK(record(a, 6) == 1);
+	unsetenv("XLPROBE_TEST_BTF");
+	check_message("kernel has no BTF");
+}
+
+TEST(kernel_without_tracepoint_simulated)
+{
+	char spec[300];
+	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	setenv("XLPROBE_TEST_HIDE_TP", "sched_switch", 1);
+	CHECK(record(a, 6) == 1);
+	unsetenv("XLPROBE_TEST_HIDE_TP");
+	check_message("kernel lacks the sched_switch tracepoint");
+}
+
+TEST(command_not_found)
+{
+	char spec[300];
+	char *a[] = { "-o", (char *)path_in_tmp("nocmd.xlp"), "-f", spec, "--",
+		      "/nonexistent/cmd" };
+
+	init_paths();
+	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	CHECK(record(a, 6) == 1);
+	check_message("cannot run '/nonexistent/cmd'");
+	CHECK(access(path_in_tmp("nocmd.xlp"), F_OK) != 0, "left a file behind");
+}
+
+TEST(bad_usage)
+{
+	char *a[] = { "-p", "12", "-f", "/bin/true:main", "--", "/bin/true" };
+	char *b[] = { "-f", "/bin/true:main" };
+	char *c[] = { "-p", "abc", "-f", "/bin/true:main" };
+
+	init_paths();
+	CHECK(record(a, 6) == 2);
+	check_message("both -p and a command");
+	CHECK(record(b, 2) == 2);
+	check_message("no target");
+	CHECK(record(c, 4) == 2);
+	check_message("bad PID 'abc'");
+}
+
+TEST_MAIN()

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The recorder against the kernel's own accounting, with real eBPF (root).
+ * Workloads: tests/workloads/sched_mix.c and funcs.c.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "testlib.h"
+#include "xlptest.h"
+
+struct kstat {
+	unsigned tid;
+	char comm[16];
+	unsigned long long run, wait, nvcsw, nivcsw;
+};
+
+static int read_kstat(int pid, struct kstat *k, int max)
+{
+	char path[128], line[256];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		k[n].tid = (unsigned)atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", pid, k[n].tid);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%llu %llu", &k[n].run, &k[n].wait) != 2)
+			continue;
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, k[n].tid);
+		f = fopen(path, "r");
+		if (f && fgets(k[n].comm, sizeof(k[n].comm), f))
+			k[n].comm[strcspn(k[n].comm, "\n")] = 0;
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/status", pid, k[n].tid);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "voluntary_ctxt_switches: %llu", &k[n].nvcsw);
+			sscanf(line, "nonvoluntary_ctxt_switches: %llu", &k[n].nivcsw);
+		}
+		if (f)
+			fclose(f);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Within 2 %, or 1 ms for small values (the tolerance). */
+static int close_enough(unsigned long long ours, unsigned long long kernel)
+{
+	unsigned long long diff = ours > kernel ? ours - kernel : kernel - ours;
+
+	return diff <= 1000000ull || diff <= kernel / 50;
+}
+
+static const char *tmp_file(const char *name)
+{
+	static char buf[8][256];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
+	return buf[i];
+}
+
+/* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
+TEST(thread_totals_agree_with_schedstat)
+{
+	char xl[256], wl[256], line[128], err[4096];
+	const char *trace = tmp_file("sched.xlp");
+	char *argv[] = { xt_out("xlprobe", xl, sizeof(xl)),
+			 "record",
+			 "-q",
+			 "-o",
+			 (char *)trace,
+			 "--",
+			 xt_out("tests/workloads/sched_mix", wl, sizeof(wl)),
+			 "--seconds",
+			 "2",
+			 NULL };
+	struct kstat k[32];
+	struct xt_proc p;
+	struct xt_trace t;
+	int pid = 0, n, rc, checked = 0;
+
+	REQUIRE(!xt_spawn(argv, &p));
+	while (!xt_read_line(p.out_fd, line, sizeof(line), 20000))
+		if (sscanf(line, "READY %d", &pid) == 1)
+			break;
+	REQUIRE(pid > 0, "sched_mix never said READY");
+	n = read_kstat(pid, k, 32);
+	kill(p.pid, SIGINT);
+	rc = xt_wait(&p, 30000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
+	for (int i = 0; i < n; i++) {
+		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
+
+		CHECK(r, "no totals for thread %u (%s)", k[i].tid, k[i].comm);
+		if (!r)
+			continue;
+		checked++;
+		CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k[i].run),
+		      "%s: on-CPU %llu ns, kernel %llu ns", k[i].comm,
+		      (unsigned long long)r->tot[XLP_C_CPU_RUN], k[i].run);
+		CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k[i].wait),
+		      "%s: runqueue %llu ns, kernel %llu ns", k[i].comm,
+		      (unsigned long long)r->tot[XLP_C_CPU_WAIT], k[i].wait);
+		CHECK(r->tot[XLP_C_NVCSW] == k[i].nvcsw, "%s: voluntary %llu, kernel %llu",
+		      k[i].comm, (unsigned long long)r->tot[XLP_C_NVCSW], k[i].nvcsw);
+		CHECK(r->tot[XLP_C_NIVCSW] == k[i].nivcsw, "%s: involuntary %llu, kernel %llu",
+		      k[i].comm, (unsigned long long)r->tot[XLP_C_NIVCSW], k[i].nivcsw);
+		/* the workload exercised what it claims: the test would be empty otherwise */
+		if (!strcmp(k[i].comm, "preempted"))
+			CHECK(k[i].wait > 100000000ull && k[i].nivcsw > 10,
+			      "preempted thread waited only %llu ns", k[i].wait);
+		if (!strcmp(k[i].comm, "pipe_rd"))
+			CHECK(k[i].nvcsw > 100, "pipe reader blocked only %llu times", k[i].nvcsw);
+		/* sleep reasons add up to the sleep states (bpf/xlprobe.h invariant) */
+		CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
+			      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
+				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] + r->tot[XLP_C_OTHER],
+		      "%s: sleep reasons do not add up", k[i].comm);
+	}
+	CHECK(checked == n);
+	xt_trace_free(&t);
+	kill(pid, SIGKILL);
+}
+
+struct wl_call {
+	char func[32];
+	unsigned tid;
+	unsigned long long start, end;
+};
+
+static int parse_calls(char *out, struct wl_call *c, int max)
+{
+	int n = 0;
+
+	for (char *l = strtok(out, "\n"); l && n < max; l = strtok(NULL, "\n"))
+		if (sscanf(l, "CALL %31s %u %llu %llu", c[n].func, &c[n].tid, &c[n].start,
+			   &c[n].end) == 4)
+			n++;
+	return n;
+}
+
+static const struct xlp_call_rec *match_call(const struct xt_trace *t, int fid,
+					     const struct wl_call *c)
+{
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct xlp_call_rec *r = &t->calls[i];
+
+		/* the uprobe fires a little before the workload reads its clock */
+		if ((int)r->func_id == fid && r->tid == c->tid && r->entry_ns <= c->start &&
+		    c->start - r->entry_ns < 2000000ull)
+			return r;
+	}
+	return NULL;
+}
+
+static void check_spin(const struct xlp_call_rec *r)
+{
+	CHECK(r->incl[XLP_C_CPU_RUN] >= 19000000ull && r->incl[XLP_C_CPU_RUN] <= 24000000ull,
+	      "spin_20ms on-CPU %llu ns", (unsigned long long)r->incl[XLP_C_CPU_RUN]);
+	CHECK(r->incl[XLP_C_SLEEP_S] + r->incl[XLP_C_SLEEP_D] < 1000000ull);
+	CHECK(!memcmp(r->incl, r->excl, sizeof(r->incl)), "leaf: exclusive == inclusive");
+}
+
+static void check_sleep(const struct xlp_call_rec *r)
+{
+	CHECK(r->incl[XLP_C_CPU_RUN] < 1000000ull, "sleep_20ms on-CPU %llu ns",
+	      (unsigned long long)r->incl[XLP_C_CPU_RUN]);
+	CHECK(r->incl[XLP_C_SLEEP_S] >= 19500000ull && r->incl[XLP_C_SLEEP_S] <= 25000000ull,
+	      "sleep_20ms interruptible sleep %llu ns",
+	      (unsigned long long)r->incl[XLP_C_SLEEP_S]);
+}
+
+/* Acceptance 2: durations, inclusive and exclusive deltas of every call. */
+TEST(function_deltas_inclusive_exclusive)
+{
+	char xl[256], wl[256], out[65536], err[4096];
+	const char *trace = tmp_file("funcs.xlp");
+	char spin[300], slp[300], par[300];
+	char *argv[] = { xt_out("xlprobe", xl, sizeof(xl)), "record", "-q", "-o", (char *)trace,
+			 "-f", spin, "-f", slp, "-i", par, "--",
+			 xt_out("tests/workloads/funcs", wl, sizeof(wl)), "--iterations", "5",
+			 NULL };
+	struct wl_call c[64];
+	struct xt_trace t;
+	int rc, n, fspin, fsleep, fparent, seen = 0;
+
+	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
+	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
+	snprintf(par, sizeof(par), "%s:parent", wl);
+	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
+	n = parse_calls(out, c, 64);
+	CHECK(n == 15, "workload printed %d calls", n);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	fspin = xt_func_id(&t, "spin_20ms");
+	fsleep = xt_func_id(&t, "sleep_20ms");
+	fparent = xt_func_id(&t, "parent");
+	REQUIRE(fspin >= 0 && fsleep >= 0 && fparent >= 0);
+	CHECK(t.ncalls == (size_t)n, "trace has %zu calls, workload made %d", t.ncalls, n);
+	CHECK(t.nruns == 5, "one run record per interaction call, got %zu", t.nruns);
+	for (int i = 0; i < n; i++) {
+		int fid = xt_func_id(&t, c[i].func);
+		const struct xlp_call_rec *r = match_call(&t, fid, &c[i]);
+		unsigned long long wl_dur = c[i].end - c[i].start;
+
+		CHECK(r, "call %d (%s) missing from the trace", i, c[i].func);
+		if (!r)
+			continue;
+		seen++;
+		CHECK(r->incl[XLP_C_WALL] >= wl_dur && r->incl[XLP_C_WALL] - wl_dur < 2000000ull,
+		      "%s: duration %llu, workload measured %llu", c[i].func,
+		      (unsigned long long)r->incl[XLP_C_WALL], wl_dur);
+		if (fid == fspin)
+			check_spin(r);
+		else if (fid == fsleep)
+			check_sleep(r);
+		else
+			CHECK(r->depth == 0 && (r->flags & XLP_CALL_INTERACTION));
+	}
+	CHECK(seen == n);
+	/* parent's exclusive = inclusive minus its two children, counter by counter */
+	for (size_t i = 0; i < t.ncalls; i++) {
+		const struct xlp_call_rec *p = &t.calls[i];
+		unsigned long long child[XLP_NR_CTR] = {};
+		int kids = 0;
+
+		if ((int)p->func_id != fparent)
+			continue;
+		for (size_t j = 0; j < t.ncalls; j++) {
+			const struct xlp_call_rec *k = &t.calls[j];
+
+			if (k->tid != p->tid || k->depth != 1 || k->entry_ns < p->entry_ns ||
+			    k->entry_ns > p->entry_ns + p->incl[XLP_C_WALL])
+				continue;
+			kids++;
+			for (int c2 = 0; c2 < XLP_NR_CTR; c2++)
+				child[c2] += k->incl[c2];
+		}
+		CHECK(kids == 2, "parent call with %d children", kids);
+		for (int c2 = 0; c2 < XLP_NR_CTR; c2++)
+			CHECK(p->excl[c2] == p->incl[c2] - child[c2], "counter %d", c2);
+		CHECK(p->excl[XLP_C_CPU_RUN] >= 1500000ull && p->excl[XLP_C_CPU_RUN] < 5000000ull,
+		      "parent's own spin is ~2 ms, got %llu ns",
+		      (unsigned long long)p->excl[XLP_C_CPU_RUN]);
+	}
+	xt_trace_free(&t);
+}
+
+/* Acceptance 3: threads created after attach; the target's exit ends it. */
+TEST(late_threads_traced_and_target_exit_ends_recording)
+{
+	char xl[256], wl[256], line[256], err[4096], pidarg[16], par[300];
+	const char *trace = tmp_file("late.xlp");
+	char *wargv[] = { xt_out("tests/workloads/funcs", wl, sizeof(wl)), "--wait-signal",
+			  "--late-thread", "--iterations", "3", NULL };
+	char *xargv[] = { xt_out("xlprobe", xl, sizeof(xl)), "record", "-p", pidarg, "-i", par,
+			  "-o", (char *)trace, NULL };
+	struct xt_proc w, x;
+	struct xt_trace t;
+	int pid = 0, rc, late = 0, main_calls = 0;
+
+	REQUIRE(!xt_spawn(wargv, &w));
+	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
+		sscanf(line, "READY %d", &pid) == 1);
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	snprintf(par, sizeof(par), "%s:parent", wl);
+	REQUIRE(!xt_spawn(xargv, &x));
+	/* "recording PID ..." on stderr once every probe is attached */
+	REQUIRE(!xt_read_line(x.err_fd, line, sizeof(line), 20000) && strstr(line, "recording"),
+		"xlprobe said: %s", line);
+	kill(pid, SIGUSR1);
+	CHECK(xt_wait(&w, 30000, NULL, 0, NULL, 0) == 0);
+	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe should stop by itself when the target exits: %d %s", rc, err);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	CHECK(t.footer && t.footer->stop_reason == XLP_STOP_TARGET_EXIT);
+	for (size_t i = 0; i < t.ncalls; i++) {
+		if (t.calls[i].tid != (uint32_t)pid)
+			late++;
+		else
+			main_calls++;
+	}
+	CHECK(late == 3, "calls on the thread created after attach: %d", late);
+	CHECK(main_calls == 3, "calls on the main thread: %d", main_calls);
+	xt_trace_free(&t);
+}
+
+TEST_MAIN()
