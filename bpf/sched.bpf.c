@@ -36,22 +36,41 @@ static __always_inline __u64 slice_run(struct xlp_thread *t, struct task_struct 
 	return now > t->ts ? now - t->ts : 0;
 }
 
-static __always_inline __u64 slice_wait(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
-					__u64 now)
+/*
+ * The kernel's runqueue wait of next up to this switch-in: run_delay plus
+ * the wait sched_info_arrive() is about to add (rq clock - last_queued).
+ * run_delay also grows when a queued task is dequeued to migrate
+ * (sched_info_dequeue), so the delta of this total, not clock - last_queued
+ * alone, is what schedstat counts. 0 when the kernel has no such figure.
+ */
+static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 cpu)
 {
-	__u64 queued = 0, clk;
+	__u64 queued, delay, clk;
 	struct rq *rq;
 
-	if (bpf_core_field_exists(next->sched_info.last_queued))
-		queued = BPF_CORE_READ(next, sched_info.last_queued);
+	if (!bpf_core_field_exists(next->sched_info.last_queued))
+		return 0;
+	queued = BPF_CORE_READ(next, sched_info.last_queued);
+	delay = BPF_CORE_READ(next, sched_info.run_delay);
 	/* the runqueue through the task: the per-CPU runqueues symbol is
 	 * not resolvable on kernels whose kallsyms lists functions only */
 	rq = xlp_task_rq(next);
-	if (queued && rq && BPF_CORE_READ(rq, cpu) == (int)cpu) {
-		clk = BPF_CORE_READ(rq, clock);
-		if (clk >= queued)
-			return clk - queued;
-	}
+	if (!rq || BPF_CORE_READ(rq, cpu) != (int)cpu)
+		return 0;
+	clk = BPF_CORE_READ(rq, clock);
+	if (queued && clk >= queued)
+		delay += clk - queued;
+	return delay + 1; /* + 1: a valid total is never 0 */
+}
+
+static __always_inline __u64 slice_wait(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
+					__u64 now)
+{
+	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
+
+	t->delay_seen = total;
+	if (total && seen && total >= seen)
+		return total - seen;
 	return now > t->ts ? now - t->ts : 0;
 }
 
@@ -80,12 +99,14 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
 				      __u64 now)
 {
-	if (t->state == XLP_T_UNKNOWN)
-		stat_inc(XLP_S_UNKNOWN_STATE);
+	__u64 wait = slice_wait(t, next, cpu, now);
+
 	if (t->state == XLP_T_RUNNABLE)
-		thread_account_d(t, proc_get(t), now, slice_wait(t, next, cpu, now));
+		thread_account_d(t, proc_get(t), now, wait);
 	else
 		thread_account(t, proc_get(t), now);
+	if (t->state == XLP_T_UNKNOWN)
+		stat_inc(XLP_S_UNKNOWN_STATE);
 	t->exec_at_in = BPF_CORE_READ(next, se.sum_exec_runtime);
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
 		t->c[XLP_C_MIGRATIONS]++;
@@ -189,13 +210,16 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, slot;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 *pslot = bpf_map_lookup_elem(&targets, &ptgid);
+	struct xlp_thread *t;
 
 	if (!pslot)
 		return 0;
 	slot = *pslot;
 	if (ctgid != ptgid && proc_new(ctgid, now, &slot))
 		return 0;
-	thread_new(child->pid, ctgid, slot, now);
+	t = thread_new(child->pid, ctgid, slot, now);
+	if (t && bpf_core_field_exists(child->sched_info.run_delay))
+		t->delay_seen = BPF_CORE_READ(child, sched_info.run_delay) + 1;
 	return 0;
 }
 

@@ -199,6 +199,7 @@ struct xlp_thread {
 	__u64 ts; /* when state was entered */
 	__u64 first_ns;
 	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
+	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
 	__u32 last_cpu;
 	__u32 wait_reason; /* enum xlp_ctr reason guessed at block time */
 	__u32 flags; /* XLP_THREAD_PARTIAL */

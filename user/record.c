@@ -129,6 +129,10 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 	f->build_id = strdup(t->build_id);
 	if (!f->binary || !f->symbol || !f->build_id)
 		return -ENOMEM;
+	if (t->ifunc)
+		xlp_warn("%s:%s is an IFUNC: the probe fires in its resolver (once, at load), not "
+			 "in the implementation; mark the implementation instead",
+			 t->binary, t->symbol);
 	if (t->needs_single_step)
 		xlp_warn("%s:%s starts with an instruction the kernel must single-step: each call "
 			 "costs ~10 us more than usual",
@@ -274,17 +278,9 @@ static int start_launch(struct recorder *r)
 	int ret;
 
 	ret = launch__fork(r->o.cmd, &r->child);
-	if (ret) {
+	if (ret)
 		xlp_err("cannot start '%s': %s", r->o.cmd[0], strerror(-ret));
-		return ret;
-	}
-	ret = session__add_target(r->sess, launch__pid(r->child), false);
-	if (ret) {
-		xlp_err("cannot trace launch %u of '%s': %s", r->launches + 1, r->o.cmd[0],
-			strerror(-ret));
-		return ret;
-	}
-	return 0;
+	return ret;
 }
 
 static int release_launch(struct recorder *r)
@@ -437,11 +433,16 @@ static int setup(struct recorder *r)
 	/* lets a test make the target exit while we attach */
 	if (getenv("XLPROBE_TEST_ATTACH_DELAY_MS"))
 		usleep(1000 * atoi(getenv("XLPROBE_TEST_ATTACH_DELAY_MS")));
-	if (r->o.cmd)
-		ret = start_launch(r);
-	else if ((ret = session__add_target(r->sess, r->o.pid, true)) == -ESRCH)
-		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
-			r->o.pid);
+	if (r->o.cmd) {
+		ret = session__follow_children(r->sess);
+		if (!ret)
+			ret = start_launch(r);
+	} else {
+		ret = session__add_target(r->sess, r->o.pid, true);
+		if (ret == -ESRCH)
+			xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
+				r->o.pid);
+	}
 	if (ret)
 		return ret;
 	ret = attach_funcs(r);

@@ -132,12 +132,12 @@ static int check(struct record_opts *o)
 			   "");
 	if (o->repeat && !o->cmd)
 		return bad("--repeat needs a command%s: xlprobe record --repeat N ... -- CMD", "");
+	if (o->cmd && !o->repeat)
+		o->repeat = 1;
 	if (!o->nfuncs && !o->interaction && !o->repeat)
 		return bad("nothing to mark%s: give --func BINARY:SYMBOL and/or --interaction "
 			   "(or --repeat N -- CMD for whole-process runs)",
 			   "");
-	if (o->cmd && !o->repeat)
-		o->repeat = 1;
 	return 0;
 }
 

@@ -256,6 +256,15 @@ int session__add_target(struct session *s, pid_t pid, bool existing_threads)
 	return err;
 }
 
+int session__follow_children(struct session *s)
+{
+	uint32_t slot;
+
+	/* the slot stays unused: only forked children get threads, with
+	 * slots of their own (bpf/sched.bpf.c, xlp_sched_fork) */
+	return alloc_slot(s, (uint32_t)getpid(), &slot);
+}
+
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen)
 {

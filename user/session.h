@@ -42,6 +42,12 @@ const char *session__notes(const struct session *s); /* "" or lines */
  */
 int session__add_target(struct session *s, pid_t pid, bool existing_threads);
 
+/*
+ * Traces the processes the calling process forks from now on, from their
+ * first instant (the kernel's fork event), as the launcher of commands.
+ */
+int session__follow_children(struct session *s);
+
 /* Uprobe + uretprobe on binary at file offset; pid -1 = every process. */
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);

@@ -20,7 +20,6 @@ struct tl_test {
 };
 
 extern int tl_failed_checks;
-extern const char *tl_skip_reason;
 void tl_register(struct tl_test *t);
 int tl_main(int argc, char **argv);
 
@@ -38,7 +37,7 @@ int tl_main(int argc, char **argv);
 		if (!(cond)) {                                                                     \
 			tl_failed_checks++;                                                        \
 			fprintf(stderr, "  %s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, "" __VA_ARGS__);                                           \
+			fprintf(stderr, " " __VA_ARGS__);                                          \
 			fprintf(stderr, "\n");                                                     \
 		}                                                                                  \
 	} while (0)

@@ -12,7 +12,7 @@
 #include "testlib.h"
 #include "xlptest.h"
 
-const char *xt_out(const char *rel, char *buf, size_t len)
+char *xt_out(const char *rel, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/.output/%s", tl_root(), rel);
 	return buf;

@@ -9,7 +9,7 @@
 #include "trace.h"
 
 /* Absolute path of .output/<rel> in the source tree. */
-const char *xt_out(const char *rel, char *buf, size_t len);
+char *xt_out(const char *rel, char *buf, size_t len);
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);
 

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Synthetic xlprobe traces for tests and benchmarks, written with the real
+ * trace writer: record-level helpers, and whole scenarios in which one
+ * function is slowed through one resource in some runs (PerfProbe Table II
+ * style), with noise in every counter.
+ */
+#ifndef XLP_SYNTH_H
+#define XLP_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+struct synth;
+
+struct synth_func {
+	const char *binary, *symbol;
+	bool interaction;
+};
+
+/* Opens path for writing with a meta holding funcs (ids = indices). */
+int synth__open(const char *path, uint32_t features, uint32_t repeat,
+		const struct synth_func *funcs, size_t nfuncs, struct synth **out);
+int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
+		uint64_t entry_ns, const uint64_t *incl, const uint64_t *excl /* NULL: = incl */,
+		uint32_t peer_pid, const char *peer_comm /* NULL: no peer */);
+int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint64_t entry_ns,
+	       const uint64_t *proc);
+int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns);
+int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot);
+int synth__stats(struct synth *s, const uint64_t *stat /* XLP_NR_STAT */, uint64_t lost);
+int synth__flush(struct synth *s); /* ends the current chunk */
+/* Writes the footer (stat may be NULL) and frees s. */
+int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);
+/* Stops without a footer: the file reads as truncated. Frees s. */
+void synth__abort(struct synth *s);
+
+/* Resource time (ns) of one interval; the wall time is their sum. */
+struct synth_usage {
+	double cpu_run, cpu_wait, disk, net, ipc, lock, timer, other;
+	double khz; /* CPU frequency while running */
+};
+
+/* Counter deltas of an interval: sleep_d = disk, sleep_s = the other waits. */
+void synth__counters(const struct synth_usage *u, uint64_t *ctr /* XLP_NR_CTR */);
+
+/* Which resource slows the chosen function in the slow runs. */
+enum synth_factor {
+	SYNTH_NONE = 0, /* no perturbation */
+	SYNTH_CPU_RUN,
+	SYNTH_CPU_WAIT,
+	SYNTH_CPU_FREQ,
+	SYNTH_DISK,
+	SYNTH_NET,
+	SYNTH_IPC,
+	SYNTH_LOCK,
+	SYNTH_TIMER,
+};
+
+#define SYNTH_NFUNCS 6
+extern const char *const synth_func_names[SYNTH_NFUNCS];
+#define SYNTH_BINARY "/opt/app/bin/app"
+#define SYNTH_INTERACTION "handle_request"
+#define SYNTH_PEER_PID 4242
+#define SYNTH_PEER_COMM "dbserver"
+
+struct synth_scenario {
+	const char *path;
+	uint32_t features; /* 0: SCHED | UPROBES | SYSCALLS | BLOCK | BTF */
+	unsigned nruns; /* 0: 60 */
+	double slow_frac; /* 0: 0.25 */
+	unsigned slow_func; /* index into synth_func_names */
+	enum synth_factor factor;
+	bool launches; /* --repeat style: launch and process records */
+	bool bg_disk; /* an unmarked thread does heavy disk I/O in the slow runs */
+	double extra_ms; /* 0: 25 ms added to the slowed function */
+	uint64_t seed;
+	bool truncate; /* no footer */
+	uint64_t rb_full; /* drop counter in the footer */
+};
+
+/* Writes the scenario's trace. Negative errno on error. */
+int synth__scenario(const struct synth_scenario *sc);
+
+#endif

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * funcs: functions with known behaviour, for the recorder's function tests.
+ *
+ *   spin_20ms()   20 ms of thread CPU time
+ *   sleep_20ms()  nanosleep 20 ms
+ *   parent()      spin_20ms(), sleep_20ms(), then 2 ms of its own CPU time
+ *   cheap()       nothing (uprobe overhead benchmark)
+ *
+ *   funcs [--iterations N] [--threads T] [--wait-signal] [--late-thread]
+ *   funcs --bench N [--wait-signal]
+ *
+ * By default parent() runs N times (default 5) on the main thread. With
+ * --threads T, T threads (named "worker<i>") run it N times each; they are
+ * created before READY and blocked until the start. --late-thread creates
+ * the threads (one unless --threads) only after the start, so they are
+ * born while a tracer is attached. --wait-signal prints "READY <pid>" and
+ * waits for SIGUSR1 before the start.
+ *
+ * stdout: one line per completed call, children before their parent,
+ *   CALL <func> <tid> <start_ns> <end_ns>     (CLOCK_MONOTONIC)
+ * or for --bench: BENCH <N> <elapsed_ns> <ns_per_call>.
+ * The lines are printed after each parent() returns, never inside a
+ * measured function.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Functions a tracer marks: real symbols, never inlined or elided. */
+#define MARKED __attribute__((noinline, noipa, used))
+
+#define NS_PER_MS 1000000ULL
+#define MAX_THREADS 64
+#define LOG_SIZE 4 /* calls per parent(): spin, sleep, parent */
+
+struct call {
+	const char *func;
+	uint64_t start, end;
+};
+
+struct opts {
+	long iterations;
+	int threads;
+	bool wait_signal;
+	bool late;
+	long bench; /* -1: no benchmark */
+};
+
+static struct opts o = {.iterations = 5, .threads = 1, .bench = -1};
+static volatile uint64_t sink;
+static __thread struct call call_log[LOG_SIZE];
+static __thread int nr_calls;
+static pthread_barrier_t start_barrier;
+
+static uint64_t ts_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return ts_ns(CLOCK_MONOTONIC);
+}
+
+/* Thread CPU time: the spin costs the same CPU however often we wait. */
+static void burn_cpu_ns(uint64_t ns)
+{
+	uint64_t start = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	while (ts_ns(CLOCK_THREAD_CPUTIME_ID) - start < ns)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+	struct timespec ts = {.tv_sec = end / 1000000000ULL, .tv_nsec = end % 1000000000ULL};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void log_call(const char *func, uint64_t start)
+{
+	uint64_t end = now_ns();
+
+	if (nr_calls < LOG_SIZE)
+		call_log[nr_calls++] = (struct call){func, start, end};
+}
+
+static void flush_log(void)
+{
+	pid_t tid = syscall(SYS_gettid);
+
+	flockfile(stdout);
+	for (int i = 0; i < nr_calls; i++)
+		printf("CALL %s %d %llu %llu\n", call_log[i].func, tid,
+		       (unsigned long long)call_log[i].start, (unsigned long long)call_log[i].end);
+	fflush(stdout);
+	funlockfile(stdout);
+	nr_calls = 0;
+}
+
+MARKED void spin_20ms(void)
+{
+	uint64_t start = now_ns();
+
+	burn_cpu_ns(20 * NS_PER_MS);
+	log_call("spin_20ms", start);
+}
+
+MARKED void sleep_20ms(void)
+{
+	uint64_t start = now_ns();
+
+	sleep_ns(20 * NS_PER_MS);
+	log_call("sleep_20ms", start);
+}
+
+MARKED void parent(void)
+{
+	uint64_t start = now_ns();
+
+	spin_20ms();
+	sleep_20ms();
+	burn_cpu_ns(2 * NS_PER_MS);
+	log_call("parent", start);
+}
+
+/*
+ * GCC gives an empty leaf function no frame (a bare ret) even with
+ * -fno-omit-frame-pointer; using the frame address forces the ordinary
+ * push %rbp; mov %rsp,%rbp prologue that uprobes emulate cheaply.
+ */
+MARKED void cheap(void)
+{
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+}
+
+static void run_parents(void)
+{
+	for (long i = 0; i < o.iterations; i++) {
+		parent();
+		flush_log();
+	}
+}
+
+static void bench(long n)
+{
+	uint64_t t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		cheap();
+	t0 = now_ns() - t0;
+	printf("BENCH %ld %llu %.1f\n", n, (unsigned long long)t0, n ? (double)t0 / n : 0.0);
+	fflush(stdout);
+}
+
+static void *worker(void *arg)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "worker%d", (int)(intptr_t)arg);
+	pthread_setname_np(pthread_self(), name);
+	if (!o.late)
+		pthread_barrier_wait(&start_barrier);
+	run_parents();
+	return NULL;
+}
+
+static void create_workers(pthread_t *t, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int err = pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+
+		if (err) {
+			fprintf(stderr, "funcs: pthread_create: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+}
+
+static void wait_for_start(void)
+{
+	sigset_t set;
+	int sig;
+
+	if (!o.wait_signal)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	printf("READY %d\n", getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: funcs [--iterations N] [--threads T] [--wait-signal] "
+			"[--late-thread]\n       funcs --bench N [--wait-signal]\n");
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_val = i + 1 < argc;
+
+		if (!strcmp(a, "--iterations") && has_val)
+			o.iterations = atol(argv[++i]);
+		else if (!strcmp(a, "--threads") && has_val)
+			o.threads = atoi(argv[++i]);
+		else if (!strcmp(a, "--bench") && has_val)
+			o.bench = atol(argv[++i]);
+		else if (!strcmp(a, "--wait-signal"))
+			o.wait_signal = true;
+		else if (!strcmp(a, "--late-thread"))
+			o.late = true;
+		else
+			usage();
+	}
+	if (o.iterations < 0 || o.threads < 1 || o.threads > MAX_THREADS || o.bench < -1)
+		usage();
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[MAX_THREADS];
+	bool use_threads;
+	sigset_t usr1;
+
+	parse_args(argc, argv);
+	use_threads = o.threads > 1 || o.late;
+	/* blocked before any thread exists, so sigwait() gets it */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+
+	if (use_threads && !o.late && o.bench < 0) {
+		pthread_barrier_init(&start_barrier, NULL, o.threads + 1);
+		create_workers(t, o.threads);
+	}
+	wait_for_start();
+	if (o.bench >= 0) {
+		bench(o.bench);
+		return 0;
+	}
+	if (!use_threads) {
+		run_parents();
+		return 0;
+	}
+	if (o.late)
+		create_workers(t, o.threads);
+	else
+		pthread_barrier_wait(&start_barrier);
+	for (int i = 0; i < o.threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
