@@ -20,7 +20,7 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 	out[XLP_C_WALL] = now;
 	/* only the calling thread's open on-CPU interval is known here */
 	out[XLP_C_CPU_RUN] += d;
-	out[XLP_C_FREQ_KHZ_NS] += d * cur_khz(t->last_cpu);
+	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
 }
 
 static __always_inline bool is_interaction(__u32 fid)
@@ -54,6 +54,7 @@ int xlp_func_entry(struct pt_regs *ctx)
 		t->state = XLP_T_RUNNING;
 		t->ts = now;
 		t->last_cpu = bpf_get_smp_processor_id();
+		t->freq_at_in = freq_integral(t->last_cpu, now);
 	}
 	f = &t->stack[d];
 	f->func_id = fid;
@@ -153,9 +154,10 @@ int xlp_func_return(struct pt_regs *ctx)
 	rec->depth = d;
 	rec->flags = is_interaction(f->func_id) ? XLP_CALL_INTERACTION : 0;
 	rec->entry_ns = f->snap[XLP_C_WALL];
-	rec->ipc_peer_pid = t->ipc_peer_pid;
 	rec->__pad = 0;
-	if (t->ipc_peer_pid) {
+	/* the peer is named only for calls that waited on IPC themselves */
+	rec->ipc_peer_pid = rec->incl[XLP_C_IPC] ? t->ipc_peer_pid : 0;
+	if (rec->ipc_peer_pid) {
 		rec->flags |= XLP_CALL_IPC_PEER;
 		bpf_probe_read_kernel(rec->ipc_peer_comm, sizeof(rec->ipc_peer_comm),
 				      t->ipc_peer_comm);

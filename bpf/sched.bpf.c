@@ -13,7 +13,7 @@
  * the task is enqueued, the moment the kernel's own run_delay (schedstat)
  * starts counting, so both agree.
  */
-#include "xlprobe.bpf.h"
+#include "reasons.bpf.h"
 
 static struct xlp_thread zero_thread;
 
@@ -90,10 +90,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		t->c[XLP_C_NIVCSW]++;
 		return;
 	}
-	t->c[XLP_C_NVCSW]++;
-	t->state = (prev_state & TASK_UNINTERRUPTIBLE) ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
-	if (t->wait_reason < XLP_C_DISK || t->wait_reason > XLP_C_OTHER)
-		t->wait_reason = XLP_C_OTHER;
+	ev_block(t, prev, prev_state & TASK_UNINTERRUPTIBLE);
 }
 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
@@ -111,6 +108,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
 		t->c[XLP_C_MIGRATIONS]++;
 	t->last_cpu = cpu;
+	t->freq_at_in = freq_integral(cpu, now);
 	t->state = XLP_T_RUNNING;
 }
 
@@ -141,10 +139,9 @@ static __always_inline void wakeup(struct task_struct *p)
 {
 	struct xlp_thread *t = thread_get(p->pid);
 
-	if (!t || t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
+	if (!t)
 		return;
-	thread_account(t, proc_get(t), bpf_ktime_get_ns());
-	t->state = XLP_T_RUNNABLE;
+	ev_wakeup(t, proc_get(t), bpf_ktime_get_ns());
 	stat_inc(XLP_S_SCHED_EVENTS);
 }
 
@@ -273,6 +270,7 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 	if (!t)
 		return 0;
 	thread_account(t, proc_get(t), now);
+	ev_sys_exit(t, proc_get(t), 0, false); /* the exit syscall never returns */
 	if (t->depth) {
 		__u64 *v;
 		__u32 idx = XLP_S_UNFINISHED;

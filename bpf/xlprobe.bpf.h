@@ -71,13 +71,13 @@ extern struct {
 	__type(value, struct xlp_func);
 } funcs SEC(".maps");
 
-/* current frequency of each CPU in kHz; 0 when unknown */
+/* frequency of each CPU and its kHz*ns integral (bpf/freq.bpf.c) */
 extern struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u64);
-} cpu_khz SEC(".maps");
+	__type(value, struct xlp_cpufreq);
+} cpu_freq SEC(".maps");
 
 extern struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -98,6 +98,28 @@ extern struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);
 } rb SEC(".maps");
+
+extern struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xlp_irqctx);
+} irqctx SEC(".maps");
+
+/* block I/O submitted by traced threads: bio, then request -> tid */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u32);
+} bio_owner SEC(".maps");
+
+extern struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u32);
+} rq_owner SEC(".maps");
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -156,11 +178,29 @@ static __always_inline struct xlp_proc *proc_get(struct xlp_thread *t)
 	return bpf_map_lookup_elem(&procs, &slot);
 }
 
-static __always_inline __u64 cur_khz(__u32 cpu)
+/*
+ * sum(kHz x ns) of cpu up to now. A thread's frequency counter grows by the
+ * difference of this integral between its switch-in and switch-out, so a
+ * frequency change in the middle of a slice is weighted exactly.
+ */
+static __always_inline __u64 freq_integral(__u32 cpu, __u64 now)
 {
-	__u64 *khz = bpf_map_lookup_elem(&cpu_khz, &cpu);
+	struct xlp_cpufreq *f = bpf_map_lookup_elem(&cpu_freq, &cpu);
 
-	return khz ? *khz : 0;
+	if (!f)
+		return 0;
+	return f->integral + (now > f->since ? f->khz * (now - f->since) : 0);
+}
+
+static __always_inline void freq_set(__u32 cpu, __u64 khz, __u64 now)
+{
+	struct xlp_cpufreq *f = bpf_map_lookup_elem(&cpu_freq, &cpu);
+
+	if (!f)
+		return;
+	f->integral = freq_integral(cpu, now);
+	f->since = now;
+	f->khz = khz;
 }
 
 static __always_inline void ctr_add(struct xlp_thread *t, struct xlp_proc *p, __u32 c, __u64 d)
@@ -179,21 +219,28 @@ static __always_inline void ctr_add(struct xlp_thread *t, struct xlp_proc *p, __
 static __always_inline void thread_account_d(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
 					     __u64 d)
 {
+	__u64 fi;
+
 	switch (t->state) {
 	case XLP_T_RUNNING:
 		ctr_add(t, p, XLP_C_CPU_RUN, d);
-		ctr_add(t, p, XLP_C_FREQ_KHZ_NS, d * cur_khz(t->last_cpu));
+		fi = freq_integral(t->last_cpu, now);
+		ctr_add(t, p, XLP_C_FREQ_KHZ_NS, fi - t->freq_at_in);
+		t->freq_at_in = fi;
 		break;
 	case XLP_T_RUNNABLE:
 		ctr_add(t, p, XLP_C_CPU_WAIT, d);
 		break;
 	case XLP_T_SLEEP_S:
-		ctr_add(t, p, XLP_C_SLEEP_S, d);
-		ctr_add(t, p, t->wait_reason, d);
-		break;
 	case XLP_T_SLEEP_D:
-		ctr_add(t, p, XLP_C_SLEEP_D, d);
-		ctr_add(t, p, t->wait_reason, d);
+		ctr_add(t, p, t->state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D, d);
+		/* inside a syscall the reason is decided at its exit (the return
+		 * value tells a poll timeout from data); uprobes cannot fire
+		 * before that, so no snapshot sees the sleep without its reason */
+		if (t->sys_nr1)
+			t->pending += d;
+		else
+			ctr_add(t, p, t->wait_reason, d);
 		break;
 	}
 	t->ts = now;
@@ -222,7 +269,7 @@ static __always_inline void thread_now(struct xlp_thread *t, __u64 now, __u64 *o
 	out[XLP_C_WALL] = now;
 	if (t->state == XLP_T_RUNNING) {
 		out[XLP_C_CPU_RUN] += d;
-		out[XLP_C_FREQ_KHZ_NS] += d * cur_khz(t->last_cpu);
+		out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
 	}
 }
 

@@ -200,6 +200,21 @@ struct xlp_thread {
 	__u64 first_ns;
 	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
 	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
+	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
+	/* the syscall in progress: its sleeps get a reason at sys_exit */
+	__u32 sys_nr1; /* syscall number + 1; 0 outside syscalls */
+	__u32 sys_class; /* enum xlp_sysclass, resolved at the first block */
+	__u32 sys_flags; /* XLP_SYS_* */
+	__u32 blk_inflight; /* block requests issued and not completed */
+	__u64 sys_arg0;
+	__u64 sys_arg1;
+	__u64 pending; /* sleep ns in this syscall, reason not decided yet */
+	/* who woke the thread last (sched_waking), the second witness */
+	__u32 waker_kind; /* enum xlp_waker */
+	__u32 waker_pid; /* tgid */
+	char waker_comm[XLP_COMM_LEN];
+	__u32 binder_wait; /* a binder transaction awaits its reply */
+	__u32 binder_peer; /* pid of the process it went to */
 	__u32 last_cpu;
 	__u32 wait_reason; /* enum xlp_ctr reason guessed at block time */
 	__u32 flags; /* XLP_THREAD_PARTIAL */
@@ -210,6 +225,68 @@ struct xlp_thread {
 	__u32 run_depth; /* 1 + depth of the open interaction frame, 0 if none */
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
+};
+
+/* How a syscall's sleeps are classified (struct xlp_thread.sys_class). */
+enum xlp_sysclass {
+	XLP_SC_UNRESOLVED = 0, /* not looked at yet */
+	/* XLP_C_DISK .. XLP_C_TIMER: the syscall itself says it */
+	XLP_SC_FUTEX = 64, /* lock if a thread of our process wakes us */
+	XLP_SC_WAKER = 65, /* nothing known: the waker decides */
+};
+
+#define XLP_SYS_POLL (1u << 0) /* poll-like: a 0 return means it timed out */
+
+enum xlp_waker {
+	XLP_W_NONE = 0,
+	XLP_W_SAME_PROC, /* a thread of our own process */
+	XLP_W_OTHER_PROC, /* a thread of another process, in process context */
+	XLP_W_KTHREAD, /* a kernel thread (kworker, ksoftirqd, ...) */
+	XLP_W_HARDIRQ, /* an interrupt handler */
+	XLP_W_TIMER, /* an expiring hrtimer (nanosleep, timeouts) */
+	XLP_W_NET, /* NET_RX / NET_TX softirq */
+	XLP_W_BLOCK, /* BLOCK softirq: I/O completion */
+	XLP_W_SOFTIRQ, /* another softirq */
+};
+
+/* what the CPU is doing besides running a task (bpf/waker.bpf.c); BPF only */
+struct xlp_irqctx {
+	__u32 hardirq; /* nesting depth of interrupt handlers */
+	__u32 hrtimer; /* nesting depth of expiring hrtimers */
+	__u32 softirq; /* vector + 1 of the running softirq, 0 if none */
+	__u32 __pad;
+};
+
+/* Per-CPU frequency integral (value of the "cpu_freq" map). */
+struct xlp_cpufreq {
+	__u64 khz; /* current frequency; 0 = unknown */
+	__u64 since; /* ns when khz took effect */
+	__u64 integral; /* sum(kHz x ns) up to since */
+};
+
+/* Input of the SEC("syscall") self-test program (tests only). */
+enum xlp_selftest_op {
+	XLP_ST_FREQ_SET = 1, /* cpu, khz at now */
+	XLP_ST_FREQ_INTEGRAL, /* cpu at now -> out */
+	XLP_ST_SWITCH_OUT, /* tid running -> sleeping (state arg) at now */
+	XLP_ST_SWITCH_IN, /* tid -> running on cpu at now */
+	XLP_ST_WAKE, /* tid woken at now, waker kind arg, waker pid arg2 */
+	XLP_ST_SYS_ENTER, /* tid enters syscall arg (class arg2) */
+	XLP_ST_SYS_EXIT, /* tid leaves its syscall, return value arg */
+	XLP_ST_BINDER_TXN, /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
+	XLP_ST_BINDER_RECV, /* tid receives a transaction */
+};
+
+struct xlp_selftest {
+	__u32 op;
+	__u32 tid;
+	__u32 cpu;
+	__u32 __pad;
+	__u64 now;
+	__s64 arg;
+	__u64 arg2;
+	__u64 arg3;
+	__u64 out;
 };
 
 struct xlp_proc {

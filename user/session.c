@@ -14,8 +14,9 @@
 #include "log.h"
 #include "session.h"
 #include "trace.h"
+#include "util.h"
 
-#define MAX_LINKS (2 * XLP_MAX_FUNCS)
+#define MAX_LINKS (2 * XLP_MAX_FUNCS + 64)
 
 struct session {
 	struct xlprobe_bpf *skel;
@@ -95,31 +96,158 @@ static int map_tracked(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int attach_sched(struct session *s, char *err, size_t errlen)
+/* Programs the recording can do without, and the tracepoints they need. */
+struct opt_prog {
+	const char *name;
+	const char *tps[3];
+	uint32_t feature; /* set when every program with this feature attached */
+	const char *note; /* why it matters, when it cannot run */
+};
+
+static const struct opt_prog optional_progs[] = {
+	{ "xlp_sched_waking", { "sched_waking" }, 0,
+	  "sched_waking absent: wakers unknown, sleep reasons from syscalls only" },
+	{ "xlp_sys_enter", { "sys_enter" }, XLP_FEAT_SYSCALLS,
+	  "raw_syscalls tracepoints absent: sleep reasons from wakers only" },
+	{ "xlp_sys_exit", { "sys_exit" }, XLP_FEAT_SYSCALLS,
+	  "raw_syscalls tracepoints absent: sleep reasons from wakers only" },
+	{ "xlp_irq_entry", { "irq_handler_entry" }, 0, "irq tracepoints absent: wakers less precise" },
+	{ "xlp_irq_exit", { "irq_handler_exit" }, 0, "irq tracepoints absent: wakers less precise" },
+	{ "xlp_softirq_entry", { "softirq_entry" }, 0, "softirq tracepoints absent" },
+	{ "xlp_softirq_exit", { "softirq_exit" }, 0, "softirq tracepoints absent" },
+	{ "xlp_hrtimer_entry", { "hrtimer_expire_entry" }, 0, "hrtimer tracepoints absent" },
+	{ "xlp_hrtimer_exit", { "hrtimer_expire_exit" }, 0, "hrtimer tracepoints absent" },
+	{ "xlp_bio_queue", { "block_bio_queue" }, XLP_FEAT_BLOCK,
+	  "block tracepoints absent: no per-thread disk request counts" },
+	{ "xlp_rq_issue", { "block_rq_issue" }, XLP_FEAT_BLOCK,
+	  "block tracepoints absent: no per-thread disk request counts" },
+	{ "xlp_rq_complete", { "block_rq_complete" }, XLP_FEAT_BLOCK,
+	  "block tracepoints absent: no per-thread disk request counts" },
+	{ "xlp_cpu_frequency", { "cpu_frequency" }, 0,
+	  "power/cpu_frequency absent: CPU frequency unavailable" },
+	{ "xlp_binder_txn", { "binder_transaction" }, XLP_FEAT_BINDER,
+	  "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)" },
+	{ "xlp_binder_recv", { "binder_transaction_received" }, XLP_FEAT_BINDER,
+	  "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)" },
+};
+
+static void add_note(struct session *s, const char *note)
 {
-	struct bpf_program *progs[] = {
-		s->skel->progs.xlp_sched_switch, s->skel->progs.xlp_sched_wakeup,
-		s->skel->progs.xlp_sched_wakeup_new, s->skel->progs.xlp_sched_fork,
-		s->skel->progs.xlp_sched_exit,
-	};
+	size_t len = strlen(s->notes);
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_link *l = bpf_program__attach(progs[i]);
+	if (strstr(s->notes, note))
+		return;
+	snprintf(s->notes + len, sizeof(s->notes) - len, "%s\n", note);
+}
 
-		if (!l) {
-			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(progs[i]),
-				 strerror(errno));
+static bool have_tp(struct btf *vmlinux, const char *tp)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+}
+
+/* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
+static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
+{
+	const char *hide = getenv("XLPROBE_TEST_HIDE_TP") ?: "";
+	struct bpf_program *p;
+
+	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
+	for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
+		const struct opt_prog *o = &optional_progs[i];
+		bool ok = true;
+
+		for (int k = 0; k < 3 && o->tps[k]; k++)
+			ok &= have_tp(vmlinux, o->tps[k]) && strcmp(hide, o->tps[k]);
+		if (ok)
+			continue;
+		p = bpf_object__find_program_by_name(s->skel->obj, o->name);
+		if (p)
+			bpf_program__set_autoload(p, false);
+		*wanted &= ~o->feature;
+		add_note(s, o->note);
+	}
+	/* never attached: tests drive it with bpf_prog_test_run_opts */
+	bpf_program__set_autoload(s->skel->progs.xlp_selftest, false);
+}
+
+static bool is_manual(const struct bpf_program *p)
+{
+	enum bpf_prog_type t = bpf_program__type(p);
+
+	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL;
+}
+
+static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, s->skel->obj)
+	{
+		const char *name = bpf_program__name(p);
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p) || is_manual(p))
+			continue;
+		l = bpf_program__attach(p);
+		if (l) {
+			s->links[s->nlinks++] = l;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
+			if (strcmp(optional_progs[i].name, name))
+				continue;
+			/* optional: say what is missing, record without it */
+			add_note(s, optional_progs[i].note);
+			wanted &= ~optional_progs[i].feature;
+			name = NULL;
+			break;
+		}
+		if (name) {
+			snprintf(err, errlen, "cannot attach %s: %s", name, strerror(errno));
 			return -errno;
 		}
-		s->links[s->nlinks++] = l;
 	}
-	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES;
+	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | wanted;
 	return 0;
+}
+
+/* Seeds every CPU's frequency from cpufreq sysfs; none: frequency unknown. */
+static void seed_frequencies(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.cpu_freq), seeded = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t now = xlp_now_ns();
+
+	for (uint32_t cpu = 0; cpu < (uint32_t)ncpu && cpu < 1024; cpu++) {
+		struct xlp_cpufreq f = { .since = now };
+		unsigned long long khz;
+		char path[96];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq",
+			 cpu);
+		fp = fopen(path, "r");
+		if (!fp)
+			continue;
+		if (fscanf(fp, "%llu", &khz) == 1 && khz) {
+			f.khz = khz;
+			seeded += !bpf_map_update_elem(fd, &cpu, &f, BPF_ANY);
+		}
+		fclose(fp);
+	}
+	if (seeded)
+		s->features |= XLP_FEAT_CPUFREQ;
+	else
+		add_note(s, "CPU frequency: unavailable (no cpufreq driver)");
 }
 
 int session__open(const struct session_opts *opts, struct session **out, char *err, size_t errlen)
 {
 	struct btf *vmlinux = NULL;
+	uint32_t wanted = 0;
 	struct session *s;
 	int err_ = 0;
 
@@ -139,6 +267,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 		goto cleanup;
 	}
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
+	select_programs(s, vmlinux, &wanted);
 	if (opts->ringbuf_bytes)
 		bpf_map__set_max_entries(s->skel->maps.rb, opts->ringbuf_bytes);
 	err_ = xlprobe_bpf__load(s->skel);
@@ -152,7 +281,8 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	err_ = map_tracked(s, err, errlen);
 	if (err_)
 		goto cleanup;
-	err_ = attach_sched(s, err, errlen);
+	seed_frequencies(s);
+	err_ = attach_programs(s, wanted, err, errlen);
 	if (err_)
 		goto cleanup;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rb), rb_cb, s, NULL);
@@ -329,14 +459,25 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
 	return 0;
 }
 
+/* The reason a sleep in progress would most likely get (bpf/reasons.bpf.h
+ * decides at the syscall's exit, which has not happened yet). */
+static uint32_t reason_guess(const struct xlp_thread *t)
+{
+	if (!t->sys_nr1)
+		return t->wait_reason >= XLP_C_DISK && t->wait_reason <= XLP_C_OTHER ? t->wait_reason :
+										       XLP_C_OTHER;
+	if (t->sys_class >= XLP_C_DISK && t->sys_class <= XLP_C_TIMER)
+		return t->sys_class;
+	return t->sys_class == XLP_SC_FUTEX ? XLP_C_LOCK : XLP_C_OTHER;
+}
+
 /* Same accounting as thread_account() in bpf/xlprobe.bpf.h, for the open
  * interval of a thread still alive when recording stops. */
-static void close_interval(__u64 *c, uint32_t state, uint32_t reason, uint64_t ts,
-			   uint64_t now)
+static void close_interval(__u64 *c, const struct xlp_thread *t, uint64_t now)
 {
-	uint64_t d = now > ts ? now - ts : 0;
+	uint64_t d = now > t->ts ? now - t->ts : 0;
 
-	switch (state) {
+	switch (t->state) {
 	case XLP_T_RUNNING:
 		c[XLP_C_CPU_RUN] += d;
 		break;
@@ -345,10 +486,11 @@ static void close_interval(__u64 *c, uint32_t state, uint32_t reason, uint64_t t
 		break;
 	case XLP_T_SLEEP_S:
 	case XLP_T_SLEEP_D:
-		c[state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D] += d;
-		c[reason >= XLP_C_DISK && reason <= XLP_C_OTHER ? reason : XLP_C_OTHER] += d;
+		c[t->state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D] += d;
+		c[reason_guess(t)] += d;
 		break;
 	}
+	c[reason_guess(t)] += t->pending;
 }
 
 static void read_comm(const char *path, char *comm)
@@ -378,7 +520,7 @@ static int emit_live_thread(struct session *s, const struct xlp_thread *t, uint6
 	r.first_ns = t->first_ns;
 	r.last_ns = now;
 	memcpy(r.tot, t->c, sizeof(r.tot));
-	close_interval(r.tot, t->state, t->wait_reason, t->ts, now);
+	close_interval(r.tot, t, now);
 	return s->on_record(s->ctx, &r.h);
 }
 

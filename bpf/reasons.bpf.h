@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Why a thread sleeps: every sleep interval gets exactly one reason among
+ * disk, net, ipc, lock, timer and other. Witnesses, in order of trust:
+ *   1. the syscall the thread sleeps in and the type of its fd (resolved
+ *      from task->files at the first block of the syscall): a read on a
+ *      socket of family AF_INET is network whoever wakes it;
+ *   2. the waker (bpf/waker.bpf.c): an expiring hrtimer, the NET or BLOCK
+ *      softirq, a thread of our own or of another process, a kernel thread;
+ *      with block requests in flight, a kernel-context wakeup is I/O;
+ *   3. the sleep state: uninterruptible outside a syscall is a page fault
+ *      waiting for I/O.
+ * Sleeps inside a syscall get their reason at sys_exit, where the return
+ * value tells a poll timeout (0) from data. The helpers take scalars so
+ * that bpf/selftest.bpf.c can drive them with bpf_prog_test_run_opts.
+ */
+#ifndef XLP_REASONS_BPF_H
+#define XLP_REASONS_BPF_H
+
+#include "xlprobe.bpf.h"
+#include "syscalls.bpf.h"
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define S_IFREG 0100000
+#define S_IFBLK 0060000
+#define S_IFCHR 0020000
+#define S_IFIFO 0010000
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define PF_KTHREAD 0x00200000
+#define TF_ONE_WAY 0x01
+
+static __always_inline bool name_has(const char *buf, const char *word, int wlen)
+{
+	for (int i = 0; i < 4; i++) {
+		bool match = true;
+
+		for (int j = 0; j < wlen; j++) {
+			if (buf[i + j] != word[j]) {
+				match = false;
+				break;
+			}
+		}
+		if (match)
+			return true;
+	}
+	return false;
+}
+
+/* The reason an fd's type implies, or XLP_SC_WAKER when it implies none. */
+static __always_inline __u32 fd_class(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **arr, *f = NULL;
+	struct socket *sock;
+	char name[16] = {};
+	__u16 family;
+	umode_t mode;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return XLP_SC_WAKER;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), arr + fd);
+	if (!f)
+		return XLP_SC_WAKER;
+	mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
+	if (mode == S_IFREG || mode == S_IFBLK)
+		return XLP_C_DISK;
+	if (mode == S_IFIFO)
+		return XLP_C_IPC;
+	if (mode == S_IFSOCK) {
+		sock = BPF_CORE_READ(f, private_data);
+		family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+		if (family == AF_UNIX)
+			return XLP_C_IPC;
+		if (family == AF_INET || family == AF_INET6)
+			return XLP_C_NET;
+		return XLP_SC_WAKER;
+	}
+	/* binder devices (binder, hwbinder, vndbinder) and timerfd by name:
+	 * neither has a type of its own in i_mode */
+	bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(f, f_path.dentry, d_name.name));
+	if (mode == S_IFCHR && name_has(name, "binder", 6))
+		return XLP_C_IPC;
+	if (name_has(name, "[timerfd", 8))
+		return XLP_C_TIMER;
+	return XLP_SC_WAKER;
+}
+
+static __always_inline __u32 futex_class(__u64 op)
+{
+	/* FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI,
+	 * FUTEX_LOCK_PI2, without the PRIVATE / CLOCK_REALTIME flags */
+	switch (op & 127) {
+	case 0:
+	case 6:
+	case 9:
+	case 11:
+	case 13:
+		return XLP_SC_FUTEX;
+	}
+	return XLP_SC_WAKER;
+}
+
+/* Classifies the syscall a thread is about to sleep in (task = current). */
+static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_thread *t)
+{
+	long nr = (long)t->sys_nr1 - 1;
+	int fd0 = -1;
+
+	if (sc_is_fd_io(nr))
+		return fd_class(task, (int)t->sys_arg0);
+	if (sc_is_disk(nr))
+		return XLP_C_DISK;
+	if (sc_is_timer(nr))
+		return XLP_C_TIMER;
+	if (sc_is_ipc(nr))
+		return XLP_C_IPC;
+	if (nr == XLP_NR_futex)
+		return futex_class(t->sys_arg1);
+	if (nr == XLP_NR_futex_waitv)
+		return XLP_SC_FUTEX;
+	if (nr == XLP_NR_flock || (nr == XLP_NR_fcntl && (t->sys_arg1 == 7 || t->sys_arg1 == 38)))
+		return XLP_C_LOCK; /* F_SETLKW, F_OFD_SETLKW */
+	if (sc_is_poll(nr)) {
+		t->sys_flags |= XLP_SYS_POLL;
+		/* poll/ppoll: the first pollfd's fd stands for the set */
+		if (sc_has_pollfds(nr) && t->sys_arg1 &&
+		    !bpf_probe_read_user(&fd0, sizeof(fd0), (void *)t->sys_arg0))
+			return fd_class(task, fd0);
+	}
+	return XLP_SC_WAKER;
+}
+
+/* What the waker alone says. */
+static __always_inline __u32 waker_reason(struct xlp_thread *t)
+{
+	switch (t->waker_kind) {
+	case XLP_W_OTHER_PROC:
+		return XLP_C_IPC;
+	case XLP_W_TIMER:
+		return XLP_C_TIMER;
+	case XLP_W_NET:
+		return XLP_C_NET;
+	case XLP_W_BLOCK:
+		return XLP_C_DISK;
+	}
+	return XLP_C_OTHER;
+}
+
+/* Reason of the sleeps of the syscall that ends now (has_ret: ret valid). */
+static __always_inline __u32 sys_reason(struct xlp_thread *t, long ret, bool has_ret)
+{
+	__u32 cls = t->sys_class;
+
+	if (t->binder_wait)
+		return XLP_C_IPC;
+	if ((t->sys_flags & XLP_SYS_POLL) && has_ret && ret == 0)
+		return XLP_C_TIMER; /* the poll timed out */
+	if (cls >= XLP_C_DISK && cls <= XLP_C_TIMER)
+		return cls;
+	if (cls == XLP_SC_FUTEX)
+		/* a futex shared with another process is IPC, not a lock of ours */
+		return t->waker_kind == XLP_W_OTHER_PROC ? XLP_C_IPC : XLP_C_LOCK;
+	return waker_reason(t);
+}
+
+/* Reason of a sleep outside any syscall, decided at its wakeup. */
+static __always_inline __u32 nosys_reason(struct xlp_thread *t)
+{
+	__u32 r = waker_reason(t);
+
+	/* uninterruptible with no syscall: a page fault (or swap-in) waiting
+	 * for the disk, unless the waker says otherwise */
+	if (t->state == XLP_T_SLEEP_D && r == XLP_C_OTHER)
+		return XLP_C_DISK;
+	return r;
+}
+
+static __always_inline void note_ipc_peer(struct xlp_thread *t)
+{
+	if (t->binder_wait && t->binder_peer) {
+		t->ipc_peer_pid = t->binder_peer;
+		__builtin_memset(t->ipc_peer_comm, 0, sizeof(t->ipc_peer_comm));
+	} else if (t->waker_kind == XLP_W_OTHER_PROC) {
+		t->ipc_peer_pid = t->waker_pid;
+		__builtin_memcpy(t->ipc_peer_comm, t->waker_comm, sizeof(t->ipc_peer_comm));
+	}
+}
+
+/* ---- events, as scalars ---- */
+
+static __always_inline void ev_sys_enter(struct xlp_thread *t, long nr, __u64 a0, __u64 a1)
+{
+	t->sys_nr1 = (__u32)(nr + 1);
+	t->sys_class = XLP_SC_UNRESOLVED;
+	t->sys_flags = 0;
+	t->sys_arg0 = a0;
+	t->sys_arg1 = a1;
+	t->pending = 0;
+}
+
+static __always_inline void ev_sys_exit(struct xlp_thread *t, struct xlp_proc *p, long ret,
+					bool has_ret)
+{
+	if (t->pending) {
+		__u32 r = sys_reason(t, ret, has_ret);
+
+		ctr_add(t, p, r, t->pending);
+		if (r == XLP_C_IPC)
+			note_ipc_peer(t);
+		t->pending = 0;
+	}
+	if (t->binder_wait == 2)
+		t->binder_wait = 0;
+	t->sys_nr1 = 0;
+}
+
+/* Switch-out into a sleep state; task is current (NULL in self-tests, where
+ * the class was given at ev_sys_enter). */
+static __always_inline void ev_block(struct xlp_thread *t, struct task_struct *task, bool d_state)
+{
+	t->c[XLP_C_NVCSW]++;
+	t->state = d_state ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
+	t->waker_kind = XLP_W_NONE;
+	if (t->sys_nr1 && t->sys_class == XLP_SC_UNRESOLVED && task)
+		t->sys_class = sys_class_of(task, t);
+	t->wait_reason = XLP_C_OTHER;
+}
+
+static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid)
+{
+	/* a kernel-context wakeup with our block requests in flight is their
+	 * completion (loop devices complete from a kworker, virtio-blk from
+	 * its interrupt) */
+	if (t->blk_inflight && kind >= XLP_W_KTHREAD && kind != XLP_W_TIMER && kind != XLP_W_NET)
+		kind = XLP_W_BLOCK;
+	t->waker_kind = kind;
+	t->waker_pid = pid;
+}
+
+static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
+{
+	if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
+		return;
+	if (!t->sys_nr1 && (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)) {
+		t->wait_reason = nosys_reason(t);
+		if (t->wait_reason == XLP_C_IPC)
+			note_ipc_peer(t);
+	}
+	thread_account(t, p, now);
+	t->state = XLP_T_RUNNABLE;
+}
+
+static __always_inline void ev_binder_txn(struct xlp_thread *t, bool reply, __u32 flags,
+					  __u32 to_pid)
+{
+	if (reply || (flags & TF_ONE_WAY))
+		return;
+	t->binder_wait = 1;
+	t->binder_peer = to_pid;
+	t->c[XLP_C_BINDER_TXN]++;
+}
+
+static __always_inline void ev_binder_recv(struct xlp_thread *t)
+{
+	/* the reply (or a nested incoming call) arrived: the wait is over
+	 * once the ioctl returns; sys_exit still sees binder_wait for it */
+	t->binder_wait = t->sys_nr1 ? 2 : 0;
+}
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Never attached: tests run it with bpf_prog_test_run_opts to drive the
+ * same accounting helpers the tracepoint programs use, with synthetic
+ * events this machine cannot produce (frequency changes, binder).
+ */
+#include "reasons.bpf.h"
+
+SEC("syscall")
+int xlp_selftest(struct xlp_selftest *a)
+{
+	__u32 tid = a->tid;
+	struct xlp_thread *t;
+	struct xlp_proc *p;
+
+	if (a->op == XLP_ST_FREQ_SET) {
+		freq_set(a->cpu, (__u64)a->arg, a->now);
+		return 0;
+	}
+	if (a->op == XLP_ST_FREQ_INTEGRAL) {
+		a->out = freq_integral(a->cpu, a->now);
+		return 0;
+	}
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t)
+		return -1;
+	p = proc_get(t);
+	switch (a->op) {
+	case XLP_ST_SWITCH_OUT:
+		thread_account(t, p, a->now);
+		ev_block(t, NULL, a->arg == XLP_T_SLEEP_D);
+		break;
+	case XLP_ST_SWITCH_IN:
+		thread_account(t, p, a->now);
+		t->last_cpu = a->cpu;
+		t->freq_at_in = freq_integral(a->cpu, a->now);
+		t->state = XLP_T_RUNNING;
+		break;
+	case XLP_ST_WAKE:
+		ev_waker(t, (__u32)a->arg, (__u32)a->arg2);
+		ev_wakeup(t, p, a->now);
+		break;
+	case XLP_ST_SYS_ENTER:
+		ev_sys_enter(t, a->arg, 0, 0);
+		t->sys_class = (__u32)a->arg2;
+		break;
+	case XLP_ST_SYS_EXIT:
+		ev_sys_exit(t, p, a->arg, true);
+		break;
+	case XLP_ST_BINDER_TXN:
+		ev_binder_txn(t, a->arg, (__u32)a->arg2, (__u32)a->arg3);
+		break;
+	case XLP_ST_BINDER_RECV:
+		ev_binder_recv(t);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}

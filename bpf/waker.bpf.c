@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Who wakes a traced thread: the second witness of why it slept.
+ * sched_waking runs in the waker's context (sched_wakeup often runs on the
+ * idle task of the target CPU). In interrupt context "current" is whatever
+ * task was interrupted, so the CPU's context is tracked from the irq,
+ * softirq and hrtimer tracepoints, KUtrace-style: an expiring hrtimer is a
+ * timer, the NET softirqs are the network, the BLOCK softirq is I/O.
+ */
+#include "reasons.bpf.h"
+
+#define NET_TX_SOFTIRQ 2
+#define NET_RX_SOFTIRQ 3
+#define BLOCK_SOFTIRQ 4
+
+static __always_inline struct xlp_irqctx *ctx_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&irqctx, &zero);
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(xlp_irq_entry, int irq, struct irqaction *action)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c)
+		c->hardirq++;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(xlp_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c && c->hardirq)
+		c->hardirq--;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(xlp_softirq_entry, unsigned int vec)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c)
+		c->softirq = vec + 1;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(xlp_softirq_exit, unsigned int vec)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c)
+		c->softirq = 0;
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(xlp_hrtimer_entry, struct hrtimer *timer, ktime_t *now)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c)
+		c->hrtimer++;
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(xlp_hrtimer_exit, struct hrtimer *timer)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c && c->hrtimer)
+		c->hrtimer--;
+	return 0;
+}
+
+static __always_inline __u32 waker_kind(struct task_struct *p, struct task_struct *cur)
+{
+	struct xlp_irqctx *c = ctx_get();
+
+	if (c && c->hrtimer)
+		return XLP_W_TIMER;
+	if (c && c->hardirq)
+		return XLP_W_HARDIRQ;
+	if (c && c->softirq) {
+		__u32 vec = c->softirq - 1;
+
+		if (vec == NET_RX_SOFTIRQ || vec == NET_TX_SOFTIRQ)
+			return XLP_W_NET;
+		if (vec == BLOCK_SOFTIRQ)
+			return XLP_W_BLOCK;
+		return XLP_W_SOFTIRQ;
+	}
+	if (!cur->pid || (cur->flags & PF_KTHREAD))
+		return XLP_W_KTHREAD;
+	return cur->tgid == p->tgid ? XLP_W_SAME_PROC : XLP_W_OTHER_PROC;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(xlp_sched_waking, struct task_struct *p)
+{
+	struct xlp_thread *t = thread_get(p->pid);
+	struct task_struct *cur;
+	__u32 kind;
+
+	if (!t)
+		return 0;
+	cur = bpf_get_current_task_btf();
+	kind = waker_kind(p, cur);
+	ev_waker(t, kind, cur->tgid);
+	if (kind == XLP_W_OTHER_PROC)
+		bpf_probe_read_kernel_str(t->waker_comm, sizeof(t->waker_comm),
+					  cur->group_leader->comm);
+	return 0;
+}

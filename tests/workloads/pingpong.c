@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pingpong: a byte bounced through two pipes, for the overhead benchmark.
+ * Every round trip is two context switches on one CPU, so the tracer's
+ * per-event cost shows up as a ratio of ns per round trip.
+ *
+ *   pingpong [--roundtrips N] [--cpu C] [--procs] [--wait-signal]
+ *
+ * N round trips (default 200000) between the main thread and an "echo"
+ * thread, or with --procs a child process "pingpong_echo". Both sides are
+ * pinned to CPU C (default 0; -1: no pinning). Each round trip is one call
+ * of roundtrip(), a function with an ordinary prologue that a tracer may
+ * mark. --wait-signal prints "READY <pid>" and waits for SIGUSR1 first.
+ *
+ * stdout: ROUNDTRIPS <N> <elapsed_ns> <ns_per_rt>
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Functions a tracer marks: real symbols, never inlined or cloned. */
+#define MARKED __attribute__((noinline, noipa, used))
+
+struct opts {
+	long roundtrips;
+	int cpu;
+	bool procs;
+	bool wait_signal;
+};
+
+static struct opts o = {.roundtrips = 200000, .cpu = 0};
+static int ping[2], pong[2]; /* main -> echo, echo -> main */
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* false on EOF */
+static bool xfer(int rd, int wr, char *c)
+{
+	ssize_t n;
+
+	while ((n = read(rd, c, 1)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		die("read");
+	if (n == 0)
+		return false;
+	while ((n = write(wr, c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		die("write");
+	return true;
+}
+
+MARKED void roundtrip(void)
+{
+	char c = 'p';
+
+	if (write(ping[1], &c, 1) != 1)
+		die("write");
+	if (read(pong[0], &c, 1) != 1)
+		die("read");
+}
+
+/* The echo side: answers every byte until main closes its pipe. */
+static void echo_loop(void)
+{
+	char c;
+
+	pin_self(o.cpu);
+	while (xfer(ping[0], pong[1], &c))
+		;
+}
+
+static void *echo_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), "echo");
+	echo_loop();
+	return NULL;
+}
+
+static pid_t start_echo_process(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "pingpong_echo");
+		close(ping[1]);
+		close(pong[0]);
+		echo_loop();
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+	return pid;
+}
+
+static void wait_for_start(void)
+{
+	sigset_t set;
+	int sig;
+
+	if (!o.wait_signal)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	printf("READY %d\n", getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_val = i + 1 < argc;
+
+		if (!strcmp(a, "--roundtrips") && has_val) {
+			o.roundtrips = atol(argv[++i]);
+		} else if (!strcmp(a, "--cpu") && has_val) {
+			o.cpu = atoi(argv[++i]);
+		} else if (!strcmp(a, "--procs")) {
+			o.procs = true;
+		} else if (!strcmp(a, "--wait-signal")) {
+			o.wait_signal = true;
+		} else {
+			fprintf(stderr, "usage: pingpong [--roundtrips N] [--cpu C] [--procs] "
+					"[--wait-signal]\n");
+			exit(2);
+		}
+	}
+	if (o.roundtrips < 1)
+		o.roundtrips = 1;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t echo;
+	pid_t child = 0;
+	sigset_t usr1;
+	uint64_t t0;
+
+	parse_args(argc, argv);
+	/* blocked before the echo thread exists, so sigwait() gets it */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (pipe(ping) || pipe(pong))
+		die("pipe");
+	if (o.procs)
+		child = start_echo_process();
+	else if (pthread_create(&echo, NULL, echo_thread, NULL))
+		die("pthread_create");
+	pin_self(o.cpu);
+	wait_for_start();
+
+	t0 = now_ns();
+	for (long i = 0; i < o.roundtrips; i++)
+		roundtrip();
+	t0 = now_ns() - t0;
+
+	close(ping[1]); /* the echo side sees EOF and ends */
+	if (o.procs)
+		waitpid(child, NULL, 0);
+	else
+		pthread_join(echo, NULL);
+	printf("ROUNDTRIPS %ld %llu %.1f\n", o.roundtrips, (unsigned long long)t0,
+	       (double)t0 / o.roundtrips);
+	return 0;
+}
