@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "commands.h"
 #include "synth.h"
 
 struct synth {
@@ -344,6 +349,12 @@ static int gen_run(struct gen *g, bool slow, uint32_t pid, uint64_t t0, uint64_t
 		else
 			ctr_add(main_incl, c);
 	}
+	if (slow && g->sc->unmarked) { /* e.g. a loop in the interaction's own code */
+		uint64_t x = (uint64_t)(1e6 * (g->sc->extra_ms ? g->sc->extra_ms : 25));
+
+		o.cpu_run += (double)x;
+		t += x;
+	}
 	synth__counters(&o, own);
 	ctr_add(main_incl, own);
 	ctr_add(proc, own);
@@ -421,7 +432,10 @@ int synth__scenario(const struct synth_scenario *sc)
 	for (unsigned f = 0; f < SYNTH_NFUNCS; f++)
 		funcs[nf++] = (struct synth_func){ SYNTH_BINARY, synth_func_names[f], false };
 	g.freq = feat & XLP_FEAT_CPUFREQ;
-	pick_slow(&g.r, n, sc->factor == SYNTH_NONE && !sc->bg_disk ? 0 : (unsigned)lround(frac * n),
+	pick_slow(&g.r, n,
+		  sc->factor == SYNTH_NONE && !sc->bg_disk && !sc->unmarked
+			  ? 0
+			  : (unsigned)lround(frac * n),
 		  slow);
 	err = synth__open(sc->path, feat, sc->launches ? n : 0, funcs, nf, &g.s);
 	if (err)
@@ -436,4 +450,60 @@ int synth__scenario(const struct synth_scenario *sc)
 cleanup:
 	free(slow);
 	return err;
+}
+
+/* Points fd at a temporary file; returns the saved descriptor. */
+static int capture(int fd, FILE **tmpf)
+{
+	int saved;
+
+	fflush(stdout);
+	fflush(stderr);
+	*tmpf = tmpfile();
+	if (!*tmpf)
+		return -1;
+	saved = dup(fd);
+	dup2(fileno(*tmpf), fd);
+	return saved;
+}
+
+static void restore(int fd, int saved, FILE *tmpf, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, fd);
+		close(saved);
+	}
+	if (buf && len) {
+		if (tmpf) {
+			rewind(tmpf);
+			n = fread(buf, 1, len - 1, tmpf);
+		}
+		buf[n] = 0;
+	}
+	if (tmpf)
+		fclose(tmpf);
+}
+
+int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...)
+{
+	char *argv[64] = { "report" };
+	int argc = 1, rc, saved_out, saved_err;
+	FILE *tmp_out = NULL, *tmp_err = NULL;
+	va_list ap;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a && argc < 63; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	saved_out = capture(1, &tmp_out);
+	saved_err = capture(2, &tmp_err);
+	rc = cmd_report(argc, argv);
+	restore(2, saved_err, tmp_err, err, errlen);
+	restore(1, saved_out, tmp_out, out, outlen);
+	return rc;
 }

@@ -75,6 +75,7 @@ struct synth_scenario {
 	enum synth_factor factor;
 	bool launches; /* --repeat style: launch and process records */
 	bool bg_disk; /* an unmarked thread does heavy disk I/O in the slow runs */
+	bool unmarked; /* the slow runs' extra time is in no marked function */
 	double extra_ms; /* 0: 25 ms added to the slowed function */
 	uint64_t seed;
 	bool truncate; /* no footer */
@@ -83,5 +84,12 @@ struct synth_scenario {
 
 /* Writes the scenario's trace. Negative errno on error. */
 int synth__scenario(const struct synth_scenario *sc);
+
+/*
+ * Runs "xlprobe report ARG..." in this process (cmd_report), arguments
+ * NULL-terminated; what it printed on stdout goes to out (may be NULL),
+ * on stderr to err. Returns its exit status.
+ */
+int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
 
 #endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * PerfProbe's two-step diagnosis (ICDCS'19 section IV) on a dataset:
+ * labels (slow / fast runs), step 1 critical functions, step 2 resource
+ * factors of each critical function, and the whole-run baseline of
+ * section V-D. The result is plain read-only data for the report writers.
+ */
+#ifndef XLP_ANALYSIS_H
+#define XLP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dataset.h"
+#include "dtree.h"
+#include "labels.h"
+
+/* Resource features of step 2 (order = tie-break order). */
+enum xa_feat {
+	XA_CPU_RUN = 0,
+	XA_CPU_WAIT,
+	XA_CPU_FREQ, /* average kHz while on CPU */
+	XA_SLEEP_S,
+	XA_SLEEP_D,
+	XA_DISK,
+	XA_NET,
+	XA_IPC,
+	XA_LOCK,
+	XA_TIMER,
+	XA_OTHER,
+	XA_NFEAT,
+};
+
+const char *xa_feat_name(enum xa_feat f);
+bool xa_feat_is_time(enum xa_feat f);
+
+struct analysis_opts {
+	struct label_rule rule;
+	unsigned top_k; /* candidates: union of every run's top-K functions */
+	struct dtree_params tree;
+	double sig_frac; /* significance: fraction of the median latency / function time */
+	unsigned min_runs; /* fewer runs: no diagnosis */
+	double min_cover; /* a precondition must hold for this fraction of the slow runs */
+	/*
+	 * With the automatic rules (sigma, Otsu) some runs are always "slow";
+	 * they are only a slowdown to explain when their median latency exceeds
+	 * the fast runs' by this fraction (PerfProbe diagnoses tails that double
+	 * the latency, and slowdowns of at least 50 %, section V-E).
+	 */
+	double min_slowdown;
+};
+
+#define ANALYSIS_OPTS_DEFAULT                                                                      \
+	{                                                                                          \
+		.rule = { .kind = LABEL_SIGMA, .k = 1 }, .top_k = 10,                              \
+		.tree = DTREE_PARAMS_DEFAULT, .sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1,  \
+		.min_slowdown = 0.2                                                                \
+	}
+
+enum xa_status {
+	XA_OK = 0, /* at least one slowdown precondition */
+	XA_FEW_RUNS, /* fewer than min_runs runs */
+	XA_NONE_SLOW, /* no run is slow */
+	XA_ALL_SLOW, /* no run is fast */
+	XA_NO_PRECOND, /* slow runs, but no precondition found (or not slow enough) */
+};
+
+/* One relevant resource factor and its evidence. */
+struct xa_factor {
+	enum xa_feat feat;
+	bool gt; /* slow when value > threshold (else <=) */
+	double threshold; /* ns, or kHz for cpu_freq */
+	double slow_median, fast_median;
+	uint32_t slow_hits, fast_hits; /* slow / fast samples on the slow side */
+	uint32_t nslow, nfast;
+	bool from_freq_check; /* cpu_run replaced by cpu_freq: same cycles, slower CPU */
+};
+
+/* Step 2 (or the baseline): a tree on resource features. */
+struct xa_step2 {
+	uint32_t samples, nslow, nfast;
+	bool avail[XA_NFEAT]; /* measured (cpu_freq needs a cpufreq driver) */
+	bool used[XA_NFEAT]; /* given to the tree */
+	double slow_median[XA_NFEAT], fast_median[XA_NFEAT];
+	double time_slow_median, time_fast_median; /* the function's time / run latency */
+	enum xa_feat featmap[XA_NFEAT]; /* tree feature index -> feature */
+	size_t nused;
+	struct dtree *tree;
+	struct xa_factor *factors;
+	size_t nfactors;
+};
+
+struct xa_peer {
+	bool found;
+	uint32_t pid, count;
+	char comm[XLP_COMM_LEN];
+};
+
+struct xa_critical {
+	uint32_t func; /* dataset function */
+	bool gt;
+	double threshold_ns;
+	struct xa_step2 s2;
+	struct xa_peer peer; /* most frequent IPC waker in slow samples */
+};
+
+struct xa_cond {
+	uint32_t func;
+	bool gt, slow_side;
+	double threshold_ns;
+};
+
+struct xa_precond {
+	struct xa_cond *conds;
+	size_t ncond;
+	uint32_t slow_runs, runs; /* at the leaf */
+};
+
+/* Per-function table row (medians over the runs where it ran). */
+struct xa_func_row {
+	uint32_t func;
+	uint32_t runs;
+	double time_median, time_slow_median, time_fast_median;
+	double median[XA_NFEAT];
+};
+
+struct xa_result {
+	enum xa_status status;
+	bool insignificant; /* XA_NO_PRECOND because the slow runs are barely slower */
+	double min_slowdown;
+	struct label_rule rule;
+	struct label_summary lab;
+	uint8_t *slow; /* per run */
+	uint32_t features; /* XLP_FEAT_* common to all files */
+	/* step 1 */
+	uint32_t *cand; /* tree feature index -> function */
+	size_t ncand;
+	struct dtree *tree;
+	struct xa_precond *pre;
+	size_t npre, npre_dropped; /* dropped: leaves covering too few slow runs */
+	struct xa_critical *crit;
+	size_t ncrit;
+	/* baseline (section V-D) */
+	bool has_base;
+	struct xa_step2 base;
+	bool agrees;
+	/* functions by median time */
+	struct xa_func_row *rows;
+	size_t nrows;
+	char verdict[512];
+};
+
+/* Negative errno, with a one-line reason in err. */
+int analysis__run(const struct dataset *ds, const struct analysis_opts *o,
+		  struct xa_result **out, char *err, size_t errlen);
+void analysis__free(struct xa_result *r); /* accepts NULL */
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Internals shared by the analysis steps. */
+#ifndef XLP_ANALYSIS_IMPL_H
+#define XLP_ANALYSIS_IMPL_H
+
+#include "analysis.h"
+
+/* Feature values of one interval's counter deltas (cpu_freq NAN without CPU time). */
+void xa_ctr_features(const uint64_t *ctr, double *out /* XA_NFEAT */);
+/*
+ * Which features are measured, and which go to the tree: sleep_s/sleep_d
+ * are the sum of the wait reasons and would tie with them, so they replace
+ * the reasons only when the reasons are unknown (no XLP_FEAT_SYSCALLS).
+ */
+void xa_feature_sets(uint32_t features, bool *avail, bool *used);
+
+/* Input of a step-2 tree: one sample per run where the function ran. */
+struct xa_s2_input {
+	size_t n;
+	double *x; /* XA_NFEAT x n, column-major; cpu_freq NANs are imputed in place */
+	const double *cycles; /* n: sum of FREQ_KHZ_NS (work), for the frequency check */
+	const double *time; /* n: the function's time (or the run latency) */
+	const uint8_t *slow; /* n */
+	uint32_t features;
+	double time_ref; /* significance reference: median time of the function */
+};
+
+int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o,
+		 struct xa_step2 *s);
+void xa_step2_release(struct xa_step2 *s);
+
+/* r->cand: union over runs of each run's K longest functions (PerfProbe IV-B). */
+int xa_candidates(const struct dataset *ds, unsigned K, struct xa_result *r);
+/* Step 1 on the candidates: tree, preconditions, critical functions. */
+int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
+
+/* Minimum slow samples a precondition's leaf must hold. */
+uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow);
+
+/* r->verdict from the rest of the result. */
+void xa_verdict(const struct dataset *ds, struct xa_result *r);
+
+#endif

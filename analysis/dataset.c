@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Loading traces into runs x functions (see dataset.h), and accessors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dataset_impl.h"
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
+{
+	const char *sym = symbol ? symbol : "?", *bin = base_name(binary);
+	struct ds_func *f;
+
+	for (size_t i = 0; i < ds->nfuncs; i++)
+		if (!strcmp(ds->funcs[i].symbol, sym) && !strcmp(ds->funcs[i].binary, bin))
+			return (int)i;
+	if (ds->nfuncs == ds->func_cap) {
+		size_t cap = ds->func_cap ? 2 * ds->func_cap : 64;
+		struct ds_func *nf = realloc(ds->funcs, cap * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		ds->funcs = nf;
+		ds->func_cap = cap;
+	}
+	f = &ds->funcs[ds->nfuncs];
+	f->symbol = strdup(sym);
+	f->binary = strdup(bin);
+	f->path = strdup(binary ? binary : "");
+	if (!f->symbol || !f->binary || !f->path) {
+		free(f->symbol);
+		free(f->binary);
+		free(f->path);
+		return -ENOMEM;
+	}
+	return (int)ds->nfuncs++;
+}
+
+/* Windows of the runs and, per pid, the running maximum of their ends. */
+static int set_windows(struct dataset *ds)
+{
+	size_t n = ds->nruns;
+
+	ds->win_lo = malloc(n * sizeof(uint64_t) + 1);
+	ds->win_hi = malloc(n * sizeof(uint64_t) + 1);
+	ds->max_hi = malloc(n * sizeof(uint64_t) + 1);
+	if (!ds->win_lo || !ds->win_hi || !ds->max_hi)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_run *r = &ds->runs[i];
+		bool launch = ds->files[r->file].info.launches;
+		bool first = !i || ds->runs[i - 1].pid != r->pid || ds->runs[i - 1].file != r->file;
+
+		ds->win_lo[i] = launch ? 0 : r->start_ns;
+		ds->win_hi[i] = launch ? UINT64_MAX : r->end_ns;
+		ds->max_hi[i] = ds->win_hi[i];
+		if (!first && ds->max_hi[i - 1] > ds->max_hi[i])
+			ds->max_hi[i] = ds->max_hi[i - 1];
+	}
+	return 0;
+}
+
+static void add_time(void *ctx, size_t run, int32_t slot, const uint64_t *vals, int sign)
+{
+	struct dataset *ds = ctx;
+	size_t k = run * ds->nfuncs + (size_t)slot;
+
+	ds->time[k] += sign > 0 ? vals[XLP_C_WALL] : -vals[XLP_C_WALL];
+	ds->ncalls[k] += sign > 0 ? 1 : -1;
+}
+
+/* Pass 2: every function's time in every run. */
+static int read_times(struct dataset *ds, char *err, size_t errlen)
+{
+	size_t cells = ds->nruns * ds->nfuncs;
+	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
+	struct ds_scan s = { .ds = ds, .slot = slot, .add = add_time, .ctx = ds };
+	int ret = 0;
+
+	if (ds->nfuncs && cells / ds->nfuncs != ds->nruns)
+		cells = SIZE_MAX / 8; /* calloc fails */
+	ds->time = calloc(cells + 1, sizeof(*ds->time));
+	ds->ncalls = calloc(cells + 1, sizeof(*ds->ncalls));
+	if (!slot || !ds->time || !ds->ncalls) {
+		snprintf(err, errlen, "out of memory for %zu runs x %zu functions: analyse fewer "
+			 "traces", ds->nruns, ds->nfuncs);
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t g = 0; g < ds->nfuncs; g++)
+		slot[g] = (int32_t)g;
+	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
+		s.file = fi;
+		ret = ds_scan_file(&s, err, errlen);
+	}
+cleanup:
+	free(slot);
+	return ret;
+}
+
+int dataset__load(const char *const *paths, size_t npaths, const struct dataset_opts *o,
+		  struct dataset **out, char *err, size_t errlen)
+{
+	struct dataset *ds = calloc(1, sizeof(*ds));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!ds || !(ds->files = calloc(npaths + 1, sizeof(*ds->files)))) {
+		snprintf(err, errlen, "out of memory: analyse fewer traces");
+		goto cleanup;
+	}
+	if (o)
+		ds->opts = *o;
+	ds->features = ~0u;
+	for (size_t i = 0; i < npaths; i++, ds->nfiles++) {
+		ds->files[i].path = strdup(paths[i]);
+		ds->files[i].info.path = ds->files[i].path;
+		if (!ds->files[i].path)
+			goto cleanup;
+		ret = ds_read_runs(ds, i, err, errlen);
+		if (ret)
+			goto cleanup;
+	}
+	ret = set_windows(ds);
+	if (ret) {
+		snprintf(err, errlen, "out of memory: analyse fewer traces");
+		goto cleanup;
+	}
+	ret = read_times(ds, err, errlen);
+	if (ret)
+		goto cleanup;
+	*out = ds;
+	ds = NULL;
+cleanup:
+	dataset__free(ds);
+	return ret;
+}
+
+void dataset__free(struct dataset *ds)
+{
+	if (!ds)
+		return;
+	for (size_t i = 0; i < ds->nfiles; i++) {
+		free(ds->files[i].path);
+		free(ds->files[i].interaction);
+		free(ds->files[i].fmap);
+		free(ds->files[i].is_interaction);
+	}
+	for (size_t i = 0; i < ds->nfuncs; i++) {
+		free(ds->funcs[i].symbol);
+		free(ds->funcs[i].binary);
+		free(ds->funcs[i].path);
+	}
+	free(ds->files);
+	free(ds->funcs);
+	free(ds->runs);
+	free(ds->win_lo);
+	free(ds->win_hi);
+	free(ds->max_hi);
+	free(ds->time);
+	free(ds->ncalls);
+	free(ds);
+}
+
+size_t dataset__nruns(const struct dataset *ds)
+{
+	return ds->nruns;
+}
+
+const struct ds_run *dataset__run(const struct dataset *ds, size_t i)
+{
+	return &ds->runs[i];
+}
+
+size_t dataset__nfuncs(const struct dataset *ds)
+{
+	return ds->nfuncs;
+}
+
+const struct ds_func *dataset__func(const struct dataset *ds, size_t f)
+{
+	return &ds->funcs[f];
+}
+
+uint64_t dataset__time(const struct dataset *ds, size_t r, size_t f)
+{
+	return ds->time[r * ds->nfuncs + f];
+}
+
+uint32_t dataset__ncalls(const struct dataset *ds, size_t r, size_t f)
+{
+	return ds->ncalls[r * ds->nfuncs + f];
+}
+
+uint32_t dataset__features(const struct dataset *ds)
+{
+	return ds->nfiles ? ds->features : 0;
+}
+
+const struct ds_drops *dataset__drops(const struct dataset *ds)
+{
+	return &ds->drops;
+}
+
+size_t dataset__nfiles(const struct dataset *ds)
+{
+	return ds->nfiles;
+}
+
+const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i)
+{
+	return &ds->files[i].info;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Trace files -> runs x functions.
+ *
+ * A run (PerfProbe: one execution of an interaction) is
+ *   - an invocation of a function marked XLP_FUNC_INTERACTION: window
+ *     [entry, entry + wall), baseline = the XLP_R_RUN record of the same
+ *     pid, tid and entry (process-wide counter deltas over the run); an
+ *     interaction nested in another one of the same thread is not a run;
+ *   - else, when the trace was recorded with --repeat, a launch
+ *     (XLP_R_LAUNCH): every call of that pid belongs to it, baseline = the
+ *     XLP_R_PROC record of the pid.
+ * The functions of a run are the calls of the run's pid whose entry lies in
+ * the window (any thread; interaction functions excluded). A function's
+ * time in a run is the sum of incl[WALL] over its invocations, without an
+ * invocation nested in another one of the same function on the same
+ * thread (recursion is counted once); with exclusive, the sum of excl[WALL].
+ * Functions are matched across files by (symbol, basename of binary).
+ */
+#ifndef XLP_DATASET_H
+#define XLP_DATASET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+struct dataset_opts {
+	bool exclusive; /* excl[] instead of incl[] (times and resources) */
+};
+
+struct ds_func {
+	char *symbol;
+	char *binary; /* basename */
+	char *path; /* binary as recorded (first file that has the function) */
+};
+
+struct ds_run {
+	uint32_t file;
+	uint32_t pid, tid; /* tid: 0 for a launch */
+	uint64_t start_ns, end_ns;
+	double latency_ns;
+	bool has_base;
+	uint64_t base[XLP_NR_CTR]; /* whole-run process counters */
+};
+
+/* Loss and damage, summed over the files. */
+struct ds_drops {
+	uint64_t stat[XLP_NR_STAT]; /* footer (or last stats record when truncated) */
+	uint64_t lost_by_reader;
+	uint64_t bad_chunks;
+	size_t ntruncated; /* files without a valid footer */
+};
+
+struct ds_file_info {
+	const char *path;
+	uint32_t features; /* XLP_FEAT_* */
+	bool truncated, launches;
+	uint64_t nrecords;
+	size_t nruns;
+	const char *interaction; /* symbol, NULL in launch mode */
+};
+
+struct dataset;
+
+/*
+ * Reads the files (two passes each). On error returns negative errno and
+ * a one-line "cause: fix" message in err.
+ */
+int dataset__load(const char *const *paths, size_t npaths, const struct dataset_opts *o,
+		  struct dataset **out, char *err, size_t errlen);
+void dataset__free(struct dataset *ds); /* accepts NULL */
+
+size_t dataset__nruns(const struct dataset *ds);
+const struct ds_run *dataset__run(const struct dataset *ds, size_t i);
+size_t dataset__nfuncs(const struct dataset *ds);
+const struct ds_func *dataset__func(const struct dataset *ds, size_t f);
+/* Time (ns) of function f in run r; 0 when it did not run. */
+uint64_t dataset__time(const struct dataset *ds, size_t r, size_t f);
+/* Invocations of f counted in run r (recursion counted once). */
+uint32_t dataset__ncalls(const struct dataset *ds, size_t r, size_t f);
+/* XLP_FEAT_* present in every file. */
+uint32_t dataset__features(const struct dataset *ds);
+const struct ds_drops *dataset__drops(const struct dataset *ds);
+size_t dataset__nfiles(const struct dataset *ds);
+const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
+
+/* ---- resource usage of chosen functions (a further pass over the files) ---- */
+
+struct ds_res {
+	uint32_t ncalls; /* 0: the function did not run in this run */
+	uint64_t ctr[XLP_NR_CTR]; /* summed incl[] (excl[] when exclusive) */
+};
+
+/* Who woke the function's threads for IPC waits, per run. */
+struct ds_peer {
+	uint32_t run, pid, count;
+	char comm[XLP_COMM_LEN];
+};
+
+struct resources;
+
+int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t nfuncs,
+		       struct resources **out, char *err, size_t errlen);
+void resources__free(struct resources *r); /* accepts NULL */
+/* k: index into the funcs array given to dataset__resources. */
+const struct ds_res *resources__get(const struct resources *r, size_t k, size_t run);
+size_t resources__npeers(const struct resources *r, size_t k);
+const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_t i);
+
+#endif

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Pass 1 over a trace file: which runs it holds, their whole-run
+ * baselines (PerfProbe section V-D) and what was lost while recording.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dataset_impl.h"
+
+struct cand {
+	uint32_t pid, tid;
+	uint64_t start, end;
+};
+
+struct base_rec {
+	uint32_t pid, tid;
+	uint64_t at; /* entry_ns of the run record, 0 for a process record */
+	size_t seq; /* order in the file: of equal keys the last one wins */
+	uint64_t ctr[XLP_NR_CTR];
+};
+
+struct pass1 {
+	struct cand *cand;
+	size_t ncand, cand_cap;
+	struct base_rec *base;
+	size_t nbase, base_cap;
+	bool have_stats;
+	struct xlp_stats_rec stats; /* the last one: drops of a truncated file */
+	uint64_t nrecords;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	np = realloc(*p, c * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start, uint64_t end)
+{
+	if (grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
+		return -ENOMEM;
+	p->cand[p->ncand++] = (struct cand){ pid, tid, start, end };
+	return 0;
+}
+
+/* ctr: XLP_NR_CTR counters (__u64 in records, copied, never aliased) */
+static int add_base(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t at, const void *ctr)
+{
+	struct base_rec *b;
+
+	if (grow((void **)&p->base, &p->base_cap, p->nbase, sizeof(*p->base)))
+		return -ENOMEM;
+	b = &p->base[p->nbase++];
+	b->pid = pid;
+	b->tid = tid;
+	b->at = at;
+	b->seq = p->nbase - 1;
+	memcpy(b->ctr, ctr, sizeof(b->ctr));
+	return 0;
+}
+
+static int take_record(struct pass1 *p, const struct ds_file *f, const struct xlp_hdr *h)
+{
+	if (h->type == XLP_R_CALL && h->size >= sizeof(struct xlp_call_rec)) {
+		const struct xlp_call_rec *c = (const void *)h;
+
+		if (f->info.launches || c->func_id >= f->nlocal || !f->is_interaction[c->func_id])
+			return 0;
+		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL]);
+	}
+	if (h->type == XLP_R_RUN && h->size >= sizeof(struct xlp_run_rec)) {
+		const struct xlp_run_rec *r = (const void *)h;
+
+		return f->info.launches ? 0 : add_base(p, r->pid, r->tid, r->entry_ns, r->proc);
+	}
+	if (h->type == XLP_R_LAUNCH && h->size >= sizeof(struct xlp_launch_rec)) {
+		const struct xlp_launch_rec *l = (const void *)h;
+
+		return f->info.launches ? add_cand(p, l->pid, 0, l->start_ns, l->end_ns) : 0;
+	}
+	if (h->type == XLP_R_PROC && h->size >= sizeof(struct xlp_proc_rec)) {
+		const struct xlp_proc_rec *r = (const void *)h;
+
+		/* a later record of the same pid (totals at exit) supersedes */
+		return f->info.launches ? add_base(p, r->pid, 0, 0, r->tot) : 0;
+	}
+	if (h->type == XLP_R_STATS && h->size >= sizeof(struct xlp_stats_rec)) {
+		memcpy(&p->stats, h, sizeof(p->stats));
+		p->have_stats = true;
+	}
+	return 0;
+}
+
+static int cmp_cand_nest(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end); /* outer first */
+}
+
+static int cmp_cand_time(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int cmp_base_key(const struct base_rec *x, const struct base_rec *y)
+{
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	const struct base_rec *x = a, *y = b;
+	int c = cmp_base_key(x, y);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* An interaction invoked inside another one on the same thread is part of it. */
+static void drop_nested(struct pass1 *p)
+{
+	size_t kept = 0;
+
+	qsort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_nest);
+	for (size_t i = 0; i < p->ncand; i++) {
+		const struct cand *c = &p->cand[i], *last = kept ? &p->cand[kept - 1] : NULL;
+
+		if (last && last->pid == c->pid && last->tid == c->tid && c->end <= last->end)
+			continue;
+		p->cand[kept++] = *c;
+	}
+	p->ncand = kept;
+	qsort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_time);
+}
+
+/* The last base record with this key (process totals: the latest wins). */
+static const struct base_rec *find_base(const struct pass1 *p, uint32_t pid, uint32_t tid,
+					uint64_t at)
+{
+	size_t lo = 0, hi = p->nbase;
+	struct base_rec key = { .pid = pid, .tid = tid, .at = at };
+
+	while (lo < hi) { /* first element > key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_base_key(&p->base[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && !cmp_base_key(&p->base[lo - 1], &key))
+		return &p->base[lo - 1];
+	return NULL;
+}
+
+static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
+{
+	struct ds_file *f = &ds->files[fi];
+
+	drop_nested(p);
+	qsort(p->base, p->nbase, sizeof(*p->base), cmp_base);
+	f->run_off = ds->nruns;
+	for (size_t i = 0; i < p->ncand; i++) {
+		const struct cand *c = &p->cand[i];
+		const struct base_rec *b;
+		struct ds_run *r;
+
+		if (grow((void **)&ds->runs, &ds->run_cap, ds->nruns, sizeof(*ds->runs)))
+			return -ENOMEM;
+		r = &ds->runs[ds->nruns++];
+		memset(r, 0, sizeof(*r));
+		r->file = (uint32_t)fi;
+		r->pid = c->pid;
+		r->tid = c->tid;
+		r->start_ns = c->start;
+		r->end_ns = c->end;
+		r->latency_ns = (double)(c->end - c->start);
+		b = find_base(p, c->pid, c->tid, f->info.launches ? 0 : c->start);
+		if (b) {
+			r->has_base = true;
+			memcpy(r->base, b->ctr, sizeof(r->base));
+		}
+	}
+	f->nruns = ds->nruns - f->run_off;
+	f->info.nruns = f->nruns;
+	return 0;
+}
+
+/* Local function table -> global one; interactions mark runs, not features. */
+static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_trace_meta *m)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i].id >= n)
+			n = m->funcs[i].id + 1;
+	f->nlocal = n;
+	f->fmap = malloc(n * sizeof(*f->fmap) + 1);
+	f->is_interaction = calloc(n + 1, 1);
+	if (!f->fmap || !f->is_interaction)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		f->fmap[i] = DS_NONE;
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		const struct xlp_func_info *fi = &m->funcs[i];
+		int g;
+
+		if (fi->flags & XLP_FUNC_INTERACTION) {
+			f->is_interaction[fi->id] = 1;
+			if (!f->interaction && !(f->interaction = strdup(fi->symbol ? fi->symbol : "?")))
+				return -ENOMEM;
+			continue;
+		}
+		g = ds_intern_func(ds, fi->symbol, fi->binary);
+		if (g < 0)
+			return g;
+		f->fmap[fi->id] = (uint32_t)g;
+	}
+	f->info.interaction = f->interaction;
+	f->info.launches = !f->interaction;
+	return 0;
+}
+
+static void take_drops(struct dataset *ds, struct trace_reader *r, const struct pass1 *p,
+		       struct ds_file *f)
+{
+	const struct xlp_trace_footer *ft = trace_reader__footer(r);
+	uint64_t stat[XLP_NR_STAT] = { 0 }, lost = 0;
+
+	if (ft) {
+		memcpy(stat, ft->stat, sizeof(stat));
+		lost = ft->lost_by_reader;
+	} else if (p->have_stats) {
+		memcpy(stat, p->stats.stat, sizeof(stat));
+		lost = p->stats.lost_by_reader;
+	}
+	for (int i = 0; i < XLP_NR_STAT; i++)
+		ds->drops.stat[i] += stat[i];
+	ds->drops.lost_by_reader += lost;
+	ds->drops.bad_chunks += trace_reader__bad_chunks(r);
+	f->info.truncated = trace_reader__status(r) != TRACE_COMPLETE;
+	ds->drops.ntruncated += f->info.truncated;
+}
+
+static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds_file *f,
+			char *err, size_t errlen)
+{
+	const struct xlp_hdr *h;
+	int ret;
+
+	while ((ret = trace_reader__next(r, &h)) > 0) {
+		p->nrecords++;
+		ret = take_record(p, f, h);
+		if (ret)
+			break;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s: cannot read: %s: check the file and the disk", f->path,
+			 strerror(-ret));
+	return ret;
+}
+
+/* The one-line reason a file with records has no runs. */
+static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, char *err,
+		    size_t errlen)
+{
+	if (f->interaction)
+		snprintf(err, errlen,
+			 "%s has no runs: the interaction function %s never returned while "
+			 "recording: record longer, or check --interaction",
+			 f->path, f->interaction);
+	else if (m->repeat)
+		snprintf(err, errlen,
+			 "%s has no runs: no launch of the command completed: record again and let "
+			 "the launches finish",
+			 f->path);
+	else
+		snprintf(err, errlen,
+			 "%s has no runs: record with --interaction BINARY:SYMBOL (or --repeat N -- "
+			 "CMD) to mark what a run is",
+			 f->path);
+}
+
+int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
+{
+	struct ds_file *f = &ds->files[fi];
+	struct trace_reader *r = NULL;
+	const struct xlp_trace_meta *m;
+	struct pass1 p = { 0 };
+	char why[256] = "";
+	int ret;
+
+	ret = trace_reader__open(f->path, &r, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", f->path, why[0] ? why : strerror(-ret));
+		goto cleanup;
+	}
+	m = trace_reader__meta(r);
+	f->info.features = m->features;
+	ds->features &= m->features;
+	ret = map_funcs(ds, f, m);
+	if (ret)
+		goto nomem;
+	ret = read_records(r, &p, f, err, errlen);
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret)
+		goto cleanup;
+	take_drops(ds, r, &p, f);
+	f->info.nrecords = p.nrecords;
+	if (!p.nrecords) {
+		snprintf(err, errlen,
+			 "%s is empty (no records): the recording stopped before anything was "
+			 "traced; record again, long enough for at least one run",
+			 f->path);
+		ret = -ENODATA;
+		goto cleanup;
+	}
+	ret = append_runs(ds, fi, &p);
+	if (ret)
+		goto nomem;
+	if (!f->nruns) {
+		no_runs(f, m, err, errlen);
+		ret = -ENODATA;
+	}
+	goto cleanup;
+nomem:
+	snprintf(err, errlen, "%s: out of memory: analyse fewer or smaller traces", f->path);
+cleanup:
+	trace_reader__close(r);
+	free(p.cand);
+	free(p.base);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Performance labels (PerfProbe section IV): every run is slow or fast,
+ * by a rule on the distribution of run latencies.
+ */
+#ifndef XLP_LABELS_H
+#define XLP_LABELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum label_kind {
+	LABEL_SIGMA = 0, /* slow if latency > median + k * sigma (default, k = 1) */
+	LABEL_FIXED, /* slow if latency > a user threshold (--slow 250ms) */
+	LABEL_AUTO, /* 2-class split maximizing between-class variance (Otsu) */
+};
+
+struct label_rule {
+	enum label_kind kind;
+	double k; /* LABEL_SIGMA */
+	double threshold_ns; /* LABEL_FIXED */
+};
+
+struct label_summary {
+	size_t n, nslow;
+	double threshold_ns; /* slow iff latency > threshold_ns */
+	double median_ns, p90_ns, max_ns, mean_ns, sigma_ns;
+	double slow_median_ns, fast_median_ns; /* NAN when the class is empty */
+};
+
+/*
+ * Labels n latencies: slow[i] = 1 when run i is slow. Negative errno
+ * (-EINVAL for n == 0, -ENOMEM).
+ */
+int labels__compute(const double *lat, size_t n, const struct label_rule *rule, uint8_t *slow,
+		    struct label_summary *sum);
+/* Threshold of the Otsu split of sorted values (the midpoint between classes). */
+double labels__otsu(const double *sorted, size_t n);
+/* Short description of the rule, e.g. "median + 1σ", "--slow 250.0 ms", "automatic 2-class split". */
+const char *labels__describe(const struct label_rule *rule, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Report writers: text for a terminal, JSON (schema xlprobe-report/1), HTML. */
+#ifndef XLP_REPORT_H
+#define XLP_REPORT_H
+
+#include <stdio.h>
+#include "analysis.h"
+
+int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r);
+int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r);
+int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r);
+
+/* ---- shared helpers ---- */
+
+/* "41.2 ms", "870 us"; NAN -> "n/a". */
+const char *report__dur(double ns, char *buf, size_t len);
+/* A feature's value: a duration, or "1.20 GHz" for cpu_freq. */
+const char *report__value(enum xa_feat f, double v, char *buf, size_t len);
+/* Loss counters: name and meaning of each, non-zero ones only. */
+struct report_drop {
+	const char *name, *what;
+	uint64_t count;
+};
+size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t max);
+/* What the recording could not measure, one line each ("CPU frequency: unavailable (...)"). */
+size_t report__unavailable(uint32_t features, const char **out, size_t max);
+/* "median + 1σ" etc. */
+const char *report__rule(const struct xa_result *r, char *buf, size_t len);
+
+#endif

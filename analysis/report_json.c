@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * JSON report, schema "xlprobe-report/1" (documented in README.md): the
+ * text report's content, plus every tree whole (nodes, feature statistics
+ * and pruning decisions). Numbers in ns (or kHz for cpu_freq) are rounded
+ * to integers; missing values are null.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include "jsonw.h"
+#include "report.h"
+
+static const char *status_name(enum xa_status s)
+{
+	switch (s) {
+	case XA_OK:
+		return "ok";
+	case XA_FEW_RUNS:
+		return "few_runs";
+	case XA_NONE_SLOW:
+		return "none_slow";
+	case XA_ALL_SLOW:
+		return "all_slow";
+	case XA_NO_PRECOND:
+		return "no_precondition";
+	}
+	return "?";
+}
+
+static void tree_node(struct jsonw *w, const char *key, const struct dtree *t, int i,
+		      const char *const *names)
+{
+	const struct dtree_node *nd = dtree__node(t, (size_t)i);
+
+	jsonw__begin_obj(w, key);
+	jsonw__uint(w, "samples", nd->n);
+	jsonw__uint(w, "slow", nd->nslow);
+	if (nd->feature < 0) {
+		jsonw__bool(w, "leaf", true);
+	} else {
+		jsonw__str(w, "feature", names[nd->feature]);
+		jsonw__num(w, "threshold", nd->threshold);
+		jsonw__str(w, "slow_op", nd->slow_right ? ">" : "<=");
+		jsonw__num(w, "gap", nd->gap);
+		tree_node(w, "le", t, nd->left, names);
+		tree_node(w, "gt", t, nd->right, names);
+	}
+	jsonw__end_obj(w);
+}
+
+/* The whole tree: pruning decisions of every feature, then the nodes. */
+static void tree(struct jsonw *w, const struct dtree *t, const char *const *names)
+{
+	if (!t) {
+		jsonw__null(w, "tree");
+		return;
+	}
+	jsonw__begin_obj(w, "tree");
+	jsonw__begin_arr(w, "features");
+	for (size_t f = 0; f < dtree__nfeatures(t); f++) {
+		const struct dtree_feat_stats *s = dtree__feat_stats(t, f);
+
+		jsonw__begin_obj(w, NULL);
+		jsonw__str(w, "name", names[f]);
+		jsonw__str(w, "pruned", s->pruned ? dtree__prune_name(s->pruned) : NULL);
+		jsonw__num(w, "slow_mean", s->m_slow);
+		jsonw__num(w, "fast_mean", s->m_fast);
+		jsonw__num(w, "p5", s->p5);
+		jsonw__num(w, "p95", s->p95);
+		jsonw__num(w, "relative_difference", s->reldiff);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+	tree_node(w, "root", t, 0, names);
+	jsonw__end_obj(w);
+}
+
+static void factors(struct jsonw *w, const struct xa_step2 *s)
+{
+	jsonw__begin_arr(w, "factors");
+	for (size_t i = 0; i < s->nfactors; i++) {
+		const struct xa_factor *f = &s->factors[i];
+
+		jsonw__begin_obj(w, NULL);
+		jsonw__str(w, "factor", xa_feat_name(f->feat));
+		jsonw__str(w, "op", f->gt ? ">" : "<=");
+		jsonw__round(w, "threshold", f->threshold);
+		jsonw__str(w, "unit", f->feat == XA_CPU_FREQ ? "kHz" : "ns");
+		jsonw__round(w, "slow_median", f->slow_median);
+		jsonw__round(w, "fast_median", f->fast_median);
+		jsonw__uint(w, "separates", f->slow_hits + (f->nfast - f->fast_hits));
+		jsonw__uint(w, "slow_hits", f->slow_hits);
+		jsonw__uint(w, "fast_hits", f->fast_hits);
+		jsonw__uint(w, "slow", f->nslow);
+		jsonw__uint(w, "fast", f->nfast);
+		jsonw__bool(w, "frequency_check", f->from_freq_check);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void breakdown(struct jsonw *w, const struct xa_step2 *s, const char *time_key)
+{
+	jsonw__begin_obj(w, "breakdown");
+	jsonw__begin_obj(w, time_key);
+	jsonw__round(w, "slow_median", s->time_slow_median);
+	jsonw__round(w, "fast_median", s->time_fast_median);
+	jsonw__end_obj(w);
+	for (int k = 0; k < XA_NFEAT; k++) {
+		if (!s->avail[k]) {
+			jsonw__str(w, xa_feat_name(k), "unavailable");
+			continue;
+		}
+		jsonw__begin_obj(w, xa_feat_name(k));
+		jsonw__round(w, "slow_median", s->slow_median[k]);
+		jsonw__round(w, "fast_median", s->fast_median[k]);
+		jsonw__bool(w, "tree_feature", s->used[k]);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_obj(w);
+}
+
+static void step2_tree(struct jsonw *w, const struct xa_step2 *s)
+{
+	const char *names[XA_NFEAT];
+
+	for (size_t i = 0; i < s->nused; i++)
+		names[i] = xa_feat_name(s->featmap[i]);
+	tree(w, s->tree, names);
+}
+
+static void runs(struct jsonw *w, const struct xa_result *r)
+{
+	char rule[64];
+
+	jsonw__begin_obj(w, "runs");
+	jsonw__uint(w, "count", r->lab.n);
+	jsonw__uint(w, "slow", r->lab.nslow);
+	jsonw__uint(w, "fast", r->lab.n - r->lab.nslow);
+	jsonw__str(w, "rule", report__rule(r, rule, sizeof(rule)));
+	jsonw__round(w, "threshold_ns", r->lab.threshold_ns);
+	jsonw__round(w, "median_ns", r->lab.median_ns);
+	jsonw__round(w, "p90_ns", r->lab.p90_ns);
+	jsonw__round(w, "max_ns", r->lab.max_ns);
+	jsonw__round(w, "slow_median_ns", r->lab.slow_median_ns);
+	jsonw__round(w, "fast_median_ns", r->lab.fast_median_ns);
+	jsonw__bool(w, "significant", !r->insignificant);
+	jsonw__end_obj(w);
+}
+
+static void func_id(struct jsonw *w, const struct dataset *ds, uint32_t f)
+{
+	jsonw__str(w, "function", dataset__func(ds, f)->symbol);
+	jsonw__str(w, "binary", dataset__func(ds, f)->binary);
+}
+
+static void preconditions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	jsonw__begin_arr(w, "preconditions");
+	for (size_t i = 0; i < r->npre; i++) {
+		const struct xa_precond *p = &r->pre[i];
+
+		jsonw__begin_obj(w, NULL);
+		jsonw__begin_arr(w, "functions");
+		for (size_t k = 0; k < p->ncond; k++) {
+			jsonw__begin_obj(w, NULL);
+			func_id(w, ds, p->conds[k].func);
+			jsonw__str(w, "op", p->conds[k].gt ? ">" : "<=");
+			jsonw__round(w, "threshold_ns", p->conds[k].threshold_ns);
+			jsonw__bool(w, "critical", p->conds[k].slow_side);
+			jsonw__end_obj(w);
+		}
+		jsonw__end_arr(w);
+		jsonw__uint(w, "slow_runs", p->slow_runs);
+		jsonw__uint(w, "runs", p->runs);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	jsonw__begin_arr(w, "critical_functions");
+	for (size_t i = 0; i < r->ncrit; i++) {
+		const struct xa_critical *c = &r->crit[i];
+
+		jsonw__begin_obj(w, NULL);
+		func_id(w, ds, c->func);
+		jsonw__str(w, "op", c->gt ? ">" : "<=");
+		jsonw__round(w, "threshold_ns", c->threshold_ns);
+		jsonw__uint(w, "samples", c->s2.samples);
+		jsonw__uint(w, "slow_samples", c->s2.nslow);
+		factors(w, &c->s2);
+		if (c->peer.found) {
+			jsonw__begin_obj(w, "peer");
+			jsonw__uint(w, "pid", c->peer.pid);
+			jsonw__str(w, "comm", c->peer.comm);
+			jsonw__end_obj(w);
+		} else {
+			jsonw__null(w, "peer");
+		}
+		breakdown(w, &c->s2, "time");
+		step2_tree(w, &c->s2);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void baseline(struct jsonw *w, const struct xa_result *r)
+{
+	if (!r->has_base) {
+		jsonw__null(w, "baseline");
+		return;
+	}
+	jsonw__begin_obj(w, "baseline");
+	jsonw__uint(w, "samples", r->base.samples);
+	factors(w, &r->base);
+	breakdown(w, &r->base, "latency");
+	step2_tree(w, &r->base);
+	jsonw__bool(w, "agrees", r->agrees);
+	jsonw__end_obj(w);
+}
+
+static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const char **names = calloc(r->ncand + 1, sizeof(*names));
+
+	if (!names || !r->tree) {
+		jsonw__null(w, "tree");
+		free(names);
+		return;
+	}
+	for (size_t i = 0; i < r->ncand; i++)
+		names[i] = dataset__func(ds, r->cand[i])->symbol;
+	tree(w, r->tree, names);
+	free(names);
+}
+
+static void functions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	jsonw__begin_arr(w, "functions");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct xa_func_row *row = &r->rows[i];
+
+		jsonw__begin_obj(w, NULL);
+		func_id(w, ds, row->func);
+		jsonw__uint(w, "runs", row->runs);
+		jsonw__round(w, "time_median_ns", row->time_median);
+		jsonw__round(w, "time_slow_median_ns", row->time_slow_median);
+		jsonw__round(w, "time_fast_median_ns", row->time_fast_median);
+		jsonw__begin_obj(w, "median");
+		for (int k = 0; k < XA_NFEAT; k++) {
+			if (k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
+				jsonw__str(w, xa_feat_name(k), "unavailable");
+			else
+				jsonw__round(w, xa_feat_name(k), row->median[k]);
+		}
+		jsonw__end_obj(w);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void traces(struct jsonw *w, const struct dataset *ds)
+{
+	jsonw__begin_arr(w, "traces");
+	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
+		const struct ds_file_info *fi = dataset__file(ds, i);
+
+		jsonw__begin_obj(w, NULL);
+		jsonw__str(w, "path", fi->path);
+		jsonw__str(w, "interaction", fi->interaction);
+		jsonw__uint(w, "runs", fi->nruns);
+		jsonw__uint(w, "records", fi->nrecords);
+		jsonw__bool(w, "truncated", fi->truncated);
+		jsonw__uint(w, "features", fi->features);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const char *un[8];
+	struct report_drop d[16];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+
+	jsonw__begin_arr(w, "unavailable");
+	for (size_t i = 0; i < nu; i++)
+		jsonw__str(w, NULL, un[i]);
+	jsonw__end_arr(w);
+	jsonw__begin_obj(w, "drops");
+	for (size_t i = 0; i < nd; i++)
+		jsonw__uint(w, d[i].name, d[i].count);
+	jsonw__end_obj(w);
+	jsonw__bool(w, "truncated", dataset__drops(ds)->ntruncated > 0);
+}
+
+int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	struct jsonw w = { .f = f };
+
+	jsonw__begin_obj(&w, NULL);
+	jsonw__str(&w, "schema", "xlprobe-report/1");
+	traces(&w, ds);
+	runs(&w, r);
+	jsonw__str(&w, "status", status_name(r->status));
+	preconditions(&w, ds, r);
+	criticals(&w, ds, r);
+	baseline(&w, r);
+	step1_tree(&w, ds, r);
+	functions(&w, ds, r);
+	limits(&w, ds, r);
+	jsonw__str(&w, "verdict", r->verdict);
+	jsonw__end_obj(&w);
+	return ferror(f) ? -EIO : 0;
+}

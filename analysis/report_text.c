@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Text report, for a reader with five minutes: the runs, each slowdown
+ * precondition in one line, each critical function with its resource
+ * factor and the evidence, the baseline's answer, what was not measured
+ * or lost, and the verdict.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include "report.h"
+
+/* Compact duration for table cells: "12.3ms". */
+static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (f == XA_CPU_FREQ)
+		snprintf(buf, len, "%.2fGHz", v / 1e6);
+	else if (v < 1e3)
+		snprintf(buf, len, "%.0fns", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%.0fus", v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%.1fms", v / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", v / 1e9);
+	return buf;
+}
+
+static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	size_t nf = dataset__nfiles(ds);
+	const struct ds_file_info *fi = dataset__file(ds, 0);
+	char d1[32], d2[32], d3[32], d4[32], rule[64];
+
+	if (nf == 1 && fi->interaction)
+		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", fi->path, r->lab.n,
+			fi->interaction);
+	else if (nf == 1)
+		fprintf(f, "xlprobe report: %s: %zu launches\n", fi->path, r->lab.n);
+	else
+		fprintf(f, "xlprobe report: %zu traces, %zu runs\n", nf, r->lab.n);
+	for (size_t i = 0; i < nf; i++)
+		if (dataset__file(ds, i)->truncated)
+			fprintf(f, "warning: %s is truncated (no valid footer): analysed what was "
+				   "read\n",
+				dataset__file(ds, i)->path);
+	fprintf(f, "\nRuns\n  %zu runs: median %s, p90 %s, max %s\n", r->lab.n,
+		report__dur(r->lab.median_ns, d1, sizeof(d1)),
+		report__dur(r->lab.p90_ns, d2, sizeof(d2)),
+		report__dur(r->lab.max_ns, d3, sizeof(d3)));
+	fprintf(f, "  %zu slow: latency > %s (%s)\n", r->lab.nslow,
+		report__dur(r->lab.threshold_ns, d4, sizeof(d4)),
+		report__rule(r, rule, sizeof(rule)));
+}
+
+static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char t[32];
+
+	fprintf(f, "\nSlowdown preconditions (step 1, PerfProbe IV-B)\n");
+	for (size_t i = 0; i < r->npre; i++) {
+		const struct xa_precond *p = &r->pre[i];
+		uint32_t fast = p->runs - p->slow_runs;
+
+		fprintf(f, "  %zu. runs are slow when ", i + 1);
+		for (size_t k = 0; k < p->ncond; k++)
+			fprintf(f, "%s%s %s %s", k ? " AND " : "",
+				dataset__func(ds, p->conds[k].func)->symbol,
+				p->conds[k].gt ? ">" : "<=",
+				report__dur(p->conds[k].threshold_ns, t, sizeof(t)));
+		fprintf(f, " (%u of %zu slow runs", p->slow_runs, r->lab.nslow);
+		if (fast)
+			fprintf(f, "; %u fast run%s too", fast, fast == 1 ? "" : "s");
+		fprintf(f, ")\n");
+	}
+	if (r->npre_dropped)
+		fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n", r->npre_dropped);
+}
+
+static void factor_line(FILE *f, const struct xa_factor *x, const char *what)
+{
+	char t[32], s[32], q[32];
+
+	fprintf(f, "  %s: %s %s %s: median %s in slow %s vs %s in fast; holds for %u of %u slow, "
+		   "%u of %u fast\n",
+		what, xa_feat_name(x->feat), x->gt ? ">" : "<=",
+		report__value(x->feat, x->threshold, t, sizeof(t)),
+		report__value(x->feat, x->slow_median, s, sizeof(s)),
+		"runs",
+		report__value(x->feat, x->fast_median, q, sizeof(q)), x->slow_hits, x->nslow,
+		x->fast_hits, x->nfast);
+	if (x->from_freq_check)
+		fprintf(f, "    (cpu_run grew, but not the work done: the CPU ran at a lower "
+			   "frequency)\n");
+}
+
+static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
+{
+	char a[32], b[32];
+
+	fprintf(f, "    %-14s %12s %12s\n", "median", "slow", "fast");
+	fprintf(f, "    %-14s %12s %12s\n", time_label, report__dur(s->time_slow_median, a, 32),
+		report__dur(s->time_fast_median, b, 32));
+	for (int k = 0; k < XA_NFEAT; k++) {
+		if (!s->avail[k]) {
+			fprintf(f, "    %-14s %12s %12s\n", xa_feat_name(k), "unavailable",
+				"unavailable");
+			continue;
+		}
+		fprintf(f, "    %-14s %12s %12s%s\n", xa_feat_name(k),
+			report__value(k, s->slow_median[k], a, sizeof(a)),
+			report__value(k, s->fast_median[k], b, sizeof(b)),
+			s->used[k] ? "" : "   (not a tree feature)");
+	}
+}
+
+static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char t[32];
+
+	for (size_t i = 0; i < r->ncrit; i++) {
+		const struct xa_critical *c = &r->crit[i];
+		const struct ds_func *fn = dataset__func(ds, c->func);
+
+		fprintf(f, "\nCritical function %s (%s): slow when %s %s; %u runs ran it, %u slow "
+			   "(step 2, PerfProbe IV-C)\n",
+			fn->symbol, fn->binary, c->gt ? ">" : "<=",
+			report__dur(c->threshold_ns, t, sizeof(t)), c->s2.samples, c->s2.nslow);
+		for (size_t k = 0; k < c->s2.nfactors; k++)
+			factor_line(f, &c->s2.factors[k], "factor");
+		if (!c->s2.nfactors)
+			fprintf(f, "  no resource factor found\n");
+		if (c->peer.found)
+			fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
+				c->peer.comm);
+		breakdown(f, &c->s2, "time");
+	}
+}
+
+static void baseline(FILE *f, const struct xa_result *r)
+{
+	if (!r->has_base || (r->status != XA_OK && r->status != XA_NO_PRECOND))
+		return;
+	fprintf(f, "\nBaseline: whole-run resource usage (PerfProbe V-D), %u runs\n",
+		r->base.samples);
+	for (size_t k = 0; k < r->base.nfactors; k++)
+		factor_line(f, &r->base.factors[k], "baseline factor");
+	if (!r->base.nfactors)
+		fprintf(f, "  no factor found\n");
+	if (r->ncrit && r->base.nfactors)
+		fprintf(f, "  %s\n", r->agrees ? "agrees with the function-level answer"
+					       : "DIFFERS from the function-level answer: the "
+						 "whole run mixes in what other code did");
+}
+
+/* Column headers: the factor names without their "_block" / "_wait" / "_sleep". */
+static const char *const short_name[XA_NFEAT] = {
+	[XA_CPU_RUN] = "cpu_run", [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
+	[XA_SLEEP_S] = "sleep_s", [XA_SLEEP_D] = "sleep_d",   [XA_DISK] = "disk",
+	[XA_NET] = "net",	  [XA_IPC] = "ipc",	      [XA_LOCK] = "lock",
+	[XA_TIMER] = "timer",	  [XA_OTHER] = "other",
+};
+
+static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	bool reasons = r->features & XLP_FEAT_SYSCALLS;
+	int cols[XA_NFEAT], nc = 0;
+	char c[32];
+
+	for (int k = 0; k < XA_NFEAT; k++)
+		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ ||
+		    (reasons ? k >= XA_DISK : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
+			cols[nc++] = k;
+	fprintf(f, "\nFunctions (median over the runs where each ran)\n  %-20s %5s %8s", "function",
+		"runs", "time");
+	for (int k = 0; k < nc; k++)
+		fprintf(f, " %8s", short_name[cols[k]]);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct xa_func_row *row = &r->rows[i];
+
+		fprintf(f, "  %-20.20s %5u %8s", dataset__func(ds, row->func)->symbol, row->runs,
+			cell(XA_CPU_RUN, row->time_median, c, sizeof(c)));
+		for (int k = 0; k < nc; k++)
+			fprintf(f, " %8s",
+				cols[k] == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
+					? "unavail"
+					: cell(cols[k], row->median[cols[k]], c, sizeof(c)));
+		fputc('\n', f);
+	}
+}
+
+static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	const char *un[8];
+	struct report_drop d[16];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+
+	fprintf(f, "\nNot measured\n");
+	for (size_t i = 0; i < nu; i++)
+		fprintf(f, "  %s\n", un[i]);
+	if (!nu)
+		fprintf(f, "  nothing: every counter was available\n");
+	fprintf(f, "Lost\n");
+	for (size_t i = 0; i < nd; i++)
+		fprintf(f, "  %s %llu: %s\n", d[i].name, (unsigned long long)d[i].count, d[i].what);
+	if (!nd)
+		fprintf(f, "  no events lost\n");
+}
+
+int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	header(f, ds, r);
+	if (r->status == XA_OK) {
+		preconditions(f, ds, r);
+		criticals(f, ds, r);
+	} else if (r->status == XA_NO_PRECOND) {
+		fprintf(f, "\n%s\n", r->verdict);
+		if (r->npre_dropped)
+			fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n",
+				r->npre_dropped);
+	}
+	baseline(f, r);
+	if (r->status != XA_OK)
+		table(f, ds, r);
+	limits(f, ds, r);
+	fprintf(f, "\nVerdict: %s\n", r->verdict);
+	return ferror(f) ? -EIO : 0;
+}

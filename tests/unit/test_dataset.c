@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* analysis/dataset*.c on hand-written traces: runs, windows, recursion, files. */
+#include <stdint.h>
+#include <unistd.h>
+#include "testlib.h"
+#include "dataset.h"
+#include "synth.h"
+
+static char dir[] = "/tmp/xlp-dataset-XXXXXX";
+
+static const char *tmp(const char *name)
+{
+	static char buf[4][256];
+	static bool made;
+	static int k;
+
+	if (!made)
+		made = mkdtemp(dir) != NULL;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+/* Counters of an interval of d ns on CPU, with some disk and an IPC wait. */
+static void ctr(uint64_t d, uint64_t *c)
+{
+	struct synth_usage u = { .cpu_run = 0.5 * d, .disk = 0.3 * d, .ipc = 0.2 * d,
+				 .khz = 1000000 };
+
+	synth__counters(&u, c);
+}
+
+static struct dataset *load(const char *const *paths, size_t n, bool excl)
+{
+	struct dataset_opts o = { .exclusive = excl };
+	struct dataset *ds = NULL;
+	char err[512];
+	int ret = dataset__load(paths, n, &o, &ds, err, sizeof(err));
+
+	CHECK(!ret, "dataset__load: %s", err);
+	return ds;
+}
+
+static int find(const struct dataset *ds, const char *sym)
+{
+	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
+		if (!strcmp(dataset__func(ds, f)->symbol, sym))
+			return (int)f;
+	return -1;
+}
+
+enum { F_RUN, F_F, F_G };
+
+static const struct synth_func funcs[] = {
+	{ "/usr/bin/app", "on_click", true },
+	{ "/usr/bin/app", "f", false },
+	{ "/usr/lib/libx.so", "g", false },
+};
+
+/*
+ * Run 1 at t=1000 (200 ns) on pid 10 tid 10, records in return order:
+ *   f [1010, 1040) depth 2, nested in f [1000, 1100) depth 1 -> counted once
+ *   f [1052, 1055) depth 3 in g [1050, 1060) depth 2 in f: taken back too
+ *   f [1120, 1130) tid 11 (same pid, other thread, in the window): counted
+ *   f [1150, 1160) pid 99: another process, not counted
+ *   f [1300, 1310) tid 10 after the window: not counted
+ * Run 2 at t=2000, with a nested interaction call (not a run of its own).
+ */
+static void write_trace(const char *path)
+{
+	struct synth *s;
+	uint64_t c[XLP_NR_CTR], proc[XLP_NR_CTR] = { [XLP_C_DISK] = 777 };
+	int err = synth__open(path, XLP_FEAT_SYSCALLS, 0, funcs, 3, &s);
+
+	REQUIRE(!err, "synth__open: %d", err);
+	ctr(30, c), err |= synth__call(s, F_F, 10, 10, 2, 1010, c, NULL, 0, NULL);
+	ctr(3, c), err |= synth__call(s, F_F, 10, 10, 3, 1052, c, NULL, 0, NULL);
+	ctr(10, c), err |= synth__call(s, F_G, 10, 10, 2, 1050, c, NULL, 0, NULL);
+	ctr(100, c), err |= synth__call(s, F_F, 10, 10, 1, 1000, c, NULL, 55, "peer55");
+	ctr(10, c), err |= synth__call(s, F_F, 10, 11, 0, 1120, c, NULL, 0, NULL);
+	ctr(10, c), err |= synth__call(s, F_F, 99, 99, 0, 1150, c, NULL, 0, NULL);
+	ctr(200, c), err |= synth__call(s, F_RUN, 10, 10, 0, 1000, c, NULL, 0, NULL);
+	err |= synth__run(s, F_RUN, 10, 10, 1000, proc);
+	ctr(10, c), err |= synth__call(s, F_F, 10, 10, 0, 1300, c, NULL, 0, NULL);
+	/* run 2: interaction nested in itself */
+	ctr(20, c), err |= synth__call(s, F_G, 10, 10, 2, 2010, c, NULL, 0, NULL);
+	ctr(50, c), err |= synth__call(s, F_RUN, 10, 10, 1, 2005, c, NULL, 0, NULL);
+	ctr(100, c), err |= synth__call(s, F_RUN, 10, 10, 0, 2000, c, NULL, 0, NULL);
+	err |= synth__close(s, NULL, 0);
+	CHECK(!err, "writing: %d", err);
+}
+
+TEST(runs_windows_and_recursion)
+{
+	const char *path = tmp("rec.xlp");
+	struct dataset *ds;
+	int f, g;
+
+	write_trace(path);
+	ds = load(&path, 1, false);
+	REQUIRE(ds, "-");
+	REQUIRE(dataset__nruns(ds) == 2, "%zu runs", dataset__nruns(ds));
+	CHECK(dataset__nfuncs(ds) == 2, "interaction is not a feature: %zu", dataset__nfuncs(ds));
+	f = find(ds, "f");
+	g = find(ds, "g");
+	REQUIRE(f >= 0 && g >= 0, "-");
+	CHECK(dataset__run(ds, 0)->latency_ns == 200, "%g", dataset__run(ds, 0)->latency_ns);
+	CHECK(dataset__run(ds, 1)->latency_ns == 100, "%g", dataset__run(ds, 1)->latency_ns);
+	/* 100 (outer f, inner ones taken back) + 10 (other thread) */
+	CHECK(dataset__time(ds, 0, f) == 110, "f in run 0: %llu",
+	      (unsigned long long)dataset__time(ds, 0, f));
+	CHECK(dataset__ncalls(ds, 0, f) == 2, "%u", dataset__ncalls(ds, 0, f));
+	CHECK(dataset__time(ds, 0, g) == 10, "g in run 0: %llu",
+	      (unsigned long long)dataset__time(ds, 0, g));
+	CHECK(dataset__time(ds, 1, g) == 20, "g in run 1");
+	CHECK(dataset__time(ds, 1, f) == 0, "f in run 1");
+	CHECK(dataset__run(ds, 0)->has_base && dataset__run(ds, 0)->base[XLP_C_DISK] == 777,
+	      "run record matched");
+	CHECK(!dataset__run(ds, 1)->has_base, "run 2 has no run record");
+	CHECK(!strcmp(dataset__func(ds, g)->binary, "libx.so"), "%s", dataset__func(ds, g)->binary);
+	dataset__free(ds);
+}
+
+TEST(exclusive_sums_excl)
+{
+	const char *path = tmp("rec.xlp");
+	struct dataset *ds;
+	uint64_t want = 0, c[XLP_NR_CTR];
+
+	write_trace(path);
+	ds = load(&path, 1, true);
+	REQUIRE(ds, "-");
+	/* synth writes excl = incl: every invocation in the window counts once */
+	for (int i = 0; i < 4; i++) {
+		ctr((uint64_t[]){ 30, 3, 100, 10 }[i], c);
+		want += c[XLP_C_WALL];
+	}
+	CHECK(dataset__time(ds, 0, find(ds, "f")) == want, "%llu != %llu",
+	      (unsigned long long)dataset__time(ds, 0, find(ds, "f")), (unsigned long long)want);
+	dataset__free(ds);
+}
+
+TEST(resources_and_peers)
+{
+	const char *path = tmp("rec.xlp");
+	struct resources *res = NULL;
+	struct dataset *ds;
+	uint32_t fn[2];
+	char err[256];
+	uint64_t c[XLP_NR_CTR];
+
+	write_trace(path);
+	ds = load(&path, 1, false);
+	REQUIRE(ds, "-");
+	fn[0] = (uint32_t)find(ds, "f");
+	fn[1] = (uint32_t)find(ds, "g");
+	REQUIRE(!dataset__resources(ds, fn, 2, &res, err, sizeof(err)), "%s", err);
+	ctr(100, c);
+	CHECK(resources__get(res, 0, 0)->ncalls == 2, "-");
+	CHECK(resources__get(res, 0, 0)->ctr[XLP_C_WALL] == 110, "%llu",
+	      (unsigned long long)resources__get(res, 0, 0)->ctr[XLP_C_WALL]);
+	CHECK(resources__get(res, 0, 0)->ctr[XLP_C_CPU_RUN] == c[XLP_C_CPU_RUN] + 5, "%llu",
+	      (unsigned long long)resources__get(res, 0, 0)->ctr[XLP_C_CPU_RUN]);
+	CHECK(resources__get(res, 1, 1)->ncalls == 1, "-");
+	REQUIRE(resources__npeers(res, 0) == 1, "%zu peers", resources__npeers(res, 0));
+	CHECK(resources__peer(res, 0, 0)->pid == 55 && resources__peer(res, 0, 0)->run == 0, "-");
+	CHECK(!strcmp(resources__peer(res, 0, 0)->comm, "peer55"), "-");
+	resources__free(res);
+	dataset__free(ds);
+}
+
+TEST(files_matched_by_symbol_and_basename)
+{
+	static const struct synth_func fa[] = { { "/opt/a/app", "on_click", true },
+						{ "/opt/a/app", "work", false } };
+	static const struct synth_func fb[] = { { "/srv/b/app", "other", false },
+						{ "/srv/b/app", "work", false },
+						{ "/srv/b/app", "on_click", true } };
+	const char *paths[2] = { tmp("a.xlp"), tmp("b.xlp") };
+	uint64_t c[XLP_NR_CTR];
+	struct synth *s;
+	struct dataset *ds;
+	int err = synth__open(paths[0], 0, 0, fa, 2, &s);
+
+	REQUIRE(!err, "-");
+	ctr(10, c), err |= synth__call(s, 1, 5, 5, 1, 100, c, NULL, 0, NULL);
+	ctr(50, c), err |= synth__call(s, 0, 5, 5, 0, 100, c, NULL, 0, NULL);
+	err |= synth__close(s, NULL, 0);
+	err |= synth__open(paths[1], 0, 0, fb, 3, &s);
+	ctr(20, c), err |= synth__call(s, 1, 5, 5, 1, 100, c, NULL, 0, NULL);
+	ctr(60, c), err |= synth__call(s, 2, 5, 5, 0, 100, c, NULL, 0, NULL);
+	err |= synth__close(s, NULL, 0);
+	REQUIRE(!err, "writing: %d", err);
+	ds = load(paths, 2, false);
+	REQUIRE(ds, "-");
+	CHECK(dataset__nruns(ds) == 2, "-");
+	CHECK(dataset__nfuncs(ds) == 2, "work once, other once: %zu", dataset__nfuncs(ds));
+	CHECK(dataset__time(ds, 0, find(ds, "work")) == 10, "%llu",
+	      (unsigned long long)dataset__time(ds, 0, find(ds, "work")));
+	CHECK(dataset__time(ds, 1, find(ds, "work")) == 20, "%llu",
+	      (unsigned long long)dataset__time(ds, 1, find(ds, "work")));
+	CHECK(dataset__run(ds, 0)->latency_ns == 50, "%g", dataset__run(ds, 0)->latency_ns);
+	CHECK(dataset__run(ds, 1)->file == 1, "-");
+	dataset__free(ds);
+}
+
+TEST(launch_mode_runs)
+{
+	const char *path = tmp("launch.xlp");
+	struct synth_scenario sc = { .path = path, .launches = true, .nruns = 12,
+				     .factor = SYNTH_DISK, .slow_func = 1, .seed = 3 };
+	struct dataset *ds;
+
+	REQUIRE(!synth__scenario(&sc), "-");
+	ds = load(&path, 1, false);
+	REQUIRE(ds, "-");
+	CHECK(dataset__nruns(ds) == 12, "%zu", dataset__nruns(ds));
+	CHECK(dataset__nfuncs(ds) == SYNTH_NFUNCS, "%zu", dataset__nfuncs(ds));
+	for (size_t r = 0; r < dataset__nruns(ds); r++) {
+		CHECK(dataset__run(ds, r)->has_base, "run %zu has its process record", r);
+		CHECK(dataset__ncalls(ds, r, find(ds, "parse_input")) == 1, "run %zu", r);
+	}
+	CHECK(dataset__file(ds, 0)->launches && !dataset__file(ds, 0)->interaction, "-");
+	dataset__free(ds);
+}
+
+TEST_MAIN()

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* xlprobe report: options, then dataset -> analysis -> text / JSON / HTML. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+#include "commands.h"
+#include "dataset.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage[] =
+	"Usage: xlprobe report [options] FILE...\n"
+	"\n"
+	"Explains why some runs of an interaction are slower than others, the way\n"
+	"PerfProbe (ICDCS'19) does: step 1 finds the critical functions, whose time\n"
+	"separates slow runs from fast ones (one line per slowdown precondition);\n"
+	"step 2 finds, for each critical function, the resource that explains its\n"
+	"slowdown: cpu_run, cpu_wait, cpu_freq, disk_block, net_block, ipc_wait,\n"
+	"lock_wait, timer_sleep or other_sleep. The same step 2 on the resource usage\n"
+	"of whole runs is shown as a baseline, with whether it agrees.\n"
+	"\n"
+	"A run is one call of the --interaction function of 'xlprobe record', or\n"
+	"one launch of a 'record --repeat N' session. Several FILEs are analysed as\n"
+	"one set of runs; functions are matched by symbol and binary file name.\n"
+	"\n"
+	"Output:\n"
+	"  --json              JSON (schema \"xlprobe-report/1\") instead of text\n"
+	"  -o, --output FILE   write the report to FILE instead of standard output\n"
+	"  --html FILE         also write a self-contained HTML page to FILE\n"
+	"\n"
+	"Which runs are slow:\n"
+	"  --slow-sigma K      latency > median + K standard deviations (default 1)\n"
+	"  --slow DUR          latency > DUR, with a unit: 250ms, 1.5s, 800us, 90000ns\n"
+	"  --slow auto         two classes splitting the latencies with the largest\n"
+	"                      between-class variance (Otsu)\n"
+	"  --min-slowdown F    with median + K sigma or auto, explain the slow runs only\n"
+	"                      when their median latency exceeds the fast runs' by the\n"
+	"                      fraction F (default 0.2); an explicit --slow is trusted\n"
+	"\n"
+	"Decision trees (both steps):\n"
+	"  --top-k K           candidates: union of every run's K longest functions\n"
+	"                      (default 10)\n"
+	"  --alpha A           prune a feature when mean(slow) - mean(fast) <\n"
+	"                      A * (p95 - p5) (default 0.1)\n"
+	"  --max-depth D       at most D tests from the root to a leaf (default 4)\n"
+	"  --min-samples N     do not split a node of fewer than N runs (default 4)\n"
+	"  --min-gap F         split only where the closest slow and fast values on\n"
+	"                      either side are F * (p95 - p5) apart (default 0.05)\n"
+	"  --min-time F        do not split on a function (resource) whose mean on the\n"
+	"                      slow side is below F times the median latency (the\n"
+	"                      function's median time) (default 0.05)\n"
+	"  --exclusive         exclusive times: without nested marked calls\n"
+	"\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"The report lists the runs (count, median, p90, max, how many are slow and by\n"
+	"which rule), each slowdown precondition, each critical function with its\n"
+	"resource factor, the evidence (medians in slow and fast runs, threshold, how\n"
+	"many runs it separates) and a slow-vs-fast breakdown of every resource, the\n"
+	"baseline, what the recording could not measure and what it lost. A trace cut\n"
+	"short is analysed up to its last whole chunk, with a warning.\n"
+	"\n"
+	"Exit status: 0 report written, 1 unusable input (missing, empty or newer\n"
+	"trace, no runs), 2 bad option.\n"
+	"\n"
+	"Examples:\n"
+	"  xlprobe report session.xlp\n"
+	"  xlprobe report --slow 250ms --json -o report.json day1.xlp day2.xlp\n"
+	"  xlprobe report --html report.html session.xlp\n";
+
+enum {
+	OPT_JSON = 256,
+	OPT_HTML,
+	OPT_SLOW,
+	OPT_SIGMA,
+	OPT_TOPK,
+	OPT_ALPHA,
+	OPT_DEPTH,
+	OPT_MINS,
+	OPT_GAP,
+	OPT_MINTIME,
+	OPT_MINSLOW,
+	OPT_EXCL,
+};
+
+static const struct option longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "output", required_argument, NULL, 'o' },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "slow", required_argument, NULL, OPT_SLOW },
+	{ "slow-sigma", required_argument, NULL, OPT_SIGMA },
+	{ "top-k", required_argument, NULL, OPT_TOPK },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "max-depth", required_argument, NULL, OPT_DEPTH },
+	{ "min-samples", required_argument, NULL, OPT_MINS },
+	{ "min-gap", required_argument, NULL, OPT_GAP },
+	{ "min-time", required_argument, NULL, OPT_MINTIME },
+	{ "min-slowdown", required_argument, NULL, OPT_MINSLOW },
+	{ "exclusive", no_argument, NULL, OPT_EXCL },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct report_opts {
+	bool json, exclusive;
+	const char *out, *html;
+	struct analysis_opts a;
+};
+
+static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || isnan(*v) || *v < lo || *v > hi) {
+		xlp_err("invalid %s '%s': give a number from %g to %g", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *v)
+{
+	double d;
+
+	if (parse_num(opt, s, lo, hi, &d))
+		return -EINVAL;
+	if (d != floor(d)) {
+		xlp_err("invalid %s '%s': give a whole number from %u to %u", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	*v = (unsigned)d;
+	return 0;
+}
+
+static int parse_slow(const char *s, struct label_rule *rule)
+{
+	size_t n = strlen(s);
+	uint64_t ns;
+
+	if (!strcmp(s, "auto")) {
+		rule->kind = LABEL_AUTO;
+		return 0;
+	}
+	/* a unit is required: "--slow 250" could mean ns or ms */
+	if (!n || !(s[n - 1] >= 'a' && s[n - 1] <= 'z') || xlp_parse_duration(s, 1, &ns) || !ns) {
+		xlp_err("invalid --slow '%s': give a duration with a unit (250ms, 1.5s, 800us) or "
+			"'auto'",
+			s);
+		return -EINVAL;
+	}
+	rule->kind = LABEL_FIXED;
+	rule->threshold_ns = (double)ns;
+	return 0;
+}
+
+static int parse_opt(int c, const char *arg, struct report_opts *o)
+{
+	struct analysis_opts *a = &o->a;
+
+	switch (c) {
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'o':
+		o->out = arg;
+		return 0;
+	case OPT_HTML:
+		o->html = arg;
+		return 0;
+	case OPT_SLOW:
+		return parse_slow(arg, &a->rule);
+	case OPT_SIGMA:
+		a->rule.kind = LABEL_SIGMA;
+		return parse_num("--slow-sigma", arg, 0, 100, &a->rule.k);
+	case OPT_TOPK:
+		return parse_uint("--top-k", arg, 1, 100000, &a->top_k);
+	case OPT_ALPHA:
+		return parse_num("--alpha", arg, 0, 1, &a->tree.alpha);
+	case OPT_DEPTH:
+		return parse_uint("--max-depth", arg, 1, 32, &a->tree.max_depth);
+	case OPT_MINS:
+		return parse_uint("--min-samples", arg, 2, 1000000, &a->tree.min_samples);
+	case OPT_GAP:
+		return parse_num("--min-gap", arg, 0, 1, &a->tree.gap_frac);
+	case OPT_MINTIME:
+		return parse_num("--min-time", arg, 0, 1, &a->sig_frac);
+	case OPT_MINSLOW:
+		return parse_num("--min-slowdown", arg, 0, 100, &a->min_slowdown);
+	case OPT_EXCL:
+		o->exclusive = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* 0: go on, 1: help shown, < 0: bad option (reported). */
+static int parse_args(int argc, char **argv, struct report_opts *o)
+{
+	struct analysis_opts def = ANALYSIS_OPTS_DEFAULT;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->a = def;
+	optind = 0; /* glibc: 0 also resets its state, so tests can call us again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (c == '?') {
+			xlp_err("unknown option '%s': see 'xlprobe report --help'", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (c == ':') {
+			xlp_err("option '%s' needs a value: see 'xlprobe report --help'",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_opt(c, optarg, o))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void warn_truncated(const struct dataset *ds)
+{
+	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
+		const struct ds_file_info *fi = dataset__file(ds, i);
+
+		if (fi->truncated)
+			xlp_warn("%s is truncated (no valid footer): analysing the %llu records that "
+				 "were read",
+				 fi->path, (unsigned long long)fi->nrecords);
+	}
+}
+
+typedef int (*writer_fn)(FILE *f, const struct dataset *ds, const struct xa_result *r);
+
+static int write_to(const char *path, writer_fn fn, const struct dataset *ds,
+		    const struct xa_result *r)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int err;
+
+	if (!f) {
+		xlp_err("cannot write %s: %s: check the path and its permissions", path,
+			strerror(errno));
+		return -errno;
+	}
+	err = fn(f, ds, r);
+	if (path && fclose(f))
+		err = err ? err : -errno;
+	else if (!path && fflush(f))
+		err = err ? err : -errno;
+	if (err)
+		xlp_err("cannot write %s: %s: check the free space", path ? path : "the report",
+			strerror(-err));
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct dataset_opts dopt = { 0 };
+	struct xa_result *res = NULL;
+	struct dataset *ds = NULL;
+	struct report_opts o;
+	char err[512] = "";
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (optind >= argc) {
+		xlp_err("no trace file given: run 'xlprobe report FILE...' (see 'xlprobe report "
+			"--help')");
+		return 1;
+	}
+	dopt.exclusive = o.exclusive;
+	ret = dataset__load((const char *const *)argv + optind, (size_t)(argc - optind), &dopt,
+			    &ds, err, sizeof(err));
+	if (ret)
+		goto fail;
+	warn_truncated(ds);
+	ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
+	if (ret)
+		goto fail;
+	ret = write_to(o.out, o.json ? report__json : report__text, ds, res);
+	if (!ret && o.html)
+		ret = write_to(o.html, report__html, ds, res);
+	goto cleanup;
+fail:
+	xlp_err("%s", err);
+cleanup:
+	analysis__free(res);
+	dataset__free(ds);
+	return ret ? 1 : 0;
+}
