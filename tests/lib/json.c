@@ -286,7 +286,7 @@ static struct json *parse_value(struct parser *ps, int depth)
 
 struct json *json__parse(const char *text, char *err, size_t errlen)
 {
-	struct parser ps = { .s = text, .p = text, .err = err, .errlen = errlen };
+	struct parser ps = {.s = text, .p = text, .err = err, .errlen = errlen};
 	struct json *j = parse_value(&ps, 0);
 
 	if (j) {

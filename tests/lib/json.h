@@ -16,7 +16,7 @@ struct json {
 	bool b;
 	double num;
 	char *str; /* JSON_STR, NUL-terminated UTF-8 */
-	size_t n; /* items of an array or object */
+	size_t n;  /* items of an array or object */
 	struct json **items;
 	char **keys; /* JSON_OBJ: keys[i] names items[i] */
 };
@@ -31,10 +31,10 @@ void json__free(struct json *j); /* accepts NULL */
 const struct json *json__get(const struct json *j, const char *path);
 const struct json *json__key(const struct json *j, const char *key);
 const struct json *json__at(const struct json *j, size_t i);
-size_t json__len(const struct json *j); /* 0 unless array or object */
+size_t json__len(const struct json *j);	     /* 0 unless array or object */
 const char *json__str(const struct json *j); /* NULL unless a string */
-double json__num(const struct json *j); /* NAN unless a number */
-int json__bool(const struct json *j); /* -1 unless a boolean */
+double json__num(const struct json *j);	     /* NAN unless a number */
+int json__bool(const struct json *j);	     /* -1 unless a boolean */
 bool json__is_null(const struct json *j);
 
 #endif

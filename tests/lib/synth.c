@@ -20,9 +20,17 @@ int synth__open(const char *path, uint32_t features, uint32_t repeat,
 {
 	struct xlp_func_info fi[XLP_MAX_FUNCS];
 	struct xlp_trace_meta m = {
-		.ncpus = 2, .clock_id = 1, .features = features, .start_ns = 1000000000ull,
-		.repeat = repeat, .host = "synth", .kernel = "6.18.0", .cmdline = "app --serve",
-		.notes = "", .nfuncs = (uint32_t)nfuncs, .funcs = fi,
+		.ncpus = 2,
+		.clock_id = 1,
+		.features = features,
+		.start_ns = 1000000000ull,
+		.repeat = repeat,
+		.host = "synth",
+		.kernel = "6.18.0",
+		.cmdline = "app --serve",
+		.notes = "",
+		.nfuncs = (uint32_t)nfuncs,
+		.funcs = fi,
 	};
 	struct synth *s;
 	int err;
@@ -31,12 +39,13 @@ int synth__open(const char *path, uint32_t features, uint32_t repeat,
 	if (nfuncs > XLP_MAX_FUNCS)
 		return -EINVAL;
 	for (size_t i = 0; i < nfuncs; i++)
-		fi[i] = (struct xlp_func_info){ .id = (uint32_t)i,
-						.flags = funcs[i].interaction ? XLP_FUNC_INTERACTION : 0,
-						.offset = 0x1000 + 16 * i,
-						.binary = (char *)funcs[i].binary,
-						.symbol = (char *)funcs[i].symbol,
-						.build_id = "" };
+		fi[i] = (struct xlp_func_info){.id = (uint32_t)i,
+					       .flags = funcs[i].interaction ? XLP_FUNC_INTERACTION
+									     : 0,
+					       .offset = 0x1000 + 16 * i,
+					       .binary = (char *)funcs[i].binary,
+					       .symbol = (char *)funcs[i].symbol,
+					       .build_id = ""};
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -53,7 +62,7 @@ int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint
 		uint64_t entry_ns, const uint64_t *incl, const uint64_t *excl, uint32_t peer_pid,
 		const char *peer_comm)
 {
-	struct xlp_call_rec c = { .h = { .type = XLP_R_CALL, .size = sizeof(c) } };
+	struct xlp_call_rec c = {.h = {.type = XLP_R_CALL, .size = sizeof(c)}};
 
 	c.func_id = func;
 	c.pid = pid;
@@ -74,7 +83,7 @@ int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint
 int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 	       const uint64_t *proc)
 {
-	struct xlp_run_rec r = { .h = { .type = XLP_R_RUN, .size = sizeof(r) } };
+	struct xlp_run_rec r = {.h = {.type = XLP_R_RUN, .size = sizeof(r)}};
 
 	r.func_id = func;
 	r.pid = pid;
@@ -86,7 +95,7 @@ int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint6
 
 int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns)
 {
-	struct xlp_launch_rec l = { .h = { .type = XLP_R_LAUNCH, .size = sizeof(l) } };
+	struct xlp_launch_rec l = {.h = {.type = XLP_R_LAUNCH, .size = sizeof(l)}};
 
 	l.run = run;
 	l.pid = pid;
@@ -97,7 +106,7 @@ int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns
 
 int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot)
 {
-	struct xlp_proc_rec p = { .h = { .type = XLP_R_PROC, .size = sizeof(p) } };
+	struct xlp_proc_rec p = {.h = {.type = XLP_R_PROC, .size = sizeof(p)}};
 
 	p.pid = pid;
 	p.flags = XLP_THREAD_EXITED;
@@ -108,7 +117,7 @@ int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot)
 
 int synth__stats(struct synth *s, const uint64_t *stat, uint64_t lost)
 {
-	struct xlp_stats_rec r = { .h = { .type = XLP_R_STATS, .size = sizeof(r) } };
+	struct xlp_stats_rec r = {.h = {.type = XLP_R_STATS, .size = sizeof(r)}};
 
 	memcpy(r.stat, stat, sizeof(r.stat));
 	r.lost_by_reader = lost;
@@ -117,7 +126,7 @@ int synth__stats(struct synth *s, const uint64_t *stat, uint64_t lost)
 
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost)
 {
-	struct xlp_trace_footer f = { .end_ns = 9000000000ull, .stop_reason = XLP_STOP_SIGNAL };
+	struct xlp_trace_footer f = {.end_ns = 9000000000ull, .stop_reason = XLP_STOP_SIGNAL};
 	int err;
 
 	if (stat)
@@ -157,8 +166,8 @@ void synth__counters(const struct synth_usage *u, uint64_t *ctr)
 	ctr[XLP_C_OTHER] = (uint64_t)llround(u->other);
 	/* the recorder's invariant: SLEEP_S + SLEEP_D == the wait reasons */
 	ctr[XLP_C_SLEEP_D] = ctr[XLP_C_DISK];
-	ctr[XLP_C_SLEEP_S] = ctr[XLP_C_NET] + ctr[XLP_C_IPC] + ctr[XLP_C_LOCK] +
-			     ctr[XLP_C_TIMER] + ctr[XLP_C_OTHER];
+	ctr[XLP_C_SLEEP_S] = ctr[XLP_C_NET] + ctr[XLP_C_IPC] + ctr[XLP_C_LOCK] + ctr[XLP_C_TIMER] +
+			     ctr[XLP_C_OTHER];
 	ctr[XLP_C_WALL] = run + ctr[XLP_C_CPU_WAIT] + ctr[XLP_C_SLEEP_S] + ctr[XLP_C_SLEEP_D];
 	ctr[XLP_C_FREQ_KHZ_NS] = (uint64_t)llround(u->khz * (double)run);
 	ctr[XLP_C_NVCSW] = ctr[XLP_C_SLEEP_S] / 100000 + ctr[XLP_C_SLEEP_D] / 100000;
@@ -173,9 +182,9 @@ const char *const synth_func_names[SYNTH_NFUNCS] = {
 
 /* Mean usage of each function, in ms: cpu_run, cpu_wait, disk, net, ipc, lock, timer, other. */
 static const struct synth_usage base_ms[SYNTH_NFUNCS] = {
-	{ 3.0, 0.2, 0.1, 0, 0, 0.05, 0, 0.05 }, { 0.8, 0.1, 2.5, 0, 0, 0, 0, 0.1 },
-	{ 1.5, 0.2, 0, 1.0, 4.0, 0.1, 0, 0.1 }, { 7.0, 0.4, 0, 0, 0, 0.6, 0, 0.1 },
-	{ 5.0, 0.5, 0, 0, 0, 0.1, 0, 0.05 },	{ 1.0, 0.1, 0, 3.0, 0, 0, 0.8, 0.1 },
+	{3.0, 0.2, 0.1, 0, 0, 0.05, 0, 0.05}, {0.8, 0.1, 2.5, 0, 0, 0, 0, 0.1},
+	{1.5, 0.2, 0, 1.0, 4.0, 0.1, 0, 0.1}, {7.0, 0.4, 0, 0, 0, 0.6, 0, 0.1},
+	{5.0, 0.5, 0, 0, 0, 0.1, 0, 0.05},    {1.0, 0.1, 0, 3.0, 0, 0, 0.8, 0.1},
 };
 
 #define FAST_KHZ 2400000.0
@@ -272,12 +281,13 @@ struct gen {
 };
 
 /* One function invocation on the main thread, parse_input recursing once. */
-static int gen_func(struct gen *g, unsigned f, bool slow, uint32_t pid, uint32_t tid,
-		    uint16_t depth, uint64_t t, uint64_t *incl)
+/* slow: 0 fast, 1 slowed by the scenario, 2 the outlier run */
+static int gen_func(struct gen *g, unsigned f, int slow, uint32_t pid, uint32_t tid, uint16_t depth,
+		    uint64_t t, uint64_t *incl)
 {
 	const struct synth_scenario *sc = g->sc;
 	struct synth_usage u;
-	bool hit = slow && f == sc->slow_func;
+	bool hit = slow == 1 && f == sc->slow_func;
 	bool peer = hit ? sc->factor == SYNTH_IPC : base_ms[f].ipc > 0;
 	uint64_t excl[XLP_NR_CTR];
 	int err;
@@ -285,6 +295,8 @@ static int gen_func(struct gen *g, unsigned f, bool slow, uint32_t pid, uint32_t
 	usage_noisy(&g->r, &base_ms[f], &u);
 	if (hit)
 		perturb(&g->r, sc->factor, sc->extra_ms ? sc->extra_ms : 25, &u);
+	if (slow == 2 && f == 3) /* the outlier */
+		perturb(&g->r, SYNTH_CPU_RUN, 25, &u);
 	if (!g->freq)
 		u.khz = 0;
 	synth__counters(&u, incl);
@@ -314,7 +326,7 @@ static int gen_func(struct gen *g, unsigned f, bool slow, uint32_t pid, uint32_t
 /* Everything outside the marked functions: the run's own code, an unmarked thread. */
 static void gen_background(struct gen *g, bool slow, uint64_t *proc)
 {
-	struct synth_usage bg = { 0 };
+	struct synth_usage bg = {0};
 	uint64_t c[XLP_NR_CTR];
 
 	bg.cpu_run = 1e6 * (g->sc->bg_disk ? 40 : 10) * rng_u(&g->r);
@@ -327,12 +339,12 @@ static void gen_background(struct gen *g, bool slow, uint64_t *proc)
 }
 
 /* One run: returns its end time in *end, process-wide usage in proc. */
-static int gen_run(struct gen *g, bool slow, uint32_t pid, uint64_t t0, uint64_t *end,
+static int gen_run(struct gen *g, int slow, uint32_t pid, uint64_t t0, uint64_t *end,
 		   uint64_t *main_incl, uint64_t *proc)
 {
 	uint16_t d = g->sc->launches ? 0 : 1;
 	uint64_t t = t0 + 200000, c[XLP_NR_CTR], own[XLP_NR_CTR];
-	struct synth_usage o = { .cpu_run = 300000, .khz = g->freq ? FAST_KHZ : 0 };
+	struct synth_usage o = {.cpu_run = 300000, .khz = g->freq ? FAST_KHZ : 0};
 	int err = 0;
 
 	memset(main_incl, 0, XLP_NR_CTR * sizeof(*main_incl));
@@ -349,7 +361,7 @@ static int gen_run(struct gen *g, bool slow, uint32_t pid, uint64_t t0, uint64_t
 		else
 			ctr_add(main_incl, c);
 	}
-	if (slow && g->sc->unmarked) { /* e.g. a loop in the interaction's own code */
+	if (slow == 1 && g->sc->unmarked) { /* e.g. a loop in the interaction's own code */
 		uint64_t x = (uint64_t)(1e6 * (g->sc->extra_ms ? g->sc->extra_ms : 25));
 
 		o.cpu_run += (double)x;
@@ -358,14 +370,14 @@ static int gen_run(struct gen *g, bool slow, uint32_t pid, uint64_t t0, uint64_t
 	synth__counters(&o, own);
 	ctr_add(main_incl, own);
 	ctr_add(proc, own);
-	gen_background(g, slow, proc);
+	gen_background(g, slow == 1, proc);
 	main_incl[XLP_C_WALL] = t + 100000 - t0;
 	proc[XLP_C_WALL] = main_incl[XLP_C_WALL];
 	*end = t0 + main_incl[XLP_C_WALL];
 	return err;
 }
 
-static void pick_slow(struct rng *r, unsigned n, unsigned nslow, uint8_t *slow)
+static void pick_slow(struct rng *r, unsigned n, unsigned nslow, bool outlier, uint8_t *slow)
 {
 	unsigned *idx = malloc(n * sizeof(*idx));
 
@@ -382,6 +394,8 @@ static void pick_slow(struct rng *r, unsigned n, unsigned nslow, uint8_t *slow)
 	}
 	for (unsigned i = 0; i < nslow && i < n; i++)
 		slow[idx[i]] = 1;
+	if (outlier && nslow < n)
+		slow[idx[nslow]] = 2;
 	free(idx);
 }
 
@@ -418,25 +432,25 @@ int synth__scenario(const struct synth_scenario *sc)
 	double frac = sc->slow_frac ? sc->slow_frac : 0.25;
 	uint32_t feat = sc->features ? sc->features
 				     : XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES |
-						       XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK;
-	uint64_t stat[XLP_NR_STAT] = { 0 };
-	struct gen g = { .sc = sc, .r = { sc->seed * 7919 + 1 } };
+					       XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK;
+	uint64_t stat[XLP_NR_STAT] = {0};
+	struct gen g = {.sc = sc, .r = {sc->seed * 7919 + 1}};
 	uint8_t *slow = malloc(n);
 	int err;
 
 	if (!slow)
 		return -ENOMEM;
 	if (!sc->launches)
-		funcs[nf++] = (struct synth_func){ SYNTH_BINARY, SYNTH_INTERACTION, true };
+		funcs[nf++] = (struct synth_func){SYNTH_BINARY, SYNTH_INTERACTION, true};
 	g.fid0 = nf;
 	for (unsigned f = 0; f < SYNTH_NFUNCS; f++)
-		funcs[nf++] = (struct synth_func){ SYNTH_BINARY, synth_func_names[f], false };
+		funcs[nf++] = (struct synth_func){SYNTH_BINARY, synth_func_names[f], false};
 	g.freq = feat & XLP_FEAT_CPUFREQ;
 	pick_slow(&g.r, n,
 		  sc->factor == SYNTH_NONE && !sc->bg_disk && !sc->unmarked
 			  ? 0
 			  : (unsigned)lround(frac * n),
-		  slow);
+		  sc->outlier, slow);
 	err = synth__open(sc->path, feat, sc->launches ? n : 0, funcs, nf, &g.s);
 	if (err)
 		goto cleanup;
@@ -490,7 +504,7 @@ static void restore(int fd, int saved, FILE *tmpf, char *buf, size_t len)
 
 int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...)
 {
-	char *argv[64] = { "report" };
+	char *argv[64] = {"report"};
 	int argc = 1, rc, saved_out, saved_err;
 	FILE *tmp_out = NULL, *tmp_err = NULL;
 	va_list ap;

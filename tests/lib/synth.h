@@ -68,17 +68,18 @@ extern const char *const synth_func_names[SYNTH_NFUNCS];
 
 struct synth_scenario {
 	const char *path;
-	uint32_t features; /* 0: SCHED | UPROBES | SYSCALLS | BLOCK | BTF */
-	unsigned nruns; /* 0: 60 */
-	double slow_frac; /* 0: 0.25 */
+	uint32_t features;  /* 0: SCHED | UPROBES | SYSCALLS | BLOCK | BTF */
+	unsigned nruns;	    /* 0: 60 */
+	double slow_frac;   /* 0: 0.25 */
 	unsigned slow_func; /* index into synth_func_names */
 	enum synth_factor factor;
-	bool launches; /* --repeat style: launch and process records */
-	bool bg_disk; /* an unmarked thread does heavy disk I/O in the slow runs */
-	bool unmarked; /* the slow runs' extra time is in no marked function */
+	bool launches;	 /* --repeat style: launch and process records */
+	bool bg_disk;	 /* an unmarked thread does heavy disk I/O in the slow runs */
+	bool unmarked;	 /* the slow runs' extra time is in no marked function */
+	bool outlier;	 /* one more run is slow, through render's cpu_run */
 	double extra_ms; /* 0: 25 ms added to the slowed function */
 	uint64_t seed;
-	bool truncate; /* no footer */
+	bool truncate;	  /* no footer */
 	uint64_t rb_full; /* drop counter in the footer */
 };
 

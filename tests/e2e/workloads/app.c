@@ -36,7 +36,11 @@
  *                  process reading 1 MiB blocks with O_DIRECT from a file
  *                  on another device (--bg-disk-file, default a scratch
  *                  file in /var/tmp) for the whole run: the whole-run
- *                  resources look disk-bound, the function is CPU-bound
+ *                  resources look disk-bound, the function is CPU-bound.
+ *                  A thread "bg_cpu" also burns 0-40 ms of CPU (seeded)
+ *                  at the start of every run, as background work does,
+ *                  so whole-run CPU time separates slow runs less cleanly
+ *                  than the readers' disk time (PerfProbe V-D)
  *   none           nothing
  *
  * stdout: "READY <pid>" (with --wait-signal, then SIGUSR1 starts the
@@ -194,6 +198,8 @@ struct app {
 	atomic_bool quit;
 	struct gang hog, readers;
 	atomic_uint bg_seq;
+	sem_t noise_go, noise_done; /* bg_cpu: one burn per run */
+	uint64_t noise_ns;
 	uint64_t dur[NR_STEPS];
 	double sum[2][NR_STEPS + 1];
 	int count[2];
@@ -768,6 +774,36 @@ static void bg_read_work(void)
 	disk_read(g.bg_fd, buf, BG_CHUNK, (uint64_t)slot * BG_CHUNK, BG_CHUNK);
 }
 
+/* Background CPU noise of bg_disk_cpu: up to NOISE_MAX_MS per run on the
+ * helper CPU, started with the run; the run's whole-run window sees the
+ * part that overlaps it. */
+#define NOISE_MAX_MS 40
+
+static void *noise_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), "bg_cpu");
+	pin_self(g.helper_cpu);
+	for (;;) {
+		while (sem_wait(&g.noise_go))
+			;
+		if (atomic_load(&g.quit))
+			return NULL;
+		burn_cpu_ns(g.noise_ns);
+		sem_post(&g.noise_done);
+	}
+}
+
+static void start_noise(void)
+{
+	pthread_t t;
+
+	sem_init(&g.noise_go, 0, 0);
+	sem_init(&g.noise_done, 0, 0);
+	if (pthread_create(&t, NULL, noise_thread, NULL))
+		die("pthread_create");
+	pthread_detach(t);
+}
+
 static void start_bg_readers(void)
 {
 	g.bg_fd = open_direct(g.o.bg_disk_file, "bg", BG_FILE_SIZE);
@@ -1036,14 +1072,24 @@ static void print_summary(void)
 
 static void run_all(void)
 {
+	uint64_t noise_seed = g.o.seed ^ 0x5eedULL;
+	bool noise = g.o.sc->pert & P_BGDISK;
+
 	for (int i = 0; i < g.o.runs; i++) {
 		uint64_t t0;
 
 		sleep_ns(g.o.interval_ms * NS_PER_MS);
 		perturb_begin(g.plan[i]);
+		if (noise) {
+			g.noise_ns = splitmix64(&noise_seed) % (NOISE_MAX_MS * NS_PER_MS);
+			sem_post(&g.noise_go);
+		}
 		t0 = now_ns();
 		handle_request(i);
 		t0 = now_ns() - t0;
+		if (noise)
+			while (sem_wait(&g.noise_done))
+				;
 		perturb_end(g.plan[i]);
 		report_run(i, t0);
 	}
@@ -1243,8 +1289,10 @@ static void setup(void)
 	pin_self(g.o.cpu);
 	set_slice(g.o.slice_us);
 	start_cache();
-	if (g.o.sc->pert & P_BGDISK)
+	if (g.o.sc->pert & P_BGDISK) {
 		start_bg_readers();
+		start_noise();
+	}
 	make_plan();
 	warm_up();
 }

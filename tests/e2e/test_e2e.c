@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The perturbation suite (PerfProbe Table II on Linux): the app-like
+ * workload tests/e2e/workloads/app.c slows exactly one function through
+ * exactly one resource in a quarter of its runs; xlprobe records it with
+ * real eBPF, `xlprobe report --json` analyses it, and the test asserts the
+ * critical function(s) and their factor — and nothing else accused.
+ * With XLP_SCORECARD=1 each scenario also prints one "SCORE" line
+ * (tests/e2e/scorecard).
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "json.h"
+#include "testlib.h"
+#include "xlptest.h"
+
+#define MAX_EXPECT 2
+
+struct expect {
+	const char *function;
+	const char *factor;
+};
+
+struct scenario {
+	const char *name;
+	struct expect want[MAX_EXPECT]; /* none: no precondition at all */
+	const char *peer; /* IPC peer to be named, or NULL */
+	bool baseline_wrong; /* the whole-run baseline must name another factor */
+	int disk; /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
+};
+
+static const char *const marked[] = { "load_config", "fetch_remote",	 "ask_peer", "wait_tick",
+				      "update_cache", "render", "compute_checksum" };
+
+static char app[256], xl[256], setup_sh[300];
+
+static void paths(void)
+{
+	xt_out("tests/e2e/workloads/app", app, sizeof(app));
+	xt_out("xlprobe", xl, sizeof(xl));
+	snprintf(setup_sh, sizeof(setup_sh), "%s/tests/e2e/setup.sh", tl_root());
+}
+
+static int sh(const char *cmd, char *out, size_t len)
+{
+	int rc = tl_run(cmd, out, len);
+
+	if (out && len)
+		out[strcspn(out, "\n")] = 0;
+	return rc;
+}
+
+/* A loop device, throttled to 8 MiB/s if asked; the cgroup dir in cg. */
+static int disk_setup(int how, char *dev, size_t dlen, char *cg, size_t clen)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "%s loopdev %s", setup_sh, xt_tmpdir());
+	if (sh(cmd, dev, dlen) || strncmp(dev, "/dev/loop", 9))
+		return -1;
+	if (how < 2)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "%s throttle %s 8388608", setup_sh, dev);
+	return sh(cmd, cg, clen) ? -1 : 0;
+}
+
+static void disk_teardown(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "%s teardown", setup_sh);
+	if (sh(cmd, NULL, 0))
+		fprintf(stderr, "  e2e: teardown failed\n");
+}
+
+/* Starts app, attaches xlprobe, runs the 40 requests; 0 on success. */
+static int record(const struct scenario *s, const char *trace, const char *dev, const char *cg)
+{
+	char *aargv[16] = { app, "--wait-signal", "--perturb", (char *)s->name, "--runs", "40",
+			    "--seed", "7" };
+	char *xargv[32] = { xl, "record", "-p", NULL, "-i", NULL, "-o", (char *)trace };
+	char specs[8][320], pid_s[16], line[256], err[4096], cmd[600];
+	struct xt_proc a, x;
+	int pid = 0, n = 8, an = 8, rc;
+
+	if (dev) {
+		aargv[an++] = "--disk-file";
+		aargv[an++] = (char *)dev;
+	}
+	if (xt_spawn(aargv, &a))
+		return -1;
+	while (!xt_read_line(a.out_fd, line, sizeof(line), 20000))
+		if (sscanf(line, "READY %d", &pid) == 1)
+			break;
+	if (pid <= 0)
+		return -1;
+	if (cg) {
+		snprintf(cmd, sizeof(cmd), "%s join %s %d", setup_sh, cg, pid);
+		if (sh(cmd, NULL, 0))
+			return -1;
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	snprintf(specs[0], sizeof(specs[0]), "%s:handle_request", app);
+	xargv[3] = pid_s;
+	xargv[5] = specs[0];
+	for (int i = 0; i < 7; i++) {
+		snprintf(specs[i + 1], sizeof(specs[i + 1]), "%s:%s", app, marked[i]);
+		xargv[n++] = "-f";
+		xargv[n++] = specs[i + 1];
+	}
+	xargv[n] = NULL;
+	if (xt_spawn(xargv, &x))
+		return -1;
+	if (xt_read_line(x.err_fd, line, sizeof(line), 30000) || !strstr(line, "recording")) {
+		fprintf(stderr, "  xlprobe did not start: %s\n", line);
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	kill(pid, SIGUSR1);
+	rc = xt_wait(&a, 120000, NULL, 0, NULL, 0);
+	if (rc)
+		fprintf(stderr, "  app exited %d\n", rc);
+	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "  xlprobe exited %d: %s\n", rc, err);
+	return rc;
+}
+
+static struct json *report(const char *trace)
+{
+	char *argv[] = { xl, "report", "--json", (char *)trace, NULL };
+	static char out[1 << 20];
+	char err[4096], perr[256];
+	struct json *j;
+	int rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr, "  report exited %d: %s\n", rc, err);
+		return NULL;
+	}
+	j = json__parse(out, perr, sizeof(perr));
+	if (!j)
+		fprintf(stderr, "  report JSON: %s\n", perr);
+	return j;
+}
+
+/* "fn/factor[, fn/factor]" of what the report accuses. */
+static void found_str(const struct json *j, char *buf, size_t len)
+{
+	const struct json *cf = json__key(j, "critical_functions");
+
+	buf[0] = 0;
+	for (size_t i = 0; i < json__len(cf); i++) {
+		const struct json *f = json__at(cf, i);
+		const char *fac = json__str(json__get(f, "factors[0].factor"));
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s%s/%s", i ? ", " : "",
+			 json__str(json__key(f, "function")), fac ? fac : "-");
+	}
+	if (!buf[0])
+		snprintf(buf, len, "no slowdown precondition");
+}
+
+static const struct json *find_function(const struct json *j, const char *name)
+{
+	const struct json *cf = json__key(j, "critical_functions");
+
+	for (size_t i = 0; i < json__len(cf); i++) {
+		const char *fn = json__str(json__key(json__at(cf, i), "function"));
+
+		if (fn && !strcmp(fn, name))
+			return json__at(cf, i);
+	}
+	return NULL;
+}
+
+static int nexpect(const struct scenario *s)
+{
+	int n = 0;
+
+	while (n < MAX_EXPECT && s->want[n].function)
+		n++;
+	return n;
+}
+
+static void check_report(const struct scenario *s, const struct json *j)
+{
+	const struct json *cf = json__key(j, "critical_functions");
+	int n = nexpect(s);
+
+	CHECK(json__len(cf) == (size_t)n, "%s: %zu critical functions, expected %d", s->name,
+	      json__len(cf), n);
+	if (!n)
+		CHECK(json__len(json__key(j, "preconditions")) == 0, "no precondition expected");
+	for (int i = 0; i < n; i++) {
+		const struct json *f = find_function(j, s->want[i].function);
+		const char *fac = json__str(json__get(f, "factors[0].factor"));
+
+		CHECK(f, "%s: %s not named", s->name, s->want[i].function);
+		CHECK(fac && !strcmp(fac, s->want[i].factor), "%s: %s factor %s, expected %s",
+		      s->name, s->want[i].function, fac ? fac : "(none)", s->want[i].factor);
+		if (s->peer) {
+			const char *comm = json__str(json__get(f, "peer.comm"));
+
+			CHECK(comm && !strcmp(comm, s->peer), "%s: peer %s", s->name,
+			      comm ? comm : "(none)");
+		}
+	}
+	if (s->baseline_wrong) {
+		const char *base = json__str(json__get(j, "baseline.factors[0].factor"));
+
+		CHECK(base && strcmp(base, s->want[0].factor), "baseline said %s",
+		      base ? base : "(none)");
+		CHECK(json__bool(json__get(j, "baseline.agrees")) == 0);
+	}
+}
+
+static void scorecard(const struct scenario *s, const struct json *j, bool pass)
+{
+	char want[256] = "", got[512];
+
+	if (!getenv("XLP_SCORECARD"))
+		return;
+	for (int i = 0; i < nexpect(s); i++) {
+		size_t used = strlen(want);
+
+		snprintf(want + used, sizeof(want) - used, "%s%s/%s", i ? ", " : "",
+			 s->want[i].function, s->want[i].factor);
+	}
+	if (!want[0])
+		snprintf(want, sizeof(want), "no slowdown precondition");
+	if (j)
+		found_str(j, got, sizeof(got));
+	else
+		snprintf(got, sizeof(got), "(no report)");
+	printf("SCORE %-14s expected: %-50s found: %-50s %s\n", s->name, want, got,
+	       pass ? "PASS" : "FAIL");
+}
+
+static void run_scenario(const struct scenario *s)
+{
+	char trace[300], dev[64] = "", cg[256] = "";
+	int before = tl_failed_checks;
+	struct json *j = NULL;
+
+	paths();
+	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(), s->name);
+	if (s->disk && disk_setup(s->disk, dev, sizeof(dev), cg, sizeof(cg))) {
+		CHECK(0, "cannot set up the throttled loop device");
+		goto out;
+	}
+	if (record(s, trace, s->disk ? dev : NULL, cg[0] ? cg : NULL)) {
+		CHECK(0, "%s: recording failed", s->name);
+		goto out;
+	}
+	j = report(trace);
+	CHECK(j, "%s: no report", s->name);
+	if (j)
+		check_report(s, j);
+out:
+	if (s->disk)
+		disk_teardown();
+	scorecard(s, j, tl_failed_checks == before);
+	json__free(j);
+}
+
+#define SCENARIO(id, ...)                                                                          \
+	TEST(id)                                                                                   \
+	{                                                                                          \
+		static const struct scenario s = { __VA_ARGS__ };                                  \
+		run_scenario(&s);                                                                  \
+	}
+
+SCENARIO(network_delay, "net", { { "fetch_remote", "net_block" } })
+SCENARIO(programming_flaw, "cpu", { { "compute_checksum", "cpu_run" } })
+SCENARIO(background_load_other_process, "bgload", { { "compute_checksum", "cpu_wait" } })
+SCENARIO(background_load_same_process, "bgload_thread", { { "compute_checksum", "cpu_wait" } })
+/* PerfProbe V-D: disk-heavy background threads make the whole run look
+ * disk-bound; the function that made it slow only used more CPU.
+ * load_config reads a loop device (page-cached backing file), so the
+ * readers' disk traffic does not slow it as well. */
+SCENARIO(background_disk_baseline_wrong, "bg_disk_cpu", { { "compute_checksum", "cpu_run" } },
+	 .baseline_wrong = true, .disk = 1)
+SCENARIO(throttled_disk, "disk", { { "load_config", "disk_block" } }, .disk = 2)
+SCENARIO(slow_peer_process, "ipc", { { "ask_peer", "ipc_wait" } }, .peer = "peerproc")
+SCENARIO(lock_contention, "lock", { { "update_cache", "lock_wait" } })
+SCENARIO(timer, "timer", { { "wait_tick", "timer_sleep" } })
+SCENARIO(two_causes, "two",
+	 { { "fetch_remote", "net_block" }, { "compute_checksum", "cpu_run" } })
+SCENARIO(no_perturbation, "none", { { NULL, NULL } })
+
+TEST_MAIN()
