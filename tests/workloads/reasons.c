@@ -4,7 +4,7 @@
  * way that leaves no doubt about why, for the wait-reason tests.
  *
  *   disk_wait()   O_DIRECT read of DISK_CHUNK bytes from --disk FILE (a
- *                 loop device throttled to 8 MiB/s: ~100 ms, see below),
+ *                 loop device throttled to 8 MiB/s: ~250 ms, see below),
  *                 or without --disk from a file under /var/tmp after
  *                 posix_fadvise(DONTNEED) (as long as the disk takes)
  *   net_wait()    TCP request/reply with a loopback server (child process
@@ -16,12 +16,13 @@
  *                 is taken before the call
  *   timer_wait()  nanosleep 50 ms
  *
- *   reasons [--iterations N] [--disk FILE] [--only NAME] [--wait-after]
+ *   reasons [--iterations N] [--disk FILE] [--only NAME] [--wait-after] [--rt]
  *
  * Each function runs N times (default 3), in the order above; --only runs
  * one of them and sets up only what it needs (no children, no threads).
  * --wait-after prints "DONE <pid>" after the calls and waits for SIGUSR1
  * before exiting, so a test can read the kernel's figures of a live thread.
+ * --rt runs the workload SCHED_FIFO: see set_rt() for why.
  *
  * stdout (CLOCK_MONOTONIC ns), each line printed outside marked functions:
  *   DISK <path> <bytes per call>
@@ -43,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -56,15 +58,17 @@
 #define NS_PER_MS 1000000ULL
 #define WAIT_NS (50 * NS_PER_MS)
 /*
- * The blkio throttle grants a budget of bps x slice (100 ms on rotational
- * devices, which loop devices backed by /dev/vda are) at each slice
- * boundary, so throttled waits come in steps of ~100 ms: a chunk of half
- * the budget alternates between no wait and a 100 ms wait. One budget's
- * worth, 800 KiB at the 8 MiB/s the tests throttle to, waits ~100 ms every
- * time once a first unmarked read has used the initial budget up.
+ * The blkio throttle allows bps x (time since its slice began, rounded UP
+ * to whole 100 ms slices on rotational devices, which loop devices backed
+ * by /dev/vda are): a read of up to k budgets (bps x 100 ms) may go
+ * through as soon as the slice is a little over k-1 slices old. A slice
+ * begins when the limit is set or at a read after an idle slice; an
+ * unmarked read of a chunk first brings the group to the steady state
+ * where reads follow dispatches, and a chunk of 2.5 budgets, 2 MiB at the
+ * 8 MiB/s the tests throttle to, then waits at least ~100 ms (~250 ms when
+ * calls follow each other) whatever the phase of the slice.
  */
-#define DISK_CHUNK (800 * 1024)
-#define DISK_WARMUP DISK_CHUNK
+#define DISK_CHUNK (2048 * 1024)
 #define TMP_FILE_SIZE (64 * 1024 * 1024)
 
 struct opts {
@@ -72,9 +76,10 @@ struct opts {
 	const char *disk;
 	const char *only;
 	bool wait_after;
+	bool rt;
 };
 
-static struct opts o = { .iterations = 3 };
+static struct opts o = {.iterations = 3};
 
 /* one peer child: requests go out on req_fd, replies come back on rep_fd */
 struct peer {
@@ -88,10 +93,9 @@ static struct {
 	void *buf;
 	off_t off, size;
 	char tmp_path[64]; /* file we created, removed at exit */
-} disk = { .fd = -1 };
+} disk = {.fd = -1};
 
-static struct peer pipe_peer = { .pid = -1 }, unix_peer = { .pid = -1 },
-		   net_peer = { .pid = -1 };
+static struct peer pipe_peer = {.pid = -1}, unix_peer = {.pid = -1}, net_peer = {.pid = -1};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t lock_go, lock_held;
@@ -114,7 +118,7 @@ static uint64_t now_ns(void)
 /* Relative nanosleep, resumed after signals: the wait is always whole. */
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -198,12 +202,12 @@ static void disk_setup(void)
 	if (disk.fd < 0)
 		die(path);
 	disk.size = lseek(disk.fd, 0, SEEK_END);
-	if (disk.size < DISK_WARMUP + DISK_CHUNK)
+	if (disk.size < 2 * DISK_CHUNK)
 		die("disk file too small");
-	if (posix_memalign(&disk.buf, 4096, DISK_WARMUP))
+	if (posix_memalign(&disk.buf, 4096, DISK_CHUNK))
 		die("posix_memalign");
 	if (o.disk)
-		disk_read_at(DISK_WARMUP);
+		disk_read_at(DISK_CHUNK);
 	printf("DISK %s %d\n", path, DISK_CHUNK);
 	fflush(stdout);
 }
@@ -293,8 +297,8 @@ static void start_unix_peer(void)
 
 static void start_net_peer(void)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET,
-				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t alen = sizeof(addr);
 	int lfd, fd, one = 1;
 
@@ -439,12 +443,12 @@ struct reason_fn {
 };
 
 static const struct reason_fn fns[] = {
-	{ "disk_wait", disk_setup, disk_prepare, disk_wait },
-	{ "net_wait", start_net_peer, NULL, net_wait },
-	{ "pipe_wait", start_pipe_peer, NULL, pipe_wait },
-	{ "unix_wait", start_unix_peer, NULL, unix_wait },
-	{ "lock_wait", lock_setup, lock_prepare, lock_wait },
-	{ "timer_wait", NULL, NULL, timer_wait },
+	{"disk_wait", disk_setup, disk_prepare, disk_wait},
+	{"net_wait", start_net_peer, NULL, net_wait},
+	{"pipe_wait", start_pipe_peer, NULL, pipe_wait},
+	{"unix_wait", start_unix_peer, NULL, unix_wait},
+	{"lock_wait", lock_setup, lock_prepare, lock_wait},
+	{"timer_wait", NULL, NULL, timer_wait},
 };
 
 #define NR_FNS (sizeof(fns) / sizeof(fns[0]))
@@ -452,7 +456,7 @@ static const struct reason_fn fns[] = {
 static void usage(void)
 {
 	fprintf(stderr, "usage: reasons [--iterations N] [--disk FILE] [--only NAME] "
-			"[--wait-after]\n  NAME: disk_wait net_wait pipe_wait unix_wait "
+			"[--wait-after] [--rt]\n  NAME: disk_wait net_wait pipe_wait unix_wait "
 			"lock_wait timer_wait\n");
 	exit(2);
 }
@@ -473,6 +477,8 @@ static void parse_args(int argc, char **argv)
 			o.only = argv[++i];
 		else if (!strcmp(a, "--wait-after"))
 			o.wait_after = true;
+		else if (!strcmp(a, "--rt"))
+			o.rt = true;
 		else
 			usage();
 	}
@@ -480,6 +486,23 @@ static void parse_args(int argc, char **argv)
 		known |= wanted(fns[i].name);
 	if (o.iterations < 0 || !known)
 		usage();
+}
+
+/*
+ * The kernel's blkio delay (taskstats) goes wrong for a fair-class task
+ * whose sleep is a delayed dequeue (EEVDF, 6.12+): __block_task() then runs
+ * later from another task's pick_next_task() and delayacct_blkio_start()
+ * stamps *current*, so the sleeper keeps a stale start and its wakeup adds
+ * far more than it waited (measured here: 550-670 ms of "delay" over reads
+ * that took 375 ms of wall time). An RT task is dequeued at once, by itself:
+ * its figures are right, and a test comparing against them can be exact.
+ */
+static void set_rt(void)
+{
+	struct sched_param sp = {.sched_priority = 1};
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler SCHED_FIFO");
 }
 
 static void cleanup(void)
@@ -497,6 +520,8 @@ int main(int argc, char **argv)
 	int sig;
 
 	parse_args(argc, argv);
+	if (o.rt)
+		set_rt();
 	/* blocked before the holder thread exists, so sigwait() gets it */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
