@@ -38,9 +38,9 @@ struct analysis_opts {
 	struct label_rule rule;
 	unsigned top_k; /* candidates: union of every run's top-K functions */
 	struct dtree_params tree;
-	double sig_frac; /* significance: fraction of the median latency / function time */
+	double sig_frac;   /* significance: fraction of the median latency / function time */
 	unsigned min_runs; /* fewer runs: no diagnosis */
-	double min_cover; /* a precondition must hold for this fraction of the slow runs */
+	double min_cover;  /* a precondition must hold for this fraction of the slow runs */
 	/*
 	 * With the automatic rules (sigma, Otsu) some runs are always "slow";
 	 * they are only a slowdown to explain when their median latency exceeds
@@ -52,23 +52,22 @@ struct analysis_opts {
 
 #define ANALYSIS_OPTS_DEFAULT                                                                      \
 	{                                                                                          \
-		.rule = { .kind = LABEL_SIGMA, .k = 1 }, .top_k = 10,                              \
-		.tree = DTREE_PARAMS_DEFAULT, .sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1,  \
-		.min_slowdown = 0.2                                                                \
+		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
+		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1, .min_slowdown = 0.2            \
 	}
 
 enum xa_status {
-	XA_OK = 0, /* at least one slowdown precondition */
-	XA_FEW_RUNS, /* fewer than min_runs runs */
-	XA_NONE_SLOW, /* no run is slow */
-	XA_ALL_SLOW, /* no run is fast */
+	XA_OK = 0,     /* at least one slowdown precondition */
+	XA_FEW_RUNS,   /* fewer than min_runs runs */
+	XA_NONE_SLOW,  /* no run is slow */
+	XA_ALL_SLOW,   /* no run is fast */
 	XA_NO_PRECOND, /* slow runs, but no precondition found (or not slow enough) */
 };
 
 /* One relevant resource factor and its evidence. */
 struct xa_factor {
 	enum xa_feat feat;
-	bool gt; /* slow when value > threshold (else <=) */
+	bool gt;	  /* slow when value > threshold (else <=) */
 	double threshold; /* ns, or kHz for cpu_freq */
 	double slow_median, fast_median;
 	uint32_t slow_hits, fast_hits; /* slow / fast samples on the slow side */
@@ -80,10 +79,10 @@ struct xa_factor {
 struct xa_step2 {
 	uint32_t samples, nslow, nfast;
 	bool avail[XA_NFEAT]; /* measured (cpu_freq needs a cpufreq driver) */
-	bool used[XA_NFEAT]; /* given to the tree */
+	bool used[XA_NFEAT];  /* given to the tree */
 	double slow_median[XA_NFEAT], fast_median[XA_NFEAT];
 	double time_slow_median, time_fast_median; /* the function's time / run latency */
-	enum xa_feat featmap[XA_NFEAT]; /* tree feature index -> feature */
+	enum xa_feat featmap[XA_NFEAT];		   /* tree feature index -> feature */
 	size_t nused;
 	struct dtree *tree;
 	struct xa_factor *factors;
@@ -130,7 +129,7 @@ struct xa_result {
 	double min_slowdown;
 	struct label_rule rule;
 	struct label_summary lab;
-	uint8_t *slow; /* per run */
+	uint8_t *slow;	   /* per run */
 	uint32_t features; /* XLP_FEAT_* common to all files */
 	/* step 1 */
 	uint32_t *cand; /* tree feature index -> function */
@@ -148,11 +147,12 @@ struct xa_result {
 	struct xa_func_row *rows;
 	size_t nrows;
 	char verdict[512];
+	char note[256]; /* why, when the verdict alone does not say it ("" otherwise) */
 };
 
 /* Negative errno, with a one-line reason in err. */
-int analysis__run(const struct dataset *ds, const struct analysis_opts *o,
-		  struct xa_result **out, char *err, size_t errlen);
+int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struct xa_result **out,
+		  char *err, size_t errlen);
 void analysis__free(struct xa_result *r); /* accepts NULL */
 
 #endif

@@ -17,16 +17,15 @@ void xa_feature_sets(uint32_t features, bool *avail, bool *used);
 /* Input of a step-2 tree: one sample per run where the function ran. */
 struct xa_s2_input {
 	size_t n;
-	double *x; /* XA_NFEAT x n, column-major; cpu_freq NANs are imputed in place */
+	double *x;	      /* XA_NFEAT x n, column-major; cpu_freq NANs are imputed in place */
 	const double *cycles; /* n: sum of FREQ_KHZ_NS (work), for the frequency check */
-	const double *time; /* n: the function's time (or the run latency) */
-	const uint8_t *slow; /* n */
+	const double *time;   /* n: the function's time (or the run latency) */
+	const uint8_t *slow;  /* n */
 	uint32_t features;
 	double time_ref; /* significance reference: median time of the function */
 };
 
-int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o,
-		 struct xa_step2 *s);
+int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o, struct xa_step2 *s);
 void xa_step2_release(struct xa_step2 *s);
 
 /* r->cand: union over runs of each run's K longest functions (PerfProbe IV-B). */
@@ -36,6 +35,17 @@ int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_
 
 /* Minimum slow samples a precondition's leaf must hold. */
 uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow);
+
+/* Step 2 of critical function k (resources slot k), peer included. */
+int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		      const struct resources *res, size_t k);
+/* The same tree on whole-run usage, labelled by the run labels; r->agrees. */
+int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
+/* The table's functions (the candidates, longest median time first)... */
+int xa_pick_rows(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
+/* ... and their resource medians (resources slot k). */
+int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
+		struct xa_func_row *row);
 
 /* r->verdict from the rest of the result. */
 void xa_verdict(const struct dataset *ds, struct xa_result *r);

@@ -81,7 +81,7 @@ static int read_times(struct dataset *ds, char *err, size_t errlen)
 {
 	size_t cells = ds->nruns * ds->nfuncs;
 	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
-	struct ds_scan s = { .ds = ds, .slot = slot, .add = add_time, .ctx = ds };
+	struct ds_scan s = {.ds = ds, .slot = slot, .add = add_time, .ctx = ds};
 	int ret = 0;
 
 	if (ds->nfuncs && cells / ds->nfuncs != ds->nruns)
@@ -89,8 +89,10 @@ static int read_times(struct dataset *ds, char *err, size_t errlen)
 	ds->time = calloc(cells + 1, sizeof(*ds->time));
 	ds->ncalls = calloc(cells + 1, sizeof(*ds->ncalls));
 	if (!slot || !ds->time || !ds->ncalls) {
-		snprintf(err, errlen, "out of memory for %zu runs x %zu functions: analyse fewer "
-			 "traces", ds->nruns, ds->nfuncs);
+		snprintf(err, errlen,
+			 "out of memory for %zu runs x %zu functions: analyse fewer "
+			 "traces",
+			 ds->nruns, ds->nfuncs);
 		ret = -ENOMEM;
 		goto cleanup;
 	}

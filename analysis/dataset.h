@@ -32,7 +32,7 @@ struct dataset_opts {
 struct ds_func {
 	char *symbol;
 	char *binary; /* basename */
-	char *path; /* binary as recorded (first file that has the function) */
+	char *path;   /* binary as recorded (first file that has the function) */
 };
 
 struct ds_run {
@@ -88,7 +88,7 @@ const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
 /* ---- resource usage of chosen functions (a further pass over the files) ---- */
 
 struct ds_res {
-	uint32_t ncalls; /* 0: the function did not run in this run */
+	uint32_t ncalls;	  /* 0: the function did not run in this run */
 	uint64_t ctr[XLP_NR_CTR]; /* summed incl[] (excl[] when exclusive) */
 };
 

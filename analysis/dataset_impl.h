@@ -12,9 +12,9 @@ struct ds_file {
 	char *path;
 	char *interaction;
 	uint32_t nlocal;
-	uint32_t *fmap; /* local func id -> global func, DS_NONE for interactions */
+	uint32_t *fmap;		 /* local func id -> global func, DS_NONE for interactions */
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
-	size_t run_off, nruns; /* runs of this file, sorted by (pid, start) */
+	size_t run_off, nruns;	 /* runs of this file, sorted by (pid, start) */
 };
 
 struct dataset {
@@ -26,9 +26,9 @@ struct dataset {
 	struct ds_run *runs;
 	size_t nruns, run_cap;
 	uint64_t *win_lo, *win_hi; /* per run: calls entering in [lo, hi) belong to it */
-	uint64_t *max_hi; /* max win_hi over the runs of the same pid up to this one */
-	uint64_t *time; /* nruns x nfuncs */
-	uint32_t *ncalls; /* nruns x nfuncs */
+	uint64_t *max_hi;	   /* max win_hi over the runs of the same pid up to this one */
+	uint64_t *time;		   /* nruns x nfuncs */
+	uint32_t *ncalls;	   /* nruns x nfuncs */
 	uint32_t features;
 	struct ds_drops drops;
 };

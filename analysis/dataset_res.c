@@ -17,7 +17,7 @@ struct peers {
 
 struct resources {
 	size_t nfuncs, nruns;
-	struct ds_res *res; /* nfuncs x nruns */
+	struct ds_res *res;  /* nfuncs x nruns */
 	struct peers *peers; /* nfuncs */
 };
 
@@ -68,19 +68,22 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 {
 	struct resources *r = calloc(1, sizeof(*r));
 	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
-	struct ds_scan s = { .ds = (struct dataset *)ds, .slot = slot, .add = add_res,
-			     .call = add_peer, .ctx = r };
+	struct ds_scan s = {.ds = (struct dataset *)ds,
+			    .slot = slot,
+			    .add = add_res,
+			    .call = add_peer,
+			    .ctx = r};
 	int ret = -ENOMEM;
 
 	*out = NULL;
 	if (!r || !slot)
-		goto nomem;
+		goto cleanup;
 	r->nfuncs = nfuncs;
 	r->nruns = ds->nruns;
 	r->res = calloc(nfuncs * ds->nruns + 1, sizeof(*r->res));
 	r->peers = calloc(nfuncs + 1, sizeof(*r->peers));
 	if (!r->res || !r->peers)
-		goto nomem;
+		goto cleanup;
 	for (size_t g = 0; g < ds->nfuncs; g++)
 		slot[g] = -1;
 	for (size_t k = 0; k < nfuncs; k++)
@@ -99,10 +102,9 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 			       r->nruns * sizeof(*r->res));
 	*out = r;
 	r = NULL;
-	goto cleanup;
-nomem:
-	snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
 cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
 	free(slot);
 	resources__free(r);
 	return ret;

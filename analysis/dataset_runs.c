@@ -17,7 +17,7 @@ struct cand {
 struct base_rec {
 	uint32_t pid, tid;
 	uint64_t at; /* entry_ns of the run record, 0 for a process record */
-	size_t seq; /* order in the file: of equal keys the last one wins */
+	size_t seq;  /* order in the file: of equal keys the last one wins */
 	uint64_t ctr[XLP_NR_CTR];
 };
 
@@ -50,7 +50,7 @@ static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start,
 {
 	if (grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
-	p->cand[p->ncand++] = (struct cand){ pid, tid, start, end };
+	p->cand[p->ncand++] = (struct cand){pid, tid, start, end};
 	return 0;
 }
 
@@ -165,7 +165,7 @@ static const struct base_rec *find_base(const struct pass1 *p, uint32_t pid, uin
 					uint64_t at)
 {
 	size_t lo = 0, hi = p->nbase;
-	struct base_rec key = { .pid = pid, .tid = tid, .at = at };
+	struct base_rec key = {.pid = pid, .tid = tid, .at = at};
 
 	while (lo < hi) { /* first element > key */
 		size_t mid = lo + (hi - lo) / 2;
@@ -234,7 +234,8 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
-			if (!f->interaction && !(f->interaction = strdup(fi->symbol ? fi->symbol : "?")))
+			if (!f->interaction &&
+			    !(f->interaction = strdup(fi->symbol ? fi->symbol : "?")))
 				return -ENOMEM;
 			continue;
 		}
@@ -252,7 +253,7 @@ static void take_drops(struct dataset *ds, struct trace_reader *r, const struct 
 		       struct ds_file *f)
 {
 	const struct xlp_trace_footer *ft = trace_reader__footer(r);
-	uint64_t stat[XLP_NR_STAT] = { 0 }, lost = 0;
+	uint64_t stat[XLP_NR_STAT] = {0}, lost = 0;
 
 	if (ft) {
 		memcpy(stat, ft->stat, sizeof(stat));
@@ -269,8 +270,8 @@ static void take_drops(struct dataset *ds, struct trace_reader *r, const struct 
 	ds->drops.ntruncated += f->info.truncated;
 }
 
-static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds_file *f,
-			char *err, size_t errlen)
+static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds_file *f, char *err,
+			size_t errlen)
 {
 	const struct xlp_hdr *h;
 	int ret;
@@ -302,10 +303,11 @@ static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, cha
 			 "the launches finish",
 			 f->path);
 	else
-		snprintf(err, errlen,
-			 "%s has no runs: record with --interaction BINARY:SYMBOL (or --repeat N -- "
-			 "CMD) to mark what a run is",
-			 f->path);
+		snprintf(
+			err, errlen,
+			"%s has no runs: record with --interaction BINARY:SYMBOL (or --repeat N -- "
+			"CMD) to mark what a run is",
+			f->path);
 }
 
 int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
@@ -313,7 +315,7 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 	struct ds_file *f = &ds->files[fi];
 	struct trace_reader *r = NULL;
 	const struct xlp_trace_meta *m;
-	struct pass1 p = { 0 };
+	struct pass1 p = {0};
 	char why[256] = "";
 	int ret;
 
@@ -326,11 +328,7 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 	f->info.features = m->features;
 	ds->features &= m->features;
 	ret = map_funcs(ds, f, m);
-	if (ret)
-		goto nomem;
-	ret = read_records(r, &p, f, err, errlen);
-	if (ret == -ENOMEM)
-		goto nomem;
+	ret = ret ? ret : read_records(r, &p, f, err, errlen);
 	if (ret)
 		goto cleanup;
 	take_drops(ds, r, &p, f);
@@ -344,16 +342,14 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 		goto cleanup;
 	}
 	ret = append_runs(ds, fi, &p);
-	if (ret)
-		goto nomem;
-	if (!f->nruns) {
+	if (!ret && !f->nruns) {
 		no_runs(f, m, err, errlen);
 		ret = -ENODATA;
 	}
-	goto cleanup;
-nomem:
-	snprintf(err, errlen, "%s: out of memory: analyse fewer or smaller traces", f->path);
 cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory: analyse fewer or smaller traces",
+			 f->path);
 	trace_reader__close(r);
 	free(p.cand);
 	free(p.base);

@@ -136,7 +136,7 @@ static void take_back_nested(const struct ds_scan *s, struct thr *t, uint32_t fu
 	keep = j;
 	for (size_t k = j; k < t->n; k++) {
 		struct open_call *oc = &t->c[k];
-		struct add_ctx a = { .s = s, .slot = oc->slot, .vals = oc->vals, .sign = -1 };
+		struct add_ctx a = {.s = s, .slot = oc->slot, .vals = oc->vals, .sign = -1};
 
 		if (oc->func != func) {
 			t->c[keep++] = *oc; /* still needed by its own function's callers */
@@ -177,7 +177,7 @@ static int on_call(const struct ds_scan *s, struct thr_tab *tab, const struct xl
 	int32_t slot = g == DS_NONE ? -1 : s->slot[g];
 	bool excl = s->ds->opts.exclusive;
 	uint64_t vals[XLP_NR_CTR];
-	struct add_ctx a = { .s = s, .slot = slot, .vals = vals, .rec = c, .sign = 1 };
+	struct add_ctx a = {.s = s, .slot = slot, .vals = vals, .rec = c, .sign = 1};
 	struct thr *t = NULL;
 
 	memcpy(vals, excl ? c->excl : c->incl, sizeof(vals));
@@ -203,7 +203,7 @@ int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
 {
 	const char *path = s->ds->files[s->file].path;
 	struct trace_reader *r = NULL;
-	struct thr_tab tab = { 0 };
+	struct thr_tab tab = {0};
 	const struct xlp_hdr *h;
 	char why[256] = "";
 	int ret;

@@ -18,10 +18,10 @@ struct fit {
 	const struct dtree_params *p;
 	struct dtree *t;
 	size_t nkept;
-	uint32_t *kept; /* feature ids not pruned, ascending */
-	uint32_t *ord; /* nkept * n: sorted sample indices per kept feature */
-	uint32_t *scratch; /* n */
-	uint8_t *left; /* n: sample goes left in the split being applied */
+	uint32_t *kept;		       /* feature ids not pruned, ascending */
+	uint32_t *ord;		       /* nkept * n: sorted sample indices per kept feature */
+	uint32_t *scratch;	       /* n */
+	uint8_t *left;		       /* n: sample goes left in the split being applied */
 	double *next_slow, *next_fast; /* n: first slow/fast value at or after k */
 	struct dtree_cond path[64];
 };
@@ -128,9 +128,15 @@ static void scan_feature(struct fit *c, uint32_t a, size_t lo, size_t hi, struct
 			continue;
 		if (!better(c, best, score, den, f))
 			continue;
-		*best = (struct split){ .found = true, .kept_idx = a, .feature = f, .nleft = nl,
-					.threshold = v + (vn - v) / 2, .gap = gap,
-					.slow_right = slow_right, .score = score, .den = den };
+		*best = (struct split){.found = true,
+				       .kept_idx = a,
+				       .feature = f,
+				       .nleft = nl,
+				       .threshold = v + (vn - v) / 2,
+				       .gap = gap,
+				       .slow_right = slow_right,
+				       .score = score,
+				       .den = den};
 	}
 }
 
@@ -167,8 +173,8 @@ static int add_node(struct dtree *t, unsigned depth, uint32_t n, uint32_t nslow)
 		t->nodes = nn;
 		t->node_cap = cap;
 	}
-	t->nodes[t->nnodes] = (struct dtree_node){ .feature = -1, .left = -1, .right = -1,
-						   .depth = depth, .n = n, .nslow = nslow };
+	t->nodes[t->nnodes] = (struct dtree_node){
+		.feature = -1, .left = -1, .right = -1, .depth = depth, .n = n, .nslow = nslow};
 	return (int)t->nnodes++;
 }
 
@@ -214,7 +220,7 @@ static uint32_t count_slow(const struct fit *c, size_t lo, size_t hi)
 static int grow(struct fit *c, size_t lo, size_t hi, unsigned depth)
 {
 	uint32_t cnt = (uint32_t)(hi - lo), nslow = count_slow(c, lo, hi);
-	struct split sp = { 0 };
+	struct split sp = {0};
 	int node, l, r;
 
 	node = add_node(c->t, depth, cnt, nslow);
@@ -233,9 +239,11 @@ static int grow(struct fit *c, size_t lo, size_t hi, unsigned depth)
 	c->t->nodes[node].threshold = sp.threshold;
 	c->t->nodes[node].gap = sp.gap;
 	c->t->nodes[node].slow_right = sp.slow_right;
-	c->path[depth] = (struct dtree_cond){ .node = (uint32_t)node, .feature = sp.feature,
-					      .gt = false, .slow_side = !sp.slow_right,
-					      .threshold = sp.threshold };
+	c->path[depth] = (struct dtree_cond){.node = (uint32_t)node,
+					     .feature = sp.feature,
+					     .gt = false,
+					     .slow_side = !sp.slow_right,
+					     .threshold = sp.threshold};
 	l = grow(c, lo, lo + sp.nleft, depth + 1);
 	if (l < 0)
 		return l;
@@ -291,7 +299,7 @@ static void fit_cleanup(struct fit *c)
 int dtree__fit(const struct dtree_input *in, const struct dtree_params *p, struct dtree **out)
 {
 	size_t n = in->nsamples;
-	struct fit c = { .in = in, .p = p };
+	struct fit c = {.in = in, .p = p};
 	struct dtree *t = NULL;
 	int err;
 

@@ -26,28 +26,28 @@
 /* Which difference the pruning rule asks for. */
 enum dtree_dir {
 	DTREE_HIGH = 0, /* slow when high (times): m_slow - m_fast */
-	DTREE_LOW, /* slow when low (CPU frequency): m_fast - m_slow */
-	DTREE_ANY, /* |m_slow - m_fast| */
+	DTREE_LOW,	/* slow when low (CPU frequency): m_fast - m_slow */
+	DTREE_ANY,	/* |m_slow - m_fast| */
 };
 
 struct dtree_feature {
 	enum dtree_dir dir;
 	double min_slow_mean; /* significance: 0 for no check */
-	bool disabled; /* not measured: never split on, reported as unavailable */
+	bool disabled;	      /* not measured: never split on, reported as unavailable */
 };
 
 struct dtree_input {
 	size_t nsamples, nfeatures;
-	const double *x; /* column-major: x[f * nsamples + i] */
-	const uint8_t *slow; /* label of sample i: 1 slow, 0 fast */
+	const double *x;		  /* column-major: x[f * nsamples + i] */
+	const uint8_t *slow;		  /* label of sample i: 1 slow, 0 fast */
 	const struct dtree_feature *feat; /* NULL: every feature DTREE_HIGH, no check */
 };
 
 struct dtree_params {
-	unsigned max_depth; /* splits on a root-to-leaf path */
+	unsigned max_depth;   /* splits on a root-to-leaf path */
 	unsigned min_samples; /* nodes with fewer samples are not split */
-	double alpha; /* pruning factor */
-	double gap_frac; /* required split gap, fraction of the feature's range */
+	double alpha;	      /* pruning factor */
+	double gap_frac;      /* required split gap, fraction of the feature's range */
 };
 
 #define DTREE_PARAMS_DEFAULT                                                                       \
@@ -57,35 +57,35 @@ struct dtree_params {
 
 enum dtree_prune {
 	DTREE_KEPT = 0,
-	DTREE_PRUNED_ALPHA, /* relative difference below alpha */
-	DTREE_PRUNED_CONSTANT, /* no spread at all */
-	DTREE_PRUNED_DISABLED, /* feature not available */
+	DTREE_PRUNED_ALPHA,	/* relative difference below alpha */
+	DTREE_PRUNED_CONSTANT,	/* no spread at all */
+	DTREE_PRUNED_DISABLED,	/* feature not available */
 	DTREE_PRUNED_ONE_CLASS, /* no slow or no fast sample: nothing to compare */
 };
 
 struct dtree_feat_stats {
 	double m_slow, m_fast; /* means over slow / fast samples */
 	double p5, p95;
-	double range; /* p95 - p5, or max - min when those are equal */
+	double range;	/* p95 - p5, or max - min when those are equal */
 	double reldiff; /* signed difference (per direction) / range */
 	enum dtree_prune pruned;
 };
 
 struct dtree_node {
-	int feature; /* -1: leaf */
+	int feature;	  /* -1: leaf */
 	double threshold; /* value <= threshold: left child, > threshold: right */
-	int left, right; /* node indices, -1 for a leaf */
+	int left, right;  /* node indices, -1 for a leaf */
 	unsigned depth;
 	uint32_t n, nslow;
 	bool slow_right; /* right child has the higher slow fraction */
-	double gap; /* split gap (see above) */
+	double gap;	 /* split gap (see above) */
 };
 
 /* One test on a root-to-leaf path. */
 struct dtree_cond {
 	uint32_t node;
 	uint32_t feature;
-	bool gt; /* the path takes the "> threshold" branch */
+	bool gt;	/* the path takes the "> threshold" branch */
 	bool slow_side; /* ... and that branch is the node's slow side */
 	double threshold;
 };

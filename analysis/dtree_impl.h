@@ -23,6 +23,7 @@ void dtree_presort(const double *x, size_t n, uint32_t *ord, uint32_t *tmp_idx, 
 
 /* Global statistics and pruning decision of one feature (ord: sorted). */
 void dtree_feat_prepare(const double *x, const uint8_t *slow, const uint32_t *ord, size_t n,
-			const struct dtree_feature *feat, double alpha, struct dtree_feat_stats *fs);
+			const struct dtree_feature *feat, double alpha,
+			struct dtree_feat_stats *fs);
 
 #endif

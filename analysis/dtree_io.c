@@ -84,7 +84,8 @@ char *dtree__serialize(const struct dtree *t, const char *const *names)
 
 		put_name(f, names, i);
 		fprintf(f, ": m_slow=%.17g m_fast=%.17g p5=%.17g p95=%.17g rel=%.17g %s\n",
-			s->m_slow, s->m_fast, s->p5, s->p95, s->reldiff, dtree__prune_name(s->pruned));
+			s->m_slow, s->m_fast, s->p5, s->p95, s->reldiff,
+			dtree__prune_name(s->pruned));
 	}
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct dtree_node *nd = &t->nodes[i];
@@ -105,7 +106,8 @@ char *dtree__serialize(const struct dtree *t, const char *const *names)
 		for (size_t k = 0; k < p->ncond; k++) {
 			fputc(' ', f);
 			put_name(f, names, p->conds[k].feature);
-			fprintf(f, " %s %.17g%s", p->conds[k].gt ? ">" : "<=", p->conds[k].threshold,
+			fprintf(f, " %s %.17g%s",
+				p->conds[k].gt ? ">" : "<=", p->conds[k].threshold,
 				p->conds[k].slow_side ? "" : " (fast side)");
 		}
 		fputc('\n', f);

@@ -31,7 +31,7 @@ void dtree_presort(const double *x, size_t n, uint32_t *ord, uint32_t *tmp_idx, 
 		key[i] = sort_key(x[i]);
 	}
 	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t cnt[257] = { 0 };
+		size_t cnt[257] = {0};
 		uint64_t *tk;
 		uint32_t *ti;
 

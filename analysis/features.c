@@ -4,10 +4,10 @@
 #include "analysis_impl.h"
 
 static const char *const names[XA_NFEAT] = {
-	[XA_CPU_RUN] = "cpu_run",     [XA_CPU_WAIT] = "cpu_wait",   [XA_CPU_FREQ] = "cpu_freq",
-	[XA_SLEEP_S] = "sleep_s",     [XA_SLEEP_D] = "sleep_d",     [XA_DISK] = "disk_block",
-	[XA_NET] = "net_block",	      [XA_IPC] = "ipc_wait",	    [XA_LOCK] = "lock_wait",
-	[XA_TIMER] = "timer_sleep",   [XA_OTHER] = "other_sleep",
+	[XA_CPU_RUN] = "cpu_run",   [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
+	[XA_SLEEP_S] = "sleep_s",   [XA_SLEEP_D] = "sleep_d",	[XA_DISK] = "disk_block",
+	[XA_NET] = "net_block",	    [XA_IPC] = "ipc_wait",	[XA_LOCK] = "lock_wait",
+	[XA_TIMER] = "timer_sleep", [XA_OTHER] = "other_sleep",
 };
 
 static const enum xlp_ctr ctr_of[XA_NFEAT] = {
@@ -32,9 +32,9 @@ void xa_ctr_features(const uint64_t *ctr, double *out)
 	for (int f = 0; f < XA_NFEAT; f++)
 		out[f] = (double)ctr[ctr_of[f]];
 	/* average frequency = delta(FREQ_KHZ_NS) / delta(CPU_RUN) (bpf/xlprobe.h) */
-	out[XA_CPU_FREQ] = ctr[XLP_C_CPU_RUN] ? (double)ctr[XLP_C_FREQ_KHZ_NS] /
-							(double)ctr[XLP_C_CPU_RUN]
-					      : NAN;
+	out[XA_CPU_FREQ] = ctr[XLP_C_CPU_RUN]
+				   ? (double)ctr[XLP_C_FREQ_KHZ_NS] / (double)ctr[XLP_C_CPU_RUN]
+				   : NAN;
 }
 
 void xa_feature_sets(uint32_t features, bool *avail, bool *used)

@@ -47,8 +47,8 @@ static void class_medians(const double *sorted, size_t n, struct label_summary *
 	size_t nfast = n - sum->nslow;
 
 	sum->fast_median_ns = nfast ? stats__quantile_sorted(sorted, nfast, 0.5) : NAN;
-	sum->slow_median_ns = sum->nslow ? stats__quantile_sorted(sorted + nfast, sum->nslow, 0.5)
-					 : NAN;
+	sum->slow_median_ns =
+		sum->nslow ? stats__quantile_sorted(sorted + nfast, sum->nslow, 0.5) : NAN;
 }
 
 static double rule_threshold(const double *sorted, size_t n, const struct label_rule *rule,
@@ -100,7 +100,8 @@ const char *labels__describe(const struct label_rule *rule, char *buf, size_t le
 
 	switch (rule->kind) {
 	case LABEL_FIXED:
-		snprintf(buf, len, "--slow %s", xlp_fmt_ns((uint64_t)rule->threshold_ns, d, sizeof(d)));
+		snprintf(buf, len, "--slow %s",
+			 xlp_fmt_ns((uint64_t)rule->threshold_ns, d, sizeof(d)));
 		break;
 	case LABEL_AUTO:
 		snprintf(buf, len, "automatic 2-class split (Otsu)");

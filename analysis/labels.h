@@ -11,13 +11,13 @@
 
 enum label_kind {
 	LABEL_SIGMA = 0, /* slow if latency > median + k * sigma (default, k = 1) */
-	LABEL_FIXED, /* slow if latency > a user threshold (--slow 250ms) */
-	LABEL_AUTO, /* 2-class split maximizing between-class variance (Otsu) */
+	LABEL_FIXED,	 /* slow if latency > a user threshold (--slow 250ms) */
+	LABEL_AUTO,	 /* 2-class split maximizing between-class variance (Otsu) */
 };
 
 struct label_rule {
 	enum label_kind kind;
-	double k; /* LABEL_SIGMA */
+	double k;	     /* LABEL_SIGMA */
 	double threshold_ns; /* LABEL_FIXED */
 };
 
@@ -36,7 +36,8 @@ int labels__compute(const double *lat, size_t n, const struct label_rule *rule, 
 		    struct label_summary *sum);
 /* Threshold of the Otsu split of sorted values (the midpoint between classes). */
 double labels__otsu(const double *sorted, size_t n);
-/* Short description of the rule, e.g. "median + 1σ", "--slow 250.0 ms", "automatic 2-class split". */
+/* Short description of the rule, e.g. "median + 1σ", "--slow 250.0 ms", "automatic 2-class split".
+ */
 const char *labels__describe(const struct label_rule *rule, char *buf, size_t len);
 
 #endif

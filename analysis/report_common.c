@@ -31,19 +31,19 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 {
 	const struct ds_drops *d = dataset__drops(ds);
 	const struct report_drop all[] = {
-		{ "rb_full", "records lost: ring buffer full", d->stat[XLP_S_RB_FULL] },
-		{ "stack_overflow", "calls deeper than the shadow stack, not recorded",
-		  d->stat[XLP_S_STACK_OVERFLOW] },
-		{ "stack_mismatch", "returns without a matching entry",
-		  d->stat[XLP_S_STACK_MISMATCH] },
-		{ "threads_full", "threads not traced: thread table full",
-		  d->stat[XLP_S_THREADS_FULL] },
-		{ "procs_full", "processes not traced: process table full",
-		  d->stat[XLP_S_PROCS_FULL] },
-		{ "unfinished", "calls still open when their thread exited",
-		  d->stat[XLP_S_UNFINISHED] },
-		{ "lost_by_reader", "records the recorder could not store", d->lost_by_reader },
-		{ "bad_chunks", "damaged chunks skipped while reading", d->bad_chunks },
+		{"rb_full", "records lost: ring buffer full", d->stat[XLP_S_RB_FULL]},
+		{"stack_overflow", "calls deeper than the shadow stack, not recorded",
+		 d->stat[XLP_S_STACK_OVERFLOW]},
+		{"stack_mismatch", "returns without a matching entry",
+		 d->stat[XLP_S_STACK_MISMATCH]},
+		{"threads_full", "threads not traced: thread table full",
+		 d->stat[XLP_S_THREADS_FULL]},
+		{"procs_full", "processes not traced: process table full",
+		 d->stat[XLP_S_PROCS_FULL]},
+		{"unfinished", "calls still open when their thread exited",
+		 d->stat[XLP_S_UNFINISHED]},
+		{"lost_by_reader", "records the recorder could not store", d->lost_by_reader},
+		{"bad_chunks", "damaged chunks skipped while reading", d->bad_chunks},
 	};
 	size_t n = 0;
 

@@ -41,7 +41,7 @@ static void esc(FILE *f, const char *s)
 static void histogram(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	double lo = INFINITY, hi = 0, w, x;
-	unsigned fast[NBINS] = { 0 }, slow[NBINS] = { 0 }, top = 1;
+	unsigned fast[NBINS] = {0}, slow[NBINS] = {0}, top = 1;
 	size_t n = dataset__nruns(ds);
 	char a[32], b[32];
 
@@ -62,26 +62,30 @@ static void histogram(FILE *f, const struct dataset *ds, const struct xa_result 
 	for (int k = 0; k < NBINS; k++) {
 		double hf = 150.0 * fast[k] / top, hs = 150.0 * slow[k] / top;
 
-		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"%.1f\" fill=\"#7aa6e8\"/>",
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"%.1f\" fill=\"#7aa6e8\"/>",
 			10 + 20 * k, 160 - hf, hf);
-		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"%.1f\" fill=\"#e07a6a\"/>",
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"%.1f\" fill=\"#e07a6a\"/>",
 			10 + 20 * k, 160 - hf - hs, hs);
 	}
 	x = 10 + 20 * (r->lab.threshold_ns - lo) / w;
 	if (x >= 10 && x <= 810)
-		fprintf(f, "<line x1=\"%.1f\" y1=\"5\" x2=\"%.1f\" y2=\"160\" stroke=\"#333\" "
-			   "stroke-dasharray=\"4\"/>",
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"5\" x2=\"%.1f\" y2=\"160\" stroke=\"#333\" "
+			"stroke-dasharray=\"4\"/>",
 			x, x);
-	fprintf(f, "<text x=\"10\" y=\"180\">%s</text><text x=\"810\" y=\"180\" "
-		   "text-anchor=\"end\">%s</text></svg>\n",
+	fprintf(f,
+		"<text x=\"10\" y=\"180\">%s</text><text x=\"810\" y=\"180\" "
+		"text-anchor=\"end\">%s</text></svg>\n",
 		report__dur(lo, a, sizeof(a)), report__dur(hi, b, sizeof(b)));
 }
 
 /* value of feature f of a tree: step 1 features are times, step 2 ones resources */
 typedef const char *(*value_fn)(const void *ctx, int feature, double v, char *buf, size_t len);
 
-static void tree_node(FILE *f, const struct dtree *t, int i, const char *const *names,
-		      value_fn val, const void *ctx)
+static void tree_node(FILE *f, const struct dtree *t, int i, const char *const *names, value_fn val,
+		      const void *ctx)
 {
 	const struct dtree_node *nd = dtree__node(t, (size_t)i);
 	char v[32];
@@ -132,4 +136,207 @@ static void step2_tree(FILE *f, const struct xa_step2 *s)
 	for (size_t i = 0; i < s->nused; i++)
 		names[i] = xa_feat_name(s->featmap[i]);
 	tree(f, s->tree, names, res_value, s);
+}
+
+static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *peer)
+{
+	char t[32], a[32], b[32];
+
+	fputs("<ul>", f);
+	for (size_t k = 0; k < s->nfactors; k++) {
+		const struct xa_factor *x = &s->factors[k];
+
+		fprintf(f,
+			"<li><b>%s %s %s</b>: median %s in slow runs vs %s in fast; holds for %u "
+			"of %u slow, %u of %u fast",
+			xa_feat_name(x->feat), x->gt ? "&gt;" : "&le;",
+			report__value(x->feat, x->threshold, t, sizeof(t)),
+			report__value(x->feat, x->slow_median, a, sizeof(a)),
+			report__value(x->feat, x->fast_median, b, sizeof(b)), x->slow_hits,
+			x->nslow, x->fast_hits, x->nfast);
+		if (x->from_freq_check)
+			fputs(" (cpu_run grew but not the work done: lower CPU frequency)", f);
+		if (x->feat == XA_IPC && peer && peer->found) {
+			fprintf(f, "; waiting for pid %u (", peer->pid);
+			esc(f, peer->comm);
+			fputs(")", f);
+		}
+		fputs("</li>", f);
+	}
+	if (!s->nfactors)
+		fputs("<li>no resource factor found</li>", f);
+	fputs("</ul>\n", f);
+}
+
+static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
+{
+	char a[32], b[32];
+
+	fprintf(f,
+		"<table><tr><th>median</th><th>slow runs</th><th>fast runs</th></tr>"
+		"<tr><td>%s</td><td>%s</td><td>%s</td></tr>",
+		time_label, report__dur(s->time_slow_median, a, sizeof(a)),
+		report__dur(s->time_fast_median, b, sizeof(b)));
+	for (int k = 0; k < XA_NFEAT; k++) {
+		if (!s->avail[k])
+			fprintf(f,
+				"<tr><td>%s</td><td class=\"na\">unavailable</td>"
+				"<td class=\"na\">unavailable</td></tr>",
+				xa_feat_name(k));
+		else
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>", xa_feat_name(k),
+				report__value(k, s->slow_median[k], a, sizeof(a)),
+				report__value(k, s->fast_median[k], b, sizeof(b)));
+	}
+	fputs("</table>\n", f);
+}
+
+static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	const char **names = calloc(r->ncand + 1, sizeof(*names));
+	char t[32];
+
+	fputs("<h2>Slowdown preconditions (step 1)</h2><ol>", f);
+	for (size_t i = 0; i < r->npre; i++) {
+		fputs("<li>runs are slow when ", f);
+		for (size_t k = 0; k < r->pre[i].ncond; k++) {
+			const struct xa_cond *c = &r->pre[i].conds[k];
+
+			fputs(k ? " AND <b>" : "<b>", f);
+			esc(f, dataset__func(ds, c->func)->symbol);
+			fprintf(f, "</b> %s %s", c->gt ? "&gt;" : "&le;",
+				report__dur(c->threshold_ns, t, sizeof(t)));
+		}
+		fprintf(f, " (%u of %zu slow runs)</li>", r->pre[i].slow_runs, r->lab.nslow);
+	}
+	fputs("</ol>\n", f);
+	if (!names || !r->tree)
+		goto cleanup;
+	for (size_t i = 0; i < r->ncand; i++)
+		names[i] = dataset__func(ds, r->cand[i])->symbol;
+	fputs("<h3>Function tree</h3>", f);
+	tree(f, r->tree, names, time_value, NULL);
+cleanup:
+	free(names);
+}
+
+static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char t[32];
+
+	for (size_t i = 0; i < r->ncrit; i++) {
+		const struct xa_critical *c = &r->crit[i];
+
+		fputs("<h2>Critical function ", f);
+		esc(f, dataset__func(ds, c->func)->symbol);
+		fputs(" (", f);
+		esc(f, dataset__func(ds, c->func)->binary);
+		fprintf(f, "): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
+			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)),
+			c->s2.samples, c->s2.nslow);
+		factors(f, &c->s2, &c->peer);
+		breakdown(f, &c->s2, "time");
+		fputs("<h3>Resource tree</h3>", f);
+		step2_tree(f, &c->s2);
+	}
+}
+
+static void baseline(FILE *f, const struct xa_result *r)
+{
+	if (!r->has_base)
+		return;
+	fprintf(f, "<h2>Baseline: whole-run resource usage</h2><p>%u runs.%s</p>", r->base.samples,
+		!r->ncrit || !r->base.nfactors ? ""
+		: r->agrees		       ? " Agrees with the function-level answer."
+			    : " <b class=\"warn\">Differs from the function-level "
+			      "answer.</b>");
+	factors(f, &r->base, NULL);
+	breakdown(f, &r->base, "latency");
+	step2_tree(f, &r->base);
+}
+
+static void functions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char a[32];
+
+	fputs("<h2>Functions</h2><p>Median over the runs where each ran.</p><table><tr><th>function"
+	      "</th><th>runs</th><th>time</th>",
+	      f);
+	for (int k = 0; k < XA_NFEAT; k++)
+		fprintf(f, "<th>%s</th>", xa_feat_name(k));
+	fputs("</tr>", f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct xa_func_row *row = &r->rows[i];
+
+		fputs("<tr><td>", f);
+		esc(f, dataset__func(ds, row->func)->symbol);
+		fprintf(f, "</td><td>%u</td><td>%s</td>", row->runs,
+			report__dur(row->time_median, a, sizeof(a)));
+		for (int k = 0; k < XA_NFEAT; k++)
+			fprintf(f, "<td>%s</td>",
+				k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
+					? "unavailable"
+					: report__value(k, row->median[k], a, sizeof(a)));
+		fputs("</tr>", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	const char *un[8];
+	struct report_drop d[16];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+
+	fputs("<h2>Not measured, lost</h2><ul>", f);
+	for (size_t i = 0; i < nu; i++)
+		fprintf(f, "<li>%s</li>", un[i]);
+	for (size_t i = 0; i < nd; i++)
+		fprintf(f, "<li class=\"warn\">%s %llu: %s</li>", d[i].name,
+			(unsigned long long)d[i].count, d[i].what);
+	if (!nd)
+		fputs("<li>no events lost</li>", f);
+	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
+		if (!dataset__file(ds, i)->truncated)
+			continue;
+		fputs("<li class=\"warn\">", f);
+		esc(f, dataset__file(ds, i)->path);
+		fputs(" is truncated: analysed what was read</li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char a[32], b[32], c[32], d[32], rule[64];
+
+	fprintf(f,
+		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
+		"</title><style>%s</style></head><body>\n<h1>xlprobe report</h1>\n",
+		style);
+	fputs("<p class=\"verdict\">", f);
+	esc(f, r->verdict);
+	if (r->note[0]) {
+		fputs("<br><small>", f);
+		esc(f, r->note);
+		fputs("</small>", f);
+	}
+	fprintf(f,
+		"</p>\n<h2>Runs</h2><p>%zu runs: median %s, p90 %s, max %s; <span "
+		"class=\"slow\">%zu slow</span>: latency &gt; %s (",
+		r->lab.n, report__dur(r->lab.median_ns, a, sizeof(a)),
+		report__dur(r->lab.p90_ns, b, sizeof(b)), report__dur(r->lab.max_ns, c, sizeof(c)),
+		r->lab.nslow, report__dur(r->lab.threshold_ns, d, sizeof(d)));
+	esc(f, report__rule(r, rule, sizeof(rule)));
+	fputs(").</p>\n", f);
+	histogram(f, ds, r);
+	if (r->status == XA_OK) {
+		preconditions(f, ds, r);
+		criticals(f, ds, r);
+	}
+	baseline(f, r);
+	functions(f, ds, r);
+	limits(f, ds, r);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -EIO : 0;
 }

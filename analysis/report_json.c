@@ -299,7 +299,7 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	struct jsonw w = { .f = f };
+	struct jsonw w = {.f = f};
 
 	jsonw__begin_obj(&w, NULL);
 	jsonw__str(&w, "schema", "xlprobe-report/1");
@@ -307,12 +307,14 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	runs(&w, r);
 	jsonw__str(&w, "status", status_name(r->status));
 	preconditions(&w, ds, r);
+	jsonw__uint(&w, "preconditions_ignored", r->npre_dropped);
 	criticals(&w, ds, r);
 	baseline(&w, r);
 	step1_tree(&w, ds, r);
 	functions(&w, ds, r);
 	limits(&w, ds, r);
 	jsonw__str(&w, "verdict", r->verdict);
+	jsonw__str(&w, "note", r->note[0] ? r->note : NULL);
 	jsonw__end_obj(&w);
 	return ferror(f) ? -EIO : 0;
 }

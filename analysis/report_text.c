@@ -38,16 +38,18 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", fi->path, r->lab.n,
 			fi->interaction);
 	else if (nf == 1)
-		fprintf(f, "xlprobe report: %s: %zu launches\n", fi->path, r->lab.n);
+		fprintf(f, "xlprobe report: %s: %zu launch%s\n", fi->path, r->lab.n,
+			r->lab.n == 1 ? "" : "es");
 	else
 		fprintf(f, "xlprobe report: %zu traces, %zu runs\n", nf, r->lab.n);
 	for (size_t i = 0; i < nf; i++)
 		if (dataset__file(ds, i)->truncated)
-			fprintf(f, "warning: %s is truncated (no valid footer): analysed what was "
-				   "read\n",
+			fprintf(f,
+				"warning: %s is truncated (no valid footer): analysed what was "
+				"read\n",
 				dataset__file(ds, i)->path);
-	fprintf(f, "\nRuns\n  %zu runs: median %s, p90 %s, max %s\n", r->lab.n,
-		report__dur(r->lab.median_ns, d1, sizeof(d1)),
+	fprintf(f, "\nRuns\n  %zu run%s: median %s, p90 %s, max %s\n", r->lab.n,
+		r->lab.n == 1 ? "" : "s", report__dur(r->lab.median_ns, d1, sizeof(d1)),
 		report__dur(r->lab.p90_ns, d2, sizeof(d2)),
 		report__dur(r->lab.max_ns, d3, sizeof(d3)));
 	fprintf(f, "  %zu slow: latency > %s (%s)\n", r->lab.nslow,
@@ -83,12 +85,12 @@ static void factor_line(FILE *f, const struct xa_factor *x, const char *what)
 {
 	char t[32], s[32], q[32];
 
-	fprintf(f, "  %s: %s %s %s: median %s in slow %s vs %s in fast; holds for %u of %u slow, "
-		   "%u of %u fast\n",
-		what, xa_feat_name(x->feat), x->gt ? ">" : "<=",
-		report__value(x->feat, x->threshold, t, sizeof(t)),
-		report__value(x->feat, x->slow_median, s, sizeof(s)),
-		"runs",
+	fprintf(f,
+		"  %s: %s %s %s: median %s in slow %s vs %s in fast; holds for %u of %u slow, "
+		"%u of %u fast\n",
+		what, xa_feat_name(x->feat),
+		x->gt ? ">" : "<=", report__value(x->feat, x->threshold, t, sizeof(t)),
+		report__value(x->feat, x->slow_median, s, sizeof(s)), "runs",
 		report__value(x->feat, x->fast_median, q, sizeof(q)), x->slow_hits, x->nslow,
 		x->fast_hits, x->nfast);
 	if (x->from_freq_check)
@@ -124,17 +126,19 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		const struct xa_critical *c = &r->crit[i];
 		const struct ds_func *fn = dataset__func(ds, c->func);
 
-		fprintf(f, "\nCritical function %s (%s): slow when %s %s; %u runs ran it, %u slow "
-			   "(step 2, PerfProbe IV-C)\n",
-			fn->symbol, fn->binary, c->gt ? ">" : "<=",
-			report__dur(c->threshold_ns, t, sizeof(t)), c->s2.samples, c->s2.nslow);
+		fprintf(f,
+			"\nCritical function %s (%s): slow when %s %s; %u runs ran it, %u slow "
+			"(step 2, PerfProbe IV-C)\n",
+			fn->symbol, fn->binary,
+			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)),
+			c->s2.samples, c->s2.nslow);
 		for (size_t k = 0; k < c->s2.nfactors; k++)
 			factor_line(f, &c->s2.factors[k], "factor");
 		if (!c->s2.nfactors)
 			fprintf(f, "  no resource factor found\n");
 		if (c->peer.found)
-			fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
-				c->peer.comm);
+			fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n",
+				c->peer.pid, c->peer.comm);
 		breakdown(f, &c->s2, "time");
 	}
 }
@@ -150,9 +154,10 @@ static void baseline(FILE *f, const struct xa_result *r)
 	if (!r->base.nfactors)
 		fprintf(f, "  no factor found\n");
 	if (r->ncrit && r->base.nfactors)
-		fprintf(f, "  %s\n", r->agrees ? "agrees with the function-level answer"
-					       : "DIFFERS from the function-level answer: the "
-						 "whole run mixes in what other code did");
+		fprintf(f, "  %s\n",
+			r->agrees ? "agrees with the function-level answer"
+				  : "DIFFERS from the function-level answer: the "
+				    "whole run mixes in what other code did");
 }
 
 /* Column headers: the factor names without their "_block" / "_wait" / "_sleep". */
@@ -218,6 +223,8 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		criticals(f, ds, r);
 	} else if (r->status == XA_NO_PRECOND) {
 		fprintf(f, "\n%s\n", r->verdict);
+		if (r->note[0])
+			fprintf(f, "  (%s)\n", r->note);
 		if (r->npre_dropped)
 			fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n",
 				r->npre_dropped);

@@ -78,8 +78,8 @@ static int fit_tree(const struct dataset *ds, const struct analysis_opts *o, str
 	size_t n = dataset__nruns(ds), m = r->ncand;
 	double *x = malloc(m * n * sizeof(*x) + 1);
 	struct dtree_feature *feat = calloc(m + 1, sizeof(*feat));
-	struct dtree_input in = { .nsamples = n, .nfeatures = m, .x = x, .slow = r->slow,
-				  .feat = feat };
+	struct dtree_input in = {
+		.nsamples = n, .nfeatures = m, .x = x, .slow = r->slow, .feat = feat};
 	int err = -ENOMEM;
 
 	if (!x || !feat)

@@ -62,9 +62,9 @@ static void evidence(const double *v, const uint8_t *slow, size_t n, struct xa_f
 static int single_split(const double *v, const uint8_t *slow, size_t n, enum dtree_dir dir,
 			const struct analysis_opts *o, bool *pruned, struct dtree_cond *out)
 {
-	struct dtree_feature feat = { .dir = dir };
-	struct dtree_input in = { .nsamples = n, .nfeatures = 1, .x = v, .slow = slow,
-				  .feat = &feat };
+	struct dtree_feature feat = {.dir = dir};
+	struct dtree_input in = {
+		.nsamples = n, .nfeatures = 1, .x = v, .slow = slow, .feat = &feat};
 	struct dtree_params p = o->tree;
 	struct dtree *t = NULL;
 	int err;
@@ -111,8 +111,8 @@ static int freq_check(const struct xa_s2_input *in, const struct analysis_opts *
 static int add_factor(struct xa_step2 *s, const struct xa_s2_input *in,
 		      const struct analysis_opts *o, const struct dtree_cond *c)
 {
-	struct xa_factor f = { .feat = s->featmap[c->feature], .gt = c->gt,
-			       .threshold = c->threshold };
+	struct xa_factor f = {
+		.feat = s->featmap[c->feature], .gt = c->gt, .threshold = c->threshold};
 	int err;
 
 	if (f.feat == XA_CPU_RUN && f.gt && s->used[XA_CPU_FREQ] && in->cycles) {
@@ -131,8 +131,7 @@ static int add_factor(struct xa_step2 *s, const struct xa_s2_input *in,
 }
 
 /* Factors: slow-side nodes of the paths that hold enough slow samples. */
-static int factors(struct xa_step2 *s, const struct xa_s2_input *in,
-		   const struct analysis_opts *o)
+static int factors(struct xa_step2 *s, const struct xa_s2_input *in, const struct analysis_opts *o)
 {
 	uint32_t need = xa_min_cover(o, s->nslow);
 	size_t cap = 0, np = dtree__npaths(s->tree);
@@ -158,24 +157,23 @@ static int factors(struct xa_step2 *s, const struct xa_s2_input *in,
 static void breakdown(struct xa_step2 *s, const struct xa_s2_input *in, double *tmp)
 {
 	for (int f = 0; f < XA_NFEAT; f++) {
-		s->slow_median[f] = s->avail[f] ? class_median(in->x + f * in->n, in->slow, in->n,
-							       1, tmp)
-						: NAN;
-		s->fast_median[f] = s->avail[f] ? class_median(in->x + f * in->n, in->slow, in->n,
-							       0, tmp)
-						: NAN;
+		s->slow_median[f] =
+			s->avail[f] ? class_median(in->x + f * in->n, in->slow, in->n, 1, tmp)
+				    : NAN;
+		s->fast_median[f] =
+			s->avail[f] ? class_median(in->x + f * in->n, in->slow, in->n, 0, tmp)
+				    : NAN;
 	}
 	s->time_slow_median = class_median(in->time, in->slow, in->n, 1, tmp);
 	s->time_fast_median = class_median(in->time, in->slow, in->n, 0, tmp);
 }
 
-static int fit_tree(struct xa_step2 *s, const struct xa_s2_input *in,
-		    const struct analysis_opts *o)
+static int fit_tree(struct xa_step2 *s, const struct xa_s2_input *in, const struct analysis_opts *o)
 {
 	size_t n = in->n;
 	double *x = malloc(XA_NFEAT * n * sizeof(*x) + 1);
-	struct dtree_feature feat[XA_NFEAT] = { 0 };
-	struct dtree_input din = { .nsamples = n, .x = x, .slow = in->slow, .feat = feat };
+	struct dtree_feature feat[XA_NFEAT] = {0};
+	struct dtree_input din = {.nsamples = n, .x = x, .slow = in->slow, .feat = feat};
 	int err = -ENOMEM;
 
 	if (!x)

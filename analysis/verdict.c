@@ -52,8 +52,9 @@ void xa_verdict(const struct dataset *ds, struct xa_result *r)
 	report__dur(r->lab.threshold_ns, thr, sizeof(thr));
 	switch (r->status) {
 	case XA_FEW_RUNS:
-		put(r, &len, "only %zu runs: too few to tell slow runs from fast ones; record more "
-			     "runs",
+		put(r, &len,
+		    "only %zu runs: too few to tell slow runs from fast ones; record more "
+		    "runs",
 		    r->lab.n);
 		break;
 	case XA_NONE_SLOW:
@@ -61,20 +62,23 @@ void xa_verdict(const struct dataset *ds, struct xa_result *r)
 		    r->lab.n, rule, thr);
 		break;
 	case XA_ALL_SLOW:
-		put(r, &len, "all %zu runs are slow by %s (threshold %s): no fast run to compare "
-			     "with; set the threshold with --slow",
+		put(r, &len,
+		    "all %zu runs are slow by %s (threshold %s): no fast run to compare "
+		    "with; set the threshold with --slow",
 		    r->lab.n, rule, thr);
 		break;
 	case XA_NO_PRECOND:
 		put(r, &len, "no slowdown precondition found");
 		if (r->insignificant)
-			put(r, &len, ": the slow runs are only %.0f %% slower than the fast ones "
-				     "(median %s vs %s), below --min-slowdown %.0f %%: ordinary "
-				     "variation, not a slowdown",
-			    100 * (r->lab.slow_median_ns / r->lab.fast_median_ns - 1),
-			    report__dur(r->lab.slow_median_ns, thr, sizeof(thr)),
-			    report__dur(r->lab.fast_median_ns, rule, sizeof(rule)),
-			    100 * r->min_slowdown);
+			snprintf(r->note, sizeof(r->note),
+				 "the slow runs are only %.0f %% slower than the fast ones (median "
+				 "%s "
+				 "vs %s), below --min-slowdown %.0f %%: ordinary variation, not a "
+				 "slowdown",
+				 100 * (r->lab.slow_median_ns / r->lab.fast_median_ns - 1),
+				 report__dur(r->lab.slow_median_ns, thr, sizeof(thr)),
+				 report__dur(r->lab.fast_median_ns, rule, sizeof(rule)),
+				 100 * r->min_slowdown);
 		break;
 	case XA_OK:
 		put(r, &len, "slow runs are explained by ");

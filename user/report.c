@@ -89,21 +89,21 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "output", required_argument, NULL, 'o' },
-	{ "html", required_argument, NULL, OPT_HTML },
-	{ "slow", required_argument, NULL, OPT_SLOW },
-	{ "slow-sigma", required_argument, NULL, OPT_SIGMA },
-	{ "top-k", required_argument, NULL, OPT_TOPK },
-	{ "alpha", required_argument, NULL, OPT_ALPHA },
-	{ "max-depth", required_argument, NULL, OPT_DEPTH },
-	{ "min-samples", required_argument, NULL, OPT_MINS },
-	{ "min-gap", required_argument, NULL, OPT_GAP },
-	{ "min-time", required_argument, NULL, OPT_MINTIME },
-	{ "min-slowdown", required_argument, NULL, OPT_MINSLOW },
-	{ "exclusive", no_argument, NULL, OPT_EXCL },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+	{"json", no_argument, NULL, OPT_JSON},
+	{"output", required_argument, NULL, 'o'},
+	{"html", required_argument, NULL, OPT_HTML},
+	{"slow", required_argument, NULL, OPT_SLOW},
+	{"slow-sigma", required_argument, NULL, OPT_SIGMA},
+	{"top-k", required_argument, NULL, OPT_TOPK},
+	{"alpha", required_argument, NULL, OPT_ALPHA},
+	{"max-depth", required_argument, NULL, OPT_DEPTH},
+	{"min-samples", required_argument, NULL, OPT_MINS},
+	{"min-gap", required_argument, NULL, OPT_GAP},
+	{"min-time", required_argument, NULL, OPT_MINTIME},
+	{"min-slowdown", required_argument, NULL, OPT_MINSLOW},
+	{"exclusive", no_argument, NULL, OPT_EXCL},
+	{"help", no_argument, NULL, 'h'},
+	{0},
 };
 
 struct report_opts {
@@ -216,7 +216,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			return 1;
 		}
 		if (c == '?') {
-			xlp_err("unknown option '%s': see 'xlprobe report --help'", argv[optind - 1]);
+			xlp_err("unknown option '%s': see 'xlprobe report --help'",
+				argv[optind - 1]);
 			return -EINVAL;
 		}
 		if (c == ':') {
@@ -236,7 +237,8 @@ static void warn_truncated(const struct dataset *ds)
 		const struct ds_file_info *fi = dataset__file(ds, i);
 
 		if (fi->truncated)
-			xlp_warn("%s is truncated (no valid footer): analysing the %llu records that "
+			xlp_warn("%s is truncated (no valid footer): analysing the %llu records "
+				 "that "
 				 "were read",
 				 fi->path, (unsigned long long)fi->nrecords);
 	}
@@ -251,9 +253,10 @@ static int write_to(const char *path, writer_fn fn, const struct dataset *ds,
 	int err;
 
 	if (!f) {
+		err = -errno;
 		xlp_err("cannot write %s: %s: check the path and its permissions", path,
-			strerror(errno));
-		return -errno;
+			strerror(-err));
+		return err;
 	}
 	err = fn(f, ds, r);
 	if (path && fclose(f))
@@ -268,7 +271,7 @@ static int write_to(const char *path, writer_fn fn, const struct dataset *ds,
 
 int cmd_report(int argc, char **argv)
 {
-	struct dataset_opts dopt = { 0 };
+	struct dataset_opts dopt = {0};
 	struct xa_result *res = NULL;
 	struct dataset *ds = NULL;
 	struct report_opts o;
@@ -284,8 +287,8 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	dopt.exclusive = o.exclusive;
-	ret = dataset__load((const char *const *)argv + optind, (size_t)(argc - optind), &dopt,
-			    &ds, err, sizeof(err));
+	ret = dataset__load((const char *const *)argv + optind, (size_t)(argc - optind), &dopt, &ds,
+			    err, sizeof(err));
 	if (ret)
 		goto fail;
 	warn_truncated(ds);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -520,4 +521,32 @@ int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char
 	restore(2, saved_err, tmp_err, err, errlen);
 	restore(1, saved_out, tmp_out, out, outlen);
 	return rc;
+}
+
+static char tmp_dir[] = "/tmp/xlp-test-XXXXXX";
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void rm_tmp_dir(void)
+{
+	nftw(tmp_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *synth__tmp(const char *name)
+{
+	static char buf[8][512];
+	static bool made;
+	static int k;
+
+	if (!made) {
+		made = mkdtemp(tmp_dir) != NULL;
+		if (made && !getenv("XLP_KEEP_TMP"))
+			atexit(rm_tmp_dir);
+	}
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmp_dir, name);
+	return buf[k];
 }

@@ -87,6 +87,12 @@ struct synth_scenario {
 int synth__scenario(const struct synth_scenario *sc);
 
 /*
+ * Path of name in a directory private to this test process, removed at
+ * exit (kept when XLP_KEEP_TMP is set). Valid until 8 more calls.
+ */
+const char *synth__tmp(const char *name);
+
+/*
  * Runs "xlprobe report ARG..." in this process (cmd_report), arguments
  * NULL-terminated; what it printed on stdout goes to out (may be NULL),
  * on stderr to err. Returns its exit status.

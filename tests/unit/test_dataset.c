@@ -6,33 +6,23 @@
 #include "dataset.h"
 #include "synth.h"
 
-static char dir[] = "/tmp/xlp-dataset-XXXXXX";
-
 static const char *tmp(const char *name)
 {
-	static char buf[4][256];
-	static bool made;
-	static int k;
-
-	if (!made)
-		made = mkdtemp(dir) != NULL;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
-	return buf[k];
+	return synth__tmp(name);
 }
 
 /* Counters of an interval of d ns on CPU, with some disk and an IPC wait. */
 static void ctr(uint64_t d, uint64_t *c)
 {
-	struct synth_usage u = { .cpu_run = 0.5 * d, .disk = 0.3 * d, .ipc = 0.2 * d,
-				 .khz = 1000000 };
+	struct synth_usage u = {
+		.cpu_run = 0.5 * d, .disk = 0.3 * d, .ipc = 0.2 * d, .khz = 1000000};
 
 	synth__counters(&u, c);
 }
 
 static struct dataset *load(const char *const *paths, size_t n, bool excl)
 {
-	struct dataset_opts o = { .exclusive = excl };
+	struct dataset_opts o = {.exclusive = excl};
 	struct dataset *ds = NULL;
 	char err[512];
 	int ret = dataset__load(paths, n, &o, &ds, err, sizeof(err));
@@ -52,9 +42,9 @@ static int find(const struct dataset *ds, const char *sym)
 enum { F_RUN, F_F, F_G };
 
 static const struct synth_func funcs[] = {
-	{ "/usr/bin/app", "on_click", true },
-	{ "/usr/bin/app", "f", false },
-	{ "/usr/lib/libx.so", "g", false },
+	{"/usr/bin/app", "on_click", true},
+	{"/usr/bin/app", "f", false},
+	{"/usr/lib/libx.so", "g", false},
 };
 
 /*
@@ -69,7 +59,7 @@ static const struct synth_func funcs[] = {
 static void write_trace(const char *path)
 {
 	struct synth *s;
-	uint64_t c[XLP_NR_CTR], proc[XLP_NR_CTR] = { [XLP_C_DISK] = 777 };
+	uint64_t c[XLP_NR_CTR], proc[XLP_NR_CTR] = {[XLP_C_DISK] = 777};
 	int err = synth__open(path, XLP_FEAT_SYSCALLS, 0, funcs, 3, &s);
 
 	REQUIRE(!err, "synth__open: %d", err);
@@ -132,7 +122,7 @@ TEST(exclusive_sums_excl)
 	REQUIRE(ds, "-");
 	/* synth writes excl = incl: every invocation in the window counts once */
 	for (int i = 0; i < 4; i++) {
-		ctr((uint64_t[]){ 30, 3, 100, 10 }[i], c);
+		ctr((uint64_t[]){30, 3, 100, 10}[i], c);
 		want += c[XLP_C_WALL];
 	}
 	CHECK(dataset__time(ds, 0, find(ds, "f")) == want, "%llu != %llu",
@@ -169,14 +159,44 @@ TEST(resources_and_peers)
 	dataset__free(ds);
 }
 
+/*
+ * Concurrent interactions on two threads of one process: A [5000, 5500)
+ * and B [5100, 5150). A call entering at 5120 belongs to both runs (any
+ * thread of the pid, entry in the window), one at 5200 to A only.
+ */
+TEST(overlapping_windows)
+{
+	const char *path = tmp("overlap.xlp");
+	uint64_t c[XLP_NR_CTR];
+	struct dataset *ds;
+	struct synth *s;
+	int err = synth__open(path, 0, 0, funcs, 3, &s), f;
+
+	REQUIRE(!err, "-");
+	ctr(10, c), err |= synth__call(s, F_F, 10, 22, 0, 5120, c, NULL, 0, NULL);
+	ctr(50, c), err |= synth__call(s, F_RUN, 10, 21, 0, 5100, c, NULL, 0, NULL);
+	ctr(20, c), err |= synth__call(s, F_F, 10, 22, 0, 5200, c, NULL, 0, NULL);
+	ctr(500, c), err |= synth__call(s, F_RUN, 10, 20, 0, 5000, c, NULL, 0, NULL);
+	err |= synth__close(s, NULL, 0);
+	REQUIRE(!err, "-");
+	ds = load(&path, 1, false);
+	REQUIRE(ds && dataset__nruns(ds) == 2, "-");
+	f = find(ds, "f");
+	REQUIRE(dataset__run(ds, 0)->tid == 20 && dataset__run(ds, 1)->tid == 21, "runs by start");
+	CHECK(dataset__ncalls(ds, 0, f) == 2, "A: %u calls", dataset__ncalls(ds, 0, f));
+	CHECK(dataset__ncalls(ds, 1, f) == 1, "B: %u calls", dataset__ncalls(ds, 1, f));
+	CHECK(dataset__time(ds, 0, f) == 30 && dataset__time(ds, 1, f) == 10, "-");
+	dataset__free(ds);
+}
+
 TEST(files_matched_by_symbol_and_basename)
 {
-	static const struct synth_func fa[] = { { "/opt/a/app", "on_click", true },
-						{ "/opt/a/app", "work", false } };
-	static const struct synth_func fb[] = { { "/srv/b/app", "other", false },
-						{ "/srv/b/app", "work", false },
-						{ "/srv/b/app", "on_click", true } };
-	const char *paths[2] = { tmp("a.xlp"), tmp("b.xlp") };
+	static const struct synth_func fa[] = {{"/opt/a/app", "on_click", true},
+					       {"/opt/a/app", "work", false}};
+	static const struct synth_func fb[] = {{"/srv/b/app", "other", false},
+					       {"/srv/b/app", "work", false},
+					       {"/srv/b/app", "on_click", true}};
+	const char *paths[2] = {tmp("a.xlp"), tmp("b.xlp")};
 	uint64_t c[XLP_NR_CTR];
 	struct synth *s;
 	struct dataset *ds;
@@ -207,8 +227,12 @@ TEST(files_matched_by_symbol_and_basename)
 TEST(launch_mode_runs)
 {
 	const char *path = tmp("launch.xlp");
-	struct synth_scenario sc = { .path = path, .launches = true, .nruns = 12,
-				     .factor = SYNTH_DISK, .slow_func = 1, .seed = 3 };
+	struct synth_scenario sc = {.path = path,
+				    .launches = true,
+				    .nruns = 12,
+				    .factor = SYNTH_DISK,
+				    .slow_func = 1,
+				    .seed = 3};
 	struct dataset *ds;
 
 	REQUIRE(!synth__scenario(&sc), "-");

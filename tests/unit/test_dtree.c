@@ -32,8 +32,8 @@ static double *col(struct data *d, size_t f)
 
 static struct dtree *fit(struct data *d, const struct dtree_params *p)
 {
-	struct dtree_input in = { .nsamples = d->n, .nfeatures = d->m, .x = d->x,
-				  .slow = d->slow, .feat = d->feat };
+	struct dtree_input in = {
+		.nsamples = d->n, .nfeatures = d->m, .x = d->x, .slow = d->slow, .feat = d->feat};
 	struct dtree_params def = DTREE_PARAMS_DEFAULT;
 	struct dtree *t = NULL;
 	int err = dtree__fit(&in, p ? p : &def, &t);
@@ -85,7 +85,8 @@ TEST(perfect_single_feature_split)
 	CHECK(dtree__nnodes(t) == 3, "%zu nodes", dtree__nnodes(t));
 	REQUIRE(dtree__npaths(t) == 1, "%zu paths", dtree__npaths(t));
 	p = dtree__path(t, 0);
-	CHECK(p->ncond == 1 && p->conds[0].feature == 1 && p->conds[0].gt && p->conds[0].slow_side, "-");
+	CHECK(p->ncond == 1 && p->conds[0].feature == 1 && p->conds[0].gt && p->conds[0].slow_side,
+	      "-");
 	CHECK(p->n == 10 && p->nslow == 10, "leaf %u/%u", p->nslow, p->n);
 	dtree__free(t);
 }
@@ -99,7 +100,7 @@ TEST(conjunction_of_two_features)
 	static struct data d;
 	struct dtree *t;
 	const struct dtree_path *p;
-	int seen[2] = { 0, 0 };
+	int seen[2] = {0, 0};
 
 	init(&d, 80, 3, 2);
 	for (size_t i = 0; i < d.n; i++) {
@@ -217,7 +218,8 @@ TEST(sample_order_independent)
 	for (size_t i = 0; i < d.n; i++) {
 		bool a = rnd() < 0.5, b = rnd() < 0.5;
 
-		col(&d, 0)[i] = a ? 40 + (double)(i % 5) : 10 + (double)(i % 3); /* many equal values */
+		col(&d, 0)[i] =
+			a ? 40 + (double)(i % 5) : 10 + (double)(i % 3); /* many equal values */
 		col(&d, 1)[i] = b ? 200 + 20 * rnd() : 50 + 20 * rnd();
 		col(&d, 2)[i] = (double)(i % 7);
 		d.slow[i] = (a && b) || i % 17 == 0;
@@ -376,7 +378,7 @@ TEST(identical_input_identical_output)
 	static struct data d;
 	struct dtree *t1, *t2;
 	char *s1, *s2;
-	const char *names[] = { "recvfromBytes", "SSL_read", "noise" };
+	const char *names[] = {"recvfromBytes", "SSL_read", "noise"};
 
 	init(&d, 300, 3, 12);
 	for (size_t i = 0; i < d.n; i++) {

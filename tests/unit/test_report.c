@@ -7,20 +7,11 @@
 #include "json.h"
 #include "synth.h"
 
-static char dir[] = "/tmp/xlp-report-XXXXXX";
 static char out[1 << 16], err[1 << 14];
 
 static const char *tmp(const char *name)
 {
-	static char buf[8][256];
-	static bool made;
-	static int k;
-
-	if (!made)
-		made = mkdtemp(dir) != NULL;
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
-	return buf[k];
+	return synth__tmp(name);
 }
 
 /* One line "xlprobe: <cause>: <fix>" on stderr. */
@@ -56,7 +47,7 @@ TEST(missing_file)
 
 TEST(empty_trace)
 {
-	static const struct synth_func f[] = { { "/bin/app", "on_click", true } };
+	static const struct synth_func f[] = {{"/bin/app", "on_click", true}};
 	const char *path = tmp("empty.xlp");
 	struct synth *s;
 	int rc;
@@ -76,9 +67,9 @@ TEST(empty_trace)
 
 TEST(no_runs_marked)
 {
-	static const struct synth_func f[] = { { "/bin/app", "work", false } };
+	static const struct synth_func f[] = {{"/bin/app", "work", false}};
 	const char *path = tmp("norun.xlp");
-	uint64_t c[XLP_NR_CTR] = { [XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100 };
+	uint64_t c[XLP_NR_CTR] = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100};
 	struct synth *s;
 	int rc;
 
@@ -122,7 +113,7 @@ cleanup:
 
 TEST(newer_format_version)
 {
-	struct synth_scenario sc = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 1 };
+	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 1};
 	const char *path = scenario("v99.xlp", &sc);
 	int rc;
 
@@ -137,8 +128,8 @@ TEST(newer_format_version)
 /* Cut short (no footer, last chunk torn): a warning, and the analysis of what was read. */
 TEST(truncated_trace)
 {
-	struct synth_scenario sc = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 2,
-				     .truncate = true };
+	struct synth_scenario sc = {
+		.factor = SYNTH_DISK, .slow_func = 1, .seed = 2, .truncate = true};
 	const char *path = scenario("cut.xlp", &sc), *js = tmp("cut.json");
 	struct json *j;
 	char jerr[128];
@@ -160,7 +151,8 @@ TEST(truncated_trace)
 	j = json__load(js, jerr, sizeof(jerr));
 	REQUIRE(j, "%s", jerr);
 	CHECK(json__bool(json__get(j, "truncated")) == 1, "-");
-	CHECK(json__num(json__get(j, "runs.count")) >= 55 && json__num(json__get(j, "runs.count")) < 60,
+	CHECK(json__num(json__get(j, "runs.count")) >= 55 &&
+		      json__num(json__get(j, "runs.count")) < 60,
 	      "%g runs read", json__num(json__get(j, "runs.count")));
 	CHECK(!strcmp(json__str(json__get(j, "critical_functions[0].function")), "load_config"),
 	      "-");
@@ -171,9 +163,9 @@ TEST(truncated_trace)
 
 TEST(bad_options)
 {
-	const char *bad[][2] = { { "--alpha", "2" },  { "--slow", "250" },    { "--top-k", "0" },
-				 { "--slow", "x" },   { "--max-depth", "-1" }, { "--bogus", NULL },
-				 { "--json", "--min-gap" } };
+	const char *bad[][2] = {{"--alpha", "2"},	{"--slow", "250"},     {"--top-k", "0"},
+				{"--slow", "x"},	{"--max-depth", "-1"}, {"--bogus", NULL},
+				{"--json", "--min-gap"}};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = synth__report(out, sizeof(out), err, sizeof(err), bad[i][0], bad[i][1],
@@ -197,7 +189,7 @@ TEST(help)
 
 TEST(text_report)
 {
-	struct synth_scenario sc = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 3 };
+	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 3};
 	const char *path = scenario("text.xlp", &sc);
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), path, NULL);
 	const char *want[] = {
@@ -225,12 +217,13 @@ TEST(text_report)
 
 TEST(text_no_precondition)
 {
-	struct synth_scenario sc = { .seed = 4 };
+	struct synth_scenario sc = {.seed = 4};
 	const char *path = scenario("quiet.xlp", &sc);
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), path, NULL);
 
 	CHECK(rc == 0, "rc %d", rc);
-	CHECK(strstr(out, "\nno slowdown precondition found"), "%s", out);
+	CHECK(strstr(out, "\nno slowdown precondition found\n  (the slow runs are only "), "%s",
+	      out);
 	CHECK(strstr(out, "Functions (median over the runs where each ran)") &&
 		      strstr(out, "parse_input"),
 	      "%s", out);
@@ -239,8 +232,8 @@ TEST(text_no_precondition)
 
 TEST(few_none_all_slow)
 {
-	struct synth_scenario few = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 5, .nruns = 8 };
-	struct synth_scenario sc = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 6 };
+	struct synth_scenario few = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 5, .nruns = 8};
+	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 6};
 	const char *p1 = scenario("few.xlp", &few), *p2 = scenario("many.xlp", &sc);
 
 	CHECK(!synth__report(out, sizeof(out), err, sizeof(err), p1, NULL), "-");
@@ -254,9 +247,31 @@ TEST(few_none_all_slow)
 	CHECK(strstr(out, "Verdict: all 60 runs are slow"), "%s", out);
 }
 
+TEST(html_page)
+{
+	struct synth_scenario sc = {.factor = SYNTH_IPC, .slow_func = 2, .seed = 8};
+	const char *path = scenario("h.xlp", &sc), *html = tmp("r.html");
+	FILE *f;
+	size_t n;
+	int rc = synth__report(out, sizeof(out), err, sizeof(err), "--html", html, path, NULL);
+
+	CHECK(rc == 0, "rc %d: %s", rc, err);
+	f = fopen(html, "r");
+	REQUIRE(f, "no %s", html);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	fclose(f);
+	CHECK(!strncmp(out, "<!DOCTYPE html>", 15) && strstr(out, "</html>"), "-");
+	CHECK(strstr(out, "<svg") && strstr(out, "Critical function query_db") &&
+		      strstr(out, "waiting for pid 4242 (dbserver)") &&
+		      strstr(out, "Resource tree"),
+	      "-");
+	CHECK(!strstr(out, "<script"), "self-contained, no script");
+}
+
 TEST(output_file_errors)
 {
-	struct synth_scenario sc = { .factor = SYNTH_DISK, .slow_func = 1, .seed = 7 };
+	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 7};
 	const char *path = scenario("o.xlp", &sc);
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), "-o", "/nonexistent/dir/r.txt",
 			       path, NULL);

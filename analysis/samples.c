@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Step-2 samples: for each critical function the runs where it ran, with
+ * its resource usage (PerfProbe section IV-C); for the baseline every run
+ * with its whole-run usage (section V-D).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_impl.h"
+#include "stats.h"
+
+struct s2_buf {
+	struct xa_s2_input in;
+	double *x, *cycles, *time;
+	uint8_t *slow;
+	uint32_t *run; /* sample -> run */
+};
+
+static int s2_alloc(struct s2_buf *b, size_t n)
+{
+	memset(b, 0, sizeof(*b));
+	b->x = malloc(XA_NFEAT * n * sizeof(double) + 1);
+	b->cycles = malloc(n * sizeof(double) + 1);
+	b->time = malloc(n * sizeof(double) + 1);
+	b->slow = malloc(n + 1);
+	b->run = malloc(n * sizeof(uint32_t) + 1);
+	return b->x && b->cycles && b->time && b->slow && b->run ? 0 : -ENOMEM;
+}
+
+static void s2_free(struct s2_buf *b)
+{
+	free(b->x);
+	free(b->cycles);
+	free(b->time);
+	free(b->slow);
+	free(b->run);
+}
+
+/* Sample k of n: features from counter deltas, work, time and label. */
+static void s2_set(struct s2_buf *b, size_t n, size_t k, const uint64_t *ctr, double time,
+		   bool slow, size_t run)
+{
+	double v[XA_NFEAT];
+
+	xa_ctr_features(ctr, v);
+	for (int f = 0; f < XA_NFEAT; f++)
+		b->x[f * n + k] = v[f];
+	b->cycles[k] = (double)ctr[XLP_C_FREQ_KHZ_NS];
+	b->time[k] = time;
+	b->slow[k] = slow;
+	b->run[k] = (uint32_t)run;
+}
+
+static double median_of(const double *v, size_t n)
+{
+	return stats__median(v, n);
+}
+
+/* The IPC peer that woke the function most often in its slow samples. */
+static void pick_peer(const struct resources *res, size_t k, const struct s2_buf *b, size_t n,
+		      size_t nruns, struct xa_peer *peer)
+{
+	uint8_t *slow_run = calloc(nruns + 1, 1);
+
+	if (!slow_run)
+		return;
+	for (size_t i = 0; i < n; i++)
+		slow_run[b->run[i]] = b->slow[i];
+	for (size_t i = 0; i < resources__npeers(res, k); i++) {
+		const struct ds_peer *p = resources__peer(res, k, i);
+		uint32_t total = 0;
+
+		if (!slow_run[p->run])
+			continue;
+		for (size_t j = 0; j < resources__npeers(res, k); j++) {
+			const struct ds_peer *q = resources__peer(res, k, j);
+
+			if (q->pid == p->pid && slow_run[q->run])
+				total += q->count;
+		}
+		if (!peer->found || total > peer->count ||
+		    (total == peer->count && p->pid < peer->pid)) {
+			peer->found = true;
+			peer->pid = p->pid;
+			peer->count = total;
+			memcpy(peer->comm, p->comm, sizeof(peer->comm));
+		}
+	}
+	free(slow_run);
+}
+
+int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		      const struct resources *res, size_t k)
+{
+	struct xa_critical *c = &r->crit[k];
+	size_t nr = dataset__nruns(ds), n = 0;
+	struct s2_buf b;
+	int err;
+
+	err = s2_alloc(&b, nr);
+	if (err)
+		goto cleanup;
+	for (size_t run = 0; run < nr; run++)
+		n += resources__get(res, k, run)->ncalls > 0;
+	for (size_t run = 0, i = 0; run < nr; run++) {
+		const struct ds_res *x = resources__get(res, k, run);
+		double t = (double)dataset__time(ds, run, c->func);
+
+		if (x->ncalls)
+			s2_set(&b, n, i++, x->ctr, t,
+			       c->gt ? t > c->threshold_ns : t <= c->threshold_ns, run);
+	}
+	b.in = (struct xa_s2_input){.n = n,
+				    .x = b.x,
+				    .cycles = b.cycles,
+				    .time = b.time,
+				    .slow = b.slow,
+				    .features = r->features,
+				    .time_ref = median_of(b.time, n)};
+	err = xa_step2_fit(&b.in, o, &c->s2);
+	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
+		if (c->s2.factors[i].feat == XA_IPC)
+			pick_peer(res, k, &b, n, nr, &c->peer);
+cleanup:
+	s2_free(&b);
+	return err;
+}
+
+int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+{
+	size_t nr = dataset__nruns(ds), n = 0;
+	struct s2_buf b;
+	int err;
+
+	err = s2_alloc(&b, nr);
+	if (err)
+		goto cleanup;
+	for (size_t run = 0; run < nr; run++)
+		n += dataset__run(ds, run)->has_base;
+	for (size_t run = 0, i = 0; run < nr; run++) {
+		const struct ds_run *x = dataset__run(ds, run);
+
+		if (x->has_base)
+			s2_set(&b, n, i++, x->base, x->latency_ns, r->slow[run], run);
+	}
+	r->has_base = n > 0;
+	if (!n)
+		goto cleanup;
+	b.in = (struct xa_s2_input){.n = n,
+				    .x = b.x,
+				    .cycles = b.cycles,
+				    .time = b.time,
+				    .slow = b.slow,
+				    .features = r->features,
+				    .time_ref = r->lab.median_ns};
+	err = xa_step2_fit(&b.in, o, &r->base);
+	for (size_t i = 0; !err && r->base.nfactors && i < r->ncrit; i++)
+		for (size_t j = 0; j < r->crit[i].s2.nfactors; j++)
+			r->agrees |= r->crit[i].s2.factors[j].feat == r->base.factors[0].feat;
+cleanup:
+	s2_free(&b);
+	return err;
+}

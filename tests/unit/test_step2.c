@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Step 2 (analysis/step2.c) on hand-made resource samples. */
+#include <math.h>
+#include <stdint.h>
+#include "testlib.h"
+#include "analysis_impl.h"
+
+#define N 40
+
+static uint64_t rng_state = 5;
+
+static double rnd(void) /* splitmix64 -> [0, 1) */
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+struct sample_set {
+	double x[XA_NFEAT * N], cycles[N], time[N];
+	uint8_t slow[N];
+};
+
+/*
+ * Slow samples ran at ~1.0 GHz for 10 ms, fast ones at ~2.5 GHz for 4 ms:
+ * the same work (cycles) either way. cpu_run separates the classes more
+ * cleanly than the noisy frequency, so the tree picks cpu_run; the
+ * work/frequency check must name cpu_freq. With more work (slow samples at
+ * 1.6 GHz: 60 % more cycles) the clock is lower too, but the work grew:
+ * cpu_run must stay.
+ */
+static void fill(struct sample_set *s, bool more_work)
+{
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < N; i++) {
+		bool slow = i % 4 == 0;
+		double run = (slow ? 10e6 : 4e6) * (1 + 0.01 * rnd());
+		double khz = (slow ? (more_work ? 1.6e6 : 1.0e6) : 2.5e6) * (0.85 + 0.3 * rnd());
+
+		s->slow[i] = slow;
+		s->x[XA_CPU_RUN * N + i] = run;
+		s->x[XA_CPU_WAIT * N + i] = 1e5 * rnd();
+		s->x[XA_CPU_FREQ * N + i] = khz;
+		s->x[XA_OTHER * N + i] = 1e5 * rnd();
+		s->cycles[i] = run * khz;
+		s->time[i] = run + s->x[XA_CPU_WAIT * N + i] + s->x[XA_OTHER * N + i];
+	}
+}
+
+static void fit(struct sample_set *s, uint32_t features, struct xa_step2 *out)
+{
+	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct xa_s2_input in = {.n = N,
+				 .x = s->x,
+				 .cycles = s->cycles,
+				 .time = s->time,
+				 .slow = s->slow,
+				 .features = features,
+				 .time_ref = 5e6};
+
+	CHECK(!xa_step2_fit(&in, &o, out), "xa_step2_fit");
+}
+
+TEST(lower_clock_named_over_cpu_run)
+{
+	static struct sample_set s;
+	struct xa_step2 r;
+
+	fill(&s, false);
+	fit(&s, XLP_FEAT_SYSCALLS | XLP_FEAT_CPUFREQ, &r);
+	REQUIRE(r.tree && dtree__nnodes(r.tree) == 3, "-");
+	CHECK(r.featmap[dtree__node(r.tree, 0)->feature] == XA_CPU_RUN, "the tree picks cpu_run");
+	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
+	CHECK(r.factors[0].feat == XA_CPU_FREQ && r.factors[0].from_freq_check, "%s",
+	      xa_feat_name(r.factors[0].feat));
+	CHECK(!r.factors[0].gt && r.factors[0].slow_hits == 10 && r.factors[0].fast_hits == 0,
+	      "cpu_freq <= %g: %u/%u", r.factors[0].threshold, r.factors[0].slow_hits,
+	      r.factors[0].fast_hits);
+	xa_step2_release(&r);
+}
+
+TEST(more_work_stays_cpu_run)
+{
+	static struct sample_set s;
+	struct xa_step2 r;
+
+	fill(&s, true);
+	fit(&s, XLP_FEAT_SYSCALLS | XLP_FEAT_CPUFREQ, &r);
+	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
+	CHECK(r.factors[0].feat == XA_CPU_RUN && !r.factors[0].from_freq_check, "%s",
+	      xa_feat_name(r.factors[0].feat));
+	xa_step2_release(&r);
+}
+
+TEST(no_cpufreq_no_frequency)
+{
+	static struct sample_set s;
+	struct xa_step2 r;
+
+	fill(&s, false);
+	fit(&s, XLP_FEAT_SYSCALLS, &r);
+	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
+	CHECK(r.factors[0].feat == XA_CPU_RUN, "-");
+	CHECK(!r.avail[XA_CPU_FREQ] && isnan(r.slow_median[XA_CPU_FREQ]), "never a made-up 0");
+	xa_step2_release(&r);
+}
+
+TEST(breakdown_medians)
+{
+	static struct sample_set s;
+	struct xa_step2 r;
+
+	fill(&s, false);
+	fit(&s, XLP_FEAT_CPUFREQ, &r);
+	CHECK(r.samples == N && r.nslow == 10 && r.nfast == 30, "-");
+	CHECK(r.slow_median[XA_CPU_RUN] > 9.9e6 && r.fast_median[XA_CPU_RUN] < 4.1e6, "-");
+	CHECK(r.used[XA_SLEEP_S] && !r.used[XA_DISK], "no wait reasons: sleep states are used");
+	xa_step2_release(&r);
+}
+
+TEST_MAIN()
