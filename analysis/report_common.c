@@ -42,6 +42,9 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 d->stat[XLP_S_PROCS_FULL]},
 		{"unfinished", "calls still open when their thread exited",
 		 d->stat[XLP_S_UNFINISHED]},
+		{"sched_missed",
+		 "scheduler events the kernel did not deliver (times recovered from its counters)",
+		 d->stat[XLP_S_SCHED_MISSED]},
 		{"lost_by_reader", "records the recorder could not store", d->lost_by_reader},
 		{"bad_chunks", "damaged chunks skipped while reading", d->bad_chunks},
 	};

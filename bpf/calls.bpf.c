@@ -23,6 +23,28 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
 }
 
+/*
+ * The thread runs this very moment. Any other state means it was traced
+ * since before attach and has not switched yet, or a scheduler event was
+ * missed: either way it is running from now on.
+ */
+static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
+{
+	struct task_struct *task;
+
+	if (t->state == XLP_T_RUNNING)
+		return;
+	if (t->state != XLP_T_UNKNOWN) {
+		task = bpf_get_current_task_btf();
+		thread_recover(t, proc_get(t), now, BPF_CORE_READ(task, se.sum_exec_runtime),
+			       kernel_delay_running(task), true);
+	}
+	t->state = XLP_T_RUNNING;
+	t->ts = now;
+	t->last_cpu = bpf_get_smp_processor_id();
+	t->freq_at_in = freq_integral(t->last_cpu, now);
+}
+
 static __always_inline bool is_interaction(__u32 fid)
 {
 	struct xlp_func *fn = bpf_map_lookup_elem(&funcs, &fid);
@@ -49,13 +71,7 @@ int xlp_func_entry(struct pt_regs *ctx)
 		stat_inc(XLP_S_STACK_OVERFLOW);
 		return 0;
 	}
-	if (t->state != XLP_T_RUNNING) {
-		/* traced since before attach and not switched yet: it runs now */
-		t->state = XLP_T_RUNNING;
-		t->ts = now;
-		t->last_cpu = bpf_get_smp_processor_id();
-		t->freq_at_in = freq_integral(t->last_cpu, now);
-	}
+	thread_sync(t, now);
 	f = &t->stack[d];
 	f->func_id = fid;
 	thread_now(t, now, f->snap);
@@ -129,6 +145,7 @@ int xlp_func_return(struct pt_regs *ctx)
 	rec = bpf_map_lookup_elem(&call_scratch, &k);
 	if (!rec)
 		return 0;
+	thread_sync(t, now);
 	thread_now(t, now, rec->incl);
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++) {

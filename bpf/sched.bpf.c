@@ -27,12 +27,13 @@ static struct xlp_thread zero_thread;
  * has no figure (field absent, task not queued by sched_info) the
  * tracepoint's timestamps are used.
  */
-static __always_inline __u64 slice_run(struct xlp_thread *t, struct task_struct *prev, __u64 now)
+static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 now)
 {
-	__u64 exec = BPF_CORE_READ(prev, se.sum_exec_runtime);
+	__u64 in = t->exec_at_in;
 
-	if (t->exec_at_in && exec >= t->exec_at_in && t->state == XLP_T_RUNNING)
-		return exec - t->exec_at_in;
+	t->exec_at_in = exec;
+	if (in && exec >= in)
+		return exec - in;
 	return now > t->ts ? now - t->ts : 0;
 }
 
@@ -63,24 +64,19 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 	return delay + 1; /* + 1: a valid total is never 0 */
 }
 
-static __always_inline __u64 slice_wait(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
-					__u64 now)
-{
-	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
-
-	t->delay_seen = total;
-	if (total && seen && total >= seen)
-		return total - seen;
-	return now > t->ts ? now - t->ts : 0;
-}
-
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
+	__u64 exec = BPF_CORE_READ(prev, se.sum_exec_runtime);
+	struct xlp_proc *p = proc_get(t);
+
 	if (t->state == XLP_T_RUNNING)
-		thread_account_d(t, proc_get(t), now, slice_run(t, prev, now));
-	else
-		thread_account(t, proc_get(t), now);
+		thread_account_d(t, p, now, slice_run(t, exec, now));
+	else if (t->state == XLP_T_UNKNOWN)
+		thread_account(t, p, now);
+	else /* its switch-in was missed */
+		thread_recover(t, p, now, exec, kernel_delay_running(prev), false);
+	t->delay_seen = kernel_delay_running(prev) ?: t->delay_seen;
 	/*
 	 * Same rule as __schedule() uses for nvcsw/nivcsw: a task preempted
 	 * while setting up to sleep stays on the runqueue, so it is runnable.
@@ -96,15 +92,24 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
 				      __u64 now)
 {
-	__u64 wait = slice_wait(t, next, cpu, now);
+	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
+	__u64 exec = BPF_CORE_READ(next, se.sum_exec_runtime);
+	struct xlp_proc *p = proc_get(t);
 
-	if (t->state == XLP_T_RUNNABLE)
-		thread_account_d(t, proc_get(t), now, wait);
-	else
-		thread_account(t, proc_get(t), now);
+	if (t->state == XLP_T_RUNNABLE) {
+		thread_account_d(t, p, now,
+				 total && seen && total >= seen ? total - seen : now - t->ts);
+		t->delay_seen = total;
+	} else if (t->state == XLP_T_UNKNOWN) {
+		thread_account(t, p, now);
+		t->delay_seen = total;
+	} else {
+		/* running: its switch-out was missed; asleep: its wakeup */
+		thread_recover(t, p, now, exec, total, false);
+	}
 	if (t->state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);
-	t->exec_at_in = BPF_CORE_READ(next, se.sum_exec_runtime);
+	t->exec_at_in = exec;
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
 		t->c[XLP_C_MIGRATIONS]++;
 	t->last_cpu = cpu;

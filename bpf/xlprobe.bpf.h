@@ -246,6 +246,55 @@ static __always_inline void thread_account_d(struct xlp_thread *t, struct xlp_pr
 	t->ts = now;
 }
 
+/*
+ * Repairs the accounting after missed scheduler events: sometimes no
+ * sched_switch reaches the programs for a context switch (seen on 6.18
+ * under load, by bpftrace too). The kernel's cumulative on-CPU (exec) and
+ * runqueue (delay) figures say how the span since the last event split;
+ * what they do not cover stays in the thread's current state.
+ */
+static __always_inline void thread_recover(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
+					   __u64 exec, __u64 delay_total, bool rest_ran)
+{
+	__u64 span = now > t->ts ? now - t->ts : 0, run = 0, wait = 0;
+
+	stat_inc(XLP_S_SCHED_MISSED);
+	if (t->exec_at_in && exec >= t->exec_at_in)
+		run = exec - t->exec_at_in;
+	if (run > span)
+		run = span;
+	if (t->delay_seen && delay_total >= t->delay_seen)
+		wait = delay_total - t->delay_seen;
+	if (wait > span - run)
+		wait = span - run;
+	ctr_add(t, p, XLP_C_CPU_RUN, run);
+	ctr_add(t, p, XLP_C_CPU_WAIT, wait);
+	if (rest_ran) {
+		/* seen from the thread itself: it runs, and its exec lags */
+		ctr_add(t, p, XLP_C_CPU_RUN, span - run - wait);
+		t->ts = now;
+	} else if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE) {
+		/* the rest is a sleep whose switch-out we missed */
+		ctr_add(t, p, XLP_C_SLEEP_S, span - run - wait);
+		ctr_add(t, p, XLP_C_OTHER, span - run - wait);
+		t->ts = now;
+	} else {
+		thread_account_d(t, p, now, span - run - wait);
+	}
+	if (exec)
+		t->exec_at_in = exec;
+	if (delay_total)
+		t->delay_seen = delay_total;
+}
+
+/* run_delay + 1 of a task that is running (nothing pending); 0 if unknown */
+static __always_inline __u64 kernel_delay_running(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->sched_info.run_delay))
+		return 0;
+	return BPF_CORE_READ(task, sched_info.run_delay) + 1;
+}
+
 static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
 {
 	if (t->state == XLP_T_UNKNOWN || now <= t->ts) {

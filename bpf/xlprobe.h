@@ -73,7 +73,7 @@ enum xlp_stat {
 	XLP_S_CALLS, /* invocations completed (recorded or filtered) */
 	XLP_S_UNKNOWN_STATE, /* switch-in of a thread whose prior state was unknown */
 	XLP_S_UNFINISHED, /* calls still open when their thread exited */
-	XLP_S_RESERVED2,
+	XLP_S_SCHED_MISSED, /* scheduler events the programs did not see: recovered */
 	XLP_S_RESERVED3,
 	XLP_NR_STAT,
 };

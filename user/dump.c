@@ -42,7 +42,7 @@ static const char usage[] =
 	"  freq_khz_ns nvcsw nivcsw migrations disk_rq disk_bytes binder_txn\n"
 	"BPF-side statistics:\n"
 	"  rb_full stack_overflow stack_mismatch min_dur threads_full procs_full\n"
-	"  sched_events calls unknown_state unfinished\n"
+	"  sched_events calls unknown_state unfinished sched_missed\n"
 	"\n"
 	"A truncated file (the recorder was killed, or the disk filled up) is\n"
 	"dumped up to its last whole chunk. A damaged chunk is skipped and the\n"
@@ -91,11 +91,12 @@ static const char *const stat_names[XLP_NR_STAT] = {
 	[XLP_S_CALLS] = "calls",
 	[XLP_S_UNKNOWN_STATE] = "unknown_state",
 	[XLP_S_UNFINISHED] = "unfinished",
+	[XLP_S_SCHED_MISSED] = "sched_missed",
 };
 
 /* Reserved slots have no name: shown as ctrN / statN, and only when set. */
 #define NAMED_CTRS (XLP_C_BINDER_TXN + 1)
-#define NAMED_STATS (XLP_S_UNFINISHED + 1)
+#define NAMED_STATS (XLP_S_SCHED_MISSED + 1)
 
 struct flag_name {
 	uint32_t bit;

@@ -104,6 +104,9 @@ TEST(thread_totals_agree_with_schedstat)
 		if (sscanf(line, "READY %d", &pid) == 1)
 			break;
 	REQUIRE(pid > 0, "sched_mix never said READY");
+	/* main blocks in sigwait() just after printing READY: let it get there,
+	 * so its switch counts are final before we read them */
+	usleep(200000);
 	n = read_kstat(pid, k, 32);
 	kill(p.pid, SIGINT);
 	rc = xt_wait(&p, 30000, NULL, 0, err, sizeof(err));

@@ -1069,7 +1069,7 @@ TEST(dump_text_complete)
 	CHECK(strstr(out, "stop_reason=signal lost_by_reader=13\nstats: rb_full=1 "
 			  "stack_overflow=2 stack_mismatch=3 min_dur=4 threads_full=5 "
 			  "procs_full=6 sched_events=7 calls=8 unknown_state=9 unfinished=10 "
-			  "stat10=11 stat11=12\n"));
+			  "sched_missed=11 stat11=12\n"));
 	CHECK(strstr(out, "status: complete: 7000 records read from"));
 	free(out);
 	free(err);
