@@ -22,6 +22,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
+# keep objects of test programs: they are intermediate files of a pattern chain
+.SECONDARY:
 .SUFFIXES:
 
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
@@ -53,7 +55,8 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 ROOT_SRCS := $(sort $(wildcard tests/root/test_*.c))
 E2E_SRCS := $(sort $(wildcard tests/e2e/*.c))
 WL_SRCS := $(sort $(wildcard tests/workloads/*.c) $(wildcard tests/e2e/workloads/*.c))
-TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS))
+BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
+TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(BENCH_SRCS))
 WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
