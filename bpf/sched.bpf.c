@@ -121,9 +121,20 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u32 zero = 0;
+	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
 	struct xlp_thread *t;
 	__u64 now = 0;
 
+	/*
+	 * No task switches inside an interrupt, softirq or hrtimer: a context
+	 * still set here lost its exit event (an interrupt that began between
+	 * the attach of the entry and of the exit program, or an event the
+	 * kernel did not deliver) and would make every later waker on this
+	 * CPU look like an interrupt.
+	 */
+	if (c && (c->hardirq | c->hrtimer | c->softirq))
+		c->hardirq = c->hrtimer = c->softirq = 0;
 	t = thread_get(prev->pid);
 	if (t) {
 		now = bpf_ktime_get_ns();
