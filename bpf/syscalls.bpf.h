@@ -8,6 +8,7 @@
 #ifndef XLP_SYSCALLS_BPF_H
 #define XLP_SYSCALLS_BPF_H
 
+/* clang-format off */
 #if defined(__TARGET_ARCH_x86)
 enum {
 	XLP_NR_read = 0, XLP_NR_write = 1, XLP_NR_poll = 7, XLP_NR_ioctl = 16,
@@ -44,6 +45,7 @@ enum {
 #else
 #error "syscall numbers: add a table for this architecture"
 #endif
+/* clang-format on */
 
 /* read/write-like: the first argument is the fd blocked on */
 static __always_inline bool sc_is_fd_io(long nr)

@@ -135,9 +135,9 @@ static __always_inline void stat_inc(__u32 idx)
  */
 static __always_inline void emit(void *rec, __u64 size)
 {
-	long flags = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= cfg_rb_wakeup_bytes ?
-			     BPF_RB_FORCE_WAKEUP :
-			     BPF_RB_NO_WAKEUP;
+	long flags = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= cfg_rb_wakeup_bytes
+			     ? BPF_RB_FORCE_WAKEUP
+			     : BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_output(&rb, rec, size, flags))
 		stat_inc(XLP_S_RB_FULL);

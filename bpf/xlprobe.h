@@ -15,10 +15,10 @@
 
 #define XLP_FORMAT_VERSION 1
 
-#define XLP_MAX_FUNCS 512 /* marked functions per session */
-#define XLP_MAX_DEPTH 16 /* shadow stack depth per thread */
-#define XLP_MAX_THREADS 16384 /* traced threads alive at once */
-#define XLP_MAX_PROCS 1024 /* traced processes per session (slots) */
+#define XLP_MAX_FUNCS 512		    /* marked functions per session */
+#define XLP_MAX_DEPTH 16		    /* shadow stack depth per thread */
+#define XLP_MAX_THREADS 16384		    /* traced threads alive at once */
+#define XLP_MAX_PROCS 1024		    /* traced processes per session (slots) */
 #define XLP_PID_MAX_LIMIT (4 * 1024 * 1024) /* kernel PID_MAX_LIMIT on 64-bit */
 #define XLP_COMM_LEN 16
 
@@ -36,18 +36,18 @@
  */
 enum xlp_ctr {
 	XLP_C_WALL = 0, /* wall-clock ns (duration when taken as a delta) */
-	XLP_C_CPU_RUN, /* on a CPU */
+	XLP_C_CPU_RUN,	/* on a CPU */
 	XLP_C_CPU_WAIT, /* runnable, waiting on a runqueue */
-	XLP_C_SLEEP_S, /* interruptible sleep (TASK_INTERRUPTIBLE) */
-	XLP_C_SLEEP_D, /* uninterruptible sleep (TASK_UNINTERRUPTIBLE) */
-	XLP_C_DISK, /* sleep reasons: they add up to SLEEP_S + SLEEP_D */
+	XLP_C_SLEEP_S,	/* interruptible sleep (TASK_INTERRUPTIBLE) */
+	XLP_C_SLEEP_D,	/* uninterruptible sleep (TASK_UNINTERRUPTIBLE) */
+	XLP_C_DISK,	/* sleep reasons: they add up to SLEEP_S + SLEEP_D */
 	XLP_C_NET,
 	XLP_C_IPC,
 	XLP_C_LOCK,
 	XLP_C_TIMER,
 	XLP_C_OTHER,
 	XLP_C_FREQ_KHZ_NS,
-	XLP_C_NVCSW, /* voluntary switches, as /proc/PID/status counts them */
+	XLP_C_NVCSW,  /* voluntary switches, as /proc/PID/status counts them */
 	XLP_C_NIVCSW, /* involuntary switches */
 	XLP_C_MIGRATIONS,
 	XLP_C_DISK_RQ, /* block requests issued on behalf of the thread */
@@ -63,29 +63,29 @@ enum xlp_ctr {
 
 /* Per-CPU statistics the recorder writes into the trace footer. */
 enum xlp_stat {
-	XLP_S_RB_FULL = 0, /* ring-buffer reservation failed: record lost */
+	XLP_S_RB_FULL = 0,    /* ring-buffer reservation failed: record lost */
 	XLP_S_STACK_OVERFLOW, /* call deeper than XLP_MAX_DEPTH: not recorded */
 	XLP_S_STACK_MISMATCH, /* return without a matching entry */
-	XLP_S_MIN_DUR, /* invocation shorter than --min-dur: filtered */
-	XLP_S_THREADS_FULL, /* thread table full: thread not traced */
-	XLP_S_PROCS_FULL, /* process slots exhausted */
-	XLP_S_SCHED_EVENTS, /* scheduler events seen for traced threads */
-	XLP_S_CALLS, /* invocations completed (recorded or filtered) */
-	XLP_S_UNKNOWN_STATE, /* switch-in of a thread whose prior state was unknown */
-	XLP_S_UNFINISHED, /* calls still open when their thread exited */
-	XLP_S_SCHED_MISSED, /* scheduler events the programs did not see: recovered */
+	XLP_S_MIN_DUR,	      /* invocation shorter than --min-dur: filtered */
+	XLP_S_THREADS_FULL,   /* thread table full: thread not traced */
+	XLP_S_PROCS_FULL,     /* process slots exhausted */
+	XLP_S_SCHED_EVENTS,   /* scheduler events seen for traced threads */
+	XLP_S_CALLS,	      /* invocations completed (recorded or filtered) */
+	XLP_S_UNKNOWN_STATE,  /* switch-in of a thread whose prior state was unknown */
+	XLP_S_UNFINISHED,     /* calls still open when their thread exited */
+	XLP_S_SCHED_MISSED,   /* scheduler events the programs did not see: recovered */
 	XLP_S_RESERVED3,
 	XLP_NR_STAT,
 };
 
 /* Record types: ring buffer and trace file share them. */
 enum xlp_rec_type {
-	XLP_R_CALL = 1, /* struct xlp_call_rec */
-	XLP_R_RUN = 2, /* struct xlp_run_rec: process-wide deltas of one run */
+	XLP_R_CALL = 1,	  /* struct xlp_call_rec */
+	XLP_R_RUN = 2,	  /* struct xlp_run_rec: process-wide deltas of one run */
 	XLP_R_THREAD = 3, /* struct xlp_thread_rec: a thread's totals */
-	XLP_R_PROC = 4, /* struct xlp_proc_rec: a process's totals */
+	XLP_R_PROC = 4,	  /* struct xlp_proc_rec: a process's totals */
 	XLP_R_LAUNCH = 5, /* struct xlp_launch_rec: one --repeat launch */
-	XLP_R_STATS = 6, /* struct xlp_stats_rec: drop counters so far */
+	XLP_R_STATS = 6,  /* struct xlp_stats_rec: drop counters so far */
 };
 
 struct xlp_hdr {
@@ -96,7 +96,7 @@ struct xlp_hdr {
 
 /* struct xlp_call_rec.flags */
 #define XLP_CALL_INTERACTION (1u << 0) /* the function marks the runs */
-#define XLP_CALL_IPC_PEER (1u << 1) /* ipc_peer_* filled in */
+#define XLP_CALL_IPC_PEER (1u << 1)    /* ipc_peer_* filled in */
 
 /* One completed invocation of a marked function. */
 struct xlp_call_rec {
@@ -106,10 +106,10 @@ struct xlp_call_rec {
 	__u32 tid;
 	__u16 depth; /* 0 = outermost marked call on this thread */
 	__u16 flags;
-	__u64 entry_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 entry_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 incl[XLP_NR_CTR]; /* incl[XLP_C_WALL] is the duration */
 	__u64 excl[XLP_NR_CTR]; /* minus nested marked calls, filtered ones too */
-	__u32 ipc_peer_pid; /* process that woke us last for an IPC wait */
+	__u32 ipc_peer_pid;	/* process that woke us last for an IPC wait */
 	__u32 __pad;
 	char ipc_peer_comm[XLP_COMM_LEN];
 };
@@ -129,7 +129,7 @@ struct xlp_run_rec {
 };
 
 /* struct xlp_thread_rec.flags */
-#define XLP_THREAD_EXITED (1u << 0) /* emitted by BPF at exit */
+#define XLP_THREAD_EXITED (1u << 0)  /* emitted by BPF at exit */
 #define XLP_THREAD_AT_STOP (1u << 1) /* read by user space when recording stopped */
 #define XLP_THREAD_PARTIAL (1u << 2) /* existed before attach: state unknown at first */
 
@@ -163,13 +163,13 @@ struct xlp_launch_rec {
 	__s32 exit_code; /* wait status decoded: >= 0 exit code, < 0 -signal */
 	__u32 __pad;
 	__u64 start_ns; /* CLOCK_MONOTONIC, released after attach */
-	__u64 end_ns; /* reaped */
+	__u64 end_ns;	/* reaped */
 };
 
 struct xlp_stats_rec {
 	struct xlp_hdr h;
 	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
-	__u64 lost_by_reader; /* records the writer could not store */
+	__u64 lost_by_reader;	 /* records the writer could not store */
 };
 
 /*
@@ -178,51 +178,51 @@ struct xlp_stats_rec {
  */
 enum xlp_tstate {
 	XLP_T_UNKNOWN = 0, /* existed before attach, not seen yet */
-	XLP_T_RUNNING, /* on a CPU since ts */
-	XLP_T_RUNNABLE, /* on a runqueue since ts */
-	XLP_T_SLEEP_S, /* interruptible sleep since ts */
-	XLP_T_SLEEP_D, /* uninterruptible sleep since ts */
+	XLP_T_RUNNING,	   /* on a CPU since ts */
+	XLP_T_RUNNABLE,	   /* on a runqueue since ts */
+	XLP_T_SLEEP_S,	   /* interruptible sleep since ts */
+	XLP_T_SLEEP_D,	   /* uninterruptible sleep since ts */
 };
 
 struct xlp_frame {
 	__u32 func_id;
 	__u32 flags;
-	__u64 snap[XLP_NR_CTR]; /* counters at entry */
+	__u64 snap[XLP_NR_CTR];	 /* counters at entry */
 	__u64 child[XLP_NR_CTR]; /* inclusive deltas of nested marked calls */
 };
 
 struct xlp_thread {
 	__u32 pid;
 	__u32 tid;
-	__u32 state; /* enum xlp_tstate */
+	__u32 state;	 /* enum xlp_tstate */
 	__u32 proc_slot; /* index into the procs array */
-	__u64 ts; /* when state was entered */
+	__u64 ts;	 /* when state was entered */
 	__u64 first_ns;
 	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
 	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
 	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
 	/* the syscall in progress: its sleeps get a reason at sys_exit */
-	__u32 sys_nr1; /* syscall number + 1; 0 outside syscalls */
-	__u32 sys_class; /* enum xlp_sysclass, resolved at the first block */
-	__u32 sys_flags; /* XLP_SYS_* */
+	__u32 sys_nr1;	    /* syscall number + 1; 0 outside syscalls */
+	__u32 sys_class;    /* enum xlp_sysclass, resolved at the first block */
+	__u32 sys_flags;    /* XLP_SYS_* */
 	__u32 blk_inflight; /* block requests issued and not completed */
 	__u64 sys_arg0;
 	__u64 sys_arg1;
 	__u64 pending; /* sleep ns in this syscall, reason not decided yet */
 	/* who woke the thread last (sched_waking), the second witness */
 	__u32 waker_kind; /* enum xlp_waker */
-	__u32 waker_pid; /* tgid */
+	__u32 waker_pid;  /* tgid */
 	char waker_comm[XLP_COMM_LEN];
 	__u32 binder_wait; /* a binder transaction awaits its reply */
 	__u32 binder_peer; /* pid of the process it went to */
 	__u32 last_cpu;
 	__u32 wait_reason; /* enum xlp_ctr reason guessed at block time */
-	__u32 flags; /* XLP_THREAD_PARTIAL */
+	__u32 flags;	   /* XLP_THREAD_PARTIAL */
 	__u32 ipc_peer_pid;
 	char ipc_peer_comm[XLP_COMM_LEN];
 	__u64 c[XLP_NR_CTR];
 	__u32 depth;
-	__u32 run_depth; /* 1 + depth of the open interaction frame, 0 if none */
+	__u32 run_depth;		 /* 1 + depth of the open interaction frame, 0 if none */
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
 };
@@ -239,14 +239,14 @@ enum xlp_sysclass {
 
 enum xlp_waker {
 	XLP_W_NONE = 0,
-	XLP_W_SAME_PROC, /* a thread of our own process */
+	XLP_W_SAME_PROC,  /* a thread of our own process */
 	XLP_W_OTHER_PROC, /* a thread of another process, in process context */
-	XLP_W_KTHREAD, /* a kernel thread (kworker, ksoftirqd, ...) */
-	XLP_W_HARDIRQ, /* an interrupt handler */
-	XLP_W_TIMER, /* an expiring hrtimer (nanosleep, timeouts) */
-	XLP_W_NET, /* NET_RX / NET_TX softirq */
-	XLP_W_BLOCK, /* BLOCK softirq: I/O completion */
-	XLP_W_SOFTIRQ, /* another softirq */
+	XLP_W_KTHREAD,	  /* a kernel thread (kworker, ksoftirqd, ...) */
+	XLP_W_HARDIRQ,	  /* an interrupt handler */
+	XLP_W_TIMER,	  /* an expiring hrtimer (nanosleep, timeouts) */
+	XLP_W_NET,	  /* NET_RX / NET_TX softirq */
+	XLP_W_BLOCK,	  /* BLOCK softirq: I/O completion */
+	XLP_W_SOFTIRQ,	  /* another softirq */
 };
 
 /* what the CPU is doing besides running a task (bpf/waker.bpf.c); BPF only */
@@ -259,22 +259,22 @@ struct xlp_irqctx {
 
 /* Per-CPU frequency integral (value of the "cpu_freq" map). */
 struct xlp_cpufreq {
-	__u64 khz; /* current frequency; 0 = unknown */
-	__u64 since; /* ns when khz took effect */
+	__u64 khz;	/* current frequency; 0 = unknown */
+	__u64 since;	/* ns when khz took effect */
 	__u64 integral; /* sum(kHz x ns) up to since */
 };
 
 /* Input of the SEC("syscall") self-test program (tests only). */
 enum xlp_selftest_op {
-	XLP_ST_FREQ_SET = 1, /* cpu, khz at now */
+	XLP_ST_FREQ_SET = 1,  /* cpu, khz at now */
 	XLP_ST_FREQ_INTEGRAL, /* cpu at now -> out */
-	XLP_ST_SWITCH_OUT, /* tid running -> sleeping (state arg) at now */
-	XLP_ST_SWITCH_IN, /* tid -> running on cpu at now */
-	XLP_ST_WAKE, /* tid woken at now, waker kind arg, waker pid arg2 */
-	XLP_ST_SYS_ENTER, /* tid enters syscall arg (class arg2) */
-	XLP_ST_SYS_EXIT, /* tid leaves its syscall, return value arg */
-	XLP_ST_BINDER_TXN, /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
-	XLP_ST_BINDER_RECV, /* tid receives a transaction */
+	XLP_ST_SWITCH_OUT,    /* tid running -> sleeping (state arg) at now */
+	XLP_ST_SWITCH_IN,     /* tid -> running on cpu at now */
+	XLP_ST_WAKE,	      /* tid woken at now, waker kind arg, waker pid arg2 */
+	XLP_ST_SYS_ENTER,     /* tid enters syscall arg (class arg2) */
+	XLP_ST_SYS_EXIT,      /* tid leaves its syscall, return value arg */
+	XLP_ST_BINDER_TXN,    /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
+	XLP_ST_BINDER_RECV,   /* tid receives a transaction */
 };
 
 struct xlp_selftest {

@@ -11,7 +11,7 @@
 
 struct launch {
 	pid_t pid;
-	int go_fd; /* write end: one byte releases the child */
+	int go_fd;     /* write end: one byte releases the child */
 	int status_fd; /* read end, O_CLOEXEC in the child: EOF = exec worked */
 	int reaped;
 	char cmd[256];
@@ -35,7 +35,7 @@ static void child(int go_fd, int status_fd, char *const argv[])
 
 int launch__fork(char *const argv[], struct launch **out)
 {
-	int go[2] = { -1, -1 }, st[2] = { -1, -1 }, err = 0;
+	int go[2] = {-1, -1}, st[2] = {-1, -1}, err = 0;
 	struct launch *l = calloc(1, sizeof(*l));
 
 	if (!l)

@@ -19,7 +19,7 @@ enum xlp_log_level xlp_log_level(void)
 
 void xlp_log(enum xlp_log_level lvl, const char *fmt, ...)
 {
-	static const char *const prefix[] = { "", "warning: ", "", "debug: " };
+	static const char *const prefix[] = {"", "warning: ", "", "debug: "};
 	va_list ap;
 	size_t n = strlen(fmt);
 

@@ -45,7 +45,7 @@ struct recorder {
 	int write_err;
 	bool target_exited;
 	bool created_output;
-	bool ended; /* only the launch record is taken after this */
+	bool ended;	    /* only the launch record is taken after this */
 	bool writer_opened; /* the output was truncated and has our header */
 };
 
@@ -88,7 +88,7 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 static bool have_caps(void)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2] = {};
 
 	if (geteuid() == 0)
@@ -239,8 +239,8 @@ static void fill_meta(struct recorder *r)
 	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	m->clock_id = CLOCK_MONOTONIC;
 	m->features = session__features(r->sess);
-	m->boot_offset_ns = (int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll +
-			    (rt.tv_nsec - mono.tv_nsec);
+	m->boot_offset_ns =
+		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();
 	m->min_dur_ns = r->o.min_dur_ns;
 	m->target_pid = (uint32_t)r->o.pid;
@@ -299,7 +299,7 @@ static int release_launch(struct recorder *r)
 /* Records a finished launch; starts the next one unless it was the last. */
 static int finish_launch(struct recorder *r, int code)
 {
-	struct xlp_launch_rec l = { .h = { XLP_R_LAUNCH, sizeof(l), 0 } };
+	struct xlp_launch_rec l = {.h = {XLP_R_LAUNCH, sizeof(l), 0}};
 	int ret;
 
 	l.run = r->launches - 1;
@@ -321,8 +321,7 @@ static uint64_t drops(const uint64_t *st, uint64_t lost)
 	return st[XLP_S_RB_FULL] + st[XLP_S_STACK_OVERFLOW] + st[XLP_S_THREADS_FULL] + lost;
 }
 
-static void show_status(struct recorder *r, uint64_t now, uint64_t *last_events,
-			uint64_t *last_ns)
+static void show_status(struct recorder *r, uint64_t now, uint64_t *last_events, uint64_t *last_ns)
 {
 	uint64_t st[XLP_NR_STAT] = {};
 	double dt = (now - *last_ns) / 1e9;
@@ -372,8 +371,8 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 
 static int finish(struct recorder *r, enum xlp_stop_reason why)
 {
-	struct xlp_trace_footer f = { .stop_reason = why };
-	struct xlp_stats_rec sr = { .h = { XLP_R_STATS, sizeof(sr), 0 } };
+	struct xlp_trace_footer f = {.stop_reason = why};
+	struct xlp_stats_rec sr = {.h = {XLP_R_STATS, sizeof(sr), 0}};
 	int code, err;
 
 	/* the recording ends now: totals of live threads first, then the
@@ -418,10 +417,10 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 
 static int setup(struct recorder *r)
 {
-	struct session_opts so = { .min_dur_ns = r->o.min_dur_ns,
-				   .ringbuf_bytes = r->o.ringbuf_mb << 20,
-				   .on_record = on_record,
-				   .ctx = r };
+	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
+				  .ringbuf_bytes = r->o.ringbuf_mb << 20,
+				  .on_record = on_record,
+				  .ctx = r};
 	char err[512];
 	int ret;
 
@@ -474,7 +473,7 @@ static int setup(struct recorder *r)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -144,17 +144,17 @@ static int check(struct record_opts *o)
 int record_opts__parse(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "func", required_argument, NULL, 'f' },
-		{ "interaction", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "min-dur", required_argument, NULL, 'm' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
+		{"pid", required_argument, NULL, 'p'},
+		{"func", required_argument, NULL, 'f'},
+		{"interaction", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'},
+		{"duration", required_argument, NULL, 'd'},
+		{"min-dur", required_argument, NULL, 'm'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"buffer-size", required_argument, NULL, 'b'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	int c, err;

@@ -7,12 +7,12 @@
 #include <sys/types.h>
 
 struct record_opts {
-	pid_t pid; /* -p; 0 when launching */
-	char **cmd; /* after --; NULL when attaching */
+	pid_t pid;		 /* -p; 0 when launching */
+	char **cmd;		 /* after --; NULL when attaching */
 	const char *funcs[1024]; /* --func specs */
 	int nfuncs;
 	const char *interaction; /* --interaction spec */
-	uint64_t duration_ns; /* -d; 0 = until stopped */
+	uint64_t duration_ns;	 /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;
 	unsigned repeat; /* launches; 1 by default with a command */

@@ -33,8 +33,8 @@ struct session {
 
 /* Scheduler tracepoints every recording needs, by their BTF typedef. */
 static const char *const required_tps[] = {
-	"sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
-	"sched_process_exit",
+	"sched_switch",	      "sched_wakeup",	    "sched_wakeup_new",
+	"sched_process_fork", "sched_process_exit",
 };
 
 static int rb_cb(void *ctx, void *data, size_t size)
@@ -105,30 +105,48 @@ struct opt_prog {
 };
 
 static const struct opt_prog optional_progs[] = {
-	{ "xlp_sched_waking", { "sched_waking" }, 0,
-	  "sched_waking absent: wakers unknown, sleep reasons from syscalls only" },
-	{ "xlp_sys_enter", { "sys_enter" }, XLP_FEAT_SYSCALLS,
-	  "raw_syscalls tracepoints absent: sleep reasons from wakers only" },
-	{ "xlp_sys_exit", { "sys_exit" }, XLP_FEAT_SYSCALLS,
-	  "raw_syscalls tracepoints absent: sleep reasons from wakers only" },
-	{ "xlp_irq_entry", { "irq_handler_entry" }, 0, "irq tracepoints absent: wakers less precise" },
-	{ "xlp_irq_exit", { "irq_handler_exit" }, 0, "irq tracepoints absent: wakers less precise" },
-	{ "xlp_softirq_entry", { "softirq_entry" }, 0, "softirq tracepoints absent" },
-	{ "xlp_softirq_exit", { "softirq_exit" }, 0, "softirq tracepoints absent" },
-	{ "xlp_hrtimer_entry", { "hrtimer_expire_entry" }, 0, "hrtimer tracepoints absent" },
-	{ "xlp_hrtimer_exit", { "hrtimer_expire_exit" }, 0, "hrtimer tracepoints absent" },
-	{ "xlp_bio_queue", { "block_bio_queue" }, XLP_FEAT_BLOCK,
-	  "block tracepoints absent: no per-thread disk request counts" },
-	{ "xlp_rq_issue", { "block_rq_issue" }, XLP_FEAT_BLOCK,
-	  "block tracepoints absent: no per-thread disk request counts" },
-	{ "xlp_rq_complete", { "block_rq_complete" }, XLP_FEAT_BLOCK,
-	  "block tracepoints absent: no per-thread disk request counts" },
-	{ "xlp_cpu_frequency", { "cpu_frequency" }, 0,
-	  "power/cpu_frequency absent: CPU frequency unavailable" },
-	{ "xlp_binder_txn", { "binder_transaction" }, XLP_FEAT_BINDER,
-	  "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)" },
-	{ "xlp_binder_recv", { "binder_transaction_received" }, XLP_FEAT_BINDER,
-	  "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)" },
+	{"xlp_sched_waking",
+	 {"sched_waking"},
+	 0,
+	 "sched_waking absent: wakers unknown, sleep reasons from syscalls only"},
+	{"xlp_sys_enter",
+	 {"sys_enter"},
+	 XLP_FEAT_SYSCALLS,
+	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
+	{"xlp_sys_exit",
+	 {"sys_exit"},
+	 XLP_FEAT_SYSCALLS,
+	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
+	{"xlp_irq_entry", {"irq_handler_entry"}, 0, "irq tracepoints absent: wakers less precise"},
+	{"xlp_irq_exit", {"irq_handler_exit"}, 0, "irq tracepoints absent: wakers less precise"},
+	{"xlp_softirq_entry", {"softirq_entry"}, 0, "softirq tracepoints absent"},
+	{"xlp_softirq_exit", {"softirq_exit"}, 0, "softirq tracepoints absent"},
+	{"xlp_hrtimer_entry", {"hrtimer_expire_entry"}, 0, "hrtimer tracepoints absent"},
+	{"xlp_hrtimer_exit", {"hrtimer_expire_exit"}, 0, "hrtimer tracepoints absent"},
+	{"xlp_bio_queue",
+	 {"block_bio_queue"},
+	 XLP_FEAT_BLOCK,
+	 "block tracepoints absent: no per-thread disk request counts"},
+	{"xlp_rq_issue",
+	 {"block_rq_issue"},
+	 XLP_FEAT_BLOCK,
+	 "block tracepoints absent: no per-thread disk request counts"},
+	{"xlp_rq_complete",
+	 {"block_rq_complete"},
+	 XLP_FEAT_BLOCK,
+	 "block tracepoints absent: no per-thread disk request counts"},
+	{"xlp_cpu_frequency",
+	 {"cpu_frequency"},
+	 0,
+	 "power/cpu_frequency absent: CPU frequency unavailable"},
+	{"xlp_binder_txn",
+	 {"binder_transaction"},
+	 XLP_FEAT_BINDER,
+	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
+	{"xlp_binder_recv",
+	 {"binder_transaction_received"},
+	 XLP_FEAT_BINDER,
+	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
 };
 
 static void add_note(struct session *s, const char *note)
@@ -222,13 +240,13 @@ static void seed_frequencies(struct session *s)
 	uint64_t now = xlp_now_ns();
 
 	for (uint32_t cpu = 0; cpu < (uint32_t)ncpu && cpu < 1024; cpu++) {
-		struct xlp_cpufreq f = { .since = now };
+		struct xlp_cpufreq f = {.since = now};
 		unsigned long long khz;
 		char path[96];
 		FILE *fp;
 
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq",
-			 cpu);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", cpu);
 		fp = fopen(path, "r");
 		if (!fp)
 			continue;
@@ -341,7 +359,7 @@ static int add_thread(struct session *s, uint32_t pid, uint32_t tid, uint32_t sl
 
 static int alloc_slot(struct session *s, uint32_t pid, uint32_t *slot)
 {
-	struct xlp_proc p = { .pid = pid };
+	struct xlp_proc p = {.pid = pid};
 	uint32_t n = __atomic_fetch_add(&s->skel->bss->next_proc_slot, 1, __ATOMIC_SEQ_CST);
 
 	if (n >= XLP_MAX_PROCS)
@@ -399,7 +417,7 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 			 uint64_t offset, pid_t pid, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = id);
-	struct xlp_func f = { .flags = flags };
+	struct xlp_func f = {.flags = flags};
 	struct bpf_link *l;
 
 	if (id >= XLP_MAX_FUNCS || s->nlinks + 2 > MAX_LINKS) {
@@ -464,8 +482,9 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
 static uint32_t reason_guess(const struct xlp_thread *t)
 {
 	if (!t->sys_nr1)
-		return t->wait_reason >= XLP_C_DISK && t->wait_reason <= XLP_C_OTHER ? t->wait_reason :
-										       XLP_C_OTHER;
+		return t->wait_reason >= XLP_C_DISK && t->wait_reason <= XLP_C_OTHER
+			       ? t->wait_reason
+			       : XLP_C_OTHER;
 	if (t->sys_class >= XLP_C_DISK && t->sys_class <= XLP_C_TIMER)
 		return t->sys_class;
 	return t->sys_class == XLP_SC_FUTEX ? XLP_C_LOCK : XLP_C_OTHER;
@@ -507,7 +526,7 @@ static void read_comm(const char *path, char *comm)
 
 static int emit_live_thread(struct session *s, const struct xlp_thread *t, uint64_t now)
 {
-	struct xlp_thread_rec r = { .h = { XLP_R_THREAD, sizeof(r), 0 } };
+	struct xlp_thread_rec r = {.h = {XLP_R_THREAD, sizeof(r), 0}};
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t->pid, t->tid);
@@ -531,7 +550,7 @@ static int emit_live_procs(struct session *s, uint64_t now)
 	int err = 0;
 
 	while (!err && !bpf_map_get_next_key(tfd, prev, &next)) {
-		struct xlp_proc_rec r = { .h = { XLP_R_PROC, sizeof(r), 0 } };
+		struct xlp_proc_rec r = {.h = {XLP_R_PROC, sizeof(r), 0}};
 		struct xlp_proc p;
 		char path[64];
 

@@ -18,9 +18,9 @@
 #define XLP_FEAT_BTF (1u << 0)
 #define XLP_FEAT_SCHED (1u << 1) /* scheduler tracepoints attached */
 #define XLP_FEAT_UPROBES (1u << 2)
-#define XLP_FEAT_CPUFREQ (1u << 3) /* cpufreq driver present: frequency is real */
-#define XLP_FEAT_BINDER (1u << 4) /* binder tracepoints attached */
-#define XLP_FEAT_BLOCK (1u << 5) /* block_rq_* attached */
+#define XLP_FEAT_CPUFREQ (1u << 3)  /* cpufreq driver present: frequency is real */
+#define XLP_FEAT_BINDER (1u << 4)   /* binder tracepoints attached */
+#define XLP_FEAT_BLOCK (1u << 5)    /* block_rq_* attached */
 #define XLP_FEAT_SYSCALLS (1u << 6) /* raw_syscalls attached: wait reasons from fds */
 #define XLP_FEAT_DELAYACCT (1u << 7)
 
@@ -31,7 +31,7 @@ struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */
 	uint32_t flags;
 	uint64_t offset; /* file offset of the symbol in binary */
-	char *binary; /* absolute path as resolved at record time */
+	char *binary;	 /* absolute path as resolved at record time */
 	char *symbol;
 	char *build_id; /* hex, "" when the ELF has none */
 };
@@ -40,17 +40,17 @@ struct xlp_func_info {
 struct xlp_trace_meta {
 	uint32_t format_version; /* filled by the writer */
 	uint32_t ncpus;
-	uint32_t clock_id; /* CLOCK_MONOTONIC: the clock of every *_ns field */
-	uint32_t features; /* XLP_FEAT_* */
+	uint32_t clock_id;	/* CLOCK_MONOTONIC: the clock of every *_ns field */
+	uint32_t features;	/* XLP_FEAT_* */
 	int64_t boot_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
-	uint64_t start_ns; /* CLOCK_MONOTONIC at attach */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at attach */
 	uint64_t min_dur_ns;
 	uint32_t target_pid; /* 0 when launching a command */
-	uint32_t repeat; /* launches requested (0 when attaching to a PID) */
+	uint32_t repeat;     /* launches requested (0 when attaching to a PID) */
 	char *host;
-	char *kernel; /* uname -r */
+	char *kernel;  /* uname -r */
 	char *cmdline; /* target command line, args joined by spaces */
-	char *notes; /* free text: e.g. "binder: tracepoints absent" lines */
+	char *notes;   /* free text: e.g. "binder: tracepoints absent" lines */
 	uint32_t nfuncs;
 	struct xlp_func_info *funcs;
 };
@@ -61,16 +61,16 @@ struct xlp_trace_footer {
 	uint64_t nrecords; /* records in all chunks */
 	uint64_t nchunks;
 	uint64_t stat[XLP_NR_STAT]; /* BPF-side counters summed over CPUs */
-	uint64_t lost_by_reader; /* records user space failed to store */
-	uint32_t stop_reason; /* enum xlp_stop_reason */
+	uint64_t lost_by_reader;    /* records user space failed to store */
+	uint32_t stop_reason;	    /* enum xlp_stop_reason */
 	uint32_t __pad;
 };
 
 enum xlp_stop_reason {
-	XLP_STOP_SIGNAL = 1, /* SIGINT / SIGTERM */
-	XLP_STOP_DURATION, /* -d elapsed */
+	XLP_STOP_SIGNAL = 1,  /* SIGINT / SIGTERM */
+	XLP_STOP_DURATION,    /* -d elapsed */
 	XLP_STOP_TARGET_EXIT, /* target (or last launch) exited */
-	XLP_STOP_ERROR, /* e.g. disk full: what was written is valid */
+	XLP_STOP_ERROR,	      /* e.g. disk full: what was written is valid */
 };
 
 /* ---- writer ---- */
@@ -95,7 +95,7 @@ struct trace_reader;
 
 enum trace_status {
 	TRACE_COMPLETE = 0, /* footer present and valid */
-	TRACE_TRUNCATED, /* ends before the footer: read up to the last whole chunk */
+	TRACE_TRUNCATED,    /* ends before the footer: read up to the last whole chunk */
 };
 
 /*

@@ -20,7 +20,7 @@ int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
 	static const struct {
 		const char *suffix;
 		double mult;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 } };
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
 	char *end;
 	double v;
 

@@ -29,13 +29,13 @@ struct expect {
 struct scenario {
 	const char *name;
 	struct expect want[MAX_EXPECT]; /* none: no precondition at all */
-	const char *peer; /* IPC peer to be named, or NULL */
-	bool baseline_wrong; /* the whole-run baseline must name another factor */
+	const char *peer;		/* IPC peer to be named, or NULL */
+	bool baseline_wrong;		/* the whole-run baseline must name another factor */
 	int disk; /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
 };
 
-static const char *const marked[] = { "load_config", "fetch_remote",	 "ask_peer", "wait_tick",
-				      "update_cache", "render", "compute_checksum" };
+static const char *const marked[] = {"load_config",  "fetch_remote", "ask_peer",	"wait_tick",
+				     "update_cache", "render",	     "compute_checksum"};
 
 static char app[256], xl[256], setup_sh[300];
 
@@ -81,9 +81,9 @@ static void disk_teardown(void)
 /* Starts app, attaches xlprobe, runs the 40 requests; 0 on success. */
 static int record(const struct scenario *s, const char *trace, const char *dev, const char *cg)
 {
-	char *aargv[16] = { app, "--wait-signal", "--perturb", (char *)s->name, "--runs", "40",
-			    "--seed", "7" };
-	char *xargv[32] = { xl, "record", "-p", NULL, "-i", NULL, "-o", (char *)trace };
+	char *aargv[16] = {app,	 "--wait-signal", "--perturb", (char *)s->name, "--runs",
+			   "40", "--seed",	  "7"};
+	char *xargv[32] = {xl, "record", "-p", NULL, "-i", NULL, "-o", (char *)trace};
 	char specs[8][320], pid_s[16], line[256], err[4096], cmd[600];
 	struct xt_proc a, x;
 	int pid = 0, n = 8, an = 8, rc;
@@ -133,7 +133,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 
 static struct json *report(const char *trace)
 {
-	char *argv[] = { xl, "report", "--json", (char *)trace, NULL };
+	char *argv[] = {xl, "report", "--json", (char *)trace, NULL};
 	static char out[1 << 20];
 	char err[4096], perr[256];
 	struct json *j;
@@ -273,26 +273,25 @@ out:
 #define SCENARIO(id, ...)                                                                          \
 	TEST(id)                                                                                   \
 	{                                                                                          \
-		static const struct scenario s = { __VA_ARGS__ };                                  \
+		static const struct scenario s = {__VA_ARGS__};                                    \
 		run_scenario(&s);                                                                  \
 	}
 
-SCENARIO(network_delay, "net", { { "fetch_remote", "net_block" } })
-SCENARIO(programming_flaw, "cpu", { { "compute_checksum", "cpu_run" } })
-SCENARIO(background_load_other_process, "bgload", { { "compute_checksum", "cpu_wait" } })
-SCENARIO(background_load_same_process, "bgload_thread", { { "compute_checksum", "cpu_wait" } })
+SCENARIO(network_delay, "net", {{"fetch_remote", "net_block"}})
+SCENARIO(programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}})
+SCENARIO(background_load_other_process, "bgload", {{"compute_checksum", "cpu_wait"}})
+SCENARIO(background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}})
 /* PerfProbe V-D: disk-heavy background threads make the whole run look
  * disk-bound; the function that made it slow only used more CPU.
  * load_config reads a loop device (page-cached backing file), so the
  * readers' disk traffic does not slow it as well. */
-SCENARIO(background_disk_baseline_wrong, "bg_disk_cpu", { { "compute_checksum", "cpu_run" } },
+SCENARIO(background_disk_baseline_wrong, "bg_disk_cpu", {{"compute_checksum", "cpu_run"}},
 	 .baseline_wrong = true, .disk = 1)
-SCENARIO(throttled_disk, "disk", { { "load_config", "disk_block" } }, .disk = 2)
-SCENARIO(slow_peer_process, "ipc", { { "ask_peer", "ipc_wait" } }, .peer = "peerproc")
-SCENARIO(lock_contention, "lock", { { "update_cache", "lock_wait" } })
-SCENARIO(timer, "timer", { { "wait_tick", "timer_sleep" } })
-SCENARIO(two_causes, "two",
-	 { { "fetch_remote", "net_block" }, { "compute_checksum", "cpu_run" } })
-SCENARIO(no_perturbation, "none", { { NULL, NULL } })
+SCENARIO(throttled_disk, "disk", {{"load_config", "disk_block"}}, .disk = 2)
+SCENARIO(slow_peer_process, "ipc", {{"ask_peer", "ipc_wait"}}, .peer = "peerproc")
+SCENARIO(lock_contention, "lock", {{"update_cache", "lock_wait"}})
+SCENARIO(timer, "timer", {{"wait_tick", "timer_sleep"}})
+SCENARIO(two_causes, "two", {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}})
+SCENARIO(no_perturbation, "none", {{NULL, NULL}})
 
 TEST_MAIN()

@@ -25,8 +25,8 @@ int tl_main(int argc, char **argv);
 
 #define TEST(name)                                                                                 \
 	static void test_##name(void);                                                             \
-	static struct tl_test tl_t_##name = { #name, test_##name, NULL };                          \
-	__attribute__((constructor)) static void tl_reg_##name(void)                              \
+	static struct tl_test tl_t_##name = {#name, test_##name, NULL};                            \
+	__attribute__((constructor)) static void tl_reg_##name(void)                               \
 	{                                                                                          \
 		tl_register(&tl_t_##name);                                                         \
 	}                                                                                          \

@@ -81,7 +81,7 @@ int xt_read_line(int fd, char *buf, size_t len, int timeout_ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (n + 1 < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		long left = timeout_ms - ms_since(&t0);
 		char c;
 
@@ -162,13 +162,13 @@ int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *e
 	return xt_wait(&p, timeout_ms, out, outlen, err, errlen);
 }
 
-#define XT_PUSH(arr, n, rec)                                                                      \
+#define XT_PUSH(arr, n, rec)                                                                       \
 	do {                                                                                       \
 		void *np_ = realloc((arr), ((n) + 1) * sizeof(*(arr)));                            \
 		if (!np_)                                                                          \
 			return -ENOMEM;                                                            \
 		(arr) = np_;                                                                       \
-		memcpy(&(arr)[(n)++], (rec), sizeof(*(arr)));                                     \
+		memcpy(&(arr)[(n)++], (rec), sizeof(*(arr)));                                      \
 	} while (0)
 
 static int keep(struct xt_trace *t, const struct xlp_hdr *h)

@@ -46,7 +46,7 @@ static void check_message(const char *want)
 
 static int record(char **extra, int nextra)
 {
-	char *argv[32] = { xl, "record", "-q" };
+	char *argv[32] = {xl, "record", "-q"};
 	int n = 3;
 
 	for (int i = 0; i < nextra && n < 31; i++)
@@ -57,7 +57,7 @@ static int record(char **extra, int nextra)
 
 static int spawn_waiting_funcs(struct xt_proc *w)
 {
-	char *argv[] = { wl, "--wait-signal", NULL };
+	char *argv[] = {wl, "--wait-signal", NULL};
 	char line[64];
 	int pid = 0;
 
@@ -76,9 +76,13 @@ static void stop_funcs(struct xt_proc *w)
 TEST(not_root)
 {
 	const char *out = path_in_tmp("nonroot.xlp");
-	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-			 "--inh-caps=-all", xl, "record", "-o", (char *)out, "-f",
-			 "/bin/true:main", "--", "/bin/true", NULL };
+	char *argv[] = {"/usr/bin/setpriv", "--reuid=65534",
+			"--regid=65534",    "--clear-groups",
+			"--inh-caps=-all",  xl,
+			"record",	    "-o",
+			(char *)out,	    "-f",
+			"/bin/true:main",   "--",
+			"/bin/true",	    NULL};
 	int rc;
 
 	init_paths();
@@ -91,7 +95,7 @@ TEST(not_root)
 
 TEST(no_such_pid)
 {
-	char *a[] = { "-p", "4194000", "-f", "/bin/true:main" };
+	char *a[] = {"-p", "4194000", "-f", "/bin/true:main"};
 
 	init_paths();
 	CHECK(record(a, 4) == 1);
@@ -102,7 +106,7 @@ TEST(pid_exits_during_attach)
 {
 	const char *out = path_in_tmp("exits.xlp");
 	char pid_s[16], spec[300];
-	char *argv[] = { xl, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL };
+	char *argv[] = {xl, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL};
 	struct xt_proc w, x;
 	int pid, rc;
 
@@ -125,8 +129,8 @@ TEST(pid_exits_during_attach)
 
 TEST(binary_not_elf)
 {
-	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", "/etc/passwd:main", "--",
-		      "/bin/true" };
+	char *a[] = {"-o",	 (char *)path_in_tmp("x.xlp"), "-f", "/etc/passwd:main", "--",
+		     "/bin/true"};
 
 	init_paths();
 	CHECK(record(a, 6) == 1);
@@ -137,7 +141,7 @@ TEST(library_not_mapped_by_pid)
 {
 	struct xt_proc w;
 	char pid_s[16];
-	char *a[] = { "-p", pid_s, "-f", "libnotthere.so.9:foo" };
+	char *a[] = {"-p", pid_s, "-f", "libnotthere.so.9:foo"};
 	int pid;
 
 	init_paths();
@@ -152,7 +156,7 @@ TEST(library_not_mapped_by_pid)
 TEST(symbol_not_found_suggests)
 {
 	char spec[300];
-	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:spin_20m", wl);
@@ -166,7 +170,7 @@ TEST(offset_not_at_function_start)
 	struct elfsym_target *t = NULL;
 	char spec[300], msg[256];
 	size_t n = 0;
-	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:spin_20ms", wl);
@@ -180,7 +184,7 @@ TEST(offset_not_at_function_start)
 TEST(output_not_writable)
 {
 	char spec[300];
-	char *a[] = { "-o", "/nonexistent-dir/x.xlp", "-f", spec, "--", wl };
+	char *a[] = {"-o", "/nonexistent-dir/x.xlp", "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
@@ -194,7 +198,7 @@ TEST(disk_full_during_recording)
 {
 	const char *dir = path_in_tmp("full");
 	char out[300], spec[300];
-	char *a[] = { "-o", out, "-f", spec, "--", wl, "--bench", "400000" };
+	char *a[] = {"-o", out, "-f", spec, "--", wl, "--bench", "400000"};
 	struct xt_trace t;
 	int rc;
 
@@ -219,7 +223,7 @@ TEST(disk_full_during_recording)
 TEST(kernel_without_btf_simulated)
 {
 	char spec[300];
-	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
@@ -232,7 +236,7 @@ TEST(kernel_without_btf_simulated)
 TEST(kernel_without_tracepoint_simulated)
 {
 	char spec[300];
-	char *a[] = { "-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl };
+	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
@@ -245,8 +249,7 @@ TEST(kernel_without_tracepoint_simulated)
 TEST(command_not_found)
 {
 	char spec[300];
-	char *a[] = { "-o", (char *)path_in_tmp("nocmd.xlp"), "-f", spec, "--",
-		      "/nonexistent/cmd" };
+	char *a[] = {"-o", (char *)path_in_tmp("nocmd.xlp"), "-f", spec, "--", "/nonexistent/cmd"};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
@@ -257,9 +260,9 @@ TEST(command_not_found)
 
 TEST(bad_usage)
 {
-	char *a[] = { "-p", "12", "-f", "/bin/true:main", "--", "/bin/true" };
-	char *b[] = { "-f", "/bin/true:main" };
-	char *c[] = { "-p", "abc", "-f", "/bin/true:main" };
+	char *a[] = {"-p", "12", "-f", "/bin/true:main", "--", "/bin/true"};
+	char *b[] = {"-f", "/bin/true:main"};
+	char *c[] = {"-p", "abc", "-f", "/bin/true:main"};
 
 	init_paths();
 	CHECK(record(a, 6) == 2);

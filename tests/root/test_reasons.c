@@ -386,9 +386,9 @@ TEST(disk_requests_attributed_unthrottled)
 	static char out[16384], spec[320];
 	char xl[256], wl[256], err[4096];
 	const char *trace = tmp_path("disk-unthrottled.xlp");
-	char *argv[] = { xl,   "record", "-q",	"-o",		(char *)trace, "-f",	spec, "--",
-			 wl,   "--only", "disk_wait", "--iterations", "2",	       "--disk", disk.dev,
-			 NULL };
+	char *argv[] = {xl,   "record", "-q",	  "-o",	    (char *)trace, "-f",
+			spec, "--",	wl,	  "--only", "disk_wait",   "--iterations",
+			"2",  "--disk", disk.dev, NULL};
 	struct wl_out w = {};
 	struct xt_trace t;
 	int fid, n = 0, rc;
@@ -415,7 +415,8 @@ TEST(disk_requests_attributed_unthrottled)
 		CHECK(r->incl[XLP_C_DISK_RQ] > 0, "disk_wait #%d: no block request counted", n);
 		CHECK(b >= (unsigned long long)w.disk_bytes * 95 / 100 &&
 			      b <= (unsigned long long)w.disk_bytes * 105 / 100,
-		      "disk_wait #%d: %llu bytes of requests, the call read %ld", n, b, w.disk_bytes);
+		      "disk_wait #%d: %llu bytes of requests, the call read %ld", n, b,
+		      w.disk_bytes);
 	}
 	CHECK(n == 2, "%d disk_wait calls recorded", n);
 	xt_trace_free(&t);

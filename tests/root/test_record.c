@@ -84,16 +84,16 @@ TEST(thread_totals_agree_with_schedstat)
 {
 	char xl[256], wl[256], line[128], err[4096];
 	const char *trace = tmp_file("sched.xlp");
-	char *argv[] = { xt_out("xlprobe", xl, sizeof(xl)),
-			 "record",
-			 "-q",
-			 "-o",
-			 (char *)trace,
-			 "--",
-			 xt_out("tests/workloads/sched_mix", wl, sizeof(wl)),
-			 "--seconds",
-			 "2",
-			 NULL };
+	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+			"record",
+			"-q",
+			"-o",
+			(char *)trace,
+			"--",
+			xt_out("tests/workloads/sched_mix", wl, sizeof(wl)),
+			"--seconds",
+			"2",
+			NULL};
 	struct kstat k[32];
 	struct xt_proc p;
 	struct xt_trace t;
@@ -140,7 +140,8 @@ TEST(thread_totals_agree_with_schedstat)
 		/* sleep reasons add up to the sleep states (bpf/xlprobe.h invariant) */
 		CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
 			      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
-				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] + r->tot[XLP_C_OTHER],
+				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] +
+				      r->tot[XLP_C_OTHER],
 		      "%s: sleep reasons do not add up", k[i].comm);
 	}
 	CHECK(checked == n);
@@ -192,8 +193,7 @@ static void check_sleep(const struct xlp_call_rec *r)
 	CHECK(r->incl[XLP_C_CPU_RUN] < 1000000ull, "sleep_20ms on-CPU %llu ns",
 	      (unsigned long long)r->incl[XLP_C_CPU_RUN]);
 	CHECK(r->incl[XLP_C_SLEEP_S] >= 19500000ull && r->incl[XLP_C_SLEEP_S] <= 25000000ull,
-	      "sleep_20ms interruptible sleep %llu ns",
-	      (unsigned long long)r->incl[XLP_C_SLEEP_S]);
+	      "sleep_20ms interruptible sleep %llu ns", (unsigned long long)r->incl[XLP_C_SLEEP_S]);
 }
 
 /* Acceptance 2: durations, inclusive and exclusive deltas of every call. */
@@ -202,10 +202,22 @@ TEST(function_deltas_inclusive_exclusive)
 	char xl[256], wl[256], out[65536], err[4096];
 	const char *trace = tmp_file("funcs.xlp");
 	char spin[300], slp[300], par[300];
-	char *argv[] = { xt_out("xlprobe", xl, sizeof(xl)), "record", "-q", "-o", (char *)trace,
-			 "-f", spin, "-f", slp, "-i", par, "--",
-			 xt_out("tests/workloads/funcs", wl, sizeof(wl)), "--iterations", "5",
-			 NULL };
+	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+			"record",
+			"-q",
+			"-o",
+			(char *)trace,
+			"-f",
+			spin,
+			"-f",
+			slp,
+			"-i",
+			par,
+			"--",
+			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
+			"--iterations",
+			"5",
+			NULL};
 	struct wl_call c[64];
 	struct xt_trace t;
 	int rc, n, fspin, fsleep, fparent, seen = 0;
@@ -278,10 +290,21 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 {
 	char xl[256], wl[256], line[256], err[4096], pidarg[16], par[300];
 	const char *trace = tmp_file("late.xlp");
-	char *wargv[] = { xt_out("tests/workloads/funcs", wl, sizeof(wl)), "--wait-signal",
-			  "--late-thread", "--iterations", "3", NULL };
-	char *xargv[] = { xt_out("xlprobe", xl, sizeof(xl)), "record", "-p", pidarg, "-i", par,
-			  "-o", (char *)trace, NULL };
+	char *wargv[] = {xt_out("tests/workloads/funcs", wl, sizeof(wl)),
+			 "--wait-signal",
+			 "--late-thread",
+			 "--iterations",
+			 "3",
+			 NULL};
+	char *xargv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+			 "record",
+			 "-p",
+			 pidarg,
+			 "-i",
+			 par,
+			 "-o",
+			 (char *)trace,
+			 NULL};
 	struct xt_proc w, x;
 	struct xt_trace t;
 	int pid = 0, rc, late = 0, main_calls = 0;
