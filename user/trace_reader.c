@@ -15,13 +15,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "trace.h"
+#include "trace_format.h"
 
 /* Framing constants: trace_writer.c has the same ones. */
-#define PREFIX_LEN 20
-#define HDR_PAYLOAD_MAX (16u << 20)
-#define CHUNK_HDR_LEN 20
-#define FOOT_HDR_LEN 12
-#define FOOT_LEN (8 * 3 + 8 * XLP_NR_STAT + 8 + 4 + 4)
 
 #define CHUNK_MAX (64u << 20) /* cap on C and U */
 #define FOOT_MAX 65536
@@ -494,27 +490,6 @@ cleanup:
 	return err;
 }
 
-/* Smallest valid h.size per known type (the writer enforces the same). */
-static size_t rec_min_size(uint16_t type)
-{
-	switch (type) {
-	case XLP_R_CALL:
-		return sizeof(struct xlp_call_rec);
-	case XLP_R_RUN:
-		return sizeof(struct xlp_run_rec);
-	case XLP_R_THREAD:
-		return sizeof(struct xlp_thread_rec);
-	case XLP_R_PROC:
-		return sizeof(struct xlp_proc_rec);
-	case XLP_R_LAUNCH:
-		return sizeof(struct xlp_launch_rec);
-	case XLP_R_STATS:
-		return sizeof(struct xlp_stats_rec);
-	default:
-		return sizeof(struct xlp_hdr);
-	}
-}
-
 /* True when the records fill exactly len bytes and number nrec. */
 static bool records_ok(const uint8_t *buf, size_t len, uint32_t nrec)
 {
@@ -524,8 +499,8 @@ static bool records_ok(const uint8_t *buf, size_t len, uint32_t nrec)
 	while (off < len) {
 		const struct xlp_hdr *h = (const void *)(buf + off);
 
-		if (len - off < sizeof(*h) || h->size % 8 || h->size < rec_min_size(h->type) ||
-		    h->size > len - off)
+		if (len - off < sizeof(*h) || h->size % 8 ||
+		    h->size < trace_rec_min_size(h->type) || h->size > len - off)
 			return false;
 		off += h->size;
 		n++;

@@ -71,13 +71,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "trace.h"
-
-/* Framing constants: trace_reader.c has the same ones. */
-#define PREFIX_LEN 20
-#define HDR_PAYLOAD_MAX (16u << 20)
-#define CHUNK_HDR_LEN 20
-#define FOOT_HDR_LEN 12
-#define FOOT_LEN (8 * 3 + 8 * XLP_NR_STAT + 8 + 4 + 4)
+#include "trace_format.h"
 
 #define CHUNK_TARGET (256 * 1024)
 /* h.size is a u16 multiple of 8, so one record never exceeds this */
@@ -307,34 +301,13 @@ cleanup:
 	return err;
 }
 
-/* Smallest valid h.size per known type: readers rely on it. */
-static size_t rec_min_size(uint16_t type)
-{
-	switch (type) {
-	case XLP_R_CALL:
-		return sizeof(struct xlp_call_rec);
-	case XLP_R_RUN:
-		return sizeof(struct xlp_run_rec);
-	case XLP_R_THREAD:
-		return sizeof(struct xlp_thread_rec);
-	case XLP_R_PROC:
-		return sizeof(struct xlp_proc_rec);
-	case XLP_R_LAUNCH:
-		return sizeof(struct xlp_launch_rec);
-	case XLP_R_STATS:
-		return sizeof(struct xlp_stats_rec);
-	default:
-		return sizeof(struct xlp_hdr);
-	}
-}
-
 int trace_writer__append(struct trace_writer *w, const struct xlp_hdr *rec)
 {
 	int err;
 
 	if (w->err)
 		return w->err;
-	if (rec->size % 8 || rec->size < rec_min_size(rec->type))
+	if (rec->size % 8 || rec->size < trace_rec_min_size(rec->type))
 		return -EINVAL;
 	if (w->len + rec->size > BUF_CAP) {
 		err = trace_writer__flush(w);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Byte-layout constants of the trace file shared by the writer and the
+ * reader (the layout itself is described in trace_writer.c and README.md).
+ */
+#ifndef XLP_TRACE_FORMAT_H
+#define XLP_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xlprobe.h"
+
+#define PREFIX_LEN 20 /* magic, version, payload length, CRC */
+#define HDR_PAYLOAD_MAX (16u << 20)
+#define CHUNK_HDR_LEN 20
+#define FOOT_HDR_LEN 12
+#define FOOT_LEN (8 * 3 + 8 * XLP_NR_STAT + 8 + 4 + 4)
+
+/* Smallest valid h.size per known record type: the writer enforces it and
+ * the reader relies on it, so users may cast a record to its struct. */
+static inline size_t trace_rec_min_size(uint16_t type)
+{
+	switch (type) {
+	case XLP_R_CALL:
+		return sizeof(struct xlp_call_rec);
+	case XLP_R_RUN:
+		return sizeof(struct xlp_run_rec);
+	case XLP_R_THREAD:
+		return sizeof(struct xlp_thread_rec);
+	case XLP_R_PROC:
+		return sizeof(struct xlp_proc_rec);
+	case XLP_R_LAUNCH:
+		return sizeof(struct xlp_launch_rec);
+	case XLP_R_STATS:
+		return sizeof(struct xlp_stats_rec);
+	default:
+		return sizeof(struct xlp_hdr);
+	}
+}
+
+#endif
