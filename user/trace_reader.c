@@ -17,8 +17,7 @@
 #include "trace.h"
 #include "trace_format.h"
 
-/* Framing constants: trace_writer.c has the same ones. */
-
+/* Reader-side limits: corrupt length fields never make it allocate more. */
 #define CHUNK_MAX (64u << 20) /* cap on C and U */
 #define FOOT_MAX 65536
 #define SCAN_BLOCK 65536
