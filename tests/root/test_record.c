@@ -337,4 +337,44 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 	xt_trace_free(&t);
 }
 
+/* A glob marks dozens of functions at once (every function of the app). */
+TEST(dozens_of_functions_by_glob)
+{
+	char xl[256], app[256], line[256], err[16384], pidarg[16], glob[300];
+	const char *trace = tmp_file("glob.xlp");
+	char *aargv[] = {app, "--wait-signal", "--runs", "10", NULL};
+	char *xargv[] = {xl, "record", "-p", pidarg, "-f", glob, "-o", (char *)trace, NULL};
+	struct xt_proc a, x;
+	struct xt_trace t;
+	int pid = 0, rc, handle = -1, handled = 0;
+
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/e2e/workloads/app", app, sizeof(app));
+	REQUIRE(!xt_spawn(aargv, &a));
+	while (!xt_read_line(a.out_fd, line, sizeof(line), 20000))
+		if (sscanf(line, "READY %d", &pid) == 1)
+			break;
+	REQUIRE(pid > 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	snprintf(glob, sizeof(glob), "%s:*", app);
+	REQUIRE(!xt_spawn(xargv, &x));
+	/* warnings about single-stepped prologues may come first */
+	while (!xt_read_line(x.err_fd, line, sizeof(line), 30000) && !strstr(line, "recording"))
+		;
+	REQUIRE(strstr(line, "recording"), "xlprobe did not start: %s", line);
+	kill(pid, SIGUSR1);
+	CHECK(xt_wait(&a, 60000, NULL, 0, NULL, 0) == 0);
+	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	CHECK(t.meta->nfuncs >= 36, "the glob marked only %u functions", t.meta->nfuncs);
+	handle = xt_func_id(&t, "handle_request");
+	for (size_t i = 0; i < t.ncalls; i++)
+		handled += (int)t.calls[i].func_id == handle;
+	CHECK(handled == 10, "%d calls of handle_request recorded, the app made 10", handled);
+	CHECK(t.footer && !t.footer->stat[XLP_S_RB_FULL] && !t.footer->stat[XLP_S_STACK_OVERFLOW]);
+	xt_trace_free(&t);
+}
+
 TEST_MAIN()
