@@ -1,0 +1,665 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# tools/bench.sh: xlprobe's overhead benchmarks (`make bench`, after
+# `make build-tests`). Needs root, bpftool; bpftrace and perf are optional
+# comparisons ("n/a" without them).
+#
+#   1. scheduler overhead: a pinned pipe ping-pong alone / under xlprobe
+#      record (with and without a marked function) / under perf record,
+#      plus the BPF programs' cost per event from bpf_stats
+#   2. uprobe cost: an empty function called in a loop alone / under an
+#      empty bpftrace uprobe+uretprobe / under xlprobe record --func
+#   3. analysis speed: .output/tests/bench/bench_analysis, when built
+#   4. what the building blocks of xlprobe's BPF programs cost here
+#      (tests/bench/micro/, built into a temporary directory with
+#      clang, bpftool and libbpf, the build's own tools): where 1 and 2's
+#      time goes
+#
+# Every measure is a ratio inside this one run, variants alternated
+# (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
+# sessions load it (shared/MACHINE.md). The targets are informative; the
+# script exits 0 whenever it could measure.
+#
+# Environment: ROUNDTRIPS (100000), CALLS (200000), REPS (5),
+# BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
+# and PERF (the comparison tools; a missing one prints n/a).
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/.output
+XLPROBE=$OUT/xlprobe
+PINGPONG=$OUT/tests/workloads/pingpong
+FUNCS=$OUT/tests/workloads/funcs
+ANALYSIS=$OUT/tests/bench/bench_analysis
+
+ROUNDTRIPS=${ROUNDTRIPS:-100000}
+CALLS=${CALLS:-200000}
+REPS=${REPS:-5}
+BENCH_CPU=${BENCH_CPU:-auto}
+BPFTRACE=${BPFTRACE:-bpftrace}
+PERF=${PERF:-perf}
+RUN_TIMEOUT=120 # seconds for any single run; a hung run is a failed run
+SCHED_TARGET_NS=150
+UPROBE_TARGET=1.10
+
+TRACEFS=/sys/kernel/tracing
+TMP=""
+LOG=""
+MOUNTED_TRACEFS=0
+OLD_BPF_STATS=""
+BG_PIDS=() # background processes this script started, killed on exit
+RES=""     # result of the last run_pp / run_up
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "bench: $*" >&2
+}
+
+# ---- cleanup ---------------------------------------------------------------
+
+# shellcheck disable=SC2317 # reached through the EXIT trap
+cleanup() {
+	local pid
+
+	trap - EXIT INT TERM
+	# SIGTERM first: the tracers detach and exit cleanly on it
+	for pid in "${BG_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	sleep 0.2
+	for pid in "${BG_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	# the shell a stats run launched, if it still waits in its sleep
+	if [ -n "$TMP" ] && [ -s "$TMP/wrapper.pid" ]; then
+		kill -TERM "$(cat "$TMP/wrapper.pid")" 2>/dev/null
+	fi
+	if [ -n "$OLD_BPF_STATS" ]; then
+		sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" >/dev/null 2>&1
+	fi
+	if [ "$MOUNTED_TRACEFS" = 1 ]; then
+		umount "$TRACEFS" 2>/dev/null || note "could not unmount $TRACEFS (busy?)"
+	fi
+	if [ -n "$TMP" ]; then
+		rm -rf "$TMP"
+	fi
+}
+
+trap cleanup EXIT
+trap 'note "interrupted"; exit 130' INT TERM
+
+bg_forget() {
+	local pid keep=()
+
+	for pid in "${BG_PIDS[@]}"; do
+		[ "$pid" = "$1" ] || keep+=("$pid")
+	done
+	BG_PIDS=("${keep[@]}")
+}
+
+# waits for a background process, at most $2 seconds, then kills it
+bg_wait() {
+	local pid=$1 max=$2 i=0 rc
+
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt $((max * 20)) ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		note "process $pid still running after ${max}s: killing it"
+		kill -TERM "$pid" 2>/dev/null
+		sleep 1
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	rc=$?
+	bg_forget "$pid"
+	return "$rc"
+}
+
+# waits until file $1 has a line matching $2 (while process $3 lives)
+wait_for_line() {
+	local file=$1 pat=$2 pid=$3 i=0
+
+	while [ "$i" -lt $((RUN_TIMEOUT * 50)) ]; do
+		grep -q -- "$pat" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || { grep -q -- "$pat" "$file" 2>/dev/null; return; }
+		sleep 0.02
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# ---- small helpers -----------------------------------------------------------
+
+minimum() {
+	[ $# -gt 0 ] || { echo "n/a"; return; }
+	printf '%s\n' "$@" | sort -g | head -1
+}
+
+median() {
+	[ $# -gt 0 ] || { echo "n/a"; return; }
+	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
+		END { if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]
+		      else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# awk arithmetic on numbers that may be "n/a"
+calc() {
+	local expr=$1
+	shift
+	case " $* " in *" n/a "* | *"  "*) echo "n/a"; return ;; esac
+	awk -v a="${1:-0}" -v b="${2:-0}" -v c="${3:-0}" "BEGIN { $expr }"
+}
+
+# irq_work interrupts so far on the workload CPU: a BPF program's
+# BPF_RB_FORCE_WAKEUP raises one per record (a self-IPI, a VM exit here)
+iwi_count() {
+	awk -v c="$WCPU" '$1 == "IWI:" { print $(c + 2); found = 1 } END { if (!found) print 0 }' /proc/interrupts
+}
+
+cpu_ticks() { # utime + stime of a process, in clock ticks
+	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# The run_cnt / run_time_ns of every BPF program process $1 holds open,
+# from its fdinfo (one consistent read, no matter which other sessions
+# load programs named like ours), joined with the names bpftool shows.
+# Output lines: name run_cnt run_time_ns
+prog_stats() {
+	local pid=$1 names=$TMP/prognames
+
+	bpftool prog show 2>/dev/null | awk '/^[0-9]+:/ {
+		id = $1; sub(":", "", id)
+		for (i = 2; i < NF; i++) if ($i == "name") { print id, $(i + 1); break }
+	}' >"$names"
+	awk 'FNR == 1 { id = ""; c = ""; t = 0 } /^prog_id:/ { id = $2 } /^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
+		/^prog_id:/ || /^run_cnt:/ { if (id != "" && c != "") { print id, c, t; id = ""; c = "" } }' \
+		"/proc/$pid"/fdinfo/* 2>/dev/null | sort -u |
+		awk -v names="$names" 'BEGIN { while ((getline l < names) > 0) { split(l, f, " "); n[f[1]] = f[2] } }
+			{ nm = ($1 in n) ? n[$1] : "id" $1; cnt[nm] += $2; ns[nm] += $3 }
+			END { for (nm in cnt) print nm, cnt[nm], ns[nm] }' | sort
+}
+
+# ---- checks and setup -------------------------------------------------------
+
+for n in "$ROUNDTRIPS" "$CALLS" "$REPS"; do
+	case $n in '' | *[!0-9]* | 0) die "ROUNDTRIPS, CALLS and REPS must be positive integers" ;; esac
+done
+[ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats, tracefs): run 'sudo make bench'"
+for b in "$XLPROBE" "$PINGPONG" "$FUNCS"; do
+	[ -x "$b" ] || die "$b is missing: run 'make build-tests' first"
+done
+command -v bpftool >/dev/null || die "bpftool not found: run tools/install-deps.sh"
+command -v taskset >/dev/null || die "taskset not found (util-linux)"
+HAVE_BPFTRACE=0
+command -v "$BPFTRACE" >/dev/null && HAVE_BPFTRACE=1
+HAVE_PERF=0
+command -v "$PERF" >/dev/null && "$PERF" version >/dev/null 2>&1 && HAVE_PERF=1
+
+TMP=$(mktemp -d /tmp/xlprobe-bench.XXXXXX) || die "mktemp failed"
+LOG=$TMP/log
+
+# bpftrace 0.17 detaches uprobes through tracefs and perf's tracepoint
+# events need it: mount it unless it is there, and only then unmount it
+if [ ! -e "$TRACEFS/uprobe_events" ] && [ -d "$TRACEFS" ]; then
+	if mount -t tracefs nodev "$TRACEFS" 2>>"$LOG"; then
+		MOUNTED_TRACEFS=1
+	else
+		note "cannot mount tracefs: bpftrace may fail to detach, perf will be n/a"
+	fi
+fi
+
+OLD_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) ||
+	die "no kernel.bpf_stats_enabled sysctl"
+
+# The workload CPU is the idlest one over half a second (another session's
+# CPU hog would otherwise halve the workload's speed); tracers get the rest.
+ONLINE=$(awk '/^cpu[0-9]/ { sub("cpu", "", $1); print $1 }' /proc/stat)
+if [ "$BENCH_CPU" = auto ]; then
+	awk '/^cpu[0-9]/ { print $1, $5 + $6 }' /proc/stat >"$TMP/idle0"
+	sleep 0.5
+	WCPU=$(awk '/^cpu[0-9]/ { print $1, $5 + $6 }' /proc/stat |
+		awk -v f="$TMP/idle0" 'BEGIN { while ((getline l < f) > 0) { split(l, a, " "); i0[a[1]] = a[2] } }
+			{ d = $2 - i0[$1]; if (best == "" || d > bd) { best = $1; bd = d } }
+			END { sub("cpu", "", best); print best }')
+else
+	printf '%s\n' "$ONLINE" | grep -qx -- "$BENCH_CPU" || die "BENCH_CPU=$BENCH_CPU is not an online CPU"
+	WCPU=$BENCH_CPU
+fi
+TRACER_CPUS=$(printf '%s\n' "$ONLINE" | awk -v w="$WCPU" '$1 != w' | paste -sd, -)
+# Tracers run under this prefix: their own user-space work (the ring buffer
+# reader) must not share the CPU the workload is timed on. An array, not a
+# function: "$!" of a backgrounded function is a subshell, not the tracer.
+ON_TRACER_CPUS=()
+[ -n "$TRACER_CPUS" ] && ON_TRACER_CPUS=(taskset -c "$TRACER_CPUS")
+
+# Launch-mode xlprobe (and bpftrace without -p) put system-wide uprobes on
+# a binary: another session's tracer on our workloads makes "alone" traced.
+FOREIGN=$(bpftool perf list 2>/dev/null | grep -cE "filename ($FUNCS|$PINGPONG) ")
+echo "xlprobe overhead benchmark: $(uname -r), $(nproc) CPUs; workload on CPU $WCPU," \
+	"tracers on CPU ${TRACER_CPUS:-$WCPU (shared)}; $REPS alternated runs per variant, medians"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other sessions add noise; compare ratios, not runs)"
+if [ "$FOREIGN" -gt 0 ]; then
+	echo "WARNING: $FOREIGN uprobe(s) of other tracers sit on the workload binaries" \
+		"(bpftool perf list): the 'alone' runs are not alone"
+fi
+
+# ---- 1. scheduler overhead ---------------------------------------------------
+
+PP_ARGS=(--roundtrips "$ROUNDTRIPS" --cpu "$WCPU")
+PERF_EVENTS=(-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking)
+
+# One timed ping-pong; sets RES to ns per round trip, empty on failure.
+# (Results go through a variable, not $(...): a subshell would lose the
+# background PIDs the cleanup must kill.)
+run_pp() {
+	local out=$TMP/pp.out
+
+	RES=""
+	: >"$out"
+	case $1 in
+	alone)
+		timeout -k 5 "$RUN_TIMEOUT" "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+		;;
+	xl)
+		"${ON_TRACER_CPUS[@]}" timeout -k 5 "$RUN_TIMEOUT" "$XLPROBE" record -q -o "$TMP/pp.xlp" \
+			-- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+		;;
+	xlf)
+		"${ON_TRACER_CPUS[@]}" timeout -k 5 "$RUN_TIMEOUT" "$XLPROBE" record -q -o "$TMP/pp.xlp" \
+			--func "$PINGPONG:roundtrip" -- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+		;;
+	perf)
+		"${ON_TRACER_CPUS[@]}" timeout -k 5 "$RUN_TIMEOUT" "$PERF" record -q "${PERF_EVENTS[@]}" \
+			-o "$TMP/perf.data" -- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+		;;
+	esac
+	RES=$(awk '$1 == "ROUNDTRIPS" { print $4 }' "$out")
+}
+
+# One ping-pong under xlprobe with bpf_stats on; the programs' counters are
+# read after the workload's last round trip but before xlprobe stops: the
+# launched command is a shell that runs pingpong, then waits in a sleep we
+# kill afterwards. Writes $TMP/stats.$1 and $TMP/cpu.$1 (reader CPU ns).
+stats_pp() {
+	local v=$1 out=$TMP/ppstats.out xl func=()
+
+	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip")
+	: >"$out"
+	rm -f "$TMP/wrapper.pid"
+	# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
+	"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -q -o "$TMP/pp.xlp" "${func[@]}" -- \
+		sh -c 'echo $$ >"$0"; "$@"; exec sleep 600' "$TMP/wrapper.pid" \
+		"$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG" &
+	xl=$!
+	BG_PIDS+=("$xl")
+	if wait_for_line "$out" '^ROUNDTRIPS' "$xl"; then
+		prog_stats "$xl" >"$TMP/stats.$v"
+		echo $(($(cpu_ticks "$xl") * 1000000000 / $(getconf CLK_TCK))) >"$TMP/cpu.$v"
+		awk '$1 == "ROUNDTRIPS" { print $4 }' "$out" >"$TMP/rt.$v"
+	else
+		note "stats run ($v) failed; see below"
+		tail -5 "$LOG" >&2
+	fi
+	[ -s "$TMP/wrapper.pid" ] && kill -TERM "$(cat "$TMP/wrapper.pid")" 2>/dev/null
+	bg_wait "$xl" 30
+	rm -f "$TMP/wrapper.pid" # its PID may be reused: never kill it again
+}
+
+PP_VARIANTS=(alone xl xlf)
+[ "$HAVE_PERF" = 1 ] && PP_VARIANTS+=(perf)
+declare -A PP_RUNS=([alone]="" [xl]="" [xlf]="" [perf]="")
+declare -A PP_MED=([alone]=n/a [xl]=n/a [xlf]=n/a [perf]=n/a)
+declare -A PP_IWI=([alone]=0 [xl]=0 [xlf]=0 [perf]=0)
+declare -A ALL_BPF=([xl]=n/a [xlf]=n/a) READER=([xl]=n/a [xlf]=n/a)
+declare -A PP_LABEL=(
+	[alone]="alone"
+	[xl]="xlprobe record"
+	[xlf]="xlprobe record --func roundtrip"
+	[perf]="perf record -e sched:sched_{switch,wakeup,waking}"
+)
+
+echo
+echo "== 1. Scheduler overhead: pipe ping-pong, $ROUNDTRIPS round trips, both threads on CPU $WCPU =="
+echo "(IPI/1k: irq_work self-interrupts on that CPU per 1000 round trips, i.e. ring buffer wakeups)"
+sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG" # timed runs without the stats' own clock reads
+run_pp alone # warm-up: page cache, first-run effects
+for ((r = 0; r < REPS; r++)); do
+	for v in "${PP_VARIANTS[@]}"; do
+		i0=$(iwi_count)
+		run_pp "$v"
+		PP_IWI[$v]=$((${PP_IWI[$v]} + $(iwi_count) - i0))
+		if [ -n "$RES" ]; then
+			PP_RUNS[$v]+="$RES "
+		else
+			note "run '${PP_LABEL[$v]}' failed (see log below)"
+			tail -3 "$LOG" >&2
+		fi
+	done
+done
+
+# shellcheck disable=SC2086 # word splitting of the run lists is intended
+base=$(median ${PP_RUNS[alone]})
+# "best": the ratio of the fastest runs, less exposed to other sessions' bursts
+printf '%-50s %12s %9s %6s %7s  %s\n' "variant" "ns/roundtrip" "slowdown" "best" "IPI/1k" "runs"
+for v in alone xl xlf perf; do
+	if [ "$v" = perf ] && [ "$HAVE_PERF" = 0 ]; then
+		printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" "(perf not found)"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	m=$(median ${PP_RUNS[$v]})
+	ratio=$(calc 'printf "%.2fx", a / b' "$m" "$base")
+	[ "$m" = n/a ] && ratio=n/a
+	ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${PP_IWI[$v]}" "$ROUNDTRIPS" "$REPS")
+	# shellcheck disable=SC2086
+	best=$(calc 'printf "%.2fx", a / b' "$(minimum ${PP_RUNS[$v]})" "$(minimum ${PP_RUNS[alone]})")
+	printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "$m" "$ratio" "$best" "$ipi" \
+		"${PP_RUNS[$v]:-(failed)}"
+	PP_MED[$v]=$m
+done
+
+# bpf_stats: one more run of each xlprobe variant
+sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
+stats_pp xl
+stats_pp xlf
+sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
+
+echo
+echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide, so"
+echo "sys_* also count other processes' syscalls, which take the untraced fast path):"
+printf '%-24s %11s %8s %8s   %11s %8s %8s\n' "program" "run_cnt" "per rt" "avg ns" \
+	"run_cnt" "per rt" "avg ns"
+printf '%-24s %29s   %29s\n' "" "[xlprobe record]" "[--func roundtrip]"
+for v in xl xlf; do [ -s "$TMP/stats.$v" ] || : >"$TMP/stats.$v"; done
+sort -u -k1,1 "$TMP/stats.xl" "$TMP/stats.xlf" | awk '{ print $1 }' | while read -r p; do
+	a=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xl")
+	b=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xlf")
+	[ -z "$a$b" ] && continue # never ran in either
+	printf '%-24s %29s   %29s\n' "$p" "${a:-0}" "${b:-0}"
+done
+SCHED_PROGS="xlp_sched_switch xlp_sched_wakeup xlp_sched_waking xlp_sched_wakeup_new"
+echo "scheduler programs (switch + wakeup + waking + wakeup_new), average per event:"
+for v in xl xlf; do
+	sched=$(awk -v list="$SCHED_PROGS" 'BEGIN { split(list, l, " "); for (i in l) s[l[i]] = 1 }
+		$1 in s { c += $2; t += $3 } END { if (c) printf "%.0f %d", t / c, c; else print "n/a 0" }' "$TMP/stats.$v")
+	avg=${sched% *}
+	verdict=n/a
+	[ "$avg" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$avg" "$SCHED_TARGET_NS")
+	printf '  %-34s %6s ns over %7s events   target <= %d ns: %s\n' \
+		"${PP_LABEL[$v]}" "$avg" "${sched#* }" "$SCHED_TARGET_NS" "$verdict"
+	ALL_BPF[$v]=$(awk -v n="$ROUNDTRIPS" '{ t += $3 } END { printf "%.0f", t / n }' "$TMP/stats.$v")
+	READER[$v]=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/cpu.$v" 2>/dev/null || echo n/a)" "$ROUNDTRIPS")
+done
+printf '%-58s %8s %8s\n' "per round trip, ns:" "xlprobe" "--func"
+printf '  %-56s %8s %8s\n' "added wall time (medians of the timed runs)" \
+	"$(calc 'printf "%.0f", a - b' "${PP_MED[xl]}" "$base")" \
+	"$(calc 'printf "%.0f", a - b' "${PP_MED[xlf]}" "$base")"
+printf '  %-56s %8s %8s\n' "all xlprobe BPF programs (incl. other processes' events)" \
+	"${ALL_BPF[xl]}" "${ALL_BPF[xlf]}"
+printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPUS:-$WCPU}" \
+	"${READER[xl]}" "${READER[xlf]}"
+
+# ---- 2. uprobe cost --------------------------------------------------------------
+
+# One timed funcs --bench under tracer $1 (alone, bt, xl), attached with -p
+# before the loop starts; sets RES to ns per call, empty on failure.
+run_up() {
+	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp tp="" pat=""
+
+	RES=""
+	: >"$out"
+	: >"$terr"
+	if [ "$v" = alone ]; then
+		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>>"$LOG"
+		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+		return
+	fi
+	taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" --wait-signal >"$out" 2>>"$LOG" &
+	fp=$!
+	BG_PIDS+=("$fp")
+	if ! wait_for_line "$out" '^READY' "$fp"; then
+		bg_wait "$fp" 5
+		return
+	fi
+	case $v in
+	bt)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$fp" -e "BEGIN { printf(\"ready\n\"); }
+			uprobe:$FUNCS:cheap {} uretprobe:$FUNCS:cheap {}" >"$terr" 2>&1 &
+		pat='^ready'
+		;;
+	xl)
+		# not -q: "recording PID" on stderr says every probe is attached
+		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/up.xlp" -p "$fp" --func "$FUNCS:cheap" \
+			>"$terr" 2>&1 &
+		pat='recording PID'
+		;;
+	esac
+	tp=$!
+	BG_PIDS+=("$tp")
+	if wait_for_line "$terr" "$pat" "$tp"; then
+		kill -USR1 "$fp"
+		bg_wait "$fp" "$RUN_TIMEOUT"
+		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+	else
+		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
+		kill -KILL "$fp" 2>/dev/null
+		bg_wait "$fp" 5
+	fi
+	# both stop by themselves when the target exits
+	bg_wait "$tp" 30
+	cat "$terr" >>"$LOG"
+}
+
+# bpf_stats of each tracer over one bench. bpftrace -p and xlprobe -p stop
+# when the target exits, so both attach to launch-style targets that outlive
+# the loop: bpftrace system-wide (only funcs --bench calls cheap()), xlprobe
+# launching a shell that waits after funcs. Writes $TMP/upstats.$1.
+stats_up() {
+	local v=$1 out=$TMP/upstats.out terr=$TMP/upstats.tracer tp
+
+	: >"$out"
+	: >"$terr"
+	rm -f "$TMP/wrapper.pid"
+	case $v in
+	bt)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -e "BEGIN { printf(\"ready\n\"); }
+			uprobe:$FUNCS:cheap {} uretprobe:$FUNCS:cheap {}" >"$terr" 2>&1 &
+		tp=$!
+		BG_PIDS+=("$tp")
+		if wait_for_line "$terr" '^ready' "$tp"; then
+			timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>>"$LOG"
+			prog_stats "$tp" >"$TMP/upstats.$v"
+		fi
+		# bpftrace started in the background ignores SIGINT (no job control)
+		kill -TERM "$tp" 2>/dev/null
+		;;
+	xl)
+		# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
+		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/up.xlp" --func "$FUNCS:cheap" -- \
+			sh -c 'echo $$ >"$0"; "$@"; exec sleep 600' "$TMP/wrapper.pid" \
+			taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>"$terr" &
+		tp=$!
+		BG_PIDS+=("$tp")
+		if wait_for_line "$out" '^BENCH' "$tp"; then
+			prog_stats "$tp" >"$TMP/upstats.$v"
+			echo $(($(cpu_ticks "$tp") * 1000000000 / $(getconf CLK_TCK))) >"$TMP/upcpu.$v"
+		fi
+		[ -s "$TMP/wrapper.pid" ] && kill -TERM "$(cat "$TMP/wrapper.pid")" 2>/dev/null
+		;;
+	esac
+	bg_wait "$tp" 30
+	rm -f "$TMP/wrapper.pid" # its PID may be reused: never kill it again
+	cat "$terr" >>"$LOG"
+	[ "$v" = xl ] && grep -o 'wrote .*' "$terr" | sed 's/^wrote [^:]*: //' >"$TMP/updrop.xl"
+	[ -s "$TMP/upstats.$v" ] || note "no bpf_stats for $v"
+}
+
+echo
+echo "== 2. Uprobe cost: funcs --bench $CALLS (empty cheap(), push %rbp prologue), CPU $WCPU =="
+UP_VARIANTS=(alone xl)
+[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt xl)
+declare -A UP_RUNS=([alone]="" [bt]="" [xl]="")
+declare -A UP_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
+declare -A UP_IWI=([alone]=0 [bt]=0 [xl]=0)
+declare -A UP_LABEL=(
+	[alone]="alone"
+	[bt]="bpftrace uprobe+uretprobe {} (-p)"
+	[xl]="xlprobe record -p --func cheap"
+)
+sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
+run_up alone # warm-up
+for ((r = 0; r < REPS; r++)); do
+	for v in "${UP_VARIANTS[@]}"; do
+		i0=$(iwi_count)
+		run_up "$v"
+		UP_IWI[$v]=$((${UP_IWI[$v]} + $(iwi_count) - i0))
+		if [ -n "$RES" ]; then
+			UP_RUNS[$v]+="$RES "
+		else
+			note "run '${UP_LABEL[$v]}' failed (see log below)"
+			tail -3 "$LOG" >&2
+		fi
+	done
+done
+# shellcheck disable=SC2086
+ubase=$(median ${UP_RUNS[alone]})
+printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
+for v in alone bt xl; do
+	if [ "$v" = bt ] && [ "$HAVE_BPFTRACE" = 0 ]; then
+		printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "n/a" "n/a" "n/a" "(bpftrace not found)"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	m=$(median ${UP_RUNS[$v]})
+	cost=$(calc 'printf "%.1f", a - b' "$m" "$ubase")
+	ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${UP_IWI[$v]}" "$CALLS" "$REPS")
+	printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "$m" "$cost" "$ipi" "${UP_RUNS[$v]:-(failed)}"
+	UP_COST[$v]=$cost
+done
+if [ "$HAVE_BPFTRACE" = 1 ]; then
+	ratio=$(calc 'printf "%.2f", a / b' "${UP_COST[xl]}" "${UP_COST[bt]}")
+	verdict=n/a
+	[ "$ratio" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$ratio" "$UPROBE_TARGET")
+	# shellcheck disable=SC2086
+	best=$(calc 'printf "%.2f", (a - c) / (b - c)' "$(minimum ${UP_RUNS[xl]})" \
+		"$(minimum ${UP_RUNS[bt]})" "$(minimum ${UP_RUNS[alone]})")
+	echo "cost ratio xlprobe / bpftrace: ${ratio}x (fastest runs: ${best}x); target <= ${UPROBE_TARGET}x: $verdict"
+fi
+
+sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
+[ "$HAVE_BPFTRACE" = 1 ] && stats_up bt
+stats_up xl
+sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
+echo "BPF programs per call (bpf_stats, one extra run each; the rest of the cost is the uprobe"
+echo "machinery both pay: int3 trap, emulated push, return-address hijack, uretprobe trampoline):"
+printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "avg ns"
+for v in bt xl; do
+	[ -s "$TMP/upstats.$v" ] || continue
+	# bpftrace's uprobe and uretprobe programs are both named after the
+	# function. On x86 since 6.11 a uretprobe returns through the uretprobe()
+	# syscall, so xlprobe's sys_enter/sys_exit run once per call too (their
+	# counts also hold other processes' syscalls); the rest is background.
+	awk -v n="$CALLS" -v tr="$v" '
+		BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
+		$2 == 0 { next }
+		tr == "bt" || $1 ~ /^xlp_func_/ {
+			printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
+			t += $3
+			next
+		}
+		$1 ~ /^xlp_sys_e/ {
+			printf "  %-10s %-24s %9d %9.2f %8.0f   1 per call: uretprobe(2)\n", name, $1, $2, $2 / n, $3 / $2
+			t += n * $3 / $2
+			next
+		}
+		{ oc += $2; ot += $3 }
+		END {
+			if (oc) printf "  %-10s %-24s %9d %9s %8.0f   other processes: not per call\n", name, "other xlp_* programs", oc, "-", ot / oc
+			printf "  %-10s %-24s %9s %9s %8.0f   per call\n", name, "total", "", "", t / n
+	}' "$TMP/upstats.$v"
+done
+if [ -s "$TMP/upcpu.xl" ]; then
+	echo "  xlprobe's reader (user space, on CPU ${TRACER_CPUS:-$WCPU}): $(calc 'printf "%.0f", a / b' \
+		"$(cat "$TMP/upcpu.xl")" "$CALLS") ns of CPU per call; $(cat "$TMP/updrop.xl" 2>/dev/null)"
+fi
+
+# ---- 3. analysis speed -------------------------------------------------------------
+
+echo
+echo "== 3. Analysis speed =="
+if [ -x "$ANALYSIS" ]; then
+	timeout -k 5 300 "$ANALYSIS" || note "bench_analysis failed (exit $?)"
+else
+	echo "n/a: $ANALYSIS not built"
+fi
+
+# ---- 4. BPF building blocks ------------------------------------------------------
+
+# What each primitive of xlprobe's programs costs here, to tell where the
+# time of section 1 and 2 goes. Built from tests/bench/micro/ into $TMP with
+# the project's own toolchain (the Makefile builds only tests/bench/*.c, each
+# as a test program linked with libxlprobe; this one has a BPF skeleton).
+echo
+echo "== 4. Cost of BPF building blocks here (tests/bench/micro: 13 programs on tp_btf/sys_enter) =="
+micro_build() {
+	local arch
+
+	arch=$(uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+	"${CLANG:-clang}" -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_"$arch" \
+		-I"$ROOT/vmlinux/$arch" -c "$ROOT/tests/bench/micro/bpf_micro.bpf.c" -o "$TMP/bpf_micro.bpf.o" &&
+		bpftool gen skeleton "$TMP/bpf_micro.bpf.o" name bpf_micro_bpf >"$TMP/bpf_micro.skel.h" &&
+		"${CC:-gcc}" -O2 -I"$TMP" "$ROOT/tests/bench/micro/bpf_micro.c" -o "$TMP/bpf_micro" -lbpf -lelf -lz
+}
+declare -A MICRO_DESC=(
+	[m0_gate_only]="floor: tgid check only (first program, colder)"
+	[m12_gate_only_last]="floor: the same, last program (bpf_stats' clock incl.)"
+	[m1_ktime]="bpf_ktime_get_ns()"
+	[m2_hash_lookup]="hash lookup, u32 key (thread_get)"
+	[m3_array_lookup]="array lookup (inlined)"
+	[m4_8_probe_reads]="8 bpf_probe_read_kernel (BPF_CORE_READ)"
+	[m5_8_direct_loads]="the same 8 fields as direct BTF loads"
+	[m6_4_atomic_adds]="4 __sync_fetch_and_add (ctr_add's process sum)"
+	[m7_4_plain_adds]="4 plain adds"
+	[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (uprobe entry frame)"
+	[m9_ringbuf_output_376]="376 B call record: scratch + bpf_ringbuf_output"
+	[m10_ringbuf_reserve_376]="376 B record reserved and written in place"
+	[m11_ringbuf_reserve_64]="64 B record reserved in place"
+)
+if [ ! -f "$ROOT/tests/bench/micro/bpf_micro.c" ] || ! command -v "${CLANG:-clang}" >/dev/null; then
+	echo "n/a: tests/bench/micro/bpf_micro.c or clang missing"
+elif ! micro_build >>"$LOG" 2>&1; then
+	echo "n/a: bpf_micro did not build (see the log lines below)"
+else
+	for ((r = 0; r < 3; r++)); do
+		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$TMP/bpf_micro" 200000 >>"$TMP/micro.out" 2>>"$LOG"
+	done
+	# medians of 3 runs; "added" is over the floor of the last program: the
+	# first one also pays for cold caches
+	# shellcheck disable=SC2046 # one number per run
+	floor=$(median $(awk '$1 == "m12_gate_only_last" { print $3 }' "$TMP/micro.out"))
+	printf '  %-56s %8s %8s\n' "program (each on every syscall of the driver)" "avg ns" "added"
+	for p in m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m3_array_lookup \
+		m4_8_probe_reads m5_8_direct_loads m6_4_atomic_adds m7_4_plain_adds m8_snapshot_40_u64 \
+		m9_ringbuf_output_376 m10_ringbuf_reserve_376 m11_ringbuf_reserve_64; do
+		# shellcheck disable=SC2046 # one number per run
+		m=$(median $(awk -v p="$p" '$1 == p { print $3 }' "$TMP/micro.out"))
+		printf '  %-56s %8s %8s\n' "${MICRO_DESC[$p]}" "$m" "$(calc 'printf "%+.0f", a - b' "$m" "$floor")"
+	done
+fi
+
+# bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
+notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)
+if [ -n "$notable" ]; then
+	echo
+	echo "messages from the tools (count, message):"
+	echo "$notable"
+fi
+exit 0
