@@ -36,7 +36,7 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 		return;
 	if (t->state != XLP_T_UNKNOWN) {
 		task = bpf_get_current_task_btf();
-		thread_recover(t, proc_get(t), now, BPF_CORE_READ(task, se.sum_exec_runtime),
+		thread_recover(t, proc_get(t), now, task->se.sum_exec_runtime,
 			       kernel_delay_running(task), true);
 	}
 	t->state = XLP_T_RUNNING;

@@ -46,7 +46,7 @@ static __always_inline struct rq *xlp_task_rq(struct task_struct *t)
 {
 	if (!bpf_core_field_exists(((struct cfs_rq *)0)->rq))
 		return NULL;
-	return BPF_CORE_READ(t, se.cfs_rq, rq);
+	return t->se.cfs_rq->rq;
 }
 
 #endif

@@ -49,22 +49,14 @@ static __always_inline bool name_has(const char *buf, const char *word, int wlen
 	return false;
 }
 
-/* The reason an fd's type implies, or XLP_SC_WAKER when it implies none. */
-static __always_inline __u32 fd_class(struct task_struct *task, int fd)
+/* The reason a file's type implies, or XLP_SC_WAKER when it implies none. */
+static __always_inline __u32 file_class(struct file *f)
 {
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **arr, *f = NULL;
 	struct socket *sock;
 	char name[16] = {};
 	__u16 family;
 	umode_t mode;
 
-	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
-		return XLP_SC_WAKER;
-	arr = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), arr + fd);
-	if (!f)
-		return XLP_SC_WAKER;
 	mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
 	if (mode == S_IFREG || mode == S_IFBLK)
 		return XLP_C_DISK;
@@ -89,6 +81,32 @@ static __always_inline __u32 fd_class(struct task_struct *task, int fd)
 	return XLP_SC_WAKER;
 }
 
+/*
+ * The class of fd in task's table. The last file classified is cached per
+ * thread: a thread that blocks on the same socket or pipe again and again
+ * pays one read of its fd table entry, not the walk to the socket family.
+ */
+static __always_inline __u32 fd_class(struct task_struct *task, struct xlp_thread *t, int fd)
+{
+	struct fdtable *fdt = task->files->fdt;
+	struct file *f = NULL;
+	__u64 key;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= fdt->max_fds)
+		return XLP_SC_WAKER;
+	bpf_probe_read_kernel(&f, sizeof(f), fdt->fd + fd);
+	if (!f)
+		return XLP_SC_WAKER;
+	/* keyed by file and inode: a freed file's memory may come back as
+	 * another kind of file */
+	key = (__u64)f ^ ((__u64)BPF_CORE_READ(f, f_inode) << 1);
+	if (key != t->fd_file) {
+		t->fd_class = file_class(f);
+		t->fd_file = key;
+	}
+	return t->fd_class;
+}
+
 static __always_inline __u32 futex_class(__u64 op)
 {
 	/* FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI,
@@ -111,7 +129,7 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 	int fd0 = -1;
 
 	if (sc_is_fd_io(nr))
-		return fd_class(task, (int)t->sys_arg0);
+		return fd_class(task, t, (int)t->sys_arg0);
 	if (sc_is_disk(nr))
 		return XLP_C_DISK;
 	if (sc_is_timer(nr))
@@ -129,7 +147,7 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 		/* poll/ppoll: the first pollfd's fd stands for the set */
 		if (sc_has_pollfds(nr) && t->sys_arg1 &&
 		    !bpf_probe_read_user(&fd0, sizeof(fd0), (void *)t->sys_arg0))
-			return fd_class(task, fd0);
+			return fd_class(task, t, fd0);
 	}
 	return XLP_SC_WAKER;
 }

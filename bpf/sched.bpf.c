@@ -51,14 +51,16 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 
 	if (!bpf_core_field_exists(next->sched_info.last_queued))
 		return 0;
-	queued = BPF_CORE_READ(next, sched_info.last_queued);
-	delay = BPF_CORE_READ(next, sched_info.run_delay);
+	/* direct loads: tp_btf arguments are typed kernel pointers, which is
+	 * far cheaper here than a bpf_probe_read_kernel per field */
+	queued = next->sched_info.last_queued;
+	delay = next->sched_info.run_delay;
 	/* the runqueue through the task: the per-CPU runqueues symbol is
 	 * not resolvable on kernels whose kallsyms lists functions only */
 	rq = xlp_task_rq(next);
-	if (!rq || BPF_CORE_READ(rq, cpu) != (int)cpu)
+	if (!rq || rq->cpu != (int)cpu)
 		return 0;
-	clk = BPF_CORE_READ(rq, clock);
+	clk = rq->clock;
 	if (queued && clk >= queued)
 		delay += clk - queued;
 	return delay + 1; /* + 1: a valid total is never 0 */
@@ -67,7 +69,7 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
-	__u64 exec = BPF_CORE_READ(prev, se.sum_exec_runtime);
+	__u64 exec = prev->se.sum_exec_runtime;
 	struct xlp_proc *p = proc_get(t);
 
 	if (t->state == XLP_T_RUNNING)
@@ -93,7 +95,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 				      __u64 now)
 {
 	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
-	__u64 exec = BPF_CORE_READ(next, se.sum_exec_runtime);
+	__u64 exec = next->se.sum_exec_runtime;
 	struct xlp_proc *p = proc_get(t);
 
 	if (t->state == XLP_T_RUNNABLE) {
@@ -232,7 +234,7 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 		return 0;
 	t = thread_new(child->pid, ctgid, slot, now);
 	if (t && bpf_core_field_exists(child->sched_info.run_delay))
-		t->delay_seen = BPF_CORE_READ(child, sched_info.run_delay) + 1;
+		t->delay_seen = child->sched_info.run_delay + 1;
 	return 0;
 }
 

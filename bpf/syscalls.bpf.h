@@ -24,7 +24,7 @@ enum {
 	XLP_NR_epoll_pwait = 281, XLP_NR_accept4 = 288, XLP_NR_preadv = 295,
 	XLP_NR_pwritev = 296, XLP_NR_recvmmsg = 299, XLP_NR_syncfs = 306, XLP_NR_sendmmsg = 307,
 	XLP_NR_preadv2 = 327, XLP_NR_pwritev2 = 328, XLP_NR_epoll_pwait2 = 441,
-	XLP_NR_futex_waitv = 449,
+	XLP_NR_futex_waitv = 449, XLP_NR_uretprobe = 335,
 };
 #elif defined(__TARGET_ARCH_arm64)
 enum {
@@ -40,7 +40,7 @@ enum {
 	XLP_NR_sync_file_range = 84, XLP_NR_epoll_pwait = 22, XLP_NR_accept4 = 242,
 	XLP_NR_preadv = 69, XLP_NR_pwritev = 70, XLP_NR_recvmmsg = 243, XLP_NR_syncfs = 267,
 	XLP_NR_sendmmsg = 269, XLP_NR_preadv2 = 286, XLP_NR_pwritev2 = 287,
-	XLP_NR_epoll_pwait2 = 441, XLP_NR_futex_waitv = 449,
+	XLP_NR_epoll_pwait2 = 441, XLP_NR_futex_waitv = 449, XLP_NR_uretprobe = -1,
 };
 #else
 #error "syscall numbers: add a table for this architecture"

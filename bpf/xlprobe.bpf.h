@@ -135,9 +135,13 @@ static __always_inline void stat_inc(__u32 idx)
  */
 static __always_inline void emit(void *rec, __u64 size)
 {
-	long flags = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= cfg_rb_wakeup_bytes
-			     ? BPF_RB_FORCE_WAKEUP
-			     : BPF_RB_NO_WAKEUP;
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	/* only the record that crosses the threshold wakes the reader: one
+	 * wakeup (an IPI here) per cfg_rb_wakeup_bytes, not one per record
+	 * while the reader catches up */
+	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes ?
+			     BPF_RB_FORCE_WAKEUP :
+			     BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_output(&rb, rec, size, flags))
 		stat_inc(XLP_S_RB_FULL);
@@ -292,7 +296,7 @@ static __always_inline __u64 kernel_delay_running(struct task_struct *task)
 {
 	if (!bpf_core_field_exists(task->sched_info.run_delay))
 		return 0;
-	return BPF_CORE_READ(task, sched_info.run_delay) + 1;
+	return task->sched_info.run_delay + 1;
 }
 
 static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc *p, __u64 now)

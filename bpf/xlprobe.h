@@ -209,6 +209,9 @@ struct xlp_thread {
 	__u64 sys_arg0;
 	__u64 sys_arg1;
 	__u64 pending; /* sleep ns in this syscall, reason not decided yet */
+	__u64 fd_file; /* struct file * last classified, and its class */
+	__u32 fd_class;
+	__u32 __pad2;
 	/* who woke the thread last (sched_waking), the second witness */
 	__u32 waker_kind; /* enum xlp_waker */
 	__u32 waker_pid;  /* tgid */
