@@ -40,7 +40,7 @@ static const char usage[] =
 	"                      between-class variance (Otsu)\n"
 	"  --min-slowdown F    with median + K sigma or auto, explain the slow runs only\n"
 	"                      when their median latency exceeds the fast runs' by the\n"
-	"                      fraction F (default 0.2); an explicit --slow is trusted\n"
+	"                      fraction F (default 0.5); an explicit --slow is trusted\n"
 	"\n"
 	"Decision trees (both steps):\n"
 	"  --top-k K           candidates: union of every run's K longest functions\n"
