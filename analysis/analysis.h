@@ -41,11 +41,16 @@ struct analysis_opts {
 	double sig_frac;   /* significance: fraction of the median latency / function time */
 	unsigned min_runs; /* fewer runs: no diagnosis */
 	double min_cover;  /* a precondition must hold for this fraction of the slow runs */
+	/* step 2: a resource names a slowdown only if its slow-side mean is at
+	 * least this fraction of the function's added time (slow mean - fast
+	 * mean); a few ms of preemption do not explain a 50 ms slowdown */
+	double factor_share;
 	/*
 	 * With the automatic rules (sigma, Otsu) some runs are always "slow";
 	 * they are only a slowdown to explain when their median latency exceeds
 	 * the fast runs' by this fraction (PerfProbe diagnoses tails that double
-	 * the latency, and slowdowns of at least 50 %, section V-E).
+	 * the latency, section V-B; on a shared VM the same work sometimes takes
+	 * 1.5x the CPU time, so 0.5 accused noise).
 	 */
 	double min_slowdown;
 };
@@ -53,7 +58,8 @@ struct analysis_opts {
 #define ANALYSIS_OPTS_DEFAULT                                                                      \
 	{                                                                                          \
 		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
-		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1, .min_slowdown = 0.5            \
+		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1, .min_slowdown = 1.0,           \
+		.factor_share = 0.2                                                                \
 	}
 
 enum xa_status {

@@ -168,8 +168,24 @@ static void breakdown(struct xa_step2 *s, const struct xa_s2_input *in, double *
 	s->time_fast_median = class_median(in->time, in->slow, in->n, 0, tmp);
 }
 
+/* How much longer the function (or run) took in slow samples, on average. */
+static double added_time(const struct xa_s2_input *in)
+{
+	double sum[2] = {0, 0};
+	size_t cnt[2] = {0, 0};
+
+	for (size_t i = 0; i < in->n; i++) {
+		sum[!!in->slow[i]] += in->time[i];
+		cnt[!!in->slow[i]]++;
+	}
+	if (!cnt[0] || !cnt[1])
+		return 0;
+	return sum[1] / cnt[1] - sum[0] / cnt[0];
+}
+
 static int fit_tree(struct xa_step2 *s, const struct xa_s2_input *in, const struct analysis_opts *o)
 {
+	double share = o->factor_share * added_time(in), ref = o->sig_frac * in->time_ref;
 	size_t n = in->n;
 	double *x = malloc(XA_NFEAT * n * sizeof(*x) + 1);
 	struct dtree_feature feat[XA_NFEAT] = {0};
@@ -187,7 +203,7 @@ static int fit_tree(struct xa_step2 *s, const struct xa_s2_input *in, const stru
 		memcpy(x + j * n, in->x + f * n, n * sizeof(*x));
 		/* a lower clock slows a function down; times slow it when they grow */
 		feat[j].dir = f == XA_CPU_FREQ ? DTREE_LOW : DTREE_HIGH;
-		feat[j].min_slow_mean = xa_feat_is_time(f) ? o->sig_frac * in->time_ref : 0;
+		feat[j].min_slow_mean = xa_feat_is_time(f) ? (share > ref ? share : ref) : 0;
 	}
 	din.nfeatures = s->nused;
 	err = dtree__fit(&din, &o->tree, &s->tree);

@@ -189,7 +189,7 @@ static const struct synth_usage base_ms[SYNTH_NFUNCS] = {
 };
 
 #define FAST_KHZ 2400000.0
-#define SLOW_KHZ 600000.0
+#define SLOW_KHZ 300000.0
 
 struct rng {
 	uint64_t s;
@@ -243,7 +243,7 @@ static void perturb(struct rng *r, enum synth_factor f, double extra_ms, struct 
 	case SYNTH_CPU_WAIT:
 		u->cpu_wait += x;
 		break;
-	case SYNTH_CPU_FREQ: /* same cycles at a quarter of the frequency */
+	case SYNTH_CPU_FREQ: /* same cycles at an eighth of the frequency */
 		u->khz = SLOW_KHZ * (1 + 0.02 * rng_n(r));
 		u->cpu_run *= FAST_KHZ / SLOW_KHZ;
 		break;
@@ -295,9 +295,9 @@ static int gen_func(struct gen *g, unsigned f, int slow, uint32_t pid, uint32_t 
 
 	usage_noisy(&g->r, &base_ms[f], &u);
 	if (hit)
-		perturb(&g->r, sc->factor, sc->extra_ms ? sc->extra_ms : 25, &u);
+		perturb(&g->r, sc->factor, sc->extra_ms ? sc->extra_ms : 60, &u);
 	if (slow == 2 && f == 3) /* the outlier */
-		perturb(&g->r, SYNTH_CPU_RUN, 25, &u);
+		perturb(&g->r, SYNTH_CPU_RUN, 60, &u);
 	if (!g->freq)
 		u.khz = 0;
 	synth__counters(&u, incl);
@@ -363,7 +363,7 @@ static int gen_run(struct gen *g, int slow, uint32_t pid, uint64_t t0, uint64_t 
 			ctr_add(main_incl, c);
 	}
 	if (slow == 1 && g->sc->unmarked) { /* e.g. a loop in the interaction's own code */
-		uint64_t x = (uint64_t)(1e6 * (g->sc->extra_ms ? g->sc->extra_ms : 25));
+		uint64_t x = (uint64_t)(1e6 * (g->sc->extra_ms ? g->sc->extra_ms : 60));
 
 		o.cpu_run += (double)x;
 		t += x;

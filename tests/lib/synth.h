@@ -77,7 +77,7 @@ struct synth_scenario {
 	bool bg_disk;	 /* an unmarked thread does heavy disk I/O in the slow runs */
 	bool unmarked;	 /* the slow runs' extra time is in no marked function */
 	bool outlier;	 /* one more run is slow, through render's cpu_run */
-	double extra_ms; /* 0: 25 ms added to the slowed function */
+	double extra_ms; /* 0: 60 ms added to the slowed function */
 	uint64_t seed;
 	bool truncate;	  /* no footer */
 	uint64_t rb_full; /* drop counter in the footer */
