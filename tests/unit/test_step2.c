@@ -120,4 +120,34 @@ TEST(breakdown_medians)
 	xa_step2_release(&r);
 }
 
+/*
+ * The function got 50 ms slower through cpu_run; 1 ms of runqueue wait
+ * happens only in the slow samples (it separates them perfectly, and with
+ * fast samples at exactly 0 its relative difference is the larger). It is
+ * 2 % of the added time: cpu_run, not cpu_wait, is the factor.
+ */
+TEST(small_resource_does_not_explain_large_slowdown)
+{
+	static struct sample_set s;
+	struct xa_step2 r;
+
+	memset(&s, 0, sizeof(s));
+	for (int i = 0; i < N; i++) {
+		bool slow = i % 4 == 0;
+		double run = (slow ? 60e6 : 10e6) * (0.9 + 0.2 * rnd());
+		double wait = slow ? 1e6 * (1 + 0.01 * rnd()) : 0;
+
+		s.slow[i] = slow;
+		s.x[XA_CPU_RUN * N + i] = run;
+		s.x[XA_CPU_WAIT * N + i] = wait;
+		s.time[i] = run + wait;
+	}
+	fit(&s, XLP_FEAT_SYSCALLS, &r);
+	REQUIRE(r.nfactors >= 1, "%zu factors", r.nfactors);
+	CHECK(r.factors[0].feat == XA_CPU_RUN, "factor %s", xa_feat_name(r.factors[0].feat));
+	for (size_t i = 0; i < r.nfactors; i++)
+		CHECK(r.factors[i].feat != XA_CPU_WAIT, "cpu_wait named");
+	xa_step2_release(&r);
+}
+
 TEST_MAIN()
