@@ -58,7 +58,7 @@ struct analysis_opts {
 #define ANALYSIS_OPTS_DEFAULT                                                                      \
 	{                                                                                          \
 		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
-		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.1, .min_slowdown = 1.0,           \
+		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.2, .min_slowdown = 1.0,           \
 		.factor_share = 0.2                                                                \
 	}
 

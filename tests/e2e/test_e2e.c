@@ -198,9 +198,11 @@ static void check_report(const struct scenario *s, const struct json *j)
 {
 	const struct json *cf = json__key(j, "critical_functions");
 	int n = nexpect(s);
+	char found[512];
 
-	CHECK(json__len(cf) == (size_t)n, "%s: %zu critical functions, expected %d", s->name,
-	      json__len(cf), n);
+	found_str(j, found, sizeof(found));
+	CHECK(json__len(cf) == (size_t)n, "%s: %zu critical functions, expected %d: %s", s->name,
+	      json__len(cf), n, found);
 	if (!n)
 		CHECK(json__len(json__key(j, "preconditions")) == 0, "no precondition expected");
 	for (int i = 0; i < n; i++) {
