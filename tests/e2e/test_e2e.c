@@ -31,8 +31,8 @@ struct scenario {
 	struct expect want[MAX_EXPECT]; /* none: no precondition at all */
 	const char *peer;		/* IPC peer to be named, or NULL */
 	bool baseline_wrong;		/* the whole-run baseline must name another factor */
-	int disk;	 /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
-	const char *cpu; /* --cpu for the app's worker, or NULL */
+	int disk;	     /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
+	const char *args[4]; /* more options for the app */
 };
 
 static const char *const marked[] = {"load_config",  "fetch_remote", "ask_peer",	"wait_tick",
@@ -93,10 +93,8 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 		aargv[an++] = "--disk-file";
 		aargv[an++] = (char *)dev;
 	}
-	if (s->cpu) {
-		aargv[an++] = "--cpu";
-		aargv[an++] = (char *)s->cpu;
-	}
+	for (int i = 0; i < 4 && s->args[i]; i++)
+		aargv[an++] = (char *)s->args[i];
 	if (xt_spawn(aargv, &a))
 		return -1;
 	while (!xt_read_line(a.out_fd, line, sizeof(line), 20000))
