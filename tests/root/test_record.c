@@ -337,6 +337,41 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 	xt_trace_free(&t);
 }
 
+/* -d stops the recording by itself, with a complete file. */
+TEST(duration_ends_recording_with_complete_file)
+{
+	char xl[256], wl[256], line[256], err[4096], pidarg[16], par[300];
+	const char *trace = tmp_file("duration.xlp");
+	char *wargv[] = {wl, "--wait-signal", NULL};
+	char *xargv[] = {xl,  "record", "-q", "-p", pidarg,	   "-f",
+			 par, "-d",	"1",  "-o", (char *)trace, NULL};
+	struct xt_proc w;
+	struct xt_trace t;
+	int pid = 0, rc;
+
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/funcs", wl, sizeof(wl));
+	REQUIRE(!xt_spawn(wargv, &w));
+	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
+		sscanf(line, "READY %d", &pid) == 1);
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	snprintf(par, sizeof(par), "%s:parent", wl);
+	rc = xt_run(xargv, 20000, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
+	CHECK(kill(pid, 0) == 0, "the target outlives a recording that ended by -d");
+	kill(pid, SIGKILL);
+	xt_wait(&w, 5000, NULL, 0, NULL, 0);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	CHECK(t.footer && t.footer->stop_reason == XLP_STOP_DURATION);
+	CHECK(t.footer && t.footer->end_ns - t.meta->start_ns >= 1000000000ull &&
+		      t.footer->end_ns - t.meta->start_ns < 3000000000ull,
+	      "recorded for %llu ns",
+	      t.footer ? (unsigned long long)(t.footer->end_ns - t.meta->start_ns) : 0);
+	CHECK(t.nthreads >= 1, "the target's threads are in the trace, alive at stop");
+	xt_trace_free(&t);
+}
+
 /* A glob marks dozens of functions at once (every function of the app). */
 TEST(dozens_of_functions_by_glob)
 {
