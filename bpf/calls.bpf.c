@@ -41,6 +41,7 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	}
 	t->state = XLP_T_RUNNING;
 	t->ts = now;
+	t->run_exposed = 0;
 	t->last_cpu = bpf_get_smp_processor_id();
 	t->freq_at_in = freq_integral(t->last_cpu, now);
 }
@@ -149,6 +150,7 @@ int xlp_func_return(struct pt_regs *ctx)
 	thread_now(t, now, rec->incl);
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++) {
+		/* counters only grow (FREQ_KHZ_NS wraps: modulo 2^64 is right) */
 		rec->incl[i] -= f->snap[i];
 		rec->excl[i] = rec->incl[i] - f->child[i];
 		if (parent)

@@ -29,12 +29,18 @@ static struct xlp_thread zero_thread;
  */
 static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 now)
 {
-	__u64 in = t->exec_at_in;
+	__u64 in = t->exec_at_in, run, exposed = t->run_exposed;
 
 	t->exec_at_in = exec;
-	if (in && exec >= in)
-		return exec - in;
-	return now > t->ts ? now - t->ts : 0;
+	t->run_exposed = 0;
+	run = in && exec >= in ? exec - in : (now > t->ts ? now - t->ts : 0);
+	/*
+	 * A uprobe snapshot during the slice counted its open part by the
+	 * clock; the kernel's figure can be a few us less (interrupt time is
+	 * not task time). Never charge less than a snapshot already saw, or a
+	 * call's on-CPU delta would go negative.
+	 */
+	return run > exposed ? run : exposed;
 }
 
 /*
@@ -112,6 +118,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	if (t->state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);
 	t->exec_at_in = exec;
+	t->run_exposed = 0;
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
 		t->c[XLP_C_MIGRATIONS]++;
 	t->last_cpu = cpu;

@@ -321,6 +321,9 @@ static __always_inline void thread_now(struct xlp_thread *t, __u64 now, __u64 *o
 		out[i] = t->c[i];
 	out[XLP_C_WALL] = now;
 	if (t->state == XLP_T_RUNNING) {
+		/* the switch-out will charge at least this much (slice_run) */
+		if (d > t->run_exposed)
+			t->run_exposed = d;
 		out[XLP_C_CPU_RUN] += d;
 		out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
 	}

@@ -212,6 +212,7 @@ struct xlp_thread {
 	__u64 fd_file; /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 __pad2;
+	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
 	/* who woke the thread last (sched_waking), the second witness */
 	__u32 waker_kind; /* enum xlp_waker */
 	__u32 waker_pid;  /* tgid */
