@@ -383,6 +383,33 @@ TEST(duration_ends_recording_with_complete_file)
 	xt_trace_free(&t);
 }
 
+/* On a terminal, one status line refreshes about once a second. */
+TEST(status_line_on_a_terminal)
+{
+	char xl[256], wl[256], line[256], cmd[1024], out[8192];
+	char *wargv[] = {wl, "--wait-signal", NULL};
+	struct xt_proc w;
+	int pid = 0, lines = 0, rc;
+
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/funcs", wl, sizeof(wl));
+	REQUIRE(!xt_spawn(wargv, &w));
+	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
+		sscanf(line, "READY %d", &pid) == 1);
+	/* script(1) gives xlprobe a pty for stderr */
+	snprintf(cmd, sizeof(cmd),
+		 "script -qfec \"%s record -p %d -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
+		 xl, pid, wl, xt_tmpdir());
+	rc = tl_run(cmd, out, sizeof(out));
+	kill(pid, SIGKILL);
+	xt_wait(&w, 5000, NULL, 0, NULL, 0);
+	CHECK(rc == 0, "exit %d: %s", rc, out);
+	for (const char *p = out; (p = strstr(p, "\r\033[K")); p++)
+		lines += !strncmp(p + 4, "    ", 4) && strstr(p, "events/s") && strstr(p, "drops");
+	CHECK(lines >= 2, "%d status refreshes in 2.5 s: %s", lines, out);
+	CHECK(strstr(out, "runs 0  calls 0"), "runs and calls shown: %s", out);
+}
+
 /* A glob marks dozens of functions at once (every function of the app). */
 TEST(dozens_of_functions_by_glob)
 {
