@@ -220,30 +220,30 @@ TEST(disk_full_during_recording)
 	umount2(dir, MNT_DETACH);
 }
 
-TEST(kernel_without_btf_simulated)
+/* A kernel lacking something, simulated through a test-only variable. */
+static void record_with_env(const char *var, const char *value, const char *want)
 {
 	char spec[300];
 	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
-	setenv("XLPROBE_TEST_BTF", "/nonexistent/vmlinux", 1);
+	setenv(var, value, 1);
 	CHECK(record(a, 6) == 1);
-	unsetenv("XLPROBE_TEST_BTF");
-	check_message("kernel has no BTF");
+	unsetenv(var);
+	check_message(want);
+	CHECK(access(path_in_tmp("x.xlp"), F_OK) != 0, "left a file behind");
+}
+
+TEST(kernel_without_btf_simulated)
+{
+	record_with_env("XLPROBE_TEST_BTF", "/nonexistent/vmlinux", "kernel has no BTF");
 }
 
 TEST(kernel_without_tracepoint_simulated)
 {
-	char spec[300];
-	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
-
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:parent", wl);
-	setenv("XLPROBE_TEST_HIDE_TP", "sched_switch", 1);
-	CHECK(record(a, 6) == 1);
-	unsetenv("XLPROBE_TEST_HIDE_TP");
-	check_message("kernel lacks the sched_switch tracepoint");
+	record_with_env("XLPROBE_TEST_HIDE_TP", "sched_switch",
+			"kernel lacks the sched_switch tracepoint");
 }
 
 TEST(command_not_found)
