@@ -348,6 +348,59 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 	xt_trace_free(&t);
 }
 
+/* --min-dur drops short calls in the kernel, counts them, and still takes
+ * them out of their parent's exclusive time. */
+TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
+{
+	char xl[256], wl[256], err[4096], spin[300], slp[300], par[300];
+	const char *trace = tmp_file("mindur.xlp");
+	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+			"record",
+			"-q",
+			"--min-dur",
+			"30ms",
+			"-o",
+			(char *)trace,
+			"-f",
+			spin,
+			"-f",
+			slp,
+			"-i",
+			par,
+			"--",
+			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
+			"--iterations",
+			"4",
+			NULL};
+	struct xt_trace t;
+	int rc, fparent;
+
+	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
+	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
+	snprintf(par, sizeof(par), "%s:parent", wl);
+	rc = xt_run(argv, 60000, NULL, 0, err, sizeof(err));
+	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
+	REQUIRE(!xt_trace_load(trace, &t));
+	fparent = xt_func_id(&t, "parent");
+	CHECK(t.ncalls == 4, "only the 4 parent calls (> 30 ms) are recorded, got %zu", t.ncalls);
+	CHECK(t.footer && t.footer->stat[XLP_S_MIN_DUR] == 8, "filtered calls counted: %llu",
+	      t.footer ? (unsigned long long)t.footer->stat[XLP_S_MIN_DUR] : 0);
+	CHECK(t.footer && t.footer->stat[XLP_S_CALLS] == 12, "all calls seen: %llu",
+	      t.footer ? (unsigned long long)t.footer->stat[XLP_S_CALLS] : 0);
+	for (size_t i = 0; i < t.ncalls; i++) {
+		const struct xlp_call_rec *p = &t.calls[i];
+
+		CHECK((int)p->func_id == fparent);
+		/* its two ~20 ms children were filtered, yet subtracted */
+		CHECK(p->excl[XLP_C_WALL] < 6000000ull && p->incl[XLP_C_WALL] > 40000000ull,
+		      "parent incl %llu excl %llu", (unsigned long long)p->incl[XLP_C_WALL],
+		      (unsigned long long)p->excl[XLP_C_WALL]);
+		CHECK(p->excl[XLP_C_SLEEP_S] < 1000000ull,
+		      "the child's sleep is not the parent's own");
+	}
+	xt_trace_free(&t);
+}
+
 /* -d stops the recording by itself, with a complete file. */
 TEST(duration_ends_recording_with_complete_file)
 {
