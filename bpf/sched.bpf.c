@@ -75,7 +75,7 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
-	__u64 exec = prev->se.sum_exec_runtime;
+	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev);
 	struct xlp_proc *p = proc_get(t);
 
 	if (t->state == XLP_T_RUNNING)
@@ -83,8 +83,9 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 	else if (t->state == XLP_T_UNKNOWN)
 		thread_account(t, p, now);
 	else /* its switch-in was missed */
-		thread_recover(t, p, now, exec, kernel_delay_running(prev), false);
-	t->delay_seen = kernel_delay_running(prev) ?: t->delay_seen;
+		thread_recover(t, p, now, exec, delay, false);
+	if (delay)
+		t->delay_seen = delay;
 	/*
 	 * Same rule as __schedule() uses for nvcsw/nivcsw: a task preempted
 	 * while setting up to sleep stays on the runqueue, so it is runnable.
