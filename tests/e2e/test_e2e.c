@@ -85,7 +85,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 	char *aargv[16] = {app,	 "--wait-signal", "--perturb", (char *)s->name, "--runs",
 			   "40", "--seed",	  "7"};
 	char *xargv[32] = {xl, "record", "-p", NULL, "-i", NULL, "-o", (char *)trace};
-	char specs[8][320], pid_s[16], line[256], err[4096], cmd[600];
+	char specs[8][320], pid_s[16], err[4096], cmd[600];
 	struct xt_proc a, x;
 	int pid = 0, n = 8, an = 8, rc;
 
@@ -95,11 +95,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 	}
 	for (int i = 0; i < 4 && s->args[i]; i++)
 		aargv[an++] = (char *)s->args[i];
-	if (xt_spawn(aargv, &a))
-		return -1;
-	while (!xt_read_line(a.out_fd, line, sizeof(line), 20000))
-		if (sscanf(line, "READY %d", &pid) == 1)
-			break;
+	pid = xt_spawn_ready(aargv, &a, 20000);
 	if (pid <= 0)
 		return -1;
 	if (cg) {
@@ -119,8 +115,8 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 	xargv[n] = NULL;
 	if (xt_spawn(xargv, &x))
 		return -1;
-	if (xt_read_line(x.err_fd, line, sizeof(line), 30000) || !strstr(line, "recording")) {
-		fprintf(stderr, "  xlprobe did not start: %s\n", line);
+	if (xt_wait_attached(&x, 30000)) {
+		fprintf(stderr, "  xlprobe did not attach\n");
 		kill(pid, SIGKILL);
 		return -1;
 	}

@@ -153,6 +153,29 @@ int xt_wait(struct xt_proc *p, int timeout_ms, char *out, size_t outlen, char *e
 	return rc;
 }
 
+int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms)
+{
+	char line[256];
+	int pid;
+
+	if (xt_spawn(argv, p))
+		return -1;
+	while (!xt_read_line(p->out_fd, line, sizeof(line), timeout_ms))
+		if (sscanf(line, "READY %d", &pid) == 1 && pid > 0)
+			return pid;
+	return -1;
+}
+
+int xt_wait_attached(struct xt_proc *x, int timeout_ms)
+{
+	char line[512];
+
+	while (!xt_read_line(x->err_fd, line, sizeof(line), timeout_ms))
+		if (strstr(line, "recording"))
+			return 0;
+	return -1;
+}
+
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
 {
 	struct xt_proc p;

@@ -27,6 +27,12 @@ int xt_read_line(int fd, char *buf, size_t len, int timeout_ms);
  * or -1 after timeout_ms (the child is then SIGKILLed). Collects what is
  * left of stdout/stderr into out/err when given. */
 int xt_wait(struct xt_proc *p, int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/* Starts a workload that prints "READY <pid>" (--wait-signal and the like):
+ * its pid, or -1 if it did not say so within timeout_ms. */
+int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
+/* Waits for xlprobe record's "recording ..." line on stderr (the probes are
+ * attached), skipping warnings before it. 0, or -1 after timeout_ms. */
+int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
 

@@ -58,13 +58,8 @@ static int record(char **extra, int nextra)
 static int spawn_waiting_funcs(struct xt_proc *w)
 {
 	char *argv[] = {wl, "--wait-signal", NULL};
-	char line[64];
-	int pid = 0;
 
-	if (xt_spawn(argv, w) || xt_read_line(w->out_fd, line, sizeof(line), 10000) ||
-	    sscanf(line, "READY %d", &pid) != 1)
-		return -1;
-	return pid;
+	return xt_spawn_ready(argv, w, 10000);
 }
 
 static void stop_funcs(struct xt_proc *w)

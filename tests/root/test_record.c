@@ -82,7 +82,7 @@ static const char *tmp_file(const char *name)
 /* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
 TEST(thread_totals_agree_with_schedstat)
 {
-	char xl[256], wl[256], line[128], err[4096];
+	char xl[256], wl[256], err[4096];
 	const char *trace = tmp_file("sched.xlp");
 	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
 			"record",
@@ -99,10 +99,7 @@ TEST(thread_totals_agree_with_schedstat)
 	struct xt_trace t;
 	int pid = 0, n, rc, checked = 0;
 
-	REQUIRE(!xt_spawn(argv, &p));
-	while (!xt_read_line(p.out_fd, line, sizeof(line), 20000))
-		if (sscanf(line, "READY %d", &pid) == 1)
-			break;
+	pid = xt_spawn_ready(argv, &p, 20000);
 	REQUIRE(pid > 0, "sched_mix never said READY");
 	/* main blocks in sigwait() just after printing READY: let it get there,
 	 * so its switch counts are final before we read them */
@@ -299,7 +296,7 @@ TEST(function_deltas_inclusive_exclusive)
 /* Acceptance 3: threads created after attach; the target's exit ends it. */
 TEST(late_threads_traced_and_target_exit_ends_recording)
 {
-	char xl[256], wl[256], line[256], err[4096], pidarg[16], par[300];
+	char xl[256], wl[256], err[4096], pidarg[16], par[300];
 	const char *trace = tmp_file("late.xlp");
 	char *wargv[] = {xt_out("tests/workloads/funcs", wl, sizeof(wl)),
 			 "--wait-signal",
@@ -320,15 +317,12 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 	struct xt_trace t;
 	int pid = 0, rc, late = 0, main_calls = 0;
 
-	REQUIRE(!xt_spawn(wargv, &w));
-	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
-		sscanf(line, "READY %d", &pid) == 1);
+	pid = xt_spawn_ready(wargv, &w, 10000);
+	REQUIRE(pid > 0, "funcs never said READY");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(par, sizeof(par), "%s:parent", wl);
 	REQUIRE(!xt_spawn(xargv, &x));
-	/* "recording PID ..." on stderr once every probe is attached */
-	REQUIRE(!xt_read_line(x.err_fd, line, sizeof(line), 20000) && strstr(line, "recording"),
-		"xlprobe said: %s", line);
+	REQUIRE(!xt_wait_attached(&x, 20000), "xlprobe did not attach");
 	kill(pid, SIGUSR1);
 	CHECK(xt_wait(&w, 30000, NULL, 0, NULL, 0) == 0);
 	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
@@ -404,7 +398,7 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 /* -d stops the recording by itself, with a complete file. */
 TEST(duration_ends_recording_with_complete_file)
 {
-	char xl[256], wl[256], line[256], err[4096], pidarg[16], par[300];
+	char xl[256], wl[256], err[4096], pidarg[16], par[300];
 	const char *trace = tmp_file("duration.xlp");
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	char *xargv[] = {xl,  "record", "-q", "-p", pidarg,	   "-f",
@@ -415,9 +409,8 @@ TEST(duration_ends_recording_with_complete_file)
 
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	REQUIRE(!xt_spawn(wargv, &w));
-	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
-		sscanf(line, "READY %d", &pid) == 1);
+	pid = xt_spawn_ready(wargv, &w, 10000);
+	REQUIRE(pid > 0, "funcs never said READY");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(par, sizeof(par), "%s:parent", wl);
 	rc = xt_run(xargv, 20000, NULL, 0, err, sizeof(err));
@@ -439,16 +432,15 @@ TEST(duration_ends_recording_with_complete_file)
 /* On a terminal, one status line refreshes about once a second. */
 TEST(status_line_on_a_terminal)
 {
-	char xl[256], wl[256], line[256], cmd[1024], out[8192];
+	char xl[256], wl[256], cmd[1024], out[8192];
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	struct xt_proc w;
 	int pid = 0, lines = 0, rc;
 
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	REQUIRE(!xt_spawn(wargv, &w));
-	REQUIRE(!xt_read_line(w.out_fd, line, sizeof(line), 10000) &&
-		sscanf(line, "READY %d", &pid) == 1);
+	pid = xt_spawn_ready(wargv, &w, 10000);
+	REQUIRE(pid > 0, "funcs never said READY");
 	/* script(1) gives xlprobe a pty for stderr */
 	snprintf(cmd, sizeof(cmd),
 		 "script -qfec \"%s record -p %d -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
@@ -466,7 +458,7 @@ TEST(status_line_on_a_terminal)
 /* A glob marks dozens of functions at once (every function of the app). */
 TEST(dozens_of_functions_by_glob)
 {
-	char xl[256], app[256], line[256], err[16384], pidarg[16], glob[300];
+	char xl[256], app[256], err[16384], pidarg[16], glob[300];
 	const char *trace = tmp_file("glob.xlp");
 	char *aargv[] = {app, "--wait-signal", "--runs", "10", NULL};
 	char *xargv[] = {xl, "record", "-p", pidarg, "-f", glob, "-o", (char *)trace, NULL};
@@ -476,18 +468,13 @@ TEST(dozens_of_functions_by_glob)
 
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/e2e/workloads/app", app, sizeof(app));
-	REQUIRE(!xt_spawn(aargv, &a));
-	while (!xt_read_line(a.out_fd, line, sizeof(line), 20000))
-		if (sscanf(line, "READY %d", &pid) == 1)
-			break;
-	REQUIRE(pid > 0);
+	pid = xt_spawn_ready(aargv, &a, 20000);
+	REQUIRE(pid > 0, "app never said READY");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(glob, sizeof(glob), "%s:*", app);
 	REQUIRE(!xt_spawn(xargv, &x));
-	/* warnings about single-stepped prologues may come first */
-	while (!xt_read_line(x.err_fd, line, sizeof(line), 30000) && !strstr(line, "recording"))
-		;
-	REQUIRE(strstr(line, "recording"), "xlprobe did not start: %s", line);
+	/* warnings about single-stepped prologues come first */
+	REQUIRE(!xt_wait_attached(&x, 30000), "xlprobe did not attach");
 	kill(pid, SIGUSR1);
 	CHECK(xt_wait(&a, 60000, NULL, 0, NULL, 0) == 0);
 	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
