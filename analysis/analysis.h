@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "dataset.h"
 #include "dtree.h"
+#include "evidence.h"
 #include "labels.h"
 
 /* Resource features of step 2 (order = tie-break order). */
@@ -46,20 +47,36 @@ struct analysis_opts {
 	 * mean); a few ms of preemption do not explain a 50 ms slowdown */
 	double factor_share;
 	/*
-	 * With the automatic rules (sigma, Otsu) some runs are always "slow";
-	 * they are only a slowdown to explain when their median latency exceeds
-	 * the fast runs' by this fraction (PerfProbe diagnoses tails that double
-	 * the latency, section V-B; on a shared VM the same work sometimes takes
-	 * 1.5x the CPU time, so 0.5 accused noise).
+	 * Optional: the slow runs' median latency must exceed the fast runs'
+	 * by this fraction (0: off, the default). A latency ratio cannot tell
+	 * a slowdown with a cause from a workload's natural spread; the
+	 * evidence below decides instead.
 	 */
 	double min_slowdown;
+	/*
+	 * Co-critical functions: CART surrogate splits (Breiman et al. 1984,
+	 * section 5.3) that reproduce a critical node's split with at least
+	 * this adjusted association (1: the same split, 0: no better than
+	 * sending every run to the majority side)...
+	 */
+	double surrogate_assoc;
+	/* ... and whose added time is at least this share of the node's function's. */
+	double co_share;
+	/* Drill-down: descend into a marked callee holding this share of the added time. */
+	double drill_share;
+	/* Evidence: a test counts at this p-value or below. */
+	double alpha_evidence;
+	/* A resource explains a slowdown when its excess over proportional growth
+	 * holds this share of the function's added time. */
+	double excess_share;
 };
 
 #define ANALYSIS_OPTS_DEFAULT                                                                      \
 	{                                                                                          \
 		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
-		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.2, .min_slowdown = 1.0,           \
-		.factor_share = 0.2                                                                \
+		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.2, .min_slowdown = 0,             \
+		.factor_share = 0.2, .surrogate_assoc = 0.8, .co_share = 0.2, .drill_share = 0.5,  \
+		.alpha_evidence = 0.001, .excess_share = 0.5                                       \
 	}
 
 enum xa_status {
@@ -67,7 +84,7 @@ enum xa_status {
 	XA_FEW_RUNS,   /* fewer than min_runs runs */
 	XA_NONE_SLOW,  /* no run is slow */
 	XA_ALL_SLOW,   /* no run is fast */
-	XA_NO_PRECOND, /* slow runs, but no precondition found (or not slow enough) */
+	XA_NO_PRECOND, /* slow runs, but no precondition found, or none with evidence */
 };
 
 /* One relevant resource factor and its evidence. */
@@ -101,18 +118,58 @@ struct xa_peer {
 	char comm[XLP_COMM_LEN];
 };
 
-struct xa_critical {
-	uint32_t func; /* dataset function */
-	bool gt;
-	double threshold_ns;
-	struct xa_step2 s2;
-	struct xa_peer peer; /* most frequent IPC waker in slow samples */
+/*
+ * Why a critical function's slow runs are a slowdown with a cause and not
+ * the ordinary tail of the workload: at least one of three tests, each at
+ * p <= alpha_evidence (evidence.h).
+ */
+struct xa_evidence {
+	double latency_gap;  /* mean latency of slow runs - of fast runs (ns) */
+	double added;	     /* the function's mean time in slow runs - in fast runs */
+	double share;	     /* added / latency_gap: its part of the added latency */
+	uint32_t nslow_side; /* runs past the function's threshold */
+	/* 1. distinct mode: a gap between the runs past the threshold and the
+	 * rest, in the function's time or in its factor's values (the factor is
+	 * often cleaner: noise in other resources blurs the time) */
+	struct ev_gap gap, res_gap;
+	double mode_p; /* min of the two p-values, times 2 (Bonferroni) */
+	bool mode;
+	/* 2. bursts: runs past the threshold clustered in time (runs test) */
+	double runs_p;
+	uint32_t bursts;
+	bool bursty;
+	/* 3. a resource that grew more than in proportion (the step-2 factor) */
+	bool resource;
+	enum xa_feat res_feat;
+	double res_share;      /* its part of the function's added time */
+	double res_fast_share; /* its part of the function's time in fast samples */
+	double res_excess;     /* res_share - res_fast_share: growth beyond proportion */
+	double res_p;	       /* Mann-Whitney: larger in slow samples */
+	bool significant;      /* mode || bursty || resource */
 };
 
+#define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */
+
+struct xa_critical {
+	uint32_t func; /* dataset function named: the deepest of the chain */
+	bool gt;
+	double threshold_ns; /* labels step 2 */
+	/* drill-down: outermost critical function first, func last */
+	uint32_t chain[XA_MAX_CHAIN];
+	double chain_added[XA_MAX_CHAIN]; /* added time of each under the first */
+	size_t nchain;
+	bool surrogate; /* found as a surrogate of another split, not by the tree */
+	struct xa_step2 s2;
+	struct xa_peer peer; /* most frequent IPC waker in slow samples */
+	struct xa_evidence ev;
+};
+
+/* A precondition's test on one function: lo < time <= hi (tests merged). */
 struct xa_cond {
 	uint32_t func;
-	bool gt, slow_side;
-	double threshold_ns;
+	bool has_lo, has_hi;
+	double lo_ns, hi_ns;
+	bool slow_side; /* one of the merged tests is its node's slow side */
 };
 
 struct xa_precond {
@@ -129,10 +186,19 @@ struct xa_func_row {
 	double median[XA_NFEAT];
 };
 
+/* A function step 1 singles out, with the split that labels its runs. */
+struct xa_pick {
+	uint32_t func;
+	bool gt;
+	double threshold_ns;
+	bool surrogate;
+};
+
 struct xa_result {
 	enum xa_status status;
-	bool insignificant; /* XA_NO_PRECOND because the slow runs are barely slower */
+	bool insignificant; /* XA_NO_PRECOND: below --min-slowdown, or no evidence */
 	double min_slowdown;
+	double alpha_evidence; /* a test counts at this p-value or below */
 	struct label_rule rule;
 	struct label_summary lab;
 	uint8_t *slow;	   /* per run */
@@ -143,8 +209,13 @@ struct xa_result {
 	struct dtree *tree;
 	struct xa_precond *pre;
 	size_t npre, npre_dropped; /* dropped: leaves covering too few slow runs */
+	/* step 1 picks: tree nodes on the slow side, then their surrogates */
+	struct xa_pick *picks;
+	size_t npicks;
+	/* named functions: ncrit with evidence (largest added time first), then
+	 * nrejected without (the report says why) */
 	struct xa_critical *crit;
-	size_t ncrit;
+	size_t ncrit, nrejected;
 	/* baseline (section V-D) */
 	bool has_base;
 	struct xa_step2 base;

@@ -47,6 +47,20 @@ int xa_pick_rows(const struct dataset *ds, const struct analysis_opts *o, struct
 int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
 		struct xa_func_row *row);
 
+/* Mean of v over slow runs minus over fast runs (0 when a class is empty). */
+double xa_added(const double *v, const uint8_t *slow, size_t n);
+/* Function f's best "time > thr" split against the run labels, if admissible. */
+int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
+		 uint32_t f, bool *found, double *thr);
+/* r->crit from r->picks: drill-down through nested marked calls (one trace pass). */
+int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+	      char *err, size_t errlen);
+/* Evidence 1 and 2 and the shares of c (3 comes from its step 2). */
+int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		struct xa_critical *c);
+/* Accepted critical functions first, largest added time first; sets ncrit / nrejected. */
+void xa_rank(struct xa_result *r);
+
 /* r->verdict from the rest of the result. */
 void xa_verdict(const struct dataset *ds, struct xa_result *r);
 

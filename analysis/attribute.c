@@ -30,6 +30,8 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 		goto cleanup;
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_critical_step2(ds, o, r, res, k);
+	for (size_t k = 0; k < r->ncrit && !ret; k++)
+		ret = xa_evidence(ds, o, r, &r->crit[k]);
 	for (size_t i = 0; i < r->nrows && !ret; i++)
 		ret = xa_fill_row(ds, res, r->ncrit + i, &r->rows[i]);
 cleanup:
@@ -60,7 +62,7 @@ static int label_runs(const struct dataset *ds, const struct analysis_opts *o, s
 		r->status = XA_NONE_SLOW;
 	else if (r->lab.nslow == n)
 		r->status = XA_ALL_SLOW;
-	else if (o->rule.kind != LABEL_FIXED &&
+	else if (o->rule.kind != LABEL_FIXED && o->min_slowdown > 0 &&
 		 r->lab.slow_median_ns < (1 + o->min_slowdown) * r->lab.fast_median_ns) {
 		r->status = XA_NO_PRECOND;
 		r->insignificant = true;
@@ -94,6 +96,7 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 		goto cleanup;
 	r->rule = o->rule;
 	r->min_slowdown = o->min_slowdown;
+	r->alpha_evidence = o->alpha_evidence;
 	r->features = dataset__features(ds);
 	ret = label_runs(ds, o, r);
 	ret = ret ? ret : xa_candidates(ds, o->top_k, r);
@@ -105,12 +108,23 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	ret = ret ? ret : xa_pick_rows(ds, o, r);
 	if (ret)
 		goto cleanup;
-	/* this one reads the traces again: its own messages */
+	/* these read the traces again: their own messages */
+	if (r->status == XA_OK) {
+		ret = xa_chains(ds, o, r, err, errlen);
+		told = ret != 0;
+		if (ret)
+			goto cleanup;
+	}
 	ret = resource_steps(ds, o, r, err, errlen);
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
-	if (r->status == XA_OK || (r->status == XA_NO_PRECOND && !r->insignificant))
+	xa_rank(r);
+	if (r->status == XA_OK && !r->ncrit) {
+		r->status = XA_NO_PRECOND;
+		r->insignificant = r->nrejected > 0;
+	}
+	if (r->status == XA_OK || r->status == XA_NO_PRECOND)
 		ret = xa_baseline(ds, o, r);
 	if (ret)
 		goto cleanup;
@@ -130,12 +144,13 @@ void analysis__free(struct xa_result *r)
 		return;
 	for (size_t i = 0; i < r->npre; i++)
 		free(r->pre[i].conds);
-	for (size_t i = 0; i < r->ncrit; i++)
+	for (size_t i = 0; i < r->ncrit + r->nrejected; i++)
 		xa_step2_release(&r->crit[i].s2);
 	xa_step2_release(&r->base);
 	dtree__free(r->tree);
 	free(r->pre);
 	free(r->crit);
+	free(r->picks);
 	free(r->cand);
 	free(r->rows);
 	free(r->slow);

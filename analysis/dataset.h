@@ -108,4 +108,29 @@ const struct ds_res *resources__get(const struct resources *r, size_t k, size_t 
 size_t resources__npeers(const struct resources *r, size_t k);
 const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_t i);
 
+/* ---- nesting of marked calls under chosen functions (drill-down) ---- */
+
+/*
+ * Under each call of an ancestor function A: every marked call nested in
+ * it, keyed by (its direct marked parent, its function), with its
+ * inclusive wall time summed per run. A call nested in another call of A
+ * is counted once, under the outermost A. parent is DS_NO_FUNC when the
+ * direct parent is not a dataset function (an interaction).
+ */
+#define DS_NO_FUNC UINT32_MAX
+
+struct ds_nest_pair {
+	uint32_t parent, child;
+	double *time; /* per run */
+};
+
+struct nesting;
+
+int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
+		     struct nesting **out, char *err, size_t errlen);
+void nesting__free(struct nesting *n); /* accepts NULL */
+/* k: index into the anc array given to dataset__nesting. */
+size_t nesting__npairs(const struct nesting *n, size_t k);
+const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i);
+
 #endif

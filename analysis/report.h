@@ -24,6 +24,20 @@ struct report_drop {
 size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t max);
 /* What the recording could not measure, one line each ("CPU frequency: unavailable (...)"). */
 size_t report__unavailable(uint32_t features, const char **out, size_t max);
+/* A precondition's test: "f > 1.2 ms", "f <= 3 ms", "1.2 ms < f <= 3 ms". */
+const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len);
+/* The drill-down chain: "ExecutorRun → index_getnext_slot → FileRead". */
+const char *report__chain(const struct dataset *ds, const struct xa_critical *c, char *buf,
+			  size_t len);
+/* "p = 3e-09", "p < 1e-15". */
+const char *report__p(double p, char *buf, size_t len);
+/*
+ * The evidence of a critical function, lines separated by '\n': its
+ * added time and share of the added latency, each test with its outcome,
+ * and the conclusion.
+ */
+const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
+			     size_t len);
 /* "median + 1σ" etc. */
 const char *report__rule(const struct xa_result *r, char *buf, size_t len);
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Formatting shared by the text, JSON and HTML reports. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "report.h"
 #include "util.h"
 
@@ -77,4 +79,115 @@ size_t report__unavailable(uint32_t features, const char **out, size_t max)
 const char *report__rule(const struct xa_result *r, char *buf, size_t len)
 {
 	return labels__describe(&r->rule, buf, len);
+}
+
+const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len)
+{
+	const char *f = dataset__func(ds, c->func)->symbol;
+	char lo[32], hi[32];
+
+	report__dur(c->lo_ns, lo, sizeof(lo));
+	report__dur(c->hi_ns, hi, sizeof(hi));
+	if (c->has_lo && c->has_hi)
+		snprintf(buf, len, "%s < %s <= %s", lo, f, hi);
+	else if (c->has_lo)
+		snprintf(buf, len, "%s > %s", f, lo);
+	else
+		snprintf(buf, len, "%s <= %s", f, hi);
+	return buf;
+}
+
+const char *report__chain(const struct dataset *ds, const struct xa_critical *c, char *buf,
+			  size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < c->nchain && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? " \u2192 " : "",
+				 dataset__func(ds, c->chain[i])->symbol);
+
+		used += n > 0 ? (size_t)n : 0;
+	}
+	return buf;
+}
+
+const char *report__p(double p, char *buf, size_t len)
+{
+	if (isnan(p))
+		snprintf(buf, len, "p n/a");
+	else if (p < 1e-15)
+		snprintf(buf, len, "p < 1e-15");
+	else if (p < 0.001)
+		snprintf(buf, len, "p = %.0e", p);
+	else
+		snprintf(buf, len, "p = %.3f", p);
+	return buf;
+}
+
+static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	*used += n > 0 ? (size_t)n : 0;
+}
+
+const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
+			     size_t len)
+{
+	const struct xa_evidence *e = &c->ev;
+	char a[32], b[32], p[32];
+	size_t used = 0;
+
+	buf[0] = 0;
+	put(buf, len, &used, "%s more in slow runs than in fast ones",
+	    report__dur(e->added, a, sizeof(a)));
+	if (!isnan(e->share))
+		put(buf, len, &used, ", %.0f %% of the added latency (%s)", 100 * e->share,
+		    report__dur(e->latency_gap, b, sizeof(b)));
+	if (e->gap.nabove && !isnan(e->gap.lo))
+		put(buf, len, &used,
+		    "\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of the "
+		    "runs around it (%s)",
+		    e->mode ? "DISTINCT" : "not distinct", report__dur(e->gap.lo, a, 32),
+		    report__dur(e->gap.hi, b, 32), e->gap.ratio, report__p(e->gap.p, p, 32));
+	else
+		put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
+		    e->mode ? "DISTINCT" : "not distinct");
+	if (!isnan(e->res_gap.lo))
+		put(buf, len, &used, "; %s: no sample between %s and %s, a gap %.1fx (%s)",
+		    xa_feat_name(e->res_feat), report__dur(e->res_gap.lo, a, 32),
+		    report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
+		    report__p(e->res_gap.p, p, 32));
+	put(buf, len, &used,
+	    "\nbursts: %s: %u run%s past the threshold in %u burst%s (runs test %s)",
+	    e->bursty ? "CLUSTERED" : "spread out", e->nslow_side, e->nslow_side == 1 ? "" : "s",
+	    e->bursts, e->bursts == 1 ? "" : "s", report__p(e->runs_p, p, sizeof(p)));
+	if (isnan(e->res_p))
+		put(buf, len, &used, "\nresource: no factor to test");
+	else if (e->res_feat == XA_CPU_FREQ)
+		put(buf, len, &used,
+		    "\nresource: %s: the CPU ran at a lower clock in slow runs (%s)",
+		    e->resource ? "OUT OF PROPORTION" : "in proportion",
+		    report__p(e->res_p, p, sizeof(p)));
+	else
+		put(buf, len, &used,
+		    "\nresource: %s: %s holds %.0f %% of the added time, %.0f %% of the fast "
+		    "runs' time (%s)",
+		    e->resource ? "OUT OF PROPORTION" : "in proportion", xa_feat_name(e->res_feat),
+		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
+	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
+	    e->significant ? "a slowdown with a cause"
+			   : "no evidence of a cause: the natural tail of the workload",
+	    r->alpha_evidence);
+	return buf;
 }

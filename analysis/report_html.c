@@ -194,18 +194,15 @@ static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
 static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
-	char t[32];
+	char t[256];
 
 	fputs("<h2>Slowdown preconditions (step 1)</h2><ol>", f);
 	for (size_t i = 0; i < r->npre; i++) {
 		fputs("<li>runs are slow when ", f);
 		for (size_t k = 0; k < r->pre[i].ncond; k++) {
-			const struct xa_cond *c = &r->pre[i].conds[k];
-
 			fputs(k ? " AND <b>" : "<b>", f);
-			esc(f, dataset__func(ds, c->func)->symbol);
-			fprintf(f, "</b> %s %s", c->gt ? "&gt;" : "&le;",
-				report__dur(c->threshold_ns, t, sizeof(t)));
+			esc(f, report__cond(ds, &r->pre[i].conds[k], t, sizeof(t)));
+			fputs("</b>", f);
 		}
 		fprintf(f, " (%u of %zu slow runs)</li>", r->pre[i].slow_runs, r->lab.nslow);
 	}
@@ -222,7 +219,7 @@ cleanup:
 
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[32];
+	char t[32], chain[512], ev[1024];
 
 	for (size_t i = 0; i < r->ncrit; i++) {
 		const struct xa_critical *c = &r->crit[i];
@@ -234,6 +231,14 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		fprintf(f, "): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
 			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)),
 			c->s2.samples, c->s2.nslow);
+		if (c->nchain > 1) {
+			fputs("<p>Chain: ", f);
+			esc(f, report__chain(ds, c, chain, sizeof(chain)));
+			fputs("</p>", f);
+		}
+		fputs("<pre>", f);
+		esc(f, report__evidence(r, c, ev, sizeof(ev)));
+		fputs("</pre>", f);
 		factors(f, &c->s2, &c->peer);
 		breakdown(f, &c->s2, "time");
 		fputs("<h3>Resource tree</h3>", f);

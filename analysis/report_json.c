@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * JSON report, schema "xlprobe-report/1" (documented in README.md): the
+ * JSON report, schema "xlprobe-report/2" (documented in README.md): the
  * text report's content, plus every tree whole (nodes, feature statistics
  * and pruning decisions). Numbers in ns (or kHz for cpu_freq) are rounded
  * to integers; missing values are null.
@@ -164,11 +164,19 @@ static void preconditions(struct jsonw *w, const struct dataset *ds, const struc
 		jsonw__begin_obj(w, NULL);
 		jsonw__begin_arr(w, "functions");
 		for (size_t k = 0; k < p->ncond; k++) {
+			const struct xa_cond *c = &p->conds[k];
+			bool both = c->has_lo && c->has_hi;
+
 			jsonw__begin_obj(w, NULL);
-			func_id(w, ds, p->conds[k].func);
-			jsonw__str(w, "op", p->conds[k].gt ? ">" : "<=");
-			jsonw__round(w, "threshold_ns", p->conds[k].threshold_ns);
-			jsonw__bool(w, "critical", p->conds[k].slow_side);
+			func_id(w, ds, c->func);
+			jsonw__str(w, "op", both ? "in" : c->has_lo ? ">" : "<=");
+			jsonw__round(w, "threshold_ns",
+				     both	 ? NAN
+				     : c->has_lo ? c->lo_ns
+						 : c->hi_ns);
+			jsonw__round(w, "lo_ns", c->has_lo ? c->lo_ns : NAN);
+			jsonw__round(w, "hi_ns", c->has_hi ? c->hi_ns : NAN);
+			jsonw__bool(w, "critical", c->slow_side);
 			jsonw__end_obj(w);
 		}
 		jsonw__end_arr(w);
@@ -179,32 +187,89 @@ static void preconditions(struct jsonw *w, const struct dataset *ds, const struc
 	jsonw__end_arr(w);
 }
 
-static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
-	jsonw__begin_arr(w, "critical_functions");
-	for (size_t i = 0; i < r->ncrit; i++) {
-		const struct xa_critical *c = &r->crit[i];
+	jsonw__begin_obj(w, "evidence");
+	jsonw__bool(w, "significant", e->significant);
+	jsonw__round(w, "latency_gap_ns", e->latency_gap);
+	jsonw__num(w, "share", e->share);
+	jsonw__begin_obj(w, "mode");
+	jsonw__bool(w, "holds", e->mode);
+	jsonw__round(w, "gap_lo_ns", e->gap.lo);
+	jsonw__round(w, "gap_hi_ns", e->gap.hi);
+	jsonw__num(w, "gap_ratio", isinf(e->gap.ratio) ? NAN : e->gap.ratio);
+	jsonw__num(w, "p_time", e->gap.p);
+	jsonw__round(w, "factor_gap_lo", e->res_gap.lo);
+	jsonw__round(w, "factor_gap_hi", e->res_gap.hi);
+	jsonw__num(w, "factor_gap_ratio", isinf(e->res_gap.ratio) ? NAN : e->res_gap.ratio);
+	jsonw__num(w, "p_factor", e->res_gap.p);
+	jsonw__num(w, "p", e->mode_p);
+	jsonw__end_obj(w);
+	jsonw__begin_obj(w, "bursts");
+	jsonw__bool(w, "holds", e->bursty);
+	jsonw__uint(w, "runs_past_threshold", e->nslow_side);
+	jsonw__uint(w, "bursts", e->bursts);
+	jsonw__num(w, "p", e->runs_p);
+	jsonw__end_obj(w);
+	jsonw__begin_obj(w, "resource");
+	jsonw__bool(w, "holds", e->resource);
+	jsonw__str(w, "factor", isnan(e->res_p) ? NULL : xa_feat_name(e->res_feat));
+	jsonw__num(w, "share_of_added", e->res_share);
+	jsonw__num(w, "share_of_fast", e->res_fast_share);
+	jsonw__num(w, "excess", e->res_excess);
+	jsonw__num(w, "p", e->res_p);
+	jsonw__end_obj(w);
+	jsonw__end_obj(w);
+}
 
+static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_critical *c,
+		     size_t rank)
+{
+	jsonw__begin_obj(w, NULL);
+	func_id(w, ds, c->func);
+	if (rank)
+		jsonw__uint(w, "rank", rank);
+	jsonw__str(w, "op", c->gt ? ">" : "<=");
+	jsonw__round(w, "threshold_ns", c->threshold_ns);
+	jsonw__round(w, "added_ns", c->ev.added);
+	jsonw__num(w, "share", c->ev.share);
+	jsonw__bool(w, "surrogate", c->surrogate);
+	jsonw__begin_arr(w, "chain");
+	for (size_t k = 0; k < c->nchain; k++) {
 		jsonw__begin_obj(w, NULL);
-		func_id(w, ds, c->func);
-		jsonw__str(w, "op", c->gt ? ">" : "<=");
-		jsonw__round(w, "threshold_ns", c->threshold_ns);
-		jsonw__uint(w, "samples", c->s2.samples);
-		jsonw__uint(w, "slow_samples", c->s2.nslow);
-		factors(w, &c->s2);
-		if (c->peer.found) {
-			jsonw__begin_obj(w, "peer");
-			jsonw__uint(w, "pid", c->peer.pid);
-			jsonw__str(w, "comm", c->peer.comm);
-			jsonw__end_obj(w);
-		} else {
-			jsonw__null(w, "peer");
-		}
-		breakdown(w, &c->s2, "time");
-		step2_tree(w, &c->s2);
+		func_id(w, ds, c->chain[k]);
+		jsonw__round(w, "added_ns", c->chain_added[k]);
 		jsonw__end_obj(w);
 	}
 	jsonw__end_arr(w);
+	evidence(w, &c->ev);
+	jsonw__uint(w, "samples", c->s2.samples);
+	jsonw__uint(w, "slow_samples", c->s2.nslow);
+	factors(w, &c->s2);
+	if (c->peer.found) {
+		jsonw__begin_obj(w, "peer");
+		jsonw__uint(w, "pid", c->peer.pid);
+		jsonw__str(w, "comm", c->peer.comm);
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "peer");
+	}
+	breakdown(w, &c->s2, "time");
+	step2_tree(w, &c->s2);
+	jsonw__end_obj(w);
+}
+
+static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	jsonw__begin_arr(w, "critical_functions");
+	for (size_t i = 0; i < r->ncrit; i++)
+		critical(w, ds, &r->crit[i], i + 1);
+	jsonw__end_arr(w);
+	jsonw__begin_arr(w, "rejected_functions");
+	for (size_t i = 0; i < r->nrejected; i++)
+		critical(w, ds, &r->crit[r->ncrit + i], 0);
+	jsonw__end_arr(w);
+	jsonw__num(w, "evidence_alpha", r->alpha_evidence);
 }
 
 static void baseline(struct jsonw *w, const struct xa_result *r)
@@ -302,7 +367,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	struct jsonw w = {.f = f};
 
 	jsonw__begin_obj(&w, NULL);
-	jsonw__str(&w, "schema", "xlprobe-report/1");
+	jsonw__str(&w, "schema", "xlprobe-report/2");
 	traces(&w, ds);
 	runs(&w, r);
 	jsonw__str(&w, "status", status_name(r->status));

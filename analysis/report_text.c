@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "report.h"
 
 /* Compact duration for table cells: "12.3ms". */
@@ -59,7 +60,7 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[32];
+	char t[256];
 
 	fprintf(f, "\nSlowdown preconditions (step 1, PerfProbe IV-B)\n");
 	for (size_t i = 0; i < r->npre; i++) {
@@ -68,10 +69,8 @@ static void preconditions(FILE *f, const struct dataset *ds, const struct xa_res
 
 		fprintf(f, "  %zu. runs are slow when ", i + 1);
 		for (size_t k = 0; k < p->ncond; k++)
-			fprintf(f, "%s%s %s %s", k ? " AND " : "",
-				dataset__func(ds, p->conds[k].func)->symbol,
-				p->conds[k].gt ? ">" : "<=",
-				report__dur(p->conds[k].threshold_ns, t, sizeof(t)));
+			fprintf(f, "%s%s", k ? " AND " : "",
+				report__cond(ds, &p->conds[k], t, sizeof(t)));
 		fprintf(f, " (%u of %zu slow runs", p->slow_runs, r->lab.nslow);
 		if (fast)
 			fprintf(f, "; %u fast run%s too", fast, fast == 1 ? "" : "s");
@@ -118,29 +117,66 @@ static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
 	}
 }
 
-static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+/* Lines of s, the first after head, the others indented. */
+static void lines(FILE *f, const char *head, const char *s)
 {
-	char t[32];
+	fputs(head, f);
+	while (*s) {
+		size_t w = strcspn(s, "\n");
 
-	for (size_t i = 0; i < r->ncrit; i++) {
-		const struct xa_critical *c = &r->crit[i];
-		const struct ds_func *fn = dataset__func(ds, c->func);
+		fwrite(s, 1, w, f);
+		fputc('\n', f);
+		s += w;
+		if (*s == '\n' && *++s)
+			fputs("    ", f);
+	}
+}
 
+static void critical(FILE *f, const struct dataset *ds, const struct xa_result *r,
+		     const struct xa_critical *c, size_t rank)
+{
+	const struct ds_func *fn = dataset__func(ds, c->func);
+	char t[32], chain[512], ev[1024];
+
+	if (rank)
 		fprintf(f,
-			"\nCritical function %s (%s): slow when %s %s; %u runs ran it, %u slow "
-			"(step 2, PerfProbe IV-C)\n",
-			fn->symbol, fn->binary,
+			"\nCritical function #%zu %s (%s): slow when %s %s; %u runs ran it, %u "
+			"slow (step 2, PerfProbe IV-C)\n",
+			rank, fn->symbol, fn->binary,
 			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)),
 			c->s2.samples, c->s2.nslow);
-		for (size_t k = 0; k < c->s2.nfactors; k++)
-			factor_line(f, &c->s2.factors[k], "factor");
-		if (!c->s2.nfactors)
-			fprintf(f, "  no resource factor found\n");
-		if (c->peer.found)
-			fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n",
-				c->peer.pid, c->peer.comm);
-		breakdown(f, &c->s2, "time");
+	else
+		fprintf(f, "\nNot accused: %s (%s) > %s\n", fn->symbol, fn->binary,
+			report__dur(c->threshold_ns, t, sizeof(t)));
+	if (c->nchain > 1) {
+		fprintf(f, "  chain: %s\n", report__chain(ds, c, chain, sizeof(chain)));
+		for (size_t k = 0; k + 1 < c->nchain; k++)
+			fprintf(f, "    %s: %s added\n", dataset__func(ds, c->chain[k])->symbol,
+				report__dur(c->chain_added[k], t, sizeof(t)));
 	}
+	lines(f, "  evidence: ", report__evidence(r, c, ev, sizeof(ev)));
+	if (!rank)
+		return;
+	for (size_t k = 0; k < c->s2.nfactors; k++)
+		factor_line(f, &c->s2.factors[k], "factor");
+	if (!c->s2.nfactors)
+		fprintf(f, "  no resource factor found\n");
+	if (c->peer.found)
+		fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
+			c->peer.comm);
+	breakdown(f, &c->s2, "time");
+}
+
+static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	for (size_t i = 0; i < r->ncrit; i++)
+		critical(f, ds, r, &r->crit[i], i + 1);
+}
+
+static void rejected(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	for (size_t i = 0; i < r->nrejected; i++)
+		critical(f, ds, r, &r->crit[r->ncrit + i], 0);
 }
 
 static void baseline(FILE *f, const struct xa_result *r)
@@ -221,7 +257,11 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (r->status == XA_OK) {
 		preconditions(f, ds, r);
 		criticals(f, ds, r);
+		rejected(f, ds, r);
 	} else if (r->status == XA_NO_PRECOND) {
+		if (r->npre)
+			preconditions(f, ds, r);
+		rejected(f, ds, r);
 		fprintf(f, "\n%s\n", r->verdict);
 		if (r->note[0])
 			fprintf(f, "  (%s)\n", r->note);

@@ -91,6 +91,81 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 	free(slow_run);
 }
 
+/* Mean of v over the samples of one class. */
+static double class_mean(const double *v, const uint8_t *slow, size_t n, int want)
+{
+	double sum = 0, cnt = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!!slow[i] == want && !isnan(v[i])) {
+			sum += v[i];
+			cnt++;
+		}
+	return cnt ? sum / cnt : NAN;
+}
+
+/*
+ * Evidence 3 (significance.c): a factor whose growth is out of proportion.
+ * If slow samples only did more of the same, every resource would keep its
+ * share of the time, and a resource's part of the added time would equal
+ * its part of the fast samples' time. The excess of the first over the
+ * second is the part of the slowdown that changed its nature; it must hold
+ * excess_share of the added time, and the resource must be larger in slow
+ * samples by a Mann-Whitney test. A lower clock (the frequency check) is
+ * evidence by itself when the frequency is lower by the same test.
+ */
+static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
+			      const struct analysis_opts *o, struct xa_evidence *e)
+{
+	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
+	double tfast = class_mean(b->time, b->slow, n, 0);
+	bool have = false;
+
+	e->resource = false;
+	e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	for (size_t k = 0; k < s->nfactors; k++) {
+		const struct xa_factor *f = &s->factors[k];
+		const double *v = b->x + f->feat * n;
+		double share = NAN, fshare = NAN, excess = NAN, p;
+		bool ok;
+
+		if (f->feat == XA_CPU_FREQ) {
+			double *neg = malloc(n * sizeof(*neg) + 1);
+
+			if (!neg)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				neg[i] = -v[i];
+			p = ev__mann_whitney(neg, b->slow, n);
+			free(neg);
+			ok = f->from_freq_check && p <= o->alpha_evidence;
+		} else if (xa_feat_is_time(f->feat) && add > 0) {
+			share = (class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0)) / add;
+			fshare = tfast > 0 ? class_mean(v, b->slow, n, 0) / tfast : 0;
+			excess = share - fshare;
+			p = ev__mann_whitney(v, b->slow, n);
+			ok = excess >= o->excess_share && p <= o->alpha_evidence;
+			if (!e->res_gap.nabove && f->gt &&
+			    ev__gap_test(v, n, f->threshold, &e->res_gap))
+				e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+		} else {
+			continue;
+		}
+		/* the first factor that passes, else the first one, is shown */
+		if (have && (e->resource || !ok))
+			continue;
+		have = true;
+		e->resource = ok;
+		e->res_feat = f->feat;
+		e->res_share = share;
+		e->res_fast_share = fshare;
+		e->res_excess = excess;
+		e->res_p = p;
+	}
+	if (!have)
+		e->res_share = e->res_fast_share = e->res_excess = e->res_p = NAN;
+}
+
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		      const struct resources *res, size_t k)
 {
@@ -120,6 +195,8 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 				    .features = r->features,
 				    .time_ref = median_of(b.time, n)};
 	err = xa_step2_fit(&b.in, o, &c->s2);
+	if (!err)
+		resource_evidence(&b, n, &c->s2, o, &c->ev);
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)
 			pick_peer(res, k, &b, n, nr, &c->peer);

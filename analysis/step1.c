@@ -98,6 +98,22 @@ cleanup:
 	return err;
 }
 
+/*
+ * A path may test one function twice ("ExecutorRun > 292.7 us AND
+ * ExecutorRun > 341.3 us"): its tests are one interval lo < t <= hi.
+ */
+static void merge_cond(struct xa_cond *c, const struct dtree_cond *d)
+{
+	if (d->gt && (!c->has_lo || d->threshold > c->lo_ns)) {
+		c->has_lo = true;
+		c->lo_ns = d->threshold;
+	} else if (!d->gt && (!c->has_hi || d->threshold < c->hi_ns)) {
+		c->has_hi = true;
+		c->hi_ns = d->threshold;
+	}
+	c->slow_side |= d->slow_side;
+}
+
 static int add_precond(struct xa_result *r, const struct dtree_path *p)
 {
 	struct xa_precond *pc = &r->pre[r->npre];
@@ -106,48 +122,179 @@ static int add_precond(struct xa_result *r, const struct dtree_path *p)
 	if (!pc->conds)
 		return -ENOMEM;
 	for (size_t k = 0; k < p->ncond; k++) {
-		pc->conds[k].func = r->cand[p->conds[k].feature];
-		pc->conds[k].gt = p->conds[k].gt;
-		pc->conds[k].slow_side = p->conds[k].slow_side;
-		pc->conds[k].threshold_ns = p->conds[k].threshold;
+		uint32_t f = r->cand[p->conds[k].feature];
+		size_t j = 0;
+
+		while (j < pc->ncond && pc->conds[j].func != f)
+			j++;
+		if (j == pc->ncond)
+			pc->conds[pc->ncond++].func = f;
+		merge_cond(&pc->conds[j], &p->conds[k]);
 	}
-	pc->ncond = p->ncond;
 	pc->slow_runs = p->nslow;
 	pc->runs = p->n;
 	r->npre++;
 	return 0;
 }
 
-/*
- * Nodes on a precondition's path where the path takes the node's slow
- * side are critical functions; the first occurrence (nearest the root of
- * the first path) gives the threshold that labels step 2.
- */
-static int criticals(struct xa_result *r)
+static bool picked(const struct xa_result *r, uint32_t f)
 {
-	size_t cap = 0;
+	for (size_t j = 0; j < r->npicks; j++)
+		if (r->picks[j].func == f)
+			return true;
+	return false;
+}
 
-	for (size_t i = 0; i < r->npre; i++)
-		cap += r->pre[i].ncond;
-	r->crit = calloc(cap + 1, sizeof(*r->crit));
-	if (!r->crit)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->npre; i++) {
-		for (size_t k = 0; k < r->pre[i].ncond; k++) {
-			const struct xa_cond *c = &r->pre[i].conds[k];
-			bool seen = false;
+/*
+ * Nodes on a kept path where the path takes the node's slow side pick
+ * their function; the first occurrence (nearest the root of the first
+ * path) gives the threshold that labels step 2.
+ */
+static void tree_picks(struct xa_result *r, const struct dtree_path *p)
+{
+	for (size_t k = 0; k < p->ncond; k++) {
+		const struct dtree_cond *c = &p->conds[k];
+		uint32_t f = r->cand[c->feature];
 
-			for (size_t j = 0; j < r->ncrit; j++)
-				seen |= r->crit[j].func == c->func;
-			if (seen || !c->slow_side)
-				continue;
-			r->crit[r->ncrit].func = c->func;
-			r->crit[r->ncrit].gt = c->gt;
-			r->crit[r->ncrit].threshold_ns = c->threshold_ns;
-			r->ncrit++;
+		if (!c->slow_side || picked(r, f))
+			continue;
+		r->picks[r->npicks++] =
+			(struct xa_pick){.func = f, .gt = c->gt, .threshold_ns = c->threshold};
+	}
+}
+
+/* Runs that reach the node of test k on path p (every earlier test holds). */
+static size_t node_runs(const struct dataset *ds, const struct xa_result *r,
+			const struct dtree_path *p, size_t k, uint32_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < dataset__nruns(ds); i++) {
+		bool in = true;
+
+		for (size_t j = 0; j < k && in; j++) {
+			double t = (double)dataset__time(ds, i, r->cand[p->conds[j].feature]);
+
+			in = p->conds[j].gt ? t > p->conds[j].threshold
+					    : t <= p->conds[j].threshold;
+		}
+		if (in)
+			out[n++] = (uint32_t)i;
+	}
+	return n;
+}
+
+struct sur_item {
+	double v;
+	uint8_t side;
+};
+
+static int cmp_sur(const void *a, const void *b)
+{
+	const struct sur_item *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return (int)x->side - (int)y->side;
+}
+
+/*
+ * The best "time > t" split of function f predicting side[] (1: the
+ * primary split's slow side) over the node's runs; returns the adjusted
+ * association (agreement beyond the majority rule, CART's surrogate
+ * measure) and its threshold.
+ */
+static double surrogate(const struct dataset *ds, const uint32_t *runs, const uint8_t *side,
+			size_t n, uint32_t f, struct sur_item *it, double *thr, double *slow_mean)
+{
+	size_t n1 = 0, best_err = SIZE_MAX, err, below_side = 0, below = 0;
+	double minority, sum1 = 0, best_sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		it[i].v = (double)dataset__time(ds, runs[i], f);
+		it[i].side = side[i];
+		n1 += side[i];
+	}
+	if (!n1 || n1 == n)
+		return 0;
+	qsort(it, n, sizeof(*it), cmp_sur);
+	minority = (double)(n1 < n - n1 ? n1 : n - n1);
+	for (size_t i = 0; i < n; i++)
+		sum1 += it[i].v;
+	/* threshold between it[i-1] and it[i]: below predicts 0, above 1 */
+	for (size_t i = 1; i < n; i++) {
+		below++;
+		below_side += it[i - 1].side;
+		sum1 -= it[i - 1].v;
+		if (!(it[i - 1].v < it[i].v))
+			continue;
+		err = below_side + ((n - below) - (n1 - below_side));
+		if (err < best_err) {
+			best_err = err;
+			*thr = it[i - 1].v + (it[i].v - it[i - 1].v) / 2;
+			best_sum = sum1 / (double)(n - below);
 		}
 	}
-	return 0;
+	if (best_err == SIZE_MAX)
+		return 0;
+	*slow_mean = best_sum;
+	return (minority - (double)best_err) / minority;
+}
+
+/* Co-critical functions: surrogates of each tree pick at its node. */
+static int surrogates(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		      const struct dtree_path *p)
+{
+	size_t nr = dataset__nruns(ds);
+	uint32_t *runs = malloc(nr * sizeof(*runs) + 1);
+	uint8_t *side = malloc(nr + 1);
+	struct sur_item *it = malloc(nr * sizeof(*it) + 1);
+	int err = -ENOMEM;
+
+	if (!runs || !side || !it)
+		goto cleanup;
+	for (size_t k = 0; k < p->ncond; k++) {
+		const struct dtree_cond *c = &p->conds[k];
+		uint32_t pf = r->cand[c->feature];
+		size_t n;
+		double padd = 0, pmean[2] = {0, 0}, cnt[2] = {0, 0};
+
+		if (!c->slow_side)
+			continue;
+		n = node_runs(ds, r, p, k, runs);
+		for (size_t i = 0; i < n; i++) {
+			double t = (double)dataset__time(ds, runs[i], pf);
+
+			side[i] = c->gt ? t > c->threshold : t <= c->threshold;
+			pmean[side[i]] += t;
+			cnt[side[i]]++;
+		}
+		if (cnt[0] && cnt[1])
+			padd = pmean[1] / cnt[1] - pmean[0] / cnt[0];
+		for (size_t j = 0; j < r->ncand; j++) {
+			uint32_t f = r->cand[j];
+			double thr = 0, smean = 0, a, fadd, fm[2] = {0, 0};
+
+			if (f == pf || picked(r, f))
+				continue;
+			a = surrogate(ds, runs, side, n, f, it, &thr, &smean);
+			if (a < o->surrogate_assoc || smean < o->sig_frac * r->lab.median_ns)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				fm[side[i]] += (double)dataset__time(ds, runs[i], f);
+			fadd = fm[1] / cnt[1] - fm[0] / cnt[0];
+			if (!(fadd >= o->co_share * padd))
+				continue;
+			r->picks[r->npicks++] = (struct xa_pick){
+				.func = f, .gt = true, .threshold_ns = thr, .surrogate = true};
+		}
+	}
+	err = 0;
+cleanup:
+	free(runs);
+	free(side);
+	free(it);
+	return err;
 }
 
 int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
@@ -175,5 +322,14 @@ int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_
 		if (err)
 			return err;
 	}
-	return criticals(r);
+	r->picks = calloc(r->ncand + 1, sizeof(*r->picks));
+	if (!r->picks)
+		return -ENOMEM;
+	for (size_t i = 0; i < np; i++)
+		if (dtree__path(r->tree, i)->nslow >= need)
+			tree_picks(r, dtree__path(r->tree, i));
+	for (size_t i = 0; i < np && !err; i++)
+		if (dtree__path(r->tree, i)->nslow >= need)
+			err = surrogates(ds, o, r, dtree__path(r->tree, i));
+	return err;
 }

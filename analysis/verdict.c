@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The one-sentence answer at the end of every report. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,10 +26,14 @@ static void put(struct xa_result *r, size_t *len, const char *fmt, ...)
 static void critical(const struct dataset *ds, struct xa_result *r, size_t i, size_t *len)
 {
 	const struct xa_critical *c = &r->crit[i];
-	char t[32], v[32];
+	char t[32], v[32], chain[256];
 
-	put(r, len, "%s%s %s %s", i ? "; " : "", dataset__func(ds, c->func)->symbol,
+	put(r, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->symbol,
 	    c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)));
+	if (c->nchain > 1)
+		put(r, len, " (%s)", report__chain(ds, c, chain, sizeof(chain)));
+	if (!isnan(c->ev.share))
+		put(r, len, ", %.0f %% of the added latency,", 100 * c->ev.share);
 	if (!c->s2.nfactors) {
 		put(r, len, " (no resource factor found)");
 		return;
@@ -69,7 +74,15 @@ void xa_verdict(const struct dataset *ds, struct xa_result *r)
 		break;
 	case XA_NO_PRECOND:
 		put(r, &len, "no slowdown precondition found");
-		if (r->insignificant)
+		if (r->insignificant && r->nrejected) {
+			const struct xa_critical *c = &r->crit[0];
+
+			snprintf(r->note, sizeof(r->note),
+				 "the slow runs look like the workload's natural tail: %s is "
+				 "longer in them, but its slow runs form no distinct mode, come "
+				 "in no burst, and no resource grew beyond proportion",
+				 dataset__func(ds, c->func)->symbol);
+		} else if (r->insignificant)
 			snprintf(r->note, sizeof(r->note),
 				 "the slow runs are only %.0f %% slower than the fast ones (median "
 				 "%s "

@@ -37,7 +37,11 @@ const char *xt_tmpdir(void)
 		strcpy(tmpdir, "/tmp/xlptest.XXXXXX");
 		if (!mkdtemp(tmpdir))
 			abort();
-		atexit(rm_tmpdir);
+		/* XLP_KEEP_TMP=1 keeps traces and logs to look at after a failure */
+		if (getenv("XLP_KEEP_TMP"))
+			fprintf(stderr, "keeping %s\n", tmpdir);
+		else
+			atexit(rm_tmpdir);
 	}
 	return tmpdir;
 }

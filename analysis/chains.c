@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * From step 1's picks to the functions a report names. Inclusive times of
+ * nested marked functions are all correlated, so the tree (and its
+ * surrogates) may pick an outer function whose slowdown happened in a
+ * callee. Each pick is followed down through its marked callees while one
+ * callee holds most (drill_share) of the pick's added time (mean time in
+ * slow runs - in fast runs); the deepest one is named, with the chain.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_impl.h"
+
+/* Mean over slow runs - mean over fast runs of v (per run). */
+double xa_added(const double *v, const uint8_t *slow, size_t n)
+{
+	double sum[2] = {0, 0}, cnt[2] = {0, 0};
+
+	for (size_t i = 0; i < n; i++) {
+		sum[!!slow[i]] += v[i];
+		cnt[!!slow[i]]++;
+	}
+	if (!cnt[0] || !cnt[1])
+		return 0;
+	return sum[1] / cnt[1] - sum[0] / cnt[0];
+}
+
+static void func_times(const struct dataset *ds, uint32_t f, double *out)
+{
+	for (size_t i = 0; i < dataset__nruns(ds); i++)
+		out[i] = (double)dataset__time(ds, i, f);
+}
+
+/*
+ * The function's own split against the run labels (a one-node tree, the
+ * same admissibility rules as step 1): what labels its step-2 samples when
+ * the drill-down reached it rather than the tree.
+ */
+int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
+		 uint32_t f, bool *found, double *thr)
+{
+	size_t n = dataset__nruns(ds);
+	double *x = malloc(n * sizeof(*x) + 1);
+	struct dtree_feature feat = {.dir = DTREE_HIGH,
+				     .min_slow_mean = o->sig_frac * r->lab.median_ns};
+	struct dtree_input in = {
+		.nsamples = n, .nfeatures = 1, .x = x, .slow = r->slow, .feat = &feat};
+	struct dtree_params p = o->tree;
+	struct dtree *t = NULL;
+	int err = -ENOMEM;
+
+	*found = false;
+	if (!x)
+		goto cleanup;
+	func_times(ds, f, x);
+	p.max_depth = 1;
+	err = dtree__fit(&in, &p, &t);
+	if (err)
+		goto cleanup;
+	if (dtree__npaths(t) && dtree__path(t, 0)->conds[0].slow_side &&
+	    dtree__path(t, 0)->conds[0].gt) {
+		*found = true;
+		*thr = dtree__path(t, 0)->conds[0].threshold;
+	}
+cleanup:
+	dtree__free(t);
+	free(x);
+	return err;
+}
+
+struct drill {
+	uint32_t chain[XA_MAX_CHAIN];
+	double added[XA_MAX_CHAIN];
+	size_t n;
+	double thr; /* of the last */
+};
+
+/* Follows pick k down through its callees (pairs of ancestor slot k). */
+static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
+		      const struct xa_result *r, const struct nesting *nest, size_t k, double *tmp,
+		      struct drill *d)
+{
+	const struct xa_pick *pk = &r->picks[k];
+	size_t nr = dataset__nruns(ds);
+	double top;
+	int err;
+
+	func_times(ds, pk->func, tmp);
+	top = xa_added(tmp, r->slow, nr);
+	d->n = 1;
+	d->chain[0] = pk->func;
+	d->added[0] = top;
+	d->thr = pk->threshold_ns;
+	while (d->n < XA_MAX_CHAIN && top > 0) {
+		uint32_t x = d->chain[d->n - 1], best = DS_NO_FUNC;
+		double best_add = -INFINITY, thr = 0;
+		bool found = false;
+
+		for (size_t i = 0; i < nesting__npairs(nest, k); i++) {
+			const struct ds_nest_pair *p = nesting__pair(nest, k, i);
+			double a;
+
+			if (p->parent != x || p->child == pk->func)
+				continue;
+			a = xa_added(p->time, r->slow, nr);
+			if (a > best_add || (a == best_add && p->child < best)) {
+				best_add = a;
+				best = p->child;
+			}
+		}
+		if (best == DS_NO_FUNC || best_add < o->drill_share * top)
+			break;
+		err = xa_own_split(ds, o, r, best, &found, &thr);
+		if (err)
+			return err;
+		if (!found)
+			break;
+		d->chain[d->n] = best;
+		d->added[d->n] = best_add;
+		d->thr = thr;
+		d->n++;
+	}
+	return 0;
+}
+
+/* Added time of named function m nested under ancestor slot k (any parent). */
+static double added_under(const struct nesting *nest, size_t k, uint32_t m, const uint8_t *slow,
+			  size_t nr, double *tmp)
+{
+	bool any = false;
+
+	memset(tmp, 0, nr * sizeof(*tmp));
+	for (size_t i = 0; i < nesting__npairs(nest, k); i++) {
+		const struct ds_nest_pair *p = nesting__pair(nest, k, i);
+
+		if (p->child != m)
+			continue;
+		any = true;
+		for (size_t j = 0; j < nr; j++)
+			tmp[j] += p->time[j];
+	}
+	return any ? xa_added(tmp, slow, nr) : 0;
+}
+
+static void set_crit(struct xa_critical *c, const struct drill *d, const struct xa_pick *pk)
+{
+	memset(c, 0, sizeof(*c));
+	c->func = d->chain[d->n - 1];
+	c->gt = d->n > 1 ? true : pk->gt;
+	c->threshold_ns = d->thr;
+	c->nchain = d->n;
+	memcpy(c->chain, d->chain, d->n * sizeof(*d->chain));
+	memcpy(c->chain_added, d->added, d->n * sizeof(*d->added));
+	c->surrogate = pk->surrogate;
+}
+
+int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+	      char *err, size_t errlen)
+{
+	size_t nr = dataset__nruns(ds), np = r->npicks;
+	uint32_t *anc = malloc(np * sizeof(*anc) + 1);
+	struct drill *d = calloc(np + 1, sizeof(*d));
+	uint8_t *drop = calloc(np + 1, 1);
+	double *tmp = malloc(nr * sizeof(*tmp) + 1);
+	struct nesting *nest = NULL;
+	int ret = -ENOMEM;
+
+	r->crit = calloc(np + 1, sizeof(*r->crit));
+	if (!anc || !d || !drop || !tmp || !r->crit)
+		goto cleanup;
+	for (size_t k = 0; k < np; k++)
+		anc[k] = r->picks[k].func;
+	ret = dataset__nesting(ds, anc, np, &nest, err, errlen);
+	for (size_t k = 0; k < np && !ret; k++)
+		ret = drill_down(ds, o, r, nest, k, tmp, &d[k]);
+	if (ret)
+		goto cleanup;
+	/* picks that reach the same function: the longest chain (outermost) names it */
+	for (size_t k = 0; k < np; k++)
+		for (size_t j = 0; j < np; j++)
+			if (j != k && !drop[j] &&
+			    d[j].chain[d[j].n - 1] == d[k].chain[d[k].n - 1] &&
+			    (d[j].n > d[k].n || (d[j].n == d[k].n && j < k)))
+				drop[k] = 1;
+	/*
+	 * A named function whose named callees hold most of its added time
+	 * says less than they do: each callee explains its part precisely.
+	 */
+	for (size_t k = 0; k < np; k++) {
+		uint32_t last = d[k].chain[d[k].n - 1];
+		double inside = 0;
+		size_t slot = np;
+
+		if (drop[k])
+			continue;
+		for (size_t j = 0; j < np; j++)
+			if (r->picks[j].func == last)
+				slot = j;
+		if (slot == np)
+			continue; /* not tracked as an ancestor: no callee data */
+		for (size_t j = 0; j < np; j++)
+			if (j != k && !drop[j])
+				inside += added_under(nest, slot, d[j].chain[d[j].n - 1], r->slow,
+						      nr, tmp);
+		if (inside >= o->drill_share * d[k].added[d[k].n - 1] && inside > 0)
+			drop[k] = 1;
+	}
+	for (size_t k = 0; k < np; k++)
+		if (!drop[k])
+			set_crit(&r->crit[r->ncrit++], &d[k], &r->picks[k]);
+	ret = 0;
+cleanup:
+	nesting__free(nest);
+	free(anc);
+	free(d);
+	free(drop);
+	free(tmp);
+	return ret;
+}

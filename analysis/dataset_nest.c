@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Pass over the call records for the drill-down: which marked calls run
+ * nested in the calls of a few ancestor functions, under which direct
+ * parent, and for how long in each run.
+ *
+ * Records of one thread arrive in return order (post-order), so when a
+ * call C arrives, the records of its thread that entered at or after C's
+ * entry are exactly C's subtree, and they sit contiguously at the end of
+ * the thread's pending list. Walking back over it costs the subtree's size,
+ * and a record lies in the subtree of at most XLP_MAX_DEPTH calls: the pass
+ * is linear in the number of records. A depth-0 record closes its thread's
+ * tree and empties the list.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dataset_impl.h"
+
+struct pend {
+	uint32_t func, parent; /* dataset functions, DS_NO_FUNC when none */
+	uint32_t depth;
+	uint64_t entry, wall;
+};
+
+struct pthr {
+	uint32_t tid;
+	bool used;
+	size_t n, cap;
+	struct pend *p;
+};
+
+struct anc_pairs {
+	struct ds_nest_pair *pair;
+	size_t n, cap;
+	uint32_t *index; /* open addressing over (parent, child): pair index + 1 */
+	size_t icap;
+};
+
+struct nesting {
+	size_t nanc, nruns;
+	struct anc_pairs *a;
+};
+
+struct nest_pass {
+	const struct dataset *ds;
+	size_t file;
+	struct nesting *nest;
+	const int32_t *slot; /* per dataset function: ancestor index, or -1 */
+	struct pthr *thr;
+	size_t thr_cap, thr_n;
+	int err;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int index_grow(struct anc_pairs *a)
+{
+	size_t cap = a->icap ? 2 * a->icap : 64;
+	uint32_t *ni = calloc(cap, sizeof(*ni));
+
+	if (!ni)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		uint64_t key = (uint64_t)a->pair[i].parent << 32 | a->pair[i].child;
+		size_t j = mix(key) & (cap - 1);
+
+		while (ni[j])
+			j = (j + 1) & (cap - 1);
+		ni[j] = (uint32_t)i + 1;
+	}
+	free(a->index);
+	a->index = ni;
+	a->icap = cap;
+	return 0;
+}
+
+/* The pair (parent, child) of an ancestor, added when new; NULL on ENOMEM. */
+static struct ds_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t parent,
+				     uint32_t child)
+{
+	uint64_t key = (uint64_t)parent << 32 | child;
+	struct ds_nest_pair *p;
+	size_t j;
+
+	if (2 * (a->n + 1) > a->icap && index_grow(a))
+		return NULL;
+	for (j = mix(key) & (a->icap - 1); a->index[j]; j = (j + 1) & (a->icap - 1)) {
+		p = &a->pair[a->index[j] - 1];
+		if (p->parent == parent && p->child == child)
+			return p;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		struct ds_nest_pair *np = realloc(a->pair, cap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		a->pair = np;
+		a->cap = cap;
+	}
+	p = &a->pair[a->n];
+	p->parent = parent;
+	p->child = child;
+	p->time = calloc(nruns + 1, sizeof(*p->time));
+	if (!p->time)
+		return NULL;
+	a->index[j] = (uint32_t)++a->n;
+	return p;
+}
+
+static struct pthr *thr_get(struct nest_pass *s, uint32_t tid)
+{
+	size_t j;
+
+	if (2 * (s->thr_n + 1) > s->thr_cap) {
+		size_t cap = s->thr_cap ? 2 * s->thr_cap : 64;
+		struct pthr *nt = calloc(cap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < s->thr_cap; i++) {
+			if (!s->thr[i].used)
+				continue;
+			j = (s->thr[i].tid * 2654435761u) & (cap - 1);
+			while (nt[j].used)
+				j = (j + 1) & (cap - 1);
+			nt[j] = s->thr[i];
+		}
+		free(s->thr);
+		s->thr = nt;
+		s->thr_cap = cap;
+	}
+	j = (tid * 2654435761u) & (s->thr_cap - 1);
+	while (s->thr[j].used && s->thr[j].tid != tid)
+		j = (j + 1) & (s->thr_cap - 1);
+	if (!s->thr[j].used) {
+		s->thr[j].used = true;
+		s->thr[j].tid = tid;
+		s->thr_n++;
+	}
+	return &s->thr[j];
+}
+
+struct credit {
+	struct nest_pass *s;
+	const struct pthr *t;
+	size_t lo;
+	uint32_t func;
+	int32_t k;
+};
+
+/* Adds the subtree t->p[lo..n) of a call of ancestor k to run `run`. */
+static void credit_run(void *ctx, size_t run)
+{
+	struct credit *c = ctx;
+	struct anc_pairs *a = &c->s->nest->a[c->k];
+	uint64_t skip_from = UINT64_MAX;
+
+	for (size_t i = c->t->n; i-- > c->lo;) {
+		const struct pend *d = &c->t->p[i];
+		struct ds_nest_pair *p;
+
+		/* a nested call of the ancestor counted its own subtree already */
+		if (d->func == c->func) {
+			skip_from = d->entry;
+			continue;
+		}
+		if (d->entry >= skip_from || d->func == DS_NO_FUNC)
+			continue;
+		p = get_pair(a, c->s->nest->nruns, d->parent, d->func);
+		if (!p) {
+			c->s->err = -ENOMEM;
+			return;
+		}
+		p->time[run] += (double)d->wall;
+	}
+}
+
+static int on_call(struct nest_pass *s, const struct xlp_call_rec *c)
+{
+	const struct ds_file *f = &s->ds->files[s->file];
+	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
+	struct pthr *t = thr_get(s, c->tid);
+	size_t lo;
+
+	if (!t)
+		return -ENOMEM;
+	if (g == DS_NONE)
+		g = DS_NO_FUNC;
+	lo = t->n;
+	while (lo > 0 && t->p[lo - 1].entry >= c->entry_ns)
+		lo--;
+	for (size_t i = lo; i < t->n; i++)
+		if (t->p[i].depth == (uint32_t)c->depth + 1)
+			t->p[i].parent = g;
+	if (g != DS_NO_FUNC && s->slot[g] >= 0 && lo < t->n) {
+		struct credit cr = {.s = s, .t = t, .lo = lo, .func = g, .k = s->slot[g]};
+
+		ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, credit_run, &cr);
+		if (s->err)
+			return s->err;
+	}
+	if (c->depth == 0) {
+		t->n = 0;
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct pend *np = realloc(t->p, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		t->p = np;
+		t->cap = cap;
+	}
+	t->p[t->n++] = (struct pend){.func = g,
+				     .parent = DS_NO_FUNC,
+				     .depth = c->depth,
+				     .entry = c->entry_ns,
+				     .wall = c->incl[XLP_C_WALL]};
+	return 0;
+}
+
+static int scan_file(struct nest_pass *s, char *err, size_t errlen)
+{
+	const char *path = s->ds->files[s->file].path;
+	struct trace_reader *r = NULL;
+	const struct xlp_hdr *h;
+	char why[256] = "";
+	int ret;
+
+	ret = trace_reader__open(path, &r, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
+		return ret;
+	}
+	while ((ret = trace_reader__next(r, &h)) > 0) {
+		if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
+			continue;
+		ret = on_call(s, (const struct xlp_call_rec *)h);
+		if (ret)
+			break;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s: %s: check the file", path,
+			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
+	for (size_t i = 0; i < s->thr_cap; i++)
+		free(s->thr[i].p);
+	free(s->thr);
+	s->thr = NULL;
+	s->thr_cap = s->thr_n = 0;
+	trace_reader__close(r);
+	return ret < 0 ? ret : 0;
+}
+
+int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
+		     struct nesting **out, char *err, size_t errlen)
+{
+	struct nesting *n = calloc(1, sizeof(*n));
+	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
+	struct nest_pass s = {.ds = ds, .nest = n, .slot = slot};
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!n || !slot || !(n->a = calloc(nanc + 1, sizeof(*n->a))))
+		goto cleanup;
+	n->nanc = nanc;
+	n->nruns = ds->nruns;
+	for (size_t g = 0; g < ds->nfuncs; g++)
+		slot[g] = -1;
+	for (size_t k = 0; k < nanc; k++)
+		if (anc[k] < ds->nfuncs && slot[anc[k]] < 0)
+			slot[anc[k]] = (int32_t)k;
+	ret = 0;
+	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
+		s.file = fi;
+		ret = scan_file(&s, err, errlen);
+	}
+	if (ret)
+		goto cleanup;
+	*out = n;
+	n = NULL;
+cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
+	free(slot);
+	nesting__free(n);
+	return ret;
+}
+
+void nesting__free(struct nesting *n)
+{
+	if (!n)
+		return;
+	for (size_t k = 0; n->a && k < n->nanc; k++) {
+		for (size_t i = 0; i < n->a[k].n; i++)
+			free(n->a[k].pair[i].time);
+		free(n->a[k].pair);
+		free(n->a[k].index);
+	}
+	free(n->a);
+	free(n);
+}
+
+size_t nesting__npairs(const struct nesting *n, size_t k)
+{
+	return k < n->nanc ? n->a[k].n : 0;
+}
+
+const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i)
+{
+	return &n->a[k].pair[i];
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Statistical evidence that slow runs are a slowdown with a cause rather
+ * than the ordinary tail of a workload. Every test returns a p-value under
+ * an explicit null hypothesis, so a report can print why it accused or
+ * did not. Pure functions of their input: deterministic, no allocation
+ * beyond scratch space.
+ */
+#ifndef XLP_EVIDENCE_H
+#define XLP_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* P(Z <= z) for a standard normal Z. */
+double ev__norm_cdf(double z);
+
+/*
+ * Wald-Wolfowitz runs test on a 0/1 sequence in time order: are the 1s
+ * (slow runs) clustered? H0: the order is random. Returns the one-sided
+ * p-value of "fewer streaks than chance" (normal approximation); *streaks
+ * is the number of maximal streaks of 1s (bursts). 1.0 when there is
+ * nothing to test (no 1 or no 0).
+ */
+double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks);
+
+/*
+ * Mann-Whitney U test: are the values of the slow samples larger than
+ * those of the fast ones? H0: both come from one distribution. One-sided
+ * p-value, normal approximation with the tie correction. 1.0 when a class
+ * is empty.
+ */
+double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
+
+/*
+ * Gap between the fast and the slow side of a split against the spacings
+ * next to it on the minority side, on log values. H0: one smooth unimodal
+ * density. Spacings of an ordered sample behave locally like independent
+ * exponentials whose mean grows where the density falls, and the minority
+ * side of a split is the tail, where it falls: so the gap over the mean of
+ * c such spacings exceeds r with probability at most (1 + r / c)^-c (the
+ * F(2, 2c) tail for equal means). A distinct mode, a tight group of slow
+ * runs far from the rest, leaves a gap many times its own spacings; a
+ * natural tail thins out and does not. Sidak-corrected for the n - 1
+ * places the split could have been.
+ */
+struct ev_gap {
+	double lo, hi;	 /* largest value at or below the threshold, smallest above */
+	double ratio;	 /* gap / mean spacing next to it on the minority side */
+	double p;	 /* chance of a gap this large among the spacings tested */
+	uint32_t nabove; /* values above the threshold */
+};
+
+/* v: n values > 0 (times), threshold: the split. Returns 0 or -ENOMEM. */
+int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out);
+
+#endif

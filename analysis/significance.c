@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Is a critical function's slowdown a slowdown with a cause, or the
+ * ordinary spread of the workload? Median + 1 sigma marks ~16 % of any
+ * sample slow, and in a CPU-bound function the longest runs are those that
+ * ran longest: the tree always finds something. A latency ratio cannot
+ * tell the two apart (an unperturbed PostgreSQL backend has a +60 % tail;
+ * a disk stall may add 30 %). What can be shown instead, each with a
+ * p-value under a stated null hypothesis (evidence.h):
+ *   1. a distinct mode: the runs past the function's threshold are
+ *      separated from the rest by a gap no smooth density would leave,
+ *      in the function's time or in its resource factor's values;
+ *   2. bursts: those runs cluster in time, as external interference does
+ *      (a random tail is spread over the recording);
+ *   3. a resource that grew beyond proportion: most of the added time is
+ *      in a resource that held a small part of the fast runs' time
+ *      (computed with the step-2 samples, samples.c).
+ * Any one of them at p <= alpha_evidence accuses; none, and the report
+ * says that the slow runs look like the workload's natural tail.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_impl.h"
+
+struct order {
+	uint32_t file;
+	uint64_t start;
+	size_t run;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		struct xa_critical *c)
+{
+	size_t n = dataset__nruns(ds), nran = 0;
+	double *t = malloc(n * sizeof(*t) + 1), *ran = malloc(n * sizeof(*ran) + 1);
+	double *lat = malloc(n * sizeof(*lat) + 1);
+	uint8_t *seq = malloc(n + 1);
+	struct order *ord = malloc(n * sizeof(*ord) + 1);
+	struct xa_evidence *e = &c->ev;
+	int err = -ENOMEM;
+
+	if (!t || !ran || !lat || !seq || !ord)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_run *run = dataset__run(ds, i);
+
+		t[i] = (double)dataset__time(ds, i, c->func);
+		lat[i] = run->latency_ns;
+		if (dataset__ncalls(ds, i, c->func))
+			ran[nran++] = t[i];
+		ord[i] = (struct order){.file = run->file, .start = run->start_ns, .run = i};
+	}
+	e->latency_gap = xa_added(lat, r->slow, n);
+	e->added = xa_added(t, r->slow, n);
+	e->share = e->latency_gap > 0 ? e->added / e->latency_gap : NAN;
+	/* 1. distinct mode, over the runs that called the function */
+	err = ev__gap_test(ran, nran, c->threshold_ns, &e->gap);
+	if (err)
+		goto cleanup;
+	e->mode_p = 2 * fmin(c->gt ? e->gap.p : 1, e->res_gap.p);
+	e->mode_p = e->mode_p > 1 ? 1 : e->mode_p;
+	e->mode = e->mode_p <= o->alpha_evidence;
+	/* 2. bursts, over every run in time order */
+	qsort(ord, n, sizeof(*ord), cmp_order);
+	e->nslow_side = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = t[ord[i].run];
+
+		seq[i] = c->gt ? v > c->threshold_ns : v <= c->threshold_ns;
+		e->nslow_side += seq[i];
+	}
+	e->runs_p = ev__runs_test(seq, n, &e->bursts);
+	e->bursty = e->runs_p <= o->alpha_evidence;
+	/* 3. was filled in by step 2 */
+	e->significant = (e->mode || e->bursty || e->resource) && e->added > 0;
+	err = 0;
+cleanup:
+	free(t);
+	free(ran);
+	free(lat);
+	free(seq);
+	free(ord);
+	return err;
+}
+
+/* Accepted first, then by added time (largest first), then function index. */
+static int cmp_crit(const void *a, const void *b)
+{
+	const struct xa_critical *x = a, *y = b;
+
+	if (x->ev.significant != y->ev.significant)
+		return x->ev.significant ? -1 : 1;
+	if (x->ev.added != y->ev.added)
+		return x->ev.added > y->ev.added ? -1 : 1;
+	return (x->func > y->func) - (x->func < y->func);
+}
+
+void xa_rank(struct xa_result *r)
+{
+	size_t total = r->ncrit + r->nrejected, acc = 0;
+
+	qsort(r->crit, total, sizeof(*r->crit), cmp_crit);
+	for (size_t i = 0; i < total; i++)
+		acc += r->crit[i].ev.significant;
+	r->ncrit = acc;
+	r->nrejected = total - acc;
+}
