@@ -200,7 +200,7 @@ TEST(text_report)
 		"(15 of 15 slow runs)",
 		"Critical function #1 load_config (app): slow when > ",
 		"% of the added latency",
-		"    mode: DISTINCT: no run between ",
+		"    mode: DISTINCT: time: no run between ",
 		"    bursts: spread out: 15 runs past the threshold in ",
 		"    resource: ",
 		"    => a slowdown with a cause",
