@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The rules that decide what a report accuses, on synthetic traces whose
+ * ground truth is known: a natural long tail with no cause accuses nothing;
+ * a 30 % slowdown with one cause is explained; two co-critical functions
+ * are both named, ranked by their share of the added latency; a nested
+ * chain names its deepest function and shows the chain; tests of one
+ * function on a path merge into one interval. Also the statistics behind
+ * them (analysis/evidence.c) against values computed by hand.
+ */
+#include <math.h>
+#include <stdint.h>
+#include "testlib.h"
+#include "evidence.h"
+#include "json.h"
+#include "synth.h"
+
+/* ---------- the statistics ---------- */
+
+TEST(runs_test_counts_bursts)
+{
+	uint8_t alt[40], burst[40];
+	uint32_t streaks;
+	double p;
+
+	for (int i = 0; i < 40; i++) {
+		alt[i] = i % 4 == 0;	      /* 10 ones, spread out */
+		burst[i] = i >= 10 && i < 20; /* 10 ones in one burst */
+	}
+	p = ev__runs_test(alt, 40, &streaks);
+	CHECK(streaks == 10 && p > 0.5, "spread: %u streaks, p %g", streaks, p);
+	p = ev__runs_test(burst, 40, &streaks);
+	/* R = 3, mu = 16, var = 2*300*560/(1600*39) = 5.385: z = (3 - 16 + 0.5) / 2.32 */
+	CHECK(streaks == 1, "%u", streaks);
+	CHECK(fabs(p - ev__norm_cdf(-12.5 / sqrt(5.384615))) < 1e-9, "p %g", p);
+	CHECK(ev__runs_test(burst, 0, &streaks) == 1.0, "empty");
+}
+
+TEST(mann_whitney_by_hand)
+{
+	double v[6] = {1, 2, 3, 4, 5, 6};
+	uint8_t hi[6] = {0, 0, 0, 1, 1, 1}, lo[6] = {1, 1, 1, 0, 0, 0}, same[6] = {0};
+	double eq[6] = {7, 7, 7, 7, 7, 7};
+	/* U = 9, mu = 4.5, var = 9 * 7 / 12 = 5.25 */
+	double want = 1 - ev__norm_cdf((9 - 4.5 - 0.5) / sqrt(5.25));
+
+	CHECK(fabs(ev__mann_whitney(v, hi, 6) - want) < 1e-12, "%g vs %g",
+	      ev__mann_whitney(v, hi, 6), want);
+	CHECK(ev__mann_whitney(v, lo, 6) > 0.9, "lower is not larger");
+	CHECK(ev__mann_whitney(eq, hi, 6) == 1.0, "ties everywhere: no evidence");
+	CHECK(ev__mann_whitney(v, same, 6) == 1.0, "one class");
+}
+
+static double qnorm(double p) /* inverse normal CDF by bisection */
+{
+	double lo = -10, hi = 10;
+
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (ev__norm_cdf(mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+TEST(gap_test_two_modes_vs_smooth_tails)
+{
+	double v[100];
+	struct ev_gap g;
+
+	/* 75 runs around 10 ms, 25 around 13 ms (+30 %), each with 1 % spread */
+	for (int i = 0; i < 100; i++)
+		v[i] = (i < 75 ? 10e6 : 13e6) * (1 + 0.01 * qnorm((i % 25 + 0.5) / 25));
+	CHECK(!ev__gap_test(v, 100, 11.5e6, &g), "-");
+	CHECK(g.nabove == 25 && g.p < 1e-6, "two modes: p %g ratio %g", g.p, g.ratio);
+	CHECK(g.lo < 10.3e6 && g.hi > 12.6e6, "gap %g..%g", g.lo, g.hi);
+	/* smooth distributions, sample = their quantiles; split at the 84th percentile */
+	for (int kind = 0; kind < 3; kind++) {
+		for (int i = 0; i < 100; i++) {
+			double q = (i + 0.5) / 100;
+
+			v[i] = kind == 0   ? 10e6 * exp(0.5 * qnorm(q))	 /* lognormal */
+			       : kind == 1 ? 10e6 * pow(1 - q, -1 / 1.5) /* Pareto, alpha 1.5 */
+					   : 10e6 * (1 - log(1 - q));	 /* exponential */
+		}
+		CHECK(!ev__gap_test(v, 100, (v[83] + v[84]) / 2, &g), "-");
+		CHECK(g.p > 0.5, "smooth tail %d: p %g ratio %g", kind, g.p, g.ratio);
+	}
+}
+
+/* ---------- synthetic traces ---------- */
+
+#define BASE_FEAT                                                                                  \
+	(XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK)
+
+struct rng {
+	uint64_t s;
+};
+
+static double rng_u(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+static double rng_n(struct rng *r)
+{
+	double u = rng_u(r) + 1e-12, v = rng_u(r);
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* A call tree node: own usage (exclusive) and nested marked calls. */
+struct node {
+	uint32_t func;
+	struct synth_usage self;
+	struct node *kid[4];
+	size_t nkids;
+};
+
+static void ctr_add(uint64_t *a, const uint64_t *b)
+{
+	for (int c = 0; c < XLP_NR_CTR; c++)
+		a[c] += b[c];
+}
+
+/* Writes n's subtree in return order; its own time first, then the calls. */
+static int emit(struct synth *s, const struct node *n, uint16_t depth, uint64_t entry,
+		uint64_t *incl)
+{
+	uint64_t self[XLP_NR_CTR], kid[XLP_NR_CTR], t;
+	int err = 0;
+
+	synth__counters(&n->self, self);
+	memcpy(incl, self, sizeof(self));
+	t = entry + self[XLP_C_WALL];
+	for (size_t i = 0; i < n->nkids && !err; i++) {
+		err = emit(s, n->kid[i], depth + 1, t, kid);
+		t += kid[XLP_C_WALL];
+		ctr_add(incl, kid);
+	}
+	return err ? err : synth__call(s, n->func, 1000, 1000, depth, entry, incl, self, 0, NULL);
+}
+
+/* One run: the interaction (func 0) around the nodes; returns its end. */
+static int emit_run(struct synth *s, struct node *top, uint64_t t0, uint64_t *end)
+{
+	uint64_t incl[XLP_NR_CTR];
+	int err = emit(s, top, 0, t0, incl);
+
+	if (!err)
+		err = synth__run(s, 0, 1000, 1000, t0, incl);
+	*end = t0 + incl[XLP_C_WALL] + 1000000;
+	return err;
+}
+
+static struct synth_usage cpu_ms(struct rng *r, double ms, double sd)
+{
+	double v = ms * (1 + sd * rng_n(r));
+
+	return (struct synth_usage){.cpu_run = (v < 0.01 ? 0.01 : v) * 1e6};
+}
+
+/* n runs, slow ones chosen at random with probability frac (never in bursts). */
+static void pick(struct rng *r, uint8_t *slow, size_t n, double frac)
+{
+	for (size_t i = 0; i < n; i++)
+		slow[i] = rng_u(r) < frac;
+}
+
+static struct json *report_json(const char *trace, char *err, size_t errlen)
+{
+	const char *out = synth__tmp("r.json");
+	char jerr[256];
+	struct json *j;
+	int rc = synth__report(NULL, 0, err, errlen, "--json", "-o", out, trace, NULL);
+
+	CHECK(rc == 0, "report exited %d: %s", rc, err);
+	j = json__load(out, jerr, sizeof(jerr));
+	CHECK(j, "%s", jerr);
+	return j;
+}
+
+static const char *str(const struct json *j, const char *path)
+{
+	const char *s = json__str(json__get(j, path));
+
+	return s ? s : "(null)";
+}
+
+/*
+ * A natural tail: one CPU-bound function whose work varies (lognormal, or
+ * Pareto with a heavy tail), nothing else changes between runs, no order.
+ * Median + 1 sigma marks ~16 % slow; the tree splits them off; nothing in
+ * them is a cause.
+ */
+static int natural_tail(const char *path, uint64_t seed, bool pareto)
+{
+	const struct synth_func funcs[] = {{"/usr/bin/db", "handle", true},
+					   {"/usr/bin/db", "execute", false},
+					   {"/usr/bin/db", "send", false}};
+	struct rng r = {seed * 7919 + 3};
+	struct synth *s;
+	uint64_t t = 1000000000;
+	int err = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
+
+	for (int i = 0; i < 200 && !err; i++) {
+		double u = rng_u(&r) * 0.999, w = pareto ? 0.6 * pow(1 - u, -1 / 2.5) : 0;
+		struct node ex = {.func = 1}, se = {.func = 2}, top = {.func = 0};
+
+		ex.self = cpu_ms(&r, 1, 0);
+		ex.self.cpu_run = (pareto ? w : exp(0.4 * rng_n(&r))) * 4e6;
+		ex.self.cpu_wait = 20e3 * rng_u(&r);
+		se.self = cpu_ms(&r, 0.3, 0.1);
+		se.self.net = 200e3 * (1 + 0.2 * rng_n(&r));
+		top.self = cpu_ms(&r, 0.2, 0.1);
+		top.kid[top.nkids++] = &ex;
+		top.kid[top.nkids++] = &se;
+		err = emit_run(s, &top, t, &t);
+	}
+	return err ? err : synth__close(s, NULL, 0);
+}
+
+TEST(natural_long_tail_accuses_nothing)
+{
+	char err[4096];
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		const char *path = synth__tmp("tail.xlp");
+		struct json *j;
+
+		REQUIRE(!natural_tail(path, seed, seed > 3), "synth");
+		j = report_json(path, err, sizeof(err));
+		REQUIRE(j, "-");
+		CHECK(!strcmp(str(j, "status"), "no_precondition"), "seed %llu: %s: %s",
+		      (unsigned long long)seed, str(j, "status"), str(j, "verdict"));
+		CHECK(json__len(json__get(j, "critical_functions")) == 0, "-");
+		CHECK(json__num(json__get(j, "runs.slow")) >= 10, "the rule marks a tail slow");
+		/* the tree found the tail; the evidence rejected it, and says why */
+		CHECK(json__len(json__get(j, "rejected_functions")) >= 1, "-");
+		CHECK(!strcmp(str(j, "rejected_functions[0].function"), "execute"), "%s",
+		      str(j, "rejected_functions[0].function"));
+		CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.holds")) ==
+			      0,
+		      "cpu_run grew in proportion");
+		CHECK(strstr(str(j, "note"), "natural tail"), "%s", str(j, "note"));
+		json__free(j);
+	}
+}
+
+/*
+ * 30 % slower with one cause: in a quarter of the runs load_config (1 ms
+ * of CPU) also waits ~3.3 ms for the disk, on top of ~10 ms of work.
+ */
+TEST(thirty_percent_slowdown_with_one_cause)
+{
+	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
+					   {"/opt/app", "load_config", false},
+					   {"/opt/app", "compute", false}};
+	const char *path = synth__tmp("thirty.xlp");
+	struct rng r = {42};
+	uint8_t slow[120];
+	struct synth *s;
+	uint64_t t = 1000000000;
+	char err[4096];
+	struct json *j;
+	int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
+
+	pick(&r, slow, 120, 0.25);
+	for (int i = 0; i < 120 && !e; i++) {
+		struct node lc = {.func = 1}, co = {.func = 2}, top = {.func = 0};
+
+		lc.self = cpu_ms(&r, 1, 0.1);
+		lc.self.disk = slow[i] ? 3.3e6 * (1 + 0.3 * rng_n(&r)) : 0;
+		co.self = cpu_ms(&r, 9, 0.08);
+		co.self.cpu_wait = 100e3 * rng_u(&r);
+		top.self = cpu_ms(&r, 0.2, 0.1);
+		top.kid[top.nkids++] = &lc;
+		top.kid[top.nkids++] = &co;
+		e = emit_run(s, &top, t, &t);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "-");
+	{
+		double ratio = json__num(json__get(j, "runs.slow_median_ns")) /
+			       json__num(json__get(j, "runs.fast_median_ns"));
+
+		CHECK(ratio > 1.2 && ratio < 1.45, "the scenario is a ~30 %% slowdown: %g", ratio);
+	}
+	CHECK(!strcmp(str(j, "status"), "ok"), "%s: %s", str(j, "status"), str(j, "verdict"));
+	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%zu",
+		json__len(json__get(j, "critical_functions")));
+	CHECK(!strcmp(str(j, "critical_functions[0].function"), "load_config"), "%s",
+	      str(j, "critical_functions[0].function"));
+	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
+	      str(j, "critical_functions[0].factors[0].factor"));
+	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.resource.holds")) == 1,
+	      "disk grew out of proportion");
+	CHECK(json__num(json__get(j, "critical_functions[0].share")) > 0.8, "share %g",
+	      json__num(json__get(j, "critical_functions[0].share")));
+	json__free(j);
+}
+
+/*
+ * Two functions separate the slow runs perfectly: update_cache waits
+ * ~27 ms for a lock, compute ~7 ms in the runqueue. Both are named, the
+ * larger share first, each with its own factor.
+ */
+TEST(two_co_critical_functions_ranked_by_share)
+{
+	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
+					   {"/opt/app", "compute", false},
+					   {"/opt/app", "update_cache", false},
+					   {"/opt/app", "render", false}};
+	const char *path = synth__tmp("two.xlp");
+	struct rng r = {7};
+	uint8_t slow[80];
+	struct synth *s;
+	uint64_t t = 1000000000;
+	char err[4096];
+	struct json *j;
+	int e = synth__open(path, BASE_FEAT, 0, funcs, 4, &s);
+	double s1, s2;
+
+	pick(&r, slow, 80, 0.25);
+	for (int i = 0; i < 80 && !e; i++) {
+		struct node co = {.func = 1}, uc = {.func = 2}, re = {.func = 3}, top = {.func = 0};
+
+		co.self = cpu_ms(&r, 6, 0.05);
+		co.self.cpu_wait = slow[i] ? 7e6 * (1 + 0.1 * rng_n(&r)) : 50e3 * rng_u(&r);
+		uc.self = cpu_ms(&r, 1, 0.05);
+		uc.self.lock = slow[i] ? 27e6 * (1 + 0.1 * rng_n(&r)) : 30e3 * rng_u(&r);
+		re.self = cpu_ms(&r, 8, 0.05);
+		top.self = cpu_ms(&r, 0.2, 0.1);
+		top.kid[top.nkids++] = &co;
+		top.kid[top.nkids++] = &uc;
+		top.kid[top.nkids++] = &re;
+		e = emit_run(s, &top, t, &t);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "-");
+	CHECK(!strcmp(str(j, "status"), "ok"), "%s", str(j, "status"));
+	REQUIRE(json__len(json__get(j, "critical_functions")) == 2, "%zu: %s",
+		json__len(json__get(j, "critical_functions")), str(j, "verdict"));
+	CHECK(!strcmp(str(j, "critical_functions[0].function"), "update_cache"), "%s",
+	      str(j, "critical_functions[0].function"));
+	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "lock_wait"), "%s",
+	      str(j, "critical_functions[0].factors[0].factor"));
+	CHECK(!strcmp(str(j, "critical_functions[1].function"), "compute"), "%s",
+	      str(j, "critical_functions[1].function"));
+	CHECK(!strcmp(str(j, "critical_functions[1].factors[0].factor"), "cpu_wait"), "%s",
+	      str(j, "critical_functions[1].factors[0].factor"));
+	CHECK(json__num(json__get(j, "critical_functions[0].rank")) == 1, "-");
+	s1 = json__num(json__get(j, "critical_functions[0].share"));
+	s2 = json__num(json__get(j, "critical_functions[1].share"));
+	CHECK(s1 > 0.7 && s1 < 0.87 && s2 > 0.13 && s2 < 0.3, "shares %g %g", s1, s2);
+	CHECK(strstr(str(j, "verdict"), "update_cache") < strstr(str(j, "verdict"), "compute"),
+	      "the verdict leads with the larger share: %s", str(j, "verdict"));
+	json__free(j);
+}
+
+/*
+ * ExecutorRun > index_getnext_slot > smgrread > FileRead, every level with
+ * CPU work of its own and siblings; in a quarter of the runs FileRead waits
+ * 10 ms for the disk. Inclusive times of all four are correlated; the
+ * report names FileRead with the chain.
+ */
+TEST(nested_chain_names_the_deepest_function)
+{
+	const char *names[] = {"PortalRun", "ExecutorRun",  "index_getnext_slot", "smgrread",
+			       "FileRead",  "ExecEvalExpr", "heap_fetch"};
+	struct synth_func funcs[7];
+	const char *path = synth__tmp("chain.xlp");
+	const char *want[] = {"ExecutorRun", "index_getnext_slot", "smgrread", "FileRead"};
+	struct rng r = {99};
+	uint8_t slow[100];
+	struct synth *s;
+	uint64_t t = 1000000000;
+	char err[4096];
+	struct json *j;
+	int e;
+
+	for (int i = 0; i < 7; i++)
+		funcs[i] = (struct synth_func){"/usr/lib/postgresql/15/bin/postgres", names[i],
+					       i == 0};
+	e = synth__open(path, BASE_FEAT, 0, funcs, 7, &s);
+	pick(&r, slow, 100, 0.25);
+	for (int i = 0; i < 100 && !e; i++) {
+		struct node ex = {.func = 1}, ig = {.func = 2}, sm = {.func = 3}, fr = {.func = 4},
+			    ee = {.func = 5}, hf = {.func = 6}, top = {.func = 0};
+
+		fr.self = cpu_ms(&r, 0.05, 0.1);
+		fr.self.disk = slow[i] ? 10e6 * (1 + 0.2 * rng_n(&r)) : 0;
+		sm.self = cpu_ms(&r, 0.1, 0.1);
+		sm.kid[sm.nkids++] = &fr;
+		hf.self = cpu_ms(&r, 0.5, 0.2);
+		ig.self = cpu_ms(&r, 0.3, 0.1);
+		ig.kid[ig.nkids++] = &sm;
+		ig.kid[ig.nkids++] = &hf;
+		ee.self = cpu_ms(&r, 2, 0.2);
+		ex.self = cpu_ms(&r, 1, 0.1);
+		ex.kid[ex.nkids++] = &ig;
+		ex.kid[ex.nkids++] = &ee;
+		top.self = cpu_ms(&r, 0.3, 0.1);
+		top.kid[top.nkids++] = &ex;
+		e = emit_run(s, &top, t, &t);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "-");
+	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%zu: %s",
+		json__len(json__get(j, "critical_functions")), str(j, "verdict"));
+	CHECK(!strcmp(str(j, "critical_functions[0].function"), "FileRead"), "%s",
+	      str(j, "critical_functions[0].function"));
+	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
+	      str(j, "critical_functions[0].factors[0].factor"));
+	REQUIRE(json__len(json__get(j, "critical_functions[0].chain")) == 4, "chain of %zu",
+		json__len(json__get(j, "critical_functions[0].chain")));
+	for (size_t i = 0; i < 4; i++) {
+		const struct json *c = json__at(json__get(j, "critical_functions[0].chain"), i);
+
+		CHECK(!strcmp(json__str(json__get(c, "function")), want[i]), "chain[%zu] = %s", i,
+		      json__str(json__get(c, "function")));
+	}
+	CHECK(strstr(str(j, "verdict"), "FileRead > ") &&
+		      strstr(str(j, "verdict"), "ExecutorRun \u2192 index_getnext_slot \u2192 "
+						"smgrread \u2192 FileRead"),
+	      "%s", str(j, "verdict"));
+	json__free(j);
+	/* the text report shows the chain too */
+	{
+		static char out[1 << 16];
+
+		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), path, NULL), "-");
+		CHECK(strstr(out, "  chain: ExecutorRun \u2192 index_getnext_slot"), "%s", out);
+	}
+}
+
+/*
+ * Slow runs are those where band() takes ~5 ms; it takes ~1 ms in most
+ * fast runs and ~9 ms in a few: the tree needs two tests of band
+ * (> ~3 ms, <= ~7 ms), shown as one interval.
+ */
+TEST(tests_of_one_function_merge_into_an_interval)
+{
+	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
+					   {"/opt/app", "band", false}};
+	const char *path = synth__tmp("band.xlp");
+	struct rng r = {5};
+	struct synth *s;
+	uint64_t t = 1000000000;
+	char err[4096];
+	static char out[1 << 16];
+	struct json *j;
+	int e = synth__open(path, BASE_FEAT, 0, funcs, 2, &s);
+	const struct json *c;
+
+	for (int i = 0; i < 90 && !e; i++) {
+		struct node b = {.func = 1}, top = {.func = 0};
+		int kind = i % 9 < 4 ? 0 : i % 9 < 8 ? 1 : 2; /* 1 ms fast, 5 ms slow, 9 ms fast */
+
+		b.self = cpu_ms(&r, 1 + 4 * kind, 0.05);
+		top.self = cpu_ms(&r, kind == 1 ? 40 : 10, 0.02);
+		top.kid[top.nkids++] = &b;
+		e = emit_run(s, &top, t, &t);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "-");
+	REQUIRE(json__len(json__get(j, "preconditions")) >= 1, "%s", str(j, "verdict"));
+	REQUIRE(json__len(json__get(j, "preconditions[0].functions")) == 1,
+		"one merged test, not %zu", json__len(json__get(j, "preconditions[0].functions")));
+	c = json__get(j, "preconditions[0].functions[0]");
+	CHECK(!strcmp(json__str(json__get(c, "op")), "in"), "%s", json__str(json__get(c, "op")));
+	CHECK(json__num(json__get(c, "lo_ns")) > 1.1e6 && json__num(json__get(c, "lo_ns")) < 4.9e6,
+	      "lo %g", json__num(json__get(c, "lo_ns")));
+	CHECK(json__num(json__get(c, "hi_ns")) > 5.1e6 && json__num(json__get(c, "hi_ns")) < 8.9e6,
+	      "hi %g", json__num(json__get(c, "hi_ns")));
+	json__free(j);
+	CHECK(!synth__report(out, sizeof(out), err, sizeof(err), path, NULL), "-");
+	CHECK(strstr(out, " < band <= ") && !strstr(out, "band > 1") && !strstr(out, " AND "), "%s",
+	      out);
+}
+
+TEST_MAIN()
