@@ -111,8 +111,9 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	if (k < 2 || n - k < 2)
 		goto cleanup;
 	split = k - 1; /* the spacing y[k-1] .. y[k] */
-	out->lo = exp(y[split]);
-	out->hi = exp(y[k]);
+	/* values of 1 ns or less were taken as 1 ns: show them as they were, 0 */
+	out->lo = y[split] > 0 ? exp(y[split]) : 0;
+	out->hi = y[k] > 0 ? exp(y[k]) : 0;
 	gap = y[k] - y[split];
 	/*
 	 * Reference: the spacings next to the gap on the minority side. Under a

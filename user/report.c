@@ -29,7 +29,7 @@ static const char usage[] =
 	"one set of runs; functions are matched by symbol and binary file name.\n"
 	"\n"
 	"Output:\n"
-	"  --json              JSON (schema \"xlprobe-report/1\") instead of text\n"
+	"  --json              JSON (schema \"xlprobe-report/2\") instead of text\n"
 	"  -o, --output FILE   write the report to FILE instead of standard output\n"
 	"  --html FILE         also write a self-contained HTML page to FILE\n"
 	"\n"
@@ -40,8 +40,14 @@ static const char usage[] =
 	"                      between-class variance (Otsu)\n"
 	"  --min-slowdown F    with median + K sigma or auto, explain the slow runs only\n"
 	"                      when their median latency exceeds the fast runs' by the\n"
-	"                      fraction F (default 1: twice as slow); an explicit\n"
-	"                      --slow is trusted\n"
+	"                      fraction F (default 0: off; the evidence decides); an\n"
+	"                      explicit --slow is trusted\n"
+	"\n"
+	"What is accused (see README, The analysis):\n"
+	"  --evidence-alpha P  a function is accused only when its slow runs form a\n"
+	"                      distinct mode, come in bursts, or a resource grew out\n"
+	"                      of proportion, each test counting at p <= P\n"
+	"                      (default 0.001)\n"
 	"\n"
 	"Decision trees (both steps):\n"
 	"  --top-k K           candidates: union of every run's K longest functions\n"
@@ -86,6 +92,7 @@ enum {
 	OPT_GAP,
 	OPT_MINTIME,
 	OPT_MINSLOW,
+	OPT_EVALPHA,
 	OPT_EXCL,
 };
 
@@ -102,6 +109,7 @@ static const struct option longopts[] = {
 	{"min-gap", required_argument, NULL, OPT_GAP},
 	{"min-time", required_argument, NULL, OPT_MINTIME},
 	{"min-slowdown", required_argument, NULL, OPT_MINSLOW},
+	{"evidence-alpha", required_argument, NULL, OPT_EVALPHA},
 	{"exclusive", no_argument, NULL, OPT_EXCL},
 	{"help", no_argument, NULL, 'h'},
 	{0},
@@ -194,6 +202,8 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 		return parse_num("--min-time", arg, 0, 1, &a->sig_frac);
 	case OPT_MINSLOW:
 		return parse_num("--min-slowdown", arg, 0, 100, &a->min_slowdown);
+	case OPT_EVALPHA:
+		return parse_num("--evidence-alpha", arg, 0, 1, &a->alpha_evidence);
 	case OPT_EXCL:
 		o->exclusive = true;
 		return 0;
