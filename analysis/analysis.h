@@ -199,6 +199,7 @@ struct xa_result {
 	bool insignificant; /* XA_NO_PRECOND: below --min-slowdown, or no evidence */
 	double min_slowdown;
 	double alpha_evidence; /* a test counts at this p-value or below */
+	double excess_share;   /* evidence 3's bar (analysis_opts) */
 	struct label_rule rule;
 	struct label_summary lab;
 	uint8_t *slow;	   /* per run */

@@ -97,6 +97,7 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	r->rule = o->rule;
 	r->min_slowdown = o->min_slowdown;
 	r->alpha_evidence = o->alpha_evidence;
+	r->excess_share = o->excess_share;
 	r->features = dataset__features(ds);
 	ret = label_runs(ds, o, r);
 	ret = ret ? ret : xa_candidates(ds, o->top_k, r);

@@ -116,12 +116,13 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	out->hi = y[k] > 0 ? exp(y[k]) : 0;
 	gap = y[k] - y[split];
 	/*
-	 * Reference: the spacings next to the gap on the minority side. Under a
+	 * Reference: the spacings on the minority side of the gap. Under a
 	 * unimodal H0 that side is the tail, where the density falls away from
-	 * the split and spacings are at least as wide as at the split, so the
-	 * comparison is conservative; a tight group of slow runs is not.
+	 * the split and spacings are at least as wide as at the split, and
+	 * wider further out: the comparison is conservative, and every spacing
+	 * of that side adds power against a tight group of slow runs.
 	 */
-	w = n / 10 > 4 ? n / 10 : 4;
+	w = n / 2;
 	if (n - k <= k) {
 		lo = k;
 		hi = k + w < n - 1 ? k + w : n - 1;
@@ -143,8 +144,13 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	out->ratio = gap / mean;
 	/* gap / mean of c others is F(2, 2c) for i.i.d. exponential spacings */
 	p1 = pow(1 + out->ratio / c, -c);
-	/* any of the n - 1 spacings could have held the split: Sidak's correction */
-	out->p = -expm1((double)(n - 1) * log1p(-p1));
+	/*
+	 * A split with a minority side lies on one side of the median: Sidak's
+	 * correction for those n / 2 places (tools/gap-test-sim.py: with splits
+	 * placed as the tree places them, smooth samples of 40-300 runs reach
+	 * p <= 0.001 at most 0.05 % of the time; without it, up to 0.65 %).
+	 */
+	out->p = -expm1((double)((n + 1) / 2) * log1p(-p1));
 cleanup:
 	free(y);
 	return err;

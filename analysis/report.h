@@ -38,6 +38,8 @@ const char *report__p(double p, char *buf, size_t len);
  */
 const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
 			     size_t len);
+/* Not accused, but some test came near (p <= 0.05): more runs may settle it. */
+bool report__thin(const struct xa_result *r, const struct xa_evidence *e);
 /* "median + 1σ" etc. */
 const char *report__rule(const struct xa_result *r, char *buf, size_t len);
 

@@ -141,6 +141,13 @@ static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	*used += n > 0 ? (size_t)n : 0;
 }
 
+bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
+{
+	return !e->significant &&
+	       (e->mode_p <= 0.05 || e->runs_p <= 0.05 ||
+		(!isnan(e->res_excess) && e->res_excess >= r->excess_share && e->res_p <= 0.05));
+}
+
 const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
 			     size_t len)
 {
@@ -187,7 +194,9 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
 	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
 	    e->significant ? "a slowdown with a cause"
-			   : "no evidence of a cause: the natural tail of the workload",
+	    : report__thin(r, e)
+		    ? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
+		    : "no evidence of a cause: the natural tail of the workload",
 	    r->alpha_evidence);
 	return buf;
 }
