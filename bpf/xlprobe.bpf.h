@@ -139,9 +139,9 @@ static __always_inline void emit(void *rec, __u64 size)
 	/* only the record that crosses the threshold wakes the reader: one
 	 * wakeup (an IPI here) per cfg_rb_wakeup_bytes, not one per record
 	 * while the reader catches up */
-	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes ?
-			     BPF_RB_FORCE_WAKEUP :
-			     BPF_RB_NO_WAKEUP;
+	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes
+			     ? BPF_RB_FORCE_WAKEUP
+			     : BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_output(&rb, rec, size, flags))
 		stat_inc(XLP_S_RB_FULL);
