@@ -121,6 +121,14 @@ extern struct {
 	__type(value, __u32);
 } rq_owner SEC(".maps");
 
+/* launched pid -> its exec and exit times (record --repeat; bpf/sched.bpf.c) */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct xlp_launch_time);
+} launch_times SEC(".maps");
+
 static __always_inline void stat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
