@@ -379,9 +379,13 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 	int code;
 
 	for (;;) {
+		/* a launch's exit wakes us through its pidfd, so the next one
+		 * starts at once; without a pidfd, poll more often meanwhile */
+		int wake_fd = r->child ? launch__pidfd(r->child) : -1;
+		int timeout_ms = r->child && wake_fd < 0 ? 5 : 100;
 		uint64_t now;
 
-		if (session__poll(r->sess, 100) < 0 || stop_signal)
+		if (session__poll(r->sess, wake_fd, timeout_ms) < 0 || stop_signal)
 			return XLP_STOP_SIGNAL;
 		if (r->write_err)
 			return XLP_STOP_ERROR;
@@ -414,7 +418,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	/* the recording ends now: totals of live threads first, then the
 	 * launched command (if any) is stopped; what its exit produces is not
 	 * part of the recording */
-	session__poll(r->sess, 0);
+	session__poll(r->sess, -1, 0);
 	session__emit_live(r->sess, xlp_now_ns());
 	session__stats(r->sess, f.stat);
 	r->ended = true;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,12 +449,15 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 	return 0;
 }
 
-int session__poll(struct session *s, int timeout_ms)
+int session__poll(struct session *s, int wake_fd, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	/* the ring buffer's own epoll fd is readable when a program wakes us */
+	struct pollfd fds[2] = {{.fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN},
+				{.fd = wake_fd, .events = POLLIN}};
+	int n = poll(fds, wake_fd >= 0 ? 2 : 1, timeout_ms);
 
-	if (n < 0 && n != -EINTR)
-		return n;
+	if (n < 0 && errno != EINTR)
+		return -errno;
 	/* the programs skip wakeups for small batches: drain what is there */
 	n = ring_buffer__consume(s->rb);
 	return n < 0 && n != -EINTR ? n : 0;

@@ -52,8 +52,12 @@ int session__follow_children(struct session *s);
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);
 
-/* Drains the ring buffer, waiting up to timeout_ms for data. */
-int session__poll(struct session *s, int timeout_ms);
+/*
+ * Drains the ring buffer, waiting up to timeout_ms for the programs to wake
+ * us or for wake_fd (-1: none) to become readable, e.g. a launched
+ * command's pidfd, so that its exit is noticed at once.
+ */
+int session__poll(struct session *s, int wake_fd, int timeout_ms);
 
 /*
  * record --repeat: have the kernel time the launched pid's first exec and
