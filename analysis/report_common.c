@@ -47,6 +47,10 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		{"sched_missed",
 		 "scheduler events the kernel did not deliver (times recovered from its counters)",
 		 d->stat[XLP_S_SCHED_MISSED]},
+		{"launch_untimed",
+		 "launches timed by xlprobe, not the kernel (exec or exit event missing): their "
+		 "latency is less exact",
+		 d->stat[XLP_S_LAUNCH_UNTIMED]},
 		{"lost_by_reader", "records the recorder could not store", d->lost_by_reader},
 		{"bad_chunks", "damaged chunks skipped while reading", d->bad_chunks},
 	};

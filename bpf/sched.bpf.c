@@ -2,7 +2,8 @@
 /*
  * Per-thread time accounting from scheduler tracepoints: on-CPU, runqueue
  * wait, interruptible / uninterruptible sleep, switch counts, migrations;
- * thread and process lifetime (fork follows children, exit emits totals).
+ * thread and process lifetime (fork follows children, exit emits totals);
+ * the exec and exit times of launched commands.
  *
  * State machine per traced thread (enum xlp_tstate):
  *   RUNNING  --switch-out, preempted or still TASK_RUNNING-->  RUNNABLE
@@ -286,6 +287,52 @@ static __always_inline void emit_proc_exit(struct xlp_thread *t, struct task_str
 	emit(&rec, sizeof(rec));
 }
 
+/*
+ * record --repeat: the life of each launched command, its run's latency
+ * (struct xlp_launch_rec), from the kernel rather than from the recorder's
+ * poll loop. User space adds the pid to launch_times before it releases the
+ * held child, and reads the entry after reaping it; the entry does not
+ * depend on the thread table, so a full table does not lose the times.
+ *
+ * Start: the command's first exec, once the kernel has loaded its image;
+ * its first instruction (the dynamic loader) comes next. Before that the
+ * child is xlprobe's: waiting to be released, then execvp's PATH search,
+ * whose delay depends on how soon the recorder gets a CPU, not on the
+ * command. Later execs (sh -c, env, nice handing over to the real program)
+ * are part of the command, as they are of what `time` shows.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(xlp_sched_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tgid = p->tgid;
+	struct xlp_launch_time *lt = bpf_map_lookup_elem(&launch_times, &tgid);
+
+	if (lt && !lt->exec_ns)
+		lt->exec_ns = now;
+	return 0;
+}
+
+/*
+ * End: the exit of the command's last thread, not of its leader. wait4(),
+ * hence `time` and a shell's prompt, return only once the whole thread
+ * group is gone, and a leader that calls pthread_exit() leaves long before
+ * its other threads. Threads dying together (exit_group) may each see
+ * signal->live at 0; the last one to pass here writes last, microseconds
+ * apart. Since v6.16 the tracepoint fires before exit_mm(): unmapping the
+ * address space, closing files and notifying the parent follow, which take
+ * microseconds for a small command (a large heap takes longer, and `time`
+ * would count it).
+ */
+static __always_inline void launch_exit(struct task_struct *p, __u64 now)
+{
+	__u32 tgid = p->tgid;
+	struct xlp_launch_time *lt = bpf_map_lookup_elem(&launch_times, &tgid);
+
+	if (lt && xlp_group_dead(p))
+		lt->exit_ns = now;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 {
@@ -293,6 +340,7 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 	struct xlp_thread *t = thread_get(tid);
 	__u64 now = bpf_ktime_get_ns();
 
+	launch_exit(p, now);
 	if (!t)
 		return 0;
 	thread_account(t, proc_get(t), now);

@@ -94,4 +94,11 @@ struct {
 	__type(value, __u32);
 } rq_owner SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct xlp_launch_time);
+} launch_times SEC(".maps");
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

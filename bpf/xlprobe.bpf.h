@@ -121,6 +121,14 @@ extern struct {
 	__type(value, __u32);
 } rq_owner SEC(".maps");
 
+/* launched pid -> its exec and exit times (record --repeat; bpf/sched.bpf.c) */
+extern struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct xlp_launch_time);
+} launch_times SEC(".maps");
+
 static __always_inline void stat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
@@ -139,9 +147,9 @@ static __always_inline void emit(void *rec, __u64 size)
 	/* only the record that crosses the threshold wakes the reader: one
 	 * wakeup (an IPI here) per cfg_rb_wakeup_bytes, not one per record
 	 * while the reader catches up */
-	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes ?
-			     BPF_RB_FORCE_WAKEUP :
-			     BPF_RB_NO_WAKEUP;
+	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes
+			     ? BPF_RB_FORCE_WAKEUP
+			     : BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_output(&rb, rec, size, flags))
 		stat_inc(XLP_S_RB_FULL);

@@ -74,7 +74,9 @@ enum xlp_stat {
 	XLP_S_UNKNOWN_STATE,  /* switch-in of a thread whose prior state was unknown */
 	XLP_S_UNFINISHED,     /* calls still open when their thread exited */
 	XLP_S_SCHED_MISSED,   /* scheduler events the programs did not see: recovered */
-	XLP_S_RESERVED3,
+	/* launches whose exec or exit the kernel did not time (counted by the
+	 * recorder, not BPF): their start or end is xlprobe's own, less exact */
+	XLP_S_LAUNCH_UNTIMED,
 	XLP_NR_STAT,
 };
 
@@ -155,15 +157,36 @@ struct xlp_proc_rec {
 	__u64 tot[XLP_NR_CTR];
 };
 
+/*
+ * struct xlp_launch_rec.flags: which end the kernel timed. A clear bit
+ * means the recorder's clock stood in (event missing), as in every launch
+ * recorded before these flags existed (the field was padding, always 0).
+ */
+#define XLP_LAUNCH_EXEC_TIME (1u << 0) /* start_ns: sched_process_exec */
+#define XLP_LAUNCH_EXIT_TIME (1u << 1) /* end_ns: exit of its last thread */
+
 /* One launch of the command (record --repeat N): one run. */
 struct xlp_launch_rec {
 	struct xlp_hdr h;
 	__u32 run; /* 0-based launch index */
 	__u32 pid;
 	__s32 exit_code; /* wait status decoded: >= 0 exit code, < 0 -signal */
-	__u32 __pad;
-	__u64 start_ns; /* CLOCK_MONOTONIC, released after attach */
-	__u64 end_ns;	/* reaped */
+	__u32 flags;	 /* XLP_LAUNCH_* */
+	/* CLOCK_MONOTONIC. From the kernel: the command's first exec and the
+	 * exit of its last thread (bpf/sched.bpf.c). Without the flag: when
+	 * xlprobe released it / when it noticed the exit. */
+	__u64 start_ns;
+	__u64 end_ns;
+};
+
+/*
+ * Value of the "launch_times" map, keyed by the launched pid (user space
+ * adds the key before releasing the command, reads and deletes it after
+ * reaping). 0 = not seen.
+ */
+struct xlp_launch_time {
+	__u64 exec_ns;
+	__u64 exit_ns;
 };
 
 struct xlp_stats_rec {

@@ -43,6 +43,8 @@ static const char usage[] =
 	"BPF-side statistics:\n"
 	"  rb_full stack_overflow stack_mismatch min_dur threads_full procs_full\n"
 	"  sched_events calls unknown_state unfinished sched_missed\n"
+	"  launch_untimed (counted by the recorder: launches whose exec or exit\n"
+	"  the kernel did not time)\n"
 	"\n"
 	"A truncated file (the recorder was killed, or the disk filled up) is\n"
 	"dumped up to its last whole chunk. A damaged chunk is skipped and the\n"
@@ -92,11 +94,12 @@ static const char *const stat_names[XLP_NR_STAT] = {
 	[XLP_S_UNKNOWN_STATE] = "unknown_state",
 	[XLP_S_UNFINISHED] = "unfinished",
 	[XLP_S_SCHED_MISSED] = "sched_missed",
+	[XLP_S_LAUNCH_UNTIMED] = "launch_untimed",
 };
 
 /* Reserved slots have no name: shown as ctrN / statN, and only when set. */
 #define NAMED_CTRS (XLP_C_BINDER_TXN + 1)
-#define NAMED_STATS (XLP_S_SCHED_MISSED + 1)
+#define NAMED_STATS (XLP_S_LAUNCH_UNTIMED + 1)
 
 struct flag_name {
 	uint32_t bit;
@@ -117,6 +120,11 @@ static const struct flag_name func_flag_names[] = {
 static const struct flag_name call_flag_names[] = {
 	{XLP_CALL_INTERACTION, "interaction"},
 	{XLP_CALL_IPC_PEER, "ipc_peer"},
+};
+
+static const struct flag_name launch_flag_names[] = {
+	{XLP_LAUNCH_EXEC_TIME, "exec_time"},
+	{XLP_LAUNCH_EXIT_TIME, "exit_time"},
 };
 
 static const struct flag_name thread_flag_names[] = {
@@ -388,6 +396,7 @@ static void rec_launch(const struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "run", r->run);
 	field_u64(d, "pid", r->pid);
 	field_s64(d, "exit_code", r->exit_code);
+	field_flags(d, "flags", r->flags, launch_flag_names, ARRAY_SIZE(launch_flag_names));
 	field_u64(d, "start_ns", r->start_ns);
 	field_u64(d, "end_ns", r->end_ns);
 }

@@ -14,6 +14,9 @@ struct launch;
 /* Forks; the child waits. Negative errno on failure. */
 int launch__fork(char *const argv[], struct launch **out);
 pid_t launch__pid(const struct launch *l);
+/* A pidfd of the child, readable (POLLIN) once it has exited, to wake a
+ * poll loop at once; -1 where the kernel has no pidfd_open. */
+int launch__pidfd(const struct launch *l);
 /* Lets the child exec. Returns negative errno, with a one-line reason in
  * err, when exec failed (e.g. no such command). */
 int launch__release(struct launch *l, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,10 @@ static const struct opt_prog optional_progs[] = {
 	 {"sys_exit"},
 	 XLP_FEAT_SYSCALLS,
 	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
+	{"xlp_sched_exec",
+	 {"sched_process_exec"},
+	 0,
+	 "sched_process_exec absent: launches start when xlprobe releases them, not at exec"},
 	{"xlp_irq_entry", {"irq_handler_entry"}, 0, "irq tracepoints absent: wakers less precise"},
 	{"xlp_irq_exit", {"irq_handler_exit"}, 0, "irq tracepoints absent: wakers less precise"},
 	{"xlp_softirq_entry", {"softirq_entry"}, 0, "softirq tracepoints absent"},
@@ -444,15 +449,43 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 	return 0;
 }
 
-int session__poll(struct session *s, int timeout_ms)
+int session__poll(struct session *s, int wake_fd, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	/* the ring buffer's own epoll fd is readable when a program wakes us */
+	struct pollfd fds[2] = {{.fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN},
+				{.fd = wake_fd, .events = POLLIN}};
+	int n = poll(fds, wake_fd >= 0 ? 2 : 1, timeout_ms);
 
-	if (n < 0 && n != -EINTR)
-		return n;
+	if (n < 0 && errno != EINTR)
+		return -errno;
 	/* the programs skip wakeups for small batches: drain what is there */
 	n = ring_buffer__consume(s->rb);
 	return n < 0 && n != -EINTR ? n : 0;
+}
+
+int session__watch_launch(struct session *s, pid_t pid)
+{
+	struct xlp_launch_time lt = {};
+	uint32_t key = (uint32_t)pid;
+
+	/* BPF_ANY: a stale entry of a reused pid starts over */
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.launch_times), &key, &lt, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint64_t *exit_ns)
+{
+	int fd = bpf_map__fd(s->skel->maps.launch_times), err = 0;
+	struct xlp_launch_time lt = {};
+	uint32_t key = (uint32_t)pid;
+
+	if (bpf_map_lookup_elem(fd, &key, &lt))
+		err = -errno;
+	bpf_map_delete_elem(fd, &key);
+	*exec_ns = lt.exec_ns;
+	*exit_ns = lt.exit_ns;
+	return err;
 }
 
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])

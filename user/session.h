@@ -52,8 +52,24 @@ int session__follow_children(struct session *s);
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);
 
-/* Drains the ring buffer, waiting up to timeout_ms for data. */
-int session__poll(struct session *s, int timeout_ms);
+/*
+ * Drains the ring buffer, waiting up to timeout_ms for the programs to wake
+ * us or for wake_fd (-1: none) to become readable, e.g. a launched
+ * command's pidfd, so that its exit is noticed at once.
+ */
+int session__poll(struct session *s, int wake_fd, int timeout_ms);
+
+/*
+ * record --repeat: have the kernel time the launched pid's first exec and
+ * the exit of its last thread (bpf/sched.bpf.c). Call before releasing it.
+ */
+int session__watch_launch(struct session *s, pid_t pid);
+/*
+ * After the pid was reaped: its times (CLOCK_MONOTONIC ns; 0 for an event
+ * the kernel did not report), and forgets the pid. Negative errno (times
+ * 0) when the pid was never watched.
+ */
+int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint64_t *exit_ns);
 
 /* BPF-side counters (enum xlp_stat) summed over CPUs. */
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);

@@ -1069,7 +1069,7 @@ TEST(dump_text_complete)
 	CHECK(strstr(out, "stop_reason=signal lost_by_reader=13\nstats: rb_full=1 "
 			  "stack_overflow=2 stack_mismatch=3 min_dur=4 threads_full=5 "
 			  "procs_full=6 sched_events=7 calls=8 unknown_state=9 unfinished=10 "
-			  "sched_missed=11 stat11=12\n"));
+			  "sched_missed=11 launch_untimed=12\n"));
 	CHECK(strstr(out, "status: complete: 7000 records read from"));
 	free(out);
 	free(err);
@@ -1095,7 +1095,7 @@ TEST(dump_text_record_lines)
 	c.incl[XLP_C_LOCK] = 7;
 	c.incl[XLP_C_BINDER_TXN] = 1;
 	c.excl[XLP_C_WALL] = 3;
-	l = (struct xlp_launch_rec){l.h, 2, 99, -9, 0, 1000, 2000};
+	l = (struct xlp_launch_rec){l.h, 2, 99, -9, XLP_LAUNCH_EXIT_TIME, 1000, 2000};
 	t.pid = 5;
 	t.tid = 6;
 	t.flags = XLP_THREAD_EXITED | XLP_THREAD_PARTIAL;
@@ -1111,7 +1111,9 @@ TEST(dump_text_record_lines)
 			  "ipc_peer_comm=\"binder:7_2\" incl[wall=5 lock=7 binder_txn=1] "
 			  "excl[wall=3]\n"),
 	      "%s", out);
-	CHECK(strstr(out, "\nlaunch cpu=1 run=2 pid=99 exit_code=-9 start_ns=1000 end_ns=2000\n"));
+	CHECK(strstr(out, "\nlaunch cpu=1 run=2 pid=99 exit_code=-9 flags=exit_time start_ns=1000 "
+			  "end_ns=2000\n"),
+	      "%s", out);
 	CHECK(strstr(out, "\nthread cpu=3 pid=5 tid=6 flags=exited|partial first_ns=0 last_ns=0 "
 			  "comm=\"0123456789abcdef\" tot[]\n"));
 	CHECK(strstr(out, "footer: none\nstatus: truncated: 3 records read from 1 chunks"));
