@@ -44,30 +44,31 @@ static int cmp_order(const void *a, const void *b)
 int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		struct xa_critical *c)
 {
-	size_t n = dataset__nruns(ds), nran = 0;
-	double *t = malloc(n * sizeof(*t) + 1), *ran = malloc(n * sizeof(*ran) + 1);
+	size_t n = dataset__nruns(ds);
+	double *t = malloc(n * sizeof(*t) + 1);
 	double *lat = malloc(n * sizeof(*lat) + 1);
 	uint8_t *seq = malloc(n + 1);
 	struct order *ord = malloc(n * sizeof(*ord) + 1);
 	struct xa_evidence *e = &c->ev;
 	int err = -ENOMEM;
 
-	if (!t || !ran || !lat || !seq || !ord)
+	if (!t || !lat || !seq || !ord)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_run *run = dataset__run(ds, i);
 
 		t[i] = (double)dataset__time(ds, i, c->func);
 		lat[i] = run->latency_ns;
-		if (dataset__ncalls(ds, i, c->func))
-			ran[nran++] = t[i];
 		ord[i] = (struct order){.file = run->file, .start = run->start_ns, .run = i};
 	}
 	e->latency_gap = xa_added(lat, r->slow, n);
 	e->added = xa_added(t, r->slow, n);
 	e->share = e->latency_gap > 0 ? e->added / e->latency_gap : NAN;
-	/* 1. distinct mode, over the runs that called the function */
-	err = ev__gap_test(ran, nran, c->threshold_ns, &e->gap);
+	/*
+	 * 1. distinct mode, over every run: a function that runs only in the
+	 * slow runs (a lock wait's ProcSleep) has its fast mode at zero
+	 */
+	err = ev__gap_test(t, n, c->threshold_ns, &e->gap);
 	if (err)
 		goto cleanup;
 	e->mode_p = 2 * fmin(c->gt ? e->gap.p : 1, e->res_gap.p);
@@ -89,7 +90,6 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	err = 0;
 cleanup:
 	free(t);
-	free(ran);
 	free(lat);
 	free(seq);
 	free(ord);
