@@ -159,6 +159,7 @@ struct xa_critical {
 	double chain_added[XA_MAX_CHAIN]; /* added time of each under the first */
 	size_t nchain;
 	bool surrogate; /* found as a surrogate of another split, not by the tree */
+	uint32_t ran;	/* runs that called it (step 2 samples every run) */
 	struct xa_step2 s2;
 	struct xa_peer peer; /* most frequent IPC waker in slow samples */
 	struct xa_evidence ev;

@@ -229,8 +229,8 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		fputs(" (", f);
 		esc(f, dataset__func(ds, c->func)->binary);
 		fprintf(f, "): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
-			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)),
-			c->s2.samples, c->s2.nslow);
+			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
+			c->s2.nslow);
 		if (c->nchain > 1) {
 			fputs("<p>Chain: ", f);
 			esc(f, report__chain(ds, c, chain, sizeof(chain)));

@@ -243,7 +243,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	}
 	jsonw__end_arr(w);
 	evidence(w, &c->ev);
-	jsonw__uint(w, "samples", c->s2.samples);
+	jsonw__uint(w, "samples", c->ran);
 	jsonw__uint(w, "slow_samples", c->s2.nslow);
 	factors(w, &c->s2);
 	if (c->peer.found) {

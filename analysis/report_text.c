@@ -143,8 +143,8 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 			"\nCritical function #%zu %s (%s): slow when %s %s; %u runs ran it, %u "
 			"slow (step 2, PerfProbe IV-C)\n",
 			rank, fn->symbol, fn->binary,
-			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)),
-			c->s2.samples, c->s2.nslow);
+			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
+			c->s2.nslow);
 	else
 		fprintf(f, "\nNot accused: %s (%s) > %s\n", fn->symbol, fn->binary,
 			report__dur(c->threshold_ns, t, sizeof(t)));

@@ -177,15 +177,20 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	err = s2_alloc(&b, nr);
 	if (err)
 		goto cleanup;
-	for (size_t run = 0; run < nr; run++)
-		n += resources__get(res, k, run)->ncalls > 0;
-	for (size_t run = 0, i = 0; run < nr; run++) {
+	/*
+	 * Every run is a sample: one where the function did not run used 0 ns
+	 * of everything, as in step 1 (a lock wait's ProcSleep runs only in
+	 * the slow runs; its fast samples are those zeros).
+	 */
+	n = nr;
+	c->ran = 0;
+	for (size_t run = 0; run < nr; run++) {
 		const struct ds_res *x = resources__get(res, k, run);
 		double t = (double)dataset__time(ds, run, c->func);
 
-		if (x->ncalls)
-			s2_set(&b, n, i++, x->ctr, t,
-			       c->gt ? t > c->threshold_ns : t <= c->threshold_ns, run);
+		c->ran += x->ncalls > 0;
+		s2_set(&b, n, run, x->ctr, t, c->gt ? t > c->threshold_ns : t <= c->threshold_ns,
+		       run);
 	}
 	b.in = (struct xa_s2_input){.n = n,
 				    .x = b.x,
