@@ -96,6 +96,7 @@ struct xa_factor {
 	uint32_t slow_hits, fast_hits; /* slow / fast samples on the slow side */
 	uint32_t nslow, nfast;
 	bool from_freq_check; /* cpu_run replaced by cpu_freq: same cycles, slower CPU */
+	double share;	      /* its part of the added time (time factors; NAN otherwise) */
 };
 
 /* Step 2 (or the baseline): a tree on resource features. */

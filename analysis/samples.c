@@ -114,6 +114,46 @@ static double class_mean(const double *v, const uint8_t *slow, size_t n, int wan
  * samples by a Mann-Whitney test. A lower clock (the frequency check) is
  * evidence by itself when the frequency is lower by the same test.
  */
+/* The largest part of the added time first; a lower clock (it replaced cpu_run) leads. */
+static int cmp_factor(const void *a, const void *b)
+{
+	const struct xa_factor *x = a, *y = b;
+	double sx = x->feat == XA_CPU_FREQ ? INFINITY : isnan(x->share) ? -INFINITY : x->share;
+	double sy = y->feat == XA_CPU_FREQ ? INFINITY : isnan(y->share) ? -INFINITY : y->share;
+
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return (int)x->feat - (int)y->feat;
+}
+
+/*
+ * Each factor's part of the function's added time; a time factor whose
+ * growth holds less than factor_share of it does not explain the slowdown
+ * (the tree's check saw its level, and cpu_run's level is high whether or
+ * not it grew); the rest ordered by their part.
+ */
+static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
+			 const struct analysis_opts *o)
+{
+	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
+	size_t kept = 0;
+
+	for (size_t k = 0; k < s->nfactors; k++) {
+		struct xa_factor *f = &s->factors[k];
+		const double *v = b->x + f->feat * n;
+
+		f->share = xa_feat_is_time(f->feat) && add > 0
+				   ? (class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0)) /
+					     add
+				   : NAN;
+	}
+	for (size_t k = 0; k < s->nfactors; k++)
+		if (isnan(s->factors[k].share) || s->factors[k].share >= o->factor_share)
+			s->factors[kept++] = s->factors[k];
+	s->nfactors = kept;
+	qsort(s->factors, s->nfactors, sizeof(*s->factors), cmp_factor);
+}
+
 static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
 			      const struct analysis_opts *o, struct xa_evidence *e)
 {
@@ -200,8 +240,10 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 				    .features = r->features,
 				    .time_ref = median_of(b.time, n)};
 	err = xa_step2_fit(&b.in, o, &c->s2);
-	if (!err)
+	if (!err) {
+		rank_factors(&b, n, &c->s2, o);
 		resource_evidence(&b, n, &c->s2, o, &c->ev);
+	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)
 			pick_peer(res, k, &b, n, nr, &c->peer);
