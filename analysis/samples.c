@@ -133,7 +133,7 @@ static int cmp_factor(const void *a, const void *b)
  * not it grew); the rest ordered by their part.
  */
 static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
-			 const struct analysis_opts *o)
+			 const struct analysis_opts *o, bool reorder)
 {
 	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
 	size_t kept = 0;
@@ -147,6 +147,8 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 					     add
 				   : NAN;
 	}
+	if (!reorder)
+		return;
 	for (size_t k = 0; k < s->nfactors; k++)
 		if (isnan(s->factors[k].share) || s->factors[k].share >= o->factor_share)
 			s->factors[kept++] = s->factors[k];
@@ -241,7 +243,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 				    .time_ref = median_of(b.time, n)};
 	err = xa_step2_fit(&b.in, o, &c->s2);
 	if (!err) {
-		rank_factors(&b, n, &c->s2, o);
+		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, &c->ev);
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
@@ -280,6 +282,9 @@ int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct 
 				    .features = r->features,
 				    .time_ref = r->lab.median_ns};
 	err = xa_step2_fit(&b.in, o, &r->base);
+	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
+	if (!err)
+		rank_factors(&b, n, &r->base, o, false);
 	for (size_t i = 0; !err && r->base.nfactors && i < r->ncrit; i++)
 		for (size_t j = 0; j < r->crit[i].s2.nfactors; j++)
 			r->agrees |= r->crit[i].s2.factors[j].feat == r->base.factors[0].feat;
