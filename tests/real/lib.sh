@@ -39,14 +39,27 @@ _run_undo() {
 	_undo=()
 }
 
-# scenario NAME FUNC: FUNC NAME in a subshell that cleans up after itself.
+# scenario NAME FUNC: FUNC NAME in a subshell that cleans up after itself,
+# also when this script is interrupted (INT, TERM): the subshell then gets
+# TERM, stops what it waits for and undoes what it set up.
 scenario() {
+	local pid rc
 	(
 		SCENARIO=$1 SCORED=0
 		trap _run_undo EXIT
-		trap 'exit 130' INT TERM
+		trap 'exit 143' TERM
 		"$2" "$1"
-	)
+	) &
+	pid=$!
+	trap 'kill -TERM $pid 2>/dev/null; INTERRUPTED=1' INT TERM
+	while :; do
+		wait "$pid"
+		rc=$?
+		kill -0 "$pid" 2>/dev/null || break # wait also returns when a trap ran
+	done
+	trap - INT TERM
+	[ -z "${INTERRUPTED:-}" ] || exit 130
+	return "$rc"
 }
 
 # need NAME THING...: each THING is a command or an absolute path; fails
@@ -116,7 +129,8 @@ pgbench_start() {
 	PGBENCH=$!
 	undo pgbench_stop
 	for ((i = 0; i < 100; i++)); do
-		BACKEND=$(pg_sql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'")
+		# query_start: pgbench's first connection, which only checks the server, runs no query
+		BACKEND=$(pg_sql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND query_start IS NOT NULL")
 		case $BACKEND in '' | *[!0-9]*) ;; *) return 0 ;; esac
 		kill -0 "$PGBENCH" 2>/dev/null || break
 		sleep 0.1
@@ -174,10 +188,23 @@ record() {
 	shift
 	# shellcheck disable=SC2016 # $1 is the inner shell's
 	[ -n "${RECORD_CG:-}" ] && join=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$RECORD_CG")
-	if ! timeout -k 5 180 "${join[@]}" "$XL" record -o "$trace" "$@" >"$trace.out" 2>"$trace.err"; then
+	# in the background: a TERM to the scenario stops it at once (stop_recording)
+	timeout -k 5 180 "${join[@]}" "$XL" record -o "$trace" "$@" >"$trace.out" 2>"$trace.err" &
+	RECORDING=$!
+	undo stop_recording
+	if ! wait "$RECORDING"; then
+		RECORDING=
 		note "xlprobe record failed: $(grep -v '^xlprobe: warning' "$trace.err" | tail -n 3)"
 		return 1
 	fi
+	RECORDING=
+}
+
+stop_recording() {
+	[ -n "${RECORDING:-}" ] || return 0
+	kill -TERM "$RECORDING"
+	wait "$RECORDING"
+	RECORDING=
 }
 
 # report TRACE: the JSON report in TRACE.json and the ground truth (per
