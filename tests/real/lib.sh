@@ -158,6 +158,13 @@ cgroup() {
 	undo cgroup_remove "$CG"
 }
 
+# cpu_cgroup: a cpu cgroup ($CG) weighing ten times the default (cpu.shares):
+# the rest of the machine, in the root group and its autogroups, then takes
+# less of the CPU from what the scenario runs in it (hogs included).
+cpu_cgroup() {
+	cgroup cpu && echo 10240 >"$CG/cpu.shares"
+}
+
 cgroup_remove() {
 	local pid
 	while read -r pid; do
