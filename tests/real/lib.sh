@@ -21,7 +21,7 @@ pass() { echo "PASS $1"; }
 fail() {
 	echo "FAIL $1: $2"
 	if [ -n "${XLP_SCORECARD:-}" ] && [ "$1" = "${SCENARIO:-}" ] && [ "${SCORED:-1}" = 0 ]; then
-		printf 'SCORE %-11s %-30s expected: %-44s found: %-44s %s\n' "$1" "-" \
+		printf 'SCORE %-11s %-36s expected: %-44s found: %-44s %s\n' "$1" "-" \
 			"$(expected "$1" | awk '{ print ($1 == "-" ? "no accusation" : $1 "/" $2) }')" "($2)" FAIL
 		SCORED=1
 	fi
@@ -94,7 +94,9 @@ workdir() {
 # other libpq variables for psql and pgbench; stopped by undo.
 pg_start() {
 	local o opts
-	export PGHOST=$W/pg PGPORT=5432 PGUSER=postgres PGDATABASE=postgres
+	# the port only names the socket file (no TCP); not 5432, which Debian's
+	# default cluster uses
+	export PGHOST=$W/pg PGPORT=54329 PGUSER=postgres PGDATABASE=postgres
 	mkdir "$PGHOST" && chown postgres: "$PGHOST" || return 1
 	runuser -u postgres -- "$PGBIN/initdb" -D "$PGHOST/data" -A trust -U postgres -N \
 		>"$W/initdb.log" 2>&1 || { note "initdb: $(tail -n 3 "$W/initdb.log")"; return 1; }
@@ -288,13 +290,13 @@ check() {
 		why="no report"
 	fi
 	[ -n "$why" ] && ok=0
-	if [ $ok = 1 ]; then pass "$name"; else fail "$name" "$why"; fi
 	SCORED=1
+	if [ $ok = 1 ]; then pass "$name"; else fail "$name" "$why"; fi
 	if [ -n "${XLP_SCORECARD:-}" ]; then
 		local verdict=PASS
 		[ $ok = 1 ] || verdict=FAIL
 		[ "${TRUTH_OK:-0}" = 1 ] || verdict="FAIL (ground truth)"
-		printf 'SCORE %-11s %-30s expected: %-44s found: %-44s %s\n' "$name" "${TRUTH:-no trace}" \
+		printf 'SCORE %-11s %-36s expected: %-44s found: %-44s %s\n' "$name" "${TRUTH:-no trace}" \
 			"$want" "$found" "$verdict"
 	fi
 	[ $ok = 1 ]
