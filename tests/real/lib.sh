@@ -229,42 +229,49 @@ report() {
 
 ms() { awk -v ns="$1" 'BEGIN { if (ns == "" || ns == "null" || ns == "-") print "-"; else if (ns >= 1e6) printf "%.1f ms", ns / 1e6; else printf "%.0f us", ns / 1e3 }'; }
 
-# truth NAME TRACE RESOURCE MIN_NS LOW HIGH: the runs where RESOURCE (a
-# counter of the dump: disk, ipc, cpu_wait...) reached MIN_NS are the
-# perturbed ones; they must be LOW..HIGH % of the runs and, when LOW > 0,
-# at least 1.3 times slower (medians). Prints what was measured, and the
-# share of the added time spent in each marked function (the drill-down).
+# truth NAME TRACE RESOURCE MIN_NS: the ground truth. The perturbed runs are
+# those that began right after a mark (bin/mark, in $XLP_MARKS: set it in
+# the perturbed scenarios, not in their twins). A perturbed scenario must
+# have 15..35 % of its runs perturbed (one in four by design), those at
+# least 1.3 times slower (medians), and xlprobe must show RESOURCE (a
+# counter of the dump: disk, ipc, cpu_wait...) >= MIN_NS in 80 % of them.
+# Prints what was measured, and the share of the added time spent in each
+# marked function (the drill-down). Sets TRUTH (short) and TRUTH_OK.
 truth() {
-	local name=$1 t=$2.truth s
-	s=$(jq -r --arg res "$3" --argjson min "$4" -f "$REAL/summary.jq" "$t") || {
-		fail "${name}_truth" "no ground truth"
-		return 1
-	}
-	# runs perturbed pct lat_perturbed lat_other added...
-	# shellcheck disable=SC2086 # split into fields
-	set -- "$name" "$3" "$4" "$5" "$6" $s
-	local runs=$6 k=$7 pct=$8 lp=$9 lo=${10} ratio=${11} what
-	what="$runs runs, $k ($pct %) with $2 >= $(ms "$3"): median $(ms "$lp") vs $(ms "$lo")"
-	TRUTH="$pct % of $runs runs perturbed"
-	if [ "$ratio" != "-" ]; then
-		what="$what (x$ratio)"
-		TRUTH="$TRUTH, x$ratio"
-	fi
-	note "$name ground truth: $what"
-	TRUTH_OK=0
-	[ "$#" -gt 11 ] && note "$name added time per function: ${*:12}"
-	if [ "$runs" -lt 20 ]; then
-		fail "${name}_truth" "only $runs runs recorded"
-	elif ! awk -v p="$pct" -v lo="$4" -v hi="$5" 'BEGIN { exit !(p >= lo && p <= hi) }'; then
-		fail "${name}_truth" "$pct % of the runs with $2 >= $(ms "$3"), expected $4..$5 %"
-	elif [ "$4" != 0 ] && ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
-		fail "${name}_truth" "perturbed runs only x$ratio slower"
+	local name=$1 res=$3 min=$4 marks='[]' s why=""
+	TRUTH_OK=0 TRUTH="no ground truth"
+	[ -n "${XLP_MARKS:-}" ] && [ -s "$XLP_MARKS" ] && marks=$(jq -s -c . "$XLP_MARKS")
+	s=$(jq -r --arg res "$res" --argjson min "$min" --argjson marks "$marks" \
+		-f "$REAL/summary.jq" "$2.truth") || { fail "${name}_truth" "no ground truth"; return 1; }
+	# shellcheck disable=SC2086 # fields: see summary.jq
+	set -- $s
+	local runs=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 hitp=$7 hitq=$8
+	shift 8
+	if [ -n "${XLP_MARKS:-}" ]; then
+		TRUTH="$pct % of $runs runs perturbed, x$ratio"
+		note "$name ground truth: $runs runs, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo")" \
+			"(x$ratio); $res >= $(ms "$min") in $hitp of them, in $hitq of the $((runs - k)) others"
+		[ $# -gt 0 ] && note "$name added time per function: $*"
+		if [ "$runs" -lt 20 ]; then
+			why="only $runs runs recorded"
+		elif [ "$pct" -lt 15 ] || [ "$pct" -gt 35 ]; then
+			why="$pct % of the runs perturbed, expected 15..35 %"
+		elif ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
+			why="perturbed runs only x$ratio slower"
+		elif [ $((hitp * 100)) -lt $((k * 80)) ]; then
+			why="$res >= $(ms "$min") in only $hitp of the $k perturbed runs"
+		fi
 	else
-		pass "${name}_truth"
-		TRUTH_OK=1
-		return 0
+		TRUTH="$runs runs, not perturbed"
+		note "$name ground truth: $runs runs, not perturbed: median $(ms "$lo"); $res >= $(ms "$min") in $hitq runs"
+		[ "$runs" -ge 20 ] || why="only $runs runs recorded"
 	fi
-	return 1
+	if [ -n "$why" ]; then
+		fail "${name}_truth" "$why"
+		return 1
+	fi
+	pass "${name}_truth"
+	TRUTH_OK=1
 }
 
 # expected NAME: "function(s) factor peer" from tests/real/expected.
