@@ -5,7 +5,7 @@
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
 #   make bench      overhead benchmarks (not part of make test)
-#   make scorecard  perturbation suite, one line per scenario
+#   make scorecard  perturbation and real-software suites, one line per scenario
 
 OUTPUT := .output
 ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
@@ -143,7 +143,7 @@ bench: deps
 
 scorecard: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
-	$(Q)tests/e2e/scorecard
+	$(Q)status=0; tests/e2e/scorecard || status=1; tests/real/scorecard || status=1; exit $$status
 
 format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs every test binary under .output/tests and prints one line per test
-# and a final "N passed, M failed" line. Tests needing root and eBPF are
+# Runs every test binary under .output/tests, then the real-software suite
+# (the scripts tests/real/test_*), and prints one line per test and a
+# final "N passed, M failed" line. Tests needing root and eBPF are
 # real tests: run as root, they run; not as root, they fail (never skip).
 #   tests/run-tests.sh [--unit-only] [FILTER]
 cd "$(dirname "$0")/.." || exit 2
@@ -12,9 +13,11 @@ export XLP_ROOT="$PWD"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-for dir in unit root e2e; do
+for dir in unit root e2e real; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
-	for t in "$out/$dir"/test_*; do
+	base=$out/$dir
+	[ $dir = real ] && base=tests/real
+	for t in "$base"/test_*; do
 		[ -x "$t" ] || continue
 		case "$t" in *"$filter"*) ;; *) continue ;; esac
 		echo "== $dir/$(basename "$t")"

@@ -1,0 +1,321 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Shared helpers of the real-software suite (tests/real/test_*): results,
+# clean-up, private PostgreSQL clusters, cgroups, recording, the ground
+# truth measured from the trace, and the check against tests/real/expected.
+#
+# A scenario runs in a subshell (`scenario NAME FUNC`); everything it sets
+# up registers its undoing with `undo`, run in reverse order when the
+# subshell ends, however it ends. The machine is left as found: no
+# processes, cgroups or files of ours remain.
+
+XLP_ROOT=${XLP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+REAL=$XLP_ROOT/tests/real
+XL=$XLP_ROOT/.output/xlprobe
+PGBIN=${XLP_PGBIN:-/usr/lib/postgresql/15/bin}
+export PATH="$REAL/bin:$PATH"
+
+pass() { echo "PASS $1"; }
+# A scenario that fails before its check still gets its scorecard line.
+fail() {
+	echo "FAIL $1: $2"
+	if [ -n "${XLP_SCORECARD:-}" ] && [ "$1" = "${SCENARIO:-}" ] && [ "${SCORED:-1}" = 0 ]; then
+		printf 'SCORE %-11s %-36s expected: %-44s found: %-44s %s\n' "$1" "-" \
+			"$(expected "$1" | awk '{ print ($1 == "-" ? "no accusation" : $1 "/" $2) }')" "($2)" FAIL
+		SCORED=1
+	fi
+}
+note() { echo "  $*"; } # tests/run-tests.sh shows lines that start with two spaces
+
+# undo CMD [ARGS...]: run CMD when the scenario ends (last registered, first run).
+_undo=()
+undo() { _undo+=("$(printf '%q ' "$@")"); }
+_run_undo() {
+	local i
+	for ((i = ${#_undo[@]} - 1; i >= 0; i--)); do
+		eval "${_undo[i]}" >/dev/null 2>&1
+	done
+	_undo=()
+}
+
+# scenario NAME FUNC: FUNC NAME in a subshell that cleans up after itself,
+# also when this script is interrupted (INT, TERM): the subshell then gets
+# TERM, stops what it waits for and undoes what it set up.
+scenario() {
+	local pid rc
+	(
+		SCENARIO=$1 SCORED=0
+		trap _run_undo EXIT
+		trap 'exit 143' TERM
+		"$2" "$1"
+	) &
+	pid=$!
+	trap 'kill -TERM $pid 2>/dev/null; INTERRUPTED=1' INT TERM
+	while :; do
+		wait "$pid"
+		rc=$?
+		kill -0 "$pid" 2>/dev/null || break # wait also returns when a trap ran
+	done
+	trap - INT TERM
+	[ -z "${INTERRUPTED:-}" ] || exit 130
+	return "$rc"
+}
+
+# need NAME THING...: each THING is a command or an absolute path; fails
+# NAME with the list of what is missing.
+need() {
+	local name=$1 t missing=""
+	shift
+	[ "$(id -u)" = 0 ] || missing=" root"
+	for t; do
+		case $t in
+		/*) [ -e "$t" ] || missing="$missing $t" ;;
+		*) command -v "$t" >/dev/null || missing="$missing $t" ;;
+		esac
+	done
+	[ -z "$missing" ] && return 0
+	fail "$name" "missing$missing (tools/install-deps.sh installs the packages; run as root)"
+	return 1
+}
+
+# workdir NAME: a fresh directory for the scenario in $W, removed at the end
+# (kept when XLP_REAL_KEEP is set).
+workdir() {
+	W=$(mktemp -d "${TMPDIR:-/tmp}/xlprobe-real-$1.XXXXXX") || return 1
+	chmod 755 "$W"
+	if [ -n "${XLP_REAL_KEEP:-}" ]; then note "$1: keeping $W"; else undo rm -rf "$W"; fi
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+# pg_start [SETTING=VALUE...]: a private cluster in $W/pg owned by user
+# postgres: no TCP, its socket in $W/pg, fsync off. Exports PGHOST and the
+# other libpq variables for psql and pgbench; stopped by undo.
+pg_start() {
+	local o opts
+	# the port only names the socket file (no TCP); not 5432, which Debian's
+	# default cluster uses
+	export PGHOST=$W/pg PGPORT=54329 PGUSER=postgres PGDATABASE=postgres
+	mkdir "$PGHOST" && chown postgres: "$PGHOST" || return 1
+	runuser -u postgres -- "$PGBIN/initdb" -D "$PGHOST/data" -A trust -U postgres -N \
+		>"$W/initdb.log" 2>&1 || { note "initdb: $(tail -n 3 "$W/initdb.log")"; return 1; }
+	undo pg_stop "$PGHOST"
+	opts="-p $PGPORT -k $PGHOST -c listen_addresses= -c fsync=off -c synchronous_commit=off"
+	opts="$opts -c full_page_writes=off -c autovacuum=off -c max_connections=20"
+	for o; do opts="$opts -c $o"; done
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/log" -o "$opts" \
+		-w -t 60 start >/dev/null || { note "pg_ctl start: $(tail -n 3 "$PGHOST/log")"; return 1; }
+	"$PGBIN/pg_isready" -q -t 30
+}
+
+# pg_stop DIR: stops the cluster in DIR (immediate), or kills its postmaster.
+pg_stop() {
+	local pm
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$1/data" -m immediate -w -t 30 stop && return
+	pm=$(head -n 1 "$1/data/postmaster.pid" 2>/dev/null)
+	[ -n "$pm" ] && kill -KILL "$pm"
+}
+
+pg_sql() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+# pgbench_start SCRIPT [pgbench options...]: one client in its own process
+# group with the commands its \shell lines start (killed together by
+# pgbench_stop or undo); sets PGBENCH and BACKEND, the server process of
+# its connection, once it is connected.
+pgbench_start() {
+	local script=$1 i
+	shift
+	setsid "$PGBIN/pgbench" -n -c 1 -j 1 -T 300 --random-seed=7 -f "$script" "$@" \
+		>"$W/pgbench.out" 2>&1 &
+	PGBENCH=$!
+	undo pgbench_stop
+	for ((i = 0; i < 100; i++)); do
+		# query_start: pgbench's first connection, which only checks the server, runs no query
+		BACKEND=$(pg_sql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND query_start IS NOT NULL")
+		case $BACKEND in '' | *[!0-9]*) ;; *) return 0 ;; esac
+		kill -0 "$PGBENCH" 2>/dev/null || break
+		sleep 0.1
+	done
+	note "pgbench did not connect: $(tail -n 3 "$W/pgbench.out")"
+	return 1
+}
+
+pgbench_stop() {
+	[ -n "${PGBENCH:-}" ] || return 0
+	kill -TERM -- "-$PGBENCH" 2>/dev/null
+	wait "$PGBENCH" 2>/dev/null
+	PGBENCH=
+}
+
+# ------------------------------------------------------------------ cgroups
+
+# cgroup CONTROLLER: a new cgroup v1 directory of CONTROLLER in $CG; at the
+# end what is left in it goes back to the root and it is removed.
+cgroup() {
+	local root=/sys/fs/cgroup/$1
+	[ -f "$root/cgroup.procs" ] || { note "no cgroup v1 $1 hierarchy at $root"; return 1; }
+	CG=$root/xlprobe-real-$$-$RANDOM
+	mkdir "$CG" || return 1
+	undo cgroup_remove "$CG"
+}
+
+# cpu_cgroup: a cpu cgroup ($CG) weighing ten times the default (cpu.shares):
+# the rest of the machine, in the root group and its autogroups, then takes
+# less of the CPU from what the scenario runs in it (hogs included).
+cpu_cgroup() {
+	cgroup cpu && echo 10240 >"$CG/cpu.shares"
+}
+
+cgroup_remove() {
+	local pid
+	while read -r pid; do
+		echo "$pid" >"$(dirname "$1")/cgroup.procs"
+	done <"$1/cgroup.procs"
+	rmdir "$1"
+}
+
+# disk_of PATH: MAJ:MIN of the whole disk that holds PATH (blkio throttles disks).
+disk_of() {
+	local mm sys
+	mm=$(findmnt -n -o MAJ:MIN -T "$1" | tr -d ' ') || return 1
+	sys=/sys/dev/block/$mm
+	[ -e "$sys" ] || { note "$1 is not on a block device ($mm)"; return 1; }
+	[ -e "$sys/partition" ] && mm=$(cat "$sys/../dev")
+	echo "$mm"
+}
+
+# last_cpu: the CPU the CPU-contention scenarios share.
+last_cpu() { echo $(($(nproc) - 1)); }
+
+# ------------------------------------------------------- recording, report
+
+# record TRACE ARGS...: xlprobe record -o TRACE ARGS, bounded in time; in
+# cgroup $RECORD_CG when set (what it launches inherits it).
+record() {
+	local trace=$1 join=()
+	shift
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	[ -n "${RECORD_CG:-}" ] && join=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$RECORD_CG")
+	# in the background: a TERM to the scenario stops it at once (stop_recording)
+	timeout -k 5 180 "${join[@]}" "$XL" record -o "$trace" "$@" >"$trace.out" 2>"$trace.err" &
+	RECORDING=$!
+	undo stop_recording
+	if ! wait "$RECORDING"; then
+		RECORDING=
+		note "xlprobe record failed: $(grep -v '^xlprobe: warning' "$trace.err" | tail -n 3)"
+		return 1
+	fi
+	RECORDING=
+}
+
+stop_recording() {
+	[ -n "${RECORDING:-}" ] || return 0
+	kill -TERM "$RECORDING"
+	wait "$RECORDING"
+	RECORDING=
+}
+
+# report TRACE: the JSON report in TRACE.json and the ground truth (per
+# run: latency, counters, time per marked function) in TRACE.truth.
+report() {
+	"$XL" report --json "$1" >"$1.json" 2>"$1.report.err" ||
+		{ note "xlprobe report failed: $(tail -n 3 "$1.report.err")"; return 1; }
+	"$XL" dump --json "$1" | jq -c -f "$REAL/truth.jq" >"$1.truth" ||
+		{ note "ground truth of $1 failed"; return 1; }
+}
+
+# ----------------------------------------------------- ground truth, checks
+
+ms() { awk -v ns="$1" 'BEGIN { if (ns == "" || ns == "null" || ns == "-") print "-"; else if (ns >= 1e6) printf "%.1f ms", ns / 1e6; else printf "%.0f us", ns / 1e3 }'; }
+
+# truth NAME TRACE RESOURCE MIN_NS: the ground truth. The perturbed runs are
+# those that began right after a mark (bin/mark, in $XLP_MARKS: set it in
+# the perturbed scenarios, not in their twins). A perturbed scenario must
+# have 15..35 % of its runs perturbed (one in four by design), those at
+# least 1.3 times slower (medians), and xlprobe must show RESOURCE (a
+# counter of the dump: disk, ipc, cpu_wait...) >= MIN_NS in 80 % of them.
+# Prints what was measured, and the share of the added time spent in each
+# marked function (the drill-down). Sets TRUTH (short) and TRUTH_OK.
+truth() {
+	local name=$1 res=$3 min=$4 marks='[]' s why=""
+	TRUTH_OK=0 TRUTH="no ground truth"
+	[ -n "${XLP_MARKS:-}" ] && [ -s "$XLP_MARKS" ] && marks=$(jq -s -c . "$XLP_MARKS")
+	s=$(jq -r --arg res "$res" --argjson min "$min" --argjson marks "$marks" \
+		-f "$REAL/summary.jq" "$2.truth") || { fail "${name}_truth" "no ground truth"; return 1; }
+	# shellcheck disable=SC2086 # fields: see summary.jq
+	set -- $s
+	local runs=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 hitp=$7 hitq=$8
+	shift 8
+	if [ -n "${XLP_MARKS:-}" ]; then
+		TRUTH="$pct % of $runs runs perturbed, x$ratio"
+		note "$name ground truth: $runs runs, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo")" \
+			"(x$ratio); $res >= $(ms "$min") in $hitp of them, in $hitq of the $((runs - k)) others"
+		[ $# -gt 0 ] && note "$name added time per function: $*"
+		if [ "$runs" -lt 20 ]; then
+			why="only $runs runs recorded"
+		elif [ "$pct" -lt 15 ] || [ "$pct" -gt 35 ]; then
+			why="$pct % of the runs perturbed, expected 15..35 %"
+		elif ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
+			why="perturbed runs only x$ratio slower"
+		elif [ $((hitp * 100)) -lt $((k * 80)) ]; then
+			why="$res >= $(ms "$min") in only $hitp of the $k perturbed runs"
+		fi
+	else
+		TRUTH="$runs runs, not perturbed"
+		note "$name ground truth: $runs runs, not perturbed: median $(ms "$lo"); $res >= $(ms "$min") in $hitq runs"
+		[ "$runs" -ge 20 ] || why="only $runs runs recorded"
+	fi
+	if [ -n "$why" ]; then
+		fail "${name}_truth" "$why"
+		return 1
+	fi
+	pass "${name}_truth"
+	TRUTH_OK=1
+}
+
+# expected NAME: "function(s) factor peer" from tests/real/expected.
+expected() {
+	awk -v s="$1" '$1 == s { print $2, $3, $4; found = 1 } END { exit !found }' "$REAL/expected"
+}
+
+# check NAME TRACE: the report against tests/real/expected; a SCORE line
+# for tests/real/scorecard when XLP_SCORECARD is set.
+check() {
+	local name=$1 j=$2.json want fn factor peer found why="" ok=1
+	read -r fn factor peer <<<"$(expected "$name")"
+	[ -n "$fn" ] || { fail "$name" "not in tests/real/expected"; return 1; }
+	want="$fn/$factor"
+	[ "$fn" = - ] && want="no accusation"
+	if [ -s "$j" ]; then
+		found=$(jq -r '[.critical_functions[] | "\(.function)/\(.factors[0].factor // "-")"] | join(", ")' "$j")
+		[ -z "$found" ] && found="no accusation ($(jq -r .status "$j"))"
+		note "$name report: $(jq -r -f "$REAL/describe.jq" "$j")"
+		why=$(jq -r --arg fn "$fn" --arg factor "$factor" --arg peer "$peer" -f "$REAL/verdict.jq" "$j")
+	else
+		found="(no report)"
+		why="no report"
+	fi
+	[ -n "$why" ] && ok=0
+	SCORED=1
+	if [ $ok = 1 ]; then pass "$name"; else fail "$name" "$why"; fi
+	if [ -n "${XLP_SCORECARD:-}" ]; then
+		local verdict=PASS
+		[ $ok = 1 ] || verdict=FAIL
+		[ "${TRUTH_OK:-0}" = 1 ] || verdict="FAIL (ground truth)"
+		printf 'SCORE %-11s %-36s expected: %-44s found: %-44s %s\n' "$name" "${TRUTH:-no trace}" \
+			"$want" "$found" "$verdict"
+	fi
+	[ $ok = 1 ]
+}
+
+# watch_readers N FILE ON [OFF]: bin/every in its own process group, stopped
+# by undo; returns once it watches FILE.
+watch_readers() {
+	local fd line
+	mkfifo "$W/every.fifo" && exec {fd}<>"$W/every.fifo" || return 1
+	setsid every "$@" 2>"$W/every.fifo" &
+	undo kill -TERM -- "-$!"
+	while read -r -t 10 -u "$fd" line && [[ $line != *established* ]]; do :; done
+	[[ ${line:-} == *established* ]] || { note "bin/every does not watch $2"; return 1; }
+}

@@ -1,0 +1,35 @@
+# Input: the ground truth of truth.jq. $marks: the times (CLOCK_REALTIME
+# ns, bin/mark) at which a perturbation began; the first run to start after
+# a mark is a perturbed run. $res, $min: a run "shows" the perturbation when
+# its counter $res reached $min ns.
+# Prints, space-separated: runs, perturbed runs, their %, median latency of
+# the perturbed and of the other runs, the ratio, perturbed runs that show
+# it, other runs that show it, then function=% for each marked function that
+# holds part of the added time (difference of its medians against the
+# difference of the latencies), largest first.
+def median: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
+def fmt: if . == null then "-" else tostring end;
+(.runs | sort_by(.start)) as $runs
+| ($runs | map(.start)) as $starts
+| .start as $begin
+| .offset as $off
+| ([$marks[] | . - $off | select(. > $begin) | . as $m | $starts | bsearch($m)
+    | if . < 0 then -1 - . else . end | select(. < ($starts | length))] | unique) as $hit
+| ([range($runs | length)] - $hit) as $miss
+| [$hit[] | $runs[.]] as $p
+| [$miss[] | $runs[.]] as $q
+| ($p | map(.lat) | median) as $lp
+| ($q | map(.lat) | median) as $lq
+| ([$runs[].fn | keys[]] | unique) as $syms
+| [($runs | length), ($p | length),
+   (if ($runs | length) > 0 then ($p | length) * 100 / ($runs | length) | round else 0 end),
+   ($lp | fmt), ($lq | fmt),
+   (if $lp != null and $lq != null and $lq > 0 then $lp / $lq * 10 | round / 10 | tostring else "-" end),
+   ($p | map(select(.res[$res] >= $min)) | length), ($q | map(select(.res[$res] >= $min)) | length)]
+  + (if $lp != null and $lq != null and $lp > $lq then
+       [$syms[] as $s
+        | {s: $s, add: (($p | map(.fn[$s] // 0) | median) - ($q | map(.fn[$s] // 0) | median))}
+        | {s, pct: (.add * 100 / ($lp - $lq) | round)} | select(.pct >= 1)]
+       | sort_by(-.pct) | map("\(.s)=\(.pct)%")
+     else [] end)
+| map(tostring) | join(" ")

@@ -1,0 +1,18 @@
+# Why a report (xlprobe report --json) does not meet the expectation
+# $fn (functions separated by |, or "-" for no accusation), $factor, $peer
+# ("-": any); empty when it does. The expected function must be critical
+# with the expected factor, and no critical function may carry another.
+($fn | split("|")) as $fns
+| [.critical_functions[] | {f: .function, x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}] as $cf
+| ($cf | map("\(.f)/\(.x)") | join(", ")) as $found
+| if $fn == "-" then
+    if ($cf | length) == 0 then "" else "accused \($found) though nothing was perturbed" end
+  elif ($cf | length) == 0 then "no accusation (\(.status)), expected \($fn)/\($factor)"
+  else
+    ($cf | map(select(.f as $f | any($fns[]; . == $f)))) as $hit
+    | if ($hit | length) == 0 then "found \($found), expected \($fn)/\($factor)"
+      elif ($hit | map(select(.x == $factor)) | length) == 0 then "found \($found), expected factor \($factor)"
+      elif ($cf | map(select(.x != $factor)) | length) > 0 then "found \($found): a wrong factor besides"
+      elif $peer != "-" and ($hit | map(select(.p == $peer)) | length) == 0 then "found \($found) with IPC peer \($hit[0].p), expected \($peer)"
+      else "" end
+  end
