@@ -3,12 +3,12 @@
 # only those that are missing. Safe to run again; needs root to install.
 set -eu
 # The real-software suite (tests/real) runs PostgreSQL 15, sqlite3 and xz
-# from Debian, watches files with inotifywait and reads traces with jq.
+# from Debian and reads traces with jq.
 # Installing postgresql-15 also creates and starts a default cluster
 # (15/main); the tests run their own clusters and leave that one alone.
 PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace
-      postgresql-15 sqlite3 xz-utils jq inotify-tools"
+      postgresql-15 sqlite3 xz-utils jq"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -308,14 +308,3 @@ check() {
 	fi
 	[ $ok = 1 ]
 }
-
-# watch_readers N FILE ON [OFF]: bin/every in its own process group, stopped
-# by undo; returns once it watches FILE.
-watch_readers() {
-	local fd line
-	mkfifo "$W/every.fifo" && exec {fd}<>"$W/every.fifo" || return 1
-	setsid every "$@" 2>"$W/every.fifo" &
-	undo kill -TERM -- "-$!"
-	while read -r -t 10 -u "$fd" line && [[ $line != *established* ]]; do :; done
-	[[ ${line:-} == *established* ]] || { note "bin/every does not watch $2"; return 1; }
-}

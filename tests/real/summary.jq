@@ -1,6 +1,7 @@
 # Input: the ground truth of truth.jq. $marks: the times (CLOCK_REALTIME
-# ns, bin/mark) at which a perturbation began; the first run to start after
-# a mark is a perturbed run. $res, $min: a run "shows" the perturbation when
+# ns, bin/mark) at which a perturbation began; the run under way at a mark
+# (a launch wrapper perturbs its own launch, bin/nth), else the first run to
+# start after it, is a perturbed run. $res, $min: a run "shows" the perturbation when
 # its counter $res reached $min ns.
 # Prints, space-separated: runs, perturbed runs, their %, median latency of
 # the perturbed and of the other runs, the ratio, perturbed runs that show
@@ -14,7 +15,9 @@ def fmt: if . == null then "-" else tostring end;
 | .start as $begin
 | .offset as $off
 | ([$marks[] | . - $off | select(. > $begin) | . as $m | $starts | bsearch($m)
-    | if . < 0 then -1 - . else . end | select(. < ($starts | length))] | unique) as $hit
+    | if . < 0 then -1 - . else . end
+    | if . > 0 and $runs[. - 1].start + $runs[. - 1].lat >= $m then . - 1 else . end
+    | select(. < ($starts | length))] | unique) as $hit
 | ([range($runs | length)] - $hit) as $miss
 | [$hit[] | $runs[.]] as $p
 | [$miss[] | $runs[.]] as $q

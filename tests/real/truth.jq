@@ -3,8 +3,8 @@
 # [{start, lat: latency ns, res: counters over the run, fn: {function: ns}}]}.
 # --interaction traces: each call of the interaction function with its own
 # counters (a PostgreSQL backend has one thread) and the calls of the same
-# thread that began inside it. --repeat traces: each launched process, its
-# lifetime (from fork, so it includes the wait for the probes) and totals.
+# thread that began inside it. --repeat traces: each launch, from its exec
+# to its exit as the launch record has them, with its process's totals.
 # A call nested in a call of the same function is counted once.
 def outer_total:
   sort_by(.entry)
@@ -20,7 +20,7 @@ if .meta.repeat > 0 then
   | ([.records[] | select(.type == "call") | {pid} + call]
      | group_by(.pid) | map({key: (.[0].pid | tostring), value: by_sym}) | from_entries) as $fns
   | [.records[] | select(.type == "launch") | $procs[.pid | tostring] as $p | select($p != null)
-     | {start: $p.first_ns, lat: ($p.last_ns - $p.first_ns), res: $p.tot, fn: ($fns[.pid | tostring] // {})}]
+     | {start: .start_ns, lat: (.end_ns - .start_ns), res: $p.tot, fn: ($fns[.pid | tostring] // {})}]
 else
   ([.meta.functions[] | select(.flags | index("interaction")) | .id][0]) as $iid
   | reduce (.records[] | select(.type == "call")) as $c ({pending: [], runs: []};
