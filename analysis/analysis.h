@@ -135,9 +135,11 @@ struct xa_evidence {
 	struct ev_gap gap, res_gap;
 	double mode_p; /* min of the two p-values, times 2 (Bonferroni) */
 	bool mode;
-	/* 2. bursts: runs past the threshold clustered in time (runs test) */
+	/* 2. bursts: runs past the threshold clustered in time (runs test),
+	 * in at most half as many streaks as a random order gives */
 	double runs_p;
 	uint32_t bursts;
+	double bursts_expected;
 	bool bursty;
 	/* 3. a resource that grew more than in proportion (the step-2 factor) */
 	bool resource;

@@ -11,11 +11,12 @@ double ev__norm_cdf(double z)
 	return 0.5 * erfc(-z / M_SQRT2);
 }
 
-double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks)
+double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected)
 {
 	double n1 = 0, n2, runs = 0, mu, var;
 
 	*streaks = 0;
+	*expected = 0;
 	for (size_t i = 0; i < n; i++) {
 		n1 += !!seq[i];
 		if (i == 0 || !!seq[i] != !!seq[i - 1]) {
@@ -26,6 +27,7 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks)
 	n2 = (double)n - n1;
 	if (n1 < 1 || n2 < 1 || n < 3)
 		return 1.0;
+	*expected = n1 * (n2 + 1) / (double)n;
 	mu = 1 + 2 * n1 * n2 / (double)n;
 	var = 2 * n1 * n2 * (2 * n1 * n2 - (double)n) / ((double)n * n * ((double)n - 1));
 	if (var <= 0)

@@ -20,10 +20,11 @@ double ev__norm_cdf(double z);
  * Wald-Wolfowitz runs test on a 0/1 sequence in time order: are the 1s
  * (slow runs) clustered? H0: the order is random. Returns the one-sided
  * p-value of "fewer streaks than chance" (normal approximation); *streaks
- * is the number of maximal streaks of 1s (bursts). 1.0 when there is
- * nothing to test (no 1 or no 0).
+ * is the number of maximal streaks of 1s (bursts), *expected what a random
+ * order gives on average, n1 (n0 + 1) / n. 1.0 when there is nothing to
+ * test (no 1 or no 0).
  */
-double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks);
+double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected);
 
 /*
  * Mann-Whitney U test: are the values of the slow samples larger than

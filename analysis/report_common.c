@@ -180,9 +180,13 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
 		    report__p(e->res_gap.p, p, 32));
 	put(buf, len, &used,
-	    "\nbursts: %s: %u run%s past the threshold in %u burst%s (runs test %s)",
-	    e->bursty ? "CLUSTERED" : "spread out", e->nslow_side, e->nslow_side == 1 ? "" : "s",
-	    e->bursts, e->bursts == 1 ? "" : "s", report__p(e->runs_p, p, sizeof(p)));
+	    "\nbursts: %s: %u run%s past the threshold in %u burst%s, %.0f by chance (runs test "
+	    "%s)",
+	    e->bursty			     ? "CLUSTERED"
+	    : e->runs_p <= r->alpha_evidence ? "autocorrelated, not in bursts"
+					     : "spread out",
+	    e->nslow_side, e->nslow_side == 1 ? "" : "s", e->bursts, e->bursts == 1 ? "" : "s",
+	    e->bursts_expected, report__p(e->runs_p, p, sizeof(p)));
 	if (isnan(e->res_p))
 		put(buf, len, &used, "\nresource: no factor to test");
 	else if (e->res_feat == XA_CPU_FREQ)

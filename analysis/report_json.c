@@ -210,6 +210,7 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__bool(w, "holds", e->bursty);
 	jsonw__uint(w, "runs_past_threshold", e->nslow_side);
 	jsonw__uint(w, "bursts", e->bursts);
+	jsonw__num(w, "bursts_by_chance", e->bursts_expected);
 	jsonw__num(w, "p", e->runs_p);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "resource");
