@@ -21,6 +21,7 @@
 #include "log.h"
 #include "record_opts.h"
 #include "session.h"
+#include "testhooks.h"
 #include "trace.h"
 #include "util.h"
 
@@ -469,6 +470,7 @@ static int setup(struct recorder *r)
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512];
+	const char *delay;
 	int ret;
 
 	ret = session__open(&so, &r->sess, err, sizeof(err));
@@ -477,8 +479,9 @@ static int setup(struct recorder *r)
 		return ret;
 	}
 	/* lets a test make the target exit while we attach */
-	if (getenv("XLPROBE_TEST_ATTACH_DELAY_MS"))
-		usleep(1000 * atoi(getenv("XLPROBE_TEST_ATTACH_DELAY_MS")));
+	delay = xlp_test_hook("ATTACH_DELAY_MS");
+	if (delay)
+		usleep(1000 * atoi(delay));
 	if (r->o.cmd) {
 		ret = session__follow_children(r->sess);
 		if (!ret)

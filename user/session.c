@@ -14,6 +14,7 @@
 #include "xlprobe.skel.h"
 #include "log.h"
 #include "session.h"
+#include "testhooks.h"
 #include "trace.h"
 #include "util.h"
 
@@ -49,13 +50,14 @@ static int rb_cb(void *ctx, void *data, size_t size)
 }
 
 /*
- * XLPROBE_TEST_BTF / XLPROBE_TEST_HIDE_TP let tests exercise the messages
- * for kernels without BTF or without a tracepoint on a kernel that has both.
+ * The test hooks BTF and HIDE_TP (test build only, testhooks.h) let tests
+ * exercise the messages for kernels without BTF or without a tracepoint on
+ * a kernel that has both.
  */
 static int check_kernel(struct btf **vmlinux, char *err, size_t errlen)
 {
-	const char *btf_path = getenv("XLPROBE_TEST_BTF") ?: "/sys/kernel/btf/vmlinux";
-	const char *hide = getenv("XLPROBE_TEST_HIDE_TP") ?: "";
+	const char *btf_path = xlp_test_hook("BTF") ?: "/sys/kernel/btf/vmlinux";
+	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 	char name[64];
 
 	if (access(btf_path, R_OK)) {
@@ -174,7 +176,7 @@ static bool have_tp(struct btf *vmlinux, const char *tp)
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
-	const char *hide = getenv("XLPROBE_TEST_HIDE_TP") ?: "";
+	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 	struct bpf_program *p;
 
 	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
