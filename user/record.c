@@ -466,7 +466,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 static int setup(struct recorder *r)
 {
 	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
-				  .ringbuf_bytes = r->o.ringbuf_mb << 20,
+				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512];
