@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "elfsym.h"
 #include "launch.h"
 #include "log.h"
+#include "outfile.h"
 #include "record_opts.h"
 #include "session.h"
 #include "testhooks.h"
@@ -35,6 +37,7 @@
 struct recorder {
 	struct record_opts o;
 	struct session *sess;
+	struct outfile *of; /* the trace file, open from the early check on */
 	struct trace_writer *w;
 	struct launch *child;
 	struct xlp_trace_meta meta;
@@ -46,9 +49,7 @@ struct recorder {
 	uint64_t launch_start_ns;
 	int write_err;
 	bool target_exited;
-	bool created_output;
-	bool ended;	    /* only the launch record is taken after this */
-	bool writer_opened; /* the output was truncated and has our header */
+	bool ended; /* only the launch record is taken after this */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -171,25 +172,21 @@ static int resolve_funcs(struct recorder *r)
 	return err;
 }
 
-/* Fails early, before any probe exists, when the output cannot be written. */
+/*
+ * Creates the trace file before any probe exists, so a path that cannot
+ * be written fails early, and keeps it open for the recording: nothing can
+ * be swapped in at the path between this check and the writing.
+ */
 static int check_output(struct recorder *r)
 {
-	int fd = open(r->o.output, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	char err[PATH_MAX + 256];
+	int ret;
 
-	if (fd >= 0) {
-		close(fd);
-		r->created_output = true;
-		return 0;
-	}
-	if (errno == EEXIST)
-		fd = open(r->o.output, O_WRONLY);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
-		strerror(errno));
-	return -errno;
+	/* crash-safe: after a kill -9 the chunks written so far are readable */
+	ret = outfile__open(r->o.output, OUTFILE_CRASH_SAFE, &r->of, err, sizeof(err));
+	if (ret)
+		xlp_err("%s with -o", err);
+	return ret;
 }
 
 static char *join_args(char *const *argv)
@@ -414,6 +411,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 {
 	struct xlp_trace_footer f = {.stop_reason = why};
 	struct xlp_stats_rec sr = {.h = {XLP_R_STATS, sizeof(sr), 0}};
+	char msg[PATH_MAX + 256];
 	int code, err;
 
 	/* the recording ends now: totals of live threads first, then the
@@ -441,18 +439,33 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	f.lost_by_reader = r->lost;
 	f.end_ns = xlp_now_ns();
 	if (r->write_err) {
-		xlp_err("writing %s failed: %s: recording stopped; the file holds what was "
-			"written before (it reads as truncated); free space and record again",
-			r->o.output, strerror(-r->write_err));
+		/* what is written reads as a valid truncated trace: keep it */
 		trace_writer__abort(r->w);
 		r->w = NULL;
+		err = outfile__commit(r->of, msg, sizeof(msg));
+		r->of = NULL;
+		if (err)
+			xlp_err("%s", msg);
+		else
+			xlp_err("writing %s failed: %s: recording stopped; the file holds what was "
+				"written before (it reads as truncated); free space and record "
+				"again",
+				r->o.output, strerror(-r->write_err));
 		return 1;
 	}
 	err = trace_writer__close(r->w, &f);
 	r->w = NULL;
 	if (err) {
+		outfile__commit(r->of, NULL, 0);
+		r->of = NULL;
 		xlp_err("finishing %s failed: %s: the file reads as truncated", r->o.output,
 			strerror(-err));
+		return 1;
+	}
+	err = outfile__commit(r->of, msg, sizeof(msg));
+	r->of = NULL;
+	if (err) {
+		xlp_err("%s", msg);
 		return 1;
 	}
 	if (!r->o.quiet)
@@ -469,7 +482,7 @@ static int setup(struct recorder *r)
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .on_record = on_record,
 				  .ctx = r};
-	char err[512];
+	char err[512], into[2 * PATH_MAX + 64];
 	const char *delay;
 	int ret;
 
@@ -498,26 +511,32 @@ static int setup(struct recorder *r)
 	if (ret)
 		return ret;
 	fill_meta(r);
-	ret = trace_writer__open(r->o.output, &r->meta, &r->w);
+	ret = trace_writer__open_fd(outfile__fd(r->of), &r->meta, &r->w);
 	if (ret) {
 		xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
 			strerror(-ret));
 		return ret;
 	}
-	r->writer_opened = true;
 	if (r->o.pid && kill(r->o.pid, 0)) {
 		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
 			r->o.pid);
 		return -ESRCH;
 	}
+	/* replacing an older trace: until the end it is written elsewhere, and
+	 * a kill -9 leaves it there */
+	if (outfile__partial_path(r->of))
+		snprintf(into, sizeof(into), "%s (written as %s until the end)", r->o.output,
+			 outfile__partial_path(r->of));
+	else
+		snprintf(into, sizeof(into), "%s", r->o.output);
 	if (r->o.quiet)
 		;
 	else if (r->o.pid)
 		xlp_info("recording PID %d, %u function(s), into %s; Ctrl-C to stop", r->o.pid,
-			 r->meta.nfuncs, r->o.output);
+			 r->meta.nfuncs, into);
 	else
 		xlp_info("recording %u launch(es) of %s, %u function(s), into %s; Ctrl-C to stop",
-			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, r->o.output);
+			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, into);
 	return r->o.cmd ? release_launch(r) : 0;
 }
 
@@ -565,11 +584,12 @@ int cmd_record(int argc, char **argv)
 	if (!ret) {
 		ret = finish(&r, run_loop(&r));
 	} else {
-		/* nothing was recorded: leave no file that looks like a recording */
-		trace_writer__abort(r.w);
+		/* nothing was recorded: leave no file that looks like a recording
+		 * (an older trace of ours at the path stays as it was) */
+		trace_writer__discard(r.w);
 		r.w = NULL;
-		if (r.created_output || r.writer_opened)
-			unlink(r.o.output);
+		outfile__abort(r.of);
+		r.of = NULL;
 		ret = 1;
 	}
 	launch__free(r.child);
