@@ -49,7 +49,8 @@ struct recorder {
 	uint64_t launch_start_ns;
 	int write_err;
 	bool target_exited;
-	bool ended; /* only the launch record is taken after this */
+	bool launch_failed; /* a --repeat launch could not start or be probed */
+	bool ended;	    /* only the launch record is taken after this */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -250,11 +251,15 @@ static void fill_meta(struct recorder *r)
 	m->notes = strdup(session__notes(r->sess));
 }
 
-static int attach_funcs(struct recorder *r)
+/*
+ * Uprobes for the target only: -p's process, or the launched command's
+ * pid before it execs (the kernel's uprobe filter follows the task across
+ * exec; no other process on the machine traps). pid -1 (--probe-forks)
+ * sets them in every process running the binary, so that the target's
+ * forked children run them too. The BPF side keeps only traced threads.
+ */
+static int attach_funcs(struct recorder *r, pid_t pid)
 {
-	/* launched commands get new PIDs per run: probe every process and let
-	 * the BPF side keep only traced threads */
-	pid_t pid = r->o.pid ? r->o.pid : -1;
 	char err[512];
 	int ret;
 
@@ -272,13 +277,22 @@ static int attach_funcs(struct recorder *r)
 	return 0;
 }
 
+/* Forks the next launch, held before exec, and probes it. */
 static int start_launch(struct recorder *r)
 {
 	int ret;
 
 	ret = launch__fork(r->o.cmd, &r->child);
-	if (ret)
+	if (ret) {
 		xlp_err("cannot start '%s': %s", r->o.cmd[0], strerror(-ret));
+		return ret;
+	}
+	ret = r->o.probe_forks ? 0 : attach_funcs(r, launch__pid(r->child));
+	if (ret) {
+		/* never released: it exits without running, and is no launch */
+		launch__free(r->child);
+		r->child = NULL;
+	}
 	return ret;
 }
 
@@ -343,6 +357,9 @@ static int finish_launch(struct recorder *r, int code)
 	launch_times(r, &l, xlp_now_ns());
 	launch__free(r->child);
 	r->child = NULL;
+	/* the pid is gone: its probes go too, the next launch gets its own */
+	if (!r->o.probe_forks)
+		session__detach_funcs(r->sess);
 	on_record(r, &l.h);
 	if (r->launches >= r->o.repeat || stop_signal || r->ended)
 		return 1;
@@ -392,8 +409,18 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 			return XLP_STOP_DURATION;
 		if (r->o.pid && (r->target_exited || kill(r->o.pid, 0)))
 			return XLP_STOP_TARGET_EXIT;
-		if (r->child && launch__reap(r->child, 0, &code) == 1 && finish_launch(r, code))
-			return XLP_STOP_TARGET_EXIT;
+		if (r->child && launch__reap(r->child, 0, &code) == 1) {
+			int ret = finish_launch(r, code);
+
+			/* the next launch could not start (said why): the trace
+			 * is valid, the recording is not what was asked */
+			if (ret < 0) {
+				r->launch_failed = true;
+				return XLP_STOP_ERROR;
+			}
+			if (ret)
+				return XLP_STOP_TARGET_EXIT;
+		}
 		if (now - last_flush >= 1000000000ull) {
 			/* a chunk a second bounds what a crash can lose */
 			int err = trace_writer__flush(r->w);
@@ -468,12 +495,17 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 		xlp_err("%s", msg);
 		return 1;
 	}
+	/* the one way scoped probes miss calls: say it when that may be why */
+	if (r->o.cmd && !r->o.probe_forks && r->meta.nfuncs && !r->ncalls)
+		xlp_warn("no marked function ran in the launched command's process: if the "
+			 "command runs them in a process it forks (a script), record with "
+			 "--probe-forks");
 	if (!r->o.quiet)
 		fprintf(stderr, "%sxlprobe: wrote %s: %llu runs, %llu calls, %llu dropped\n",
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,
 			(unsigned long long)r->nruns, (unsigned long long)r->ncalls,
 			(unsigned long long)drops(f.stat, r->lost));
-	return 0;
+	return r->launch_failed ? 1 : 0;
 }
 
 static int setup(struct recorder *r)
@@ -507,7 +539,10 @@ static int setup(struct recorder *r)
 	}
 	if (ret)
 		return ret;
-	ret = attach_funcs(r);
+	if (r->o.probe_forks)
+		ret = attach_funcs(r, -1);
+	else if (r->o.pid)
+		ret = attach_funcs(r, r->o.pid);
 	if (ret)
 		return ret;
 	fill_meta(r);

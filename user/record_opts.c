@@ -23,6 +23,12 @@ static const char help[] =
 	"  -- COMMAND [ARGS]        launch COMMAND, held before exec until every probe is\n"
 	"                           attached; recording ends when it exits\n"
 	"      --repeat N           launch COMMAND N times in a row; each launch is a run\n"
+	"      --probe-forks        also run the marked functions' probes in processes the\n"
+	"                           target forks (a wrapper script's children): the uprobes\n"
+	"                           are then set in every process on the machine running\n"
+	"                           the binary, each of whose calls pays a trap. Without\n"
+	"                           it only the target process (its threads, and what it\n"
+	"                           execs) is probed\n"
 	"\n"
 	"Functions:\n"
 	"  -f, --func BINARY:SYMBOL mark a function (repeatable). BINARY is a path or a\n"
@@ -152,6 +158,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 				   "size to 1G, in MB or with K, M or G, e.g. 16 or 512K",
 				   arg);
 		return 0;
+	case 'F':
+		o->probe_forks = true;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -191,6 +200,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"min-dur", required_argument, NULL, 'm'},
 		{"repeat", required_argument, NULL, 'r'},
 		{"buffer-size", required_argument, NULL, 'b'},
+		{"probe-forks", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},

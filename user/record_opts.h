@@ -19,6 +19,7 @@ struct record_opts {
 	const char *output;
 	unsigned repeat;	/* launches; 1 by default with a command */
 	uint32_t ringbuf_bytes; /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
+	bool probe_forks;	/* uprobes system-wide, so forked children run them */
 	bool quiet;
 	int verbose;
 };
