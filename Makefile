@@ -37,6 +37,13 @@ LIB_SRCS := $(sort $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard ana
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libxlprobe.a
 BIN := $(OUTPUT)/xlprobe
+# The test build: the same program with the test hooks of user/testhooks.h
+# (environment variables that simulate a kernel without BTF and the like).
+# Only the files that use a hook are compiled twice; the product binary
+# has none.
+TEST_BIN := $(OUTPUT)/xlprobe-test
+HOOK_SRCS := $(shell grep -lw xlp_test_hook $(LIB_SRCS))
+HOOK_OBJS := $(patsubst %.c,$(OUTPUT)/obj-hooks/%.o,$(HOOK_SRCS))
 
 CFLAGS ?= -O2 -g
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -95,6 +102,15 @@ $(BIN): $(OUTPUT)/obj/user/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
+$(OUTPUT)/obj-hooks/%.o: %.c | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -DXLP_TEST_HOOKS -c $< -o $@
+
+$(TEST_BIN): $(OUTPUT)/obj/user/main.o $(HOOK_OBJS) $(filter-out $(patsubst %.c,$(OUTPUT)/obj/%.o,$(HOOK_SRCS)),$(LIB_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
 $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -122,7 +138,7 @@ $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
 
-build-tests: $(BIN) $(TEST_BINS) $(WL_BINS)
+build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS)
 .PHONY: build-tests
 
 # The README's two commands. Both install what is missing first.
@@ -158,4 +174,4 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d) $(shell find $(OUTPUT)/obj -name '*.d' 2>/dev/null)
+-include $(wildcard $(OUTPUT)/bpf/*.d) $(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks -name '*.d' 2>/dev/null)

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,8 +20,10 @@
 #include "elfsym.h"
 #include "launch.h"
 #include "log.h"
+#include "outfile.h"
 #include "record_opts.h"
 #include "session.h"
+#include "testhooks.h"
 #include "trace.h"
 #include "util.h"
 
@@ -34,6 +37,7 @@
 struct recorder {
 	struct record_opts o;
 	struct session *sess;
+	struct outfile *of; /* the trace file, open from the early check on */
 	struct trace_writer *w;
 	struct launch *child;
 	struct xlp_trace_meta meta;
@@ -45,9 +49,8 @@ struct recorder {
 	uint64_t launch_start_ns;
 	int write_err;
 	bool target_exited;
-	bool created_output;
+	bool launch_failed; /* a --repeat launch could not start or be probed */
 	bool ended;	    /* only the launch record is taken after this */
-	bool writer_opened; /* the output was truncated and has our header */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -170,25 +173,21 @@ static int resolve_funcs(struct recorder *r)
 	return err;
 }
 
-/* Fails early, before any probe exists, when the output cannot be written. */
+/*
+ * Creates the trace file before any probe exists, so a path that cannot
+ * be written fails early, and keeps it open for the recording: nothing can
+ * be swapped in at the path between this check and the writing.
+ */
 static int check_output(struct recorder *r)
 {
-	int fd = open(r->o.output, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	char err[PATH_MAX + 256];
+	int ret;
 
-	if (fd >= 0) {
-		close(fd);
-		r->created_output = true;
-		return 0;
-	}
-	if (errno == EEXIST)
-		fd = open(r->o.output, O_WRONLY);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
-		strerror(errno));
-	return -errno;
+	/* crash-safe: after a kill -9 the chunks written so far are readable */
+	ret = outfile__open(r->o.output, OUTFILE_CRASH_SAFE, &r->of, err, sizeof(err));
+	if (ret)
+		xlp_err("%s with -o", err);
+	return ret;
 }
 
 static char *join_args(char *const *argv)
@@ -252,11 +251,15 @@ static void fill_meta(struct recorder *r)
 	m->notes = strdup(session__notes(r->sess));
 }
 
-static int attach_funcs(struct recorder *r)
+/*
+ * Uprobes for the target only: -p's process, or the launched command's
+ * pid before it execs (the kernel's uprobe filter follows the task across
+ * exec; no other process on the machine traps). pid -1 (--probe-forks)
+ * sets them in every process running the binary, so that the target's
+ * forked children run them too. The BPF side keeps only traced threads.
+ */
+static int attach_funcs(struct recorder *r, pid_t pid)
 {
-	/* launched commands get new PIDs per run: probe every process and let
-	 * the BPF side keep only traced threads */
-	pid_t pid = r->o.pid ? r->o.pid : -1;
 	char err[512];
 	int ret;
 
@@ -274,13 +277,22 @@ static int attach_funcs(struct recorder *r)
 	return 0;
 }
 
+/* Forks the next launch, held before exec, and probes it. */
 static int start_launch(struct recorder *r)
 {
 	int ret;
 
 	ret = launch__fork(r->o.cmd, &r->child);
-	if (ret)
+	if (ret) {
 		xlp_err("cannot start '%s': %s", r->o.cmd[0], strerror(-ret));
+		return ret;
+	}
+	ret = r->o.probe_forks ? 0 : attach_funcs(r, launch__pid(r->child));
+	if (ret) {
+		/* never released: it exits without running, and is no launch */
+		launch__free(r->child);
+		r->child = NULL;
+	}
 	return ret;
 }
 
@@ -345,6 +357,9 @@ static int finish_launch(struct recorder *r, int code)
 	launch_times(r, &l, xlp_now_ns());
 	launch__free(r->child);
 	r->child = NULL;
+	/* the pid is gone: its probes go too, the next launch gets its own */
+	if (!r->o.probe_forks)
+		session__detach_funcs(r->sess);
 	on_record(r, &l.h);
 	if (r->launches >= r->o.repeat || stop_signal || r->ended)
 		return 1;
@@ -394,8 +409,18 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 			return XLP_STOP_DURATION;
 		if (r->o.pid && (r->target_exited || kill(r->o.pid, 0)))
 			return XLP_STOP_TARGET_EXIT;
-		if (r->child && launch__reap(r->child, 0, &code) == 1 && finish_launch(r, code))
-			return XLP_STOP_TARGET_EXIT;
+		if (r->child && launch__reap(r->child, 0, &code) == 1) {
+			int ret = finish_launch(r, code);
+
+			/* the next launch could not start (said why): the trace
+			 * is valid, the recording is not what was asked */
+			if (ret < 0) {
+				r->launch_failed = true;
+				return XLP_STOP_ERROR;
+			}
+			if (ret)
+				return XLP_STOP_TARGET_EXIT;
+		}
 		if (now - last_flush >= 1000000000ull) {
 			/* a chunk a second bounds what a crash can lose */
 			int err = trace_writer__flush(r->w);
@@ -413,6 +438,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 {
 	struct xlp_trace_footer f = {.stop_reason = why};
 	struct xlp_stats_rec sr = {.h = {XLP_R_STATS, sizeof(sr), 0}};
+	char msg[PATH_MAX + 256];
 	int code, err;
 
 	/* the recording ends now: totals of live threads first, then the
@@ -440,35 +466,56 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	f.lost_by_reader = r->lost;
 	f.end_ns = xlp_now_ns();
 	if (r->write_err) {
-		xlp_err("writing %s failed: %s: recording stopped; the file holds what was "
-			"written before (it reads as truncated); free space and record again",
-			r->o.output, strerror(-r->write_err));
+		/* what is written reads as a valid truncated trace: keep it */
 		trace_writer__abort(r->w);
 		r->w = NULL;
+		err = outfile__commit(r->of, msg, sizeof(msg));
+		r->of = NULL;
+		if (err)
+			xlp_err("%s", msg);
+		else
+			xlp_err("writing %s failed: %s: recording stopped; the file holds what was "
+				"written before (it reads as truncated); free space and record "
+				"again",
+				r->o.output, strerror(-r->write_err));
 		return 1;
 	}
 	err = trace_writer__close(r->w, &f);
 	r->w = NULL;
 	if (err) {
+		outfile__commit(r->of, NULL, 0);
+		r->of = NULL;
 		xlp_err("finishing %s failed: %s: the file reads as truncated", r->o.output,
 			strerror(-err));
 		return 1;
 	}
+	err = outfile__commit(r->of, msg, sizeof(msg));
+	r->of = NULL;
+	if (err) {
+		xlp_err("%s", msg);
+		return 1;
+	}
+	/* the one way scoped probes miss calls: say it when that may be why */
+	if (r->o.cmd && !r->o.probe_forks && r->meta.nfuncs && !r->ncalls)
+		xlp_warn("no marked function ran in the launched command's process: if the "
+			 "command runs them in a process it forks (a script), record with "
+			 "--probe-forks");
 	if (!r->o.quiet)
 		fprintf(stderr, "%sxlprobe: wrote %s: %llu runs, %llu calls, %llu dropped\n",
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,
 			(unsigned long long)r->nruns, (unsigned long long)r->ncalls,
 			(unsigned long long)drops(f.stat, r->lost));
-	return 0;
+	return r->launch_failed ? 1 : 0;
 }
 
 static int setup(struct recorder *r)
 {
 	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
-				  .ringbuf_bytes = r->o.ringbuf_mb << 20,
+				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .on_record = on_record,
 				  .ctx = r};
-	char err[512];
+	char err[512], into[2 * PATH_MAX + 64];
+	const char *delay;
 	int ret;
 
 	ret = session__open(&so, &r->sess, err, sizeof(err));
@@ -477,8 +524,9 @@ static int setup(struct recorder *r)
 		return ret;
 	}
 	/* lets a test make the target exit while we attach */
-	if (getenv("XLPROBE_TEST_ATTACH_DELAY_MS"))
-		usleep(1000 * atoi(getenv("XLPROBE_TEST_ATTACH_DELAY_MS")));
+	delay = xlp_test_hook("ATTACH_DELAY_MS");
+	if (delay)
+		usleep(1000 * atoi(delay));
 	if (r->o.cmd) {
 		ret = session__follow_children(r->sess);
 		if (!ret)
@@ -491,30 +539,39 @@ static int setup(struct recorder *r)
 	}
 	if (ret)
 		return ret;
-	ret = attach_funcs(r);
+	if (r->o.probe_forks)
+		ret = attach_funcs(r, -1);
+	else if (r->o.pid)
+		ret = attach_funcs(r, r->o.pid);
 	if (ret)
 		return ret;
 	fill_meta(r);
-	ret = trace_writer__open(r->o.output, &r->meta, &r->w);
+	ret = trace_writer__open_fd(outfile__fd(r->of), &r->meta, &r->w);
 	if (ret) {
 		xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
 			strerror(-ret));
 		return ret;
 	}
-	r->writer_opened = true;
 	if (r->o.pid && kill(r->o.pid, 0)) {
 		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
 			r->o.pid);
 		return -ESRCH;
 	}
+	/* replacing an older trace: until the end it is written elsewhere, and
+	 * a kill -9 leaves it there */
+	if (outfile__partial_path(r->of))
+		snprintf(into, sizeof(into), "%s (written as %s until the end)", r->o.output,
+			 outfile__partial_path(r->of));
+	else
+		snprintf(into, sizeof(into), "%s", r->o.output);
 	if (r->o.quiet)
 		;
 	else if (r->o.pid)
 		xlp_info("recording PID %d, %u function(s), into %s; Ctrl-C to stop", r->o.pid,
-			 r->meta.nfuncs, r->o.output);
+			 r->meta.nfuncs, into);
 	else
 		xlp_info("recording %u launch(es) of %s, %u function(s), into %s; Ctrl-C to stop",
-			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, r->o.output);
+			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, into);
 	return r->o.cmd ? release_launch(r) : 0;
 }
 
@@ -562,11 +619,12 @@ int cmd_record(int argc, char **argv)
 	if (!ret) {
 		ret = finish(&r, run_loop(&r));
 	} else {
-		/* nothing was recorded: leave no file that looks like a recording */
-		trace_writer__abort(r.w);
+		/* nothing was recorded: leave no file that looks like a recording
+		 * (an older trace of ours at the path stays as it was) */
+		trace_writer__discard(r.w);
 		r.w = NULL;
-		if (r.created_output || r.writer_opened)
-			unlink(r.o.output);
+		outfile__abort(r.of);
+		r.of = NULL;
 		ret = 1;
 	}
 	launch__free(r.child);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "log.h"
 #include "record_opts.h"
 #include "util.h"
@@ -22,6 +23,12 @@ static const char help[] =
 	"  -- COMMAND [ARGS]        launch COMMAND, held before exec until every probe is\n"
 	"                           attached; recording ends when it exits\n"
 	"      --repeat N           launch COMMAND N times in a row; each launch is a run\n"
+	"      --probe-forks        also run the marked functions' probes in processes the\n"
+	"                           target forks (a wrapper script's children): the uprobes\n"
+	"                           are then set in every process on the machine running\n"
+	"                           the binary, each of whose calls pays a trap. Without\n"
+	"                           it only the target process (its threads, and what it\n"
+	"                           execs) is probed\n"
 	"\n"
 	"Functions:\n"
 	"  -f, --func BINARY:SYMBOL mark a function (repeatable). BINARY is a path or a\n"
@@ -37,7 +44,8 @@ static const char help[] =
 	"Recording:\n"
 	"  -o, --output FILE        trace file (default xlprobe.xlp)\n"
 	"  -d, --duration SECONDS   stop after this long (also 500ms, 2m)\n"
-	"      --buffer-size MB     ring buffer size, a power of two (default 16)\n"
+	"      --buffer-size SIZE   ring buffer size: a power of two from the page size\n"
+	"                           to 1G; MB unless given with K, M or G (default 16)\n"
 	"  -q, --quiet              no live status line\n"
 	"  -v, --verbose            more messages (twice: libbpf's too)\n"
 	"  -h, --help               this text\n"
@@ -71,6 +79,42 @@ static int parse_num(const char *s, unsigned long max, unsigned long *v)
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	return (errno || *end || end == s || *v > max || s[0] == '-') ? -EINVAL : 0;
+}
+
+/*
+ * --buffer-size: MB, or with a K/M/G suffix. The kernel wants a power of
+ * two and a multiple of the page size; beyond 1 GiB it is locked memory no
+ * recording needs (and 4 GiB no longer fits the map's 32-bit size).
+ */
+static int parse_size(const char *s, uint32_t *bytes)
+{
+	unsigned long long v, shift = 20;
+	long page = sysconf(_SC_PAGESIZE);
+	char *end;
+
+	if (!s[0] || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	else if (*end)
+		return -EINVAL;
+	if (*end && end[1])
+		return -EINVAL;
+	if (!v || v > (XLP_RINGBUF_MAX >> shift))
+		return -ERANGE;
+	v <<= shift;
+	if ((v & (v - 1)) || v < (unsigned long long)(page > 0 ? page : 4096))
+		return -ERANGE;
+	*bytes = (uint32_t)v;
+	return 0;
 }
 
 static int parse_one(int c, const char *arg, struct record_opts *o)
@@ -109,9 +153,13 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 		o->repeat = (unsigned)v;
 		return 0;
 	case 'b':
-		if (parse_num(arg, 4096, &v) || !v || (v & (v - 1)))
-			return bad("bad --buffer-size '%s': expected a power of two in MB", arg);
-		o->ringbuf_mb = (uint32_t)v;
+		if (parse_size(arg, &o->ringbuf_bytes))
+			return bad("bad --buffer-size '%s': expected a power of two from the page "
+				   "size to 1G, in MB or with K, M or G, e.g. 16 or 512K",
+				   arg);
+		return 0;
+	case 'F':
+		o->probe_forks = true;
 		return 0;
 	case 'q':
 		o->quiet = true;
@@ -152,6 +200,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"min-dur", required_argument, NULL, 'm'},
 		{"repeat", required_argument, NULL, 'r'},
 		{"buffer-size", required_argument, NULL, 'b'},
+		{"probe-forks", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -161,7 +210,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "xlprobe.xlp";
-	o->ringbuf_mb = 16;
+	o->ringbuf_bytes = 16u << 20;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own */
 	while ((c = getopt_long(argc, argv, "+p:f:i:o:d:qvh", longopts, NULL)) != -1) {

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define XLP_RINGBUF_MAX (1ull << 30)
+
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
 	char **cmd;		 /* after --; NULL when attaching */
@@ -15,8 +17,9 @@ struct record_opts {
 	uint64_t duration_ns;	 /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;
-	unsigned repeat; /* launches; 1 by default with a command */
-	uint32_t ringbuf_mb;
+	unsigned repeat;	/* launches; 1 by default with a command */
+	uint32_t ringbuf_bytes; /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
+	bool probe_forks;	/* uprobes system-wide, so forked children run them */
 	bool quiet;
 	int verbose;
 };

@@ -2,6 +2,7 @@
 /* xlprobe report: options, then dataset -> analysis -> text / JSON / HTML. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "dataset.h"
 #include "log.h"
+#include "outfile.h"
 #include "report.h"
 #include "util.h"
 
@@ -257,32 +259,60 @@ static void warn_truncated(const struct dataset *ds)
 
 typedef int (*writer_fn)(FILE *f, const struct dataset *ds, const struct xa_result *r);
 
-static int write_to(const char *path, writer_fn fn, const struct dataset *ds,
+/*
+ * Opens an output file before any work, so a bad path fails at once. The
+ * report goes to a file of its own (user/outfile.h), put under the name
+ * only when complete.
+ */
+static int open_output(const char *path, const char *opt, struct outfile **of)
+{
+	char err[PATH_MAX + 256];
+	int ret;
+
+	*of = NULL;
+	if (!path)
+		return 0;
+	ret = outfile__open(path, 0, of, err, sizeof(err));
+	if (ret)
+		xlp_err("%s with %s", err, opt);
+	return ret;
+}
+
+/* Writes one output (of, or stdout when NULL) and commits it; frees of. */
+static int write_to(struct outfile *of, const char *path, writer_fn fn, const struct dataset *ds,
 		    const struct xa_result *r)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
+	char msg[PATH_MAX + 256];
+	FILE *f = of ? outfile__stream(of) : stdout;
 	int err;
 
 	if (!f) {
 		err = -errno;
-		xlp_err("cannot write %s: %s: check the path and its permissions", path,
-			strerror(-err));
+		xlp_err("cannot write %s: %s: check the free memory", path, strerror(-err));
+		outfile__abort(of);
 		return err;
 	}
 	err = fn(f, ds, r);
-	if (path && fclose(f))
-		err = err ? err : -errno;
-	else if (!path && fflush(f))
-		err = err ? err : -errno;
-	if (err)
-		xlp_err("cannot write %s: %s: check the free space", path ? path : "the report",
+	if (!err && !of && fflush(f))
+		err = -errno;
+	if (err) {
+		xlp_err("cannot write %s: %s: check the free space", of ? path : "the report",
 			strerror(-err));
+		outfile__abort(of);
+		return err;
+	}
+	if (!of)
+		return 0;
+	err = outfile__commit(of, msg, sizeof(msg));
+	if (err)
+		xlp_err("%s", msg);
 	return err;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct dataset_opts dopt = {0};
+	struct outfile *out = NULL, *html = NULL;
 	struct xa_result *res = NULL;
 	struct dataset *ds = NULL;
 	struct report_opts o;
@@ -297,6 +327,11 @@ int cmd_report(int argc, char **argv)
 			"--help')");
 		return 1;
 	}
+	ret = open_output(o.out, "-o", &out);
+	if (!ret)
+		ret = open_output(o.html, "--html", &html);
+	if (ret)
+		goto cleanup;
 	dopt.exclusive = o.exclusive;
 	ret = dataset__load((const char *const *)argv + optind, (size_t)(argc - optind), &dopt, &ds,
 			    err, sizeof(err));
@@ -306,13 +341,17 @@ int cmd_report(int argc, char **argv)
 	ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
 		goto fail;
-	ret = write_to(o.out, o.json ? report__json : report__text, ds, res);
-	if (!ret && o.html)
-		ret = write_to(o.html, report__html, ds, res);
+	ret = write_to(out, o.out, o.json ? report__json : report__text, ds, res);
+	out = NULL;
+	if (!ret && html)
+		ret = write_to(html, o.html, report__html, ds, res);
+	html = NULL;
 	goto cleanup;
 fail:
 	xlp_err("%s", err);
 cleanup:
+	outfile__abort(out);
+	outfile__abort(html);
 	analysis__free(res);
 	dataset__free(ds);
 	return ret ? 1 : 0;

@@ -14,18 +14,22 @@
 #include "xlprobe.skel.h"
 #include "log.h"
 #include "session.h"
+#include "testhooks.h"
 #include "trace.h"
 #include "util.h"
 
-#define MAX_LINKS (2 * XLP_MAX_FUNCS + 64)
+#define MAX_LINKS 64
+#define MAX_FUNC_LINKS (2 * XLP_MAX_FUNCS)
 
 struct session {
 	struct xlprobe_bpf *skel;
 	struct ring_buffer *rb;
 	uint64_t *tracked; /* mmap of the "tracked" bitmap */
 	size_t tracked_len;
-	struct bpf_link *links[MAX_LINKS];
+	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
 	int nlinks;
+	struct bpf_link *flinks[MAX_FUNC_LINKS]; /* uprobes, until detached */
+	int nflinks;
 	uint32_t features;
 	char notes[1024];
 	session_record_fn on_record;
@@ -49,13 +53,14 @@ static int rb_cb(void *ctx, void *data, size_t size)
 }
 
 /*
- * XLPROBE_TEST_BTF / XLPROBE_TEST_HIDE_TP let tests exercise the messages
- * for kernels without BTF or without a tracepoint on a kernel that has both.
+ * The test hooks BTF and HIDE_TP (test build only, testhooks.h) let tests
+ * exercise the messages for kernels without BTF or without a tracepoint on
+ * a kernel that has both.
  */
 static int check_kernel(struct btf **vmlinux, char *err, size_t errlen)
 {
-	const char *btf_path = getenv("XLPROBE_TEST_BTF") ?: "/sys/kernel/btf/vmlinux";
-	const char *hide = getenv("XLPROBE_TEST_HIDE_TP") ?: "";
+	const char *btf_path = xlp_test_hook("BTF") ?: "/sys/kernel/btf/vmlinux";
+	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 	char name[64];
 
 	if (access(btf_path, R_OK)) {
@@ -174,7 +179,7 @@ static bool have_tp(struct btf *vmlinux, const char *tp)
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
-	const char *hide = getenv("XLPROBE_TEST_HIDE_TP") ?: "";
+	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 	struct bpf_program *p;
 
 	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
@@ -214,6 +219,10 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 
 		if (!bpf_program__autoload(p) || is_manual(p))
 			continue;
+		if (s->nlinks >= MAX_LINKS) {
+			snprintf(err, errlen, "too many BPF programs: raise MAX_LINKS");
+			return -E2BIG;
+		}
 		l = bpf_program__attach(p);
 		if (l) {
 			s->links[s->nlinks++] = l;
@@ -425,7 +434,7 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 	struct xlp_func f = {.flags = flags};
 	struct bpf_link *l;
 
-	if (id >= XLP_MAX_FUNCS || s->nlinks + 2 > MAX_LINKS) {
+	if (id >= XLP_MAX_FUNCS || s->nflinks + 2 > MAX_FUNC_LINKS) {
 		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
 		return -E2BIG;
 	}
@@ -444,9 +453,18 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 				 (unsigned long long)offset, strerror(-e));
 			return e;
 		}
-		s->links[s->nlinks++] = l;
+		s->flinks[s->nflinks++] = l;
 	}
 	return 0;
+}
+
+void session__detach_funcs(struct session *s)
+{
+	/* closing the perf events unregisters the uprobes: the process's
+	 * breakpoints go with them */
+	for (int i = s->nflinks - 1; i >= 0; i--)
+		bpf_link__destroy(s->flinks[i]);
+	s->nflinks = 0;
 }
 
 int session__poll(struct session *s, int wake_fd, int timeout_ms)
@@ -628,6 +646,7 @@ void session__close(struct session *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
+	session__detach_funcs(s);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
 	if (s->tracked)

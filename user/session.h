@@ -48,9 +48,15 @@ int session__add_target(struct session *s, pid_t pid, bool existing_threads);
  */
 int session__follow_children(struct session *s);
 
-/* Uprobe + uretprobe on binary at file offset; pid -1 = every process. */
+/*
+ * Uprobe + uretprobe on binary at file offset, in process pid only (its
+ * threads, and the image it execs; not the processes it forks). pid -1
+ * would make every process running binary trap.
+ */
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);
+/* Removes every uprobe of session__attach_func (a launch ended). */
+void session__detach_funcs(struct session *s);
 
 /*
  * Drains the ring buffer, waiting up to timeout_ms for the programs to wake

@@ -76,17 +76,27 @@ enum xlp_stop_reason {
 /* ---- writer ---- */
 struct trace_writer;
 
-/* Creates (truncates) path and writes the header. Negative errno on error. */
+/*
+ * Creates path (user/outfile.h, OUTFILE_CRASH_SAFE: never through a link,
+ * mode 0600, an older file of ours replaced at close) and writes the
+ * header. Negative errno on error.
+ */
 int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
 		       struct trace_writer **out);
+/* Writes the header to fd, which stays the caller's to close or commit. */
+int trace_writer__open_fd(int fd, const struct xlp_trace_meta *meta, struct trace_writer **out);
 /* Buffers one record (rec->size bytes); flushes a chunk when it is large. */
 int trace_writer__append(struct trace_writer *w, const struct xlp_hdr *rec);
 /* Compresses and writes the buffered records as one chunk, if any. */
 int trace_writer__flush(struct trace_writer *w);
-/* Flushes, writes the footer, fsyncs and closes. Frees w, even on error. */
+/* Flushes and writes the footer; a file opened by path is then synced and
+ * put in place. Frees w, even on error. */
 int trace_writer__close(struct trace_writer *w, const struct xlp_trace_footer *footer);
-/* Closes without a footer (the file reads as truncated). Accepts NULL. */
+/* Flushes, without a footer (the file reads as truncated), and keeps the
+ * file like __close. Accepts NULL. */
 void trace_writer__abort(struct trace_writer *w);
+/* Frees w without flushing; a file opened by path is removed. Accepts NULL. */
+void trace_writer__discard(struct trace_writer *w);
 uint64_t trace_writer__nrecords(const struct trace_writer *w);
 uint64_t trace_writer__bytes(const struct trace_writer *w);
 

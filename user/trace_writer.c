@@ -70,6 +70,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "outfile.h"
 #include "trace.h"
 #include "trace_format.h"
 
@@ -82,10 +83,11 @@
 
 struct trace_writer {
 	int fd;
-	int err;	   /* first write error: sticky */
-	uint64_t off;	   /* file size through the last whole chunk */
-	uint64_t nrecords; /* appended */
-	uint64_t nwritten; /* in chunks on disk */
+	struct outfile *of; /* owned when opened by path, else NULL (fd is the caller's) */
+	int err;	    /* first write error: sticky */
+	uint64_t off;	    /* file size through the last whole chunk */
+	uint64_t nrecords;  /* appended */
+	uint64_t nwritten;  /* in chunks on disk */
 	uint64_t nchunks;
 	uint32_t nbuf; /* records pending in buf */
 	size_t len;    /* bytes pending in buf */
@@ -249,31 +251,36 @@ static int writer__write(struct trace_writer *w, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static void writer__free(struct trace_writer *w)
+/* Frees w; a file opened by path is put in place (commit) or removed. */
+static int writer__free(struct trace_writer *w, bool commit)
 {
+	int err = 0;
+
 	if (!w)
-		return;
-	if (w->fd >= 0)
-		close(w->fd);
+		return 0;
+	if (w->of && commit)
+		err = outfile__commit(w->of, NULL, 0);
+	else
+		outfile__abort(w->of);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);
+	return err;
 }
 
-int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
-		       struct trace_writer **out)
+int trace_writer__open_fd(int fd, const struct xlp_trace_meta *meta, struct trace_writer **out)
 {
 	struct bbuf hdr = {0};
 	struct trace_writer *w;
 	int err;
 
 	*out = NULL;
-	if (!meta || (meta->nfuncs && !meta->funcs))
+	if (!meta || (meta->nfuncs && !meta->funcs) || fd < 0)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = -1;
+	w->fd = fd;
 	w->zcap = CHUNK_HDR_LEN + compressBound(BUF_CAP);
 	w->buf = malloc(BUF_CAP);
 	w->zbuf = malloc(w->zcap);
@@ -284,11 +291,6 @@ int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
 	err = header__encode(&hdr, meta);
 	if (err)
 		goto cleanup;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
 	err = write_all(w->fd, hdr.p, hdr.len);
 	if (err)
 		goto cleanup;
@@ -297,8 +299,27 @@ int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
 	w = NULL;
 cleanup:
 	free(hdr.p);
-	writer__free(w);
+	writer__free(w, false);
 	return err;
+}
+
+int trace_writer__open(const char *path, const struct xlp_trace_meta *meta,
+		       struct trace_writer **out)
+{
+	struct outfile *of = NULL;
+	int err;
+
+	*out = NULL;
+	err = outfile__open(path, OUTFILE_CRASH_SAFE, &of, NULL, 0);
+	if (err)
+		return err;
+	err = trace_writer__open_fd(outfile__fd(of), meta, out);
+	if (err) {
+		outfile__abort(of);
+		return err;
+	}
+	(*out)->of = of;
+	return 0;
 }
 
 int trace_writer__append(struct trace_writer *w, const struct xlp_hdr *rec)
@@ -378,21 +399,17 @@ static int writer__footer(struct trace_writer *w, const struct xlp_trace_footer 
 
 int trace_writer__close(struct trace_writer *w, const struct xlp_trace_footer *footer)
 {
-	int err;
+	int err, ret;
 
 	if (!w)
 		return -EINVAL;
 	err = trace_writer__flush(w);
 	if (!err)
 		err = writer__footer(w, footer);
-	/* even after an error: the chunks before it must survive a crash */
-	if (fsync(w->fd) && errno != EINVAL && errno != EROFS && !err)
-		err = -errno;
-	if (close(w->fd) && errno != EINTR && !err)
-		err = -errno;
-	w->fd = -1;
-	writer__free(w);
-	return err;
+	/* even after an error: the chunks before it are a valid trace, and
+	 * commit syncs them to disk */
+	ret = writer__free(w, true);
+	return err ? err : ret;
 }
 
 void trace_writer__abort(struct trace_writer *w)
@@ -401,7 +418,12 @@ void trace_writer__abort(struct trace_writer *w)
 		return;
 	/* the pending records are valid: keep them in the truncated file */
 	trace_writer__flush(w);
-	writer__free(w);
+	writer__free(w, true);
+}
+
+void trace_writer__discard(struct trace_writer *w)
+{
+	writer__free(w, false);
 }
 
 uint64_t trace_writer__nrecords(const struct trace_writer *w)
