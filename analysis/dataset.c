@@ -121,7 +121,9 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 	if (o)
 		ds->opts = *o;
 	ds->features = ~0u;
-	for (size_t i = 0; i < npaths; i++, ds->nfiles++) {
+	for (size_t i = 0; i < npaths; i++) {
+		/* counted first: what reading it allocated is freed even if it fails */
+		ds->nfiles++;
 		ds->files[i].path = strdup(paths[i]);
 		ds->files[i].info.path = ds->files[i].path;
 		if (!ds->files[i].path)
@@ -152,6 +154,7 @@ void dataset__free(struct dataset *ds)
 	for (size_t i = 0; i < ds->nfiles; i++) {
 		free(ds->files[i].path);
 		free(ds->files[i].interaction);
+		free(ds->files[i].damage);
 		free(ds->files[i].fmap);
 		free(ds->files[i].is_interaction);
 	}
