@@ -12,7 +12,7 @@ export XLP_ROOT="$PWD"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-for dir in unit root e2e; do
+for dir in unit root e2e fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
 	for t in "$out/$dir"/test_*; do
 		[ -x "$t" ] || continue

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages xlprobe needs to build, test and benchmark,
 # only those that are missing. Safe to run again; needs root to install.
+# libclang-rt-dev: the sanitizer and libFuzzer runtimes of Debian's clang
+# (libclang-rt-14-dev on Debian 12), for make fuzz and the fuzz tests.
 set -eu
-PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
+PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace"
 missing=""
 for p in $PKGS; do
