@@ -25,7 +25,8 @@ void jsonw__init_compact(struct jsonw *w, FILE *f, int line_depth)
 static void newline(struct jsonw *w)
 {
 	fputc('\n', w->f);
-	fprintf(w->f, "%*s", w->indent * w->depth, "");
+	if (w->indent)
+		fprintf(w->f, "%*s", w->indent * w->depth, "");
 }
 
 /* Separator, newline, indent and key of the next item. */
@@ -38,8 +39,11 @@ static void item(struct jsonw *w, const char *key)
 			newline(w);
 		w->has_items[w->depth] = true;
 	}
+	/* keys are the program's own ASCII names, never text from a file */
 	if (key) {
-		xlp_fput_json(w->f, key, strlen(key));
+		fputc('"', w->f);
+		fputs(key, w->f);
+		fputc('"', w->f);
 		fputs(w->colon, w->f);
 	}
 }

@@ -29,7 +29,8 @@ void jsonw__init(struct jsonw *w, FILE *f);
 /* Compact: a line per item down to line_depth, no spaces (dump: one record a line). */
 void jsonw__init_compact(struct jsonw *w, FILE *f, int line_depth);
 
-/* key is NULL inside arrays and at the top level. */
+/* key is NULL inside arrays and at the top level; keys are plain ASCII names
+ * written as they are (values are escaped). */
 void jsonw__begin_obj(struct jsonw *w, const char *key);
 void jsonw__begin_arr(struct jsonw *w, const char *key);
 void jsonw__end_obj(struct jsonw *w);

@@ -40,6 +40,9 @@
 #define FUNC_MIN_LEN (4 + 4 + 8 + 3 * 4)
 
 #define HDR_BAD "header is corrupt or truncated: the file is damaged, record it again"
+/* "CHNK" and "FOOT" read as little-endian words */
+#define TAG_CHNK 0x4b4e4843u
+#define TAG_FOOT 0x544f4f46u
 
 /* An inclusive range of chunk numbers. */
 struct seq_range {
@@ -580,9 +583,12 @@ static int reader__probe(struct trace_reader *r, uint64_t off, struct region *rg
 	return 0;
 }
 
+/* A word compare: the resync scan asks this at every byte */
 static bool is_tag(const uint8_t *p)
 {
-	return !memcmp(p, "CHNK", 4) || !memcmp(p, "FOOT", 4);
+	uint32_t w = get_le32(p);
+
+	return w == TAG_CHNK || w == TAG_FOOT;
 }
 
 /*
