@@ -35,7 +35,8 @@ int main(int argc, char **argv)
 					  .launches = true,
 					  .seed = 4};
 	struct synth_scenario cut = {.nruns = 3, .factor = SYNTH_LOCK, .truncate = true, .seed = 5};
-	static const int drop[] = {0, 1, 3, 4}, dup[] = {0, 1, 2, 2, 3, 4}, swap[] = {0, 2, 1, 3, 4};
+	static const int drop[] = {0, 1, 3, 4}, dup[] = {0, 1, 2, 2, 3, 4},
+			 swap[] = {0, 2, 1, 3, 4};
 	char in[512];
 	uint8_t *f;
 	size_t len;
