@@ -27,9 +27,13 @@ struct dataset {
 	struct ds_run *runs;
 	size_t nruns, run_cap;
 	uint64_t *win_lo, *win_hi; /* per run: calls entering in [lo, hi) belong to it */
-	uint64_t *max_hi;	   /* max win_hi over the runs of the same pid up to this one */
-	uint64_t *time;		   /* nruns x nfuncs */
-	uint32_t *ncalls;	   /* nruns x nfuncs */
+	/* max tree over win_hi (leaves at [seg_size, seg_size + nruns), 0 past
+	 * them): ds_runs_at() finds the runs holding a time without walking
+	 * over the ones that ended before it */
+	uint64_t *seg;
+	size_t seg_size;
+	uint64_t *time;	  /* nruns x nfuncs */
+	uint32_t *ncalls; /* nruns x nfuncs */
 	uint32_t features;
 	struct ds_drops drops;
 };

@@ -24,10 +24,41 @@ struct open_call {
 	uint64_t vals[XLP_NR_CTR];
 };
 
+struct stab {
+	const struct dataset *ds;
+	size_t lo, hi; /* the runs of the pid that start at or before t */
+	uint64_t t;
+	void (*fn)(void *ctx, size_t run);
+	void *ctx;
+};
+
+/* The runs of node's range within [lo, hi) that end after t, highest first. */
+static void stab_visit(const struct stab *s, size_t node, size_t nlo, size_t nhi)
+{
+	size_t mid = nlo + (nhi - nlo) / 2;
+
+	if (nhi <= s->lo || nlo >= s->hi || s->ds->seg[node] <= s->t)
+		return;
+	if (nhi - nlo == 1) {
+		s->fn(s->ctx, nlo);
+		return;
+	}
+	stab_visit(s, 2 * node + 1, mid, nhi);
+	stab_visit(s, 2 * node, nlo, mid);
+}
+
+/*
+ * O((k + 1) log n) for the k runs holding t: the runs of a file are sorted
+ * by (pid, window start), so those of pid starting at or before t are one
+ * range, and the max tree over the window ends skips the parts of it that
+ * ended before t (a long run early on no longer makes every later call
+ * walk over every run after it).
+ */
 void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
 		void (*fn)(void *ctx, size_t run), void *ctx)
 {
 	const struct ds_file *f = &ds->files[fi];
+	struct stab s = {.ds = ds, .t = t, .fn = fn, .ctx = ctx};
 	size_t lo = f->run_off, hi = f->run_off + f->nruns;
 
 	while (lo < hi) { /* first run with (pid, win_lo) > (pid, t) */
@@ -39,12 +70,18 @@ void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
 		else
 			hi = mid;
 	}
-	for (size_t j = lo; j-- > f->run_off;) {
-		if (ds->runs[j].pid != pid || ds->max_hi[j] <= t)
-			break;
-		if (ds->win_lo[j] <= t && t < ds->win_hi[j])
-			fn(ctx, j);
+	s.hi = lo;
+	for (lo = f->run_off, hi = s.hi; lo < hi;) { /* first run of pid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ds->runs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	s.lo = lo;
+	if (s.lo < s.hi)
+		stab_visit(&s, 1, 0, ds->seg_size);
 }
 
 struct add_ctx {
