@@ -6,13 +6,15 @@
  * forged files cost at most one skipped chunk and never an absurd
  * allocation or an out-of-bounds read.
  *
- * Reading is linear in the file size, whatever the file holds: a chunk is
- * checksummed either as it is read past, or, when its length cannot be
- * trusted (version 1 chunks, footers, found while re-synchronising after
- * damage), out of a budget of twice the file size; a file that exhausts it
- * (only forged ones do: "CHNK" tags at every few bytes) reads as truncated
- * where the budget ran out. Version 2 chunk headers carry their own CRC, so
- * re-synchronising over them costs O(1) per tag found.
+ * Reading is linear in the file size, whatever the file holds. Version 2
+ * chunk headers carry their own CRC, so re-synchronising over them costs
+ * O(1) per tag found, and a chunk whose header holds is checksummed once
+ * and read past. Every checksum is paid out of a budget of twice the file
+ * size: reading the chunks in order spends at most the file size; what
+ * cannot be trusted as cheaply (version 1 chunks and footers found while
+ * re-synchronising) spends more, and a file that exhausts the budget (only
+ * forged ones do: "CHNK" tags every few bytes, each claiming the rest of
+ * the file) reads as truncated where it ran out.
  */
 #include <errno.h>
 #include <fcntl.h>
