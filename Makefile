@@ -6,6 +6,7 @@
 #   make test       install missing Debian packages, build, run every test
 #   make bench      overhead benchmarks (not part of make test)
 #   make scorecard  perturbation and real-software suites, one line per scenario
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300)
 
 OUTPUT := .output
 ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
@@ -141,6 +142,39 @@ $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
 build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS)
 .PHONY: build-tests
 
+# ---- fuzzing: libFuzzer + ASan + UBSan (clang), harnesses in tests/fuzz/ ----
+# The library is built again with clang and the sanitizers under
+# .output/fuzz/; tests/fuzz/test_fuzz (part of make test) replays the
+# corpus and fuzzes each harness for 30 s; make fuzz for longer.
+FUZZ_SECONDS ?= 300
+FUZZ_CFLAGS := -g -O2 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB := $(OUTPUT)/fuzz/libxlprobe.a
+FUZZ_OBJS := $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(sort $(wildcard tests/fuzz/test_*.c)))
+build-tests: build-fuzz $(FUZZ_TEST_BINS)
+
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(SKEL)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(XCFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	$(call msg,FUZZER,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(XCFLAGS) $< $(FUZZ_LIB) $(LDLIBS) -o $@
+
+build-fuzz: $(FUZZ_BINS)
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory build-fuzz
+	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)
+.PHONY: build-fuzz fuzz
+
 # The README's two commands. Both install what is missing first.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
@@ -174,4 +208,5 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d) $(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks -name '*.d' 2>/dev/null)
+-include $(wildcard $(OUTPUT)/bpf/*.d) \
+	$(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks $(OUTPUT)/fuzz/obj -name '*.d' 2>/dev/null)

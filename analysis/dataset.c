@@ -43,27 +43,29 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 	return (int)ds->nfuncs++;
 }
 
-/* Windows of the runs and, per pid, the running maximum of their ends. */
+/* Windows of the runs, and the max tree over their ends. */
 static int set_windows(struct dataset *ds)
 {
 	size_t n = ds->nruns;
 
 	ds->win_lo = malloc(n * sizeof(uint64_t) + 1);
 	ds->win_hi = malloc(n * sizeof(uint64_t) + 1);
-	ds->max_hi = malloc(n * sizeof(uint64_t) + 1);
-	if (!ds->win_lo || !ds->win_hi || !ds->max_hi)
+	for (ds->seg_size = 1; ds->seg_size < n;)
+		ds->seg_size *= 2;
+	ds->seg = calloc(2 * ds->seg_size, sizeof(uint64_t));
+	if (!ds->win_lo || !ds->win_hi || !ds->seg)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_run *r = &ds->runs[i];
 		bool launch = ds->files[r->file].info.launches;
-		bool first = !i || ds->runs[i - 1].pid != r->pid || ds->runs[i - 1].file != r->file;
 
 		ds->win_lo[i] = launch ? 0 : r->start_ns;
 		ds->win_hi[i] = launch ? UINT64_MAX : r->end_ns;
-		ds->max_hi[i] = ds->win_hi[i];
-		if (!first && ds->max_hi[i - 1] > ds->max_hi[i])
-			ds->max_hi[i] = ds->max_hi[i - 1];
+		ds->seg[ds->seg_size + i] = ds->win_hi[i];
 	}
+	for (size_t i = ds->seg_size; i-- > 1;)
+		ds->seg[i] =
+			ds->seg[2 * i] > ds->seg[2 * i + 1] ? ds->seg[2 * i] : ds->seg[2 * i + 1];
 	return 0;
 }
 
@@ -121,7 +123,9 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 	if (o)
 		ds->opts = *o;
 	ds->features = ~0u;
-	for (size_t i = 0; i < npaths; i++, ds->nfiles++) {
+	for (size_t i = 0; i < npaths; i++) {
+		/* counted first: what reading it allocated is freed even if it fails */
+		ds->nfiles++;
 		ds->files[i].path = strdup(paths[i]);
 		ds->files[i].info.path = ds->files[i].path;
 		if (!ds->files[i].path)
@@ -152,6 +156,7 @@ void dataset__free(struct dataset *ds)
 	for (size_t i = 0; i < ds->nfiles; i++) {
 		free(ds->files[i].path);
 		free(ds->files[i].interaction);
+		free(ds->files[i].damage);
 		free(ds->files[i].fmap);
 		free(ds->files[i].is_interaction);
 	}
@@ -165,7 +170,7 @@ void dataset__free(struct dataset *ds)
 	free(ds->runs);
 	free(ds->win_lo);
 	free(ds->win_hi);
-	free(ds->max_hi);
+	free(ds->seg);
 	free(ds->time);
 	free(ds->ncalls);
 	free(ds);

@@ -44,12 +44,19 @@ struct ds_run {
 	uint64_t base[XLP_NR_CTR]; /* whole-run process counters */
 };
 
-/* Loss and damage, summed over the files. */
+/* Loss and damage, summed over the files (struct trace_integrity). */
 struct ds_drops {
 	uint64_t stat[XLP_NR_STAT]; /* footer (or last stats record when truncated) */
 	uint64_t lost_by_reader;
 	uint64_t bad_chunks;
-	size_t ntruncated; /* files without a valid footer */
+	uint64_t missing_chunks;   /* chunk numbers never found */
+	uint64_t duplicate_chunks; /* skipped: read already (not counted twice) */
+	uint64_t reordered_chunks; /* skipped: out of order */
+	uint64_t extra_chunks;	   /* past the footer's count */
+	uint64_t missing_records;  /* the footers count more than were read */
+	uint64_t extra_records;	   /* more were read than the footers count */
+	size_t ntruncated;	   /* files without a valid footer */
+	size_t ndamaged;	   /* files with a footer that does not match what was read */
 };
 
 struct ds_file_info {
@@ -59,6 +66,7 @@ struct ds_file_info {
 	uint64_t nrecords;
 	size_t nruns;
 	const char *interaction; /* symbol, NULL in launch mode */
+	const char *damage; /* what is missing or was skipped (trace_reader__describe), or NULL */
 };
 
 struct dataset;

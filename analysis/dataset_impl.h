@@ -11,6 +11,7 @@ struct ds_file {
 	struct ds_file_info info;
 	char *path;
 	char *interaction;
+	char *damage;
 	uint32_t nlocal;
 	uint32_t *fmap;		 /* local func id -> global func, DS_NONE for interactions */
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
@@ -26,9 +27,13 @@ struct dataset {
 	struct ds_run *runs;
 	size_t nruns, run_cap;
 	uint64_t *win_lo, *win_hi; /* per run: calls entering in [lo, hi) belong to it */
-	uint64_t *max_hi;	   /* max win_hi over the runs of the same pid up to this one */
-	uint64_t *time;		   /* nruns x nfuncs */
-	uint32_t *ncalls;	   /* nruns x nfuncs */
+	/* max tree over win_hi (leaves at [seg_size, seg_size + nruns), 0 past
+	 * them): ds_runs_at() finds the runs holding a time without walking
+	 * over the ones that ended before it */
+	uint64_t *seg;
+	size_t seg_size;
+	uint64_t *time;	  /* nruns x nfuncs */
+	uint32_t *ncalls; /* nruns x nfuncs */
 	uint32_t features;
 	struct ds_drops drops;
 };
@@ -56,6 +61,68 @@ struct ds_scan {
 };
 
 int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen);
+
+/*
+ * Per-thread lists of pending calls, for the passes that need to know which
+ * call is nested in which (ds_scan_file: recursion counted once; the
+ * drill-down of dataset_nest.c).
+ *
+ * Records of one thread arrive in return order (post-order), so when a call
+ * C arrives, the records of its thread that entered at or after C's entry
+ * are exactly C's subtree, and they sit contiguously at the end of the
+ * thread's pending list: ds_pending_subtree() walks back over them, and
+ * also stops at a call no deeper than C (in a well-formed trace nothing in
+ * C's subtree is; in a forged one it bounds the work). A caller that walks
+ * a subtree pushes C after it (or empties the list, at depth 0), so the
+ * next walk reaching a pending call X passes C first and comes from a call
+ * shallower than C: X is walked over by calls of strictly decreasing depth,
+ * at most XLP_MAX_DEPTH of them. Calls at depth XLP_MAX_DEPTH or more
+ * cannot be recorded (the BPF shadow stack is that deep): they are not
+ * nested and not pushed. Each pass is linear in the number of records.
+ */
+struct ds_pend { /* the head of every item of a pending list */
+	uint64_t entry;
+	uint32_t func;
+	uint16_t depth;
+};
+
+struct ds_pend_thr {
+	uint32_t tid;
+	bool used;
+	size_t n, cap; /* items */
+	uint8_t *items;
+};
+
+struct ds_pending {
+	size_t item_size; /* at least sizeof(struct ds_pend), a multiple of 8 */
+	uint64_t seed;	  /* of the tid hash: forged tids cannot make it collide */
+	struct ds_pend_thr *t;
+	size_t cap, n; /* threads */
+};
+
+void ds_pending_init(struct ds_pending *p, size_t item_size);
+void ds_pending_free(struct ds_pending *p); /* and ready for reuse */
+/* The thread's list, created empty; NULL on ENOMEM. */
+struct ds_pend_thr *ds_pending_thread(struct ds_pending *p, uint32_t tid);
+
+static inline struct ds_pend *ds_pend_at(const struct ds_pending *p, const struct ds_pend_thr *t,
+					 size_t i)
+{
+	return (struct ds_pend *)(t->items + i * p->item_size);
+}
+
+/* Calls at depth 1..XLP_MAX_DEPTH-1 are kept pending; depth 0 closes the tree. */
+static inline bool ds_pend_nestable(uint16_t depth)
+{
+	return depth > 0 && depth < XLP_MAX_DEPTH;
+}
+
+/* Index of the first pending call in the subtree of a call: the items from there to t->n. */
+size_t ds_pending_subtree(const struct ds_pending *p, const struct ds_pend_thr *t, uint64_t entry,
+			  uint16_t depth);
+/* Appends a zeroed item with its head filled in; NULL on ENOMEM. */
+void *ds_pending_push(struct ds_pending *p, struct ds_pend_thr *t, uint64_t entry, uint32_t func,
+		      uint16_t depth);
 
 /* Calls fn for every run of file fi that a call of pid entering at t belongs to. */
 void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,

@@ -7,10 +7,9 @@
  * Records of one thread arrive in return order (post-order), so when a
  * call C arrives, the records of its thread that entered at or after C's
  * entry are exactly C's subtree, and they sit contiguously at the end of
- * the thread's pending list. Walking back over it costs the subtree's size,
- * and a record lies in the subtree of at most XLP_MAX_DEPTH calls: the pass
- * is linear in the number of records. A depth-0 record closes its thread's
- * tree and empties the list.
+ * the thread's pending list (dataset_impl.h: walking back over it is
+ * linear in the number of records, forged files included). A depth-0
+ * record closes its thread's tree and empties the list.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,16 +18,9 @@
 #include "dataset_impl.h"
 
 struct pend {
-	uint32_t func, parent; /* dataset functions, DS_NO_FUNC when none */
-	uint32_t depth;
-	uint64_t entry, wall;
-};
-
-struct pthr {
-	uint32_t tid;
-	bool used;
-	size_t n, cap;
-	struct pend *p;
+	struct ds_pend h; /* entry, func (DS_NO_FUNC when none), depth */
+	uint32_t parent;  /* dataset function, DS_NO_FUNC when none */
+	uint64_t wall;
 };
 
 struct anc_pairs {
@@ -48,8 +40,7 @@ struct nest_pass {
 	size_t file;
 	struct nesting *nest;
 	const int32_t *slot; /* per dataset function: ancestor index, or -1 */
-	struct pthr *thr;
-	size_t thr_cap, thr_n;
+	struct ds_pending pd;
 	int err;
 };
 
@@ -116,42 +107,9 @@ static struct ds_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t
 	return p;
 }
 
-static struct pthr *thr_get(struct nest_pass *s, uint32_t tid)
-{
-	size_t j;
-
-	if (2 * (s->thr_n + 1) > s->thr_cap) {
-		size_t cap = s->thr_cap ? 2 * s->thr_cap : 64;
-		struct pthr *nt = calloc(cap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < s->thr_cap; i++) {
-			if (!s->thr[i].used)
-				continue;
-			j = (s->thr[i].tid * 2654435761u) & (cap - 1);
-			while (nt[j].used)
-				j = (j + 1) & (cap - 1);
-			nt[j] = s->thr[i];
-		}
-		free(s->thr);
-		s->thr = nt;
-		s->thr_cap = cap;
-	}
-	j = (tid * 2654435761u) & (s->thr_cap - 1);
-	while (s->thr[j].used && s->thr[j].tid != tid)
-		j = (j + 1) & (s->thr_cap - 1);
-	if (!s->thr[j].used) {
-		s->thr[j].used = true;
-		s->thr[j].tid = tid;
-		s->thr_n++;
-	}
-	return &s->thr[j];
-}
-
 struct credit {
 	struct nest_pass *s;
-	const struct pthr *t;
+	const struct ds_pend_thr *t;
 	size_t lo;
 	uint32_t func;
 	int32_t k;
@@ -165,17 +123,17 @@ static void credit_run(void *ctx, size_t run)
 	uint64_t skip_from = UINT64_MAX;
 
 	for (size_t i = c->t->n; i-- > c->lo;) {
-		const struct pend *d = &c->t->p[i];
+		const struct pend *d = (const struct pend *)ds_pend_at(&c->s->pd, c->t, i);
 		struct ds_nest_pair *p;
 
 		/* a nested call of the ancestor counted its own subtree already */
-		if (d->func == c->func) {
-			skip_from = d->entry;
+		if (d->h.func == c->func) {
+			skip_from = d->h.entry;
 			continue;
 		}
-		if (d->entry >= skip_from || d->func == DS_NO_FUNC)
+		if (d->h.entry >= skip_from || d->h.func == DS_NO_FUNC)
 			continue;
-		p = get_pair(a, c->s->nest->nruns, d->parent, d->func);
+		p = get_pair(a, c->s->nest->nruns, d->parent, d->h.func);
 		if (!p) {
 			c->s->err = -ENOMEM;
 			return;
@@ -188,19 +146,20 @@ static int on_call(struct nest_pass *s, const struct xlp_call_rec *c)
 {
 	const struct ds_file *f = &s->ds->files[s->file];
 	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
-	struct pthr *t = thr_get(s, c->tid);
+	struct ds_pend_thr *t = ds_pending_thread(&s->pd, c->tid);
+	struct pend *p;
 	size_t lo;
 
 	if (!t)
 		return -ENOMEM;
 	if (g == DS_NONE)
 		g = DS_NO_FUNC;
-	lo = t->n;
-	while (lo > 0 && t->p[lo - 1].entry >= c->entry_ns)
-		lo--;
-	for (size_t i = lo; i < t->n; i++)
-		if (t->p[i].depth == (uint32_t)c->depth + 1)
-			t->p[i].parent = g;
+	lo = ds_pending_subtree(&s->pd, t, c->entry_ns, c->depth);
+	for (size_t i = lo; i < t->n; i++) {
+		p = (struct pend *)ds_pend_at(&s->pd, t, i);
+		if (p->h.depth == (uint32_t)c->depth + 1)
+			p->parent = g;
+	}
 	if (g != DS_NO_FUNC && s->slot[g] >= 0 && lo < t->n) {
 		struct credit cr = {.s = s, .t = t, .lo = lo, .func = g, .k = s->slot[g]};
 
@@ -212,20 +171,13 @@ static int on_call(struct nest_pass *s, const struct xlp_call_rec *c)
 		t->n = 0;
 		return 0;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct pend *np = realloc(t->p, cap * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		t->p = np;
-		t->cap = cap;
-	}
-	t->p[t->n++] = (struct pend){.func = g,
-				     .parent = DS_NO_FUNC,
-				     .depth = c->depth,
-				     .entry = c->entry_ns,
-				     .wall = c->incl[XLP_C_WALL]};
+	if (!ds_pend_nestable(c->depth))
+		return 0;
+	p = ds_pending_push(&s->pd, t, c->entry_ns, g, c->depth);
+	if (!p)
+		return -ENOMEM;
+	p->parent = DS_NO_FUNC;
+	p->wall = c->incl[XLP_C_WALL];
 	return 0;
 }
 
@@ -252,11 +204,7 @@ static int scan_file(struct nest_pass *s, char *err, size_t errlen)
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s: check the file", path,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-	for (size_t i = 0; i < s->thr_cap; i++)
-		free(s->thr[i].p);
-	free(s->thr);
-	s->thr = NULL;
-	s->thr_cap = s->thr_n = 0;
+	ds_pending_free(&s->pd);
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
 }
@@ -269,6 +217,7 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 	struct nest_pass s = {.ds = ds, .nest = n, .slot = slot};
 	int ret = -ENOMEM;
 
+	ds_pending_init(&s.pd, sizeof(struct pend));
 	*out = NULL;
 	if (!n || !slot || !(n->a = calloc(nanc + 1, sizeof(*n->a))))
 		goto cleanup;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
+#include "util.h"
 
 struct cand {
 	uint32_t pid, tid;
@@ -148,7 +149,7 @@ static void drop_nested(struct pass1 *p)
 {
 	size_t kept = 0;
 
-	qsort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_nest);
+	xlp_sort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_nest);
 	for (size_t i = 0; i < p->ncand; i++) {
 		const struct cand *c = &p->cand[i], *last = kept ? &p->cand[kept - 1] : NULL;
 
@@ -157,7 +158,7 @@ static void drop_nested(struct pass1 *p)
 		p->cand[kept++] = *c;
 	}
 	p->ncand = kept;
-	qsort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_time);
+	xlp_sort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_time);
 }
 
 /* The last base record with this key (process totals: the latest wins). */
@@ -185,7 +186,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 	struct ds_file *f = &ds->files[fi];
 
 	drop_nested(p);
-	qsort(p->base, p->nbase, sizeof(*p->base), cmp_base);
+	xlp_sort(p->base, p->nbase, sizeof(*p->base), cmp_base);
 	f->run_off = ds->nruns;
 	for (size_t i = 0; i < p->ncand; i++) {
 		const struct cand *c = &p->cand[i];
@@ -213,17 +214,20 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 	return 0;
 }
 
-/* Local function table -> global one; interactions mark runs, not features. */
-static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_trace_meta *m)
+/*
+ * Local function table -> global one; interactions mark runs, not features.
+ * The tables are indexed by the records' func_id: sized by the header's
+ * function count, never by an id read from the file (the reader accepts
+ * only id == index; checked again here, as the indexing depends on it).
+ */
+static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_trace_meta *m,
+		     char *err, size_t errlen)
 {
-	uint32_t n = 0;
+	uint32_t n = m->nfuncs;
 
-	for (uint32_t i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].id >= n)
-			n = m->funcs[i].id + 1;
 	f->nlocal = n;
-	f->fmap = malloc(n * sizeof(*f->fmap) + 1);
-	f->is_interaction = calloc(n + 1, 1);
+	f->fmap = malloc((size_t)n * sizeof(*f->fmap) + 1);
+	f->is_interaction = calloc((size_t)n + 1, 1);
 	if (!f->fmap || !f->is_interaction)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
@@ -231,6 +235,14 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct xlp_func_info *fi = &m->funcs[i];
 		int g;
+
+		if (fi->id != i) {
+			snprintf(err, errlen,
+				 "%s: corrupt trace: function %u has id %u (ids are 0, 1, 2... in "
+				 "order): the file is damaged or forged",
+				 f->path, i, fi->id);
+			return -EBADMSG;
+		}
 
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
@@ -249,11 +261,13 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	return 0;
 }
 
-static void take_drops(struct dataset *ds, struct trace_reader *r, const struct pass1 *p,
-		       struct ds_file *f)
+static int take_drops(struct dataset *ds, struct trace_reader *r, const struct pass1 *p,
+		      struct ds_file *f)
 {
 	const struct xlp_trace_footer *ft = trace_reader__footer(r);
+	const struct trace_integrity *in = trace_reader__integrity(r);
 	uint64_t stat[XLP_NR_STAT] = {0}, lost = 0;
+	char why[512];
 
 	if (ft) {
 		memcpy(stat, ft->stat, sizeof(stat));
@@ -265,9 +279,22 @@ static void take_drops(struct dataset *ds, struct trace_reader *r, const struct 
 	for (int i = 0; i < XLP_NR_STAT; i++)
 		ds->drops.stat[i] += stat[i];
 	ds->drops.lost_by_reader += lost;
-	ds->drops.bad_chunks += trace_reader__bad_chunks(r);
-	f->info.truncated = trace_reader__status(r) != TRACE_COMPLETE;
+	ds->drops.bad_chunks += in->bad;
+	ds->drops.missing_chunks += in->missing;
+	ds->drops.duplicate_chunks += in->duplicate;
+	ds->drops.reordered_chunks += in->reordered;
+	ds->drops.extra_chunks += in->extra_chunks;
+	ds->drops.missing_records += in->missing_records;
+	ds->drops.extra_records += in->extra_records;
+	f->info.truncated = trace_reader__status(r) == TRACE_TRUNCATED;
 	ds->drops.ntruncated += f->info.truncated;
+	ds->drops.ndamaged += trace_reader__status(r) == TRACE_DAMAGED;
+	trace_reader__describe(r, why, sizeof(why));
+	if (!why[0])
+		return 0;
+	f->damage = strdup(why);
+	f->info.damage = f->damage;
+	return f->damage ? 0 : -ENOMEM;
 }
 
 static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds_file *f, char *err,
@@ -327,11 +354,11 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 	m = trace_reader__meta(r);
 	f->info.features = m->features;
 	ds->features &= m->features;
-	ret = map_funcs(ds, f, m);
+	ret = map_funcs(ds, f, m, err, errlen);
 	ret = ret ? ret : read_records(r, &p, f, err, errlen);
+	ret = ret ? ret : take_drops(ds, r, &p, f);
 	if (ret)
 		goto cleanup;
-	take_drops(ds, r, &p, f);
 	f->info.nrecords = p.nrecords;
 	if (!p.nrecords) {
 		snprintf(err, errlen,

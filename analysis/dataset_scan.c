@@ -5,7 +5,8 @@
  *
  * Recursion: records of one thread arrive in return order (post-order), so
  * when an invocation I arrives, the earlier records of its thread that
- * entered at or after I's entry are exactly those nested in I. Among them,
+ * entered at or after I's entry are exactly those nested in I (its subtree:
+ * the tail of the thread's pending list, see dataset_impl.h). Among them,
  * those of I's own function were counted already and are taken back. A
  * record at depth 0 closes everything its thread had open, so the per-thread
  * list stays as small as one call tree.
@@ -17,79 +18,47 @@
 #include "dataset_impl.h"
 
 struct open_call {
-	uint32_t func, pid;
+	struct ds_pend h; /* entry, func, depth */
+	uint32_t pid;
 	int32_t slot;
-	uint64_t entry;
 	uint64_t vals[XLP_NR_CTR];
 };
 
-struct thr {
-	uint32_t tid;
-	bool used;
-	size_t n, cap;
-	struct open_call *c;
+struct stab {
+	const struct dataset *ds;
+	size_t lo, hi; /* the runs of the pid that start at or before t */
+	uint64_t t;
+	void (*fn)(void *ctx, size_t run);
+	void *ctx;
 };
 
-struct thr_tab {
-	struct thr *t;
-	size_t cap, n;
-};
-
-static uint32_t hash_tid(uint32_t tid)
+/* The runs of node's range within [lo, hi) that end after t, highest first. */
+static void stab_visit(const struct stab *s, size_t node, size_t nlo, size_t nhi)
 {
-	return tid * 2654435761u;
-}
+	size_t mid = nlo + (nhi - nlo) / 2;
 
-static int tab_grow(struct thr_tab *tab)
-{
-	size_t cap = tab->cap ? 2 * tab->cap : 256;
-	struct thr *nt = calloc(cap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (size_t i = 0; i < tab->cap; i++) {
-		size_t j = hash_tid(tab->t[i].tid) & (cap - 1);
-
-		if (!tab->t[i].used)
-			continue;
-		while (nt[j].used)
-			j = (j + 1) & (cap - 1);
-		nt[j] = tab->t[i];
+	if (nhi <= s->lo || nlo >= s->hi || s->ds->seg[node] <= s->t)
+		return;
+	if (nhi - nlo == 1) {
+		s->fn(s->ctx, nlo);
+		return;
 	}
-	free(tab->t);
-	tab->t = nt;
-	tab->cap = cap;
-	return 0;
+	stab_visit(s, 2 * node + 1, mid, nhi);
+	stab_visit(s, 2 * node, nlo, mid);
 }
 
-static struct thr *tab_get(struct thr_tab *tab, uint32_t tid)
-{
-	size_t j;
-
-	if (2 * (tab->n + 1) > tab->cap && tab_grow(tab))
-		return NULL;
-	j = hash_tid(tid) & (tab->cap - 1);
-	while (tab->t[j].used && tab->t[j].tid != tid)
-		j = (j + 1) & (tab->cap - 1);
-	if (!tab->t[j].used) {
-		tab->t[j].used = true;
-		tab->t[j].tid = tid;
-		tab->n++;
-	}
-	return &tab->t[j];
-}
-
-static void tab_free(struct thr_tab *tab)
-{
-	for (size_t i = 0; i < tab->cap; i++)
-		free(tab->t[i].c);
-	free(tab->t);
-}
-
+/*
+ * O((k + 1) log n) for the k runs holding t: the runs of a file are sorted
+ * by (pid, window start), so those of pid starting at or before t are one
+ * range, and the max tree over the window ends skips the parts of it that
+ * ended before t (a long run early on no longer makes every later call
+ * walk over every run after it).
+ */
 void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
 		void (*fn)(void *ctx, size_t run), void *ctx)
 {
 	const struct ds_file *f = &ds->files[fi];
+	struct stab s = {.ds = ds, .t = t, .fn = fn, .ctx = ctx};
 	size_t lo = f->run_off, hi = f->run_off + f->nruns;
 
 	while (lo < hi) { /* first run with (pid, win_lo) > (pid, t) */
@@ -101,12 +70,18 @@ void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
 		else
 			hi = mid;
 	}
-	for (size_t j = lo; j-- > f->run_off;) {
-		if (ds->runs[j].pid != pid || ds->max_hi[j] <= t)
-			break;
-		if (ds->win_lo[j] <= t && t < ds->win_hi[j])
-			fn(ctx, j);
+	s.hi = lo;
+	for (lo = f->run_off, hi = s.hi; lo < hi;) { /* first run of pid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ds->runs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	s.lo = lo;
+	if (s.lo < s.hi)
+		stab_visit(&s, 1, 0, ds->seg_size);
 }
 
 struct add_ctx {
@@ -126,51 +101,27 @@ static void add_one(void *ctx, size_t run)
 		a->s->call(a->s->ctx, run, a->slot, a->rec);
 }
 
-/* Takes back the invocations of func nested in one entering at entry. */
-static void take_back_nested(const struct ds_scan *s, struct thr *t, uint32_t func, uint64_t entry)
+/* Takes back the invocations of func in the subtree of call c (linear: see dataset_impl.h). */
+static void take_back_nested(const struct ds_scan *s, struct ds_pending *pd, struct ds_pend_thr *t,
+			     uint32_t func, const struct xlp_call_rec *c)
 {
-	size_t j = t->n, keep;
+	size_t keep = ds_pending_subtree(pd, t, c->entry_ns, c->depth);
 
-	while (j > 0 && t->c[j - 1].entry >= entry)
-		j--;
-	keep = j;
-	for (size_t k = j; k < t->n; k++) {
-		struct open_call *oc = &t->c[k];
+	for (size_t k = keep; k < t->n; k++) {
+		struct open_call *oc = (struct open_call *)ds_pend_at(pd, t, k);
 		struct add_ctx a = {.s = s, .slot = oc->slot, .vals = oc->vals, .sign = -1};
 
-		if (oc->func != func) {
-			t->c[keep++] = *oc; /* still needed by its own function's callers */
+		if (oc->h.func != func) {
+			/* still needed by its own function's callers */
+			memmove(ds_pend_at(pd, t, keep++), oc, pd->item_size);
 			continue;
 		}
-		ds_runs_at(s->ds, s->file, oc->pid, oc->entry, add_one, &a);
+		ds_runs_at(s->ds, s->file, oc->pid, oc->h.entry, add_one, &a);
 	}
 	t->n = keep;
 }
 
-static int push_open(struct thr *t, uint32_t func, int32_t slot, const struct xlp_call_rec *c,
-		     const uint64_t *vals)
-{
-	struct open_call *oc;
-
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct open_call *nc = realloc(t->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		t->c = nc;
-		t->cap = cap;
-	}
-	oc = &t->c[t->n++];
-	oc->func = func;
-	oc->pid = c->pid;
-	oc->slot = slot;
-	oc->entry = c->entry_ns;
-	memcpy(oc->vals, vals, sizeof(oc->vals));
-	return 0;
-}
-
-static int on_call(const struct ds_scan *s, struct thr_tab *tab, const struct xlp_call_rec *c)
+static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct xlp_call_rec *c)
 {
 	const struct ds_file *f = &s->ds->files[s->file];
 	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
@@ -178,21 +129,28 @@ static int on_call(const struct ds_scan *s, struct thr_tab *tab, const struct xl
 	bool excl = s->ds->opts.exclusive;
 	uint64_t vals[XLP_NR_CTR];
 	struct add_ctx a = {.s = s, .slot = slot, .vals = vals, .rec = c, .sign = 1};
-	struct thr *t = NULL;
+	struct ds_pend_thr *t = NULL;
+	struct open_call *oc;
 
 	memcpy(vals, excl ? c->excl : c->incl, sizeof(vals));
 	/* exclusive times never count a nested call twice: no bookkeeping */
 	if (!excl) {
-		t = tab_get(tab, c->tid);
+		t = ds_pending_thread(pd, c->tid);
 		if (!t)
 			return -ENOMEM;
 		if (slot >= 0)
-			take_back_nested(s, t, g, c->entry_ns);
+			take_back_nested(s, pd, t, g, c);
 	}
 	if (slot >= 0) {
 		ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
-		if (t && c->depth > 0 && push_open(t, g, slot, c, vals))
-			return -ENOMEM;
+		if (t && ds_pend_nestable(c->depth)) {
+			oc = ds_pending_push(pd, t, c->entry_ns, g, c->depth);
+			if (!oc)
+				return -ENOMEM;
+			oc->pid = c->pid;
+			oc->slot = slot;
+			memcpy(oc->vals, vals, sizeof(oc->vals));
+		}
 	}
 	if (t && c->depth == 0)
 		t->n = 0;
@@ -203,7 +161,7 @@ int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
 {
 	const char *path = s->ds->files[s->file].path;
 	struct trace_reader *r = NULL;
-	struct thr_tab tab = {0};
+	struct ds_pending pd;
 	const struct xlp_hdr *h;
 	char why[256] = "";
 	int ret;
@@ -213,17 +171,18 @@ int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
 		return ret;
 	}
+	ds_pending_init(&pd, sizeof(struct open_call));
 	while ((ret = trace_reader__next(r, &h)) > 0) {
 		if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
 			continue;
-		ret = on_call(s, &tab, (const struct xlp_call_rec *)h);
+		ret = on_call(s, &pd, (const struct xlp_call_rec *)h);
 		if (ret)
 			break;
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s: check the file", path,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-	tab_free(&tab);
+	ds_pending_free(&pd);
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
 }

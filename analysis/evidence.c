@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "evidence.h"
+#include "util.h"
 #include "stats.h"
 
 double ev__norm_cdf(double z)
@@ -65,7 +66,7 @@ double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n)
 	n2 = (double)n - n1;
 	if (n1 < 1 || n2 < 1)
 		goto out;
-	qsort(r, n, sizeof(*r), cmp_ranked);
+	xlp_sort(r, n, sizeof(*r), cmp_ranked);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double avg, t;

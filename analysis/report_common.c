@@ -53,6 +53,21 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 d->stat[XLP_S_LAUNCH_UNTIMED]},
 		{"lost_by_reader", "records the recorder could not store", d->lost_by_reader},
 		{"bad_chunks", "damaged chunks skipped while reading", d->bad_chunks},
+		{"missing_chunks",
+		 "chunks missing from the file (cut out, or lost to damage): their records are "
+		 "not analysed",
+		 d->missing_chunks},
+		{"duplicate_chunks",
+		 "chunks present twice: the copies were skipped, not counted twice",
+		 d->duplicate_chunks},
+		{"reordered_chunks", "chunks out of order: skipped", d->reordered_chunks},
+		{"extra_chunks",
+		 "chunks past the footer's count (a version 1 file cannot say which: a duplicate "
+		 "is analysed twice)",
+		 d->extra_chunks},
+		{"missing_records", "records the footers count that were not read",
+		 d->missing_records},
+		{"extra_records", "records read beyond the footers' count", d->extra_records},
 	};
 	size_t n = 0;
 

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include "escape.h"
 #include "report.h"
 
 #define NBINS 40
@@ -21,19 +23,37 @@ static const char style[] =
 	".slow{color:#c0392b}.tree ul{list-style:none;padding-left:1.4em;margin:0}"
 	".tree li{margin:2px 0}.leaf{color:#666}.na{color:#999}.warn{color:#b35c00}";
 
-static void esc(FILE *f, const char *s)
+/*
+ * Text from traces (symbols, comm) in HTML: markup characters as entities,
+ * control characters as visible "\xNN" (a page shown with cat must not
+ * drive the terminal either), bytes that are not UTF-8 as U+FFFD (the page
+ * is UTF-8).
+ */
+static void esc(FILE *f, const char *str)
 {
-	for (; s && *s; s++) {
-		if (*s == '<')
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = str ? strlen(str) : 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t u = xlp_utf8_len(s + i, n - i);
+
+		if (s[i] == '<')
 			fputs("&lt;", f);
-		else if (*s == '>')
+		else if (s[i] == '>')
 			fputs("&gt;", f);
-		else if (*s == '&')
+		else if (s[i] == '&')
 			fputs("&amp;", f);
-		else if (*s == '"')
+		else if (s[i] == '"')
 			fputs("&quot;", f);
+		else if (s[i] == '\n' || s[i] == '\t')
+			fputc(s[i], f);
+		else if (s[i] < 0x20 || s[i] == 0x7f || (u == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0))
+			xlp_fput_text(f, (const char *)s + i, u, false);
+		else if (!u)
+			fputs("&#xfffd;", f);
 		else
-			fputc(*s, f);
+			fwrite(s + i, 1, u, f);
+		i += u ? u : 1;
 	}
 }
 
@@ -290,8 +310,8 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const char *un[8];
-	struct report_drop d[16];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+	struct report_drop d[24];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
 
 	fputs("<h2>Not measured, lost</h2><ul>", f);
 	for (size_t i = 0; i < nu; i++)
@@ -302,11 +322,20 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (!nd)
 		fputs("<li>no events lost</li>", f);
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		if (!dataset__file(ds, i)->truncated)
-			continue;
-		fputs("<li class=\"warn\">", f);
-		esc(f, dataset__file(ds, i)->path);
-		fputs(" is truncated: analysed what was read</li>", f);
+		const struct ds_file_info *fi = dataset__file(ds, i);
+
+		if (fi->truncated) {
+			fputs("<li class=\"warn\">", f);
+			esc(f, fi->path);
+			fputs(" is truncated: analysed what was read</li>", f);
+		}
+		if (fi->damage) {
+			fputs("<li class=\"warn\">", f);
+			esc(f, fi->path);
+			fputs(" is damaged: ", f);
+			esc(f, fi->damage);
+			fputs(": analysed what was read</li>", f);
+		}
 	}
 	fputs("</ul>\n", f);
 }

@@ -341,6 +341,7 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 		jsonw__uint(w, "runs", fi->nruns);
 		jsonw__uint(w, "records", fi->nrecords);
 		jsonw__bool(w, "truncated", fi->truncated);
+		jsonw__str(w, "damage", fi->damage);
 		jsonw__uint(w, "features", fi->features);
 		jsonw__end_obj(w);
 	}
@@ -349,9 +350,10 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 
 static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
+	bool damaged = false;
 	const char *un[8];
-	struct report_drop d[16];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+	struct report_drop d[24];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
 
 	jsonw__begin_arr(w, "unavailable");
 	for (size_t i = 0; i < nu; i++)
@@ -362,12 +364,16 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 		jsonw__uint(w, d[i].name, d[i].count);
 	jsonw__end_obj(w);
 	jsonw__bool(w, "truncated", dataset__drops(ds)->ntruncated > 0);
+	for (size_t i = 0; i < dataset__nfiles(ds); i++)
+		damaged = damaged || dataset__file(ds, i)->damage;
+	jsonw__bool(w, "damaged", damaged);
 }
 
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	struct jsonw w = {.f = f};
+	struct jsonw w;
 
+	jsonw__init(&w, f);
 	jsonw__begin_obj(&w, NULL);
 	jsonw__str(&w, "schema", "xlprobe-report/2");
 	traces(&w, ds);

@@ -9,7 +9,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "escape.h"
 #include "report.h"
+
+/*
+ * Every string that comes from a trace (symbols, binaries, comm) or the
+ * command line (paths) is printed through xlp_text() / xlp_fputs_text():
+ * control characters are escaped, so a forged symbol cannot drive the
+ * terminal or forge a line of the report.
+ */
+#define NAME_MAX_TEXT 1024
 
 /* Compact duration for table cells: "12.3ms". */
 static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
@@ -33,22 +42,27 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	size_t nf = dataset__nfiles(ds);
 	const struct ds_file_info *fi = dataset__file(ds, 0);
-	char d1[32], d2[32], d3[32], d4[32], rule[64];
+	char d1[32], d2[32], d3[32], d4[32], rule[64], p[NAME_MAX_TEXT], s[NAME_MAX_TEXT];
 
 	if (nf == 1 && fi->interaction)
-		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", fi->path, r->lab.n,
-			fi->interaction);
+		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", xlp_text(fi->path, p, sizeof(p)),
+			r->lab.n, xlp_text(fi->interaction, s, sizeof(s)));
 	else if (nf == 1)
-		fprintf(f, "xlprobe report: %s: %zu launch%s\n", fi->path, r->lab.n,
-			r->lab.n == 1 ? "" : "es");
+		fprintf(f, "xlprobe report: %s: %zu launch%s\n", xlp_text(fi->path, p, sizeof(p)),
+			r->lab.n, r->lab.n == 1 ? "" : "es");
 	else
 		fprintf(f, "xlprobe report: %zu traces, %zu runs\n", nf, r->lab.n);
-	for (size_t i = 0; i < nf; i++)
-		if (dataset__file(ds, i)->truncated)
+	for (size_t i = 0; i < nf; i++) {
+		fi = dataset__file(ds, i);
+		if (fi->truncated)
 			fprintf(f,
 				"warning: %s is truncated (no valid footer): analysed what was "
 				"read\n",
-				dataset__file(ds, i)->path);
+				xlp_text(fi->path, p, sizeof(p)));
+		if (fi->damage)
+			fprintf(f, "warning: %s is damaged: %s: analysed what was read\n",
+				xlp_text(fi->path, p, sizeof(p)), fi->damage);
+	}
 	fprintf(f, "\nRuns\n  %zu run%s: median %s, p90 %s, max %s\n", r->lab.n,
 		r->lab.n == 1 ? "" : "s", report__dur(r->lab.median_ns, d1, sizeof(d1)),
 		report__dur(r->lab.p90_ns, d2, sizeof(d2)),
@@ -60,7 +74,7 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[256];
+	char t[NAME_MAX_TEXT];
 
 	fprintf(f, "\nSlowdown preconditions (step 1, PerfProbe IV-B)\n");
 	for (size_t i = 0; i < r->npre; i++) {
@@ -68,9 +82,10 @@ static void preconditions(FILE *f, const struct dataset *ds, const struct xa_res
 		uint32_t fast = p->runs - p->slow_runs;
 
 		fprintf(f, "  %zu. runs are slow when ", i + 1);
-		for (size_t k = 0; k < p->ncond; k++)
-			fprintf(f, "%s%s", k ? " AND " : "",
-				report__cond(ds, &p->conds[k], t, sizeof(t)));
+		for (size_t k = 0; k < p->ncond; k++) {
+			fputs(k ? " AND " : "", f);
+			xlp_fputs_text(f, report__cond(ds, &p->conds[k], t, sizeof(t)));
+		}
 		fprintf(f, " (%u of %zu slow runs", p->slow_runs, r->lab.nslow);
 		if (fast)
 			fprintf(f, "; %u fast run%s too", fast, fast == 1 ? "" : "s");
@@ -136,22 +151,27 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		     const struct xa_critical *c, size_t rank)
 {
 	const struct ds_func *fn = dataset__func(ds, c->func);
-	char t[32], chain[512], ev[1024];
+	char t[32], chain[2048], ev[1024], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
 
+	xlp_text(fn->symbol, sym, sizeof(sym));
+	xlp_text(fn->binary, bin, sizeof(bin));
 	if (rank)
 		fprintf(f,
 			"\nCritical function #%zu %s (%s): slow when %s %s; %u runs ran it, %u "
 			"slow (step 2, PerfProbe IV-C)\n",
-			rank, fn->symbol, fn->binary,
+			rank, sym, bin,
 			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
 			c->s2.nslow);
 	else
-		fprintf(f, "\nNot accused: %s (%s) > %s\n", fn->symbol, fn->binary,
+		fprintf(f, "\nNot accused: %s (%s) > %s\n", sym, bin,
 			report__dur(c->threshold_ns, t, sizeof(t)));
 	if (c->nchain > 1) {
-		fprintf(f, "  chain: %s\n", report__chain(ds, c, chain, sizeof(chain)));
+		fputs("  chain: ", f);
+		xlp_fputs_text(f, report__chain(ds, c, chain, sizeof(chain)));
+		fputc('\n', f);
 		for (size_t k = 0; k + 1 < c->nchain; k++)
-			fprintf(f, "    %s: %s added\n", dataset__func(ds, c->chain[k])->symbol,
+			fprintf(f, "    %s: %s added\n",
+				xlp_text(dataset__func(ds, c->chain[k])->symbol, sym, sizeof(sym)),
 				report__dur(c->chain_added[k], t, sizeof(t)));
 	}
 	lines(f, "  evidence: ", report__evidence(r, c, ev, sizeof(ev)));
@@ -163,7 +183,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		fprintf(f, "  no resource factor found\n");
 	if (c->peer.found)
 		fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
-			c->peer.comm);
+			xlp_text(c->peer.comm, sym, sizeof(sym)));
 	breakdown(f, &c->s2, "time");
 }
 
@@ -208,7 +228,7 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	bool reasons = r->features & XLP_FEAT_SYSCALLS;
 	int cols[XA_NFEAT], nc = 0;
-	char c[32];
+	char c[32], sym[NAME_MAX_TEXT];
 
 	for (int k = 0; k < XA_NFEAT; k++)
 		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ ||
@@ -222,7 +242,8 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xa_func_row *row = &r->rows[i];
 
-		fprintf(f, "  %-20.20s %5u %8s", dataset__func(ds, row->func)->symbol, row->runs,
+		fprintf(f, "  %-20.20s %5u %8s",
+			xlp_text(dataset__func(ds, row->func)->symbol, sym, sizeof(sym)), row->runs,
 			cell(XA_CPU_RUN, row->time_median, c, sizeof(c)));
 		for (int k = 0; k < nc; k++)
 			fprintf(f, " %8s",
@@ -236,8 +257,8 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const char *un[8];
-	struct report_drop d[16];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 16);
+	struct report_drop d[24];
+	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
 
 	fprintf(f, "\nNot measured\n");
 	for (size_t i = 0; i < nu; i++)
@@ -262,9 +283,14 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		if (r->npre)
 			preconditions(f, ds, r);
 		rejected(f, ds, r);
-		fprintf(f, "\n%s\n", r->verdict);
-		if (r->note[0])
-			fprintf(f, "  (%s)\n", r->note);
+		fputc('\n', f);
+		xlp_fputs_text(f, r->verdict);
+		fputc('\n', f);
+		if (r->note[0]) {
+			fputs("  (", f);
+			xlp_fputs_text(f, r->note);
+			fputs(")\n", f);
+		}
 		if (r->npre_dropped)
 			fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n",
 				r->npre_dropped);
@@ -273,6 +299,8 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (r->status != XA_OK)
 		table(f, ds, r);
 	limits(f, ds, r);
-	fprintf(f, "\nVerdict: %s\n", r->verdict);
+	fputs("\nVerdict: ", f);
+	xlp_fputs_text(f, r->verdict);
+	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_impl.h"
+#include "util.h"
 
 struct order {
 	uint32_t file;
@@ -75,7 +76,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	e->mode_p = e->mode_p > 1 ? 1 : e->mode_p;
 	e->mode = e->mode_p <= o->alpha_evidence;
 	/* 2. bursts, over every run in time order */
-	qsort(ord, n, sizeof(*ord), cmp_order);
+	xlp_sort(ord, n, sizeof(*ord), cmp_order);
 	e->nslow_side = 0;
 	for (size_t i = 0; i < n; i++) {
 		double v = t[ord[i].run];
@@ -118,7 +119,7 @@ void xa_rank(struct xa_result *r)
 {
 	size_t total = r->ncrit + r->nrejected, acc = 0;
 
-	qsort(r->crit, total, sizeof(*r->crit), cmp_crit);
+	xlp_sort(r->crit, total, sizeof(*r->crit), cmp_crit);
 	for (size_t i = 0; i < total; i++)
 		acc += r->crit[i].ev.significant;
 	r->ncrit = acc;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
+#include "util.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -14,7 +15,7 @@ static int cmp_double(const void *a, const void *b)
 void stats__sort(double *v, size_t n)
 {
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_double);
+		xlp_sort(v, n, sizeof(*v), cmp_double);
 }
 
 double stats__quantile_sorted(const double *sorted, size_t n, double q)

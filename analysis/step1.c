@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis_impl.h"
+#include "util.h"
 #include "stats.h"
 
 uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow)
@@ -217,7 +218,7 @@ static double surrogate(const struct dataset *ds, const uint32_t *runs, const ui
 	}
 	if (!n1 || n1 == n)
 		return 0;
-	qsort(it, n, sizeof(*it), cmp_sur);
+	xlp_sort(it, n, sizeof(*it), cmp_sur);
 	minority = (double)(n1 < n - n1 ? n1 : n - n1);
 	for (size_t i = 0; i < n; i++)
 		sum1 += it[i].v;

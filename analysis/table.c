@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "analysis_impl.h"
+#include "util.h"
 #include "stats.h"
 
 struct rank {
@@ -48,7 +49,7 @@ int xa_pick_rows(const struct dataset *ds, const struct analysis_opts *o, struct
 		rk[i].func = r->cand[i];
 		rk[i].median = func_median(ds, r->cand[i], r->slow, -1, tmp);
 	}
-	qsort(rk, r->ncand, sizeof(*rk), cmp_rank);
+	xlp_sort(rk, r->ncand, sizeof(*rk), cmp_rank);
 	for (size_t i = 0; i < cap; i++) {
 		struct xa_func_row *row = &r->rows[r->nrows++];
 

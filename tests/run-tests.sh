@@ -13,7 +13,7 @@ export XLP_ROOT="$PWD"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-for dir in unit root e2e real; do
+for dir in unit root e2e real fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
 	base=$out/$dir
 	[ $dir = real ] && base=tests/real

@@ -15,6 +15,8 @@
 #      (tests/bench/micro/, built into a temporary directory with
 #      clang, bpftool and libbpf, the build's own tools): where 1 and 2's
 #      time goes
+#   5. reading forged files: .output/tests/bench/bench_read, the time for
+#      sizes N, 2N, 4N and its growth per doubling (2x: linear)
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -653,6 +655,15 @@ else
 		m=$(median $(awk -v p="$p" '$1 == p { print $3 }' "$TMP/micro.out"))
 		printf '  %-56s %8s %8s\n' "${MICRO_DESC[$p]}" "$m" "$(calc 'printf "%+.0f", a - b' "$m" "$floor")"
 	done
+fi
+
+# ---- 5. reading forged files ----------------------------------------------------
+echo
+echo "== 5. Reading forged files (linear time) =="
+if [ -x "$OUT/tests/bench/bench_read" ]; then
+	XLP_ROOT=$ROOT timeout -k 5 300 "$OUT/tests/bench/bench_read" || note "bench_read failed (exit $?)"
+else
+	echo "n/a: $OUT/tests/bench/bench_read not built"
 fi
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)

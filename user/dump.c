@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include "commands.h"
+#include "escape.h"
+#include "jsonw.h"
 #include "log.h"
 #include "trace.h"
 
@@ -28,13 +30,18 @@ static const char usage[] =
 	"           shown as name=value, only the non-zero ones\n"
 	"  footer   end time, record and chunk totals, stop reason, and every\n"
 	"           BPF-side counter by name\n"
-	"  status   complete, or truncated when the recording did not finish\n"
+	"  status   complete; truncated when the recording did not finish; or\n"
+	"           damaged, with a damage line saying what is missing or was\n"
+	"           skipped (\"chunks 4-5 missing (lost 2 chunks)\")\n"
+	"Strings from the file are quoted, control characters escaped (\\x1b).\n"
 	"\n"
 	"Options:\n"
 	"  --json       print one JSON document instead:\n"
 	"                 {\"meta\":{...}, \"records\":[...], \"footer\":{...} or null,\n"
-	"                  \"status\":\"complete\"|\"truncated\", \"bad_chunks\":N}\n"
-	"               every counter is present in every record, zero or not\n"
+	"                  \"status\":\"complete\"|\"truncated\"|\"damaged\", \"bad_chunks\":N,\n"
+	"                  \"damage\":\"...\" or null, \"integrity\":{...}}\n"
+	"               every counter is present in every record, zero or not;\n"
+	"               always valid UTF-8 (U+FFFD for bytes that are not)\n"
 	"  -h, --help   print this help and exit\n"
 	"\n"
 	"Counters (wall to other are ns, freq_khz_ns is kHz x ns, the rest counts):\n"
@@ -48,13 +55,16 @@ static const char usage[] =
 	"\n"
 	"A truncated file (the recorder was killed, or the disk filled up) is\n"
 	"dumped up to its last whole chunk. A damaged chunk is skipped and the\n"
-	"dump goes on with the next one. Records of a type this xlprobe does not\n"
-	"know are shown as \"unknown record type T (size S)\".\n"
+	"dump goes on with the next one; a chunk read already (a duplicate) or\n"
+	"coming after a later one is skipped too, and the footer's counts are\n"
+	"checked. Records of a type this xlprobe does not know are shown as\n"
+	"\"unknown record type T (size S)\".\n"
 	"\n"
 	"Exit status:\n"
 	"  0  the whole file was read (a truncated file gives a warning, still 0)\n"
 	"  1  the file is missing, not an xlprobe trace, has a damaged header, or\n"
-	"     had damaged chunks that were skipped; or the output failed\n"
+	"     is damaged (chunks damaged, missing, duplicated or out of order,\n"
+	"     or counts that differ from the footer's); or the output failed\n"
 	"  2  usage error\n"
 	"\n"
 	"Examples:\n"
@@ -136,184 +146,113 @@ static const struct flag_name thread_flag_names[] = {
 struct dump {
 	FILE *out;
 	bool json;
+	struct jsonw jw;
 	const struct xlp_trace_meta *meta;
 	uint64_t nrec;
 };
 
-/* ---- strings ---- */
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4   ? 4
-		     : s[0] >= 0xe0		    ? 3
-		     : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-						    : 0;
-
-	if (!len || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong, surrogate and beyond-U+10FFFF forms */
-	if ((len == 3 && s[0] == 0xe0 && s[1] < 0xa0) ||
-	    (len == 3 && s[0] == 0xed && s[1] > 0x9f) ||
-	    (len == 4 && s[0] == 0xf0 && s[1] < 0x90) || (len == 4 && s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return len;
-}
-
-/* JSON string; bytes that are not UTF-8 (comm can hold anything) become U+FFFD. */
-static void json_str(FILE *f, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		size_t u;
-
-		if (s[i] == '"' || s[i] == '\\') {
-			fprintf(f, "\\%c", s[i]);
-		} else if (s[i] == '\n') {
-			fputs("\\n", f);
-		} else if (s[i] == '\t') {
-			fputs("\\t", f);
-		} else if (s[i] < 0x20 || s[i] == 0x7f) {
-			fprintf(f, "\\u%04x", s[i]);
-		} else if (s[i] < 0x80) {
-			fputc(s[i], f);
-		} else if ((u = utf8_len(s + i, n - i))) {
-			fwrite(s + i, 1, u, f);
-			i += u - 1;
-		} else {
-			fputs("\\ufffd", f);
-		}
-	}
-	fputc('"', f);
-}
-
-/* Text string on one line: quotes, backslashes and control bytes escaped. */
-static void text_str(FILE *f, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			fprintf(f, "\\%c", s[i]);
-		else if (s[i] == '\n')
-			fputs("\\n", f);
-		else if (s[i] < 0x20 || s[i] == 0x7f)
-			fprintf(f, "\\x%02x", s[i]);
-		else
-			fputc(s[i], f);
-	}
-	fputc('"', f);
-}
-
-static void put_str(const struct dump *d, const char *s, size_t n)
-{
-	if (d->json)
-		json_str(d->out, s, n);
-	else
-		text_str(d->out, s, n);
-}
-
-static void put_cstr(const struct dump *d, const char *s)
-{
-	put_str(d, s ? s : "", s ? strlen(s) : 0);
-}
-
 /* ---- fields: "name=value" in text, "name":value in JSON ---- */
 
-static void key(const struct dump *d, const char *name)
+static void field_u64(struct dump *d, const char *name, uint64_t v)
 {
 	if (d->json)
-		fprintf(d->out, ",\"%s\":", name);
+		jsonw__uint(&d->jw, name, v);
 	else
-		fprintf(d->out, " %s=", name);
+		fprintf(d->out, " %s=%" PRIu64, name, v);
 }
 
-static void field_u64(const struct dump *d, const char *name, uint64_t v)
+static void field_s64(struct dump *d, const char *name, int64_t v)
 {
-	key(d, name);
-	fprintf(d->out, "%" PRIu64, v);
+	if (d->json)
+		jsonw__int(&d->jw, name, v);
+	else
+		fprintf(d->out, " %s=%" PRId64, name, v);
 }
 
-static void field_s64(const struct dump *d, const char *name, int64_t v)
+/* Strings come from the file: escaped for the terminal, or for JSON. */
+static void field_str(struct dump *d, const char *name, const char *s, size_t n)
 {
-	key(d, name);
-	fprintf(d->out, "%" PRId64, v);
+	if (d->json) {
+		jsonw__strn(&d->jw, name, s, n);
+		return;
+	}
+	fprintf(d->out, " %s=\"", name);
+	xlp_fput_text(d->out, s, n, true);
+	fputc('"', d->out);
 }
 
-static void field_str(const struct dump *d, const char *name, const char *s, size_t n)
+static void field_cstr(struct dump *d, const char *name, const char *s)
 {
-	key(d, name);
-	put_str(d, s, n);
+	field_str(d, name, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* Flags as names ("a|b" in text, ["a","b"] in JSON); unknown bits in hex. */
-static void put_flags(const struct dump *d, uint32_t v, const struct flag_name *names,
-		      size_t nnames)
+static void field_flags(struct dump *d, const char *name, uint32_t v, const struct flag_name *names,
+			size_t nnames)
 {
-	const char *sep = d->json ? "," : "|";
 	bool first = true;
+	char hex[16];
 
-	fputs(d->json ? "[" : "", d->out);
+	if (d->json)
+		jsonw__begin_arr(&d->jw, name);
+	else if (name)
+		fprintf(d->out, " %s=", name);
 	for (size_t i = 0; i < nnames; i++) {
 		if (!(v & names[i].bit))
 			continue;
-		fprintf(d->out, d->json ? "%s\"%s\"" : "%s%s", first ? "" : sep, names[i].name);
+		if (d->json)
+			jsonw__str(&d->jw, NULL, names[i].name);
+		else
+			fprintf(d->out, "%s%s", first ? "" : "|", names[i].name);
 		first = false;
 		v &= ~names[i].bit;
 	}
-	if (v)
-		fprintf(d->out, d->json ? "%s\"0x%x\"" : "%s0x%x", first ? "" : sep, v);
+	snprintf(hex, sizeof(hex), "0x%x", v);
+	if (v && d->json)
+		jsonw__str(&d->jw, NULL, hex);
+	else if (v)
+		fprintf(d->out, "%s%s", first ? "" : "|", hex);
 	else if (first && !d->json)
 		fputs("0", d->out);
-	fputs(d->json ? "]" : "", d->out);
-}
-
-static void field_flags(const struct dump *d, const char *name, uint32_t v,
-			const struct flag_name *names, size_t nnames)
-{
-	key(d, name);
-	put_flags(d, v, names, nnames);
-}
-
-static void put_ctr(const struct dump *d, bool first, int i, __u64 v)
-{
-	const char *fmt = d->json ? "%s\"%s\":%" PRIu64 : "%s%s=%" PRIu64;
-	char name[16];
-
-	if (i < NAMED_CTRS)
-		snprintf(name, sizeof(name), "%s", ctr_names[i]);
-	else
-		snprintf(name, sizeof(name), "ctr%d", i);
-	fprintf(d->out, fmt, first ? "" : d->json ? "," : " ", name, (uint64_t)v);
+	if (d->json)
+		jsonw__end_arr(&d->jw);
 }
 
 /* Counters: the non-zero ones in text, all named ones in JSON (stable keys). */
-static void field_ctrs(const struct dump *d, const char *name, const __u64 *c)
+static void field_ctrs(struct dump *d, const char *name, const __u64 *c)
 {
 	bool first = true;
+	char cname[16];
 
-	fprintf(d->out, d->json ? ",\"%s\":{" : " %s[", name);
+	if (d->json)
+		jsonw__begin_obj(&d->jw, name);
+	else
+		fprintf(d->out, " %s[", name);
 	for (int i = 0; i < XLP_NR_CTR; i++) {
 		if (!c[i] && (!d->json || i >= NAMED_CTRS))
 			continue;
-		put_ctr(d, first, i, c[i]);
+		if (i < NAMED_CTRS)
+			snprintf(cname, sizeof(cname), "%s", ctr_names[i]);
+		else
+			snprintf(cname, sizeof(cname), "ctr%d", i);
+		if (d->json)
+			jsonw__uint(&d->jw, cname, c[i]);
+		else
+			fprintf(d->out, "%s%s=%" PRIu64, first ? "" : " ", cname, (uint64_t)c[i]);
 		first = false;
 	}
-	fputs(d->json ? "}" : "]", d->out);
+	if (d->json)
+		jsonw__end_obj(&d->jw);
+	else
+		fputs("]", d->out);
 }
 
 /* Every named statistic, and reserved ones when they are set. */
-static void field_stats(const struct dump *d, const uint64_t *stat, int from)
+static void field_stats(struct dump *d, const uint64_t *stat)
 {
 	char name[16];
 
-	for (int i = from; i < XLP_NR_STAT; i++) {
+	for (int i = 0; i < XLP_NR_STAT; i++) {
 		if (i < NAMED_STATS)
 			field_u64(d, stat_names[i], stat[i]);
 		else if (stat[i] && snprintf(name, sizeof(name), "stat%d", i) > 0)
@@ -323,21 +262,21 @@ static void field_stats(const struct dump *d, const uint64_t *stat, int from)
 
 /* ---- records ---- */
 
-static void field_func(const struct dump *d, uint32_t id)
+static void field_func(struct dump *d, uint32_t id)
 {
 	const struct xlp_trace_meta *m = d->meta;
 
 	field_u64(d, "func", id);
 	if (id < m->nfuncs)
-		field_str(d, "sym", m->funcs[id].symbol, strlen(m->funcs[id].symbol));
+		field_cstr(d, "sym", m->funcs[id].symbol);
 }
 
-static void field_comm(const struct dump *d, const char *name, const char *comm)
+static void field_comm(struct dump *d, const char *name, const char *comm)
 {
 	field_str(d, name, comm, strnlen(comm, XLP_COMM_LEN));
 }
 
-static void rec_call(const struct dump *d, const struct xlp_hdr *h)
+static void rec_call(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_call_rec *r = (const void *)h;
 
@@ -353,7 +292,7 @@ static void rec_call(const struct dump *d, const struct xlp_hdr *h)
 	field_ctrs(d, "excl", r->excl);
 }
 
-static void rec_run(const struct dump *d, const struct xlp_hdr *h)
+static void rec_run(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_run_rec *r = (const void *)h;
 
@@ -364,7 +303,7 @@ static void rec_run(const struct dump *d, const struct xlp_hdr *h)
 	field_ctrs(d, "proc", r->proc);
 }
 
-static void rec_thread(const struct dump *d, const struct xlp_hdr *h)
+static void rec_thread(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_thread_rec *r = (const void *)h;
 
@@ -377,7 +316,7 @@ static void rec_thread(const struct dump *d, const struct xlp_hdr *h)
 	field_ctrs(d, "tot", r->tot);
 }
 
-static void rec_proc(const struct dump *d, const struct xlp_hdr *h)
+static void rec_proc(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_proc_rec *r = (const void *)h;
 
@@ -389,7 +328,7 @@ static void rec_proc(const struct dump *d, const struct xlp_hdr *h)
 	field_ctrs(d, "tot", r->tot);
 }
 
-static void rec_launch(const struct dump *d, const struct xlp_hdr *h)
+static void rec_launch(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_launch_rec *r = (const void *)h;
 
@@ -401,7 +340,7 @@ static void rec_launch(const struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "end_ns", r->end_ns);
 }
 
-static void rec_stats(const struct dump *d, const struct xlp_hdr *h)
+static void rec_stats(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_stats_rec *r = (const void *)h;
 
@@ -409,14 +348,14 @@ static void rec_stats(const struct dump *d, const struct xlp_hdr *h)
 
 	for (int i = 0; i < XLP_NR_STAT; i++)
 		stat[i] = r->stat[i];
-	field_stats(d, stat, 0);
+	field_stats(d, stat);
 	field_u64(d, "lost_by_reader", r->lost_by_reader);
 }
 
 struct rec_kind {
 	const char *name;
 	size_t size;
-	void (*print)(const struct dump *d, const struct xlp_hdr *h);
+	void (*print)(struct dump *d, const struct xlp_hdr *h);
 };
 
 static const struct rec_kind kinds[] = {
@@ -431,24 +370,33 @@ static const struct rec_kind kinds[] = {
 static void dump__record(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct rec_kind *k = h->type < ARRAY_SIZE(kinds) ? &kinds[h->type] : NULL;
-	const char *sep = d->nrec ? "," : "";
 
 	d->nrec++;
 	/* the reader guarantees the size of known types; check anyway */
 	if (!k || !k->name || h->size < k->size) {
-		if (d->json)
-			fprintf(d->out, "%s{\"type\":\"unknown\",\"type_id\":%u,\"size\":%u}\n",
-				sep, h->type, h->size);
-		else
+		if (!d->json) {
 			fprintf(d->out, "unknown record type %u (size %u)\n", h->type, h->size);
+			return;
+		}
+		jsonw__begin_obj(&d->jw, NULL);
+		jsonw__str(&d->jw, "type", "unknown");
+		jsonw__uint(&d->jw, "type_id", h->type);
+		jsonw__uint(&d->jw, "size", h->size);
+		jsonw__end_obj(&d->jw);
 		return;
 	}
-	if (d->json)
-		fprintf(d->out, "%s{\"type\":\"%s\",\"cpu\":%u", sep, k->name, h->cpu);
-	else
+	if (d->json) {
+		jsonw__begin_obj(&d->jw, NULL);
+		jsonw__str(&d->jw, "type", k->name);
+		jsonw__uint(&d->jw, "cpu", h->cpu);
+	} else {
 		fprintf(d->out, "%s cpu=%u", k->name, h->cpu);
+	}
 	k->print(d, h);
-	fputs(d->json ? "}\n" : "\n", d->out);
+	if (d->json)
+		jsonw__end_obj(&d->jw);
+	else
+		fputs("\n", d->out);
 }
 
 /* ---- header and footer ---- */
@@ -501,61 +449,81 @@ static void fmt_realtime(char *buf, size_t len, int64_t boot_offset_ns, uint64_t
 	snprintf(buf + n, len - n, ".%09" PRId64 "Z", ns % 1000000000);
 }
 
-static void dump__func(const struct dump *d, const struct xlp_func_info *f)
+static void dump__func(struct dump *d, const struct xlp_func_info *f)
 {
-	if (d->json)
-		fprintf(d->out, "{\"id\":%u", f->id);
-	else
+	if (d->json) {
+		jsonw__begin_obj(&d->jw, NULL);
+		jsonw__uint(&d->jw, "id", f->id);
+	} else {
 		fprintf(d->out, "  func %u", f->id);
-	field_str(d, "binary", f->binary, strlen(f->binary));
-	field_str(d, "symbol", f->symbol, strlen(f->symbol));
-	key(d, "offset");
-	fprintf(d->out, d->json ? "%" PRIu64 : "0x%" PRIx64, f->offset);
-	field_str(d, "build_id", f->build_id, strlen(f->build_id));
+	}
+	field_cstr(d, "binary", f->binary);
+	field_cstr(d, "symbol", f->symbol);
+	if (d->json)
+		jsonw__uint(&d->jw, "offset", f->offset);
+	else
+		fprintf(d->out, " offset=0x%" PRIx64, f->offset);
+	field_cstr(d, "build_id", f->build_id);
 	field_flags(d, "flags", f->flags, func_flag_names, ARRAY_SIZE(func_flag_names));
-	fputs(d->json ? "}" : "\n", d->out);
+	if (d->json)
+		jsonw__end_obj(&d->jw);
+	else
+		fputs("\n", d->out);
 }
 
-static void dump__meta_json(const struct dump *d, const struct xlp_trace_meta *m)
+static void dump__meta_json(struct dump *d, const struct xlp_trace_meta *m)
 {
+	struct jsonw *w = &d->jw;
 	char start[64];
 
 	fmt_realtime(start, sizeof(start), m->boot_offset_ns, m->start_ns);
-	fprintf(d->out, "{\"meta\":{\"format_version\":%u", m->format_version);
-	field_str(d, "host", m->host, strlen(m->host));
-	field_str(d, "kernel", m->kernel, strlen(m->kernel));
+	jsonw__begin_obj(w, NULL);
+	jsonw__begin_obj(w, "meta");
+	jsonw__uint(w, "format_version", m->format_version);
+	field_cstr(d, "host", m->host);
+	field_cstr(d, "kernel", m->kernel);
 	field_u64(d, "ncpus", m->ncpus);
 	field_u64(d, "clock_id", m->clock_id);
 	field_flags(d, "features", m->features, feat_names, ARRAY_SIZE(feat_names));
 	field_s64(d, "boot_offset_ns", m->boot_offset_ns);
 	field_u64(d, "start_ns", m->start_ns);
-	field_str(d, "start_time", start, strlen(start));
+	field_cstr(d, "start_time", start);
 	field_u64(d, "min_dur_ns", m->min_dur_ns);
 	field_u64(d, "target_pid", m->target_pid);
 	field_u64(d, "repeat", m->repeat);
-	field_str(d, "cmdline", m->cmdline, strlen(m->cmdline));
-	field_str(d, "notes", m->notes, strlen(m->notes));
-	fputs(",\"functions\":[", d->out);
-	for (uint32_t i = 0; i < m->nfuncs; i++) {
-		fputs(i ? "," : "", d->out);
+	field_cstr(d, "cmdline", m->cmdline);
+	field_cstr(d, "notes", m->notes);
+	jsonw__begin_arr(w, "functions");
+	for (uint32_t i = 0; i < m->nfuncs; i++)
 		dump__func(d, &m->funcs[i]);
-	}
-	fputs("]},\n\"records\":[\n", d->out);
+	jsonw__end_arr(w);
+	jsonw__end_obj(w);
+	jsonw__begin_arr(w, "records");
 }
 
-static void dump__meta_text(const struct dump *d, const char *path, const struct xlp_trace_meta *m)
+/* "name: value\n", the value quoted and escaped for the terminal. */
+static void text_line(struct dump *d, const char *name, const char *v)
+{
+	fprintf(d->out, "%s: \"", name);
+	xlp_fput_text(d->out, v ? v : "", v ? strlen(v) : 0, true);
+	fputs("\"\n", d->out);
+}
+
+static void dump__meta_text(struct dump *d, const char *path, const struct xlp_trace_meta *m)
 {
 	char start[64];
 	FILE *f = d->out;
 
 	fmt_realtime(start, sizeof(start), m->boot_offset_ns, m->start_ns);
-	fprintf(f, "file: %s\nformat version: %u\nhost: ", path, m->format_version);
-	put_cstr(d, m->host);
-	fputs("\nkernel: ", f);
-	put_cstr(d, m->kernel);
-	fprintf(f, "\nncpus: %u\nclock: %s (%u)\nfeatures: ", m->ncpus, clock_name(m->clock_id),
+	fputs("file: ", f);
+	xlp_fputs_text(f, path);
+	fprintf(f, "\nformat version: %u%s\n", m->format_version,
+		m->format_version < 2 ? " (no chunk sequence numbers)" : "");
+	text_line(d, "host", m->host);
+	text_line(d, "kernel", m->kernel);
+	fprintf(f, "ncpus: %u\nclock: %s (%u)\nfeatures: ", m->ncpus, clock_name(m->clock_id),
 		m->clock_id);
-	put_flags(d, m->features, feat_names, ARRAY_SIZE(feat_names));
+	field_flags(d, NULL, m->features, feat_names, ARRAY_SIZE(feat_names));
 	fprintf(f, " (0x%x)\n", m->features);
 	fprintf(f, "start: %s (%s %" PRIu64 " ns, boot offset %" PRId64 " ns)\n", start,
 		clock_name(m->clock_id), m->start_ns, m->boot_offset_ns);
@@ -564,52 +532,96 @@ static void dump__meta_text(const struct dump *d, const char *path, const struct
 		fprintf(f, "target: pid %u\n", m->target_pid);
 	else
 		fprintf(f, "target: command, %u launch(es)\n", m->repeat);
-	fputs("cmdline: ", f);
-	put_cstr(d, m->cmdline);
-	fputs("\nnotes: ", f);
-	put_cstr(d, m->notes);
-	fprintf(f, "\nfunctions: %u\n", m->nfuncs);
+	text_line(d, "cmdline", m->cmdline);
+	text_line(d, "notes", m->notes);
+	fprintf(f, "functions: %u\n", m->nfuncs);
 	for (uint32_t i = 0; i < m->nfuncs; i++)
 		dump__func(d, &m->funcs[i]);
 	fputs("records:\n", f);
 }
 
-static void dump__footer(const struct dump *d, const struct xlp_trace_footer *ft)
+static void dump__footer(struct dump *d, const struct xlp_trace_footer *ft)
 {
 	if (d->json)
-		fputs("],\n\"footer\":", d->out);
+		jsonw__end_arr(&d->jw);
 	if (!ft) {
-		fputs(d->json ? "null" : "footer: none\n", d->out);
+		if (d->json)
+			jsonw__null(&d->jw, "footer");
+		else
+			fputs("footer: none\n", d->out);
 		return;
 	}
-	fprintf(d->out, d->json ? "{\"end_ns\":%" PRIu64 : "footer: end_ns=%" PRIu64, ft->end_ns);
+	if (d->json) {
+		jsonw__begin_obj(&d->jw, "footer");
+		jsonw__uint(&d->jw, "end_ns", ft->end_ns);
+	} else {
+		fprintf(d->out, "footer: end_ns=%" PRIu64, ft->end_ns);
+	}
 	field_u64(d, "records", ft->nrecords);
 	field_u64(d, "chunks", ft->nchunks);
-	key(d, "stop_reason");
-	fprintf(d->out, d->json ? "\"%s\"" : "%s", stop_name(ft->stop_reason));
+	if (d->json)
+		jsonw__str(&d->jw, "stop_reason", stop_name(ft->stop_reason));
+	else
+		fprintf(d->out, " stop_reason=%s", stop_name(ft->stop_reason));
 	field_u64(d, "lost_by_reader", ft->lost_by_reader);
 	/* same names as the stats records, one level down in JSON */
 	if (d->json)
-		fprintf(d->out, ",\"stats\":{\"%s\":%" PRIu64, stat_names[0], ft->stat[0]);
+		jsonw__begin_obj(&d->jw, "stats");
 	else
 		fputs("\nstats:", d->out);
-	field_stats(d, ft->stat, d->json ? 1 : 0);
-	fputs(d->json ? "}}" : "\n", d->out);
+	field_stats(d, ft->stat);
+	if (d->json) {
+		jsonw__end_obj(&d->jw);
+		jsonw__end_obj(&d->jw);
+	} else {
+		fputs("\n", d->out);
+	}
 }
 
-static void dump__status(const struct dump *d, const struct trace_reader *r)
+static const char *status_name(enum trace_status st)
 {
-	const char *st = trace_reader__status(r) == TRACE_COMPLETE ? "complete" : "truncated";
+	return st == TRACE_COMPLETE ? "complete" : st == TRACE_DAMAGED ? "damaged" : "truncated";
+}
+
+static void dump__integrity_json(struct dump *d, const struct trace_integrity *in)
+{
+	struct jsonw *w = &d->jw;
+
+	jsonw__begin_obj(w, "integrity");
+	jsonw__bool(w, "sequenced", in->sequenced);
+	jsonw__uint(w, "chunks", in->chunks);
+	jsonw__uint(w, "records", in->records);
+	jsonw__uint(w, "bad", in->bad);
+	jsonw__uint(w, "damaged", in->damaged);
+	jsonw__uint(w, "missing", in->missing);
+	jsonw__uint(w, "duplicate", in->duplicate);
+	jsonw__uint(w, "reordered", in->reordered);
+	jsonw__uint(w, "extra_chunks", in->extra_chunks);
+	jsonw__uint(w, "missing_records", in->missing_records);
+	jsonw__uint(w, "extra_records", in->extra_records);
+	jsonw__bool(w, "gave_up", in->gave_up);
+	jsonw__end_obj(w);
+}
+
+static void dump__status(struct dump *d, const struct trace_reader *r, const char *damage)
+{
+	const char *st = status_name(trace_reader__status(r));
 	uint64_t bad = trace_reader__bad_chunks(r), good = trace_reader__good_chunks(r);
 
 	if (d->json) {
-		fprintf(d->out, ",\n\"status\":\"%s\",\"bad_chunks\":%" PRIu64 "}\n", st, bad);
+		jsonw__str(&d->jw, "status", st);
+		jsonw__uint(&d->jw, "bad_chunks", bad);
+		jsonw__str(&d->jw, "damage", damage[0] ? damage : NULL);
+		dump__integrity_json(d, trace_reader__integrity(r));
+		jsonw__end_obj(&d->jw);
 		return;
 	}
 	fprintf(d->out,
 		"status: %s: %" PRIu64 " records read from %" PRIu64 " chunks, %" PRIu64
 		" corrupt chunks skipped\n",
 		st, d->nrec, good, bad);
+	if (damage[0])
+		fprintf(d->out, "damage: %s\n", damage);
 }
 
 /* ---- command ---- */
@@ -661,8 +673,8 @@ int cmd_dump(int argc, char **argv)
 {
 	struct trace_reader *r = NULL;
 	struct dump d = {.out = stdout};
+	char why[256], damage[512];
 	const char *path;
-	char why[256];
 	int err;
 
 	err = dump__parse_args(argc, argv, &path, &d.json);
@@ -674,20 +686,22 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	d.meta = trace_reader__meta(r);
+	/* one record a line: the top-level keys and the records start lines */
+	jsonw__init_compact(&d.jw, d.out, 2);
 	if (d.json)
 		dump__meta_json(&d, d.meta);
 	else
 		dump__meta_text(&d, path, d.meta);
 	err = dump__records(&d, r, path) ? 1 : 0;
+	trace_reader__describe(r, damage, sizeof(damage));
 	dump__footer(&d, trace_reader__footer(r));
-	dump__status(&d, r);
+	dump__status(&d, r, damage);
 	if (trace_reader__status(r) == TRACE_TRUNCATED)
 		xlp_warn("%s is truncated (recording did not finish): read %" PRIu64
 			 " records from %" PRIu64 " chunks",
 			 path, d.nrec, trace_reader__good_chunks(r));
-	if (trace_reader__bad_chunks(r)) {
-		xlp_warn("%s: %" PRIu64 " corrupt chunk(s) skipped", path,
-			 trace_reader__bad_chunks(r));
+	if (damage[0]) {
+		xlp_warn("%s: %s", path, damage);
 		err = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

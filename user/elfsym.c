@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfsym.h"
+#include "util.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -635,7 +636,7 @@ static int collect(const struct bin *b, sym_pred pred, const void *arg, const st
 		if (pred(b, &b->syms[i], arg))
 			p[j++] = &b->syms[i];
 	if (cnt)
-		qsort(p, cnt, sizeof(*p), alias_cmp);
+		xlp_sort(p, cnt, sizeof(*p), alias_cmp);
 	for (size_t i = 0; i < cnt; i++)
 		if (!k || p[i]->value != p[k - 1]->value)
 			p[k++] = p[i];
@@ -714,7 +715,7 @@ static void suggest(const struct bin *b, const char *name, char *out, size_t len
 		if (d <= limit)
 			c[nc++] = (struct cand){s, d};
 	}
-	qsort(c, nc, sizeof(*c), cand_cmp);
+	xlp_sort(c, nc, sizeof(*c), cand_cmp);
 	for (size_t i = 0; i < nc && nkept < MAX_SUGGEST; i++) {
 		bool dup = false;
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "escape.h"
 #include "log.h"
 
 static enum xlp_log_level cur_level = XLP_LOG_INFO;
@@ -20,17 +22,27 @@ enum xlp_log_level xlp_log_level(void)
 void xlp_log(enum xlp_log_level lvl, const char *fmt, ...)
 {
 	static const char *const prefix[] = {"", "warning: ", "", "debug: "};
+	char *msg = NULL;
 	va_list ap;
-	size_t n = strlen(fmt);
+	int n;
 
 	if (lvl > cur_level)
 		return;
-	fprintf(stderr, "xlprobe: %s", prefix[lvl]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (!n || fmt[n - 1] != '\n')
-		fputc('\n', stderr);
+	fprintf(stderr, "xlprobe: %s", prefix[lvl]);
+	if (n < 0) {
+		fprintf(stderr, "(out of memory formatting the message '%s')\n", fmt);
+		return;
+	}
+	if (n > 0 && msg[n - 1] == '\n')
+		n--;
+	/* messages quote paths, symbols and names read from files: escaped, so
+	 * none of them reaches the terminal as a control sequence or a line */
+	xlp_fput_text(stderr, msg, (size_t)n, false);
+	fputc('\n', stderr);
+	free(msg);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

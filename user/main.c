@@ -3,7 +3,7 @@
 #include <string.h>
 #include "commands.h"
 #include "log.h"
-#include "xlprobe.h"
+#include "trace.h"
 
 static const char usage[] =
 	"Usage: xlprobe <command> [options]\n"
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		return cmd ? 0 : 2;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("xlprobe 0.1 (trace format %d)\n", XLP_FORMAT_VERSION);
+		printf("xlprobe 0.1 (trace format %d)\n", XLP_TRACE_VERSION);
 		return 0;
 	}
 	if (!strcmp(cmd, "record"))

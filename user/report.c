@@ -254,6 +254,9 @@ static void warn_truncated(const struct dataset *ds)
 				 "that "
 				 "were read",
 				 fi->path, (unsigned long long)fi->nrecords);
+		if (fi->damage)
+			xlp_warn("%s is damaged: %s: analysing the %llu records that were read",
+				 fi->path, fi->damage, (unsigned long long)fi->nrecords);
 	}
 }
 

@@ -14,6 +14,16 @@
 
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
+/*
+ * Version of the file: its framing (header, chunks, footer; README.md,
+ * "Trace file format") and the record layouts of bpf/xlprobe.h, whose own
+ * XLP_FORMAT_VERSION counts only the latter. Version 2 numbers the chunks
+ * and gives each chunk header its own CRC; version 1 files still read.
+ */
+#define XLP_TRACE_VERSION 2
+_Static_assert(XLP_FORMAT_VERSION == 1,
+	       "the record layout changed: bump XLP_TRACE_VERSION and teach the reader");
+
 /* struct xlp_trace_meta.features: what the kernel let us see */
 #define XLP_FEAT_BTF (1u << 0)
 #define XLP_FEAT_SCHED (1u << 1) /* scheduler tracepoints attached */
@@ -104,8 +114,27 @@ uint64_t trace_writer__bytes(const struct trace_writer *w);
 struct trace_reader;
 
 enum trace_status {
-	TRACE_COMPLETE = 0, /* footer present and valid */
-	TRACE_TRUNCATED,    /* ends before the footer: read up to the last whole chunk */
+	TRACE_COMPLETE = 0, /* valid footer, and every chunk it counts read once */
+	TRACE_TRUNCATED,    /* no valid footer: read up to the last whole chunk */
+	TRACE_DAMAGED,	    /* valid footer, but chunks or records are missing, damaged,
+			       duplicated or out of order (trace_reader__describe) */
+};
+
+/* What reading the chunks found, compared with the footer when there is one. */
+struct trace_integrity {
+	bool sequenced;		  /* chunks carry sequence numbers (format version >= 2) */
+	bool footer;		  /* a valid footer was read: the footer_* counts are known */
+	bool gave_up;		  /* too much damage to re-synchronise: the rest is unread */
+	uint64_t chunks, records; /* read and returned by trace_reader__next */
+	uint64_t bad;		  /* damaged regions skipped (CRC, zlib, record sizes) */
+	uint64_t damaged;	  /* of those, the ones whose chunk number is known */
+	uint64_t missing;	  /* chunk numbers never found (cut out, or lost to damage) */
+	uint64_t duplicate;	  /* chunks skipped: their number was read already */
+	uint64_t reordered;	  /* chunks skipped: found after a chunk numbered higher */
+	uint64_t extra_chunks;	  /* beyond the footer's count (version 1: a duplicate?) */
+	uint64_t footer_chunks, footer_records;
+	uint64_t missing_records; /* the footer counts more records than were read */
+	uint64_t extra_records;	  /* more records were read than the footer counts */
 };
 
 /*
@@ -124,10 +153,18 @@ const struct xlp_trace_meta *trace_reader__meta(const struct trace_reader *r);
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec);
 /* Valid once __next returned 0. */
 enum trace_status trace_reader__status(const struct trace_reader *r);
-/* NULL unless the status is TRACE_COMPLETE. */
+/* NULL when the file has no valid footer (TRACE_TRUNCATED). */
 const struct xlp_trace_footer *trace_reader__footer(const struct trace_reader *r);
 uint64_t trace_reader__bad_chunks(const struct trace_reader *r);
 uint64_t trace_reader__good_chunks(const struct trace_reader *r);
+/* Valid once __next returned 0. */
+const struct trace_integrity *trace_reader__integrity(const struct trace_reader *r);
+/*
+ * Once __next returned 0: one line saying what is missing or was skipped,
+ * e.g. "chunks 4-5 missing (lost 2 chunks); chunk 7 duplicated (skipped)",
+ * or "" when the file is complete. Returns buf.
+ */
+const char *trace_reader__describe(const struct trace_reader *r, char *buf, size_t len);
 void trace_reader__close(struct trace_reader *r); /* accepts NULL */
 
 /* Helpers for struct xlp_trace_meta owned by callers (free every string). */

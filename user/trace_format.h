@@ -12,7 +12,9 @@
 
 #define PREFIX_LEN 20 /* magic, version, payload length, CRC */
 #define HDR_PAYLOAD_MAX (16u << 20)
-#define CHUNK_HDR_LEN 20
+#define CHUNK_HDR_LEN_V1 20 /* tag, C, U, N, CRC of C..N and the data */
+#define CHUNK_HDR_LEN 28    /* tag, S, C, U, N, data CRC, header CRC */
+#define CHUNK_HDR_MAX 28
 #define FOOT_HDR_LEN 12
 #define FOOT_LEN (8 * 3 + 8 * XLP_NR_STAT + 8 + 4 + 4)
 

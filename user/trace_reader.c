@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Trace file reader. The byte layout is described at the top of
- * trace_writer.c. Every length read from the file is checked against the
- * file size and a cap before it is used, so damaged files cost at most one
- * skipped chunk and never an absurd allocation or an out-of-bounds read.
+ * trace_writer.c. Every byte of the file is untrusted: every length is
+ * checked against the file size and a cap before it is used, so damaged or
+ * forged files cost at most one skipped chunk and never an absurd
+ * allocation or an out-of-bounds read.
+ *
+ * Reading is linear in the file size, whatever the file holds. Version 2
+ * chunk headers carry their own CRC, so re-synchronising over them costs
+ * O(1) per tag found, and a chunk whose header holds is checksummed once
+ * and read past. Every checksum is paid out of a budget of twice the file
+ * size: reading the chunks in order spends at most the file size; what
+ * cannot be trusted as cheaply (version 1 chunks and footers found while
+ * re-synchronising) spends more, and a file that exhausts the budget (only
+ * forged ones do: "CHNK" tags every few bytes, each claiming the rest of
+ * the file) reads as truncated where it ran out.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,30 +28,40 @@
 #include <zlib.h>
 #include "trace.h"
 #include "trace_format.h"
+#include "util.h"
 
 /* Reader-side limits: corrupt length fields never make it allocate more. */
 #define CHUNK_MAX (64u << 20) /* cap on C and U */
 #define FOOT_MAX 65536
 #define SCAN_BLOCK 65536
+/* deflate's largest compression ratio: C bytes never inflate to more */
+#define ZRATIO_MAX 1032
+/* checksum budget for what is not read past: 2 x file size + this */
+#define WORK_SLACK (1u << 20)
 /* smallest encoded function entry: three u32/u64 fields, three empty strings */
 #define FUNC_MIN_LEN (4 + 4 + 8 + 3 * 4)
 
 #define HDR_BAD "header is corrupt or truncated: the file is damaged, record it again"
+/* "CHNK" and "FOOT" read as little-endian words */
+#define TAG_CHNK 0x4b4e4843u
+#define TAG_FOOT 0x544f4f46u
 
-struct trace_reader {
-	int fd;
-	uint64_t size; /* at open */
-	uint64_t off;  /* next chunk or footer */
-	struct xlp_trace_meta meta;
-	struct xlp_trace_footer footer;
-	enum trace_status status;
-	bool done;
-	uint64_t good, bad;
-	uint8_t *zbuf; /* compressed bytes of the chunk being examined */
-	size_t zcap;
-	uint8_t *buf; /* records of the current chunk */
-	size_t cap;
-	size_t pos, len; /* cursor in buf */
+/* An inclusive range of chunk numbers. */
+struct seq_range {
+	uint64_t lo, hi;
+};
+
+/* Which chunk numbers were read, skipped over or seen twice (version 2). */
+struct ledger {
+	uint64_t expect;	/* the next number in order */
+	struct seq_range *gap;	/* numbers jumped over, increasing */
+	size_t ngap, gap_cap;	/* (then: the missing ones, late ones taken out) */
+	uint64_t *late;		/* numbers at or below one taken: not delivered */
+	size_t nlate, late_cap; /* (then: the out-of-order ones, sorted) */
+	uint64_t *dup;		/* computed at the end, sorted */
+	size_t ndup;
+	uint64_t *dmg; /* numbers of damaged chunks, increasing */
+	size_t ndmg, dmg_cap;
 };
 
 /* What lies at one offset after the header. */
@@ -54,8 +76,31 @@ enum region_kind {
 struct region {
 	enum region_kind kind;
 	uint64_t next; /* end of the region; 0 when its length is not known */
-	uint32_t zlen, ulen, nrec;
+	bool trusted;  /* a version 2 header CRC vouches for next and seq */
+	uint32_t seq, zlen, ulen, nrec, crc;
 	struct xlp_trace_footer foot;
+};
+
+struct trace_reader {
+	int fd;
+	uint64_t size; /* at open */
+	uint64_t off;  /* next chunk or footer */
+	struct xlp_trace_meta meta;
+	struct xlp_trace_footer footer;
+	enum trace_status status;
+	bool done;
+	unsigned chunk_hdr; /* CHUNK_HDR_LEN, or CHUNK_HDR_LEN_V1 */
+	struct trace_integrity in;
+	struct ledger led;
+	uint64_t work, budget; /* bytes checksummed, and the cap */
+	bool cached;	       /* cache is the region at cache_off (zbuf holds its data) */
+	uint64_t cache_off;
+	struct region cache;
+	uint8_t *zbuf; /* compressed bytes of the chunk being examined */
+	size_t zcap;
+	uint8_t *buf; /* records of the current chunk */
+	size_t cap;
+	size_t pos, len; /* cursor in buf */
 };
 
 static uint32_t get_le32(const uint8_t *p)
@@ -115,12 +160,30 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/* Appends one element of size elem to a growable array. */
+static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		void *p = realloc(*arr, c * elem);
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = c;
+	}
+	memcpy((uint8_t *)*arr + *n * elem, v, elem);
+	(*n)++;
+	return 0;
+}
+
 /* ---- header ---- */
 
 struct cursor {
 	const uint8_t *p;
 	size_t left;
-	int err; /* -EBADMSG when the payload ends early, -ENOMEM */
+	int err;       /* -EBADMSG when the payload ends early, -ENOMEM */
+	char why[160]; /* a reason more precise than HDR_BAD, or "" */
 };
 
 static const uint8_t *cursor__take(struct cursor *c, size_t n)
@@ -173,6 +236,13 @@ static void meta__decode_funcs(struct cursor *c, struct xlp_trace_meta *m)
 {
 	uint32_t n = cursor__u32(c);
 
+	if (!c->err && n > XLP_MAX_FUNCS) {
+		snprintf(c->why, sizeof(c->why),
+			 "corrupt trace: %" PRIu32 " functions in the header (a recording marks at "
+			 "most %d): the file is damaged or forged",
+			 n, XLP_MAX_FUNCS);
+		c->err = -EBADMSG;
+	}
 	/* bounded by the payload, so a damaged count cannot ask for much */
 	if (c->err || n > c->left / FUNC_MIN_LEN) {
 		c->err = c->err ? c->err : -EBADMSG;
@@ -193,12 +263,21 @@ static void meta__decode_funcs(struct cursor *c, struct xlp_trace_meta *m)
 		f->binary = cursor__str(c);
 		f->symbol = cursor__str(c);
 		f->build_id = cursor__str(c);
+		/* records index tables by id: only id == index is safe and unique */
+		if (!c->err && f->id != i) {
+			snprintf(c->why, sizeof(c->why),
+				 "corrupt trace: function %" PRIu32 " of the header has id %" PRIu32
+				 " (ids are 0, 1, 2... in order): the file is damaged or forged",
+				 i, f->id);
+			c->err = -EBADMSG;
+		}
 	}
 }
 
-static int meta__decode(const uint8_t *p, size_t len, struct xlp_trace_meta *m)
+static int meta__decode(const uint8_t *p, size_t len, struct xlp_trace_meta *m, char *why,
+			size_t whylen)
 {
-	struct cursor c = {p, len, 0};
+	struct cursor c = {p, len, 0, ""};
 
 	m->ncpus = cursor__u32(&c);
 	m->clock_id = cursor__u32(&c);
@@ -213,6 +292,7 @@ static int meta__decode(const uint8_t *p, size_t len, struct xlp_trace_meta *m)
 	m->cmdline = cursor__str(&c);
 	m->notes = cursor__str(&c);
 	meta__decode_funcs(&c, m);
+	snprintf(why, whylen, "%s", c.why);
 	return c.err;
 }
 
@@ -250,6 +330,7 @@ static int reader__header(struct trace_reader *r, char *errbuf, size_t errlen)
 {
 	uint8_t pre[PREFIX_LEN], *payload;
 	uint32_t version, plen;
+	char why[160] = "";
 	ssize_t n;
 	int err;
 
@@ -271,17 +352,19 @@ static int reader__header(struct trace_reader *r, char *errbuf, size_t errlen)
 	if ((size_t)n != plen || !version ||
 	    crc32(crc32(0, pre + 8, 8), payload, plen) != get_le32(pre + 16))
 		err = -EBADMSG;
-	else if (version > XLP_FORMAT_VERSION)
+	else if (version > XLP_TRACE_VERSION)
 		err = -ENOTSUP;
 	else
-		err = meta__decode(payload, plen, &r->meta);
+		err = meta__decode(payload, plen, &r->meta, why, sizeof(why));
 	if (err == -ENOTSUP)
 		set_err(errbuf, errlen,
 			"format version %u is newer than this xlprobe (%d): upgrade xlprobe",
-			version, XLP_FORMAT_VERSION);
+			version, XLP_TRACE_VERSION);
 	if (err == -EBADMSG)
-		set_err(errbuf, errlen, HDR_BAD);
+		set_err(errbuf, errlen, "%s", why[0] ? why : HDR_BAD);
 	r->meta.format_version = version;
+	r->chunk_hdr = version >= 2 ? CHUNK_HDR_LEN : CHUNK_HDR_LEN_V1;
+	r->in.sequenced = version >= 2;
 	r->off = PREFIX_LEN + plen;
 cleanup:
 	free(payload);
@@ -324,6 +407,7 @@ int trace_reader__open(const char *path, struct trace_reader **out, char *errbuf
 		goto cleanup;
 	}
 	r->size = st.st_size;
+	r->budget = 2 * r->size + WORK_SLACK;
 	err = reader__header(r, errbuf, errlen);
 	if (err == -ENOMEM)
 		set_err(errbuf, errlen, "out of memory reading the header");
@@ -339,39 +423,82 @@ cleanup:
 
 /* ---- chunks ---- */
 
+/*
+ * Accounts n bytes about to be checksummed; -ECANCELED when that would
+ * pass the budget (only forged files get there: see the top of the file).
+ */
+static int reader__charge(struct trace_reader *r, uint64_t n)
+{
+	if (r->work + n > r->budget)
+		return -ECANCELED;
+	r->work += n;
+	return 0;
+}
+
+/* Cheap checks of a chunk's lengths and count, before any checksum. */
+static bool chunk_fields_ok(const struct region *rg)
+{
+	return rg->zlen <= CHUNK_MAX && rg->ulen <= CHUNK_MAX && rg->nrec &&
+	       rg->nrec <= rg->ulen / sizeof(struct xlp_hdr) &&
+	       rg->ulen <= (uint64_t)ZRATIO_MAX * rg->zlen + 64;
+}
+
+/* Decodes a chunk header (h holds r->chunk_hdr bytes); false if its CRC fails. */
+static bool chunk_header(const struct trace_reader *r, const uint8_t *h, struct region *rg)
+{
+	if (!r->in.sequenced) {
+		rg->zlen = get_le32(h + 4);
+		rg->ulen = get_le32(h + 8);
+		rg->nrec = get_le32(h + 12);
+		rg->crc = get_le32(h + 16);
+		return true;
+	}
+	if (crc32(0, h + 4, 20) != get_le32(h + 24))
+		return false;
+	rg->trusted = true;
+	rg->seq = get_le32(h + 4);
+	rg->zlen = get_le32(h + 8);
+	rg->ulen = get_le32(h + 12);
+	rg->nrec = get_le32(h + 16);
+	rg->crc = get_le32(h + 20);
+	return true;
+}
+
 static int reader__probe_chunk(struct trace_reader *r, uint64_t off, const uint8_t *h,
 			       struct region *rg)
 {
-	uint64_t avail = r->size - off;
+	uint64_t avail = r->size - off - r->chunk_hdr;
 	uint32_t crc;
 	ssize_t n;
 	int err;
 
-	rg->zlen = get_le32(h + 4);
-	rg->ulen = get_le32(h + 8);
-	rg->nrec = get_le32(h + 12);
 	rg->kind = RG_BAD;
-	if (rg->zlen > CHUNK_MAX || rg->ulen > CHUNK_MAX || !rg->nrec ||
-	    rg->nrec > rg->ulen / sizeof(struct xlp_hdr))
-		return 0;
-	rg->next = off + CHUNK_HDR_LEN + rg->zlen;
-	if (CHUNK_HDR_LEN + (uint64_t)rg->zlen > avail) {
+	if (!chunk_header(r, h, rg))
+		return 0; /* length unknown: re-synchronise */
+	if (rg->zlen > avail) {
 		rg->kind = RG_SHORT;
-		rg->next = 0;
 		return 0;
 	}
-	err = grow(&r->zbuf, &r->zcap, rg->zlen ? rg->zlen : 1);
+	rg->next = off + r->chunk_hdr + rg->zlen;
+	if (!chunk_fields_ok(rg))
+		return 0;
+	err = reader__charge(r, rg->zlen);
+	err = err ? err : grow(&r->zbuf, &r->zcap, rg->zlen ? rg->zlen : 1);
 	if (err)
 		return err;
-	n = read_at(r->fd, r->zbuf, rg->zlen, off + CHUNK_HDR_LEN);
+	n = read_at(r->fd, r->zbuf, rg->zlen, off + r->chunk_hdr);
 	if (n < 0)
 		return (int)n;
 	if ((size_t)n != rg->zlen) { /* file shrank under us */
 		rg->kind = RG_SHORT;
+		rg->next = 0;
 		return 0;
 	}
-	crc = crc32(crc32(0, h + 4, 12), r->zbuf, rg->zlen);
-	if (crc == get_le32(h + 16))
+	if (r->in.sequenced)
+		crc = crc32(0, r->zbuf, rg->zlen);
+	else
+		crc = crc32(crc32(0, h + 4, 12), r->zbuf, rg->zlen);
+	if (crc == rg->crc)
 		rg->kind = RG_CHUNK;
 	return 0;
 }
@@ -389,23 +516,28 @@ static void footer__decode(const uint8_t *p, struct xlp_trace_footer *f)
 	f->__pad = 0;
 }
 
+/* A footer ends the file: one that does not cannot be, and costs no checksum. */
 static int reader__probe_footer(struct trace_reader *r, uint64_t off, const uint8_t *h,
 				struct region *rg)
 {
 	uint32_t len = get_le32(h + 4);
 	uint8_t *p;
 	ssize_t n;
-	int err = 0;
+	int err;
 
 	rg->kind = RG_BAD;
 	if (len < FOOT_LEN || len > FOOT_MAX)
 		return 0;
-	rg->next = off + FOOT_HDR_LEN + len;
 	if (FOOT_HDR_LEN + (uint64_t)len > r->size - off) {
 		rg->kind = RG_SHORT;
-		rg->next = 0;
 		return 0;
 	}
+	if (FOOT_HDR_LEN + (uint64_t)len < r->size - off)
+		return 0;
+	rg->next = r->size;
+	err = reader__charge(r, len);
+	if (err)
+		return err;
 	p = malloc(len);
 	if (!p)
 		return -ENOMEM;
@@ -425,17 +557,23 @@ cleanup:
 	return err;
 }
 
-/* Classifies what starts at off (< r->size). */
+/* Classifies what starts at off (< r->size); negative errno, -ECANCELED. */
 static int reader__probe(struct trace_reader *r, uint64_t off, struct region *rg)
 {
-	uint8_t h[CHUNK_HDR_LEN];
+	uint8_t h[CHUNK_HDR_MAX];
 	ssize_t n;
 
+	if (r->cached && r->cache_off == off) {
+		r->cached = false;
+		*rg = r->cache; /* what resync checked there, data in zbuf */
+		return 0;
+	}
+	r->cached = false;
 	memset(rg, 0, sizeof(*rg));
-	n = read_at(r->fd, h, sizeof(h), off);
+	n = read_at(r->fd, h, r->chunk_hdr, off);
 	if (n < 0)
 		return (int)n;
-	if (n == CHUNK_HDR_LEN && !memcmp(h, "CHNK", 4))
+	if (n == r->chunk_hdr && !memcmp(h, "CHNK", 4))
 		return reader__probe_chunk(r, off, h, rg);
 	if (n >= FOOT_HDR_LEN && !memcmp(h, "FOOT", 4))
 		return reader__probe_footer(r, off, h, rg);
@@ -447,22 +585,66 @@ static int reader__probe(struct trace_reader *r, uint64_t off, struct region *rg
 	return 0;
 }
 
+/* A word compare: the resync scan asks this at every byte */
 static bool is_tag(const uint8_t *p)
 {
-	return !memcmp(p, "CHNK", 4) || !memcmp(p, "FOOT", 4);
+	uint32_t w = get_le32(p);
+
+	return w == TAG_CHNK || w == TAG_FOOT;
 }
 
-/* 1 and *found when a valid chunk or footer starts at or after from. */
+/*
+ * Whether a chunk or footer starts at off, where p holds the n bytes of
+ * the file from off: 1 (and the region cached when it was checked in
+ * full), 0, or negative errno. Only candidates that pass O(1) checks cost
+ * a checksum: a version 2 chunk whose header CRC holds is taken on its
+ * word (the main loop reads it and moves past it), a version 1 chunk
+ * whose lengths fit the file, or a footer that ends the file.
+ */
+static int reader__candidate(struct trace_reader *r, uint64_t off, const uint8_t *p, size_t n)
+{
+	struct region *rg = &r->cache;
+	int err;
+
+	memset(rg, 0, sizeof(*rg));
+	if (!memcmp(p, "CHNK", 4)) {
+		if (n < r->chunk_hdr || !chunk_header(r, p, rg))
+			return 0;
+		if (r->in.sequenced)
+			return 1;
+		if (rg->zlen > r->size - off - r->chunk_hdr || !chunk_fields_ok(rg))
+			return 0;
+		err = reader__probe_chunk(r, off, p, rg);
+	} else {
+		if (n < FOOT_HDR_LEN || off + FOOT_HDR_LEN + (uint64_t)get_le32(p + 4) != r->size)
+			return 0;
+		err = reader__probe_footer(r, off, p, rg);
+	}
+	if (err)
+		return err;
+	if (rg->kind != RG_CHUNK && rg->kind != RG_FOOTER)
+		return 0;
+	r->cached = true;
+	r->cache_off = off;
+	return 1;
+}
+
+/*
+ * 1 and *found when a chunk or footer starts at or after from (see
+ * reader__candidate), 0 when none does, negative errno or -ECANCELED.
+ * Each byte is looked at once, each tag costs O(1) or is paid for by the
+ * budget: linear in the bytes scanned.
+ */
 static int reader__resync(struct trace_reader *r, uint64_t from, uint64_t *found)
 {
-	uint8_t *blk = malloc(SCAN_BLOCK);
-	struct region rg;
+	/* a block overlaps the next by a header, so a tag near its end is whole */
+	uint8_t *blk = malloc(SCAN_BLOCK + CHUNK_HDR_MAX);
 	int err = 0;
 
 	if (!blk)
 		return -ENOMEM;
 	while (from + 4 <= r->size) {
-		ssize_t n = read_at(r->fd, blk, SCAN_BLOCK, from);
+		ssize_t n = read_at(r->fd, blk, SCAN_BLOCK + CHUNK_HDR_MAX, from);
 
 		if (n < 0) {
 			err = (int)n;
@@ -470,19 +652,18 @@ static int reader__resync(struct trace_reader *r, uint64_t from, uint64_t *found
 		}
 		if (n < 4)
 			break;
-		for (ssize_t i = 0; i + 4 <= n; i++) {
+		for (ssize_t i = 0; i + 4 <= n && i < SCAN_BLOCK; i++) {
 			if (!is_tag(blk + i))
 				continue;
-			err = reader__probe(r, from + i, &rg);
-			if (err)
+			err = reader__candidate(r, from + i, blk + i, n - i);
+			if (err < 0)
 				goto cleanup;
-			if (rg.kind == RG_CHUNK || rg.kind == RG_FOOTER) {
+			if (err) {
 				*found = from + i;
-				err = 1;
 				goto cleanup;
 			}
 		}
-		from += n - 3; /* a tag may straddle two blocks */
+		from += SCAN_BLOCK;
 	}
 cleanup:
 	free(blk);
@@ -526,77 +707,284 @@ static int reader__unpack(struct trace_reader *r, const struct region *rg)
 	return 0;
 }
 
-static void reader__finish(struct trace_reader *r, enum trace_status st)
+/* ---- chunk numbers ---- */
+
+/*
+ * Chunk seq is next in order (or later: the numbers between are missing):
+ * true. At or below one taken already: false, and it is noted to be told
+ * apart at the end (duplicate, or out of order). Chunks are delivered in
+ * increasing order only, so a duplicate is never counted twice and the
+ * records of each thread keep the order the analysis relies on.
+ */
+static int ledger__take(struct ledger *l, uint32_t seq, bool *in_order)
 {
+	*in_order = seq >= l->expect;
+	if (!*in_order)
+		return push((void **)&l->late, &l->nlate, &l->late_cap, sizeof(uint64_t),
+			    &(uint64_t){seq});
+	if (seq > l->expect) {
+		struct seq_range g = {l->expect, seq - 1ull};
+		int err = push((void **)&l->gap, &l->ngap, &l->gap_cap, sizeof(g), &g);
+
+		if (err)
+			return err;
+	}
+	l->expect = seq + 1ull;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Index of the gap holding seq, or ngap. */
+static size_t ledger__find_gap(const struct ledger *l, uint64_t seq)
+{
+	size_t lo = 0, hi = l->ngap;
+
+	while (lo < hi) { /* first gap with hi >= seq */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->gap[mid].hi < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->ngap && l->gap[lo].lo <= seq ? lo : l->ngap;
+}
+
+/*
+ * At the end: the numbers skipped over that came later are out of order
+ * (the first copy) or duplicates; the others are missing. O(n log n).
+ */
+static int ledger__settle(struct ledger *l, struct trace_integrity *in)
+{
+	struct seq_range *miss = NULL;
+	size_t nmiss = 0, mcap = 0, nreord = 0, k = 0;
+	int err = 0;
+
+	xlp_sort(l->late, l->nlate, sizeof(*l->late), cmp_u64);
+	l->dup = malloc((l->nlate + 1) * sizeof(*l->dup));
+	if (!l->dup)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nlate; i++) {
+		bool first = !i || l->late[i] != l->late[i - 1];
+
+		if (first && ledger__find_gap(l, l->late[i]) < l->ngap)
+			l->late[nreord++] = l->late[i];
+		else
+			l->dup[l->ndup++] = l->late[i];
+	}
+	l->nlate = nreord;
+	/* the gaps, minus the out-of-order numbers (both sorted) */
+	for (size_t g = 0; g < l->ngap && !err; g++) {
+		uint64_t lo = l->gap[g].lo;
+
+		for (; k < nreord && l->late[k] <= l->gap[g].hi; k++) {
+			if (l->late[k] > lo)
+				err = push((void **)&miss, &nmiss, &mcap, sizeof(*miss),
+					   &(struct seq_range){lo, l->late[k] - 1});
+			lo = l->late[k] + 1;
+		}
+		if (!err && lo <= l->gap[g].hi)
+			err = push((void **)&miss, &nmiss, &mcap, sizeof(*miss),
+				   &(struct seq_range){lo, l->gap[g].hi});
+	}
+	if (err) {
+		free(miss);
+		return err;
+	}
+	free(l->gap);
+	l->gap = miss;
+	l->ngap = nmiss;
+	l->gap_cap = mcap;
+	in->missing = 0;
+	for (size_t g = 0; g < l->ngap; g++)
+		in->missing += l->gap[g].hi - l->gap[g].lo + 1;
+	in->reordered = nreord;
+	in->duplicate = l->ndup;
+	return 0;
+}
+
+static void ledger__free(struct ledger *l)
+{
+	free(l->gap);
+	free(l->late);
+	free(l->dup);
+	free(l->dmg);
+}
+
+/*
+ * Counts a damaged region. One whose number is known (a version 2 header
+ * CRC vouches for it) and in order uses that number up: damaged, not
+ * missing. A damaged copy of a number taken already is only damage.
+ */
+static int reader__damaged(struct trace_reader *r, const struct region *rg, bool taken)
+{
+	bool in_order = true;
+	int err = 0;
+
+	r->in.bad++;
+	if (!r->in.sequenced || !rg->trusted)
+		return 0;
+	if (!taken) {
+		if (rg->seq < r->led.expect)
+			return 0;
+		err = ledger__take(&r->led, rg->seq, &in_order);
+	}
+	if (err || !in_order)
+		return err;
+	r->in.damaged++;
+	return push((void **)&r->led.dmg, &r->led.ndmg, &r->led.dmg_cap, sizeof(uint64_t),
+		    &(uint64_t){rg->seq});
+}
+
+/* Chunks taken (read or damaged) numbered at or past n: the numbers from n
+ * to the last one taken, less those skipped over. Before ledger__settle. */
+static uint64_t ledger__taken_from(const struct ledger *l, uint64_t n)
+{
+	uint64_t taken;
+
+	if (l->expect <= n)
+		return 0;
+	taken = l->expect - n;
+	for (size_t g = 0; g < l->ngap; g++)
+		if (l->gap[g].hi >= n)
+			taken -= l->gap[g].hi - (l->gap[g].lo > n ? l->gap[g].lo : n) + 1;
+	return taken;
+}
+
+/* Compares what was read with the footer; sets the final status. */
+static int reader__finish(struct trace_reader *r, const struct xlp_trace_footer *ft)
+{
+	struct trace_integrity *in = &r->in;
+	struct ledger *l = &r->led;
+	int err;
+
 	r->done = true;
-	r->status = st;
+	r->status = TRACE_TRUNCATED;
+	r->pos = r->len = 0;
+	if (ft) {
+		r->footer = *ft;
+		in->footer = true;
+		in->footer_chunks = ft->nchunks;
+		in->footer_records = ft->nrecords;
+	}
+	if (in->sequenced && ft) {
+		in->extra_chunks = ledger__taken_from(l, ft->nchunks);
+		/* the numbers after the last one taken, up to the footer's count */
+		if (l->expect < ft->nchunks) {
+			struct seq_range g = {l->expect, ft->nchunks - 1};
+
+			err = push((void **)&l->gap, &l->ngap, &l->gap_cap, sizeof(g), &g);
+			if (err)
+				return err;
+			l->expect = ft->nchunks;
+		}
+	}
+	if (in->sequenced) {
+		err = ledger__settle(l, in);
+		if (err)
+			return err;
+	} else if (ft) {
+		uint64_t seen = in->chunks + in->bad;
+
+		in->missing = ft->nchunks > seen ? ft->nchunks - seen : 0;
+		in->extra_chunks = seen > ft->nchunks ? seen - ft->nchunks : 0;
+	}
+	if (!ft)
+		return 0;
+	in->missing_records = ft->nrecords > in->records ? ft->nrecords - in->records : 0;
+	in->extra_records = in->records > ft->nrecords ? in->records - ft->nrecords : 0;
+	r->status = in->bad || in->missing || in->duplicate || in->reordered || in->extra_chunks ||
+				    in->missing_records || in->extra_records ||
+				    in->chunks != ft->nchunks
+			    ? TRACE_DAMAGED
+			    : TRACE_COMPLETE;
+	return 0;
 }
 
 /* Moves past a region that is not a valid chunk or footer. */
-static int reader__recover(struct trace_reader *r, const struct region *rg)
+static int reader__recover(struct trace_reader *r, struct region *rg)
 {
+	bool bad = rg->kind == RG_BAD;
 	uint8_t tag[4];
 	uint64_t next = 0;
 	int err;
 
-	/* damaged contents, sound length: the next region starts where it says */
-	if (rg->kind == RG_BAD && rg->next) {
-		if (rg->next == r->size || (read_at(r->fd, tag, 4, rg->next) == 4 && is_tag(tag))) {
-			r->bad++;
-			r->off = rg->next;
-			return 0;
-		}
+	/*
+	 * Damaged contents, sound length (a version 2 header CRC says so, or
+	 * the next region starts where it says): move on to its end.
+	 */
+	if (rg->kind == RG_BAD && rg->next &&
+	    (rg->trusted || rg->next == r->size ||
+	     (read_at(r->fd, tag, 4, rg->next) == 4 && is_tag(tag)))) {
+		r->off = rg->next;
+		return reader__damaged(r, rg, false);
 	}
+	/* a sound header whose chunk runs past the end: the file was cut there */
+	if (rg->kind == RG_SHORT && rg->trusted)
+		return reader__finish(r, NULL);
 	err = reader__resync(r, r->off + 1, &next);
 	if (err < 0)
 		return err;
-	if (err == 1 || rg->kind == RG_BAD)
-		r->bad++;
+	if (err == 1 || bad)
+		r->in.bad++;
 	if (err == 1)
 		r->off = next;
 	else
 		/* only a cut-off region or trailing garbage: a truncated file */
-		reader__finish(r, TRACE_TRUNCATED);
+		return reader__finish(r, NULL);
 	return 0;
 }
 
-/* Loads the next valid chunk into buf, or marks the end of the file. */
-static int reader__advance(struct trace_reader *r)
+/* Loads the next chunk to deliver into buf, or marks the end of the file. */
+static int reader__advance_once(struct trace_reader *r)
 {
 	struct region rg;
+	bool in_order = true;
 	int err;
 
-	while (!r->done) {
-		if (r->off >= r->size) {
-			reader__finish(r, TRACE_TRUNCATED);
-			break;
-		}
-		err = reader__probe(r, r->off, &rg);
-		if (err)
-			return err;
-		if (rg.kind == RG_FOOTER) {
-			r->footer = rg.foot;
-			reader__finish(r, TRACE_COMPLETE);
-			break;
-		}
-		if (rg.kind != RG_CHUNK) {
-			err = reader__recover(r, &rg);
-			if (err)
-				return err;
-			continue;
-		}
-		err = reader__unpack(r, &rg);
-		if (err < 0)
-			return err;
-		r->off = rg.next;
-		if (err) {
-			r->bad++;
-			continue;
-		}
-		r->good++;
-		break;
+	if (r->off >= r->size)
+		return reader__finish(r, NULL);
+	err = reader__probe(r, r->off, &rg);
+	if (err)
+		return err;
+	if (rg.kind == RG_FOOTER)
+		return reader__finish(r, &rg.foot);
+	if (rg.kind != RG_CHUNK)
+		return reader__recover(r, &rg);
+	r->off = rg.next;
+	if (r->in.sequenced) {
+		err = ledger__take(&r->led, rg.seq, &in_order);
+		if (err || !in_order)
+			return err; /* a duplicate or out of order: not delivered */
 	}
+	err = reader__unpack(r, &rg);
+	if (err < 0)
+		return err;
+	if (err)
+		return reader__damaged(r, &rg, true);
+	r->in.chunks++;
+	r->in.records += rg.nrec;
 	return 0;
+}
+
+static int reader__advance(struct trace_reader *r)
+{
+	int err = 0;
+
+	while (!r->done && r->pos >= r->len && !err)
+		err = reader__advance_once(r);
+	if (err == -ECANCELED) {
+		/* the checksum budget ran out: only a forged file gets here */
+		r->in.gave_up = true;
+		err = reader__finish(r, NULL);
+	}
+	return err;
 }
 
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
@@ -628,17 +1016,132 @@ enum trace_status trace_reader__status(const struct trace_reader *r)
 
 const struct xlp_trace_footer *trace_reader__footer(const struct trace_reader *r)
 {
-	return r->status == TRACE_COMPLETE ? &r->footer : NULL;
+	return r->in.footer ? &r->footer : NULL;
 }
 
 uint64_t trace_reader__bad_chunks(const struct trace_reader *r)
 {
-	return r->bad;
+	return r->in.bad;
 }
 
 uint64_t trace_reader__good_chunks(const struct trace_reader *r)
 {
-	return r->good;
+	return r->in.chunks;
+}
+
+const struct trace_integrity *trace_reader__integrity(const struct trace_reader *r)
+{
+	return &r->in;
+}
+
+/* ---- the one-line account ---- */
+
+struct line {
+	char *buf;
+	size_t len, used;
+	bool any; /* a clause was written: the next one needs "; " */
+};
+
+static void line__put(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line__put(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->used >= l->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->used, l->len - l->used, fmt, ap);
+	va_end(ap);
+	l->used += n > 0 ? (size_t)n : 0;
+	if (l->used >= l->len)
+		l->used = l->len;
+}
+
+static void line__clause(struct line *l)
+{
+	if (l->any)
+		line__put(l, "; ");
+	l->any = true;
+}
+
+#define LIST_MAX 6 /* numbers or ranges named in one clause, then "..." */
+
+/* "chunk 4", "chunks 4-5, 9" (ranges, or single numbers when r is NULL). */
+static void line__numbers(struct line *l, const struct seq_range *r, const uint64_t *v, size_t n,
+			  uint64_t count)
+{
+	line__put(l, "chunk%s ", count == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
+		uint64_t lo = r ? r[i].lo : v[i], hi = r ? r[i].hi : v[i];
+
+		line__put(l, "%s%" PRIu64, i ? ", " : "", lo);
+		if (hi != lo)
+			line__put(l, "-%" PRIu64, hi);
+	}
+	if (n > LIST_MAX)
+		line__put(l, ", ...");
+}
+
+const char *trace_reader__describe(const struct trace_reader *r, char *buf, size_t len)
+{
+	const struct trace_integrity *in = &r->in;
+	const struct ledger *led = &r->led;
+	struct line l = {buf, len, 0, false};
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (in->sequenced && in->missing) {
+		line__clause(&l);
+		line__numbers(&l, led->gap, NULL, led->ngap, in->missing);
+		line__put(&l, " missing (lost %" PRIu64 " chunk%s)", in->missing,
+			  in->missing == 1 ? "" : "s");
+	}
+	if (in->sequenced && in->damaged) {
+		line__clause(&l);
+		line__numbers(&l, NULL, led->dmg, led->ndmg, in->damaged);
+		line__put(&l, " damaged (skipped)");
+	}
+	if (in->bad > in->damaged) {
+		line__clause(&l);
+		line__put(&l, "%" PRIu64 " damaged %s skipped", in->bad - in->damaged,
+			  in->sequenced ? "region(s)" : "chunk(s)");
+	}
+	if (in->duplicate) {
+		line__clause(&l);
+		line__numbers(&l, NULL, led->dup, led->ndup, in->duplicate);
+		line__put(&l, " duplicated (skipped)");
+	}
+	if (in->reordered) {
+		line__clause(&l);
+		line__numbers(&l, NULL, led->late, led->nlate, in->reordered);
+		line__put(&l, " out of order (skipped)");
+	}
+	if (in->sequenced && in->extra_chunks) {
+		line__clause(&l);
+		line__put(&l, "%" PRIu64 " chunk(s) numbered past the footer's count (%" PRIu64 ")",
+			  in->extra_chunks, in->footer_chunks);
+	}
+	if (in->footer &&
+	    (in->chunks + in->damaged != in->footer_chunks || in->missing_records ||
+	     in->extra_records || (!in->sequenced && in->missing + in->extra_chunks))) {
+		line__clause(&l);
+		line__put(&l,
+			  "the footer counts %" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64
+			  " records in %" PRIu64 " chunks were read",
+			  in->footer_records, in->footer_chunks, in->records, in->chunks);
+		if (!in->sequenced)
+			line__put(&l, " (format version 1 has no chunk sequence numbers: which "
+				      "chunks cannot be told)");
+	}
+	if (in->gave_up) {
+		line__clause(&l);
+		line__put(&l, "gave up re-synchronising after damage: the rest of the file is "
+			      "unread");
+	}
+	return buf;
 }
 
 void trace_reader__close(struct trace_reader *r)
@@ -648,6 +1151,7 @@ void trace_reader__close(struct trace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	xlp_trace_meta__free(&r->meta);
+	ledger__free(&r->led);
 	free(r->zbuf);
 	free(r->buf);
 	free(r);

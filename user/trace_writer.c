@@ -2,7 +2,7 @@
 /*
  * Trace file writer.
  *
- * Trace file format, version 1
+ * Trace file format, version 2
  * ----------------------------
  * Integers in the header, chunk and footer framing are little-endian.
  * Records are stored exactly as the BPF side produced them (bpf/xlprobe.h),
@@ -11,33 +11,36 @@
  *
  * Header
  *    0   8  magic "XLPROBE\0"
- *    8   4  format version (XLP_FORMAT_VERSION)
+ *    8   4  format version (XLP_TRACE_VERSION)
  *   12   4  payload length P (at most 16 MiB)
  *   16   4  CRC32 of bytes 8..15 followed by the P payload bytes
  *   20   P  payload, struct xlp_trace_meta:
  *             u32 ncpus, u32 clock_id, u32 features, u32 target_pid,
  *             u32 repeat, s64 boot_offset_ns, u64 start_ns, u64 min_dur_ns,
  *             str host, str kernel, str cmdline, str notes,
- *             u32 nfuncs, then nfuncs times:
- *               u32 id, u32 flags, u64 offset,
+ *             u32 nfuncs (at most XLP_MAX_FUNCS), then nfuncs times:
+ *               u32 id (== its index), u32 flags, u64 offset,
  *               str binary, str symbol, str build_id
  *           where str is a u32 byte count then that many bytes (no NUL).
  *           Readers ignore bytes after the function table.
  *
  * Chunk (repeated)
  *    0   4  tag "CHNK"
- *    4   4  compressed length C (at most 64 MiB)
- *    8   4  uncompressed length U (at most 64 MiB)
- *   12   4  record count N (at least 1)
- *   16   4  CRC32 of bytes 4..15 followed by the C compressed bytes
- *   20   C  zlib stream (RFC 1950) of U bytes: N records back to back, each
+ *    4   4  sequence number S: 0 for the first chunk, then one more each
+ *    8   4  compressed length C (at most 64 MiB)
+ *   12   4  uncompressed length U (at most 64 MiB, and at most 1032 C:
+ *           deflate's largest ratio)
+ *   16   4  record count N (at least 1, at most U / 8)
+ *   20   4  CRC32 of the C compressed bytes
+ *   24   4  CRC32 of bytes 4..23 (the header CRC)
+ *   28   C  zlib stream (RFC 1950) of U bytes: N records back to back, each
  *           a struct xlp_hdr and its payload, h.size bytes in all; h.size
  *           is a multiple of 8 and, for the types bpf/xlprobe.h defines,
  *           at least the size of their struct. Readers skip unknown types.
  *
- * Footer (last)
+ * Footer (last: it ends the file)
  *    0   4  tag "FOOT"
- *    4   4  payload length L (136 in version 1; readers accept more)
+ *    4   4  payload length L (136 in version 2; readers accept more)
  *    8   4  CRC32 of bytes 4..7 followed by the L payload bytes
  *   12   L  payload, struct xlp_trace_footer:
  *             u64 end_ns, u64 nrecords, u64 nchunks (both counted by
@@ -45,17 +48,26 @@
  *             (enum xlp_stat order), u64 lost_by_reader,
  *             u32 stop_reason, u32 reserved (0)
  *
+ * Version 1 chunks had no S and one CRC: tag, C, U, N, then the CRC32 of
+ * bytes 4..15 followed by the C compressed bytes (a 20-byte header).
+ *
  * Each CRC32 (zlib's crc32(), the ISO-HDLC polynomial) also covers the
  * fields between the magic or tag and itself, so a damaged length or
- * version is caught like damaged data.
- * The 20-byte header prefix keeps this layout in every format version, so
- * any xlprobe can tell a newer file from a damaged one.
+ * version is caught like damaged data. The chunk's header CRC lets the
+ * reader trust C after checking 24 bytes: re-synchronising after damage
+ * costs O(1) per "CHNK" found, never a checksum of a length it cannot
+ * trust. The 20-byte header prefix keeps this layout in every format
+ * version, so any xlprobe can tell a newer file from a damaged one.
  *
- * A file without a valid footer is truncated: it is read up to its last
- * whole chunk. A chunk failing its CRC, not inflating to exactly U bytes,
- * or whose record sizes do not add up to U and N, is skipped and counted;
- * when its C cannot be trusted the reader scans forward for the next
- * "CHNK" or "FOOT" tag whose CRC validates. A footer failing its CRC is
+ * The reader (trace_reader.c) delivers chunks in increasing S: a missing
+ * number is reported, a chunk whose number was read already (a duplicate)
+ * or that comes after a higher one (out of order) is skipped and reported,
+ * and the footer's counts are checked against what was read. A file
+ * without a valid footer is truncated: it is read up to its last whole
+ * chunk. A chunk failing a CRC, not inflating to exactly U bytes, or whose
+ * record sizes do not add up to U and N, is skipped and counted; when its
+ * header cannot be trusted the reader scans forward for the next "CHNK"
+ * whose header CRC validates, or the footer. A footer failing its CRC is
  * counted the same way, and the file reads as truncated.
  *
  * The writer compresses the pending records into a chunk when 256 KiB are
@@ -191,10 +203,15 @@ static int header__encode(struct bbuf *b, const struct xlp_trace_meta *m)
 	bbuf__str(b, m->kernel);
 	bbuf__str(b, m->cmdline);
 	bbuf__str(b, m->notes);
+	/* the reader refuses anything else: a file-chosen id must never index */
+	if (m->nfuncs > XLP_MAX_FUNCS)
+		return -E2BIG;
 	bbuf__u32(b, m->nfuncs);
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct xlp_func_info *f = &m->funcs[i];
 
+		if (f->id != i)
+			return -EINVAL;
 		bbuf__u32(b, f->id);
 		bbuf__u32(b, f->flags);
 		bbuf__u64(b, f->offset);
@@ -208,7 +225,7 @@ static int header__encode(struct bbuf *b, const struct xlp_trace_meta *m)
 	if (plen > HDR_PAYLOAD_MAX)
 		return -E2BIG;
 	memcpy(b->p, XLP_TRACE_MAGIC, 8);
-	put_le32(b->p + 8, XLP_FORMAT_VERSION);
+	put_le32(b->p + 8, XLP_TRACE_VERSION);
 	put_le32(b->p + 12, plen);
 	crc = crc_of(0, b->p + 8, 8);
 	put_le32(b->p + 16, crc_of(crc, b->p + PREFIX_LEN, plen));
@@ -360,10 +377,12 @@ int trace_writer__flush(struct trace_writer *w)
 		return w->err;
 	}
 	memcpy(h, "CHNK", 4);
-	put_le32(h + 4, zlen);
-	put_le32(h + 8, w->len);
-	put_le32(h + 12, w->nbuf);
-	put_le32(h + 16, crc_of(crc_of(0, h + 4, 12), h + CHUNK_HDR_LEN, zlen));
+	put_le32(h + 4, (uint32_t)w->nchunks); /* the sequence number */
+	put_le32(h + 8, zlen);
+	put_le32(h + 12, w->len);
+	put_le32(h + 16, w->nbuf);
+	put_le32(h + 20, crc_of(0, h + CHUNK_HDR_LEN, zlen));
+	put_le32(h + 24, crc_of(0, h + 4, 20));
 	err = writer__write(w, h, CHUNK_HDR_LEN + zlen);
 	if (err)
 		return err;

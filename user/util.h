@@ -4,6 +4,15 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+/* qsort() that accepts (NULL, 0): qsort's pointer must be valid even then. */
+static inline void xlp_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of traces. */
 uint64_t xlp_now_ns(void);

@@ -110,6 +110,34 @@ static size_t escape(struct parser *ps, char *o)
 	return put_utf8(o, cp);
 }
 
+/*
+ * Length of the valid UTF-8 sequence at p, 0 if none (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF). Written here, not
+ * taken from user/escape.c, so the check is independent of the writer.
+ */
+static size_t utf8_seq(const unsigned char *p)
+{
+	size_t len = p[0] < 0x80	     ? 1
+		     : (p[0] & 0xe0) == 0xc0 ? 2
+		     : (p[0] & 0xf0) == 0xe0 ? 3
+		     : (p[0] & 0xf8) == 0xf0 ? 4
+					     : 0;
+	unsigned cp;
+
+	if (!len)
+		return 0;
+	cp = len == 1 ? p[0] : p[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
 static char *parse_string(struct parser *ps)
 {
 	size_t cap = strlen(ps->p) + 1, n = 0;
@@ -127,7 +155,17 @@ static char *parse_string(struct parser *ps)
 			return NULL;
 		}
 		if (*ps->p != '\\') {
-			o[n++] = *ps->p++;
+			size_t u = utf8_seq((const unsigned char *)ps->p);
+
+			/* JSON text is UTF-8 (RFC 8259 section 8.1) */
+			if (!u) {
+				fail(ps, "invalid UTF-8 in a string");
+				free(o);
+				return NULL;
+			}
+			memcpy(o + n, ps->p, u);
+			n += u;
+			ps->p += u;
 			continue;
 		}
 		ps->p++;

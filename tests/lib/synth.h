@@ -81,10 +81,43 @@ struct synth_scenario {
 	uint64_t seed;
 	bool truncate;	  /* no footer */
 	uint64_t rb_full; /* drop counter in the footer */
+	/* symbols: NULL for synth_func_names / SYNTH_INTERACTION */
+	const char *const *names;
+	const char *interaction;
 };
 
 /* Writes the scenario's trace. Negative errno on error. */
 int synth__scenario(const struct synth_scenario *sc);
+
+/* ---- damaging a trace file (all return negative errno) ---- */
+
+/* Byte offsets of the chunks of a file (at most max); their number. */
+size_t synth__chunks(const uint8_t *f, size_t len, size_t *start, size_t max, size_t *foot);
+/* Writes out: in's header, then its chunks order[0..n) (repeats allowed), its footer. */
+int synth__rechunk(const char *in, const char *out, const int *order, size_t n);
+/* Sets the id of function k in the header, and fixes the header CRC. */
+int synth__forge_id(const char *path, uint32_t k, uint32_t id);
+/* Sets the footer's record and chunk counts, and fixes its CRC. */
+int synth__forge_footer(const char *path, uint64_t nrecords, uint64_t nchunks);
+/*
+ * Files forged to make a reader quadratic (tests and make bench):
+ * resync, version 1: the header of tests/data/v1-net.xlp (found through
+ * tl_root()), then "CHNK" every 20 bytes, each claiming all the file but
+ * its last byte: a reader that checksums every candidate's claimed length
+ * does body^2/40 work. Version 2: "CHNK" every 4 bytes (header CRCs that
+ * fail) over the first half, then sound headers every 64 bytes, each
+ * claiming all the file but its last byte, with bad data.
+ */
+int synth__forge_resync(const char *path, int version, size_t body);
+/*
+ * nesting: one thread, n calls of f entering later and later (each stays
+ * pending), then n calls of g entering earlier and earlier, all at depth
+ * 1, then the run (depth 0): a pass taking every pending call entered
+ * after a call's entry for its subtree walks the whole list per g.
+ */
+int synth__forge_nesting(const char *path, unsigned n);
+/* Reads a whole file (malloc'd, NUL-terminated); NULL on error. */
+uint8_t *synth__slurp(const char *path, size_t *len);
 
 /*
  * Path of name in a directory private to this test process, removed at
@@ -98,5 +131,7 @@ const char *synth__tmp(const char *name);
  * on stderr to err. Returns its exit status.
  */
 int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
+/* The same for "xlprobe dump ARG...". */
+int synth__dump(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
 
 #endif

@@ -27,8 +27,10 @@ TEST(parse_and_lookup)
 
 TEST(rejects_bad_documents)
 {
-	const char *bad[] = {"",      "{",	"[1,]",	   "{\"a\" 1}", "\"abc",	"tru",
-			     "[1] x", "{1: 2}", "\"\\q\"", "-",		"[\"\\ud800\"]"};
+	const char *bad[] = {"", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x", "{1: 2}",
+			     "\"\\q\"", "-", "[\"\\ud800\"]",
+			     /* raw bytes that are not UTF-8: lone, overlong, surrogate, cut */
+			     "\"\xff\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xe2\x82\""};
 	char err[128];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

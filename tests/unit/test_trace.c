@@ -3,8 +3,8 @@
  * Trace file module and `xlprobe dump`: round trip, truncation anywhere,
  * corruption of every framing field, header errors, a full disk, and dump
  * run in-process on all of those. walk() parses the chunk framing straight
- * from the layout documented in user/trace_writer.c, independently of the
- * reader, to know which records each chunk holds.
+ * from the layout documented in user/trace_writer.c (version 2), independently
+ * of the reader, to know which records each chunk holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +25,7 @@
 #define SAMPLE_RECS 7000
 #define MAX_CHUNKS 4096
 #define UNKNOWN_TYPE 127
+#define CHDR 28 /* chunk header: tag, seq, C, U, N, data CRC, header CRC */
 
 /* ---- helpers ---- */
 
@@ -247,10 +248,10 @@ static size_t walk(const uint8_t *f, size_t len, struct chunk *ch, size_t *hdr_e
 	size_t pos = len >= 20 ? 20 + le32(f + 12) : len, n = 0, rec = 0;
 
 	*hdr_end = pos;
-	while (n < MAX_CHUNKS && pos + 20 <= len && !memcmp(f + pos, "CHNK", 4) &&
-	       pos + 20 + le32(f + pos + 4) <= len) {
-		ch[n] = (struct chunk){pos, pos + 20 + le32(f + pos + 4), rec, le32(f + pos + 12),
-				       le32(f + pos + 8)};
+	while (n < MAX_CHUNKS && pos + CHDR <= len && !memcmp(f + pos, "CHNK", 4) &&
+	       pos + CHDR + le32(f + pos + 8) <= len) {
+		ch[n] = (struct chunk){pos, pos + CHDR + le32(f + pos + 8), rec, le32(f + pos + 16),
+				       le32(f + pos + 12)};
 		rec += ch[n].nrec;
 		pos = ch[n++].end;
 	}
@@ -312,6 +313,8 @@ struct result {
 	uint64_t bad, good;
 	bool footer;
 	struct xlp_trace_footer ft;
+	struct trace_integrity in;
+	char damage[512];
 };
 
 static void read_back(const char *path, struct result *res)
@@ -333,6 +336,8 @@ static void read_back(const char *path, struct result *res)
 	res->footer = trace_reader__footer(r) != NULL;
 	if (res->footer)
 		res->ft = *trace_reader__footer(r);
+	res->in = *trace_reader__integrity(r);
+	trace_reader__describe(r, res->damage, sizeof(res->damage));
 	/* once at the end, the end is sticky */
 	if (!err && trace_reader__next(r, &h) != 0)
 		res->err = -EPROTO;
@@ -390,7 +395,7 @@ static bool str_eq(const char *a, const char *b)
 
 static void check_meta(const struct xlp_trace_meta *got, const struct xlp_trace_meta *want)
 {
-	CHECK(got->format_version == XLP_FORMAT_VERSION);
+	CHECK(got->format_version == XLP_TRACE_VERSION);
 	CHECK(got->ncpus == want->ncpus && got->clock_id == want->clock_id);
 	CHECK(got->features == want->features);
 	CHECK(got->boot_offset_ns == want->boot_offset_ns);
@@ -570,6 +575,7 @@ TEST(truncate_at_every_boundary)
 		check_cut(s->ch[i].end - 1);
 		check_cut(s->ch[i].start + 3);	/* inside the tag */
 		check_cut(s->ch[i].start + 19); /* inside the chunk header */
+		check_cut(s->ch[i].start + CHDR - 1);
 	}
 	check_cut(s->foot + 5);
 	check_cut(s->len - 1);
@@ -609,18 +615,26 @@ static void read_flipped(size_t at, uint8_t mask, struct result *res)
 	free(f);
 }
 
-/* One chunk lost, everything else read, the footer still found. */
+/*
+ * One chunk lost, everything else read, the footer still found, and the
+ * file said to be damaged: the chunk named damaged when its header is
+ * sound, missing when not.
+ */
 static void check_chunk_lost(size_t k, size_t at, uint8_t mask, const char *what)
 {
 	struct sample *s = sample();
-	char path[256];
+	char path[256], want[64];
 	struct result res;
 
 	read_flipped(at, mask, &res);
 	CHECK(res.err == 0, "%s of chunk %zu: %d", what, k, res.err);
 	CHECK(res.bad == 1 && res.good == s->nchunks - 1,
 	      "%s of chunk %zu: %" PRIu64 " bad, %" PRIu64 " good", what, k, res.bad, res.good);
-	CHECK(res.st == TRACE_COMPLETE, "%s of chunk %zu", what, k);
+	CHECK(res.st == TRACE_DAMAGED, "%s of chunk %zu", what, k);
+	snprintf(want, sizeof(want), "chunk %zu %s", k,
+		 at >= s->ch[k].start + CHDR ? "damaged (skipped)" : "missing (lost 1 chunk)");
+	CHECK(!strncmp(res.damage, want, strlen(want)), "%s of chunk %zu: '%s'", what, k,
+	      res.damage);
 	CHECK(recs__eq_except(&res.recs, &s->recs, s->ch[k].first, s->ch[k].nrec),
 	      "%s of chunk %zu: %zu records", what, k, res.recs.n);
 	recs__free(&res.recs);
@@ -632,10 +646,10 @@ TEST(flipped_byte_in_chunk_data)
 	struct sample *s = sample();
 
 	for (size_t k = 0; k < s->nchunks; k++) {
-		size_t zlen = s->ch[k].end - s->ch[k].start - 20;
+		size_t zlen = s->ch[k].end - s->ch[k].start - CHDR;
 
-		check_chunk_lost(k, s->ch[k].start + 20, 0x01, "first data byte");
-		check_chunk_lost(k, s->ch[k].start + 20 + zlen / 2, 0x40, "middle data byte");
+		check_chunk_lost(k, s->ch[k].start + CHDR, 0x01, "first data byte");
+		check_chunk_lost(k, s->ch[k].start + CHDR + zlen / 2, 0x40, "middle data byte");
 		check_chunk_lost(k, s->ch[k].end - 1, 0x80, "last data byte");
 	}
 }
@@ -648,15 +662,18 @@ TEST(flipped_byte_in_chunk_header)
 		const char *what;
 	} cases[] = {
 		{0, 0x01, "tag"},
-		{4, 0x01, "compressed length, low bit"},
-		{4, 0xff, "compressed length, low byte"},
-		{6, 0x04, "compressed length, 2^18"},
-		{7, 0x80, "compressed length, top bit"},
-		{8, 0x08, "uncompressed length, low byte"},
-		{11, 0x10, "uncompressed length, high byte"},
-		{12, 0x01, "record count, low bit"},
-		{15, 0x01, "record count, high byte"},
-		{16, 0x20, "CRC"},
+		{4, 0x01, "sequence number, low bit"},
+		{7, 0x80, "sequence number, top bit"},
+		{8, 0x01, "compressed length, low bit"},
+		{8, 0xff, "compressed length, low byte"},
+		{10, 0x04, "compressed length, 2^18"},
+		{11, 0x80, "compressed length, top bit"},
+		{12, 0x08, "uncompressed length, low byte"},
+		{15, 0x10, "uncompressed length, high byte"},
+		{16, 0x01, "record count, low bit"},
+		{19, 0x01, "record count, high byte"},
+		{20, 0x20, "data CRC"},
+		{24, 0x20, "header CRC"},
 	};
 	struct sample *s = sample();
 
@@ -677,7 +694,8 @@ TEST(two_adjacent_bad_chunks_count_twice)
 	f[s->ch[0].start + 30] ^= 1;
 	f[s->ch[1].start + 30] ^= 1;
 	read_bytes(f, s->len, &res);
-	CHECK(res.bad == 2 && res.st == TRACE_COMPLETE, "%" PRIu64 " bad", res.bad);
+	CHECK(res.bad == 2 && res.st == TRACE_DAMAGED, "%" PRIu64 " bad", res.bad);
+	CHECK(!strncmp(res.damage, "chunks 0, 1 damaged (skipped); ", 31), "%s", res.damage);
 	CHECK(recs__eq_except(&res.recs, &s->recs, 0, s->ch[0].nrec + s->ch[1].nrec));
 	recs__free(&res.recs);
 	free(f);
@@ -714,7 +732,7 @@ TEST(insane_length_at_the_end)
 	      "footer length 2^24: %" PRIu64 " bad", res.bad);
 	recs__free(&res.recs);
 	memcpy(f, s->file, s->foot);
-	f[last + 11] ^= 0x80; /* U of the last chunk of a file without footer */
+	f[last + 15] ^= 0x80; /* U of the last chunk of a file without footer */
 	read_bytes(f, s->foot, &res);
 	CHECK(res.bad == 1 && res.st == TRACE_TRUNCATED, "%" PRIu64 " bad", res.bad);
 	CHECK(recs__eq_except(&res.recs, &s->recs, s->ch[s->nchunks - 1].first,
@@ -723,37 +741,60 @@ TEST(insane_length_at_the_end)
 	free(f);
 }
 
-/* A chunk of raw (or, with zlib false, stored as is) bytes with a valid CRC. */
-static size_t craft_chunk(uint8_t *out, const void *raw, size_t rawlen, uint32_t ulen,
+/* A chunk of raw (or, with zlib false, stored as is) bytes with valid CRCs. */
+static size_t craft_chunk(uint8_t *out, uint32_t seq, const void *raw, size_t rawlen, uint32_t ulen,
 			  uint32_t nrec, bool zlib)
 {
 	uLongf zlen = compressBound(rawlen);
 
-	if (zlib && compress2(out + 20, &zlen, raw, rawlen, 6) != Z_OK)
+	if (zlib && compress2(out + CHDR, &zlen, raw, rawlen, 6) != Z_OK)
 		abort();
 	if (!zlib) {
 		zlen = rawlen;
-		memcpy(out + 20, raw, rawlen);
+		memcpy(out + CHDR, raw, rawlen);
 	}
 	memcpy(out, "CHNK", 4);
-	put32(out + 4, zlen);
-	put32(out + 8, ulen);
-	put32(out + 12, nrec);
-	put32(out + 16, crc32(crc32(0, out + 4, 12), out + 20, zlen));
-	return 20 + zlen;
+	put32(out + 4, seq);
+	put32(out + 8, zlen);
+	put32(out + 12, ulen);
+	put32(out + 16, nrec);
+	put32(out + 20, crc32(0, out + CHDR, zlen));
+	put32(out + 24, crc32(0, out + 4, 20));
+	return CHDR + zlen;
+}
+
+/* Gives a copy of a chunk another sequence number (and a valid header CRC). */
+static void restamp(uint8_t *chunk, uint32_t seq)
+{
+	put32(chunk + 4, seq);
+	put32(chunk + 24, crc32(0, chunk + 4, 20));
+}
+
+/* A valid footer counting nrec records in nchunks chunks. */
+static size_t craft_footer(uint8_t *out, uint64_t nrec, uint64_t nchunks)
+{
+	memset(out, 0, 12 + 136);
+	memcpy(out, "FOOT", 4);
+	put32(out + 4, 136);
+	put32(out + 20, (uint32_t)nrec);
+	put32(out + 24, (uint32_t)(nrec >> 32));
+	put32(out + 28, (uint32_t)nchunks);
+	put32(out + 32, (uint32_t)(nchunks >> 32));
+	put32(out + 8, crc32(crc32(0, out + 4, 4), out + 12, 136));
+	return 12 + 136;
 }
 
 /*
- * header | crafted chunk | the sample's first chunk | the sample's footer:
- * the crafted chunk passes its CRC, so only the reader's structural checks
- * can catch what is wrong inside.
+ * header | crafted chunk 0 | the sample's first chunk as chunk 1 | a footer
+ * counting both: the crafted chunk passes its CRCs, so only the reader's
+ * structural checks can catch what is wrong inside.
  */
 static void check_crafted(const void *raw, size_t rawlen, int32_t ulen_delta, int32_t nrec,
 			  bool zlib, bool valid, const char *what)
 {
 	struct sample *s = sample();
-	size_t c0 = s->ch[0].end - s->ch[0].start, flen = s->len - s->foot, len;
-	uint8_t *f = malloc(s->hdr_end + 64 + 2 * rawlen + c0 + flen);
+	size_t c0 = s->ch[0].end - s->ch[0].start, len;
+	uint8_t *f = malloc(s->hdr_end + 64 + 2 * rawlen + c0 + 12 + 136);
 	struct recs want = {0};
 	struct result res;
 
@@ -761,16 +802,21 @@ static void check_crafted(const void *raw, size_t rawlen, int32_t ulen_delta, in
 		abort();
 	memcpy(f, s->file, s->hdr_end);
 	len = s->hdr_end;
-	len += craft_chunk(f + len, raw, rawlen, rawlen + ulen_delta, nrec, zlib);
+	len += craft_chunk(f + len, 0, raw, rawlen, rawlen + ulen_delta, nrec, zlib);
 	memcpy(f + len, s->file + s->ch[0].start, c0);
-	memcpy(f + len + c0, s->file + s->foot, flen);
-	read_bytes(f, len + c0 + flen, &res);
+	restamp(f + len, 1);
+	len += c0;
+	len += craft_footer(f + len, nrec + s->ch[0].nrec, 2);
+	read_bytes(f, len, &res);
 	for (size_t off = 0; valid && off < rawlen; off += ((const struct xlp_hdr *)raw)->size)
 		recs__add(&want, (const void *)((const uint8_t *)raw + off));
 	for (size_t i = 0; i < s->ch[0].nrec; i++)
 		recs__add(&want, (const void *)(s->recs.data + s->recs.off[i]));
-	CHECK(res.err == 0 && res.st == TRACE_COMPLETE, "%s: %d", what, res.err);
+	CHECK(res.err == 0 && res.st == (valid ? TRACE_COMPLETE : TRACE_DAMAGED), "%s: %d %d", what,
+	      res.err, res.st);
 	CHECK(res.bad == !valid && res.good == 1u + valid, "%s: %" PRIu64 " bad", what, res.bad);
+	CHECK(valid || !strncmp(res.damage, "chunk 0 damaged (skipped)", 25), "%s: '%s'", what,
+	      res.damage);
 	CHECK(recs__eq_except(&res.recs, &want, 0, 0), "%s: %zu records", what, res.recs.n);
 	recs__free(&res.recs);
 	recs__free(&want);
@@ -829,7 +875,8 @@ TEST(resync_across_scan_blocks)
 			memcpy(f + s->hdr_end + g, s->file + s->ch[0].start, c0);
 			memcpy(f + s->hdr_end + g + c0, s->file + s->foot, flen);
 			read_bytes(f, s->hdr_end + g + c0 + flen, &res);
-			CHECK(res.bad == 1 && res.good == 1 && res.st == TRACE_COMPLETE,
+			/* the footer counts the sample's chunks: all but the first missing */
+			CHECK(res.bad == 1 && res.good == 1 && res.st == TRACE_DAMAGED,
 			      "%zu bytes of garbage: %" PRIu64 " bad %" PRIu64 " good", g, res.bad,
 			      res.good);
 			CHECK(recs__eq_except(&res.recs, &s->recs, s->ch[0].nrec,
@@ -922,12 +969,12 @@ TEST(newer_format_version)
 
 	REQUIRE(f);
 	memcpy(f, s->file, s->len);
-	put32(f + 8, XLP_FORMAT_VERSION + 1);
+	put32(f + 8, XLP_TRACE_VERSION + 1);
 	put32(f + 16, crc32(crc32(0, f + 8, 8), f + 20, plen));
 	spit(tmp_path(path, "newer.xlp"), f, s->len);
 	snprintf(want, sizeof(want),
 		 "format version %d is newer than this xlprobe (%d): upgrade xlprobe",
-		 XLP_FORMAT_VERSION + 1, XLP_FORMAT_VERSION);
+		 XLP_TRACE_VERSION + 1, XLP_TRACE_VERSION);
 	check_open_fails(path, want);
 	free(f);
 }
@@ -1057,7 +1104,7 @@ TEST(dump_text_complete)
 
 	out = dump_to_string(argv, 2, &rc, &err);
 	CHECK(rc == 0 && !err[0], "rc %d, stderr '%s'", rc, err);
-	CHECK(strstr(out, "format version: 1\nhost: \"testhost\"\nkernel: \"6.1.0-test\"\n"));
+	CHECK(strstr(out, "format version: 2\nhost: \"testhost\"\nkernel: \"6.1.0-test\"\n"));
 	CHECK(strstr(out, "features: btf|sched|uprobes|0x100000 (0x100007)\n"));
 	CHECK(strstr(out, "start: 2023-11-14T22:13:20.246913578Z"));
 	CHECK(strstr(out, "target: pid 4242\n"));
@@ -1187,13 +1234,16 @@ TEST(dump_warns_on_bad_chunks)
 
 	REQUIRE(f);
 	memcpy(f, s->file, s->len);
-	f[s->ch[0].start + 25] ^= 1;
+	f[s->ch[0].start + 40] ^= 1;
 	spit(tmp_path(path, "bad.xlp"), f, s->len);
 	free(f);
 	out = dump_to_string(argv, 2, &rc, &err);
-	snprintf(want, sizeof(want), "xlprobe: warning: %s: 1 corrupt chunk(s) skipped\n", path);
+	snprintf(want, sizeof(want),
+		 "xlprobe: warning: %s: chunk 0 damaged (skipped); the footer counts %d records "
+		 "in %zu chunks, %zu records in %zu chunks were read\n",
+		 path, SAMPLE_RECS, s->nchunks, SAMPLE_RECS - s->ch[0].nrec, s->nchunks - 1);
 	CHECK(rc == 1 && !strcmp(err, want), "rc %d, stderr '%s'", rc, err);
-	CHECK(strstr(out, "status: complete: ") && strstr(out, ", 1 corrupt chunks skipped\n"));
+	CHECK(strstr(out, "status: damaged: ") && strstr(out, ", 1 corrupt chunks skipped\n"));
 	free(out);
 	free(err);
 }

@@ -1,23 +1,32 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The JSON writer (see jsonw.h). */
 #include <math.h>
+#include <string.h>
+#include "escape.h"
 #include "jsonw.h"
 
-static void put_string(FILE *f, const char *s)
+void jsonw__init(struct jsonw *w, FILE *f)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->line_depth = JSONW_MAX_DEPTH;
+	w->indent = 2;
+	w->colon = ": ";
+}
+
+void jsonw__init_compact(struct jsonw *w, FILE *f, int line_depth)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->line_depth = line_depth;
+	w->colon = ":";
+}
+
+static void newline(struct jsonw *w)
+{
+	fputc('\n', w->f);
+	if (w->indent)
+		fprintf(w->f, "%*s", w->indent * w->depth, "");
 }
 
 /* Separator, newline, indent and key of the next item. */
@@ -26,13 +35,16 @@ static void item(struct jsonw *w, const char *key)
 	if (w->depth > 0) {
 		if (w->has_items[w->depth])
 			fputc(',', w->f);
-		fputc('\n', w->f);
-		fprintf(w->f, "%*s", 2 * w->depth, "");
+		if (w->depth <= w->line_depth)
+			newline(w);
 		w->has_items[w->depth] = true;
 	}
+	/* keys are the program's own ASCII names, never text from a file */
 	if (key) {
-		put_string(w->f, key);
-		fputs(": ", w->f);
+		fputc('"', w->f);
+		fputs(key, w->f);
+		fputc('"', w->f);
+		fputs(w->colon, w->f);
 	}
 }
 
@@ -47,14 +59,12 @@ static void begin(struct jsonw *w, const char *key, char c)
 
 static void end(struct jsonw *w, char c)
 {
-	bool items = w->has_items[w->depth];
+	bool items = w->has_items[w->depth], lines = w->depth <= w->line_depth;
 
 	if (w->depth > 0)
 		w->depth--;
-	if (items) {
-		fputc('\n', w->f);
-		fprintf(w->f, "%*s", 2 * w->depth, "");
-	}
+	if (items && lines)
+		newline(w);
 	fputc(c, w->f);
 	if (!w->depth)
 		fputc('\n', w->f);
@@ -84,9 +94,15 @@ void jsonw__str(struct jsonw *w, const char *key, const char *v)
 {
 	item(w, key);
 	if (v)
-		put_string(w->f, v);
+		xlp_fput_json(w->f, v, strlen(v));
 	else
 		fputs("null", w->f);
+}
+
+void jsonw__strn(struct jsonw *w, const char *key, const char *v, size_t n)
+{
+	item(w, key);
+	xlp_fput_json(w->f, v, n);
 }
 
 void jsonw__int(struct jsonw *w, const char *key, int64_t v)
