@@ -133,7 +133,7 @@ struct xa_evidence {
 	 * rest, in the function's time or in its factor's values (the factor is
 	 * often cleaner: noise in other resources blurs the time) */
 	struct ev_gap gap, res_gap;
-	double mode_p; /* min of the two p-values, times 2 (Bonferroni) */
+	double mode_p; /* res_gap's p-value when there is a time factor, else gap's */
 	bool mode;
 	/* 2. bursts: runs past the threshold clustered in time (runs test),
 	 * in at most half as many streaks as a random order gives */

@@ -39,16 +39,16 @@ double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
  * on its minority side (up to n / 2 of them), on log values. H0: one smooth unimodal
  * density. Spacings of an ordered sample behave locally like independent
  * exponentials whose mean grows where the density falls, and the minority
- * side of a split is the tail, where it falls: so the gap over the mean of
- * c such spacings exceeds r with probability at most (1 + r / c)^-c (the
- * F(2, 2c) tail for equal means). A distinct mode, a tight group of slow
- * runs far from the rest, leaves a gap many times its own spacings; a
- * natural tail thins out and does not. Sidak-corrected for the n / 2
- * places the split could have been.
+ * side of a split is the tail, where it falls: so the gap over the median
+ * M of c such spacings (the k-th smallest, k = ceil(c/2); one stray run
+ * cannot move it) exceeds r with probability at most
+ * prod_{j<=k} (c - j + 1) / (c - j + 1 + r), exact for equal means. A distinct mode, a tight group
+ * of slow runs far from the rest, leaves a gap many times its own spacings; a natural tail thins
+ * out and does not. Sidak-corrected for the n / 2 places the split could have been.
  */
 struct ev_gap {
 	double lo, hi;	 /* largest value at or below the threshold, smallest above */
-	double ratio;	 /* gap / mean spacing on the minority side */
+	double ratio;	 /* gap / median spacing on the minority side */
 	double p;	 /* chance of a gap this large among the spacings tested */
 	uint32_t nabove; /* values above the threshold */
 };

@@ -8,8 +8,8 @@
  * a disk stall may add 30 %). What can be shown instead, each with a
  * p-value under a stated null hypothesis (evidence.h):
  *   1. a distinct mode: the runs past the function's threshold are
- *      separated from the rest by a gap no smooth density would leave,
- *      in the function's time or in its resource factor's values;
+ *      separated from the rest by a gap no smooth density would leave, in
+ *      its resource factor's values (or its time when it has no factor);
  *   2. bursts: those runs cluster in time, as external interference does
  *      (a random tail is spread over the recording);
  *   3. a resource that grew beyond proportion: most of the added time is
@@ -72,8 +72,12 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	err = ev__gap_test(t, n, c->threshold_ns, &e->gap);
 	if (err)
 		goto cleanup;
-	e->mode_p = 2 * fmin(c->gt ? e->gap.p : 1, e->res_gap.p);
-	e->mode_p = e->mode_p > 1 ? 1 : e->mode_p;
+	/*
+	 * One variable, chosen before looking: the factor's values when step 2
+	 * found a time factor (runqueue noise blurs the time, not the factor),
+	 * else the function's time.
+	 */
+	e->mode_p = !isnan(e->res_gap.lo) ? e->res_gap.p : c->gt ? e->gap.p : 1;
 	e->mode = e->mode_p <= o->alpha_evidence;
 	/* 2. bursts, over every run in time order */
 	xlp_sort(ord, n, sizeof(*ord), cmp_order);

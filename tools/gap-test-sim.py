@@ -17,9 +17,12 @@ def gap_p(v, thr, m_mode):
     else: hi=split; lo=max(split-w,0)
     c=hi-lo
     if c<1 or gap<=0: return 1.0
-    mean=sum(y[i+1]-y[i] for i in range(lo,hi))/c
-    if mean<=0: return 0.0
-    r=gap/mean; p1=(1+r/c)**(-c)
+    sp=sorted(y[i+1]-y[i] for i in range(lo,hi))
+    k=(c+1)//2
+    med=sp[k-1]
+    if med<=0: return 0.0
+    r=gap/med; p1=1.0
+    for j in range(1,k+1): p1*= (c-j+1)/(c-j+1+r)
     m={'full':n-1,'half':n//2,'one':1}[m_mode]
     return -math.expm1(m*math.log1p(-p1)) if p1<1 else 1.0
 random.seed(1)
@@ -28,7 +31,7 @@ dists={'lognorm.3':lambda:math.exp(random.gauss(0,0.3)),'lognorm1':lambda:math.e
  'gamma2':lambda:random.gammavariate(2,1),'unif':lambda:1+random.random()}
 for n in (40,100,300):
   for name,f in dists.items():
-    cnt={'full':0,'half':0,'one':0}; T=2000
+    cnt={'full':0,'half':0,'one':0}; T=1500
     for _ in range(T):
         t=[f() for _ in range(n)]
         lat=[x+abs(random.gauss(0,0.05*x)) for x in t]
