@@ -141,6 +141,7 @@ struct xa_evidence {
 	uint32_t bursts;
 	double bursts_expected;
 	bool bursty;
+	bool cpu_bursts; /* bursty, but only CPU time grew: the CPU was slower */
 	/* 3. a resource that grew more than in proportion (the step-2 factor) */
 	bool resource;
 	enum xa_feat res_feat;

@@ -197,7 +197,10 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	put(buf, len, &used,
 	    "\nbursts: %s: %u run%s past the threshold in %u burst%s, %.0f by chance (runs test "
 	    "%s)",
-	    e->bursty			     ? "CLUSTERED"
+	    e->cpu_bursts
+		    ? "CLUSTERED, but only CPU time grew, in proportion: the CPU ran slower at "
+		      "times (a busy host or a lower clock), not a cause in the function"
+	    : e->bursty			     ? "CLUSTERED"
 	    : e->runs_p <= r->alpha_evidence ? "autocorrelated, not in bursts"
 					     : "spread out",
 	    e->nslow_side, e->nslow_side == 1 ? "" : "s", e->bursts, e->bursts == 1 ? "" : "s",

@@ -207,7 +207,8 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__num(w, "p", e->mode_p);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "bursts");
-	jsonw__bool(w, "holds", e->bursty);
+	jsonw__bool(w, "holds", e->bursty && !e->cpu_bursts);
+	jsonw__bool(w, "cpu_slower", e->cpu_bursts);
 	jsonw__uint(w, "runs_past_threshold", e->nslow_side);
 	jsonw__uint(w, "bursts", e->bursts);
 	jsonw__num(w, "bursts_by_chance", e->bursts_expected);
