@@ -310,11 +310,12 @@ SCENARIO(throttled_disk, "disk", {{"load_config", "disk_block"}}, .disk = 2)
 SCENARIO(slow_peer_process, "ipc", {{"ask_peer", "ipc_wait"}}, .peer = "peerproc")
 SCENARIO(lock_contention, "lock", {{"update_cache", "lock_wait"}})
 SCENARIO(timer, "timer", {{"wait_tick", "timer_sleep"}})
-/* Each cause in half of the perturbed runs: 80 runs give each 10, enough
- * for the evidence to reach p <= 0.001 (with 40, five 4x-slower runs give
- * p ~ 0.003: the report then rightly says the evidence is too thin). */
+/* Each cause in half of the perturbed runs: 320 runs give each 40, as the
+ * CPU-only cause needs for its distinct mode to reach p <= 0.001 reliably (with 40,
+ * five 4x-slower runs give p ~ 0.003: the report then rightly says the
+ * evidence is too thin). */
 SCENARIO(two_causes, "two", {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}},
-	 .args = {"--runs", "80"})
+	 .args = {"--runs", "320"})
 SCENARIO(no_perturbation, "none", {{NULL, NULL}})
 
 TEST_MAIN()
