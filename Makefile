@@ -6,7 +6,8 @@
 #   make test       install missing Debian packages, build, run every test
 #   make bench      overhead benchmarks (not part of make test)
 #   make scorecard  perturbation and real-software suites, one line per scenario
-#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300)
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
+#                   FUZZ_RUNS executions in FUZZ_JOBS processes (FUZZ_ONLY=NAME)
 
 OUTPUT := .output
 ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
