@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "../bpf/xlprobe.h"
+#include "xlprobe.h"
 
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
