@@ -189,6 +189,15 @@ $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
 build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS)
 .PHONY: build-tests
 
+# The layers' direction (tests/check-layers.sh), from the variables above;
+# make test runs it first.
+check-layers: $(LAYER_ARS) $(SKEL)
+	$(call msg,CHECK,layers)
+	$(Q)CC='$(CC)' PROBE_CFLAGS='$(filter-out -MMD -MP,$(XCFLAGS))' LAYERS='$(LAYERS)' \
+		$(foreach L,$(LAYERS),$(L)_DIR='$($(L)_DIR)' $(L)_INC='$($(L)_INC)' \
+		$(L)_HDRS='$($(L)_HDRS)' $(L)_AR='$($(L)_AR)') tests/check-layers.sh
+.PHONY: check-layers
+
 # ---- fuzzing: libFuzzer + ASan + UBSan (clang), harnesses in tests/fuzz/ ----
 # The library is built again with clang and the sanitizers under
 # .output/fuzz/; tests/fuzz/test_fuzz (part of make test) replays the
@@ -232,9 +241,10 @@ demo: deps
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)tests/run-tests.sh
 
-unit-test: build-tests
+unit-test: build-tests check-layers
 	$(Q)tests/run-tests.sh --unit-only
 
 bench: deps
