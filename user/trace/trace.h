@@ -87,7 +87,7 @@ enum xlp_stop_reason {
 struct trace_writer;
 
 /*
- * Creates path (user/outfile.h, OUTFILE_CRASH_SAFE: never through a link,
+ * Creates path (user/lib/outfile.h, OUTFILE_CRASH_SAFE: never through a link,
  * mode 0600, an older file of ours replaced at close) and writes the
  * header. Negative errno on error.
  */
