@@ -102,12 +102,13 @@ E2E_SRCS := $(sort $(wildcard tests/e2e/*.c))
 WL_SRCS := $(sort $(wildcard tests/workloads/*.c) $(wildcard tests/e2e/workloads/*.c))
 BENCH_SRCS := $(sort $(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
 TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(BENCH_SRCS))
-# keep objects of test programs: they are intermediate files of a pattern
-# chain (only those: a missing archive must be rebuilt, not skipped)
-.SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(BENCH_SRCS))
 WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
+# keep the objects of test programs: intermediate files of pattern rules
+# (only those: a missing archive must be rebuilt, not skipped)
+.SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) \
+	$(BENCH_SRCS) $(TESTLIB_SRCS) $(wildcard tests/fuzz/test_*.c))
 
 .PHONY: all deps demo test unit-test bench scorecard clean format format-check install
 all: $(BIN)
