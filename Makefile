@@ -4,6 +4,7 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
+#   make check-layers  the user-space layers use only the layers below (make test runs it)
 #   make bench      overhead benchmarks (not part of make test)
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
@@ -24,8 +25,6 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-# keep objects of test programs: they are intermediate files of a pattern chain
-.SECONDARY:
 .SUFFIXES:
 
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
@@ -35,11 +34,47 @@ BPF_SRCS := bpf/state.bpf.c $(sort $(filter-out bpf/state.bpf.c,$(wildcard bpf/*
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/xlprobe.skel.h
 
-LIB_SRCS := $(sort $(filter-out user/main.c,$(wildcard user/*.c)) $(wildcard analysis/*.c))
+# ---- layers ----
+# User space is built in layers, bottom first; each may use only itself and
+# the layers below it (README.md, "Architecture"):
+#
+#   lib       user/lib/     logging, util, escaping, JSON writer, safe output files
+#   trace     user/trace/   the trace file: format, reader, writer (+ bpf/xlprobe.h)
+#   analysis  analysis/     runs, labels, trees, both steps: data, no wording
+#   report    user/report/  text / JSON / HTML writers and every sentence in them
+#   cli       user/         the xlprobe commands (user/*.c: new files join it)
+#
+# One archive and one include path per layer, and a layer compiles with the
+# -I of itself and the layers below only, so an include in the wrong
+# direction does not build. `make check-layers` (run by make test) proves
+# it with probes that must fail, and rejects "../" includes and symbols a
+# layer takes from one above it.
+LAYERS := lib trace analysis report cli
+lib_DIR := user/lib
+trace_DIR := user/trace
+analysis_DIR := analysis
+report_DIR := user/report
+cli_DIR := user
+lib_INC := -Iuser/lib
+trace_INC := $(lib_INC) -Iuser/trace -Ibpf
+analysis_INC := $(trace_INC) -Ianalysis
+report_INC := $(analysis_INC) -Iuser/report
+cli_INC := $(report_INC) -Iuser -I$(OUTPUT)
+$(foreach L,$(LAYERS),$(eval $(L)_SRCS := $(sort $(wildcard $($(L)_DIR)/*.c))))
+$(foreach L,$(LAYERS),$(eval $(L)_HDRS := $(sort $(wildcard $($(L)_DIR)/*.h))))
+cli_SRCS := $(filter-out user/main.c,$(cli_SRCS))
+# the BPF <-> user-space contract belongs to the trace layer, the skeleton to the CLI
+trace_HDRS += bpf/xlprobe.h
+cli_HDRS += $(SKEL)
+$(foreach L,$(LAYERS),$(eval $(L)_AR := $(OUTPUT)/libxlprobe-$(L).a))
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+# archives in link order: a layer before the layers it uses
+LAYER_ARS := $(foreach L,$(call reverse,$(LAYERS)),$($(L)_AR))
+
+LIB_SRCS := $(foreach L,$(LAYERS),$($(L)_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
-LIB := $(OUTPUT)/libxlprobe.a
 BIN := $(OUTPUT)/xlprobe
-# The test build: the same program with the test hooks of user/testhooks.h
+# The test build: the same program with the test hooks of user/lib/testhooks.h
 # (environment variables that simulate a kernel without BTF and the like).
 # Only the files that use a hook are compiled twice; the product binary
 # has none.
@@ -48,8 +83,10 @@ HOOK_SRCS := $(shell grep -lw xlp_test_hook $(LIB_SRCS))
 HOOK_OBJS := $(patsubst %.c,$(OUTPUT)/obj-hooks/%.o,$(HOOK_SRCS))
 
 CFLAGS ?= -O2 -g
+# no -I here: every layer adds its own ($(L)_INC); tests see every layer
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
-	-I$(OUTPUT) -Iuser -Ianalysis -Ibpf -MMD -MP -D_GNU_SOURCE
+	-MMD -MP -D_GNU_SOURCE
+TEST_INC := $(cli_INC) -Itests/lib
 LDLIBS := -lbpf -lelf -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
@@ -69,6 +106,10 @@ TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(
 WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
+# keep the objects of test programs: intermediate files of pattern rules
+# (only those: a missing archive must be rebuilt, not skipped)
+.SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) \
+	$(BENCH_SRCS) $(TESTLIB_SRCS) $(wildcard tests/fuzz/test_*.c))
 
 .PHONY: all deps demo test unit-test bench scorecard clean format format-check install
 all: $(BIN)
@@ -91,29 +132,36 @@ $(SKEL): $(OUTPUT)/xlprobe.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xlprobe_bpf > $@
 
-$(OUTPUT)/obj/%.o: %.c | $(SKEL)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -c $< -o $@
+# Objects of layer $(1), compiled with its include path only; the CLI's
+# need the skeleton first. Pattern rules of a subdirectory (user/lib/%)
+# win over user/% (shorter stem).
+define layer_rules
+$(OUTPUT)/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+	$$(call msg,CC,$$@)
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@
 
-$(LIB): $(LIB_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+$(OUTPUT)/obj-hooks/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+	$$(call msg,CC,$$@)
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -DXLP_TEST_HOOKS -c $$< -o $$@
 
-$(BIN): $(OUTPUT)/obj/user/main.o $(LIB)
+$($(1)_AR): $(patsubst %.c,$(OUTPUT)/obj/%.o,$($(1)_SRCS))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach L,$(LAYERS),$(eval $(call layer_rules,$(L))))
+
+$(BIN): $(OUTPUT)/obj/user/main.o $(LAYER_ARS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
-
-$(OUTPUT)/obj-hooks/%.o: %.c | $(SKEL)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -DXLP_TEST_HOOKS -c $< -o $@
 
 $(TEST_BIN): $(OUTPUT)/obj/user/main.o $(HOOK_OBJS) $(filter-out $(patsubst %.c,$(OUTPUT)/obj/%.o,$(HOOK_SRCS)),$(LIB_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LIB)
+# test programs sit above every layer: all include paths, all archives
+$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LAYER_ARS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -121,7 +169,7 @@ $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LIB)
 $(OUTPUT)/obj/tests/%.o: tests/%.c | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) $(TEST_INC) -c $< -o $@
 
 $(OUTPUT)/tests/workloads/%: tests/workloads/%.c
 	$(call msg,CC-WL,$@)
@@ -143,6 +191,15 @@ $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
 build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS)
 .PHONY: build-tests
 
+# The layers' direction (tests/check-layers.sh), from the variables above;
+# make test runs it first.
+check-layers: $(LAYER_ARS) $(SKEL)
+	$(call msg,CHECK,layers)
+	$(Q)CC='$(CC)' PROBE_CFLAGS='$(filter-out -MMD -MP,$(XCFLAGS))' LAYERS='$(LAYERS)' \
+		$(foreach L,$(LAYERS),$(L)_DIR='$($(L)_DIR)' $(L)_INC='$($(L)_INC)' \
+		$(L)_HDRS='$($(L)_HDRS)' $(L)_AR='$($(L)_AR)') tests/check-layers.sh
+.PHONY: check-layers
+
 # ---- fuzzing: libFuzzer + ASan + UBSan (clang), harnesses in tests/fuzz/ ----
 # The library is built again with clang and the sanitizers under
 # .output/fuzz/; tests/fuzz/test_fuzz (part of make test) replays the
@@ -152,23 +209,26 @@ FUZZ_CFLAGS := -g -O2 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := $(OUTPUT)/fuzz/libxlprobe.a
-FUZZ_OBJS := $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_ARS := $(foreach L,$(call reverse,$(LAYERS)),$(OUTPUT)/fuzz/libxlprobe-$(L).a)
 FUZZ_TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(sort $(wildcard tests/fuzz/test_*.c)))
 build-tests: build-fuzz $(FUZZ_TEST_BINS)
 
-$(OUTPUT)/fuzz/obj/%.o: %.c | $(SKEL)
-	$(call msg,CC-FUZZ,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(XCFLAGS) -c $< -o $@
+# the layers again, one archive each, with the same include paths
+define fuzz_layer_rules
+$(OUTPUT)/fuzz/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+	$$(call msg,CC-FUZZ,$$@)
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@
 
-$(FUZZ_LIB): $(FUZZ_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+$(OUTPUT)/fuzz/libxlprobe-$(1).a: $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$($(1)_SRCS))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach L,$(LAYERS),$(eval $(call fuzz_layer_rules,$(L))))
 
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_ARS)
 	$(call msg,FUZZER,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(XCFLAGS) $< $(FUZZ_LIB) $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(XCFLAGS) $(TEST_INC) $< $(FUZZ_ARS) $(LDLIBS) -o $@
 
 build-fuzz: $(FUZZ_BINS)
 fuzz: deps
@@ -183,9 +243,10 @@ demo: deps
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)tests/run-tests.sh
 
-unit-test: build-tests
+unit-test: build-tests check-layers
 	$(Q)tests/run-tests.sh --unit-only
 
 bench: deps

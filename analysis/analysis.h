@@ -3,7 +3,8 @@
  * PerfProbe's two-step diagnosis (ICDCS'19 section IV) on a dataset:
  * labels (slow / fast runs), step 1 critical functions, step 2 resource
  * factors of each critical function, and the whole-run baseline of
- * section V-D. The result is plain read-only data for the report writers.
+ * section V-D. The result is plain read-only data: numbers, indices and
+ * enums, no wording; the report writers (user/report/) put it in words.
  */
 #ifndef XLP_ANALYSIS_H
 #define XLP_ANALYSIS_H
@@ -229,8 +230,6 @@ struct xa_result {
 	/* functions by median time */
 	struct xa_func_row *rows;
 	size_t nrows;
-	char verdict[512];
-	char note[256]; /* why, when the verdict alone does not say it ("" otherwise) */
 };
 
 /* Negative errno, with a one-line reason in err. */

@@ -61,7 +61,4 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 /* Accepted critical functions first, largest added time first; sets ncrit / nrejected. */
 void xa_rank(struct xa_result *r);
 
-/* r->verdict from the rest of the result. */
-void xa_verdict(const struct dataset *ds, struct xa_result *r);
-
 #endif

@@ -129,7 +129,6 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 		ret = xa_baseline(ds, o, r);
 	if (ret)
 		goto cleanup;
-	xa_verdict(ds, r);
 	*out = r;
 	r = NULL;
 cleanup:

@@ -63,6 +63,16 @@ struct ds_scan {
 int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen);
 
 /*
+ * The read loop of the passes over call records (ds_scan_file, the
+ * drill-down): calls fn with every call record of file fi in file order,
+ * and stops at the first non-zero return (negative errno: returned, with
+ * a message in err). Other record types and short records are skipped.
+ */
+int ds_each_call(const struct dataset *ds, size_t fi,
+		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		 size_t errlen);
+
+/*
  * Per-thread lists of pending calls, for the passes that need to know which
  * call is nested in which (ds_scan_file: recursion counted once; the
  * drill-down of dataset_nest.c).

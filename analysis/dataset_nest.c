@@ -142,8 +142,9 @@ static void credit_run(void *ctx, size_t run)
 	}
 }
 
-static int on_call(struct nest_pass *s, const struct xlp_call_rec *c)
+static int on_call(void *ctx, const struct xlp_call_rec *c)
 {
+	struct nest_pass *s = ctx;
 	const struct ds_file *f = &s->ds->files[s->file];
 	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
 	struct ds_pend_thr *t = ds_pending_thread(&s->pd, c->tid);
@@ -181,34 +182,6 @@ static int on_call(struct nest_pass *s, const struct xlp_call_rec *c)
 	return 0;
 }
 
-static int scan_file(struct nest_pass *s, char *err, size_t errlen)
-{
-	const char *path = s->ds->files[s->file].path;
-	struct trace_reader *r = NULL;
-	const struct xlp_hdr *h;
-	char why[256] = "";
-	int ret;
-
-	ret = trace_reader__open(path, &r, why, sizeof(why));
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
-		return ret;
-	}
-	while ((ret = trace_reader__next(r, &h)) > 0) {
-		if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
-			continue;
-		ret = on_call(s, (const struct xlp_call_rec *)h);
-		if (ret)
-			break;
-	}
-	if (ret < 0)
-		snprintf(err, errlen, "%s: %s: check the file", path,
-			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-	ds_pending_free(&s->pd);
-	trace_reader__close(r);
-	return ret < 0 ? ret : 0;
-}
-
 int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 		     struct nesting **out, char *err, size_t errlen)
 {
@@ -231,7 +204,8 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 	ret = 0;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
 		s.file = fi;
-		ret = scan_file(&s, err, errlen);
+		ret = ds_each_call(ds, fi, on_call, &s, err, errlen);
+		ds_pending_free(&s.pd); /* each file's threads on their own */
 	}
 	if (ret)
 		goto cleanup;

@@ -157,11 +157,12 @@ static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct 
 	return 0;
 }
 
-int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
+int ds_each_call(const struct dataset *ds, size_t fi,
+		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		 size_t errlen)
 {
-	const char *path = s->ds->files[s->file].path;
+	const char *path = ds->files[fi].path;
 	struct trace_reader *r = NULL;
-	struct ds_pending pd;
 	const struct xlp_hdr *h;
 	char why[256] = "";
 	int ret;
@@ -171,18 +172,39 @@ int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
 		return ret;
 	}
-	ds_pending_init(&pd, sizeof(struct open_call));
 	while ((ret = trace_reader__next(r, &h)) > 0) {
 		if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
 			continue;
-		ret = on_call(s, &pd, (const struct xlp_call_rec *)h);
+		ret = fn(ctx, (const struct xlp_call_rec *)h);
 		if (ret)
 			break;
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s: check the file", path,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-	ds_pending_free(&pd);
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
+}
+
+struct scan_pass {
+	const struct ds_scan *s;
+	struct ds_pending pd;
+};
+
+static int scan_call(void *ctx, const struct xlp_call_rec *c)
+{
+	struct scan_pass *p = ctx;
+
+	return on_call(p->s, &p->pd, c);
+}
+
+int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
+{
+	struct scan_pass p = {.s = s};
+	int ret;
+
+	ds_pending_init(&p.pd, sizeof(struct open_call));
+	ret = ds_each_call(s->ds, s->file, scan_call, &p, err, errlen);
+	ds_pending_free(&p.pd);
+	return ret;
 }

@@ -110,12 +110,11 @@ size_t dtree__npaths(const struct dtree *t);
 const struct dtree_path *dtree__path(const struct dtree *t, size_t i); /* preorder */
 size_t dtree__nfeatures(const struct dtree *t);
 const struct dtree_feat_stats *dtree__feat_stats(const struct dtree *t, size_t f);
-const char *dtree__prune_name(enum dtree_prune p);
 
 /*
- * Text form of the whole tree (feature stats and nodes, %.17g numbers),
- * malloc'd; names may be NULL ("f<index>"). NULL on ENOMEM. Two fits of
- * the same input serialize to identical bytes.
+ * Text form of the whole tree (feature stats and nodes, %.17g numbers,
+ * enums as numbers), malloc'd; names may be NULL ("f<index>"). NULL on
+ * ENOMEM. Two fits of the same input serialize to identical bytes.
  */
 char *dtree__serialize(const struct dtree *t, const char *const *names);
 

@@ -46,23 +46,6 @@ const struct dtree_feat_stats *dtree__feat_stats(const struct dtree *t, size_t f
 	return f < t->m ? &t->fs[f] : NULL;
 }
 
-const char *dtree__prune_name(enum dtree_prune p)
-{
-	switch (p) {
-	case DTREE_KEPT:
-		return "kept";
-	case DTREE_PRUNED_ALPHA:
-		return "relative difference below alpha";
-	case DTREE_PRUNED_CONSTANT:
-		return "constant";
-	case DTREE_PRUNED_DISABLED:
-		return "unavailable";
-	case DTREE_PRUNED_ONE_CLASS:
-		return "one class only";
-	}
-	return "?";
-}
-
 static void put_name(FILE *f, const char *const *names, size_t i)
 {
 	if (names && names[i])
@@ -83,9 +66,8 @@ char *dtree__serialize(const struct dtree *t, const char *const *names)
 		const struct dtree_feat_stats *s = &t->fs[i];
 
 		put_name(f, names, i);
-		fprintf(f, ": m_slow=%.17g m_fast=%.17g p5=%.17g p95=%.17g rel=%.17g %s\n",
-			s->m_slow, s->m_fast, s->p5, s->p95, s->reldiff,
-			dtree__prune_name(s->pruned));
+		fprintf(f, ": m_slow=%.17g m_fast=%.17g p5=%.17g p95=%.17g rel=%.17g pruned=%d\n",
+			s->m_slow, s->m_fast, s->p5, s->p95, s->reldiff, (int)s->pruned);
 	}
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct dtree_node *nd = &t->nodes[i];

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "labels.h"
 #include "stats.h"
-#include "util.h"
 
 /*
  * Otsu's criterion on one dimension: the split of the sorted values into
@@ -92,24 +90,4 @@ int labels__compute(const double *lat, size_t n, const struct label_rule *rule, 
 	class_medians(sorted, n, sum);
 	free(sorted);
 	return 0;
-}
-
-const char *labels__describe(const struct label_rule *rule, char *buf, size_t len)
-{
-	char d[32];
-
-	switch (rule->kind) {
-	case LABEL_FIXED:
-		snprintf(buf, len, "--slow %s",
-			 xlp_fmt_ns((uint64_t)rule->threshold_ns, d, sizeof(d)));
-		break;
-	case LABEL_AUTO:
-		snprintf(buf, len, "automatic 2-class split (Otsu)");
-		break;
-	case LABEL_SIGMA:
-	default:
-		snprintf(buf, len, "median + %gσ", rule->k);
-		break;
-	}
-	return buf;
 }

@@ -36,8 +36,5 @@ int labels__compute(const double *lat, size_t n, const struct label_rule *rule, 
 		    struct label_summary *sum);
 /* Threshold of the Otsu split of sorted values (the midpoint between classes). */
 double labels__otsu(const double *sorted, size_t n);
-/* Short description of the rule, e.g. "median + 1σ", "--slow 250.0 ms", "automatic 2-class split".
- */
-const char *labels__describe(const struct label_rule *rule, char *buf, size_t len);
 
 #endif

@@ -264,7 +264,7 @@ typedef int (*writer_fn)(FILE *f, const struct dataset *ds, const struct xa_resu
 
 /*
  * Opens an output file before any work, so a bad path fails at once. The
- * report goes to a file of its own (user/outfile.h), put under the name
+ * report goes to a file of its own (user/lib/outfile.h), put under the name
  * only when complete.
  */
 static int open_output(const char *path, const char *opt, struct outfile **of)

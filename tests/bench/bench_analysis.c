@@ -4,8 +4,8 @@
  *   1. dtree__fit on 10 000 runs x 500 functions, most of them weakly
  *      related to the label so that few are pruned (the hard case);
  *   2. the whole pipeline (trace files -> report) on a synthetic trace.
- * Not built by the Makefile; link it like a unit test: with tests/lib's
- * objects and .output/libxlprobe.a (-lbpf -lelf -lz -lm), -O2.
+ * Built like a unit test (make build-tests): tests/lib's objects and the
+ * archives of every layer, .output/libxlprobe-*.a.
  */
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +82,7 @@ static void bench_pipeline(unsigned nruns)
 	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
 	const char *paths[1] = {path};
 	struct xa_result *r = NULL;
+	struct report_verdict v;
 	struct dataset *ds = NULL;
 	double t0, t1, t2, t3;
 	char err[256];
@@ -101,9 +102,10 @@ static void bench_pipeline(unsigned nruns)
 		goto cleanup;
 	report__json(devnull, ds, r);
 	t3 = now();
+	report__verdict(ds, r, &v);
 	printf("pipeline %u runs (%u calls): write %.3f s, load %.3f s, analyse+report %.3f s: "
 	       "%s\n",
-	       nruns, nruns * (SYNTH_NFUNCS + 2), t1 - t0, t2 - t1, t3 - t2, r->verdict);
+	       nruns, nruns * (SYNTH_NFUNCS + 2), t1 - t0, t2 - t1, t3 - t2, v.text);
 cleanup:
 	analysis__free(r);
 	dataset__free(ds);
@@ -161,6 +163,7 @@ static void bench_wide(unsigned nruns, unsigned nfuncs)
 	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
 	const char *paths[1] = {path};
 	struct xa_result *r = NULL;
+	struct report_verdict v;
 	struct dataset *ds = NULL;
 	double t0, t1, t2, t3;
 	char err[256];
@@ -178,9 +181,10 @@ static void bench_wide(unsigned nruns, unsigned nfuncs)
 	if (analysis__run(ds, &o, &r, err, sizeof(err)))
 		goto cleanup;
 	t3 = now();
+	report__verdict(ds, r, &v);
 	printf("wide %u runs x %u functions (%u calls): write %.2f s, load %.2f s, analyse %.2f s: "
 	       "%s\n",
-	       nruns, nfuncs, nruns * (nfuncs + 1), t1 - t0, t2 - t1, t3 - t2, r->verdict);
+	       nruns, nfuncs, nruns * (nfuncs + 1), t1 - t0, t2 - t1, t3 - t2, v.text);
 cleanup:
 	analysis__free(r);
 	dataset__free(ds);

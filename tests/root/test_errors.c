@@ -16,7 +16,7 @@
 #include "testlib.h"
 #include "xlptest.h"
 
-/* xlt: the test build, which has the test hooks (user/testhooks.h) */
+/* xlt: the test build, which has the test hooks (user/lib/testhooks.h) */
 static char xl[256], xlt[256], wl[256], err[8192];
 
 static const char *path_in_tmp(const char *name)

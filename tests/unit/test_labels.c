@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Run labels (analysis/labels.c) and the statistics under them. */
+/*
+ * Run labels (analysis/labels.c) and the statistics under them; the rule's
+ * description is the report's (user/report/report_common.c).
+ */
 #include <math.h>
 #include <stdint.h>
 #include "testlib.h"
 #include "labels.h"
+#include "report.h"
 #include "stats.h"
 
 TEST(sigma_rule)
@@ -57,8 +61,8 @@ TEST(describe)
 			  b = {.kind = LABEL_FIXED, .threshold_ns = 250e6};
 	char buf[64];
 
-	CHECK(!strcmp(labels__describe(&a, buf, sizeof(buf)), "median + 1.5σ"), "%s", buf);
-	CHECK(!strcmp(labels__describe(&b, buf, sizeof(buf)), "--slow 250.0 ms"), "%s", buf);
+	CHECK(!strcmp(report__label_rule(&a, buf, sizeof(buf)), "median + 1.5σ"), "%s", buf);
+	CHECK(!strcmp(report__label_rule(&b, buf, sizeof(buf)), "--slow 250.0 ms"), "%s", buf);
 }
 
 TEST(quantiles)

@@ -3,7 +3,7 @@
  * Trace file module and `xlprobe dump`: round trip, truncation anywhere,
  * corruption of every framing field, header errors, a full disk, and dump
  * run in-process on all of those. walk() parses the chunk framing straight
- * from the layout documented in user/trace_writer.c (version 2), independently
+ * from the layout documented in user/trace/trace_writer.c (version 2), independently
  * of the reader, to know which records each chunk holds.
  */
 #include <errno.h>

@@ -343,16 +343,18 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	char a[32], b[32], c[32], d[32], rule[64];
+	struct report_verdict v;
 
 	fprintf(f,
 		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
 		"</title><style>%s</style></head><body>\n<h1>xlprobe report</h1>\n",
 		style);
+	report__verdict(ds, r, &v);
 	fputs("<p class=\"verdict\">", f);
-	esc(f, r->verdict);
-	if (r->note[0]) {
+	esc(f, v.text);
+	if (v.note[0]) {
 		fputs("<br><small>", f);
-		esc(f, r->note);
+		esc(f, v.note);
 		fputs("</small>", f);
 	}
 	fprintf(f,

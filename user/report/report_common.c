@@ -95,9 +95,29 @@ size_t report__unavailable(uint32_t features, const char **out, size_t max)
 	return n;
 }
 
+const char *report__label_rule(const struct label_rule *rule, char *buf, size_t len)
+{
+	char d[32];
+
+	switch (rule->kind) {
+	case LABEL_FIXED:
+		snprintf(buf, len, "--slow %s",
+			 xlp_fmt_ns((uint64_t)rule->threshold_ns, d, sizeof(d)));
+		break;
+	case LABEL_AUTO:
+		snprintf(buf, len, "automatic 2-class split (Otsu)");
+		break;
+	case LABEL_SIGMA:
+	default:
+		snprintf(buf, len, "median + %gσ", rule->k);
+		break;
+	}
+	return buf;
+}
+
 const char *report__rule(const struct xa_result *r, char *buf, size_t len)
 {
-	return labels__describe(&r->rule, buf, len);
+	return report__label_rule(&r->rule, buf, len);
 }
 
 const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len)

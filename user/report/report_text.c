@@ -274,6 +274,9 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
+	struct report_verdict v;
+
+	report__verdict(ds, r, &v);
 	header(f, ds, r);
 	if (r->status == XA_OK) {
 		preconditions(f, ds, r);
@@ -284,11 +287,11 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 			preconditions(f, ds, r);
 		rejected(f, ds, r);
 		fputc('\n', f);
-		xlp_fputs_text(f, r->verdict);
+		xlp_fputs_text(f, v.text);
 		fputc('\n', f);
-		if (r->note[0]) {
+		if (v.note[0]) {
 			fputs("  (", f);
-			xlp_fputs_text(f, r->note);
+			xlp_fputs_text(f, v.note);
 			fputs(")\n", f);
 		}
 		if (r->npre_dropped)
@@ -300,7 +303,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		table(f, ds, r);
 	limits(f, ds, r);
 	fputs("\nVerdict: ", f);
-	xlp_fputs_text(f, r->verdict);
+	xlp_fputs_text(f, v.text);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -28,6 +28,24 @@ static const char *status_name(enum xa_status s)
 	return "?";
 }
 
+/* Why a feature was left out of a tree, in words. */
+static const char *prune_name(enum dtree_prune p)
+{
+	switch (p) {
+	case DTREE_KEPT:
+		return "kept";
+	case DTREE_PRUNED_ALPHA:
+		return "relative difference below alpha";
+	case DTREE_PRUNED_CONSTANT:
+		return "constant";
+	case DTREE_PRUNED_DISABLED:
+		return "unavailable";
+	case DTREE_PRUNED_ONE_CLASS:
+		return "one class only";
+	}
+	return "?";
+}
+
 static void tree_node(struct jsonw *w, const char *key, const struct dtree *t, int i,
 		      const char *const *names)
 {
@@ -63,7 +81,7 @@ static void tree(struct jsonw *w, const struct dtree *t, const char *const *name
 
 		jsonw__begin_obj(w, NULL);
 		jsonw__str(w, "name", names[f]);
-		jsonw__str(w, "pruned", s->pruned ? dtree__prune_name(s->pruned) : NULL);
+		jsonw__str(w, "pruned", s->pruned ? prune_name(s->pruned) : NULL);
 		jsonw__num(w, "slow_mean", s->m_slow);
 		jsonw__num(w, "fast_mean", s->m_fast);
 		jsonw__num(w, "p5", s->p5);
@@ -372,6 +390,7 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
+	struct report_verdict v;
 	struct jsonw w;
 
 	jsonw__init(&w, f);
@@ -387,8 +406,9 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	step1_tree(&w, ds, r);
 	functions(&w, ds, r);
 	limits(&w, ds, r);
-	jsonw__str(&w, "verdict", r->verdict);
-	jsonw__str(&w, "note", r->note[0] ? r->note : NULL);
+	report__verdict(ds, r, &v);
+	jsonw__str(&w, "verdict", v.text);
+	jsonw__str(&w, "note", v.note[0] ? v.note : NULL);
 	jsonw__end_obj(&w);
 	return ferror(f) ? -EIO : 0;
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "../bpf/xlprobe.h"
+#include "xlprobe.h"
 
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
@@ -87,7 +87,7 @@ enum xlp_stop_reason {
 struct trace_writer;
 
 /*
- * Creates path (user/outfile.h, OUTFILE_CRASH_SAFE: never through a link,
+ * Creates path (user/lib/outfile.h, OUTFILE_CRASH_SAFE: never through a link,
  * mode 0600, an older file of ours replaced at close) and writes the
  * header. Negative errno on error.
  */

@@ -2,7 +2,7 @@
 /*
  * The one JSON writer of xlprobe (report --json, dump --json): streaming,
  * always valid UTF-8 (strings through xlp_fput_json(), see escape.h).
- * It lives in user/ because both the analysis and dump use it.
+ * It lives in the base layer (user/lib/): the report writers and dump use it.
  */
 #ifndef XLP_JSONW_H
 #define XLP_JSONW_H

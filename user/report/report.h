@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Report writers: text for a terminal, JSON (schema xlprobe-report/1), HTML. */
+/*
+ * Report writers: text for a terminal, JSON (schema xlprobe-report/2), HTML.
+ * Every sentence of a report is written here: the analysis below gives
+ * numbers and enums only.
+ */
 #ifndef XLP_REPORT_H
 #define XLP_REPORT_H
 
@@ -9,6 +13,14 @@
 int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r);
+
+/* The one-sentence answer every report ends with (or starts with, in HTML). */
+struct report_verdict {
+	char text[512];
+	char note[256]; /* why, when the verdict alone does not say it ("" otherwise) */
+};
+
+void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v);
 
 /* ---- shared helpers ---- */
 
@@ -40,7 +52,9 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			     size_t len);
 /* Not accused, but some test came near (p <= 0.05): more runs may settle it. */
 bool report__thin(const struct xa_result *r, const struct xa_evidence *e);
-/* "median + 1σ" etc. */
+/* The labelling rule: "median + 1.5σ", "--slow 250.0 ms", "automatic 2-class split (Otsu)". */
+const char *report__label_rule(const struct label_rule *rule, char *buf, size_t len);
+/* The result's rule (report__label_rule). */
 const char *report__rule(const struct xa_result *r, char *buf, size_t len);
 
 #endif
