@@ -29,7 +29,7 @@
 # Environment: ROUNDTRIPS (100000), CALLS (200000), REPS (5),
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
-# and PG_WARMUP (3) per pgbench run, PGBIN (/usr/lib/postgresql/15/bin;
+# and PG_WARMUP (4) per pgbench run, PGBIN (/usr/lib/postgresql/15/bin;
 # without PostgreSQL 15 section 6 prints n/a).
 set -u
 
@@ -51,7 +51,7 @@ SCHED_TARGET_NS=150
 UPROBE_TARGET=1.10
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 PG_SECONDS=${PG_SECONDS:-10}
-PG_WARMUP=${PG_WARMUP:-3}
+PG_WARMUP=${PG_WARMUP:-4}
 PG_TARGET_PCT=2
 
 TRACEFS=/sys/kernel/tracing
@@ -873,7 +873,8 @@ run_pg() {
 			note "$v did not attach to backend $backend: $(grep -v RLIMIT "$terr" | tail -n 2)"
 			return
 		fi
-		if [ $(((ta - t0) / 1000000)) -gt $((PG_WARMUP * 1000 - 500)) ]; then
+		# t0 is before pgbench's own start: attached before PG_WARMUP in its time
+		if [ $(((ta - t0) / 1000000)) -gt $((PG_WARMUP * 1000)) ]; then
 			note "$v attached $(((ta - t0) / 1000000)) ms after pgbench started: run dropped"
 			return
 		fi
