@@ -171,19 +171,19 @@ $(OUTPUT)/obj/tests/%.o: tests/%.c | $(SKEL)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) $(TEST_INC) -c $< -o $@
 
-$(OUTPUT)/tests/workloads/%: tests/workloads/%.c
+$(OUTPUT)/tests/workloads/%: tests/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
 
 # timed clocks its life from its first instruction: linked static (no
 # dynamic loader runs before it) with its own entry point (see the file)
-$(OUTPUT)/tests/workloads/timed: tests/workloads/timed.c
+$(OUTPUT)/tests/workloads/timed: tests/workloads/timed.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) -static -Wl,-e,timed_entry $< -o $@
 
-$(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c
+$(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm

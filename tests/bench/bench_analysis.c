@@ -11,30 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "analysis.h"
 #include "dtree.h"
 #include "report.h"
 #include "synth.h"
+#include "testlib.h"
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return tl_now_ns() / 1e9;
 }
 
 static uint64_t rng = 42;
 
 static double rnd(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+	return tl_rnd01(&rng);
 }
 
 static void bench_tree(size_t n, size_t m, double gap)

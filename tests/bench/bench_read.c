@@ -9,19 +9,16 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "dataset.h"
 #include "synth.h"
+#include "testlib.h"
 #include "trace.h"
 
 #define REPS 3
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return tl_now_ns() / 1e9;
 }
 
 static int read_file(const char *path)

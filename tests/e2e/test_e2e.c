@@ -113,14 +113,10 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 		xargv[n++] = specs[i + 1];
 	}
 	xargv[n] = NULL;
-	if (xt_spawn(xargv, &x))
-		return -1;
-	if (xt_wait_attached(&x, 30000)) {
+	if (xt_record_start(xargv, &x, &a, 30000)) {
 		fprintf(stderr, "  xlprobe did not attach\n");
-		kill(pid, SIGKILL);
 		return -1;
 	}
-	kill(pid, SIGUSR1);
 	rc = xt_wait(&a, 120000, NULL, 0, NULL, 0);
 	if (rc)
 		fprintf(stderr, "  app exited %d\n", rc);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * libFuzzer harness: the input is an ELF file, resolved the ways --func
- * does (user/elfsym.c): every function by glob, a name that is probably
+ * does (user/elfsym*.c, elf_read.c): every function by glob, a name that is probably
  * missing (suggestions, imported libraries from version records), a file
  * offset, and the build-id. Built with clang
  * -fsanitize=fuzzer,address,undefined (make fuzz).

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "testlib.h"
 #include "commands.h"
 #include "synth.h"
 #include "testlib.h"
@@ -197,13 +198,9 @@ struct rng {
 	uint64_t s;
 };
 
-static double rng_u(struct rng *r) /* splitmix64 -> [0, 1) */
+static double rng_u(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+	return tl_rnd01(&r->s);
 }
 
 static double rng_n(struct rng *r) /* standard normal (Box-Muller) */

@@ -2,6 +2,7 @@
 #include "testlib.h"
 #include <limits.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int tl_failed_checks;
@@ -72,4 +73,22 @@ const char *tl_root(void)
 	if (!root[0] && !getcwd(root, sizeof(root)))
 		strcpy(root, ".");
 	return root;
+}
+
+uint64_t tl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double tl_rnd01(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	/* the top 53 bits: every double in [0, 1) a multiple of 2^-53 */
+	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
 }

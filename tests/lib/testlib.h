@@ -9,6 +9,7 @@
 #ifndef XLP_TESTLIB_H
 #define XLP_TESTLIB_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,5 +62,13 @@ int tl_main(int argc, char **argv);
 int tl_run(const char *cmd, char *out, size_t outlen);
 /* Absolute path of a build output, e.g. tl_path(".output/xlprobe"). */
 const char *tl_root(void);
+/* CLOCK_MONOTONIC in ns, the clock of xlprobe's timestamps and of the workloads' lines. */
+uint64_t tl_now_ns(void);
+/*
+ * The next number in [0, 1) of the splitmix64 sequence in *state: the
+ * tests' one deterministic generator, so a seed draws the same numbers in
+ * every test, synthetic trace and benchmark.
+ */
+double tl_rnd01(uint64_t *state);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +45,16 @@ const char *xt_tmpdir(void)
 			atexit(rm_tmpdir);
 	}
 	return tmpdir;
+}
+
+const char *xt_tmp_path(const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
+	return buf[i];
 }
 
 int xt_spawn(char *const argv[], struct xt_proc *p)
@@ -187,6 +198,27 @@ int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *e
 	if (xt_spawn(argv, &p))
 		return -1;
 	return xt_wait(&p, timeout_ms, out, outlen, err, errlen);
+}
+
+void xt_kill(struct xt_proc *p)
+{
+	kill(p->pid, SIGKILL);
+	xt_wait(p, 5000, NULL, 0, NULL, 0);
+}
+
+int xt_record_start(char *const xargv[], struct xt_proc *x, struct xt_proc *w, int timeout_ms)
+{
+	if (xt_spawn(xargv, x)) {
+		xt_kill(w);
+		return -1;
+	}
+	if (xt_wait_attached(x, timeout_ms)) {
+		xt_kill(x);
+		xt_kill(w);
+		return -1;
+	}
+	kill(w->pid, SIGUSR1);
+	return 0;
 }
 
 #define XT_PUSH(arr, n, rec)                                                                       \

@@ -12,6 +12,8 @@
 char *xt_out(const char *rel, char *buf, size_t len);
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);
+/* "<xt_tmpdir()>/<name>", in one of 8 buffers used in turn. */
+const char *xt_tmp_path(const char *name);
 
 struct xt_proc {
 	pid_t pid;
@@ -35,6 +37,32 @@ int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
 int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/* SIGKILL, then reaps p (its output is dropped). */
+void xt_kill(struct xt_proc *p);
+/*
+ * The -p sequence: starts xlprobe record (xargv, with -p w's pid) on
+ * workload w, which waits for SIGUSR1 after READY (xt_spawn_ready), and
+ * once xlprobe has attached (xt_wait_attached) releases w. 0, or -1 if
+ * xlprobe did not start or attach within timeout_ms: then both are killed
+ * and reaped.
+ */
+int xt_record_start(char *const xargv[], struct xt_proc *x, struct xt_proc *w, int timeout_ms);
+
+/*
+ * What xlprobe says when it refuses: err is one line "xlprobe: ...\n" that
+ * contains want. A macro: failures name the caller's line.
+ */
+#define XT_CHECK_MESSAGE(err, want)                                                                \
+	do {                                                                                       \
+		const char *xt_err_ = (err), *xt_want_ = (want);                                   \
+		size_t xt_len_ = strlen(xt_err_);                                                  \
+                                                                                                   \
+		CHECK(strstr(xt_err_, xt_want_), "stderr lacks \"%s\": %s", xt_want_, xt_err_);    \
+		CHECK(xt_len_ > 0 && strchr(xt_err_, '\n') == xt_err_ + xt_len_ - 1,               \
+		      "not one line: %s", xt_err_);                                                \
+		CHECK(strncmp(xt_err_, "xlprobe: ", 9) == 0, "no 'xlprobe: ' prefix: %s",          \
+		      xt_err_);                                                                    \
+	} while (0)
 
 /* All records of a trace, copied out. */
 struct xt_trace {

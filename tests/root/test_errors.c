@@ -19,16 +19,6 @@
 /* xlt: the test build, which has the test hooks (user/lib/testhooks.h) */
 static char xl[256], xlt[256], wl[256], err[8192];
 
-static const char *path_in_tmp(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
-	return buf[i];
-}
-
 static void init_paths(void)
 {
 	xt_out("xlprobe", xl, sizeof(xl));
@@ -37,14 +27,7 @@ static void init_paths(void)
 }
 
 /* One line on stderr, containing want. */
-static void check_message(const char *want)
-{
-	size_t len = strlen(err);
-
-	CHECK(strstr(err, want), "stderr lacks \"%s\": %s", want, err);
-	CHECK(len > 0 && strchr(err, '\n') == err + len - 1, "not one line: %s", err);
-	CHECK(strncmp(err, "xlprobe: ", 9) == 0, "no 'xlprobe: ' prefix: %s", err);
-}
+#define check_message(want) XT_CHECK_MESSAGE(err, want)
 
 static int record_with(char *bin, char **extra, int nextra)
 {
@@ -69,15 +52,9 @@ static int spawn_waiting_funcs(struct xt_proc *w)
 	return xt_spawn_ready(argv, w, 10000);
 }
 
-static void stop_funcs(struct xt_proc *w)
-{
-	kill(w->pid, SIGKILL);
-	xt_wait(w, 5000, NULL, 0, NULL, 0);
-}
-
 TEST(not_root)
 {
-	const char *out = path_in_tmp("nonroot.xlp");
+	const char *out = xt_tmp_path("nonroot.xlp");
 	char *argv[] = {"/usr/bin/setpriv", "--reuid=65534",
 			"--regid=65534",    "--clear-groups",
 			"--inh-caps=-all",  xl,
@@ -106,7 +83,7 @@ TEST(no_such_pid)
 
 TEST(pid_exits_during_attach)
 {
-	const char *out = path_in_tmp("exits.xlp");
+	const char *out = xt_tmp_path("exits.xlp");
 	char pid_s[16], spec[300];
 	char *argv[] = {xlt, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL};
 	struct xt_proc w, x;
@@ -122,7 +99,7 @@ TEST(pid_exits_during_attach)
 	unsetenv("XLPROBE_TEST_ATTACH_DELAY_MS");
 	REQUIRE(!rc);
 	usleep(500000); /* functions resolved, attach delayed: the target goes away now */
-	stop_funcs(&w);
+	xt_kill(&w);
 	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 1, "exit %d", rc);
 	check_message("exited while xlprobe was attaching");
@@ -131,7 +108,7 @@ TEST(pid_exits_during_attach)
 
 TEST(binary_not_elf)
 {
-	char *a[] = {"-o",	 (char *)path_in_tmp("x.xlp"), "-f", "/etc/passwd:main", "--",
+	char *a[] = {"-o",	 (char *)xt_tmp_path("x.xlp"), "-f", "/etc/passwd:main", "--",
 		     "/bin/true"};
 
 	init_paths();
@@ -152,13 +129,13 @@ TEST(library_not_mapped_by_pid)
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
 	CHECK(record(a, 4) == 1);
 	check_message("not mapped by PID");
-	stop_funcs(&w);
+	xt_kill(&w);
 }
 
 TEST(symbol_not_found_suggests)
 {
 	char spec[300];
-	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:spin_20m", wl);
@@ -172,7 +149,7 @@ TEST(offset_not_at_function_start)
 	struct elfsym_target *t = NULL;
 	char spec[300], msg[256];
 	size_t n = 0;
-	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:spin_20ms", wl);
@@ -198,7 +175,7 @@ TEST(output_not_writable)
 /* A small tmpfs fills up mid-recording: stop, say so, keep a valid prefix. */
 TEST(disk_full_during_recording)
 {
-	const char *dir = path_in_tmp("full");
+	const char *dir = xt_tmp_path("full");
 	char out[300], spec[300];
 	char *a[] = {"-o", out, "-f", spec, "--", wl, "--bench", "400000"};
 	struct xt_trace t;
@@ -226,7 +203,7 @@ TEST(disk_full_during_recording)
 static void record_with_env(const char *var, const char *value, const char *want)
 {
 	char spec[300];
-	char *a[] = {"-o", (char *)path_in_tmp("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
@@ -234,7 +211,7 @@ static void record_with_env(const char *var, const char *value, const char *want
 	CHECK(record_with(xlt, a, 6) == 1);
 	unsetenv(var);
 	check_message(want);
-	CHECK(access(path_in_tmp("x.xlp"), F_OK) != 0, "left a file behind");
+	CHECK(access(xt_tmp_path("x.xlp"), F_OK) != 0, "left a file behind");
 }
 
 TEST(kernel_without_btf_simulated)
@@ -251,13 +228,13 @@ TEST(kernel_without_tracepoint_simulated)
 TEST(command_not_found)
 {
 	char spec[300];
-	char *a[] = {"-o", (char *)path_in_tmp("nocmd.xlp"), "-f", spec, "--", "/nonexistent/cmd"};
+	char *a[] = {"-o", (char *)xt_tmp_path("nocmd.xlp"), "-f", spec, "--", "/nonexistent/cmd"};
 
 	init_paths();
 	snprintf(spec, sizeof(spec), "%s:parent", wl);
 	CHECK(record(a, 6) == 1);
 	check_message("cannot run '/nonexistent/cmd'");
-	CHECK(access(path_in_tmp("nocmd.xlp"), F_OK) != 0, "left a file behind");
+	CHECK(access(xt_tmp_path("nocmd.xlp"), F_OK) != 0, "left a file behind");
 }
 
 TEST(bad_usage)

@@ -56,24 +56,6 @@ static const char *const ctr_names[XLP_NR_CTR] = {
 	[XLP_C_LOCK] = "lock", [XLP_C_TIMER] = "timer", [XLP_C_OTHER] = "other",
 };
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[8][300];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
-	return buf[i];
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static unsigned long long sleep_of(const __u64 *c)
 {
 	return c[XLP_C_SLEEP_S] + c[XLP_C_SLEEP_D];
@@ -146,7 +128,7 @@ static int disk_up(char *err, size_t errlen)
 	if (disk.up)
 		return 0;
 	/* our own state file: teardown undoes only what we created */
-	setenv("XLP_E2E_STATE", tmp_path("e2e-state"), 1);
+	setenv("XLP_E2E_STATE", xt_tmp_path("e2e-state"), 1);
 	if (!registered) {
 		/* after xt_tmpdir()'s: atexit runs this one first */
 		atexit(disk_down);
@@ -180,6 +162,19 @@ static int in_cgroup_argv(char **argv, int n)
 	argv[n++] = "-c";
 	argv[n++] = "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"";
 	argv[n++] = disk.cg;
+	return n;
+}
+
+/* sh, in the cgroup, then "xlprobe record -q -o TRACE": the next index of argv. */
+static int record_argv(char **argv, char *xl, const char *trace)
+{
+	int n = in_cgroup_argv(argv, 0);
+
+	argv[n++] = xl;
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)trace;
 	return n;
 }
 
@@ -264,10 +259,10 @@ static void record_all(void)
 {
 	static char out[65536], spec[NR_FUNCS][320];
 	char xl[256], wl[256], iters[16];
-	const char *trace = tmp_path("reasons.xlp");
+	const char *trace = xt_tmp_path("reasons.xlp");
 	char *argv[64];
 	struct xt_proc p;
-	int n = 0, rc;
+	int n, rc;
 
 	rec.state = -1;
 	if (disk_up(rec.err, sizeof(rec.err)))
@@ -275,12 +270,7 @@ static void record_all(void)
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/reasons", wl, sizeof(wl));
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
-	n = in_cgroup_argv(argv, n);
-	argv[n++] = xl;
-	argv[n++] = "record";
-	argv[n++] = "-q";
-	argv[n++] = "-o";
-	argv[n++] = (char *)trace;
+	n = record_argv(argv, xl, trace);
 	add_func_args(argv, &n, spec, wl);
 	argv[n++] = "--";
 	argv[n++] = wl;
@@ -385,7 +375,7 @@ TEST(disk_requests_attributed_unthrottled)
 {
 	static char out[16384], spec[320];
 	char xl[256], wl[256], err[4096];
-	const char *trace = tmp_path("disk-unthrottled.xlp");
+	const char *trace = xt_tmp_path("disk-unthrottled.xlp");
 	char *argv[] = {xl,   "record", "-q",	  "-o",	    (char *)trace, "-f",
 			spec, "--",	wl,	  "--only", "disk_wait",   "--iterations",
 			"2",  "--disk", disk.dev, NULL};
@@ -641,14 +631,14 @@ TEST(disk_total_agrees_with_taskstats_blkio_delay)
 {
 	static char out[16384], err[4096], spec[320];
 	char xl[256], wl[256], line[256], iters[16], why[512];
-	const char *trace = tmp_path("delayacct.xlp");
+	const char *trace = xt_tmp_path("delayacct.xlp");
 	const struct xlp_thread_rec *th = NULL;
 	struct wl_out w = {};
 	struct taskstats ts;
 	struct xt_trace t;
 	struct xt_proc p;
 	char *argv[32];
-	int n = 0, rc, got_stats;
+	int n, rc, got_stats;
 	unsigned long long ours, kern, diff;
 
 	old_delayacct = read_sysctl(DELAYACCT_SYSCTL);
@@ -665,12 +655,7 @@ TEST(disk_total_agrees_with_taskstats_blkio_delay)
 	xt_out("tests/workloads/reasons", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:disk_wait", wl);
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
-	n = in_cgroup_argv(argv, n);
-	argv[n++] = xl;
-	argv[n++] = "record";
-	argv[n++] = "-q";
-	argv[n++] = "-o";
-	argv[n++] = (char *)trace;
+	n = record_argv(argv, xl, trace);
 	argv[n++] = "-f";
 	argv[n++] = spec;
 	argv[n++] = "--";
@@ -824,7 +809,7 @@ static struct {
 static const struct xt_trace *small_recording(void)
 {
 	char xl[256], wl[256], spec[320];
-	const char *trace = tmp_path("small.xlp");
+	const char *trace = xt_tmp_path("small.xlp");
 	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
 			"record",
 			"-q",
@@ -881,7 +866,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	struct xlp_cpufreq f1 = {}, f2 = {};
 	static struct xlp_thread th;
 	const struct xt_trace *t;
-	uint64_t t0, t1, out = 0, base = mono_ns();
+	uint64_t t0, t1, out = 0, base = tl_now_ns();
 	bool cpufreq_here;
 
 	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
@@ -889,9 +874,9 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 
 	/* (a) the tracepoint program itself, as power/cpu_frequency would run it */
 	ffd = bpf_program__fd(skel->progs.xlp_cpu_frequency);
-	t0 = mono_ns();
+	t0 = tl_now_ns();
 	err = bpf_prog_test_run_opts(ffd, &o);
-	t1 = mono_ns();
+	t1 = tl_now_ns();
 	REQUIRE(!err, "test run of xlp_cpu_frequency: %s", strerror(-err));
 	CHECK(!bpf_map_lookup_elem(freq_fd, &fcpu, &f1));
 	CHECK(f1.khz == 1200000, "cpu_freq[%u].khz = %llu", fcpu, (unsigned long long)f1.khz);
@@ -1007,7 +992,7 @@ struct sys_script {
 
 static int run_script(uint32_t tid, const struct sys_script *s, struct xlp_thread *th)
 {
-	uint64_t base = mono_ns();
+	uint64_t base = tl_now_ns();
 	int bad = 0;
 
 	if (thread_put(tid, XLP_T_RUNNING, base, 0, 0))

@@ -69,21 +69,11 @@ static int close_enough(unsigned long long ours, unsigned long long kernel)
 	return diff <= 1000000ull || diff <= kernel / 50;
 }
 
-static const char *tmp_file(const char *name)
-{
-	static char buf[8][256];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
-	return buf[i];
-}
-
 /* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
 TEST(thread_totals_agree_with_schedstat)
 {
 	char xl[256], wl[256], err[4096];
-	const char *trace = tmp_file("sched.xlp");
+	const char *trace = xt_tmp_path("sched.xlp");
 	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
 			"record",
 			"-q",
@@ -197,7 +187,7 @@ static void check_sleep(const struct xlp_call_rec *r)
 TEST(function_deltas_inclusive_exclusive)
 {
 	char xl[256], wl[256], out[65536], err[4096];
-	const char *trace = tmp_file("funcs.xlp");
+	const char *trace = xt_tmp_path("funcs.xlp");
 	char spin[300], slp[300], par[300];
 	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
 			"record",
@@ -297,7 +287,7 @@ TEST(function_deltas_inclusive_exclusive)
 TEST(late_threads_traced_and_target_exit_ends_recording)
 {
 	char xl[256], wl[256], err[4096], pidarg[16], par[300];
-	const char *trace = tmp_file("late.xlp");
+	const char *trace = xt_tmp_path("late.xlp");
 	char *wargv[] = {xt_out("tests/workloads/funcs", wl, sizeof(wl)),
 			 "--wait-signal",
 			 "--late-thread",
@@ -321,9 +311,7 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 	REQUIRE(pid > 0, "funcs never said READY");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(par, sizeof(par), "%s:parent", wl);
-	REQUIRE(!xt_spawn(xargv, &x));
-	REQUIRE(!xt_wait_attached(&x, 20000), "xlprobe did not attach");
-	kill(pid, SIGUSR1);
+	REQUIRE(!xt_record_start(xargv, &x, &w, 20000), "xlprobe did not attach");
 	CHECK(xt_wait(&w, 30000, NULL, 0, NULL, 0) == 0);
 	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe should stop by itself when the target exits: %d %s", rc, err);
@@ -347,7 +335,7 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
 TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 {
 	char xl[256], wl[256], err[4096], spin[300], slp[300], par[300];
-	const char *trace = tmp_file("mindur.xlp");
+	const char *trace = xt_tmp_path("mindur.xlp");
 	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
 			"record",
 			"-q",
@@ -399,7 +387,7 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 TEST(duration_ends_recording_with_complete_file)
 {
 	char xl[256], wl[256], err[4096], pidarg[16], par[300];
-	const char *trace = tmp_file("duration.xlp");
+	const char *trace = xt_tmp_path("duration.xlp");
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	char *xargv[] = {xl,  "record", "-q", "-p", pidarg,	   "-f",
 			 par, "-d",	"1",  "-o", (char *)trace, NULL};
@@ -416,8 +404,7 @@ TEST(duration_ends_recording_with_complete_file)
 	rc = xt_run(xargv, 20000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	CHECK(kill(pid, 0) == 0, "the target outlives a recording that ended by -d");
-	kill(pid, SIGKILL);
-	xt_wait(&w, 5000, NULL, 0, NULL, 0);
+	xt_kill(&w);
 	REQUIRE(!xt_trace_load(trace, &t));
 	CHECK(t.status == TRACE_COMPLETE);
 	CHECK(t.footer && t.footer->stop_reason == XLP_STOP_DURATION);
@@ -446,8 +433,7 @@ TEST(status_line_on_a_terminal)
 		 "script -qfec \"%s record -p %d -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
 		 xl, pid, wl, xt_tmpdir());
 	rc = tl_run(cmd, out, sizeof(out));
-	kill(pid, SIGKILL);
-	xt_wait(&w, 5000, NULL, 0, NULL, 0);
+	xt_kill(&w);
 	CHECK(rc == 0, "exit %d: %s", rc, out);
 	for (const char *p = out; (p = strstr(p, "\r\033[K")); p++)
 		lines += !strncmp(p + 4, "    ", 4) && strstr(p, "events/s") && strstr(p, "drops");
@@ -459,7 +445,7 @@ TEST(status_line_on_a_terminal)
 TEST(dozens_of_functions_by_glob)
 {
 	char xl[256], app[256], err[16384], pidarg[16], glob[300];
-	const char *trace = tmp_file("glob.xlp");
+	const char *trace = xt_tmp_path("glob.xlp");
 	char *aargv[] = {app, "--wait-signal", "--runs", "10", NULL};
 	char *xargv[] = {xl, "record", "-p", pidarg, "-f", glob, "-o", (char *)trace, NULL};
 	struct xt_proc a, x;
@@ -472,10 +458,8 @@ TEST(dozens_of_functions_by_glob)
 	REQUIRE(pid > 0, "app never said READY");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(glob, sizeof(glob), "%s:*", app);
-	REQUIRE(!xt_spawn(xargv, &x));
-	/* warnings about single-stepped prologues come first */
-	REQUIRE(!xt_wait_attached(&x, 30000), "xlprobe did not attach");
-	kill(pid, SIGUSR1);
+	/* warnings about single-stepped prologues come first: skipped */
+	REQUIRE(!xt_record_start(xargv, &x, &a, 30000), "xlprobe did not attach");
 	CHECK(xt_wait(&a, 60000, NULL, 0, NULL, 0) == 0);
 	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);

@@ -39,16 +39,6 @@ static void init_paths(void)
 	umask(022);
 }
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
-	return buf[i];
-}
-
 static const char *join(const char *dir, const char *name)
 {
 	static char buf[4][PATH_MAX];
@@ -62,7 +52,7 @@ static const char *join(const char *dir, const char *name)
 /* Like /tmp: world-writable, sticky. */
 static const char *sticky_dir(const char *name)
 {
-	const char *d = tmp_path(name);
+	const char *d = xt_tmp_path(name);
 
 	mkdir(d, 0777);
 	chmod(d, 01777);
@@ -72,7 +62,7 @@ static const char *sticky_dir(const char *name)
 /* A directory the other user owns (their home, a shared project dir). */
 static const char *nobody_dir(const char *name)
 {
-	const char *d = tmp_path(name);
+	const char *d = xt_tmp_path(name);
 
 	mkdir(d, 0755);
 	if (chown(d, NOBODY, NOBODY))
@@ -83,7 +73,7 @@ static const char *nobody_dir(const char *name)
 /* A root-owned file the attacker wants overwritten (think /etc/shadow). */
 static const char *make_victim(void)
 {
-	const char *v = tmp_path("victim");
+	const char *v = xt_tmp_path("victim");
 	FILE *f;
 
 	unlink(v);
@@ -177,14 +167,7 @@ static int swap_in_link(const char *victim, const char *path)
 }
 
 /* One line on stderr, containing want. */
-static void check_message(const char *want)
-{
-	size_t len = strlen(err);
-
-	CHECK(strstr(err, want), "stderr lacks \"%s\": %s", want, err);
-	CHECK(len > 0 && strchr(err, '\n') == err + len - 1, "not one line: %s", err);
-	CHECK(strncmp(err, "xlprobe: ", 9) == 0, "no 'xlprobe: ' prefix: %s", err);
-}
+#define check_message(want) XT_CHECK_MESSAGE(err, want)
 
 /* xlprobe record -q -f funcs:parent -o OUT -- funcs --iterations N */
 static int record_to(const char *bin, const char *outpath, const char *iterations)
@@ -213,7 +196,7 @@ static const char *good_trace(void)
 	static char path[PATH_MAX];
 
 	if (!path[0]) {
-		snprintf(path, sizeof(path), "%s", tmp_path("good.xlp"));
+		snprintf(path, sizeof(path), "%s", xt_tmp_path("good.xlp"));
 		if (record_to(xl, path, "2"))
 			fprintf(stderr, "  cannot record %s: %s\n", path, err);
 	}
@@ -342,7 +325,8 @@ TEST(symlink_swapped_in_during_attach)
 /* Traces hold the target's command line: private, like perf.data. */
 TEST(created_files_are_private)
 {
-	const char *trace = tmp_path("m.xlp"), *txt = tmp_path("m.txt"), *html = tmp_path("m.html");
+	const char *trace = xt_tmp_path("m.xlp"), *txt = xt_tmp_path("m.txt"),
+		   *html = xt_tmp_path("m.html");
 	char *argv[] = {xl,	  "report",	"-o",	       (char *)txt,
 			"--html", (char *)html, (char *)trace, NULL};
 	int rc;
@@ -608,7 +592,7 @@ static int ringbuf_size(pid_t pid)
 TEST(buffer_size_validated)
 {
 	static const char *const bad[] = {"4096", "3", "0", "1K", "2G", "16X", "-16", "16MM", ""};
-	const char *trace = tmp_path("buf.xlp");
+	const char *trace = xt_tmp_path("buf.xlp");
 	char spec[300];
 	char *argv[] = {xl,   "record", "--buffer-size", NULL, "-f", spec, "-o", (char *)trace,
 			"--", wl,	"--wait-signal", NULL};
@@ -663,7 +647,7 @@ TEST(buffer_size_validated)
  */
 TEST(launch_uprobes_only_in_the_launched_command)
 {
-	const char *trace = tmp_path("scope.xlp");
+	const char *trace = xt_tmp_path("scope.xlp");
 	char spec[300];
 	char *uargv[] = {wl, "--wait-signal", "--bench", "200000", NULL};
 	char *xargv[] = {xl, "record",	      "-f", spec, "-o", (char *)trace, "--",
@@ -680,8 +664,7 @@ TEST(launch_uprobes_only_in_the_launched_command)
 	/* READY comes from the launched command, released once probes are set */
 	lpid = xt_spawn_ready(xargv, &x, 30000);
 	if (lpid <= 0) {
-		kill(upid, SIGKILL);
-		xt_wait(&u, 5000, NULL, 0, NULL, 0);
+		xt_kill(&u);
 		REQUIRE(0, "the launched command never said READY");
 	}
 	stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -716,7 +699,7 @@ TEST(launch_uprobes_only_in_the_launched_command)
  */
 TEST(launch_probe_forks_reaches_forked_children)
 {
-	const char *trace = tmp_path("forks.xlp");
+	const char *trace = xt_tmp_path("forks.xlp");
 	char spec[300], script[600];
 	char *argv[] = {xl,   "record",	 "-f", spec,   "-o", (char *)trace,
 			"--", "/bin/sh", "-c", script, NULL, NULL};
@@ -808,7 +791,7 @@ static void check_partial_report(const char *trace, int min_runs)
 
 TEST(kill9_of_record_launch_mode)
 {
-	const char *trace = tmp_path("kill-launch.xlp");
+	const char *trace = xt_tmp_path("kill-launch.xlp");
 	char spec[300];
 	char *argv[] = {xl,   "record", "--repeat",	"100", "-f", spec, "-o", (char *)trace,
 			"--", wl,	"--iterations", "25",  NULL};
@@ -845,7 +828,7 @@ TEST(kill9_of_record_launch_mode)
 
 TEST(kill9_of_record_pid_mode)
 {
-	const char *trace = tmp_path("kill-pid.xlp");
+	const char *trace = xt_tmp_path("kill-pid.xlp");
 	char ispec[300], fspec[300], pid_s[16];
 	char *wargv[] = {wl, "--wait-signal", "--iterations", "400", NULL};
 	char *xargv[] = {xl,   "record", "-p", pid_s,	      "-i", ispec,
@@ -861,21 +844,14 @@ TEST(kill9_of_record_pid_mode)
 	pid = xt_spawn_ready(wargv, &w, 10000);
 	REQUIRE(pid > 0, "funcs never said READY");
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
-	REQUIRE(!xt_spawn(xargv, &x));
-	if (xt_wait_attached(&x, 30000)) {
-		kill(pid, SIGKILL);
-		xt_wait(&w, 5000, NULL, 0, NULL, 0);
-		REQUIRE(0, "xlprobe did not attach");
-	}
-	kill(pid, SIGUSR1);
+	REQUIRE(!xt_record_start(xargv, &x, &w, 30000), "xlprobe did not attach");
 	CHECK(wait_parent_calls(w.out_fd, 20, 30000), "20 runs did not finish");
 	usleep(1500000);
 	bpf_objs_of(x.pid, &o);
 	b = code_byte(pid, "parent");
 	kill_recorder(&x);
 	check_nothing_left(&o, pid, b);
-	kill(pid, SIGKILL);
-	xt_wait(&w, 5000, NULL, 0, NULL, 0);
+	xt_kill(&w);
 	close_pipes(&x);
 	REQUIRE(!xt_trace_load(trace, &t), "the partial trace is unreadable");
 	CHECK(t.status == TRACE_TRUNCATED, "a killed recording must read as truncated");
@@ -889,7 +865,7 @@ TEST(kill9_of_record_pid_mode)
 /* The product binary has no test hooks: the variables change nothing. */
 TEST(product_binary_ignores_test_hooks)
 {
-	const char *trace = tmp_path("hooks.xlp");
+	const char *trace = xt_tmp_path("hooks.xlp");
 	static char bin[8 << 20];
 	struct xt_trace t;
 	ssize_t n = 0;
@@ -901,7 +877,7 @@ TEST(product_binary_ignores_test_hooks)
 	rc = record_to(xl, trace, "1");
 	CHECK(rc == 0, "the product binary obeyed a test hook: exit %d: %s", rc, err);
 	/* control: the test build does obey it */
-	rc = record_to(xlt, tmp_path("hooks-test.xlp"), "1");
+	rc = record_to(xlt, xt_tmp_path("hooks-test.xlp"), "1");
 	unsetenv("XLPROBE_TEST_HIDE_TP");
 	unsetenv("XLPROBE_TEST_BTF");
 	CHECK(rc == 1 && strstr(err, "kernel has no BTF"), "xlprobe-test: exit %d: %s", rc, err);

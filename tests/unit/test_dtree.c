@@ -16,13 +16,9 @@ struct data {
 
 static uint64_t rng_state;
 
-static double rnd(void) /* splitmix64 -> [0, 1) */
+static double rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+	return tl_rnd01(&rng_state);
 }
 
 static double *col(struct data *d, size_t f)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * --func resolution (user/elfsym.c) against tests/workloads/symtest (built
+ * --func resolution (user/elfsym*.c, elf_read.c) against tests/workloads/symtest (built
  * by `make .output/tests/workloads/symtest`) and against the libc this test
  * has mapped. Expected values come from elsewhere: readelf and objdump for
  * symtest, dlsym() and /proc/self/maps for libc.

@@ -103,11 +103,7 @@ struct rng {
 
 static double rng_u(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+	return tl_rnd01(&r->s);
 }
 
 static double rng_n(struct rng *r)

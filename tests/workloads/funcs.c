@@ -23,23 +23,10 @@
  * The lines are printed after each parent() returns, never inside a
  * measured function.
  */
-#define _GNU_SOURCE
-#include <errno.h>
+#include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <pthread.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-/* Functions a tracer marks: real symbols, never inlined or elided. */
-#define MARKED __attribute__((noinline, noipa, used))
-
-#define NS_PER_MS 1000000ULL
 #define MAX_THREADS 64
 #define LOG_SIZE 4 /* calls per parent(): spin, sleep, parent */
 
@@ -57,46 +44,13 @@ struct opts {
 };
 
 static struct opts o = {.iterations = 5, .threads = 1, .bench = -1};
-static volatile uint64_t sink;
 static __thread struct call call_log[LOG_SIZE];
 static __thread int nr_calls;
 static pthread_barrier_t start_barrier;
 
-static uint64_t ts_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return ts_ns(CLOCK_MONOTONIC);
-}
-
-/* Thread CPU time: the spin costs the same CPU however often we wait. */
-static void burn_cpu_ns(uint64_t ns)
-{
-	uint64_t start = ts_ns(CLOCK_THREAD_CPUTIME_ID);
-
-	while (ts_ns(CLOCK_THREAD_CPUTIME_ID) - start < ns)
-		for (int i = 0; i < 1000; i++)
-			sink += i;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	uint64_t end = now_ns() + ns;
-	struct timespec ts = {.tv_sec = end / 1000000000ULL, .tv_nsec = end % 1000000000ULL};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static void log_call(const char *func, uint64_t start)
 {
-	uint64_t end = now_ns();
+	uint64_t end = wl_now_ns();
 
 	if (nr_calls < LOG_SIZE)
 		call_log[nr_calls++] = (struct call){func, start, end};
@@ -117,27 +71,27 @@ static void flush_log(void)
 
 MARKED void spin_20ms(void)
 {
-	uint64_t start = now_ns();
+	uint64_t start = wl_now_ns();
 
-	burn_cpu_ns(20 * NS_PER_MS);
+	wl_burn_cpu_ns(20 * NS_PER_MS);
 	log_call("spin_20ms", start);
 }
 
 MARKED void sleep_20ms(void)
 {
-	uint64_t start = now_ns();
+	uint64_t start = wl_now_ns();
 
-	sleep_ns(20 * NS_PER_MS);
+	wl_sleep_ns(20 * NS_PER_MS);
 	log_call("sleep_20ms", start);
 }
 
 MARKED void parent(void)
 {
-	uint64_t start = now_ns();
+	uint64_t start = wl_now_ns();
 
 	spin_20ms();
 	sleep_20ms();
-	burn_cpu_ns(2 * NS_PER_MS);
+	wl_burn_cpu_ns(2 * NS_PER_MS);
 	log_call("parent", start);
 }
 
@@ -161,11 +115,11 @@ static void run_parents(void)
 
 static void bench(long n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = wl_now_ns();
 
 	for (long i = 0; i < n; i++)
 		cheap();
-	t0 = now_ns() - t0;
+	t0 = wl_now_ns() - t0;
 	printf("BENCH %ld %llu %.1f\n", n, (unsigned long long)t0, n ? (double)t0 / n : 0.0);
 	fflush(stdout);
 }
@@ -192,20 +146,6 @@ static void create_workers(pthread_t *t, int n)
 			exit(1);
 		}
 	}
-}
-
-static void wait_for_start(void)
-{
-	sigset_t set;
-	int sig;
-
-	if (!o.wait_signal)
-		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	printf("READY %d\n", getpid());
-	fflush(stdout);
-	sigwait(&set, &sig);
 }
 
 static void usage(void)
@@ -242,20 +182,18 @@ int main(int argc, char **argv)
 {
 	pthread_t t[MAX_THREADS];
 	bool use_threads;
-	sigset_t usr1;
 
 	parse_args(argc, argv);
 	use_threads = o.threads > 1 || o.late;
 	/* blocked before any thread exists, so sigwait() gets it */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	wl_block_usr1();
 
 	if (use_threads && !o.late && o.bench < 0) {
 		pthread_barrier_init(&start_barrier, NULL, o.threads + 1);
 		create_workers(t, o.threads);
 	}
-	wait_for_start();
+	if (o.wait_signal)
+		wl_announce_wait("READY");
 	if (o.bench >= 0) {
 		bench(o.bench);
 		return 0;

@@ -14,23 +14,10 @@
  *
  * stdout: ROUNDTRIPS <N> <elapsed_ns> <ns_per_rt>
  */
-#define _GNU_SOURCE
-#include <errno.h>
+#include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-/* Functions a tracer marks: real symbols, never inlined or cloned. */
-#define MARKED __attribute__((noinline, noipa, used))
 
 struct opts {
 	long roundtrips;
@@ -42,30 +29,10 @@ struct opts {
 static struct opts o = {.roundtrips = 200000, .cpu = 0};
 static int ping[2], pong[2]; /* main -> echo, echo -> main */
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void pin_self(int cpu)
 {
-	cpu_set_t set;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity");
+	if (wl_pin_self(cpu))
+		wl_die("sched_setaffinity");
 }
 
 /* false on EOF */
@@ -76,13 +43,13 @@ static bool xfer(int rd, int wr, char *c)
 	while ((n = read(rd, c, 1)) < 0 && errno == EINTR)
 		;
 	if (n < 0)
-		die("read");
+		wl_die("read");
 	if (n == 0)
 		return false;
 	while ((n = write(wr, c, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
-		die("write");
+		wl_die("write");
 	return true;
 }
 
@@ -91,9 +58,9 @@ MARKED void roundtrip(void)
 	char c = 'p';
 
 	if (write(ping[1], &c, 1) != 1)
-		die("write");
+		wl_die("write");
 	if (read(pong[0], &c, 1) != 1)
-		die("read");
+		wl_die("read");
 }
 
 /* The echo side: answers every byte until main closes its pipe. */
@@ -118,7 +85,7 @@ static pid_t start_echo_process(void)
 	pid_t pid = fork();
 
 	if (pid < 0)
-		die("fork");
+		wl_die("fork");
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, "pingpong_echo");
@@ -130,20 +97,6 @@ static pid_t start_echo_process(void)
 	close(ping[0]);
 	close(pong[1]);
 	return pid;
-}
-
-static void wait_for_start(void)
-{
-	sigset_t set;
-	int sig;
-
-	if (!o.wait_signal)
-		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	printf("READY %d\n", getpid());
-	fflush(stdout);
-	sigwait(&set, &sig);
 }
 
 static void parse_args(int argc, char **argv)
@@ -174,27 +127,25 @@ int main(int argc, char **argv)
 {
 	pthread_t echo;
 	pid_t child = 0;
-	sigset_t usr1;
 	uint64_t t0;
 
 	parse_args(argc, argv);
 	/* blocked before the echo thread exists, so sigwait() gets it */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	wl_block_usr1();
 	if (pipe(ping) || pipe(pong))
-		die("pipe");
+		wl_die("pipe");
 	if (o.procs)
 		child = start_echo_process();
 	else if (pthread_create(&echo, NULL, echo_thread, NULL))
-		die("pthread_create");
+		wl_die("pthread_create");
 	pin_self(o.cpu);
-	wait_for_start();
+	if (o.wait_signal)
+		wl_announce_wait("READY");
 
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	for (long i = 0; i < o.roundtrips; i++)
 		roundtrip();
-	t0 = now_ns() - t0;
+	t0 = wl_now_ns() - t0;
 
 	close(ping[1]); /* the echo side sees EOF and ends */
 	if (o.procs)

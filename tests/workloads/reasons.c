@@ -30,32 +30,18 @@
  *   CALL <func> <tid> <start_ns> <end_ns>
  *   DONE <pid>
  */
-#define _GNU_SOURCE
+#include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-/* Functions a tracer marks: real symbols, never inlined or elided. */
-#define MARKED __attribute__((noinline, noipa, used))
-
-#define NS_PER_MS 1000000ULL
 #define WAIT_NS (50 * NS_PER_MS)
 /*
  * The blkio throttle allows bps x (time since its slice began, rounded UP
@@ -101,29 +87,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t lock_go, lock_held;
 static pthread_t holder;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "reasons: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Relative nanosleep, resumed after signals: the wait is always whole. */
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static void log_call(const char *func, uint64_t start, uint64_t end)
 {
 	printf("CALL %s %ld %llu %llu\n", func, (long)syscall(SYS_gettid),
@@ -138,23 +101,14 @@ static bool wanted(const char *name)
 
 static void read_full(int fd, void *buf, size_t len)
 {
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = read(fd, (char *)buf + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die("read");
-		got += (size_t)r;
-	}
+	if (!wl_read_full(fd, buf, len))
+		wl_die("read");
 }
 
 static void write_full(int fd, const void *buf, size_t len)
 {
-	if (write(fd, buf, len) != (ssize_t)len)
-		die("write");
+	if (!wl_write_all(fd, buf, len))
+		wl_die("write");
 }
 
 /* ---- disk ---- */
@@ -167,7 +121,7 @@ static void disk_read_at(size_t len)
 		disk.off = 0;
 	r = pread(disk.fd, disk.buf, len, disk.off);
 	if (r != (ssize_t)len)
-		die("pread (O_DIRECT)");
+		wl_die("pread (O_DIRECT)");
 	disk.off += (off_t)len;
 }
 
@@ -179,14 +133,14 @@ static void make_tmp_file(void)
 	strcpy(disk.tmp_path, "/var/tmp/xlprobe-reasons.XXXXXX");
 	fd = mkstemp(disk.tmp_path);
 	if (fd < 0)
-		die("mkstemp /var/tmp");
+		wl_die("mkstemp /var/tmp");
 	/* real data, not holes: a hole is read without any I/O */
 	for (size_t i = 0; i < sizeof(block); i++)
 		block[i] = (char)(i * 131 + 7);
 	for (off_t done = 0; done < TMP_FILE_SIZE; done += sizeof(block))
 		write_full(fd, block, sizeof(block));
 	if (fsync(fd))
-		die("fsync");
+		wl_die("fsync");
 	close(fd);
 }
 
@@ -200,12 +154,12 @@ static void disk_setup(void)
 	}
 	disk.fd = open(path, O_RDONLY | O_DIRECT);
 	if (disk.fd < 0)
-		die(path);
+		wl_die(path);
 	disk.size = lseek(disk.fd, 0, SEEK_END);
 	if (disk.size < 2 * DISK_CHUNK)
-		die("disk file too small");
+		wl_die("disk file too small");
 	if (posix_memalign(&disk.buf, 4096, DISK_CHUNK))
-		die("posix_memalign");
+		wl_die("posix_memalign");
 	if (o.disk)
 		disk_read_at(DISK_CHUNK);
 	printf("DISK %s %d\n", path, DISK_CHUNK);
@@ -214,10 +168,10 @@ static void disk_setup(void)
 
 MARKED void disk_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
 	disk_read_at(DISK_CHUNK);
-	end = now_ns();
+	end = wl_now_ns();
 	log_call("disk_wait", start, end);
 }
 
@@ -249,7 +203,7 @@ static void serve(const char *name, int in, int out)
 			continue;
 		if (r <= 0)
 			_exit(0); /* the workload closed its end: done */
-		sleep_ns(WAIT_NS);
+		wl_sleep_ns(WAIT_NS);
 		write_full(out, &c, 1);
 	}
 }
@@ -259,11 +213,11 @@ static void start_pipe_peer(void)
 	int req[2], rep[2];
 
 	if (pipe(req) || pipe(rep))
-		die("pipe");
+		wl_die("pipe");
 	fflush(stdout);
 	pipe_peer.pid = fork();
 	if (pipe_peer.pid < 0)
-		die("fork");
+		wl_die("fork");
 	if (!pipe_peer.pid) {
 		close(req[1]);
 		close(rep[0]);
@@ -281,11 +235,11 @@ static void start_unix_peer(void)
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("socketpair");
+		wl_die("socketpair");
 	fflush(stdout);
 	unix_peer.pid = fork();
 	if (unix_peer.pid < 0)
-		die("fork");
+		wl_die("fork");
 	if (!unix_peer.pid) {
 		close(sv[0]);
 		serve("peerproc", sv[1], sv[1]);
@@ -305,15 +259,15 @@ static void start_net_peer(void)
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 1) ||
 	    getsockname(lfd, (struct sockaddr *)&addr, &alen))
-		die("loopback server socket");
+		wl_die("loopback server socket");
 	fflush(stdout);
 	net_peer.pid = fork();
 	if (net_peer.pid < 0)
-		die("fork");
+		wl_die("fork");
 	if (!net_peer.pid) {
 		fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
-			die("accept");
+			wl_die("accept");
 		close(lfd);
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		serve("netpeer", fd, fd);
@@ -321,7 +275,7 @@ static void start_net_peer(void)
 	close(lfd);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
-		die("connect to the loopback server");
+		wl_die("connect to the loopback server");
 	/* one byte each way must leave at once, not after Nagle's delay */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	net_peer.req_fd = net_peer.rep_fd = fd;
@@ -350,28 +304,28 @@ static void request_reply(struct peer *p)
 
 MARKED void net_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
 	request_reply(&net_peer);
-	end = now_ns();
+	end = wl_now_ns();
 	log_call("net_wait", start, end);
 }
 
 MARKED void pipe_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
 	request_reply(&pipe_peer);
-	end = now_ns();
+	end = wl_now_ns();
 	log_call("pipe_wait", start, end);
 }
 
 MARKED void unix_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
 	request_reply(&unix_peer);
-	end = now_ns();
+	end = wl_now_ns();
 	log_call("unix_wait", start, end);
 }
 
@@ -385,7 +339,7 @@ static void *holder_main(void *arg)
 			;
 		pthread_mutex_lock(&lock);
 		sem_post(&lock_held);
-		sleep_ns(WAIT_NS);
+		wl_sleep_ns(WAIT_NS);
 		pthread_mutex_unlock(&lock);
 	}
 	return NULL;
@@ -396,11 +350,11 @@ static void lock_setup(void)
 	int err;
 
 	if (sem_init(&lock_go, 0, 0) || sem_init(&lock_held, 0, 0))
-		die("sem_init");
+		wl_die("sem_init");
 	err = pthread_create(&holder, NULL, holder_main, NULL);
 	if (err) {
 		errno = err;
-		die("pthread_create");
+		wl_die("pthread_create");
 	}
 }
 
@@ -414,11 +368,11 @@ static void lock_prepare(void)
 
 MARKED void lock_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
 	pthread_mutex_lock(&lock);
 	pthread_mutex_unlock(&lock);
-	end = now_ns();
+	end = wl_now_ns();
 	log_call("lock_wait", start, end);
 }
 
@@ -426,10 +380,10 @@ MARKED void lock_wait(void)
 
 MARKED void timer_wait(void)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = wl_now_ns(), end;
 
-	sleep_ns(WAIT_NS);
-	end = now_ns();
+	wl_sleep_ns(WAIT_NS);
+	end = wl_now_ns();
 	log_call("timer_wait", start, end);
 }
 
@@ -502,7 +456,7 @@ static void set_rt(void)
 	struct sched_param sp = {.sched_priority = 1};
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		die("sched_setscheduler SCHED_FIFO");
+		wl_die("sched_setscheduler SCHED_FIFO");
 }
 
 static void cleanup(void)
@@ -516,16 +470,11 @@ static void cleanup(void)
 
 int main(int argc, char **argv)
 {
-	sigset_t usr1;
-	int sig;
-
 	parse_args(argc, argv);
 	if (o.rt)
 		set_rt();
 	/* blocked before the holder thread exists, so sigwait() gets it */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	wl_block_usr1();
 	/* a peer that died must show as an error, not kill us silently */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -543,11 +492,8 @@ int main(int argc, char **argv)
 		}
 	}
 	cleanup();
-	if (o.wait_after) {
-		printf("DONE %d\n", getpid());
-		fflush(stdout);
-		sigwait(&usr1, &sig);
-	}
+	if (o.wait_after)
+		wl_announce_wait("DONE");
 	/* the holder thread waits in sem_wait for ever: exit ends it */
 	return 0;
 }

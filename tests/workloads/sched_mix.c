@@ -18,21 +18,10 @@
  * SIGUSR1 (SIGTERM/SIGINT also end the wait), releases the workers, joins
  * them and exits 0. --verbose prints "THREAD <name> <tid>" lines on stderr.
  */
-#define _GNU_SOURCE
-#include <errno.h>
+#include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#define NS_PER_MS 1000000ULL
 #define NR_WORKERS 6
 /* time between the last worker parking and READY: see park() */
 #define SETTLE_NS (50 * NS_PER_MS)
@@ -56,31 +45,9 @@ static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;
 static int parked;
 static bool released;
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static bool working(void)
 {
-	return now_ns() < deadline_ns;
+	return wl_now_ns() < deadline_ns;
 }
 
 static void spin_until_deadline(void)
@@ -98,7 +65,7 @@ static void do_compute(struct worker *w)
 static void do_sleeper(struct worker *w)
 {
 	while (working())
-		sleep_ns(NS_PER_MS);
+		wl_sleep_ns(NS_PER_MS);
 }
 
 /* Reads until pipe_wr closes its end, after the deadline. */
@@ -109,7 +76,7 @@ static void do_pipe_reader(struct worker *w)
 
 	while ((n = read(pipe_fds[0], &c, 1)) != 0)
 		if (n < 0 && errno != EINTR)
-			die("read");
+			wl_die("read");
 	close(pipe_fds[0]);
 }
 
@@ -118,9 +85,9 @@ static void do_pipe_writer(struct worker *w)
 	char c = 'x';
 
 	while (working()) {
-		sleep_ns(2 * NS_PER_MS);
+		wl_sleep_ns(2 * NS_PER_MS);
 		if (write(pipe_fds[1], &c, 1) != 1)
-			die("write");
+			wl_die("write");
 	}
 	close(pipe_fds[1]);
 }
@@ -131,18 +98,16 @@ static struct worker workers[NR_WORKERS] = {
 	{"preempted", do_compute, 0, 0, 0},    {"hog", do_compute, 0, 0, 0},
 };
 
+/* A CPU the machine lacks is left out: a warning, not an error. */
 static void pin_self(const char *name, int cpu)
 {
-	cpu_set_t set;
 	int err;
 
-	if (cpu < 0 || cpu >= sysconf(_SC_NPROCESSORS_ONLN))
+	if (cpu >= sysconf(_SC_NPROCESSORS_ONLN))
 		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	err = wl_pin_self(cpu);
 	if (err)
-		fprintf(stderr, "sched_mix: %s: pin to CPU %d: %s\n", name, cpu, strerror(err));
+		fprintf(stderr, "sched_mix: %s: pin to CPU %d: %s\n", name, cpu, strerror(-err));
 }
 
 /*
@@ -177,13 +142,13 @@ static void *worker_main(void *arg)
 static void start_workers(double seconds)
 {
 	if (pipe(pipe_fds))
-		die("pipe");
+		wl_die("pipe");
 	pthread_barrier_init(&start_barrier, NULL, NR_WORKERS + 1);
 	for (int i = 0; i < NR_WORKERS; i++)
 		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]))
-			die("pthread_create");
+			wl_die("pthread_create");
 	/* the deadline is set before anyone passes the barrier */
-	deadline_ns = now_ns() + (uint64_t)(seconds * 1e9);
+	deadline_ns = wl_now_ns() + (uint64_t)(seconds * 1e9);
 	pthread_barrier_wait(&start_barrier);
 }
 
@@ -193,7 +158,7 @@ static void wait_all_parked(void)
 	while (parked < NR_WORKERS)
 		pthread_cond_wait(&park_cv, &park_mtx);
 	pthread_mutex_unlock(&park_mtx);
-	sleep_ns(SETTLE_NS);
+	wl_sleep_ns(SETTLE_NS);
 }
 
 static void release_and_join(void)

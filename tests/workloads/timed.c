@@ -20,13 +20,9 @@
  * _start with the registers the kernel gave it (the stack pointer, and the
  * rtld_fini argument in rdx / x0) as they were.
  */
+#include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -68,15 +64,7 @@ __asm__(".text\n"
 
 static unsigned long long ts_ns(const struct timespec *ts)
 {
-	return (unsigned long long)ts->tv_sec * 1000000000ull + (unsigned long long)ts->tv_nsec;
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts_ns(&ts);
+	return (unsigned long long)ts->tv_sec * NS_PER_S + (unsigned long long)ts->tv_nsec;
 }
 
 static int parse_dur(const char *s, unsigned long long *ns)
@@ -99,7 +87,7 @@ static int parse_dur(const char *s, unsigned long long *ns)
 
 int main(int argc, char **argv)
 {
-	unsigned long long t0 = now_ns(), entry = ts_ns(&timed_entry_ts), dur, t1;
+	unsigned long long t0 = wl_now_ns(), entry = ts_ns(&timed_entry_ts), dur, t1;
 	int sleep_mode = 0, i = 1, fd = STDOUT_FILENO, n;
 	char line[192];
 
@@ -120,10 +108,10 @@ int main(int argc, char **argv)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL))
 			;
 	} else {
-		while (now_ns() - t0 < dur)
+		while (wl_now_ns() - t0 < dur)
 			;
 	}
-	t1 = now_ns();
+	t1 = wl_now_ns();
 	n = snprintf(line, sizeof(line),
 		     "timed pid=%d entry_ns=%llu main_ns=%llu end_ns=%llu elapsed_ns=%llu\n",
 		     (int)getpid(), entry, t0, t1, t1 - entry);

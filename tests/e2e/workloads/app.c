@@ -56,7 +56,7 @@
  * (PR_SET_PDEATHSIG) and are killed on exit, SIGTERM, SIGINT and SIGHUP;
  * scratch files are unlinked as soon as they are open.
  */
-#define _GNU_SOURCE
+#include "../../workloads/wl.h" /* first: it defines _GNU_SOURCE */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -83,10 +83,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Functions a tracer marks: real symbols, never inlined or cloned. */
-#define MARKED __attribute__((noinline, noipa, used))
-
-#define NS_PER_MS 1000000ULL
 #define DISK_CHUNK (128 * 1024)
 #define BG_CHUNK (1024 * 1024)
 #define BG_FILE_SIZE (16 * 1024 * 1024)
@@ -245,45 +241,9 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-static uint64_t ts_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return ts_ns(CLOCK_MONOTONIC);
-}
-
-static uint64_t cpu_ns(void)
-{
-	return ts_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* Sleeps the whole time even when a signal interrupts it. */
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts;
-	uint64_t end = now_ns() + ns;
-
-	ts.tv_sec = end / 1000000000ULL;
-	ts.tv_nsec = end % 1000000000ULL;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static void pin_self(int cpu)
 {
-	cpu_set_t set;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (wl_pin_self(cpu))
 		die("sched_setaffinity(cpu %d)", cpu);
 }
 
@@ -310,38 +270,8 @@ static void set_slice(uint64_t us)
 
 static void write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			die("write");
-		p += n;
-		len -= n;
-	}
-}
-
-/* Reads exactly len bytes; false on EOF (errno EPIPE) or error. */
-static bool read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			errno = EPIPE;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
+	if (!wl_write_all(fd, buf, len))
+		die("write");
 }
 
 static void write_byte(int fd, char c)
@@ -353,7 +283,7 @@ static char read_byte(int fd)
 {
 	char c;
 
-	if (!read_full(fd, &c, 1))
+	if (!wl_read_full(fd, &c, 1))
 		die("unexpected EOF");
 	return c;
 }
@@ -374,9 +304,9 @@ static uint32_t crunch(uint64_t passes)
 
 static void burn_cpu_ns(uint64_t ns)
 {
-	uint64_t start = cpu_ns();
+	uint64_t start = wl_cpu_ns();
 
-	while (cpu_ns() - start < ns)
+	while (wl_cpu_ns() - start < ns)
 		sink += crunch(4);
 }
 
@@ -389,10 +319,10 @@ static uint64_t calibrate(void)
 	for (size_t i = 0; i < sizeof(crunch_buf); i++)
 		crunch_buf[i] = (uint8_t)(i * 131 + 7);
 	for (int i = 0; i < 7; i++) {
-		uint64_t t0 = cpu_ns();
+		uint64_t t0 = wl_cpu_ns();
 
 		sink += crunch(passes);
-		t0 = cpu_ns() - t0;
+		t0 = wl_cpu_ns() - t0;
 		if (t0 < best)
 			best = t0;
 	}
@@ -449,11 +379,11 @@ static void serve_one(int c)
 	uint64_t think = SERVER_THINK_MS * NS_PER_MS;
 	size_t sent = 0;
 
-	if (!read_full(c, req, sizeof(req)))
+	if (!wl_read_full(c, req, sizeof(req)))
 		return;
 	if (req[0] == '1')
 		think += g.o.delay_ms * NS_PER_MS;
-	sleep_ns(think);
+	wl_sleep_ns(think);
 	while (sent < sizeof(reply)) {
 		ssize_t n = send(c, reply + sent, sizeof(reply) - sent, MSG_NOSIGNAL);
 
@@ -523,7 +453,7 @@ static void net_roundtrip(char flag)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("connect 127.0.0.1:%d", g.port);
 	write_all(fd, req, sizeof(req));
-	if (!read_full(fd, reply, sizeof(reply)))
+	if (!wl_read_full(fd, reply, sizeof(reply)))
 		die("short reply from server");
 	close(fd);
 }
@@ -536,9 +466,9 @@ static void peer_loop(void *arg)
 	char reply[PEER_REPLY_SIZE] = "ok";
 	char c;
 
-	while (read_full(fds[0], &c, 1)) {
+	while (wl_read_full(fds[0], &c, 1)) {
 		if (c == '1')
-			sleep_ns(g.o.delay_ms * NS_PER_MS);
+			wl_sleep_ns(g.o.delay_ms * NS_PER_MS);
 		burn_cpu_ns(PEER_WORK_NS);
 		write_all(fds[1], reply, sizeof(reply));
 	}
@@ -564,7 +494,7 @@ static void peer_roundtrip(char flag)
 	char reply[PEER_REPLY_SIZE];
 
 	write_byte(g.peer_req, flag);
-	if (!read_full(g.peer_rep, reply, sizeof(reply)))
+	if (!wl_read_full(g.peer_rep, reply, sizeof(reply)))
 		die("peerproc closed its pipe");
 }
 
@@ -647,7 +577,7 @@ static void hog_process(void *arg)
 	char c;
 
 	gang_start_threads(&g.hog);
-	while (read_full(ctl_rd, &c, 1))
+	while (wl_read_full(ctl_rd, &c, 1))
 		gang_signal(&g.hog, c == '1');
 }
 
@@ -826,7 +756,7 @@ static void cache_hold(void)
 	sem_post(&g.held);
 	while (sem_wait(&g.go))
 		;
-	sleep_ns(g.o.delay_ms * NS_PER_MS);
+	wl_sleep_ns(g.o.delay_ms * NS_PER_MS);
 	pthread_mutex_unlock(&g.cache_mtx);
 }
 
@@ -836,7 +766,7 @@ static void *cache_thread(void *arg)
 	pin_self(g.helper_cpu);
 	while (!atomic_load(&g.quit)) {
 		struct timespec ts;
-		uint64_t end = now_ns() + CACHE_BG_PERIOD_MS * NS_PER_MS;
+		uint64_t end = wl_now_ns() + CACHE_BG_PERIOD_MS * NS_PER_MS;
 
 		ts.tv_sec = end / 1000000000ULL;
 		ts.tv_nsec = end % 1000000000ULL;
@@ -905,7 +835,7 @@ MARKED void update_cache(unsigned int pert)
 
 MARKED void wait_tick(unsigned int pert)
 {
-	sleep_ns((pert & P_TIMER ? g.o.delay_ms : TICK_MS) * NS_PER_MS);
+	wl_sleep_ns((pert & P_TIMER ? g.o.delay_ms : TICK_MS) * NS_PER_MS);
 }
 
 MARKED void render(unsigned int pert)
@@ -938,10 +868,10 @@ MARKED void handle_request(int run)
 	unsigned int pert = g.plan[run];
 
 	for (int i = 0; i < NR_STEPS; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = wl_now_ns();
 
 		steps[i].fn(pert);
-		g.dur[i] = now_ns() - t0;
+		g.dur[i] = wl_now_ns() - t0;
 	}
 }
 
@@ -1002,10 +932,10 @@ static void drain_disk_credit(void)
 	uint64_t size = file_size(g.disk_fd) / DISK_CHUNK * DISK_CHUNK;
 
 	for (int i = 0; size && i < DRAIN_MAX_CHUNKS; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = wl_now_ns();
 
 		disk_read(g.disk_fd, g.disk_buf, DISK_CHUNK, i * DISK_CHUNK % size, DISK_CHUNK);
-		if (now_ns() - t0 > DRAIN_SLOW_NS)
+		if (wl_now_ns() - t0 > DRAIN_SLOW_NS)
 			break;
 	}
 }
@@ -1078,15 +1008,15 @@ static void run_all(void)
 	for (int i = 0; i < g.o.runs; i++) {
 		uint64_t t0;
 
-		sleep_ns(g.o.interval_ms * NS_PER_MS);
+		wl_sleep_ns(g.o.interval_ms * NS_PER_MS);
 		perturb_begin(g.plan[i]);
 		if (noise) {
 			g.noise_ns = splitmix64(&noise_seed) % (NOISE_MAX_MS * NS_PER_MS);
 			sem_post(&g.noise_go);
 		}
-		t0 = now_ns();
+		t0 = wl_now_ns();
 		handle_request(i);
-		t0 = now_ns() - t0;
+		t0 = wl_now_ns() - t0;
 		if (noise)
 			while (sem_wait(&g.noise_done))
 				;
@@ -1240,28 +1170,13 @@ static void on_fatal_signal(int sig)
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_fatal_signal};
-	sigset_t usr1;
 
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* blocked before any thread exists, so sigwait() gets it */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-}
-
-static void wait_for_go(void)
-{
-	sigset_t usr1;
-	int sig;
-
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	printf("READY %d\n", getpid());
-	fflush(stdout);
-	sigwait(&usr1, &sig);
+	wl_block_usr1();
 }
 
 /* One use of every resource, so that run 0 pays no first-time costs. */
@@ -1315,7 +1230,7 @@ int main(int argc, char **argv)
 		serve_forever(g.o.serve_port);
 	setup();
 	if (g.o.wait_signal)
-		wait_for_go();
+		wl_announce_wait("READY");
 	run_all();
 	atomic_store(&g.quit, true);
 	sem_post(&g.hold_req);
