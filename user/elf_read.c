@@ -173,8 +173,9 @@ bool elf_read__debuglink(Elf *elf, char *name, size_t len)
 		if (!sname || strcmp(sname, ".gnu_debuglink"))
 			continue;
 		d = elf_getdata(scn, NULL);
-		/* the name must end inside the section, and stay a file name */
-		if (!d || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
+		/* the name must end inside the section, and stay a file name; a
+		 * section forged SHT_NOBITS has a size but no bytes (d_buf NULL) */
+		if (!d || !d->d_buf || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
 			return false;
 		snprintf(name, len, "%s", (const char *)d->d_buf);
 		return name[0] && !strchr(name, '/');
