@@ -5,6 +5,7 @@
  * events this machine cannot produce (frequency changes, binder).
  */
 #include "reasons.bpf.h"
+#include "selftest.h"
 
 SEC("syscall")
 int xlp_selftest(struct xlp_selftest *a)

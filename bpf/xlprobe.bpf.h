@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Shared by every BPF source file: the maps and configuration (defined once in
- * state.bpf.c, declared extern here; `bpftool gen object` links them) and
- * the per-thread accounting used by the scheduler, syscall and uprobe
- * programs alike.
+ * Shared by every BPF source file: the maps and configuration, and the
+ * per-thread accounting used by the scheduler, syscall and uprobe programs
+ * alike.
  */
 #ifndef XLP_BPF_H
 #define XLP_BPF_H
@@ -11,28 +10,45 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "xlprobe.h"
+#include "state.h"
 #include "core_fixes.bpf.h"
 
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
 
+/*
+ * Every map and global is written once, here. state.bpf.c defines
+ * XLP_DEFINE_STATE and so holds the one definition (`bpftool gen object`
+ * puts it first: libbpf 1.1's linker needs the definition before the first
+ * reference); every other file sees the same text as extern declarations.
+ */
+#ifdef XLP_DEFINE_STATE
+#define XLP_MAP(name, ...)                                                                         \
+	struct {                                                                                   \
+		__VA_ARGS__                                                                        \
+	} name SEC(".maps")
+#define XLP_GLOBAL(decl, init) decl = init
+#else
+#define XLP_MAP(name, ...)                                                                         \
+	extern struct {                                                                            \
+		__VA_ARGS__                                                                        \
+	} name SEC(".maps")
+#define XLP_GLOBAL(decl, init) extern decl
+#endif
+
 /* ---- configuration, set by user space before load (rodata) ---- */
-extern volatile const __u64 cfg_min_dur_ns;
-extern volatile const __u32 cfg_rb_wakeup_bytes;
+XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
+/* wake the reader only once this much is queued (it also polls on a timer) */
+XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
 
 /* ---- state (bss), readable by user space through the skeleton ---- */
-extern __u32 next_proc_slot;
+XLP_GLOBAL(__u32 next_proc_slot, 0);
 
 /* tid -> struct xlp_thread for every traced thread */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, XLP_MAX_THREADS);
-	__type(key, __u32);
-	__type(value, struct xlp_thread);
-} threads SEC(".maps");
+XLP_MAP(threads, __uint(type, BPF_MAP_TYPE_HASH); __uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, XLP_MAX_THREADS); __type(key, __u32);
+	__type(value, struct xlp_thread););
 
 /*
  * One bit per tid: the fast "is this thread traced?" test on every
@@ -40,94 +56,47 @@ extern struct {
  * costs a jhash and a bucket walk on events that are almost all for other
  * processes (see README, "Overhead").
  */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+XLP_MAP(tracked, __uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space sets bits atomically too */
-	__uint(max_entries, XLP_PID_MAX_LIMIT / 64);
-	__type(key, __u32);
-	__type(value, __u64);
-} tracked SEC(".maps");
+	__uint(max_entries, XLP_PID_MAX_LIMIT / 64); __type(key, __u32); __type(value, __u64););
 
 /* tgid -> proc slot, for processes whose threads and children we trace */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XLP_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, __u32);
-} targets SEC(".maps");
+XLP_MAP(targets, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, XLP_MAX_PROCS);
+	__type(key, __u32); __type(value, __u32););
 
-extern struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XLP_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, struct xlp_proc);
-} procs SEC(".maps");
+XLP_MAP(procs, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_MAX_PROCS);
+	__type(key, __u32); __type(value, struct xlp_proc););
 
 /* func id -> struct xlp_func, filled by user space */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XLP_MAX_FUNCS);
-	__type(key, __u32);
-	__type(value, struct xlp_func);
-} funcs SEC(".maps");
+XLP_MAP(funcs, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_MAX_FUNCS);
+	__type(key, __u32); __type(value, struct xlp_func););
 
 /* frequency of each CPU and its kHz*ns integral (bpf/freq.bpf.c) */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct xlp_cpufreq);
-} cpu_freq SEC(".maps");
+XLP_MAP(cpu_freq, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1024); __type(key, __u32);
+	__type(value, struct xlp_cpufreq););
 
-extern struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XLP_NR_STAT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+XLP_MAP(stats, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, XLP_NR_STAT);
+	__type(key, __u32); __type(value, __u64););
 
 /* call records are built here, not on the 512-byte BPF stack */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, struct xlp_call_rec);
-} call_scratch SEC(".maps");
+XLP_MAP(call_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 2);
+	__type(key, __u32); __type(value, struct xlp_call_rec););
 
-extern struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
-} rb SEC(".maps");
+XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 
-extern struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xlp_irqctx);
-} irqctx SEC(".maps");
+XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
+	__type(value, struct xlp_irqctx););
 
 /* block I/O submitted by traced threads: bio, then request -> tid */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, __u32);
-} bio_owner SEC(".maps");
+XLP_MAP(bio_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384);
+	__type(key, __u64); __type(value, __u32););
 
-extern struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, __u32);
-} rq_owner SEC(".maps");
+XLP_MAP(rq_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384);
+	__type(key, __u64); __type(value, __u32););
 
 /* launched pid -> its exec and exit times (record --repeat; bpf/sched.bpf.c) */
-extern struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, struct xlp_launch_time);
-} launch_times SEC(".maps");
+XLP_MAP(launch_times, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 64); __type(key, __u32);
+	__type(value, struct xlp_launch_time););
 
 static __always_inline void stat_inc(__u32 idx)
 {

@@ -11,6 +11,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "xlprobe.h"
+/* BPF-private state: read here until the accounting at stop moves to BPF */
+#include "state.h"
 #include "xlprobe.skel.h"
 #include "log.h"
 #include "session.h"

@@ -24,6 +24,14 @@
 _Static_assert(XLP_FORMAT_VERSION == 1,
 	       "the record layout changed: bump XLP_TRACE_VERSION and teach the reader");
 
+/*
+ * The names of enum xlp_ctr and enum xlp_stat (user/trace_names.c, from the
+ * one list in bpf/xlprobe.h): what dump, the reports and their JSON keys
+ * show. NULL for a reserved slot.
+ */
+extern const char *const xlp_ctr_names[XLP_NR_CTR];
+extern const char *const xlp_stat_names[XLP_NR_STAT];
+
 /* struct xlp_trace_meta.features: what the kernel let us see */
 #define XLP_FEAT_BTF (1u << 0)
 #define XLP_FEAT_SCHED (1u << 1) /* scheduler tracepoints attached */

@@ -36,7 +36,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "xlprobe.h"
+#include "selftest.h"
+#include "trace.h"
 #include "xlprobe.skel.h"
 #include "testlib.h"
 #include "xlptest.h"
@@ -50,11 +51,6 @@
 static const char *const funcs[] = {"disk_wait", "net_wait",  "pipe_wait",
 				    "unix_wait", "lock_wait", "timer_wait"};
 #define NR_FUNCS (sizeof(funcs) / sizeof(funcs[0]))
-
-static const char *const ctr_names[XLP_NR_CTR] = {
-	[XLP_C_DISK] = "disk", [XLP_C_NET] = "net",	[XLP_C_IPC] = "ipc",
-	[XLP_C_LOCK] = "lock", [XLP_C_TIMER] = "timer", [XLP_C_OTHER] = "other",
-};
 
 static const char *tmp_path(const char *name)
 {
@@ -97,7 +93,7 @@ static const char *fmt_reasons(const __u64 *c)
 	for (int i = XLP_C_DISK; i <= XLP_C_OTHER; i++)
 		if (c[i])
 			len += snprintf(buf[k] + len, sizeof(buf[k]) - len, " %s=%llu",
-					ctr_names[i], (unsigned long long)c[i]);
+					xlp_ctr_names[i], (unsigned long long)c[i]);
 	return len ? buf[k] : " (none)";
 }
 
@@ -353,7 +349,7 @@ static int check_reason(const char *func, int reason, const struct xlp_call_rec 
 		      (unsigned long long)r->incl[XLP_C_WALL]);
 		CHECK(r->incl[reason] * 10 >= s * 9,
 		      "%s #%d: %s holds %llu of %llu ns sleep (S %llu D %llu):%s", func, seen,
-		      ctr_names[reason], (unsigned long long)r->incl[reason], s,
+		      xlp_ctr_names[reason], (unsigned long long)r->incl[reason], s,
 		      (unsigned long long)r->incl[XLP_C_SLEEP_S],
 		      (unsigned long long)r->incl[XLP_C_SLEEP_D], fmt_reasons(r->incl));
 		CHECK(reasons_sum(r->incl) == s, "%s #%d: reasons add up to %llu, sleep %llu", func,
@@ -1048,7 +1044,7 @@ static void check_only(const struct xlp_thread *th, int reason, const char *what
 {
 	CHECK(th->c[XLP_C_SLEEP_S] == 10 * MS, "%s: sleep %llu", what,
 	      (unsigned long long)th->c[XLP_C_SLEEP_S]);
-	CHECK(th->c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what, ctr_names[reason],
+	CHECK(th->c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what, xlp_ctr_names[reason],
 	      (unsigned long long)th->c[reason], fmt_reasons(th->c));
 	CHECK(reasons_sum(th->c) == sleep_of(th->c), "%s: reasons do not add up", what);
 	CHECK(th->pending == 0 && th->sys_nr1 == 0, "%s: syscall left open", what);
