@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,62 +105,81 @@ static int map_tracked(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Programs the recording can do without, and the tracepoints they need. */
+/*
+ * Programs the recording can do without, and the tracepoints they need.
+ * Each is named by its skeleton field (offsetof into struct xlprobe_bpf):
+ * a misspelt or removed program fails to compile.
+ */
 struct opt_prog {
-	const char *name;
+	size_t prog; /* offsetof(struct xlprobe_bpf, progs.<name>) */
 	const char *tps[3];
 	uint32_t feature; /* set when every program with this feature attached */
 	const char *note; /* why it matters, when it cannot run */
 };
 
+#define OPT_PROG(name) offsetof(struct xlprobe_bpf, progs.name)
+
 static const struct opt_prog optional_progs[] = {
-	{"xlp_sched_waking",
+	{OPT_PROG(xlp_sched_waking),
 	 {"sched_waking"},
 	 0,
 	 "sched_waking absent: wakers unknown, sleep reasons from syscalls only"},
-	{"xlp_sys_enter",
+	{OPT_PROG(xlp_sys_enter),
 	 {"sys_enter"},
 	 XLP_FEAT_SYSCALLS,
 	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
-	{"xlp_sys_exit",
+	{OPT_PROG(xlp_sys_exit),
 	 {"sys_exit"},
 	 XLP_FEAT_SYSCALLS,
 	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
-	{"xlp_sched_exec",
+	{OPT_PROG(xlp_sched_exec),
 	 {"sched_process_exec"},
 	 0,
 	 "sched_process_exec absent: launches start when xlprobe releases them, not at exec"},
-	{"xlp_irq_entry", {"irq_handler_entry"}, 0, "irq tracepoints absent: wakers less precise"},
-	{"xlp_irq_exit", {"irq_handler_exit"}, 0, "irq tracepoints absent: wakers less precise"},
-	{"xlp_softirq_entry", {"softirq_entry"}, 0, "softirq tracepoints absent"},
-	{"xlp_softirq_exit", {"softirq_exit"}, 0, "softirq tracepoints absent"},
-	{"xlp_hrtimer_entry", {"hrtimer_expire_entry"}, 0, "hrtimer tracepoints absent"},
-	{"xlp_hrtimer_exit", {"hrtimer_expire_exit"}, 0, "hrtimer tracepoints absent"},
-	{"xlp_bio_queue",
+	{OPT_PROG(xlp_irq_entry),
+	 {"irq_handler_entry"},
+	 0,
+	 "irq tracepoints absent: wakers less precise"},
+	{OPT_PROG(xlp_irq_exit),
+	 {"irq_handler_exit"},
+	 0,
+	 "irq tracepoints absent: wakers less precise"},
+	{OPT_PROG(xlp_softirq_entry), {"softirq_entry"}, 0, "softirq tracepoints absent"},
+	{OPT_PROG(xlp_softirq_exit), {"softirq_exit"}, 0, "softirq tracepoints absent"},
+	{OPT_PROG(xlp_hrtimer_entry), {"hrtimer_expire_entry"}, 0, "hrtimer tracepoints absent"},
+	{OPT_PROG(xlp_hrtimer_exit), {"hrtimer_expire_exit"}, 0, "hrtimer tracepoints absent"},
+	{OPT_PROG(xlp_bio_queue),
 	 {"block_bio_queue"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_rq_issue",
+	{OPT_PROG(xlp_rq_issue),
 	 {"block_rq_issue"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_rq_complete",
+	{OPT_PROG(xlp_rq_complete),
 	 {"block_rq_complete"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_cpu_frequency",
+	{OPT_PROG(xlp_cpu_frequency),
 	 {"cpu_frequency"},
 	 0,
 	 "power/cpu_frequency absent: CPU frequency unavailable"},
-	{"xlp_binder_txn",
+	{OPT_PROG(xlp_binder_txn),
 	 {"binder_transaction"},
 	 XLP_FEAT_BINDER,
 	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
-	{"xlp_binder_recv",
+	{OPT_PROG(xlp_binder_recv),
 	 {"binder_transaction_received"},
 	 XLP_FEAT_BINDER,
 	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
 };
+
+#define NR_OPT_PROGS (sizeof(optional_progs) / sizeof(optional_progs[0]))
+
+static struct bpf_program *opt_prog(const struct session *s, const struct opt_prog *o)
+{
+	return *(struct bpf_program **)((char *)s->skel + o->prog);
+}
 
 static void add_note(struct session *s, const char *note)
 {
@@ -182,10 +202,9 @@ static bool have_tp(struct btf *vmlinux, const char *tp)
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
-	struct bpf_program *p;
 
 	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
-	for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
+	for (size_t i = 0; i < NR_OPT_PROGS; i++) {
 		const struct opt_prog *o = &optional_progs[i];
 		bool ok = true;
 
@@ -193,21 +212,20 @@ static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wa
 			ok &= have_tp(vmlinux, o->tps[k]) && strcmp(hide, o->tps[k]);
 		if (ok)
 			continue;
-		p = bpf_object__find_program_by_name(s->skel->obj, o->name);
-		if (p)
-			bpf_program__set_autoload(p, false);
+		bpf_program__set_autoload(opt_prog(s, o), false);
 		*wanted &= ~o->feature;
 		add_note(s, o->note);
 	}
-	/* never attached: tests drive it with bpf_prog_test_run_opts */
-	bpf_program__set_autoload(s->skel->progs.xlp_selftest, false);
 }
 
+/* Attached by the session's own calls (uprobes) or run, never attached. */
 static bool is_manual(const struct bpf_program *p)
 {
 	enum bpf_prog_type t = bpf_program__type(p);
 
-	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL;
+	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL ||
+	       (t == BPF_PROG_TYPE_TRACING &&
+		bpf_program__expected_attach_type(p) == BPF_TRACE_ITER);
 }
 
 static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t errlen)
@@ -216,7 +234,7 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 
 	bpf_object__for_each_program(p, s->skel->obj)
 	{
-		const char *name = bpf_program__name(p);
+		const struct opt_prog *o = NULL;
 		struct bpf_link *l;
 
 		if (!bpf_program__autoload(p) || is_manual(p))
@@ -230,19 +248,19 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 			s->links[s->nlinks++] = l;
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
-			if (strcmp(optional_progs[i].name, name))
-				continue;
-			/* optional: say what is missing, record without it */
-			add_note(s, optional_progs[i].note);
-			wanted &= ~optional_progs[i].feature;
-			name = NULL;
-			break;
+		for (size_t i = 0; i < NR_OPT_PROGS && !o; i++)
+			if (opt_prog(s, &optional_progs[i]) == p)
+				o = &optional_progs[i];
+		if (!o) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(p),
+				 strerror(-e));
+			return e;
 		}
-		if (name) {
-			snprintf(err, errlen, "cannot attach %s: %s", name, strerror(errno));
-			return -errno;
-		}
+		/* optional: say what is missing, record without it */
+		add_note(s, o->note);
+		wanted &= ~o->feature;
 	}
 	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | wanted;
 	return 0;
