@@ -56,8 +56,7 @@ static __always_inline bool is_interaction(__u32 fid)
 SEC("uprobe")
 int xlp_func_entry(struct pt_regs *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct xlp_thread *t = thread_get(tid);
+	struct xlp_thread *t = thread_get_current();
 	struct xlp_frame *f;
 	__u64 now;
 	__u32 d, fid;
@@ -117,8 +116,7 @@ static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, 
 SEC("uretprobe")
 int xlp_func_return(struct pt_regs *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct xlp_thread *t = thread_get(tid);
+	struct xlp_thread *t = thread_get_current();
 	struct xlp_call_rec *rec;
 	struct xlp_frame *f, *parent = NULL;
 	__u32 d, k = 0;
@@ -169,7 +167,7 @@ int xlp_func_return(struct pt_regs *ctx)
 	rec->h.cpu = bpf_get_smp_processor_id();
 	rec->func_id = f->func_id;
 	rec->pid = t->pid;
-	rec->tid = tid;
+	rec->tid = t->tid;
 	rec->depth = d;
 	rec->flags = is_interaction(f->func_id) ? XLP_CALL_INTERACTION : 0;
 	rec->entry_ns = f->snap[XLP_C_WALL];

@@ -7,6 +7,17 @@
 #include "reasons.bpf.h"
 #include "selftest.h"
 
+/*
+ * The fake threads the tests create, keyed by a tid no real thread has:
+ * the product keeps thread state in task storage, which needs a real task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct xlp_thread);
+} st_threads SEC(".maps");
+
 SEC("syscall")
 int xlp_selftest(struct xlp_selftest *a)
 {
@@ -22,7 +33,7 @@ int xlp_selftest(struct xlp_selftest *a)
 		a->out = freq_integral(a->cpu, a->now);
 		return 0;
 	}
-	t = bpf_map_lookup_elem(&threads, &tid);
+	t = bpf_map_lookup_elem(&st_threads, &tid);
 	if (!t)
 		return -1;
 	p = proc_get(t);

@@ -28,7 +28,7 @@ int BPF_PROG(xlp_sys_enter, struct pt_regs *regs, long id)
 	 * per marked call, and never a wait */
 	if (id == XLP_NR_uretprobe)
 		return 0;
-	t = thread_get((__u32)bpf_get_current_pid_tgid());
+	t = thread_get_current();
 	if (!t)
 		return 0;
 	ev_sys_enter(t, id, SYS_ARG0(regs), SYS_ARG1(regs));
@@ -42,7 +42,7 @@ int BPF_PROG(xlp_sys_exit, struct pt_regs *regs, long ret)
 
 	if (SYS_NR(regs) == XLP_NR_uretprobe)
 		return 0;
-	t = thread_get((__u32)bpf_get_current_pid_tgid());
+	t = thread_get_current();
 	if (!t)
 		return 0;
 	ev_sys_exit(t, proc_get(t), ret, true);

@@ -105,7 +105,7 @@ static __always_inline __u32 waker_kind(struct task_struct *p, struct task_struc
 SEC("tp_btf/sched_waking")
 int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 {
-	struct xlp_thread *t = thread_get(p->pid);
+	struct xlp_thread *t = thread_get(p);
 	struct task_struct *cur;
 	__u32 kind;
 

@@ -149,7 +149,7 @@ struct xlp_run_rec {
 
 /* struct xlp_thread_rec.flags */
 #define XLP_THREAD_EXITED (1u << 0)  /* emitted by BPF at exit */
-#define XLP_THREAD_AT_STOP (1u << 1) /* read by user space when recording stopped */
+#define XLP_THREAD_AT_STOP (1u << 1) /* still alive when recording stopped */
 #define XLP_THREAD_PARTIAL (1u << 2) /* existed before attach: state unknown at first */
 
 struct xlp_thread_rec {
@@ -220,6 +220,21 @@ struct xlp_func {
 	__u32 __pad;
 };
 
+/*
+ * Input and output of the SEC("syscall") programs of bpf/control.bpf.c, run
+ * by user space with bpf_prog_test_run_opts: the BPF side registers
+ * processes and seeds frequencies itself, with the code its tracepoints
+ * use, so user space never writes the programs' state.
+ */
+struct xlp_ctl {
+	__u32 pid;  /* xlp_add_proc: the process (tgid) */
+	__u32 slot; /* xlp_add_proc: out */
+	__u32 cpu;  /* xlp_set_freq */
+	__s32 err;  /* out: 0 or a negative errno */
+	__u64 khz;  /* xlp_set_freq, at now (CLOCK_MONOTONIC) */
+	__u64 now;
+};
+
 #ifndef __cplusplus
 _Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
 _Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
@@ -232,6 +247,7 @@ _Static_assert(sizeof(struct xlp_proc_rec) == 8 + 24 + XLP_COMM_LEN + 8 * XLP_NR
 _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hdr.size");
+_Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");
 #endif
 
 #endif /* XLPROBE_H */

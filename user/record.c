@@ -532,7 +532,7 @@ static int setup(struct recorder *r)
 		if (!ret)
 			ret = start_launch(r);
 	} else {
-		ret = session__add_target(r->sess, r->o.pid, true);
+		ret = session__add_target(r->sess, r->o.pid);
 		if (ret == -ESRCH)
 			xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
 				r->o.pid);

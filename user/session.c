@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "xlprobe.h"
-/* BPF-private state: read here until the accounting at stop moves to BPF */
-#include "state.h"
 #include "xlprobe.skel.h"
 #include "log.h"
 #include "session.h"
@@ -22,13 +19,12 @@
 #include "util.h"
 
 #define MAX_LINKS 64
+#define ITER_BUF (96 * 1024) /* > bpf_seq_read's 8 pages + the largest record (64 KiB) */
 #define MAX_FUNC_LINKS (2 * XLP_MAX_FUNCS)
 
 struct session {
 	struct xlprobe_bpf *skel;
 	struct ring_buffer *rb;
-	uint64_t *tracked; /* mmap of the "tracked" bitmap */
-	size_t tracked_len;
 	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
 	int nlinks;
 	struct bpf_link *flinks[MAX_FUNC_LINKS]; /* uprobes, until detached */
@@ -91,18 +87,70 @@ static int check_kernel(struct btf **vmlinux, char *err, size_t errlen)
 	return 0;
 }
 
-static int map_tracked(struct session *s, char *err, size_t errlen)
+/* Runs one SEC("syscall") program of bpf/control.bpf.c; its err, or -errno. */
+static int ctl_run(struct bpf_program *prog, struct xlp_ctl *a)
 {
-	int fd = bpf_map__fd(s->skel->maps.tracked);
+	/* a syscall program's context is copied back to ctx_in */
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a));
 
-	s->tracked_len = (size_t)bpf_map__max_entries(s->skel->maps.tracked) * sizeof(uint64_t);
-	s->tracked = mmap(NULL, s->tracked_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (s->tracked == MAP_FAILED) {
-		s->tracked = NULL;
-		snprintf(err, errlen, "cannot map the thread bitmap: %s", strerror(errno));
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
 		return -errno;
+	return a->err;
+}
+
+/*
+ * Runs a task iterator of bpf/control.bpf.c to its end; each record it
+ * writes goes to the session's callback (when on_record is set).
+ */
+static int iter_run(struct session *s, struct bpf_program *prog, bool records)
+{
+	struct bpf_link *link = bpf_program__attach_iter(prog, NULL);
+	size_t have = 0;
+	char *buf = NULL;
+	int fd = -1, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
 	}
-	return 0;
+	buf = malloc(ITER_BUF);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* the kernel hands out whole records; a partial one waits for the rest */
+	while ((n = read(fd, buf + have, ITER_BUF - have)) > 0) {
+		size_t off = 0;
+
+		have += (size_t)n;
+		while (have - off >= sizeof(struct xlp_hdr)) {
+			const struct xlp_hdr *h = (const void *)(buf + off);
+
+			if (h->size < sizeof(*h)) {
+				err = -EPROTO; /* cannot happen with our programs */
+				goto cleanup;
+			}
+			if (have - off < h->size)
+				break;
+			if (records && !err)
+				err = s->on_record(s->ctx, h);
+			off += h->size;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	if (n < 0 && !err)
+		err = -errno;
+cleanup:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return err;
 }
 
 /*
@@ -269,12 +317,12 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 /* Seeds every CPU's frequency from cpufreq sysfs; none: frequency unknown. */
 static void seed_frequencies(struct session *s)
 {
-	int fd = bpf_map__fd(s->skel->maps.cpu_freq), seeded = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t now = xlp_now_ns();
+	int seeded = 0;
 
 	for (uint32_t cpu = 0; cpu < (uint32_t)ncpu && cpu < 1024; cpu++) {
-		struct xlp_cpufreq f = {.since = now};
+		struct xlp_ctl a = {.cpu = cpu, .now = now};
 		unsigned long long khz;
 		char path[96];
 		FILE *fp;
@@ -285,8 +333,8 @@ static void seed_frequencies(struct session *s)
 		if (!fp)
 			continue;
 		if (fscanf(fp, "%llu", &khz) == 1 && khz) {
-			f.khz = khz;
-			seeded += !bpf_map_update_elem(fd, &cpu, &f, BPF_ANY);
+			a.khz = khz;
+			seeded += !ctl_run(s->skel->progs.xlp_set_freq, &a);
 		}
 		fclose(fp);
 	}
@@ -330,9 +378,6 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 			 strerror(-err_));
 		goto cleanup;
 	}
-	err_ = map_tracked(s, err, errlen);
-	if (err_)
-		goto cleanup;
 	seed_frequencies(s);
 	err_ = attach_programs(s, wanted, err, errlen);
 	if (err_)
@@ -361,90 +406,34 @@ const char *session__notes(const struct session *s)
 	return s->notes;
 }
 
-static void set_tracked(struct session *s, uint32_t tid)
+/* A process slot (its counters) and the targets entry that follows its forks. */
+static int add_proc(struct session *s, uint32_t pid)
 {
-	if ((size_t)(tid >> 6) * sizeof(uint64_t) >= s->tracked_len)
-		return;
-	__atomic_fetch_or(&s->tracked[tid >> 6], 1ull << (tid & 63), __ATOMIC_SEQ_CST);
+	struct xlp_ctl a = {.pid = pid};
+
+	return ctl_run(s->skel->progs.xlp_add_proc, &a);
 }
 
-static int add_thread(struct session *s, uint32_t pid, uint32_t tid, uint32_t slot, bool partial)
+int session__add_target(struct session *s, pid_t pid)
 {
-	struct xlp_thread *t = calloc(1, sizeof(*t));
 	int err;
 
-	if (!t)
-		return -ENOMEM;
-	t->pid = pid;
-	t->tid = tid;
-	t->proc_slot = slot;
-	t->state = XLP_T_UNKNOWN;
-	t->last_cpu = (uint32_t)-1;
-	t->flags = partial ? XLP_THREAD_PARTIAL : 0;
-	/* NOEXIST: the fork program may have created it already, with a
-	 * better-known state than ours */
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &tid, t, BPF_NOEXIST);
-	free(t);
-	if (err && errno != EEXIST)
-		return -errno;
-	set_tracked(s, tid);
-	return 0;
-}
-
-static int alloc_slot(struct session *s, uint32_t pid, uint32_t *slot)
-{
-	struct xlp_proc p = {.pid = pid};
-	uint32_t n = __atomic_fetch_add(&s->skel->bss->next_proc_slot, 1, __ATOMIC_SEQ_CST);
-
-	if (n >= XLP_MAX_PROCS)
-		return -ENOSPC;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &n, &p, BPF_ANY))
-		return -errno;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &pid, &n, BPF_ANY))
-		return -errno;
-	*slot = n;
-	return 0;
-}
-
-int session__add_target(struct session *s, pid_t pid, bool existing_threads)
-{
-	char path[64];
-	struct dirent *de;
-	uint32_t slot = 0;
-	DIR *d;
-	int err;
-
-	err = alloc_slot(s, (uint32_t)pid, &slot);
+	if (kill(pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	/* after the targets entry exists, the fork program catches new threads */
+	err = add_proc(s, (uint32_t)pid);
 	if (err)
 		return err;
-	if (!existing_threads)
-		return add_thread(s, pid, pid, slot, false);
-	/* after the targets entry exists, the fork program catches new threads */
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -ESRCH;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long tid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !tid)
-			continue;
-		err = add_thread(s, pid, (uint32_t)tid, slot, true);
-		if (err)
-			break;
-	}
-	closedir(d);
-	return err;
+	s->skel->bss->add_pid = (uint32_t)pid;
+	err = iter_run(s, s->skel->progs.xlp_add_threads, false);
+	return err ? err : (kill(pid, 0) && errno == ESRCH ? -ESRCH : 0);
 }
 
 int session__follow_children(struct session *s)
 {
-	uint32_t slot;
-
 	/* the slot stays unused: only forked children get threads, with
 	 * slots of their own (bpf/sched.bpf.c, xlp_sched_fork) */
-	return alloc_slot(s, (uint32_t)getpid(), &slot);
+	return add_proc(s, (uint32_t)getpid());
 }
 
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
@@ -548,117 +537,14 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
 	return 0;
 }
 
-/* The reason a sleep in progress would most likely get (bpf/reasons.bpf.h
- * decides at the syscall's exit, which has not happened yet). */
-static uint32_t reason_guess(const struct xlp_thread *t)
-{
-	if (!t->sys_nr1)
-		return t->wait_reason >= XLP_C_DISK && t->wait_reason <= XLP_C_OTHER
-			       ? t->wait_reason
-			       : XLP_C_OTHER;
-	if (t->sys_class >= XLP_C_DISK && t->sys_class <= XLP_C_TIMER)
-		return t->sys_class;
-	return t->sys_class == XLP_SC_FUTEX ? XLP_C_LOCK : XLP_C_OTHER;
-}
-
-/* Same accounting as thread_account() in bpf/xlprobe.bpf.h, for the open
- * interval of a thread still alive when recording stops. */
-static void close_interval(__u64 *c, const struct xlp_thread *t, uint64_t now)
-{
-	uint64_t d = now > t->ts ? now - t->ts : 0;
-
-	switch (t->state) {
-	case XLP_T_RUNNING:
-		c[XLP_C_CPU_RUN] += d;
-		break;
-	case XLP_T_RUNNABLE:
-		c[XLP_C_CPU_WAIT] += d;
-		break;
-	case XLP_T_SLEEP_S:
-	case XLP_T_SLEEP_D:
-		c[t->state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D] += d;
-		c[reason_guess(t)] += d;
-		break;
-	}
-	c[reason_guess(t)] += t->pending;
-}
-
-static void read_comm(const char *path, char *comm)
-{
-	FILE *f = fopen(path, "r");
-
-	memset(comm, 0, XLP_COMM_LEN);
-	if (!f)
-		return;
-	if (fgets(comm, XLP_COMM_LEN, f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-}
-
-static int emit_live_thread(struct session *s, const struct xlp_thread *t, uint64_t now)
-{
-	struct xlp_thread_rec r = {.h = {XLP_R_THREAD, sizeof(r), 0}};
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t->pid, t->tid);
-	if (access(path, F_OK))
-		return 0; /* exited before we registered it: nothing was counted */
-	read_comm(path, r.comm);
-	r.pid = t->pid;
-	r.tid = t->tid;
-	r.flags = XLP_THREAD_AT_STOP | (t->flags & XLP_THREAD_PARTIAL);
-	r.first_ns = t->first_ns;
-	r.last_ns = now;
-	memcpy(r.tot, t->c, sizeof(r.tot));
-	close_interval(r.tot, t, now);
-	return s->on_record(s->ctx, &r.h);
-}
-
-static int emit_live_procs(struct session *s, uint64_t now)
-{
-	int tfd = bpf_map__fd(s->skel->maps.targets), pfd = bpf_map__fd(s->skel->maps.procs);
-	uint32_t key, next, slot, *prev = NULL;
-	int err = 0;
-
-	while (!err && !bpf_map_get_next_key(tfd, prev, &next)) {
-		struct xlp_proc_rec r = {.h = {XLP_R_PROC, sizeof(r), 0}};
-		struct xlp_proc p;
-		char path[64];
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(tfd, &key, &slot) || bpf_map_lookup_elem(pfd, &slot, &p))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/comm", key);
-		read_comm(path, r.comm);
-		r.pid = key;
-		r.flags = XLP_THREAD_AT_STOP;
-		r.first_ns = p.first_ns;
-		r.last_ns = now;
-		memcpy(r.tot, p.c, sizeof(r.tot));
-		err = s->on_record(s->ctx, &r.h);
-	}
-	return err;
-}
-
 int session__emit_live(struct session *s, uint64_t now)
 {
-	int fd = bpf_map__fd(s->skel->maps.threads);
-	uint32_t key, next, *prev = NULL;
-	struct xlp_thread *t = malloc(sizeof(*t));
-	int err = 0;
+	int err;
 
-	if (!t)
-		return -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, t))
-			continue;
-		err = emit_live_thread(s, t, now);
-	}
-	free(t);
-	return err ? err : emit_live_procs(s, now);
+	/* threads first: closing their intervals adds to their processes' */
+	s->skel->bss->flush_ns = now;
+	err = iter_run(s, s->skel->progs.xlp_flush_threads, true);
+	return err ? err : iter_run(s, s->skel->progs.xlp_flush_procs, true);
 }
 
 void session__close(struct session *s)
@@ -669,8 +555,6 @@ void session__close(struct session *s)
 	session__detach_funcs(s);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
-	if (s->tracked)
-		munmap(s->tracked, s->tracked_len);
 	xlprobe_bpf__destroy(s->skel);
 	free(s);
 }

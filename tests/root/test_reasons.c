@@ -802,12 +802,12 @@ static int thread_put(uint32_t tid, uint32_t state, uint64_t ts, uint32_t cpu, u
 	th.first_ns = ts;
 	th.last_cpu = cpu;
 	th.freq_at_in = freq_at_in;
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &tid, &th, BPF_ANY);
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.st_threads), &tid, &th, BPF_ANY);
 }
 
 static int thread_get(uint32_t tid, struct xlp_thread *th)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(skel->maps.threads), &tid, th);
+	return bpf_map_lookup_elem(bpf_map__fd(skel->maps.st_threads), &tid, th);
 }
 
 /* ---- a real recording's metadata (frequency and binder availability) ---- */
@@ -945,7 +945,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(th.c[XLP_C_SLEEP_S] == MS && th.c[XLP_C_TIMER] == MS && th.c[XLP_C_CPU_WAIT] == MS,
 	      "sleep %llu timer %llu runqueue %llu", (unsigned long long)th.c[XLP_C_SLEEP_S],
 	      (unsigned long long)th.c[XLP_C_TIMER], (unsigned long long)th.c[XLP_C_CPU_WAIT]);
-	bpf_map_delete_elem(bpf_map__fd(skel->maps.threads), &tid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 
 	/* a real recording on this machine knows whether frequency is real */
 	t = small_recording();
@@ -1025,7 +1025,7 @@ static int run_script(uint32_t tid, const struct sys_script *s, struct xlp_threa
 	bad |= st_op(XLP_ST_SYS_EXIT, tid, 0, base + 12 * MS + 500, s->ret, 0, 0, NULL);
 	if (bad || thread_get(tid, th))
 		return -1;
-	bpf_map_delete_elem(bpf_map__fd(skel->maps.threads), &tid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 	return 0;
 }
 
@@ -1123,7 +1123,7 @@ static void mark_poll(uint32_t tid, uint64_t now)
 
 	CHECK(!thread_get(tid, &th));
 	th.sys_flags |= XLP_SYS_POLL;
-	CHECK(!bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &tid, &th, BPF_EXIST));
+	CHECK(!bpf_map_update_elem(bpf_map__fd(skel->maps.st_threads), &tid, &th, BPF_EXIST));
 }
 
 TEST(poll_timeout_is_timer_synthetic)
