@@ -74,11 +74,11 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	/*
 	 * Closing the interval at the same instant again changes nothing, so
 	 * a thread the iterator shows twice (bpf_seq_read retries a record
-	 * that did not fit) is counted once.
+	 * that did not fit) is counted once. A sleep still in progress gets
+	 * the reason ev_block() gave it (no waker known).
 	 */
 	p = proc_get(t);
 	thread_account(t, p, flush_ns);
-	ev_sys_exit(t, p, 0, false); /* its sleep's reason, as if it returned now */
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;

@@ -74,8 +74,9 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
-	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev);
+	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1;
 	struct xlp_proc *p = proc_get(t);
+	long nr;
 
 	if (t->state == XLP_T_RUNNING)
 		thread_account_d(t, p, now, slice_run(t, exec, now));
@@ -94,7 +95,9 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		t->c[XLP_C_NIVCSW]++;
 		return;
 	}
-	ev_block(t, prev, prev_state & TASK_UNINTERRUPTIBLE);
+	nr = task_syscall(prev, &a0, &a1);
+	ev_block(t, prev_state & TASK_UNINTERRUPTIBLE, nr,
+		 nr >= 0 ? sys_class_of(prev, t, nr, a0, a1) : XLP_SC_WAKER);
 }
 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
@@ -280,7 +283,6 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 	if (!t)
 		return 0;
 	thread_account(t, proc_get(t), now);
-	ev_sys_exit(t, proc_get(t), 0, false); /* the exit syscall never returns */
 	if (t->depth) {
 		__u64 *v;
 		__u32 idx = XLP_S_UNFINISHED;

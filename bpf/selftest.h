@@ -16,8 +16,8 @@ enum xlp_selftest_op {
 	XLP_ST_SWITCH_OUT,    /* tid running -> sleeping (state arg) at now */
 	XLP_ST_SWITCH_IN,     /* tid -> running on cpu at now */
 	XLP_ST_WAKE,	      /* tid woken at now, waker kind arg, waker pid arg2 */
-	XLP_ST_SYS_ENTER,     /* tid enters syscall arg (class arg2) */
-	XLP_ST_SYS_EXIT,      /* tid leaves its syscall, return value arg */
+	XLP_ST_SYS_ENTER,     /* tid is in syscall arg (class arg2) at its next block */
+	XLP_ST_SYS_EXIT,      /* tid has left its syscall */
 	XLP_ST_BINDER_TXN,    /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
 	XLP_ST_BINDER_RECV,   /* tid receives a transaction */
 };

@@ -40,15 +40,13 @@ struct xlp_thread {
 	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
 	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
 	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
-	/* the syscall in progress: its sleeps get a reason at sys_exit */
-	__u32 sys_nr1;	    /* syscall number + 1; 0 outside syscalls */
-	__u32 sys_class;    /* enum xlp_sysclass, resolved at the first block */
+	/* the syscall the thread sleeps in, read from its registers at the
+	 * block; the sleep's reason is decided at its wakeup */
+	__u32 sys_nr1;	    /* syscall number + 1; 0: not in a syscall */
+	__u32 sys_class;    /* enum xlp_sysclass */
 	__u32 sys_flags;    /* XLP_SYS_* */
 	__u32 blk_inflight; /* block requests issued and not completed */
-	__u64 sys_arg0;
-	__u64 sys_arg1;
-	__u64 pending; /* sleep ns in this syscall, reason not decided yet */
-	__u64 fd_file; /* struct file * last classified, and its class */
+	__u64 fd_file;	    /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 __pad2;
 	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
@@ -59,7 +57,7 @@ struct xlp_thread {
 	__u32 binder_wait; /* a binder transaction awaits its reply */
 	__u32 binder_peer; /* pid of the process it went to */
 	__u32 last_cpu;
-	__u32 wait_reason; /* enum xlp_ctr reason guessed at block time */
+	__u32 wait_reason; /* enum xlp_ctr: the sleep's reason (a guess until its wakeup) */
 	__u32 flags;	   /* XLP_THREAD_PARTIAL */
 	__u32 ipc_peer_pid;
 	char ipc_peer_comm[XLP_COMM_LEN];
@@ -78,7 +76,7 @@ enum xlp_sysclass {
 	XLP_SC_WAKER = 65, /* nothing known: the waker decides */
 };
 
-#define XLP_SYS_POLL (1u << 0) /* poll-like: a 0 return means it timed out */
+#define XLP_SYS_POLL (1u << 0) /* poll-like: an expiring timer's wakeup is its timeout */
 
 enum xlp_waker {
 	XLP_W_NONE = 0,

@@ -300,14 +300,10 @@ static __always_inline void thread_account_d(struct xlp_thread *t, struct xlp_pr
 		break;
 	case XLP_T_SLEEP_S:
 	case XLP_T_SLEEP_D:
+		/* the wakeup decided the reason before it closes the sleep
+		 * (bpf/reasons.bpf.h): no snapshot sees one without the other */
 		ctr_add(t, p, t->state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D, d);
-		/* inside a syscall the reason is decided at its exit (the return
-		 * value tells a poll timeout from data); uprobes cannot fire
-		 * before that, so no snapshot sees the sleep without its reason */
-		if (t->sys_nr1)
-			t->pending += d;
-		else
-			ctr_add(t, p, t->wait_reason, d);
+		ctr_add(t, p, t->wait_reason, d);
 		break;
 	}
 	t->ts = now;

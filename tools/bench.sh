@@ -376,8 +376,8 @@ stats_pp xlf
 sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 
 echo
-echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide, so"
-echo "sys_* also count other processes' syscalls, which take the untraced fast path):"
+echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide: other"
+echo "processes' events take the untraced fast path):"
 printf '%-24s %11s %8s %8s   %11s %8s %8s\n' "program" "run_cnt" "per rt" "avg ns" \
 	"run_cnt" "per rt" "avg ns"
 printf '%-24s %29s   %29s\n' "" "[xlprobe record]" "[--func roundtrip]"
@@ -568,20 +568,15 @@ printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "av
 for v in bt xl; do
 	[ -s "$TMP/upstats.$v" ] || continue
 	# bpftrace's uprobe and uretprobe programs are both named after the
-	# function. On x86 since 6.11 a uretprobe returns through the uretprobe()
-	# syscall, so xlprobe's sys_enter/sys_exit run once per call too (their
-	# counts also hold other processes' syscalls); the rest is background.
+	# function; xlprobe's other programs see background events only (it
+	# attaches no syscall tracepoint, which the uretprobe() syscall a
+	# uretprobe returns through on x86 since 6.11 would hit once per call)
 	awk -v n="$CALLS" -v tr="$v" '
 		BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
 		$2 == 0 { next }
 		tr == "bt" || $1 ~ /^xlp_func_/ {
 			printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
 			t += $3
-			next
-		}
-		$1 ~ /^xlp_sys_e/ {
-			printf "  %-10s %-24s %9d %9.2f %8.0f   1 per call: uretprobe(2)\n", name, $1, $2, $2 / n, $3 / $2
-			t += n * $3 / $2
 			next
 		}
 		{ oc += $2; ot += $3 }

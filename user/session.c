@@ -172,14 +172,6 @@ static const struct opt_prog optional_progs[] = {
 	 {"sched_waking"},
 	 0,
 	 "sched_waking absent: wakers unknown, sleep reasons from syscalls only"},
-	{OPT_PROG(xlp_sys_enter),
-	 {"sys_enter"},
-	 XLP_FEAT_SYSCALLS,
-	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
-	{OPT_PROG(xlp_sys_exit),
-	 {"sys_exit"},
-	 XLP_FEAT_SYSCALLS,
-	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
 	{OPT_PROG(xlp_sched_exec),
 	 {"sched_process_exec"},
 	 0,
@@ -251,7 +243,7 @@ static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wa
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 
-	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
+	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
 	for (size_t i = 0; i < NR_OPT_PROGS; i++) {
 		const struct opt_prog *o = &optional_progs[i];
 		bool ok = true;
@@ -310,7 +302,9 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 		add_note(s, o->note);
 		wanted &= ~o->feature;
 	}
-	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | wanted;
+	/* syscalls: read from a blocking thread's registers, no program of their own */
+	s->features |=
+		XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | wanted;
 	return 0;
 }
 

@@ -39,7 +39,7 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_FEAT_CPUFREQ (1u << 3)  /* cpufreq driver present: frequency is real */
 #define XLP_FEAT_BINDER (1u << 4)   /* binder tracepoints attached */
 #define XLP_FEAT_BLOCK (1u << 5)    /* block_rq_* attached */
-#define XLP_FEAT_SYSCALLS (1u << 6) /* raw_syscalls attached: wait reasons from fds */
+#define XLP_FEAT_SYSCALLS (1u << 6) /* wait reasons from syscalls and their fds */
 #define XLP_FEAT_DELAYACCT (1u << 7)
 
 /* struct xlp_func_info.flags */
