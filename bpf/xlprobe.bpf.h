@@ -122,19 +122,28 @@ static __always_inline void stat_inc(__u32 idx)
 /*
  * Wakes the reader only when enough is queued: a wakeup per record costs
  * more than the record (MACHINE.md); the reader also drains on a timer.
+ * Only the record that crosses the threshold wakes it: one wakeup (an IPI
+ * here) per cfg_rb_wakeup_bytes, not one per record while it catches up.
  */
+static __always_inline long wake_flags(__u64 queued, __u64 size)
+{
+	return queued >= cfg_rb_wakeup_bytes && queued - size < cfg_rb_wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit(void *rec, __u64 size)
 {
-	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-	/* only the record that crosses the threshold wakes the reader: one
-	 * wakeup (an IPI here) per cfg_rb_wakeup_bytes, not one per record
-	 * while the reader catches up */
-	long flags = avail < cfg_rb_wakeup_bytes && avail + size >= cfg_rb_wakeup_bytes
-			     ? BPF_RB_FORCE_WAKEUP
-			     : BPF_RB_NO_WAKEUP;
+	__u64 queued = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + size;
 
-	if (bpf_ringbuf_output(&rb, rec, size, flags))
+	if (bpf_ringbuf_output(&rb, rec, size, wake_flags(queued, size)))
 		stat_inc(XLP_S_RB_FULL);
+}
+
+/* Submits a record reserved in place (the queue already counts it). */
+static __always_inline void emit_reserved(void *rec, __u64 size)
+{
+	bpf_ringbuf_submit(rec, wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA), size));
 }
 
 static __always_inline bool tid_tracked(__u32 tid)

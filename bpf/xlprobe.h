@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define XLP_FORMAT_VERSION 1
+#define XLP_FORMAT_VERSION 2
 
 #define XLP_MAX_FUNCS 512 /* marked functions per session */
 #define XLP_MAX_DEPTH 16  /* shadow stack depth per thread: call records' depth < it */
@@ -105,6 +105,8 @@ enum xlp_rec_type {
 	XLP_R_PROC = 4,	  /* struct xlp_proc_rec: a process's totals */
 	XLP_R_LAUNCH = 5, /* struct xlp_launch_rec: one --repeat launch */
 	XLP_R_STATS = 6,  /* struct xlp_stats_rec: drop counters so far */
+	/* struct xlp_call_short_rec: a call that never blocked (format 2) */
+	XLP_R_CALL_SHORT = 7,
 };
 
 struct xlp_hdr {
@@ -131,6 +133,36 @@ struct xlp_call_rec {
 	__u32 ipc_peer_pid;	/* process that woke us last for an IPC wait */
 	__u32 __pad;
 	char ipc_peer_comm[XLP_COMM_LEN];
+};
+
+/*
+ * The counters of a compact call record, in its order: the ones a call that
+ * never left its CPU, or was only preempted (the last four), can move.
+ */
+#define XLP_SHORT_CTR_LIST(X) X(WALL) X(CPU_RUN) X(CPU_WAIT) X(FREQ_KHZ_NS) X(NIVCSW) X(MIGRATIONS)
+
+#define XLP_SHORT_ENUM(id) XLP_SH_##id,
+enum xlp_short_ctr { XLP_SHORT_CTR_LIST(XLP_SHORT_ENUM) XLP_NR_SHORT };
+#undef XLP_SHORT_ENUM
+
+/*
+ * One completed invocation during which every counter but those of
+ * XLP_SHORT_CTR_LIST moved by 0: it did not sleep, issued no block request,
+ * sent no binder transaction (so it has no IPC peer either). Most calls of
+ * a short function are such calls; this record is a third of the size of
+ * struct xlp_call_rec, which the reader expands it into
+ * (user/trace_reader.c), so that nothing after it tells the two apart.
+ */
+struct xlp_call_short_rec {
+	struct xlp_hdr h;
+	__u32 func_id;
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u16 depth;
+	__u16 flags; /* XLP_CALL_INTERACTION */
+	__u64 entry_ns;
+	__u64 incl[XLP_NR_SHORT]; /* XLP_SH_* order */
+	__u64 excl[XLP_NR_SHORT];
 };
 
 /*
@@ -239,6 +271,13 @@ struct xlp_ctl {
 _Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
 _Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
 	       "xlp_call_rec layout");
+_Static_assert(sizeof(struct xlp_call_short_rec) == 8 + 24 + 2 * 8 * XLP_NR_SHORT,
+	       "xlp_call_short_rec layout");
+_Static_assert(__builtin_offsetof(struct xlp_call_short_rec, entry_ns) ==
+			       __builtin_offsetof(struct xlp_call_rec, entry_ns) &&
+		       __builtin_offsetof(struct xlp_call_short_rec, flags) ==
+			       __builtin_offsetof(struct xlp_call_rec, flags),
+	       "both call records share their first 32 bytes");
 _Static_assert(sizeof(struct xlp_run_rec) == 8 + 24 + 8 * XLP_NR_CTR, "xlp_run_rec layout");
 _Static_assert(sizeof(struct xlp_thread_rec) == 8 + 32 + XLP_COMM_LEN + 8 * XLP_NR_CTR,
 	       "xlp_thread_rec layout");

@@ -100,7 +100,8 @@ struct trace_reader {
 	size_t zcap;
 	uint8_t *buf; /* records of the current chunk */
 	size_t cap;
-	size_t pos, len; /* cursor in buf */
+	size_t pos, len;	  /* cursor in buf */
+	struct xlp_call_rec wide; /* the last compact call record, expanded */
 };
 
 static uint32_t get_le32(const uint8_t *p)
@@ -987,6 +988,35 @@ static int reader__advance(struct trace_reader *r)
 	return err;
 }
 
+/*
+ * A compact call record (format 3) as the struct xlp_call_rec it stands
+ * for: the counters it does not hold moved by 0, and it has no IPC peer.
+ * Its size says so, as for any struct xlp_call_rec; the rest of a longer
+ * compact record (a later version's) is left out.
+ */
+static const struct xlp_hdr *expand_short(struct trace_reader *r,
+					  const struct xlp_call_short_rec *c)
+{
+	struct xlp_call_rec *w = &r->wide;
+
+	memset(w, 0, sizeof(*w));
+	w->h.type = XLP_R_CALL;
+	w->h.size = sizeof(*w);
+	w->h.cpu = c->h.cpu;
+	w->func_id = c->func_id;
+	w->pid = c->pid;
+	w->tid = c->tid;
+	w->depth = c->depth;
+	w->flags = c->flags & ~XLP_CALL_IPC_PEER;
+	w->entry_ns = c->entry_ns;
+#define XLP_WIDEN(id)                                                                              \
+	w->incl[XLP_C_##id] = c->incl[XLP_SH_##id];                                                \
+	w->excl[XLP_C_##id] = c->excl[XLP_SH_##id];
+	XLP_SHORT_CTR_LIST(XLP_WIDEN)
+#undef XLP_WIDEN
+	return &w->h;
+}
+
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 {
 	int err;
@@ -1001,6 +1031,8 @@ int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 	}
 	*rec = (const struct xlp_hdr *)(r->buf + r->pos);
 	r->pos += (*rec)->size;
+	if ((*rec)->type == XLP_R_CALL_SHORT && r->meta.format_version >= 3)
+		*rec = expand_short(r, (const void *)*rec);
 	return 1;
 }
 
