@@ -7,10 +7,10 @@
  *     threads, seed a CPU's frequency, with the code the tracepoints use;
  *   - task iterators that close every live thread's open interval at
  *     flush_ns with thread_account(), like the exit program does, and write
- *     the XLP_THREAD_AT_STOP totals (XLP_R_THREAD, then XLP_R_PROC) to the
- *     iterator's file: the per-thread state is task storage, which user
- *     space cannot iterate, and nothing goes through the ring buffer, so
- *     nothing can be lost to a full one at the end.
+ *     its pending compact call records and XLP_THREAD_AT_STOP totals
+ *     (XLP_R_THREAD, then XLP_R_PROC) to the iterator's file: the per-thread state is task storage,
+ * which user space cannot iterate, and nothing goes through the ring buffer, so nothing can be lost
+ * to a full one at the end.
  */
 #include "reasons.bpf.h"
 
@@ -65,6 +65,7 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	struct xlp_thread_rec rec;
 	struct xlp_thread *t;
 	struct xlp_proc *p;
+	__u32 n;
 
 	if (!task)
 		return 0;
@@ -79,6 +80,11 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	 */
 	p = proc_get(t);
 	thread_account(t, p, flush_ns);
+	n = t->nbatch;
+	if (n > XLP_BATCH)
+		n = XLP_BATCH;
+	if (n)
+		bpf_seq_write(ctx->meta->seq, t->batch, n * sizeof(t->batch[0]));
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;

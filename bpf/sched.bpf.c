@@ -291,6 +291,7 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 		if (v)
 			*v += t->depth;
 	}
+	batch_flush(t);
 	emit_thread_exit(t, p, now);
 	if (xlp_group_dead(p)) {
 		emit_proc_exit(t, p, now);

@@ -41,14 +41,22 @@ static const char *const required_tps[] = {
 	"sched_process_fork", "sched_process_exit",
 };
 
+/* A sample holds one record, or a thread's batch of compact call records. */
 static int rb_cb(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
-	const struct xlp_hdr *h = data;
+	size_t off = 0;
+	int err = 0;
 
-	if (size < sizeof(*h) || h->size > size)
-		return 0; /* cannot happen with our programs; never pass it on */
-	return s->on_record(s->ctx, h);
+	while (!err && size - off >= sizeof(struct xlp_hdr)) {
+		const struct xlp_hdr *h = (const void *)((char *)data + off);
+
+		if (h->size < sizeof(*h) || h->size > size - off)
+			break; /* cannot happen with our programs; never pass it on */
+		err = s->on_record(s->ctx, h);
+		off += h->size;
+	}
+	return err;
 }
 
 /*
