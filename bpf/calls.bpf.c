@@ -64,7 +64,7 @@ static __always_inline __u32 func_flags(__u32 fid)
 SEC("uprobe")
 int xlp_func_entry(struct pt_regs *ctx)
 {
-	struct xlp_thread *t = thread_get_current();
+	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f;
 	__u64 now;
 	__u32 d, fid;
@@ -232,7 +232,7 @@ static __always_inline void return_full(struct xlp_thread *t, struct xlp_frame *
 SEC("uretprobe")
 int xlp_func_return(struct pt_regs *ctx)
 {
-	struct xlp_thread *t = thread_get_current();
+	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f, *parent = NULL;
 	__u64 now, moved = 0;
 	__u32 d;

@@ -204,6 +204,16 @@ static __always_inline struct xlp_thread *thread_get_current(void)
 }
 
 /*
+ * The same without the bitmap, for programs that fire in traced processes
+ * only (uprobes are attached per process): there the gate almost never
+ * says no, and a storage miss is the same answer.
+ */
+static __always_inline struct xlp_thread *thread_get_current_traced(void)
+{
+	return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+}
+
+/*
  * Starts tracing task (tid, in process tgid at proc slot): its state, zeroed
  * by the kernel, then the tracked bit. Returns the state (an existing one
  * unchanged: the fork program may have been first), or NULL when the
