@@ -5,7 +5,7 @@
  * record with inclusive and exclusive deltas. Exclusive = inclusive minus
  * the inclusive deltas of nested marked calls, including those filtered by
  * --min-dur, so exclusive times add up exactly (LagHunter's exact exclusive
- * time). The attach cookie carries the function id.
+ * time). The attach cookie carries the function id and flags (XLP_COOKIE).
  *
  * Every marked call pays both probes, so the return path has a fast lane:
  * a call that never blocked (every counter outside XLP_SHORT_CTR_LIST
@@ -54,25 +54,18 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	t->freq_at_in = freq_integral(t->last_cpu, now);
 }
 
-static __always_inline __u32 func_flags(__u32 fid)
-{
-	struct xlp_func *fn = bpf_map_lookup_elem(&funcs, &fid);
-
-	return fn ? fn->flags & XLP_CALL_INTERACTION : 0;
-}
-
 SEC("uprobe")
 int xlp_func_entry(struct pt_regs *ctx)
 {
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f;
-	__u64 now;
-	__u32 d, fid;
+	__u64 now, cookie;
+	__u32 d;
 
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	fid = bpf_get_attach_cookie(ctx);
+	cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
 	d = t->depth;
 	t->depth = d + 1;
 	if (d >= XLP_MAX_DEPTH) {
@@ -81,8 +74,8 @@ int xlp_func_entry(struct pt_regs *ctx)
 	}
 	thread_sync(t, now);
 	f = &t->stack[d];
-	f->func_id = fid;
-	f->flags = func_flags(fid);
+	f->func_id = (__u32)cookie;
+	f->flags = (cookie >> 32) & XLP_CALL_INTERACTION;
 	thread_now(t, now, f->snap);
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
@@ -253,7 +246,7 @@ int xlp_func_return(struct pt_regs *ctx)
 	f = &t->stack[d];
 	if (d > 0 && d - 1 < XLP_MAX_DEPTH)
 		parent = &t->stack[d - 1];
-	if (f->func_id != bpf_get_attach_cookie(ctx))
+	if (f->func_id != (__u32)bpf_get_attach_cookie(ctx))
 		stat_inc(XLP_S_STACK_MISMATCH); /* longjmp or a missed return */
 	stat_inc(XLP_S_CALLS);
 	thread_sync(t, now);

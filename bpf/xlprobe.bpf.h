@@ -80,10 +80,6 @@ XLP_MAP(targets, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, XLP_MAX_PR
 XLP_MAP(procs, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_MAX_PROCS);
 	__type(key, __u32); __type(value, struct xlp_proc););
 
-/* func id -> struct xlp_func, filled by user space */
-XLP_MAP(funcs, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_MAX_FUNCS);
-	__type(key, __u32); __type(value, struct xlp_func););
-
 /* frequency of each CPU and its kHz*ns integral (bpf/freq.bpf.c) */
 XLP_MAP(cpu_freq, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1024); __type(key, __u32);
 	__type(value, struct xlp_cpufreq););

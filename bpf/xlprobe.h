@@ -246,11 +246,12 @@ struct xlp_launch_time {
 	__u64 exit_ns;
 };
 
-/* Function table entry pushed by user space (value of the "funcs" map). */
-struct xlp_func {
-	__u32 flags; /* XLP_CALL_INTERACTION */
-	__u32 __pad;
-};
+/*
+ * The attach cookie of a marked function's uprobe and uretprobe: its id in
+ * the low 32 bits, its XLP_CALL_INTERACTION flag in the high ones (no map
+ * lookup per call).
+ */
+#define XLP_COOKIE(id, flags) ((__u64)(flags) << 32 | (__u32)(id))
 
 /*
  * Input and output of the SEC("syscall") programs of bpf/control.bpf.c, run

@@ -441,16 +441,14 @@ int session__follow_children(struct session *s)
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = id);
-	struct xlp_func f = {.flags = flags};
+	LIBBPF_OPTS(bpf_uprobe_opts, uo,
+		    .bpf_cookie = XLP_COOKIE(id, flags & XLP_CALL_INTERACTION));
 	struct bpf_link *l;
 
 	if (id >= XLP_MAX_FUNCS || s->nflinks + 2 > MAX_FUNC_LINKS) {
 		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
 		return -E2BIG;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.funcs), &id, &f, BPF_ANY))
-		return -errno;
 	for (int ret = 0; ret < 2; ret++) {
 		struct bpf_program *p =
 			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
