@@ -6,11 +6,12 @@
  *     xlp_ctl), and a task iterator: register a process and its existing
  *     threads, seed a CPU's frequency, with the code the tracepoints use;
  *   - task iterators that close every live thread's open interval at
- *     flush_ns with thread_account(), like the exit program does, and write
- *     its pending compact call records and XLP_THREAD_AT_STOP totals
- *     (XLP_R_THREAD, then XLP_R_PROC) to the iterator's file: the per-thread state is task storage,
- * which user space cannot iterate, and nothing goes through the ring buffer, so nothing can be lost
- * to a full one at the end.
+ *     flush_ns with thread_account(), like the exit program does, and
+ *     write its pending compact call records and its XLP_THREAD_AT_STOP
+ *     totals (XLP_R_THREAD, then XLP_R_PROC) to the iterator's file. The
+ *     per-thread state is task storage, which user space cannot iterate,
+ *     and nothing goes through the ring buffer, so a full one cannot lose
+ *     anything at the end.
  */
 #include "reasons.bpf.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Shared by every BPF source file: the maps and configuration, and the
- * per-thread accounting used by the scheduler, syscall and uprobe programs
- * alike.
+ * per-thread accounting used by the scheduler, block, binder, uprobe and
+ * control programs alike.
  */
 #ifndef XLP_BPF_H
 #define XLP_BPF_H
@@ -13,7 +13,11 @@
 #include "state.h"
 #include "core_fixes.bpf.h"
 
-/* kfuncs (vmlinux.h has no declarations for them) */
+/*
+ * kfuncs (vmlinux.h has no declarations for them). One object at most may
+ * use each (bpf/block.bpf.c): libbpf 1.1's linker fails on a kfunc that two
+ * objects reference ("failed to resolve size of underlying type").
+ */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
@@ -67,8 +71,8 @@ XLP_MAP(threads, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_
 
 /*
  * One bit per tid: the fast "is this thread traced?" test on every
- * scheduler event and syscall of the machine. An array lookup is inlined
- * by the verifier, cheaper still than a task storage miss (a helper call).
+ * scheduler event of the machine. An array lookup is inlined by the
+ * verifier, cheaper still than a task storage miss (a helper call).
  */
 XLP_MAP(tracked, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_PID_MAX_LIMIT / 64);
 	__type(key, __u32); __type(value, __u64););
