@@ -81,11 +81,11 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	 */
 	p = proc_get(t);
 	thread_account(t, p, flush_ns);
-	n = t->nbatch;
-	if (n > XLP_BATCH)
-		n = XLP_BATCH;
+	n = t->batch_len;
+	if (n > sizeof(t->batch))
+		n = sizeof(t->batch);
 	if (n)
-		bpf_seq_write(ctx->meta->seq, t->batch, n * sizeof(t->batch[0]));
+		bpf_seq_write(ctx->meta->seq, t->batch, n);
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;

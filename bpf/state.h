@@ -14,7 +14,7 @@
 #define XLP_MAX_THREADS 16384		    /* traced threads alive at once */
 #define XLP_MAX_PROCS 1024		    /* traced processes per session (slots) */
 #define XLP_PID_MAX_LIMIT (4 * 1024 * 1024) /* kernel PID_MAX_LIMIT on 64-bit */
-#define XLP_BATCH 8			    /* compact call records sent at once (a power of 2) */
+#define XLP_BATCH_BYTES 1024		    /* compact call records sent at once */
 
 enum xlp_tstate {
 	XLP_T_UNKNOWN = 0, /* existed before attach, not seen yet */
@@ -67,11 +67,13 @@ struct xlp_thread {
 	__u32 run_depth;		 /* 1 + depth of the open interaction frame, 0 if none */
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
-	/* compact call records not sent yet (bpf/calls.bpf.c): they go out
-	 * XLP_BATCH at a time, and before any other record of the thread */
-	__u32 nbatch;
-	__u32 __pad3;
-	struct xlp_call_short_rec batch[XLP_BATCH];
+	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
+	 * they go out once XLP_BATCH_BYTES are there, and before any other
+	 * record of the thread. The slack lets the verifier see that a record
+	 * of any size starting below XLP_BATCH_BYTES fits. */
+	__u32 batch_len;  /* bytes */
+	__u32 batch_recs; /* records */
+	__u8 batch[XLP_BATCH_BYTES + 256];
 };
 
 /* How a syscall's sleep is classified (struct xlp_thread.sys_class). */

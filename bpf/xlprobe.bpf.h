@@ -142,24 +142,23 @@ static __always_inline void emit(void *rec, __u64 size)
 
 /*
  * Sends the thread's pending compact call records, one ring buffer sample
- * for them all: the per-record cost of the ring buffer (~60 ns a record on
- * the uretprobe path, most of a short call's cost) is paid once per batch.
- * Called before any other record of the thread goes out, so that a
- * thread's records stay in the order it produced them.
+ * for them all: the ring buffer's cost per record (~60 ns on the uretprobe
+ * path here, most of a short call's cost) is paid once per batch. Called
+ * before any other record of the thread goes out, so that a thread's
+ * records stay in the order it produced them.
  */
 static __always_inline void batch_flush(struct xlp_thread *t)
 {
-	__u32 n = t->nbatch;
+	__u32 len = t->batch_len, n = t->batch_recs;
 
-	if (!n)
+	if (!len)
 		return;
-	if (n > XLP_BATCH)
-		n = XLP_BATCH;
-	t->nbatch = 0;
-	if (bpf_ringbuf_output(
-		    &rb, t->batch, n * sizeof(t->batch[0]),
-		    wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + n * sizeof(t->batch[0]),
-			       n * sizeof(t->batch[0])))) {
+	if (len > sizeof(t->batch))
+		len = sizeof(t->batch);
+	t->batch_len = 0;
+	t->batch_recs = 0;
+	if (bpf_ringbuf_output(&rb, t->batch, len,
+			       wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + len, len))) {
 		__u32 idx = XLP_S_RB_FULL;
 		__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 

@@ -990,15 +990,25 @@ static int reader__advance(struct trace_reader *r)
 
 /*
  * A compact call record (format 3) as the struct xlp_call_rec it stands
- * for: the counters it does not hold moved by 0, and it has no IPC peer.
- * Its size says so, as for any struct xlp_call_rec; the rest of a longer
- * compact record (a later version's) is left out.
+ * for: the counters it does not hold moved by 0 (an exclusive value it
+ * does not hold equals the inclusive one), and it has no IPC peer. One
+ * whose size does not match its mask is returned as it is, an unknown
+ * record to every consumer.
  */
-static const struct xlp_hdr *expand_short(struct trace_reader *r,
-					  const struct xlp_call_short_rec *c)
+static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct xlp_hdr *h)
 {
+	static const int ctr[XLP_NR_SHORT] = {
+#define XLP_SHORT_CTR(id) XLP_C_##id,
+		XLP_SHORT_CTR_LIST(XLP_SHORT_CTR)
+#undef XLP_SHORT_CTR
+	};
+	const struct xlp_call_short_rec *c = (const void *)h;
+	uint32_t mask = c->mask & ((1u << 2 * XLP_NR_SHORT) - 1);
 	struct xlp_call_rec *w = &r->wide;
+	const __u64 *v = c->val;
 
+	if (h->size != sizeof(*c) + 8 * (size_t)__builtin_popcount(mask))
+		return h;
 	memset(w, 0, sizeof(*w));
 	w->h.type = XLP_R_CALL;
 	w->h.size = sizeof(*w);
@@ -1009,11 +1019,11 @@ static const struct xlp_hdr *expand_short(struct trace_reader *r,
 	w->depth = c->depth;
 	w->flags = c->flags & ~XLP_CALL_IPC_PEER;
 	w->entry_ns = c->entry_ns;
-#define XLP_WIDEN(id)                                                                              \
-	w->incl[XLP_C_##id] = c->incl[XLP_SH_##id];                                                \
-	w->excl[XLP_C_##id] = c->excl[XLP_SH_##id];
-	XLP_SHORT_CTR_LIST(XLP_WIDEN)
-#undef XLP_WIDEN
+	for (int k = 0; k < XLP_NR_SHORT; k++)
+		if (mask & (1u << k))
+			w->incl[ctr[k]] = *v++;
+	for (int k = 0; k < XLP_NR_SHORT; k++)
+		w->excl[ctr[k]] = mask & (1u << (XLP_NR_SHORT + k)) ? *v++ : w->incl[ctr[k]];
 	return &w->h;
 }
 
@@ -1032,7 +1042,7 @@ int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 	*rec = (const struct xlp_hdr *)(r->buf + r->pos);
 	r->pos += (*rec)->size;
 	if ((*rec)->type == XLP_R_CALL_SHORT && r->meta.format_version >= 3)
-		*rec = expand_short(r, (const void *)*rec);
+		*rec = expand_short(r, *rec);
 	return 1;
 }
 

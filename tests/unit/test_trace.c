@@ -513,27 +513,37 @@ TEST(explicit_flush_makes_chunks)
 
 /*
  * A compact call record reads back as the struct xlp_call_rec it stands for
- * (the counters it lacks at 0, no IPC peer); in a version 2 file the type
- * means nothing yet and comes back untouched, as any unknown type.
+ * (the counters it lacks at 0, an exclusive value it lacks equal to the
+ * inclusive one, no IPC peer); one whose size does not match its mask, or
+ * in a version 2 file, where the type means nothing yet, comes back
+ * untouched, as any unknown type.
  */
 TEST(compact_call_record_expands)
 {
-	struct xlp_call_short_rec c = {.h = {XLP_R_CALL_SHORT, sizeof(c), 3},
-				       .func_id = 4,
-				       .pid = 5,
-				       .tid = 6,
-				       .depth = 2,
-				       .flags = XLP_CALL_INTERACTION | XLP_CALL_IPC_PEER,
-				       .entry_ns = 1000};
-	struct xlp_call_rec want = {.h = {XLP_R_CALL, sizeof(want), 3},
-				    .func_id = 4,
-				    .pid = 5,
-				    .tid = 6,
-				    .depth = 2,
-				    .flags = XLP_CALL_INTERACTION,
-				    .entry_ns = 1000};
-	static const int ctr[XLP_NR_SHORT] = {XLP_C_WALL,	 XLP_C_CPU_RUN, XLP_C_CPU_WAIT,
-					      XLP_C_FREQ_KHZ_NS, XLP_C_NIVCSW,	XLP_C_MIGRATIONS};
+	struct {
+		struct xlp_call_short_rec c;
+		uint64_t val[4];
+	} s = {.c = {.h = {XLP_R_CALL_SHORT, sizeof(s), 3},
+		     .func_id = 4,
+		     .pid = 5,
+		     .tid = 6,
+		     .depth = 2,
+		     .flags = XLP_CALL_INTERACTION | XLP_CALL_IPC_PEER,
+		     .entry_ns = 1000,
+		     .mask = 1u << XLP_SH_WALL | 1u << XLP_SH_CPU_RUN | 1u << XLP_SH_NIVCSW |
+			     1u << (XLP_NR_SHORT + XLP_SH_CPU_RUN)},
+	       .val = {100, 90, 3, 40}},
+	  bad = s;
+	struct xlp_call_rec want = {
+		.h = {XLP_R_CALL, sizeof(want), 3},
+		.func_id = 4,
+		.pid = 5,
+		.tid = 6,
+		.depth = 2,
+		.flags = XLP_CALL_INTERACTION,
+		.entry_ns = 1000,
+		.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 90, [XLP_C_NIVCSW] = 3},
+		.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}};
 	struct xlp_stats_rec st = {.h = {XLP_R_STATS, sizeof(st), 0}};
 	struct trace_writer *w;
 	struct result res;
@@ -541,21 +551,21 @@ TEST(compact_call_record_expands)
 	size_t len;
 	uint8_t *f;
 
-	for (int k = 0; k < XLP_NR_SHORT; k++) {
-		c.incl[k] = want.incl[ctr[k]] = 100 + k;
-		c.excl[k] = want.excl[ctr[k]] = 50 + k;
-	}
+	bad.c.mask |= 1u << XLP_SH_MIGRATIONS; /* five values announced, four there */
 	tmp_path(path, "short.xlp");
 	REQUIRE(!trace_writer__open(path, &sample_meta, &w));
-	CHECK(trace_writer__append(w, &c.h) == 0);
+	CHECK(trace_writer__append(w, &s.c.h) == 0);
+	CHECK(trace_writer__append(w, &bad.c.h) == 0);
 	CHECK(trace_writer__append(w, &st.h) == 0);
 	CHECK(trace_writer__close(w, &sample_footer) == 0);
 	read_back(path, &res);
-	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 2, "%zu records",
+	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3, "%zu records",
 	      res.recs.n);
-	CHECK(res.recs.n && res.recs.off[1] == sizeof(want) &&
+	CHECK(res.recs.n == 3 && res.recs.off[1] == sizeof(want) &&
 		      !memcmp(res.recs.data, &want, sizeof(want)),
 	      "expanded call record differs");
+	CHECK(res.recs.n == 3 && !memcmp(res.recs.data + res.recs.off[1], &bad, sizeof(bad)),
+	      "a record whose mask and size differ is not passed through as it is");
 	recs__free(&res.recs);
 
 	/* the same file as version 2 */
@@ -564,8 +574,8 @@ TEST(compact_call_record_expands)
 	put32(f + 16, crc32(crc32(0, f + 8, 8), f + 20, le32(f + 12)));
 	spit(path, f, len);
 	read_back(path, &res);
-	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 2);
-	CHECK(res.recs.n && res.recs.off[1] == sizeof(c) && !memcmp(res.recs.data, &c, sizeof(c)),
+	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3);
+	CHECK(res.recs.n && res.recs.off[1] == sizeof(s) && !memcmp(res.recs.data, &s, sizeof(s)),
 	      "version 2: the record is not passed through as it is");
 	recs__free(&res.recs);
 	free(f);
