@@ -10,7 +10,7 @@
  * Every marked call pays both probes, so the return path has a fast lane:
  * a call that never blocked (every counter outside XLP_SHORT_CTR_LIST
  * unmoved, which the snapshot tells exactly) only computes those six
- * counters and writes a struct xlp_call_short_rec of those that moved (56
+ * counters and writes a struct xlp_call_short_rec of those that moved (48
  * bytes for a call that ran uninterrupted) into the thread's batch, which
  * goes to the ring buffer XLP_BATCH_BYTES at a time (batch_flush), instead
  * of 20 counters into a 376-byte record of its own (the recorder also
@@ -171,6 +171,10 @@ static __always_inline void return_short(struct xlp_thread *t, struct xlp_frame 
 	rec->entry_ns = f->snap[XLP_C_WALL];
 	rec->__pad = 0;
 	/* the values that moved, then the exclusive ones nested calls changed */
+	if (incl[XLP_SH_CPU_RUN] == incl[XLP_SH_WALL]) {
+		mask |= XLP_SHORT_RUN_IS_WALL;
+		incl[XLP_SH_CPU_RUN] = 0; /* not stored */
+	}
 #define XLP_SHORT_INCL(id)                                                                         \
 	if (incl[XLP_SH_##id]) {                                                                   \
 		rec->val[n & 15] = incl[XLP_SH_##id];                                              \
@@ -179,6 +183,8 @@ static __always_inline void return_short(struct xlp_thread *t, struct xlp_frame 
 	}
 	XLP_SHORT_CTR_LIST(XLP_SHORT_INCL)
 #undef XLP_SHORT_INCL
+	if (mask & XLP_SHORT_RUN_IS_WALL)
+		incl[XLP_SH_CPU_RUN] = incl[XLP_SH_WALL];
 #define XLP_SHORT_EXCL(id)                                                                         \
 	if (f->child[XLP_C_##id]) {                                                                \
 		rec->val[n & 15] = incl[XLP_SH_##id] - f->child[XLP_C_##id];                       \

@@ -150,17 +150,23 @@ enum xlp_short_ctr { XLP_SHORT_CTR_LIST(XLP_SHORT_ENUM) XLP_NR_SHORT };
  * XLP_SHORT_CTR_LIST moved by 0: it did not sleep, issued no block request,
  * sent no binder transaction (so it has no IPC peer either). Most calls of
  * a short function are such calls, and of those six counters most stay 0
- * too: the record holds only the ones that moved, 56 bytes for a call that
+ * too: the record holds only the ones that moved, 48 bytes for a call that
  * ran without interruption against 376 for struct xlp_call_rec, which the
  * reader expands it into (user/trace_reader.c), so that nothing after it
  * tells the two apart. Every byte counts twice: the ring buffer copies it
  * and the recorder compresses it (~5 ns a byte here).
  *
- * mask bit k (enum xlp_short_ctr): incl[k] is stored, else it is 0; bit
- * XLP_NR_SHORT + k: excl[k] is stored, else it equals incl[k] (no nested
- * marked call moved counter k). The values follow in bit order, and
- * h.size is sizeof(struct xlp_call_short_rec) + 8 per bit set.
+ * mask bit k (enum xlp_short_ctr): incl[k] is stored, else it is 0 (but
+ * see XLP_SHORT_RUN_IS_WALL); bit XLP_NR_SHORT + k: excl[k] is stored,
+ * else it equals incl[k] (no nested marked call moved counter k). The
+ * values follow in bit order, and h.size is sizeof(struct
+ * xlp_call_short_rec) + 8 per value bit set.
  */
+#define XLP_SHORT_VALUE_BITS (2 * XLP_NR_SHORT)
+/* mask bit: incl cpu_run equals incl wall, not stored (a call that never
+ * left its CPU: both are the time between the probes) */
+#define XLP_SHORT_RUN_IS_WALL (1u << XLP_SHORT_VALUE_BITS)
+
 struct xlp_call_short_rec {
 	struct xlp_hdr h;
 	__u32 func_id;
@@ -171,10 +177,10 @@ struct xlp_call_short_rec {
 	__u64 entry_ns;
 	__u32 mask;
 	__u32 __pad;
-	__u64 val[]; /* at most 2 * XLP_NR_SHORT */
+	__u64 val[]; /* at most XLP_SHORT_VALUE_BITS */
 };
 
-#define XLP_SHORT_MAX (sizeof(struct xlp_call_short_rec) + 2 * XLP_NR_SHORT * 8)
+#define XLP_SHORT_MAX (sizeof(struct xlp_call_short_rec) + 8 * XLP_SHORT_VALUE_BITS)
 
 /*
  * Process-wide counter deltas over one interaction invocation (all threads

@@ -1003,7 +1003,7 @@ static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct x
 #undef XLP_SHORT_CTR
 	};
 	const struct xlp_call_short_rec *c = (const void *)h;
-	uint32_t mask = c->mask & ((1u << 2 * XLP_NR_SHORT) - 1);
+	uint32_t mask = c->mask & ((1u << XLP_SHORT_VALUE_BITS) - 1);
 	struct xlp_call_rec *w = &r->wide;
 	const __u64 *v = c->val;
 
@@ -1022,6 +1022,8 @@ static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct x
 	for (int k = 0; k < XLP_NR_SHORT; k++)
 		if (mask & (1u << k))
 			w->incl[ctr[k]] = *v++;
+	if (c->mask & XLP_SHORT_RUN_IS_WALL)
+		w->incl[XLP_C_CPU_RUN] = w->incl[XLP_C_WALL];
 	for (int k = 0; k < XLP_NR_SHORT; k++)
 		w->excl[ctr[k]] = mask & (1u << (XLP_NR_SHORT + k)) ? *v++ : w->incl[ctr[k]];
 	return &w->h;

@@ -514,15 +514,15 @@ TEST(explicit_flush_makes_chunks)
 /*
  * A compact call record reads back as the struct xlp_call_rec it stands for
  * (the counters it lacks at 0, an exclusive value it lacks equal to the
- * inclusive one, no IPC peer); one whose size does not match its mask, or
- * in a version 2 file, where the type means nothing yet, comes back
- * untouched, as any unknown type.
+ * inclusive one, cpu_run equal to wall when the mask says so, no IPC peer); one whose size does not
+ * match its mask, or in a version 2 file, where the type means nothing yet, comes back untouched,
+ * as any unknown type.
  */
 TEST(compact_call_record_expands)
 {
 	struct {
 		struct xlp_call_short_rec c;
-		uint64_t val[4];
+		uint64_t val[3];
 	} s = {.c = {.h = {XLP_R_CALL_SHORT, sizeof(s), 3},
 		     .func_id = 4,
 		     .pid = 5,
@@ -530,9 +530,9 @@ TEST(compact_call_record_expands)
 		     .depth = 2,
 		     .flags = XLP_CALL_INTERACTION | XLP_CALL_IPC_PEER,
 		     .entry_ns = 1000,
-		     .mask = 1u << XLP_SH_WALL | 1u << XLP_SH_CPU_RUN | 1u << XLP_SH_NIVCSW |
+		     .mask = 1u << XLP_SH_WALL | 1u << XLP_SH_NIVCSW | XLP_SHORT_RUN_IS_WALL |
 			     1u << (XLP_NR_SHORT + XLP_SH_CPU_RUN)},
-	       .val = {100, 90, 3, 40}},
+	       .val = {100, 3, 40}},
 	  bad = s;
 	struct xlp_call_rec want = {
 		.h = {XLP_R_CALL, sizeof(want), 3},
@@ -542,7 +542,7 @@ TEST(compact_call_record_expands)
 		.depth = 2,
 		.flags = XLP_CALL_INTERACTION,
 		.entry_ns = 1000,
-		.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 90, [XLP_C_NIVCSW] = 3},
+		.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
 		.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}};
 	struct xlp_stats_rec st = {.h = {XLP_R_STATS, sizeof(st), 0}};
 	struct trace_writer *w;
@@ -551,7 +551,7 @@ TEST(compact_call_record_expands)
 	size_t len;
 	uint8_t *f;
 
-	bad.c.mask |= 1u << XLP_SH_MIGRATIONS; /* five values announced, four there */
+	bad.c.mask |= 1u << XLP_SH_MIGRATIONS; /* four values announced, three there */
 	tmp_path(path, "short.xlp");
 	REQUIRE(!trace_writer__open(path, &sample_meta, &w));
 	CHECK(trace_writer__append(w, &s.c.h) == 0);
