@@ -35,12 +35,14 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 /*
  * The thread runs this very moment. Any other state means it was traced
  * since before attach and has not switched yet, or a scheduler event was
- * missed: either way it is running from now on.
+ * missed: either way it is running from now on. Its block I/O counted by
+ * others is folded in first: the snapshot must see it.
  */
 static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 {
 	struct task_struct *task;
 
+	blk_fold(t);
 	if (t->state == XLP_T_RUNNING)
 		return;
 	if (t->state != XLP_T_UNKNOWN) {

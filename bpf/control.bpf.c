@@ -81,6 +81,7 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	 */
 	p = proc_get(t);
 	thread_account(t, p, flush_ns);
+	blk_fold(t);
 	n = t->batch_len;
 	if (n > sizeof(t->batch))
 		n = sizeof(t->batch);

@@ -246,12 +246,23 @@ static __always_inline void ev_block(struct xlp_thread *t, bool d_state, long nr
 	t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
 }
 
-static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid)
+/* A kernel-context waker: block requests in flight would make it their completion. */
+static __always_inline bool waker_may_be_io(__u32 kind)
+{
+	return kind >= XLP_W_KTHREAD && kind != XLP_W_TIMER && kind != XLP_W_NET &&
+	       kind != XLP_W_BLOCK;
+}
+
+/*
+ * The waker of a sleep; io: the thread has block requests in flight (asked
+ * only when waker_may_be_io(kind)).
+ */
+static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid, bool io)
 {
 	/* a kernel-context wakeup with our block requests in flight is their
 	 * completion (loop devices complete from a kworker, virtio-blk from
 	 * its interrupt) */
-	if (t->blk_inflight && kind >= XLP_W_KTHREAD && kind != XLP_W_TIMER && kind != XLP_W_NET)
+	if (io && waker_may_be_io(kind))
 		kind = XLP_W_BLOCK;
 	t->waker_kind = kind;
 	t->waker_pid = pid;

@@ -283,6 +283,7 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 	if (!t)
 		return 0;
 	thread_account(t, proc_get(t), now);
+	blk_fold(t);
 	if (t->depth) {
 		__u64 *v;
 		__u32 idx = XLP_S_UNFINISHED;

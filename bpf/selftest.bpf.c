@@ -65,7 +65,7 @@ int xlp_selftest(struct xlp_selftest *a)
 		t->state = XLP_T_RUNNING;
 		break;
 	case XLP_ST_WAKE:
-		ev_waker(t, (__u32)a->arg, (__u32)a->arg2);
+		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
 		ev_wakeup(t, p, a->now);
 		break;
 	case XLP_ST_SYS_ENTER:

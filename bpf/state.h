@@ -43,11 +43,11 @@ struct xlp_thread {
 	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
 	/* the syscall the thread sleeps in, read from its registers at the
 	 * block; the sleep's reason is decided at its wakeup */
-	__u32 sys_nr1;	    /* syscall number + 1; 0: not in a syscall */
-	__u32 sys_class;    /* enum xlp_sysclass */
-	__u32 sys_flags;    /* XLP_SYS_* */
-	__u32 blk_inflight; /* block requests issued and not completed */
-	__u64 fd_file;	    /* struct file * last classified, and its class */
+	__u32 sys_nr1;	 /* syscall number + 1; 0: not in a syscall */
+	__u32 sys_class; /* enum xlp_sysclass */
+	__u32 sys_flags; /* XLP_SYS_* */
+	__u32 __pad1;
+	__u64 fd_file; /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 __pad2;
 	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
@@ -71,6 +71,9 @@ struct xlp_thread {
 	 * they go out once XLP_BATCH_BYTES are there, and before any other
 	 * record of the thread. The slack lets the verifier see that a record
 	 * of any size starting below XLP_BATCH_BYTES fits. */
+	/* the thread's entry in the blk map already in c[] (bpf/block.bpf.c) */
+	__u64 blk_rq_seen;
+	__u64 blk_bytes_seen;
 	__u32 batch_len;  /* bytes */
 	__u32 batch_recs; /* records */
 	__u8 batch[XLP_BATCH_BYTES + 256];
@@ -110,6 +113,23 @@ struct xlp_cpufreq {
 	__u64 khz;	/* current frequency; 0 = unknown */
 	__u64 since;	/* ns when khz took effect */
 	__u64 integral; /* sum(kHz x ns) up to since */
+};
+
+/*
+ * Block I/O of a thread, counted by whichever task issues or completes its
+ * requests (a kworker, an interrupt): value of the "blk" map, keyed by tid.
+ * The thread folds rq and bytes into its counters itself.
+ */
+struct xlp_blk {
+	__s64 inflight; /* requests issued and not completed */
+	__u64 rq;
+	__u64 bytes;
+};
+
+/* Value of the "bio_owner" map: who submitted a bio. */
+struct xlp_bio_owner {
+	__u32 tid;
+	__u32 slot; /* its process slot */
 };
 
 struct xlp_proc {

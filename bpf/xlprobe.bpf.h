@@ -13,14 +13,6 @@
 #include "state.h"
 #include "core_fixes.bpf.h"
 
-/*
- * kfuncs (vmlinux.h has no declarations for them). One object at most may
- * use each (bpf/block.bpf.c): libbpf 1.1's linker fails on a kfunc that two
- * objects reference ("failed to resolve size of underlying type").
- */
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
@@ -100,9 +92,22 @@ XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
 	__type(value, struct xlp_irqctx););
 
-/* block I/O submitted by traced threads: bio, then request -> tid */
+/*
+ * Block I/O submitted by traced threads: bio -> its submitter, request ->
+ * tid, and per tid what its requests add up to. Other tasks issue and
+ * complete them (kworkers, interrupts), which cannot reach the thread's
+ * task storage without a tid-to-task lookup (a kfunc that kernels before
+ * 6.2 lack): they count in blk and flag the tid in blk_pending, and the
+ * thread folds the counts into its own at its next snapshot or record.
+ */
 XLP_MAP(bio_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384);
-	__type(key, __u64); __type(value, __u32););
+	__type(key, __u64); __type(value, struct xlp_bio_owner););
+
+XLP_MAP(blk, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, XLP_MAX_THREADS);
+	__type(key, __u32); __type(value, struct xlp_blk););
+
+XLP_MAP(blk_pending, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_PID_MAX_LIMIT / 64);
+	__type(key, __u32); __type(value, __u64););
 
 XLP_MAP(rq_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384);
 	__type(key, __u64); __type(value, __u32););
@@ -167,25 +172,74 @@ static __always_inline void batch_flush(struct xlp_thread *t)
 	}
 }
 
-static __always_inline bool tid_tracked(__u32 tid)
+static __always_inline bool bit_test(void *bitmap, __u32 n)
 {
-	__u32 idx = tid >> 6;
-	__u64 *w = bpf_map_lookup_elem(&tracked, &idx);
+	__u32 idx = n >> 6;
+	__u64 *w = bpf_map_lookup_elem(bitmap, &idx);
 
-	return w && (*w & (1ULL << (tid & 63)));
+	return w && (*w & (1ULL << (n & 63)));
 }
 
-static __always_inline void tid_set_tracked(__u32 tid, bool on)
+static __always_inline void bit_set(void *bitmap, __u32 n, bool on)
 {
-	__u32 idx = tid >> 6;
-	__u64 *w = bpf_map_lookup_elem(&tracked, &idx);
+	__u32 idx = n >> 6;
+	__u64 *w = bpf_map_lookup_elem(bitmap, &idx);
 
 	if (!w)
 		return;
 	if (on)
-		__sync_fetch_and_or(w, 1ULL << (tid & 63));
+		__sync_fetch_and_or(w, 1ULL << (n & 63));
 	else
-		__sync_fetch_and_and(w, ~(1ULL << (tid & 63)));
+		__sync_fetch_and_and(w, ~(1ULL << (n & 63)));
+}
+
+static __always_inline bool tid_tracked(__u32 tid)
+{
+	return bit_test(&tracked, tid);
+}
+
+static __always_inline void tid_set_tracked(__u32 tid, bool on)
+{
+	bit_set(&tracked, tid, on);
+}
+
+/* Forgets tid's block I/O (a thread starts or ends). */
+static __always_inline void blk_reset(__u32 tid)
+{
+	if (!bit_test(&blk_pending, tid) && !bpf_map_lookup_elem(&blk, &tid))
+		return;
+	bit_set(&blk_pending, tid, false);
+	bpf_map_delete_elem(&blk, &tid);
+}
+
+/*
+ * Brings the thread's disk_rq and disk_bytes up to date with what other
+ * tasks counted for it (bpf/block.bpf.c): a bit test when there is nothing
+ * new. Their process already has them.
+ */
+static __always_inline void blk_fold(struct xlp_thread *t)
+{
+	__u32 tid = t->tid;
+	struct xlp_blk *b;
+
+	if (!bit_test(&blk_pending, tid))
+		return;
+	bit_set(&blk_pending, tid, false);
+	b = bpf_map_lookup_elem(&blk, &tid);
+	if (!b)
+		return;
+	t->c[XLP_C_DISK_RQ] += b->rq - t->blk_rq_seen;
+	t->c[XLP_C_DISK_BYTES] += b->bytes - t->blk_bytes_seen;
+	t->blk_rq_seen = b->rq;
+	t->blk_bytes_seen = b->bytes;
+}
+
+/* Block requests of tid in flight: looked up for kernel-context wakeups only. */
+static __always_inline bool blk_inflight(__u32 tid)
+{
+	struct xlp_blk *b = bpf_map_lookup_elem(&blk, &tid);
+
+	return b && b->inflight > 0;
 }
 
 static __always_inline struct xlp_thread *thread_get(struct task_struct *task)
@@ -246,6 +300,7 @@ static __always_inline struct xlp_thread *thread_new(struct task_struct *task, _
 	t->ts = now;
 	t->first_ns = now;
 	t->last_cpu = (__u32)-1;
+	blk_reset(tid);
 	tid_set_tracked(tid, true);
 	return t;
 }
@@ -254,6 +309,7 @@ static __always_inline struct xlp_thread *thread_new(struct task_struct *task, _
 static __always_inline void thread_del(struct task_struct *task, __u32 tid)
 {
 	tid_set_tracked(tid, false);
+	blk_reset(tid);
 	if (!bpf_task_storage_delete(&threads, task))
 		__sync_fetch_and_sub(&nr_threads, 1);
 }
