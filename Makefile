@@ -30,9 +30,15 @@ endif
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 # state.bpf.c defines the maps the others declare extern; libbpf 1.1's
 # linker needs the definition before the first reference, so it goes first.
-BPF_SRCS := bpf/state.bpf.c $(sort $(filter-out bpf/state.bpf.c,$(wildcard bpf/*.bpf.c)))
+# selftest.bpf.c is test-only: it goes into a second object and skeleton
+# (the product's programs plus it), never into the product's.
+BPF_TEST_SRCS := bpf/selftest.bpf.c
+BPF_SRCS := bpf/state.bpf.c \
+	$(sort $(filter-out bpf/state.bpf.c $(BPF_TEST_SRCS),$(wildcard bpf/*.bpf.c)))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_TEST_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_TEST_SRCS))
 SKEL := $(OUTPUT)/xlprobe.skel.h
+TEST_SKEL := $(OUTPUT)/xlprobe_test.skel.h
 
 # ---- layers ----
 # User space is built in layers, bottom first; each may use only itself and
@@ -124,13 +130,22 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/xlprobe.bpf.o: $(BPF_OBJS)
+# the Makefile too: which files go into which object is decided here
+$(OUTPUT)/xlprobe.bpf.o: $(BPF_OBJS) Makefile
 	$(call msg,GEN-OBJ,$@)
-	$(Q)$(BPFTOOL) gen object $@ $^
+	$(Q)$(BPFTOOL) gen object $@ $(BPF_OBJS)
 
 $(SKEL): $(OUTPUT)/xlprobe.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xlprobe_bpf > $@
+
+$(OUTPUT)/xlprobe_test.bpf.o: $(BPF_OBJS) $(BPF_TEST_OBJS) Makefile
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $(BPF_OBJS) $(BPF_TEST_OBJS)
+
+$(TEST_SKEL): $(OUTPUT)/xlprobe_test.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xlprobe_test_bpf > $@
 
 # Objects of layer $(1), compiled with its include path only; the CLI's
 # need the skeleton first. Pattern rules of a subdirectory (user/lib/%)
@@ -166,7 +181,7 @@ $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/%.o $(TESTLIB_OBJS) $(LAYER_ARS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/obj/tests/%.o: tests/%.c | $(SKEL)
+$(OUTPUT)/obj/tests/%.o: tests/%.c | $(SKEL) $(TEST_SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) $(TEST_INC) -c $< -o $@
@@ -188,7 +203,23 @@ $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c tests/workloads/wl.h
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
 
-build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS)
+# The micro-benchmarks of BPF building blocks (tools/bench.sh section 4):
+# an object and skeleton of their own, no libxlprobe.
+MICRO := $(OUTPUT)/tests/bench/micro/bpf_micro
+$(OUTPUT)/tests/bench/micro/bpf_micro.bpf.o: tests/bench/micro/bpf_micro.bpf.c $(VMLINUX)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/bench/micro/bpf_micro.skel.h: $(OUTPUT)/tests/bench/micro/bpf_micro.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name bpf_micro_bpf > $@
+
+$(MICRO): tests/bench/micro/bpf_micro.c $(OUTPUT)/tests/bench/micro/bpf_micro.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -I$(OUTPUT)/tests/bench/micro $< -lbpf -lelf -lz -o $@
+
+build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS) $(MICRO)
 .PHONY: build-tests
 
 # The layers' direction (tests/check-layers.sh), from the variables above;
@@ -270,5 +301,5 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d) \
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/bench/micro/*.d) \
 	$(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks $(OUTPUT)/fuzz/obj -name '*.d' 2>/dev/null)

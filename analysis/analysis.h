@@ -34,6 +34,8 @@ enum xa_feat {
 };
 
 const char *xa_feat_name(enum xa_feat f);
+/* The name of the counter the factor is measured by (bpf/xlprobe.h list). */
+const char *xa_feat_ctr_name(enum xa_feat f);
 bool xa_feat_is_time(enum xa_feat f);
 
 struct analysis_opts {

@@ -3,6 +3,7 @@
 #include <math.h>
 #include "analysis_impl.h"
 
+/* The report's factor names (JSON keys); xa_feat_ctr_name() gives the counter's. */
 static const char *const names[XA_NFEAT] = {
 	[XA_CPU_RUN] = "cpu_run",   [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
 	[XA_SLEEP_S] = "sleep_s",   [XA_SLEEP_D] = "sleep_d",	[XA_DISK] = "disk_block",
@@ -20,6 +21,13 @@ static const enum xlp_ctr ctr_of[XA_NFEAT] = {
 const char *xa_feat_name(enum xa_feat f)
 {
 	return f < XA_NFEAT ? names[f] : "?";
+}
+
+const char *xa_feat_ctr_name(enum xa_feat f)
+{
+	if (f >= XA_NFEAT)
+		return "?";
+	return f == XA_CPU_FREQ ? "cpu_freq" : xlp_ctr_names[ctr_of[f]];
 }
 
 bool xa_feat_is_time(enum xa_feat f)

@@ -20,7 +20,7 @@ struct binder_transaction___xlp {
 SEC("raw_tp/binder_transaction")
 int BPF_PROG(xlp_binder_txn, bool reply, struct binder_transaction___xlp *txn, void *node)
 {
-	struct xlp_thread *t = thread_get((__u32)bpf_get_current_pid_tgid());
+	struct xlp_thread *t = thread_get_current();
 
 	if (!t)
 		return 0;
@@ -31,7 +31,7 @@ int BPF_PROG(xlp_binder_txn, bool reply, struct binder_transaction___xlp *txn, v
 SEC("raw_tp/binder_transaction_received")
 int BPF_PROG(xlp_binder_recv, struct binder_transaction___xlp *txn)
 {
-	struct xlp_thread *t = thread_get((__u32)bpf_get_current_pid_tgid());
+	struct xlp_thread *t = thread_get_current();
 
 	if (t)
 		ev_binder_recv(t);

@@ -2,17 +2,20 @@
 /*
  * Why a thread sleeps: every sleep interval gets exactly one reason among
  * disk, net, ipc, lock, timer and other. Witnesses, in order of trust:
- *   1. the syscall the thread sleeps in and the type of its fd (resolved
- *      from task->files at the first block of the syscall): a read on a
- *      socket of family AF_INET is network whoever wakes it;
+ *   1. the syscall the thread sleeps in, read from its saved user registers
+ *      when it blocks, and the type of its fd (from task->files): a read on
+ *      a socket of family AF_INET is network whoever wakes it;
  *   2. the waker (bpf/waker.bpf.c): an expiring hrtimer, the NET or BLOCK
  *      softirq, a thread of our own or of another process, a kernel thread;
  *      with block requests in flight, a kernel-context wakeup is I/O;
  *   3. the sleep state: uninterruptible outside a syscall is a page fault
  *      waiting for I/O.
- * Sleeps inside a syscall get their reason at sys_exit, where the return
- * value tells a poll timeout (0) from data. The helpers take scalars so
- * that bpf/selftest.bpf.c can drive them with bpf_prog_test_run_opts.
+ * The reason is decided at the wakeup, when the waker is known, and charged
+ * with the sleep. No syscall tracepoint is involved: raw_syscalls would put
+ * every syscall of the machine on the kernel's slow path (~100 ns each
+ * here, uretprobe returns included: README, "Overhead"), for a number the
+ * registers of a blocked task still hold. The helpers take scalars so that
+ * bpf/selftest.bpf.c can drive them with bpf_prog_test_run_opts.
  */
 #ifndef XLP_REASONS_BPF_H
 #define XLP_REASONS_BPF_H
@@ -122,14 +125,32 @@ static __always_inline __u32 futex_class(__u64 op)
 	return XLP_SC_WAKER;
 }
 
-/* Classifies the syscall a thread is about to sleep in (task = current). */
-static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_thread *t)
+/*
+ * The syscall task (current, about to sleep) is in, and its first two
+ * arguments, from the registers saved at kernel entry: -1 when it is not in
+ * a syscall. The entry of an exception sets orig_ax (x86) / syscallno
+ * (arm64) to -1, so a page fault, even one taken inside a syscall's copy
+ * to user space, is told apart (the outermost entry is the one saved here).
+ */
+static __always_inline long task_syscall(struct task_struct *task, __u64 *a0, __u64 *a1)
 {
-	long nr = (long)t->sys_nr1 - 1;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	if (!regs)
+		return -1;
+	*a0 = SYS_ARG0(regs);
+	*a1 = SYS_ARG1(regs);
+	return SYS_NR(regs);
+}
+
+/* Classifies syscall nr (arguments a0, a1) that task = current sleeps in. */
+static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_thread *t, long nr,
+					  __u64 a0, __u64 a1)
+{
 	int fd0 = -1;
 
 	if (sc_is_fd_io(nr))
-		return fd_class(task, t, (int)t->sys_arg0);
+		return fd_class(task, t, (int)a0);
 	if (sc_is_disk(nr))
 		return XLP_C_DISK;
 	if (sc_is_timer(nr))
@@ -137,18 +158,14 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 	if (sc_is_ipc(nr))
 		return XLP_C_IPC;
 	if (nr == XLP_NR_futex)
-		return futex_class(t->sys_arg1);
+		return futex_class(a1);
 	if (nr == XLP_NR_futex_waitv)
 		return XLP_SC_FUTEX;
-	if (nr == XLP_NR_flock || (nr == XLP_NR_fcntl && (t->sys_arg1 == 7 || t->sys_arg1 == 38)))
+	if (nr == XLP_NR_flock || (nr == XLP_NR_fcntl && (a1 == 7 || a1 == 38)))
 		return XLP_C_LOCK; /* F_SETLKW, F_OFD_SETLKW */
-	if (sc_is_poll(nr)) {
-		t->sys_flags |= XLP_SYS_POLL;
-		/* poll/ppoll: the first pollfd's fd stands for the set */
-		if (sc_has_pollfds(nr) && t->sys_arg1 &&
-		    !bpf_probe_read_user(&fd0, sizeof(fd0), (void *)t->sys_arg0))
-			return fd_class(task, t, fd0);
-	}
+	/* poll/ppoll: the first pollfd's fd stands for the set */
+	if (sc_has_pollfds(nr) && a1 && !bpf_probe_read_user(&fd0, sizeof(fd0), (void *)a0))
+		return fd_class(task, t, fd0);
 	return XLP_SC_WAKER;
 }
 
@@ -168,15 +185,17 @@ static __always_inline __u32 waker_reason(struct xlp_thread *t)
 	return XLP_C_OTHER;
 }
 
-/* Reason of the sleeps of the syscall that ends now (has_ret: ret valid). */
-static __always_inline __u32 sys_reason(struct xlp_thread *t, long ret, bool has_ret)
+/* Reason of a sleep inside a syscall, as far as its waker is known. */
+static __always_inline __u32 sys_reason(struct xlp_thread *t)
 {
 	__u32 cls = t->sys_class;
 
 	if (t->binder_wait)
 		return XLP_C_IPC;
-	if ((t->sys_flags & XLP_SYS_POLL) && has_ret && ret == 0)
-		return XLP_C_TIMER; /* the poll timed out */
+	/* a poll-like call woken by an expiring timer timed out, whatever
+	 * its fds are */
+	if ((t->sys_flags & XLP_SYS_POLL) && t->waker_kind == XLP_W_TIMER)
+		return XLP_C_TIMER;
 	if (cls >= XLP_C_DISK && cls <= XLP_C_TIMER)
 		return cls;
 	if (cls == XLP_SC_FUTEX)
@@ -185,7 +204,7 @@ static __always_inline __u32 sys_reason(struct xlp_thread *t, long ret, bool has
 	return waker_reason(t);
 }
 
-/* Reason of a sleep outside any syscall, decided at its wakeup. */
+/* Reason of a sleep outside any syscall, as far as its waker is known. */
 static __always_inline __u32 nosys_reason(struct xlp_thread *t)
 {
 	__u32 r = waker_reason(t);
@@ -210,50 +229,40 @@ static __always_inline void note_ipc_peer(struct xlp_thread *t)
 
 /* ---- events, as scalars ---- */
 
-static __always_inline void ev_sys_enter(struct xlp_thread *t, long nr, __u64 a0, __u64 a1)
-{
-	t->sys_nr1 = (__u32)(nr + 1);
-	t->sys_class = XLP_SC_UNRESOLVED;
-	t->sys_flags = 0;
-	t->sys_arg0 = a0;
-	t->sys_arg1 = a1;
-	t->pending = 0;
-}
-
-static __always_inline void ev_sys_exit(struct xlp_thread *t, struct xlp_proc *p, long ret,
-					bool has_ret)
-{
-	if (t->pending) {
-		__u32 r = sys_reason(t, ret, has_ret);
-
-		ctr_add(t, p, r, t->pending);
-		if (r == XLP_C_IPC)
-			note_ipc_peer(t);
-		t->pending = 0;
-	}
-	if (t->binder_wait == 2)
-		t->binder_wait = 0;
-	t->sys_nr1 = 0;
-}
-
-/* Switch-out into a sleep state; task is current (NULL in self-tests, where
- * the class was given at ev_sys_enter). */
-static __always_inline void ev_block(struct xlp_thread *t, struct task_struct *task, bool d_state)
+/*
+ * Switch-out into a sleep state, in syscall nr (-1: none) of class cls
+ * (sys_class_of; the self-test gives it). Until the wakeup says more, the
+ * sleep's reason is the one it would get with no waker known, which is
+ * what a thread still asleep when recording stops is charged with.
+ */
+static __always_inline void ev_block(struct xlp_thread *t, bool d_state, long nr, __u32 cls)
 {
 	t->c[XLP_C_NVCSW]++;
 	t->state = d_state ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
 	t->waker_kind = XLP_W_NONE;
-	if (t->sys_nr1 && t->sys_class == XLP_SC_UNRESOLVED && task)
-		t->sys_class = sys_class_of(task, t);
-	t->wait_reason = XLP_C_OTHER;
+	t->sys_nr1 = nr >= 0 ? (__u32)(nr + 1) : 0;
+	t->sys_class = cls;
+	t->sys_flags = nr >= 0 && sc_is_poll(nr) ? XLP_SYS_POLL : 0;
+	t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
 }
 
-static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid)
+/* A kernel-context waker: block requests in flight would make it their completion. */
+static __always_inline bool waker_may_be_io(__u32 kind)
+{
+	return kind >= XLP_W_KTHREAD && kind != XLP_W_TIMER && kind != XLP_W_NET &&
+	       kind != XLP_W_BLOCK;
+}
+
+/*
+ * The waker of a sleep; io: the thread has block requests in flight (asked
+ * only when waker_may_be_io(kind)).
+ */
+static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid, bool io)
 {
 	/* a kernel-context wakeup with our block requests in flight is their
 	 * completion (loop devices complete from a kworker, virtio-blk from
 	 * its interrupt) */
-	if (t->blk_inflight && kind >= XLP_W_KTHREAD && kind != XLP_W_TIMER && kind != XLP_W_NET)
+	if (io && waker_may_be_io(kind))
 		kind = XLP_W_BLOCK;
 	t->waker_kind = kind;
 	t->waker_pid = pid;
@@ -263,12 +272,13 @@ static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, 
 {
 	if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
 		return;
-	if (!t->sys_nr1 && (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)) {
-		t->wait_reason = nosys_reason(t);
+	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D) {
+		t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
 		if (t->wait_reason == XLP_C_IPC)
 			note_ipc_peer(t);
 	}
 	thread_account(t, p, now);
+	t->sys_nr1 = 0;
 	t->state = XLP_T_RUNNABLE;
 }
 
@@ -284,9 +294,9 @@ static __always_inline void ev_binder_txn(struct xlp_thread *t, bool reply, __u3
 
 static __always_inline void ev_binder_recv(struct xlp_thread *t)
 {
-	/* the reply (or a nested incoming call) arrived: the wait is over
-	 * once the ioctl returns; sys_exit still sees binder_wait for it */
-	t->binder_wait = t->sys_nr1 ? 2 : 0;
+	/* the reply (or a nested incoming call) arrived: its wakeup, which
+	 * came first, charged the wait to IPC */
+	t->binder_wait = 0;
 }
 
 #endif

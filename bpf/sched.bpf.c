@@ -16,8 +16,6 @@
  */
 #include "reasons.bpf.h"
 
-static struct xlp_thread zero_thread;
-
 /*
  * The on-CPU and runqueue time of a slice as the kernel itself counts them
  * (schedstat: se.sum_exec_runtime and sched_info.run_delay). Both use the
@@ -76,8 +74,9 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
-	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev);
+	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1;
 	struct xlp_proc *p = proc_get(t);
+	long nr;
 
 	if (t->state == XLP_T_RUNNING)
 		thread_account_d(t, p, now, slice_run(t, exec, now));
@@ -96,7 +95,9 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		t->c[XLP_C_NIVCSW]++;
 		return;
 	}
-	ev_block(t, prev, prev_state & TASK_UNINTERRUPTIBLE);
+	nr = task_syscall(prev, &a0, &a1);
+	ev_block(t, prev_state & TASK_UNINTERRUPTIBLE, nr,
+		 nr >= 0 ? sys_class_of(prev, t, nr, a0, a1) : XLP_SC_WAKER);
 }
 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
@@ -146,13 +147,13 @@ int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	 */
 	if (c && (c->hardirq | c->hrtimer | c->softirq))
 		c->hardirq = c->hrtimer = c->softirq = 0;
-	t = thread_get(prev->pid);
+	t = thread_get(prev);
 	if (t) {
 		now = bpf_ktime_get_ns();
 		switch_out(t, prev, preempt, prev_state, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	}
-	t = thread_get(next->pid);
+	t = thread_get(next);
 	if (t) {
 		if (!now)
 			now = bpf_ktime_get_ns();
@@ -164,7 +165,7 @@ int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 
 static __always_inline void wakeup(struct task_struct *p)
 {
-	struct xlp_thread *t = thread_get(p->pid);
+	struct xlp_thread *t = thread_get(p);
 
 	if (!t)
 		return;
@@ -186,47 +187,6 @@ int BPF_PROG(xlp_sched_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
-static __always_inline struct xlp_thread *thread_new(__u32 tid, __u32 pid, __u32 slot, __u64 now)
-{
-	struct xlp_thread *t;
-
-	/* BPF_ANY: a stale entry of a reused tid whose exit we missed is reset */
-	if (bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_ANY)) {
-		stat_inc(XLP_S_THREADS_FULL);
-		return NULL;
-	}
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t)
-		return NULL;
-	t->pid = pid;
-	t->tid = tid;
-	t->proc_slot = slot;
-	t->ts = now;
-	t->first_ns = now;
-	t->last_cpu = (__u32)-1;
-	tid_set_tracked(tid, true);
-	return t;
-}
-
-static __always_inline int proc_new(__u32 tgid, __u64 now, __u32 *slot_out)
-{
-	__u32 slot = __sync_fetch_and_add(&next_proc_slot, 1);
-	struct xlp_proc *p;
-
-	if (slot >= XLP_MAX_PROCS) {
-		stat_inc(XLP_S_PROCS_FULL);
-		return -1;
-	}
-	p = bpf_map_lookup_elem(&procs, &slot);
-	if (!p)
-		return -1;
-	p->pid = tgid;
-	p->first_ns = now;
-	bpf_map_update_elem(&targets, &tgid, &slot, BPF_ANY);
-	*slot_out = slot;
-	return 0;
-}
-
 /* New threads of a traced process are traced; new processes are followed. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *child)
@@ -241,7 +201,7 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 	slot = *pslot;
 	if (ctgid != ptgid && proc_new(ctgid, now, &slot))
 		return 0;
-	t = thread_new(child->pid, ctgid, slot, now);
+	t = thread_new(child, child->pid, ctgid, slot, 0, now);
 	if (t && bpf_core_field_exists(child->sched_info.run_delay))
 		t->delay_seen = child->sched_info.run_delay + 1;
 	return 0;
@@ -249,41 +209,20 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 
 static __always_inline void emit_thread_exit(struct xlp_thread *t, struct task_struct *p, __u64 now)
 {
-	struct xlp_thread_rec rec = {};
+	struct xlp_thread_rec rec;
 
-	rec.h.type = XLP_R_THREAD;
-	rec.h.size = sizeof(rec);
-	rec.h.cpu = bpf_get_smp_processor_id();
-	rec.pid = t->pid;
-	rec.tid = t->tid;
-	rec.flags = XLP_THREAD_EXITED | (t->flags & XLP_THREAD_PARTIAL);
-	rec.first_ns = t->first_ns;
-	rec.last_ns = now;
-	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
-#pragma unroll
-	for (int i = 0; i < XLP_NR_CTR; i++)
-		rec.tot[i] = t->c[i];
+	thread_rec_fill(&rec, t, p->comm, XLP_THREAD_EXITED, now);
 	emit(&rec, sizeof(rec));
 }
 
 static __always_inline void emit_proc_exit(struct xlp_thread *t, struct task_struct *p, __u64 now)
 {
 	struct xlp_proc *pr = proc_get(t);
-	struct xlp_proc_rec rec = {};
+	struct xlp_proc_rec rec;
 
 	if (!pr)
 		return;
-	rec.h.type = XLP_R_PROC;
-	rec.h.size = sizeof(rec);
-	rec.h.cpu = bpf_get_smp_processor_id();
-	rec.pid = t->pid;
-	rec.flags = XLP_THREAD_EXITED;
-	rec.first_ns = pr->first_ns;
-	rec.last_ns = now;
-	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->group_leader->comm);
-#pragma unroll
-	for (int i = 0; i < XLP_NR_CTR; i++)
-		rec.tot[i] = pr->c[i];
+	proc_rec_fill(&rec, pr, t->pid, p->group_leader->comm, XLP_THREAD_EXITED, now);
 	emit(&rec, sizeof(rec));
 }
 
@@ -337,14 +276,14 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 {
 	__u32 tid = p->pid, tgid = p->tgid;
-	struct xlp_thread *t = thread_get(tid);
+	struct xlp_thread *t = thread_get(p);
 	__u64 now = bpf_ktime_get_ns();
 
 	launch_exit(p, now);
 	if (!t)
 		return 0;
 	thread_account(t, proc_get(t), now);
-	ev_sys_exit(t, proc_get(t), 0, false); /* the exit syscall never returns */
+	blk_fold(t);
 	if (t->depth) {
 		__u64 *v;
 		__u32 idx = XLP_S_UNFINISHED;
@@ -353,12 +292,12 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 		if (v)
 			*v += t->depth;
 	}
+	batch_flush(t);
 	emit_thread_exit(t, p, now);
 	if (xlp_group_dead(p)) {
 		emit_proc_exit(t, p, now);
 		bpf_map_delete_elem(&targets, &tgid);
 	}
-	tid_set_tracked(tid, false);
-	bpf_map_delete_elem(&threads, &tid);
+	thread_del(p, tid);
 	return 0;
 }

@@ -5,10 +5,36 @@
  * events this machine cannot produce (frequency changes, binder).
  */
 #include "reasons.bpf.h"
+#include "selftest.h"
+
+/*
+ * The fake threads the tests create, keyed by a tid no real thread has:
+ * the product keeps thread state in task storage, which needs a real task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct xlp_thread);
+} st_threads SEC(".maps");
+
+/* The syscall a fake thread is in (the real ones' registers say it). */
+struct st_sys {
+	__s64 nr;
+	__u64 cls;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct st_sys);
+} st_syscall SEC(".maps");
 
 SEC("syscall")
 int xlp_selftest(struct xlp_selftest *a)
 {
+	struct st_sys sc = {}, *sys;
 	__u32 tid = a->tid;
 	struct xlp_thread *t;
 	struct xlp_proc *p;
@@ -21,14 +47,16 @@ int xlp_selftest(struct xlp_selftest *a)
 		a->out = freq_integral(a->cpu, a->now);
 		return 0;
 	}
-	t = bpf_map_lookup_elem(&threads, &tid);
+	t = bpf_map_lookup_elem(&st_threads, &tid);
 	if (!t)
 		return -1;
 	p = proc_get(t);
 	switch (a->op) {
 	case XLP_ST_SWITCH_OUT:
+		sys = bpf_map_lookup_elem(&st_syscall, &tid);
 		thread_account(t, p, a->now);
-		ev_block(t, NULL, a->arg == XLP_T_SLEEP_D);
+		ev_block(t, a->arg == XLP_T_SLEEP_D, sys ? sys->nr : -1,
+			 sys ? (__u32)sys->cls : XLP_SC_WAKER);
 		break;
 	case XLP_ST_SWITCH_IN:
 		thread_account(t, p, a->now);
@@ -37,15 +65,16 @@ int xlp_selftest(struct xlp_selftest *a)
 		t->state = XLP_T_RUNNING;
 		break;
 	case XLP_ST_WAKE:
-		ev_waker(t, (__u32)a->arg, (__u32)a->arg2);
+		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
 		ev_wakeup(t, p, a->now);
 		break;
 	case XLP_ST_SYS_ENTER:
-		ev_sys_enter(t, a->arg, 0, 0);
-		t->sys_class = (__u32)a->arg2;
+		sc.nr = a->arg;
+		sc.cls = a->arg2;
+		bpf_map_update_elem(&st_syscall, &tid, &sc, BPF_ANY);
 		break;
 	case XLP_ST_SYS_EXIT:
-		ev_sys_exit(t, p, a->arg, true);
+		bpf_map_delete_elem(&st_syscall, &tid);
 		break;
 	case XLP_ST_BINDER_TXN:
 		ev_binder_txn(t, a->arg, (__u32)a->arg2, (__u32)a->arg3);

@@ -1,12 +1,25 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Syscall numbers the wait classification needs. They are ABI, not BTF, so
+ * Syscall numbers the wait classification needs, and where a task's saved
+ * registers hold the number and arguments. They are ABI, not BTF, so
  * CO-RE cannot relocate them: one table per architecture (x86-64 from
  * arch/x86/entry/syscalls/syscall_64.tbl, arm64 from the generic
  * include/uapi/asm-generic/unistd.h). -1: the architecture lacks it.
  */
 #ifndef XLP_SYSCALLS_BPF_H
 #define XLP_SYSCALLS_BPF_H
+
+/* the number (-1 outside a syscall) and first two arguments of the
+ * syscall a task is in, from its saved user registers; direct loads */
+#if defined(__TARGET_ARCH_x86)
+#define SYS_NR(regs) ((long)(regs)->orig_ax)
+#define SYS_ARG0(regs) ((regs)->di)
+#define SYS_ARG1(regs) ((regs)->si)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYS_NR(regs) ((long)(regs)->syscallno)
+#define SYS_ARG0(regs) ((regs)->orig_x0) /* x0 becomes the return value */
+#define SYS_ARG1(regs) ((regs)->regs[1])
+#endif
 
 /* clang-format off */
 #if defined(__TARGET_ARCH_x86)
@@ -24,7 +37,7 @@ enum {
 	XLP_NR_epoll_pwait = 281, XLP_NR_accept4 = 288, XLP_NR_preadv = 295,
 	XLP_NR_pwritev = 296, XLP_NR_recvmmsg = 299, XLP_NR_syncfs = 306, XLP_NR_sendmmsg = 307,
 	XLP_NR_preadv2 = 327, XLP_NR_pwritev2 = 328, XLP_NR_epoll_pwait2 = 441,
-	XLP_NR_futex_waitv = 449, XLP_NR_uretprobe = 335,
+	XLP_NR_futex_waitv = 449,
 };
 #elif defined(__TARGET_ARCH_arm64)
 enum {
@@ -40,7 +53,7 @@ enum {
 	XLP_NR_sync_file_range = 84, XLP_NR_epoll_pwait = 22, XLP_NR_accept4 = 242,
 	XLP_NR_preadv = 69, XLP_NR_pwritev = 70, XLP_NR_recvmmsg = 243, XLP_NR_syncfs = 267,
 	XLP_NR_sendmmsg = 269, XLP_NR_preadv2 = 286, XLP_NR_pwritev2 = 287,
-	XLP_NR_epoll_pwait2 = 441, XLP_NR_futex_waitv = 449, XLP_NR_uretprobe = -1,
+	XLP_NR_epoll_pwait2 = 441, XLP_NR_futex_waitv = 449,
 };
 #else
 #error "syscall numbers: add a table for this architecture"

@@ -105,7 +105,7 @@ static __always_inline __u32 waker_kind(struct task_struct *p, struct task_struc
 SEC("tp_btf/sched_waking")
 int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 {
-	struct xlp_thread *t = thread_get(p->pid);
+	struct xlp_thread *t = thread_get(p);
 	struct task_struct *cur;
 	__u32 kind;
 
@@ -113,7 +113,7 @@ int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	kind = waker_kind(p, cur);
-	ev_waker(t, kind, cur->tgid);
+	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_inflight(t->tid));
 	if (kind == XLP_W_OTHER_PROC)
 		bpf_probe_read_kernel_str(t->waker_comm, sizeof(t->waker_comm),
 					  cur->group_leader->comm);

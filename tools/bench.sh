@@ -12,9 +12,8 @@
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
 #   3. analysis speed: .output/tests/bench/bench_analysis, when built
 #   4. what the building blocks of xlprobe's BPF programs cost here
-#      (tests/bench/micro/, built into a temporary directory with
-#      clang, bpftool and libbpf, the build's own tools): where 1 and 2's
-#      time goes
+#      (tests/bench/micro/, built by the Makefile into
+#      .output/tests/bench/micro/): where 1 and 2's time goes
 #   5. reading forged files: .output/tests/bench/bench_read, the time for
 #      sizes N, 2N, 4N and its growth per doubling (2x: linear)
 #   6. a real application: PostgreSQL 15's pgbench throughput alone / under
@@ -39,6 +38,7 @@ XLPROBE=$OUT/xlprobe
 PINGPONG=$OUT/tests/workloads/pingpong
 FUNCS=$OUT/tests/workloads/funcs
 ANALYSIS=$OUT/tests/bench/bench_analysis
+MICRO=$OUT/tests/bench/micro/bpf_micro
 
 ROUNDTRIPS=${ROUNDTRIPS:-100000}
 CALLS=${CALLS:-200000}
@@ -316,7 +316,8 @@ run_pp() {
 stats_pp() {
 	local v=$1 out=$TMP/ppstats.out xl func=()
 
-	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip")
+	# --probe-forks: pingpong is a child of the launched shell
+	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip" --probe-forks)
 	: >"$out"
 	rm -f "$TMP/wrapper.pid"
 	# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
@@ -398,8 +399,8 @@ stats_pp xlf
 sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 
 echo
-echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide, so"
-echo "sys_* also count other processes' syscalls, which take the untraced fast path):"
+echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide: other"
+echo "processes' events take the untraced fast path):"
 printf '%-24s %11s %8s %8s   %11s %8s %8s\n' "program" "run_cnt" "per rt" "avg ns" \
 	"run_cnt" "per rt" "avg ns"
 printf '%-24s %29s   %29s\n' "" "[xlprobe record]" "[--func roundtrip]"
@@ -508,8 +509,9 @@ stats_up() {
 		;;
 	xl)
 		# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
-		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/up.xlp" --func "$FUNCS:cheap" -- \
-			sh -c 'echo $$ >"$0"; "$@"; exec sleep 600' "$TMP/wrapper.pid" \
+		# --probe-forks: funcs is a child of the launched shell
+		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/up.xlp" --func "$FUNCS:cheap" \
+			--probe-forks -- sh -c 'echo $$ >"$0"; "$@"; exec sleep 600' "$TMP/wrapper.pid" \
 			taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>"$terr" &
 		tp=$!
 		BG_PIDS+=("$tp")
@@ -589,20 +591,15 @@ printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "av
 for v in bt xl; do
 	[ -s "$TMP/upstats.$v" ] || continue
 	# bpftrace's uprobe and uretprobe programs are both named after the
-	# function. On x86 since 6.11 a uretprobe returns through the uretprobe()
-	# syscall, so xlprobe's sys_enter/sys_exit run once per call too (their
-	# counts also hold other processes' syscalls); the rest is background.
+	# function; xlprobe's other programs see background events only (it
+	# attaches no syscall tracepoint, which the uretprobe() syscall a
+	# uretprobe returns through on x86 since 6.11 would hit once per call)
 	awk -v n="$CALLS" -v tr="$v" '
 		BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
 		$2 == 0 { next }
 		tr == "bt" || $1 ~ /^xlp_func_/ {
 			printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
 			t += $3
-			next
-		}
-		$1 ~ /^xlp_sys_e/ {
-			printf "  %-10s %-24s %9d %9.2f %8.0f   1 per call: uretprobe(2)\n", name, $1, $2, $2 / n, $3 / $2
-			t += n * $3 / $2
 			next
 		}
 		{ oc += $2; ot += $3 }
@@ -629,51 +626,44 @@ fi
 # ---- 4. BPF building blocks ------------------------------------------------------
 
 # What each primitive of xlprobe's programs costs here, to tell where the
-# time of section 1 and 2 goes. Built from tests/bench/micro/ into $TMP with
-# the project's own toolchain (the Makefile builds only tests/bench/*.c, each
-# as a test program linked with libxlprobe; this one has a BPF skeleton).
+# time of section 1 and 2 goes (.output/tests/bench/micro/bpf_micro, built
+# by `make build-tests` from tests/bench/micro/).
+MICRO_PROGS="m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m13_task_storage_hit
+	m14_task_storage_miss m3_array_lookup m4_8_probe_reads m5_8_direct_loads m15_task_pt_regs
+	m6_4_atomic_adds m7_4_plain_adds m8_snapshot_40_u64 m9_ringbuf_output_376
+	m10_ringbuf_reserve_376 m11_ringbuf_reserve_64"
 echo
-echo "== 4. Cost of BPF building blocks here (tests/bench/micro: 13 programs on tp_btf/sys_enter) =="
-micro_build() {
-	local arch
-
-	arch=$(uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
-	"${CLANG:-clang}" -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_"$arch" \
-		-I"$ROOT/vmlinux/$arch" -c "$ROOT/tests/bench/micro/bpf_micro.bpf.c" -o "$TMP/bpf_micro.bpf.o" &&
-		bpftool gen skeleton "$TMP/bpf_micro.bpf.o" name bpf_micro_bpf >"$TMP/bpf_micro.skel.h" &&
-		"${CC:-gcc}" -O2 -I"$TMP" "$ROOT/tests/bench/micro/bpf_micro.c" -o "$TMP/bpf_micro" -lbpf -lelf -lz
-}
+echo "== 4. Cost of BPF building blocks here (tests/bench/micro: $(echo $MICRO_PROGS | wc -w) programs on tp_btf/sys_enter) =="
 declare -A MICRO_DESC=(
 	[m0_gate_only]="floor: tgid check only (first program, colder)"
 	[m12_gate_only_last]="floor: the same, last program (bpf_stats' clock incl.)"
 	[m1_ktime]="bpf_ktime_get_ns()"
-	[m2_hash_lookup]="hash lookup, u32 key (thread_get)"
+	[m2_hash_lookup]="hash lookup, u32 key (a tid-keyed thread table)"
+	[m13_task_storage_hit]="task storage lookup, entry present (thread_get)"
+	[m14_task_storage_miss]="task storage lookup, no entry (untraced task)"
 	[m3_array_lookup]="array lookup (inlined)"
 	[m4_8_probe_reads]="8 bpf_probe_read_kernel (BPF_CORE_READ)"
 	[m5_8_direct_loads]="the same 8 fields as direct BTF loads"
+	[m15_task_pt_regs]="syscall nr + 2 args from bpf_task_pt_regs()"
 	[m6_4_atomic_adds]="4 __sync_fetch_and_add (ctr_add's process sum)"
 	[m7_4_plain_adds]="4 plain adds"
-	[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (uprobe entry frame)"
+	[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (a full entry frame)"
 	[m9_ringbuf_output_376]="376 B call record: scratch + bpf_ringbuf_output"
 	[m10_ringbuf_reserve_376]="376 B record reserved and written in place"
 	[m11_ringbuf_reserve_64]="64 B record reserved in place"
 )
-if [ ! -f "$ROOT/tests/bench/micro/bpf_micro.c" ] || ! command -v "${CLANG:-clang}" >/dev/null; then
-	echo "n/a: tests/bench/micro/bpf_micro.c or clang missing"
-elif ! micro_build >>"$LOG" 2>&1; then
-	echo "n/a: bpf_micro did not build (see the log lines below)"
+if [ ! -x "$MICRO" ]; then
+	echo "n/a: $MICRO not built (make build-tests)"
 else
 	for ((r = 0; r < 3; r++)); do
-		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$TMP/bpf_micro" 200000 >>"$TMP/micro.out" 2>>"$LOG"
+		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$MICRO" 200000 >>"$TMP/micro.out" 2>>"$LOG"
 	done
 	# medians of 3 runs; "added" is over the floor of the last program: the
 	# first one also pays for cold caches
 	# shellcheck disable=SC2046 # one number per run
 	floor=$(median $(awk '$1 == "m12_gate_only_last" { print $3 }' "$TMP/micro.out"))
 	printf '  %-56s %8s %8s\n' "program (each on every syscall of the driver)" "avg ns" "added"
-	for p in m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m3_array_lookup \
-		m4_8_probe_reads m5_8_direct_loads m6_4_atomic_adds m7_4_plain_adds m8_snapshot_40_u64 \
-		m9_ringbuf_output_376 m10_ringbuf_reserve_376 m11_ringbuf_reserve_64; do
+	for p in $MICRO_PROGS; do
 		# shellcheck disable=SC2046 # one number per run
 		m=$(median $(awk -v p="$p" '$1 == p { print $3 }' "$TMP/micro.out"))
 		printf '  %-56s %8s %8s\n' "${MICRO_DESC[$p]}" "$m" "$(calc 'printf "%+.0f", a - b' "$m" "$floor")"

@@ -71,46 +71,6 @@ static const char usage[] =
 	"  xlprobe dump session.xlp | less\n"
 	"  xlprobe dump session.xlp --json | jq '.records[] | select(.type == \"call\")'\n";
 
-static const char *const ctr_names[XLP_NR_CTR] = {
-	[XLP_C_WALL] = "wall",
-	[XLP_C_CPU_RUN] = "cpu_run",
-	[XLP_C_CPU_WAIT] = "cpu_wait",
-	[XLP_C_SLEEP_S] = "sleep_s",
-	[XLP_C_SLEEP_D] = "sleep_d",
-	[XLP_C_DISK] = "disk",
-	[XLP_C_NET] = "net",
-	[XLP_C_IPC] = "ipc",
-	[XLP_C_LOCK] = "lock",
-	[XLP_C_TIMER] = "timer",
-	[XLP_C_OTHER] = "other",
-	[XLP_C_FREQ_KHZ_NS] = "freq_khz_ns",
-	[XLP_C_NVCSW] = "nvcsw",
-	[XLP_C_NIVCSW] = "nivcsw",
-	[XLP_C_MIGRATIONS] = "migrations",
-	[XLP_C_DISK_RQ] = "disk_rq",
-	[XLP_C_DISK_BYTES] = "disk_bytes",
-	[XLP_C_BINDER_TXN] = "binder_txn",
-};
-
-static const char *const stat_names[XLP_NR_STAT] = {
-	[XLP_S_RB_FULL] = "rb_full",
-	[XLP_S_STACK_OVERFLOW] = "stack_overflow",
-	[XLP_S_STACK_MISMATCH] = "stack_mismatch",
-	[XLP_S_MIN_DUR] = "min_dur",
-	[XLP_S_THREADS_FULL] = "threads_full",
-	[XLP_S_PROCS_FULL] = "procs_full",
-	[XLP_S_SCHED_EVENTS] = "sched_events",
-	[XLP_S_CALLS] = "calls",
-	[XLP_S_UNKNOWN_STATE] = "unknown_state",
-	[XLP_S_UNFINISHED] = "unfinished",
-	[XLP_S_SCHED_MISSED] = "sched_missed",
-	[XLP_S_LAUNCH_UNTIMED] = "launch_untimed",
-};
-
-/* Reserved slots have no name: shown as ctrN / statN, and only when set. */
-#define NAMED_CTRS (XLP_C_BINDER_TXN + 1)
-#define NAMED_STATS (XLP_S_LAUNCH_UNTIMED + 1)
-
 struct flag_name {
 	uint32_t bit;
 	const char *name;
@@ -229,10 +189,10 @@ static void field_ctrs(struct dump *d, const char *name, const __u64 *c)
 	else
 		fprintf(d->out, " %s[", name);
 	for (int i = 0; i < XLP_NR_CTR; i++) {
-		if (!c[i] && (!d->json || i >= NAMED_CTRS))
+		if (!c[i] && (!d->json || !xlp_ctr_names[i]))
 			continue;
-		if (i < NAMED_CTRS)
-			snprintf(cname, sizeof(cname), "%s", ctr_names[i]);
+		if (xlp_ctr_names[i])
+			snprintf(cname, sizeof(cname), "%s", xlp_ctr_names[i]);
 		else
 			snprintf(cname, sizeof(cname), "ctr%d", i);
 		if (d->json)
@@ -253,8 +213,8 @@ static void field_stats(struct dump *d, const uint64_t *stat)
 	char name[16];
 
 	for (int i = 0; i < XLP_NR_STAT; i++) {
-		if (i < NAMED_STATS)
-			field_u64(d, stat_names[i], stat[i]);
+		if (xlp_stat_names[i])
+			field_u64(d, xlp_stat_names[i], stat[i]);
 		else if (stat[i] && snprintf(name, sizeof(name), "stat%d", i) > 0)
 			field_u64(d, name, stat[i]);
 	}

@@ -67,8 +67,9 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
 		return 0;
-	if (h->type == XLP_R_CALL) {
-		const struct xlp_call_rec *c = (const void *)h;
+	if (h->type == XLP_R_CALL || h->type == XLP_R_CALL_SHORT) {
+		/* flags sit at the same place in both */
+		const struct xlp_call_short_rec *c = (const void *)h;
 
 		r->ncalls++;
 		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);
@@ -532,7 +533,7 @@ static int setup(struct recorder *r)
 		if (!ret)
 			ret = start_launch(r);
 	} else {
-		ret = session__add_target(r->sess, r->o.pid, true);
+		ret = session__add_target(r->sess, r->o.pid);
 		if (ret == -ESRCH)
 			xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
 				r->o.pid);

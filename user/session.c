@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -19,13 +19,12 @@
 #include "util.h"
 
 #define MAX_LINKS 64
+#define ITER_BUF (96 * 1024) /* > bpf_seq_read's 8 pages + the largest record (64 KiB) */
 #define MAX_FUNC_LINKS (2 * XLP_MAX_FUNCS)
 
 struct session {
 	struct xlprobe_bpf *skel;
 	struct ring_buffer *rb;
-	uint64_t *tracked; /* mmap of the "tracked" bitmap */
-	size_t tracked_len;
 	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
 	int nlinks;
 	struct bpf_link *flinks[MAX_FUNC_LINKS]; /* uprobes, until detached */
@@ -42,14 +41,22 @@ static const char *const required_tps[] = {
 	"sched_process_fork", "sched_process_exit",
 };
 
+/* A sample holds one record, or a thread's batch of compact call records. */
 static int rb_cb(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
-	const struct xlp_hdr *h = data;
+	size_t off = 0;
+	int err = 0;
 
-	if (size < sizeof(*h) || h->size > size)
-		return 0; /* cannot happen with our programs; never pass it on */
-	return s->on_record(s->ctx, h);
+	while (!err && size - off >= sizeof(struct xlp_hdr)) {
+		const struct xlp_hdr *h = (const void *)((char *)data + off);
+
+		if (h->size < sizeof(*h) || h->size > size - off)
+			break; /* cannot happen with our programs; never pass it on */
+		err = s->on_record(s->ctx, h);
+		off += h->size;
+	}
+	return err;
 }
 
 /*
@@ -88,76 +95,139 @@ static int check_kernel(struct btf **vmlinux, char *err, size_t errlen)
 	return 0;
 }
 
-static int map_tracked(struct session *s, char *err, size_t errlen)
+/* Runs one SEC("syscall") program of bpf/control.bpf.c; its err, or -errno. */
+static int ctl_run(struct bpf_program *prog, struct xlp_ctl *a)
 {
-	int fd = bpf_map__fd(s->skel->maps.tracked);
+	/* a syscall program's context is copied back to ctx_in */
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a));
 
-	s->tracked_len = (size_t)bpf_map__max_entries(s->skel->maps.tracked) * sizeof(uint64_t);
-	s->tracked = mmap(NULL, s->tracked_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (s->tracked == MAP_FAILED) {
-		s->tracked = NULL;
-		snprintf(err, errlen, "cannot map the thread bitmap: %s", strerror(errno));
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
 		return -errno;
-	}
-	return 0;
+	return a->err;
 }
 
-/* Programs the recording can do without, and the tracepoints they need. */
+/*
+ * Runs a task iterator of bpf/control.bpf.c to its end; each record it
+ * writes goes to the session's callback (when on_record is set).
+ */
+static int iter_run(struct session *s, struct bpf_program *prog, bool records)
+{
+	struct bpf_link *link = bpf_program__attach_iter(prog, NULL);
+	size_t have = 0;
+	char *buf = NULL;
+	int fd = -1, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	buf = malloc(ITER_BUF);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* the kernel hands out whole records; a partial one waits for the rest */
+	while ((n = read(fd, buf + have, ITER_BUF - have)) > 0) {
+		size_t off = 0;
+
+		have += (size_t)n;
+		while (have - off >= sizeof(struct xlp_hdr)) {
+			const struct xlp_hdr *h = (const void *)(buf + off);
+
+			if (h->size < sizeof(*h)) {
+				err = -EPROTO; /* cannot happen with our programs */
+				goto cleanup;
+			}
+			if (have - off < h->size)
+				break;
+			if (records && !err)
+				err = s->on_record(s->ctx, h);
+			off += h->size;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	if (n < 0 && !err)
+		err = -errno;
+cleanup:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return err;
+}
+
+/*
+ * Programs the recording can do without, and the tracepoints they need.
+ * Each is named by its skeleton field (offsetof into struct xlprobe_bpf):
+ * a misspelt or removed program fails to compile.
+ */
 struct opt_prog {
-	const char *name;
+	size_t prog; /* offsetof(struct xlprobe_bpf, progs.<name>) */
 	const char *tps[3];
 	uint32_t feature; /* set when every program with this feature attached */
 	const char *note; /* why it matters, when it cannot run */
 };
 
+#define OPT_PROG(name) offsetof(struct xlprobe_bpf, progs.name)
+
 static const struct opt_prog optional_progs[] = {
-	{"xlp_sched_waking",
+	{OPT_PROG(xlp_sched_waking),
 	 {"sched_waking"},
 	 0,
 	 "sched_waking absent: wakers unknown, sleep reasons from syscalls only"},
-	{"xlp_sys_enter",
-	 {"sys_enter"},
-	 XLP_FEAT_SYSCALLS,
-	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
-	{"xlp_sys_exit",
-	 {"sys_exit"},
-	 XLP_FEAT_SYSCALLS,
-	 "raw_syscalls tracepoints absent: sleep reasons from wakers only"},
-	{"xlp_sched_exec",
+	{OPT_PROG(xlp_sched_exec),
 	 {"sched_process_exec"},
 	 0,
 	 "sched_process_exec absent: launches start when xlprobe releases them, not at exec"},
-	{"xlp_irq_entry", {"irq_handler_entry"}, 0, "irq tracepoints absent: wakers less precise"},
-	{"xlp_irq_exit", {"irq_handler_exit"}, 0, "irq tracepoints absent: wakers less precise"},
-	{"xlp_softirq_entry", {"softirq_entry"}, 0, "softirq tracepoints absent"},
-	{"xlp_softirq_exit", {"softirq_exit"}, 0, "softirq tracepoints absent"},
-	{"xlp_hrtimer_entry", {"hrtimer_expire_entry"}, 0, "hrtimer tracepoints absent"},
-	{"xlp_hrtimer_exit", {"hrtimer_expire_exit"}, 0, "hrtimer tracepoints absent"},
-	{"xlp_bio_queue",
+	{OPT_PROG(xlp_irq_entry),
+	 {"irq_handler_entry"},
+	 0,
+	 "irq tracepoints absent: wakers less precise"},
+	{OPT_PROG(xlp_irq_exit),
+	 {"irq_handler_exit"},
+	 0,
+	 "irq tracepoints absent: wakers less precise"},
+	{OPT_PROG(xlp_softirq_entry), {"softirq_entry"}, 0, "softirq tracepoints absent"},
+	{OPT_PROG(xlp_softirq_exit), {"softirq_exit"}, 0, "softirq tracepoints absent"},
+	{OPT_PROG(xlp_hrtimer_entry), {"hrtimer_expire_entry"}, 0, "hrtimer tracepoints absent"},
+	{OPT_PROG(xlp_hrtimer_exit), {"hrtimer_expire_exit"}, 0, "hrtimer tracepoints absent"},
+	{OPT_PROG(xlp_bio_queue),
 	 {"block_bio_queue"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_rq_issue",
+	{OPT_PROG(xlp_rq_issue),
 	 {"block_rq_issue"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_rq_complete",
+	{OPT_PROG(xlp_rq_complete),
 	 {"block_rq_complete"},
 	 XLP_FEAT_BLOCK,
 	 "block tracepoints absent: no per-thread disk request counts"},
-	{"xlp_cpu_frequency",
+	{OPT_PROG(xlp_cpu_frequency),
 	 {"cpu_frequency"},
 	 0,
 	 "power/cpu_frequency absent: CPU frequency unavailable"},
-	{"xlp_binder_txn",
+	{OPT_PROG(xlp_binder_txn),
 	 {"binder_transaction"},
 	 XLP_FEAT_BINDER,
 	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
-	{"xlp_binder_recv",
+	{OPT_PROG(xlp_binder_recv),
 	 {"binder_transaction_received"},
 	 XLP_FEAT_BINDER,
 	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
 };
+
+#define NR_OPT_PROGS (sizeof(optional_progs) / sizeof(optional_progs[0]))
+
+static struct bpf_program *opt_prog(const struct session *s, const struct opt_prog *o)
+{
+	return *(struct bpf_program **)((char *)s->skel + o->prog);
+}
 
 static void add_note(struct session *s, const char *note)
 {
@@ -180,10 +250,9 @@ static bool have_tp(struct btf *vmlinux, const char *tp)
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
-	struct bpf_program *p;
 
-	*wanted = XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
-	for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
+	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
+	for (size_t i = 0; i < NR_OPT_PROGS; i++) {
 		const struct opt_prog *o = &optional_progs[i];
 		bool ok = true;
 
@@ -191,21 +260,20 @@ static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wa
 			ok &= have_tp(vmlinux, o->tps[k]) && strcmp(hide, o->tps[k]);
 		if (ok)
 			continue;
-		p = bpf_object__find_program_by_name(s->skel->obj, o->name);
-		if (p)
-			bpf_program__set_autoload(p, false);
+		bpf_program__set_autoload(opt_prog(s, o), false);
 		*wanted &= ~o->feature;
 		add_note(s, o->note);
 	}
-	/* never attached: tests drive it with bpf_prog_test_run_opts */
-	bpf_program__set_autoload(s->skel->progs.xlp_selftest, false);
 }
 
+/* Attached by the session's own calls (uprobes) or run, never attached. */
 static bool is_manual(const struct bpf_program *p)
 {
 	enum bpf_prog_type t = bpf_program__type(p);
 
-	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL;
+	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL ||
+	       (t == BPF_PROG_TYPE_TRACING &&
+		bpf_program__expected_attach_type(p) == BPF_TRACE_ITER);
 }
 
 static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t errlen)
@@ -214,7 +282,7 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 
 	bpf_object__for_each_program(p, s->skel->obj)
 	{
-		const char *name = bpf_program__name(p);
+		const struct opt_prog *o = NULL;
 		struct bpf_link *l;
 
 		if (!bpf_program__autoload(p) || is_manual(p))
@@ -228,33 +296,35 @@ static int attach_programs(struct session *s, uint32_t wanted, char *err, size_t
 			s->links[s->nlinks++] = l;
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(optional_progs) / sizeof(optional_progs[0]); i++) {
-			if (strcmp(optional_progs[i].name, name))
-				continue;
-			/* optional: say what is missing, record without it */
-			add_note(s, optional_progs[i].note);
-			wanted &= ~optional_progs[i].feature;
-			name = NULL;
-			break;
+		for (size_t i = 0; i < NR_OPT_PROGS && !o; i++)
+			if (opt_prog(s, &optional_progs[i]) == p)
+				o = &optional_progs[i];
+		if (!o) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(p),
+				 strerror(-e));
+			return e;
 		}
-		if (name) {
-			snprintf(err, errlen, "cannot attach %s: %s", name, strerror(errno));
-			return -errno;
-		}
+		/* optional: say what is missing, record without it */
+		add_note(s, o->note);
+		wanted &= ~o->feature;
 	}
-	s->features |= XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | wanted;
+	/* syscalls: read from a blocking thread's registers, no program of their own */
+	s->features |=
+		XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | wanted;
 	return 0;
 }
 
 /* Seeds every CPU's frequency from cpufreq sysfs; none: frequency unknown. */
 static void seed_frequencies(struct session *s)
 {
-	int fd = bpf_map__fd(s->skel->maps.cpu_freq), seeded = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t now = xlp_now_ns();
+	int seeded = 0;
 
 	for (uint32_t cpu = 0; cpu < (uint32_t)ncpu && cpu < 1024; cpu++) {
-		struct xlp_cpufreq f = {.since = now};
+		struct xlp_ctl a = {.cpu = cpu, .now = now};
 		unsigned long long khz;
 		char path[96];
 		FILE *fp;
@@ -265,8 +335,8 @@ static void seed_frequencies(struct session *s)
 		if (!fp)
 			continue;
 		if (fscanf(fp, "%llu", &khz) == 1 && khz) {
-			f.khz = khz;
-			seeded += !bpf_map_update_elem(fd, &cpu, &f, BPF_ANY);
+			a.khz = khz;
+			seeded += !ctl_run(s->skel->progs.xlp_set_freq, &a);
 		}
 		fclose(fp);
 	}
@@ -310,9 +380,6 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 			 strerror(-err_));
 		goto cleanup;
 	}
-	err_ = map_tracked(s, err, errlen);
-	if (err_)
-		goto cleanup;
 	seed_frequencies(s);
 	err_ = attach_programs(s, wanted, err, errlen);
 	if (err_)
@@ -341,105 +408,47 @@ const char *session__notes(const struct session *s)
 	return s->notes;
 }
 
-static void set_tracked(struct session *s, uint32_t tid)
+/* A process slot (its counters) and the targets entry that follows its forks. */
+static int add_proc(struct session *s, uint32_t pid)
 {
-	if ((size_t)(tid >> 6) * sizeof(uint64_t) >= s->tracked_len)
-		return;
-	__atomic_fetch_or(&s->tracked[tid >> 6], 1ull << (tid & 63), __ATOMIC_SEQ_CST);
+	struct xlp_ctl a = {.pid = pid};
+
+	return ctl_run(s->skel->progs.xlp_add_proc, &a);
 }
 
-static int add_thread(struct session *s, uint32_t pid, uint32_t tid, uint32_t slot, bool partial)
+int session__add_target(struct session *s, pid_t pid)
 {
-	struct xlp_thread *t = calloc(1, sizeof(*t));
 	int err;
 
-	if (!t)
-		return -ENOMEM;
-	t->pid = pid;
-	t->tid = tid;
-	t->proc_slot = slot;
-	t->state = XLP_T_UNKNOWN;
-	t->last_cpu = (uint32_t)-1;
-	t->flags = partial ? XLP_THREAD_PARTIAL : 0;
-	/* NOEXIST: the fork program may have created it already, with a
-	 * better-known state than ours */
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &tid, t, BPF_NOEXIST);
-	free(t);
-	if (err && errno != EEXIST)
-		return -errno;
-	set_tracked(s, tid);
-	return 0;
-}
-
-static int alloc_slot(struct session *s, uint32_t pid, uint32_t *slot)
-{
-	struct xlp_proc p = {.pid = pid};
-	uint32_t n = __atomic_fetch_add(&s->skel->bss->next_proc_slot, 1, __ATOMIC_SEQ_CST);
-
-	if (n >= XLP_MAX_PROCS)
-		return -ENOSPC;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &n, &p, BPF_ANY))
-		return -errno;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &pid, &n, BPF_ANY))
-		return -errno;
-	*slot = n;
-	return 0;
-}
-
-int session__add_target(struct session *s, pid_t pid, bool existing_threads)
-{
-	char path[64];
-	struct dirent *de;
-	uint32_t slot = 0;
-	DIR *d;
-	int err;
-
-	err = alloc_slot(s, (uint32_t)pid, &slot);
+	if (kill(pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	/* after the targets entry exists, the fork program catches new threads */
+	err = add_proc(s, (uint32_t)pid);
 	if (err)
 		return err;
-	if (!existing_threads)
-		return add_thread(s, pid, pid, slot, false);
-	/* after the targets entry exists, the fork program catches new threads */
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -ESRCH;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long tid = strtoul(de->d_name, &end, 10);
-
-		if (*end || !tid)
-			continue;
-		err = add_thread(s, pid, (uint32_t)tid, slot, true);
-		if (err)
-			break;
-	}
-	closedir(d);
-	return err;
+	s->skel->bss->add_pid = (uint32_t)pid;
+	err = iter_run(s, s->skel->progs.xlp_add_threads, false);
+	return err ? err : (kill(pid, 0) && errno == ESRCH ? -ESRCH : 0);
 }
 
 int session__follow_children(struct session *s)
 {
-	uint32_t slot;
-
 	/* the slot stays unused: only forked children get threads, with
 	 * slots of their own (bpf/sched.bpf.c, xlp_sched_fork) */
-	return alloc_slot(s, (uint32_t)getpid(), &slot);
+	return add_proc(s, (uint32_t)getpid());
 }
 
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = id);
-	struct xlp_func f = {.flags = flags};
+	LIBBPF_OPTS(bpf_uprobe_opts, uo,
+		    .bpf_cookie = XLP_COOKIE(id, flags & XLP_CALL_INTERACTION));
 	struct bpf_link *l;
 
 	if (id >= XLP_MAX_FUNCS || s->nflinks + 2 > MAX_FUNC_LINKS) {
 		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
 		return -E2BIG;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.funcs), &id, &f, BPF_ANY))
-		return -errno;
 	for (int ret = 0; ret < 2; ret++) {
 		struct bpf_program *p =
 			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
@@ -528,117 +537,14 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
 	return 0;
 }
 
-/* The reason a sleep in progress would most likely get (bpf/reasons.bpf.h
- * decides at the syscall's exit, which has not happened yet). */
-static uint32_t reason_guess(const struct xlp_thread *t)
-{
-	if (!t->sys_nr1)
-		return t->wait_reason >= XLP_C_DISK && t->wait_reason <= XLP_C_OTHER
-			       ? t->wait_reason
-			       : XLP_C_OTHER;
-	if (t->sys_class >= XLP_C_DISK && t->sys_class <= XLP_C_TIMER)
-		return t->sys_class;
-	return t->sys_class == XLP_SC_FUTEX ? XLP_C_LOCK : XLP_C_OTHER;
-}
-
-/* Same accounting as thread_account() in bpf/xlprobe.bpf.h, for the open
- * interval of a thread still alive when recording stops. */
-static void close_interval(__u64 *c, const struct xlp_thread *t, uint64_t now)
-{
-	uint64_t d = now > t->ts ? now - t->ts : 0;
-
-	switch (t->state) {
-	case XLP_T_RUNNING:
-		c[XLP_C_CPU_RUN] += d;
-		break;
-	case XLP_T_RUNNABLE:
-		c[XLP_C_CPU_WAIT] += d;
-		break;
-	case XLP_T_SLEEP_S:
-	case XLP_T_SLEEP_D:
-		c[t->state == XLP_T_SLEEP_S ? XLP_C_SLEEP_S : XLP_C_SLEEP_D] += d;
-		c[reason_guess(t)] += d;
-		break;
-	}
-	c[reason_guess(t)] += t->pending;
-}
-
-static void read_comm(const char *path, char *comm)
-{
-	FILE *f = fopen(path, "r");
-
-	memset(comm, 0, XLP_COMM_LEN);
-	if (!f)
-		return;
-	if (fgets(comm, XLP_COMM_LEN, f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-}
-
-static int emit_live_thread(struct session *s, const struct xlp_thread *t, uint64_t now)
-{
-	struct xlp_thread_rec r = {.h = {XLP_R_THREAD, sizeof(r), 0}};
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t->pid, t->tid);
-	if (access(path, F_OK))
-		return 0; /* exited before we registered it: nothing was counted */
-	read_comm(path, r.comm);
-	r.pid = t->pid;
-	r.tid = t->tid;
-	r.flags = XLP_THREAD_AT_STOP | (t->flags & XLP_THREAD_PARTIAL);
-	r.first_ns = t->first_ns;
-	r.last_ns = now;
-	memcpy(r.tot, t->c, sizeof(r.tot));
-	close_interval(r.tot, t, now);
-	return s->on_record(s->ctx, &r.h);
-}
-
-static int emit_live_procs(struct session *s, uint64_t now)
-{
-	int tfd = bpf_map__fd(s->skel->maps.targets), pfd = bpf_map__fd(s->skel->maps.procs);
-	uint32_t key, next, slot, *prev = NULL;
-	int err = 0;
-
-	while (!err && !bpf_map_get_next_key(tfd, prev, &next)) {
-		struct xlp_proc_rec r = {.h = {XLP_R_PROC, sizeof(r), 0}};
-		struct xlp_proc p;
-		char path[64];
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(tfd, &key, &slot) || bpf_map_lookup_elem(pfd, &slot, &p))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/comm", key);
-		read_comm(path, r.comm);
-		r.pid = key;
-		r.flags = XLP_THREAD_AT_STOP;
-		r.first_ns = p.first_ns;
-		r.last_ns = now;
-		memcpy(r.tot, p.c, sizeof(r.tot));
-		err = s->on_record(s->ctx, &r.h);
-	}
-	return err;
-}
-
 int session__emit_live(struct session *s, uint64_t now)
 {
-	int fd = bpf_map__fd(s->skel->maps.threads);
-	uint32_t key, next, *prev = NULL;
-	struct xlp_thread *t = malloc(sizeof(*t));
-	int err = 0;
+	int err;
 
-	if (!t)
-		return -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, t))
-			continue;
-		err = emit_live_thread(s, t, now);
-	}
-	free(t);
-	return err ? err : emit_live_procs(s, now);
+	/* threads first: closing their intervals adds to their processes' */
+	s->skel->bss->flush_ns = now;
+	err = iter_run(s, s->skel->progs.xlp_flush_threads, true);
+	return err ? err : iter_run(s, s->skel->progs.xlp_flush_procs, true);
 }
 
 void session__close(struct session *s)
@@ -649,8 +555,6 @@ void session__close(struct session *s)
 	session__detach_funcs(s);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
-	if (s->tracked)
-		munmap(s->tracked, s->tracked_len);
 	xlprobe_bpf__destroy(s->skel);
 	free(s);
 }

@@ -40,7 +40,7 @@ const char *session__notes(const struct session *s); /* "" or lines */
  * that exist already are marked partial (their state is unknown until
  * their next switch). Returns -ESRCH if pid is gone.
  */
-int session__add_target(struct session *s, pid_t pid, bool existing_threads);
+int session__add_target(struct session *s, pid_t pid);
 
 /*
  * Traces the processes the calling process forks from now on, from their
@@ -82,7 +82,8 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);
 
 /*
  * Emits XLP_R_THREAD / XLP_R_PROC records (flag XLP_THREAD_AT_STOP) for
- * threads and processes still alive, their open interval closed at now.
+ * threads and processes still alive, their open interval closed at now by
+ * the BPF side's own accounting (bpf/control.bpf.c), through the callback.
  */
 int session__emit_live(struct session *s, uint64_t now);
 

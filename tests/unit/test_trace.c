@@ -3,7 +3,7 @@
  * Trace file module and `xlprobe dump`: round trip, truncation anywhere,
  * corruption of every framing field, header errors, a full disk, and dump
  * run in-process on all of those. walk() parses the chunk framing straight
- * from the layout documented in user/trace/trace_writer.c (version 2), independently
+ * from the layout documented in user/trace/trace_writer.c (version 3), independently
  * of the reader, to know which records each chunk holds.
  */
 #include <errno.h>
@@ -508,6 +508,76 @@ TEST(explicit_flush_makes_chunks)
 	CHECK(len == n + 12 + 136, "bytes() counts the chunks on disk");
 	n = walk(f, len, ch, &hdr, &foot);
 	CHECK(n == 3 && ch[0].nrec == 10 && ch[1].nrec == 10 && ch[2].nrec == 10);
+	free(f);
+}
+
+/*
+ * A compact call record reads back as the struct xlp_call_rec it stands for
+ * (the counters it lacks at 0, an exclusive value it lacks equal to the
+ * inclusive one, cpu_run equal to wall when the mask says so, no IPC peer); one whose size does not
+ * match its mask, or in a version 2 file, where the type means nothing yet, comes back untouched,
+ * as any unknown type.
+ */
+TEST(compact_call_record_expands)
+{
+	struct {
+		struct xlp_call_short_rec c;
+		uint64_t val[3];
+	} s = {.c = {.h = {XLP_R_CALL_SHORT, sizeof(s), 3},
+		     .func_id = 4,
+		     .pid = 5,
+		     .tid = 6,
+		     .depth = 2,
+		     .flags = XLP_CALL_INTERACTION | XLP_CALL_IPC_PEER,
+		     .entry_ns = 1000,
+		     .mask = 1u << XLP_SH_WALL | 1u << XLP_SH_NIVCSW | XLP_SHORT_RUN_IS_WALL |
+			     1u << (XLP_NR_SHORT + XLP_SH_CPU_RUN)},
+	       .val = {100, 3, 40}},
+	  bad = s;
+	struct xlp_call_rec want = {
+		.h = {XLP_R_CALL, sizeof(want), 3},
+		.func_id = 4,
+		.pid = 5,
+		.tid = 6,
+		.depth = 2,
+		.flags = XLP_CALL_INTERACTION,
+		.entry_ns = 1000,
+		.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
+		.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}};
+	struct xlp_stats_rec st = {.h = {XLP_R_STATS, sizeof(st), 0}};
+	struct trace_writer *w;
+	struct result res;
+	char path[256];
+	size_t len;
+	uint8_t *f;
+
+	bad.c.mask |= 1u << XLP_SH_MIGRATIONS; /* four values announced, three there */
+	tmp_path(path, "short.xlp");
+	REQUIRE(!trace_writer__open(path, &sample_meta, &w));
+	CHECK(trace_writer__append(w, &s.c.h) == 0);
+	CHECK(trace_writer__append(w, &bad.c.h) == 0);
+	CHECK(trace_writer__append(w, &st.h) == 0);
+	CHECK(trace_writer__close(w, &sample_footer) == 0);
+	read_back(path, &res);
+	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3, "%zu records",
+	      res.recs.n);
+	CHECK(res.recs.n == 3 && res.recs.off[1] == sizeof(want) &&
+		      !memcmp(res.recs.data, &want, sizeof(want)),
+	      "expanded call record differs");
+	CHECK(res.recs.n == 3 && !memcmp(res.recs.data + res.recs.off[1], &bad, sizeof(bad)),
+	      "a record whose mask and size differ is not passed through as it is");
+	recs__free(&res.recs);
+
+	/* the same file as version 2 */
+	f = slurp(path, &len);
+	put32(f + 8, 2);
+	put32(f + 16, crc32(crc32(0, f + 8, 8), f + 20, le32(f + 12)));
+	spit(path, f, len);
+	read_back(path, &res);
+	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3);
+	CHECK(res.recs.n && res.recs.off[1] == sizeof(s) && !memcmp(res.recs.data, &s, sizeof(s)),
+	      "version 2: the record is not passed through as it is");
+	recs__free(&res.recs);
 	free(f);
 }
 
@@ -1104,7 +1174,7 @@ TEST(dump_text_complete)
 
 	out = dump_to_string(argv, 2, &rc, &err);
 	CHECK(rc == 0 && !err[0], "rc %d, stderr '%s'", rc, err);
-	CHECK(strstr(out, "format version: 2\nhost: \"testhost\"\nkernel: \"6.1.0-test\"\n"));
+	CHECK(strstr(out, "format version: 3\nhost: \"testhost\"\nkernel: \"6.1.0-test\"\n"));
 	CHECK(strstr(out, "features: btf|sched|uprobes|0x100000 (0x100007)\n"));
 	CHECK(strstr(out, "start: 2023-11-14T22:13:20.246913578Z"));
 	CHECK(strstr(out, "target: pid 4242\n"));

@@ -216,14 +216,6 @@ static void baseline(FILE *f, const struct xa_result *r)
 				    "whole run mixes in what other code did");
 }
 
-/* Column headers: the factor names without their "_block" / "_wait" / "_sleep". */
-static const char *const short_name[XA_NFEAT] = {
-	[XA_CPU_RUN] = "cpu_run", [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
-	[XA_SLEEP_S] = "sleep_s", [XA_SLEEP_D] = "sleep_d",   [XA_DISK] = "disk",
-	[XA_NET] = "net",	  [XA_IPC] = "ipc",	      [XA_LOCK] = "lock",
-	[XA_TIMER] = "timer",	  [XA_OTHER] = "other",
-};
-
 static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	bool reasons = r->features & XLP_FEAT_SYSCALLS;
@@ -234,10 +226,11 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ ||
 		    (reasons ? k >= XA_DISK : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
 			cols[nc++] = k;
+	/* column headers: the counters' names, shorter than the factors' */
 	fprintf(f, "\nFunctions (median over the runs where each ran)\n  %-20s %5s %8s", "function",
 		"runs", "time");
 	for (int k = 0; k < nc; k++)
-		fprintf(f, " %8s", short_name[cols[k]]);
+		fprintf(f, " %8s", xa_feat_ctr_name(cols[k]));
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xa_func_row *row = &r->rows[i];

@@ -18,11 +18,22 @@
  * Version of the file: its framing (header, chunks, footer; README.md,
  * "Trace file format") and the record layouts of bpf/xlprobe.h, whose own
  * XLP_FORMAT_VERSION counts only the latter. Version 2 numbers the chunks
- * and gives each chunk header its own CRC; version 1 files still read.
+ * and gives each chunk header its own CRC; version 3 adds the compact call
+ * record (XLP_R_CALL_SHORT), which the reader expands: an older reader
+ * would skip it as an unknown type, and must refuse the file instead.
+ * Versions 1 and 2 still read.
  */
-#define XLP_TRACE_VERSION 2
-_Static_assert(XLP_FORMAT_VERSION == 1,
+#define XLP_TRACE_VERSION 3
+_Static_assert(XLP_FORMAT_VERSION == 2,
 	       "the record layout changed: bump XLP_TRACE_VERSION and teach the reader");
+
+/*
+ * The names of enum xlp_ctr and enum xlp_stat (user/trace/trace_names.c, from the
+ * one list in bpf/xlprobe.h): what dump, the reports and their JSON keys
+ * show. NULL for a reserved slot.
+ */
+extern const char *const xlp_ctr_names[XLP_NR_CTR];
+extern const char *const xlp_stat_names[XLP_NR_STAT];
 
 /* struct xlp_trace_meta.features: what the kernel let us see */
 #define XLP_FEAT_BTF (1u << 0)
@@ -31,7 +42,7 @@ _Static_assert(XLP_FORMAT_VERSION == 1,
 #define XLP_FEAT_CPUFREQ (1u << 3)  /* cpufreq driver present: frequency is real */
 #define XLP_FEAT_BINDER (1u << 4)   /* binder tracepoints attached */
 #define XLP_FEAT_BLOCK (1u << 5)    /* block_rq_* attached */
-#define XLP_FEAT_SYSCALLS (1u << 6) /* raw_syscalls attached: wait reasons from fds */
+#define XLP_FEAT_SYSCALLS (1u << 6) /* wait reasons from syscalls and their fds */
 #define XLP_FEAT_DELAYACCT (1u << 7)
 
 /* struct xlp_func_info.flags */
@@ -148,7 +159,8 @@ const struct xlp_trace_meta *trace_reader__meta(const struct trace_reader *r);
  * Next record: 1 and *rec set (valid until the next call), 0 at the end,
  * negative errno on an I/O error. A chunk with a bad CRC or bad zlib data
  * is skipped and counted; records of unknown type are returned as they are
- * (readers skip types they do not know, by h.size).
+ * (readers skip types they do not know, by h.size). A compact call record
+ * (XLP_R_CALL_SHORT) is returned expanded, as the XLP_R_CALL it stands for.
  */
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec);
 /* Valid once __next returned 0. */

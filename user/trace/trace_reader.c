@@ -100,7 +100,8 @@ struct trace_reader {
 	size_t zcap;
 	uint8_t *buf; /* records of the current chunk */
 	size_t cap;
-	size_t pos, len; /* cursor in buf */
+	size_t pos, len;	  /* cursor in buf */
+	struct xlp_call_rec wide; /* the last compact call record, expanded */
 };
 
 static uint32_t get_le32(const uint8_t *p)
@@ -987,6 +988,47 @@ static int reader__advance(struct trace_reader *r)
 	return err;
 }
 
+/*
+ * A compact call record (format 3) as the struct xlp_call_rec it stands
+ * for: the counters it does not hold moved by 0 (an exclusive value it
+ * does not hold equals the inclusive one), and it has no IPC peer. One
+ * whose size does not match its mask is returned as it is, an unknown
+ * record to every consumer.
+ */
+static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct xlp_hdr *h)
+{
+	static const int ctr[XLP_NR_SHORT] = {
+#define XLP_SHORT_CTR(id) XLP_C_##id,
+		XLP_SHORT_CTR_LIST(XLP_SHORT_CTR)
+#undef XLP_SHORT_CTR
+	};
+	const struct xlp_call_short_rec *c = (const void *)h;
+	uint32_t mask = c->mask & ((1u << XLP_SHORT_VALUE_BITS) - 1);
+	struct xlp_call_rec *w = &r->wide;
+	const __u64 *v = c->val;
+
+	if (h->size != sizeof(*c) + 8 * (size_t)__builtin_popcount(mask))
+		return h;
+	memset(w, 0, sizeof(*w));
+	w->h.type = XLP_R_CALL;
+	w->h.size = sizeof(*w);
+	w->h.cpu = c->h.cpu;
+	w->func_id = c->func_id;
+	w->pid = c->pid;
+	w->tid = c->tid;
+	w->depth = c->depth;
+	w->flags = c->flags & ~XLP_CALL_IPC_PEER;
+	w->entry_ns = c->entry_ns;
+	for (int k = 0; k < XLP_NR_SHORT; k++)
+		if (mask & (1u << k))
+			w->incl[ctr[k]] = *v++;
+	if (c->mask & XLP_SHORT_RUN_IS_WALL)
+		w->incl[XLP_C_CPU_RUN] = w->incl[XLP_C_WALL];
+	for (int k = 0; k < XLP_NR_SHORT; k++)
+		w->excl[ctr[k]] = mask & (1u << (XLP_NR_SHORT + k)) ? *v++ : w->incl[ctr[k]];
+	return &w->h;
+}
+
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 {
 	int err;
@@ -1001,6 +1043,8 @@ int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 	}
 	*rec = (const struct xlp_hdr *)(r->buf + r->pos);
 	r->pos += (*rec)->size;
+	if ((*rec)->type == XLP_R_CALL_SHORT && r->meta.format_version >= 3)
+		*rec = expand_short(r, *rec);
 	return 1;
 }
 

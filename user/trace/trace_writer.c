@@ -2,7 +2,7 @@
 /*
  * Trace file writer.
  *
- * Trace file format, version 2
+ * Trace file format, version 3
  * ----------------------------
  * Integers in the header, chunk and footer framing are little-endian.
  * Records are stored exactly as the BPF side produced them (bpf/xlprobe.h),
@@ -40,7 +40,7 @@
  *
  * Footer (last: it ends the file)
  *    0   4  tag "FOOT"
- *    4   4  payload length L (136 in version 2; readers accept more)
+ *    4   4  payload length L (136 in versions 2 and 3; readers accept more)
  *    8   4  CRC32 of bytes 4..7 followed by the L payload bytes
  *   12   L  payload, struct xlp_trace_footer:
  *             u64 end_ns, u64 nrecords, u64 nchunks (both counted by
@@ -48,8 +48,10 @@
  *             (enum xlp_stat order), u64 lost_by_reader,
  *             u32 stop_reason, u32 reserved (0)
  *
- * Version 1 chunks had no S and one CRC: tag, C, U, N, then the CRC32 of
- * bytes 4..15 followed by the C compressed bytes (a 20-byte header).
+ * Version 3 added the compact call record (XLP_R_CALL_SHORT, which the
+ * reader expands); version 2 files are the same without it. Version 1
+ * chunks had no S and one CRC: tag, C, U, N, then the CRC32 of bytes
+ * 4..15 followed by the C compressed bytes (a 20-byte header).
  *
  * Each CRC32 (zlib's crc32(), the ISO-HDLC polynomial) also covers the
  * fields between the magic or tag and itself, so a damaged length or

@@ -3,7 +3,8 @@
  * The building blocks of xlprobe's BPF programs, one program each, all on
  * tp_btf/sys_enter and gated on the driver's tgid (tests/bench/micro/bpf_micro.c):
  * bpf_stats then gives each block's cost per event on this machine, the
- * gate-only program being the baseline. Built and run by tools/bench.sh.
+ * gate-only program being the baseline. Built by the Makefile
+ * (.output/tests/bench/micro/), run by tools/bench.sh.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -38,6 +39,22 @@ struct {
 	__type(key, __u32);
 	__type(value, struct big_value);
 } arr SEC(".maps");
+
+/* the same value as task-local storage: the driver's thread has an entry */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct big_value);
+} tstore SEC(".maps");
+
+/* ... and one where no task has an entry: an untraced task's lookup */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct big_value);
+} tstore_empty SEC(".maps");
 
 struct rec {
 	__u64 w[REC_SIZE / 8];
@@ -250,6 +267,47 @@ int BPF_PROG(m11_ringbuf_reserve_64, struct pt_regs *regs, long id)
 	for (int i = 0; i < 8; i++)
 		r[i] = i;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* per-thread state in task-local storage: no hashing, a pointer chase */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(m13_task_storage_hit, struct pt_regs *regs, long id)
+{
+	struct big_value *v;
+
+	if (!gate())
+		return 0;
+	v = bpf_task_storage_get(&tstore, bpf_get_current_task_btf(), 0, 0);
+	if (v)
+		v->c[0]++;
+	return 0;
+}
+
+/* the same for a task without an entry (untraced threads pay this) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(m14_task_storage_miss, struct pt_regs *regs, long id)
+{
+	struct big_value *v;
+
+	if (!gate())
+		return 0;
+	v = bpf_task_storage_get(&tstore_empty, bpf_get_current_task_btf(), 0, 0);
+	if (v)
+		v->c[0]++;
+	return 0;
+}
+
+/* a syscall's number and first arguments from the task's saved registers */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(m15_task_pt_regs, struct pt_regs *regs, long id)
+{
+	struct pt_regs *r;
+
+	if (!gate())
+		return 0;
+	r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	sink += r->orig_ax + r->di + r->si;
 	return 0;
 }
 

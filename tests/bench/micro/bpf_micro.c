@@ -9,7 +9,8 @@
  *   bpf_micro [N]        (default 300000)
  *
  * stdout: one line per program, "<name> <run_cnt> <avg_ns>".
- * Built and run by tools/bench.sh (not by the Makefile); needs root.
+ * Built by the Makefile (.output/tests/bench/micro/bpf_micro), run by
+ * tools/bench.sh; needs root.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 	struct bpf_program *p;
 	void *value = NULL;
 	__u32 tid = (__u32)syscall(SYS_gettid);
-	int stats_fd, ret = 1;
+	int stats_fd, pidfd = -1, ret = 1;
 
 	skel = bpf_micro_bpf__open();
 	if (!skel) {
@@ -54,6 +55,13 @@ int main(int argc, char **argv)
 	value = calloc(1, bpf_map__value_size(skel->maps.threads));
 	if (!value || bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &tid, value, BPF_ANY)) {
 		fprintf(stderr, "bpf_micro: map update: %s\n", strerror(errno));
+		goto out;
+	}
+	/* task storage is keyed by a pidfd from user space */
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.tstore), &pidfd, value, BPF_ANY)) {
+		fprintf(stderr, "bpf_micro: task storage: %s\n", strerror(errno));
 		goto out;
 	}
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_rec, NULL, NULL);
@@ -86,6 +94,8 @@ int main(int argc, char **argv)
 	close(stats_fd);
 	ret = 0;
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	ring_buffer__free(rb);
 	bpf_micro_bpf__destroy(skel);
 	free(value);

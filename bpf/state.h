@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * State the BPF programs keep for themselves: per thread, per process, per
+ * CPU. Not part of the contract with user space (bpf/xlprobe.h): the
+ * product's user space never sees these layouts, so they change freely;
+ * only the tests that drive the accounting through bpf/selftest.bpf.c read
+ * them. Plain types, so that those tests can include it.
+ */
+#ifndef XLP_STATE_H
+#define XLP_STATE_H
+
+#include "xlprobe.h"
+
+#define XLP_MAX_THREADS 16384		    /* traced threads alive at once */
+#define XLP_MAX_PROCS 1024		    /* traced processes per session (slots) */
+#define XLP_PID_MAX_LIMIT (4 * 1024 * 1024) /* kernel PID_MAX_LIMIT on 64-bit */
+#define XLP_BATCH_BYTES 1024		    /* compact call records sent at once */
+
+enum xlp_tstate {
+	XLP_T_UNKNOWN = 0, /* existed before attach, not seen yet */
+	XLP_T_RUNNING,	   /* on a CPU since ts */
+	XLP_T_RUNNABLE,	   /* on a runqueue since ts */
+	XLP_T_SLEEP_S,	   /* interruptible sleep since ts */
+	XLP_T_SLEEP_D,	   /* uninterruptible sleep since ts */
+};
+
+struct xlp_frame {
+	__u32 func_id;
+	__u32 flags;
+	__u64 snap[XLP_NR_CTR];	 /* counters at entry */
+	__u64 child[XLP_NR_CTR]; /* inclusive deltas of nested marked calls */
+};
+
+struct xlp_thread {
+	__u32 pid;
+	__u32 tid;
+	__u32 state;	 /* enum xlp_tstate */
+	__u32 proc_slot; /* index into the procs array */
+	__u64 ts;	 /* when state was entered */
+	__u64 first_ns;
+	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
+	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
+	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
+	/* the syscall the thread sleeps in, read from its registers at the
+	 * block; the sleep's reason is decided at its wakeup */
+	__u32 sys_nr1;	 /* syscall number + 1; 0: not in a syscall */
+	__u32 sys_class; /* enum xlp_sysclass */
+	__u32 sys_flags; /* XLP_SYS_* */
+	__u32 __pad1;
+	__u64 fd_file; /* struct file * last classified, and its class */
+	__u32 fd_class;
+	__u32 __pad2;
+	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
+	/* who woke the thread last (sched_waking), the second witness */
+	__u32 waker_kind; /* enum xlp_waker */
+	__u32 waker_pid;  /* tgid */
+	char waker_comm[XLP_COMM_LEN];
+	__u32 binder_wait; /* a binder transaction awaits its reply */
+	__u32 binder_peer; /* pid of the process it went to */
+	__u32 last_cpu;
+	__u32 wait_reason; /* enum xlp_ctr: the sleep's reason (a guess until its wakeup) */
+	__u32 flags;	   /* XLP_THREAD_PARTIAL */
+	__u32 ipc_peer_pid;
+	char ipc_peer_comm[XLP_COMM_LEN];
+	__u64 c[XLP_NR_CTR];
+	__u32 depth;
+	__u32 run_depth;		 /* 1 + depth of the open interaction frame, 0 if none */
+	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
+	struct xlp_frame stack[XLP_MAX_DEPTH];
+	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
+	 * they go out once XLP_BATCH_BYTES are there, and before any other
+	 * record of the thread. The slack lets the verifier see that a record
+	 * of any size starting below XLP_BATCH_BYTES fits. */
+	/* the thread's entry in the blk map already in c[] (bpf/block.bpf.c) */
+	__u64 blk_rq_seen;
+	__u64 blk_bytes_seen;
+	__u32 batch_len;  /* bytes */
+	__u32 batch_recs; /* records */
+	__u8 batch[XLP_BATCH_BYTES + 256];
+};
+
+/* How a syscall's sleep is classified (struct xlp_thread.sys_class). */
+enum xlp_sysclass {
+	/* XLP_C_DISK .. XLP_C_TIMER: the syscall itself says it */
+	XLP_SC_FUTEX = 64, /* lock if a thread of our process wakes us */
+	XLP_SC_WAKER = 65, /* nothing known: the waker decides */
+};
+
+#define XLP_SYS_POLL (1u << 0) /* poll-like: an expiring timer's wakeup is its timeout */
+
+enum xlp_waker {
+	XLP_W_NONE = 0,
+	XLP_W_SAME_PROC,  /* a thread of our own process */
+	XLP_W_OTHER_PROC, /* a thread of another process, in process context */
+	XLP_W_KTHREAD,	  /* a kernel thread (kworker, ksoftirqd, ...) */
+	XLP_W_HARDIRQ,	  /* an interrupt handler */
+	XLP_W_TIMER,	  /* an expiring hrtimer (nanosleep, timeouts) */
+	XLP_W_NET,	  /* NET_RX / NET_TX softirq */
+	XLP_W_BLOCK,	  /* BLOCK softirq: I/O completion */
+	XLP_W_SOFTIRQ,	  /* another softirq */
+};
+
+/* what the CPU is doing besides running a task (bpf/waker.bpf.c); BPF only */
+struct xlp_irqctx {
+	__u32 hardirq; /* nesting depth of interrupt handlers */
+	__u32 hrtimer; /* nesting depth of expiring hrtimers */
+	__u32 softirq; /* vector + 1 of the running softirq, 0 if none */
+	__u32 __pad;
+};
+
+/* Per-CPU frequency integral (value of the "cpu_freq" map). */
+struct xlp_cpufreq {
+	__u64 khz;	/* current frequency; 0 = unknown */
+	__u64 since;	/* ns when khz took effect */
+	__u64 integral; /* sum(kHz x ns) up to since */
+};
+
+/*
+ * Block I/O of a thread, counted by whichever task issues or completes its
+ * requests (a kworker, an interrupt): value of the "blk" map, keyed by tid.
+ * The thread folds rq and bytes into its counters itself.
+ */
+struct xlp_blk {
+	__s64 inflight; /* requests issued and not completed */
+	__u64 rq;
+	__u64 bytes;
+};
+
+/* Value of the "bio_owner" map: who submitted a bio. */
+struct xlp_bio_owner {
+	__u32 tid;
+	__u32 slot; /* its process slot */
+};
+
+struct xlp_proc {
+	__u32 pid;
+	__u32 flags;
+	__u64 first_ns;
+	__u64 c[XLP_NR_CTR];
+};
+
+#endif
