@@ -211,3 +211,31 @@ clean:
 
 -include $(wildcard $(OUTPUT)/bpf/*.d) \
 	$(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks $(OUTPUT)/fuzz/obj -name '*.d' 2>/dev/null)
+
+# ---- static builds: make static, make ARCH=arm64 static ----
+# One self-contained binary to copy to a device (adb push) or into a test
+# guest: the rules above run again in a sub-make with OUTPUT moved to
+# .output/static/$(ARCH), the compiler of that architecture, and -static
+# against Debian's libbpf.a, libelf.a and libz.a (arm64: Debian's cross
+# compiler and the arm64 libraries through multiarch; the BPF object is
+# built with -D__TARGET_ARCH_arm64 against vmlinux/arm64/vmlinux.h).
+STATIC_DIR := $(OUTPUT)/static/$(ARCH)
+STATIC_BIN := $(STATIC_DIR)/xlprobe
+STATIC_CC_x86 := $(CC)
+STATIC_CC_arm64 := aarch64-linux-gnu-gcc
+STATIC_CC = $(STATIC_CC_$(ARCH))
+STATIC_FILE_x86 := x86-64
+STATIC_FILE_arm64 := ARM aarch64
+STATIC_MAKE = $(MAKE) --no-print-directory OUTPUT=$(STATIC_DIR) ARCH=$(ARCH) CC=$(STATIC_CC) \
+	LDLIBS="-static $(LDLIBS)"
+
+.PHONY: static static-deps
+static-deps:
+	$(Q)$(if $(STATIC_CC),,echo "make static: ARCH=$(ARCH) not supported (x86 or arm64)" >&2; exit 1)
+	$(Q)tools/install-deps.sh --static $(ARCH)
+
+static: static-deps
+	$(Q)$(STATIC_MAKE) all
+	$(Q)file -L $(STATIC_BIN) | grep -q '$(STATIC_FILE_$(ARCH)).*statically linked' || \
+		{ echo "make static: $(STATIC_BIN) is not a static $(ARCH) binary: $$(file -L $(STATIC_BIN))" >&2; exit 1; }
+	$(Q)file -L $(STATIC_BIN)

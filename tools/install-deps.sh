@@ -11,6 +11,42 @@ set -eu
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace
       postgresql-15 sqlite3 xz-utils jq"
+
+# ---- static, cross and guest builds (make static, make guest-test) ----
+# A flag picks another, smaller list, so make test stays lean:
+#   --static x86|arm64  make [ARCH=arm64] static: Debian ships libbpf.a,
+#                       libelf.a and libz.a in the -dev packages; arm64 adds
+#                       Debian's cross compiler and the arm64 libraries
+#                       through multiarch (dpkg --add-architecture arm64)
+#   --guest             make guest-test: the static x86 build, the guest
+#                       kernel's source and build tools (flex, bison, pahole
+#                       from dwarves, bc), cpio for the initramfs, QEMU
+BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev file"
+case "${1:-}" in
+--static)
+	PKGS=$BUILD_PKGS
+	if [ "${2:-x86}" = arm64 ]; then
+		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		      libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64"
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			if [ "$(id -u)" != 0 ]; then
+				echo "xlprobe: arm64 packages not enabled; run as root (sudo make ARCH=arm64 static) to enable them" >&2
+				exit 1
+			fi
+			echo "xlprobe: enabling arm64 packages (dpkg --add-architecture arm64)"
+			dpkg --add-architecture arm64
+		fi
+	fi
+	;;
+--guest)
+	PKGS="$BUILD_PKGS linux-source-6.1 flex bison dwarves bc cpio qemu-system-x86"
+	;;
+"") ;;
+*)
+	echo "install-deps: unknown option $1 (--static x86|arm64, --guest, or none)" >&2
+	exit 1
+	;;
+esac
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
