@@ -239,3 +239,34 @@ static: static-deps
 	$(Q)file -L $(STATIC_BIN) | grep -q '$(STATIC_FILE_$(ARCH)).*statically linked' || \
 		{ echo "make static: $(STATIC_BIN) is not a static $(ARCH) binary: $$(file -L $(STATIC_BIN))" >&2; exit 1; }
 	$(Q)file -L $(STATIC_BIN)
+
+# ---- make guest-test: binder and another kernel, in a QEMU guest ----
+# An x86-64 guest (TCG, no KVM here) on Debian's linux-source-6.1 with
+# binder (tools/guest-kernel.sh, cached under .output/guest/), an
+# initramfs with the static xlprobe, a static init and the static test
+# programs of tests/guest/ (tools/guest-test.sh boots it and counts the
+# results). GUEST_TESTS="name ..." runs some of the tests only.
+GUEST_DIR := $(OUTPUT)/guest
+GUEST_PROGS := $(GUEST_DIR)/init $(GUEST_DIR)/binder_service $(GUEST_DIR)/binder_client \
+	$(GUEST_DIR)/sched_mix
+
+$(GUEST_DIR)/%: tests/guest/%.c tests/guest/binder_io.h
+	$(call msg,CC-GUEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
+
+$(GUEST_DIR)/sched_mix: tests/workloads/sched_mix.c
+	$(call msg,CC-GUEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@ -lm
+
+.PHONY: guest-test guest-build
+guest-build: $(GUEST_PROGS)
+	$(Q)$(STATIC_MAKE) all $(STATIC_DIR)/tests/guest/test_guest
+	$(Q)tools/guest-kernel.sh $(GUEST_DIR)
+
+guest-test:
+	$(Q)$(if $(filter x86,$(ARCH)),,echo "make guest-test: the guest is x86-64; run it without ARCH=$(ARCH)" >&2; exit 1)
+	$(Q)tools/install-deps.sh --guest
+	$(Q)$(MAKE) --no-print-directory guest-build
+	$(Q)tools/guest-test.sh $(GUEST_TESTS)

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Boots the guest of make guest-test under QEMU (TCG) and counts its
+# results: one "PASS name" or "FAIL name: reason" line per test, then
+# "N passed, M failed"; exits non-zero on any failure.
+#   tools/guest-test.sh [TEST...]     (make guest-test builds what it needs)
+#
+# The results come back on a serial port of their own: the guest's console
+# is ttyS0 (kernel messages, shown here live and kept in console.log), and
+# tests/guest/init.c writes the test program's output, then
+# "XLP-GUEST-END status=N", to ttyS1, which QEMU writes to results.txt. No
+# kernel message can interleave with a result line there, and a guest that
+# crashed, hung or was cut by the timeout has no END line: that is a
+# failure, never a pass. GUEST_TIMEOUT (seconds, default 1800) bounds it.
+set -eu
+cd "$(dirname "$0")/.."
+g=.output/guest
+xl=.output/static/x86/xlprobe
+tests_bin=.output/static/x86/tests/guest/test_guest
+timeout_s=${GUEST_TIMEOUT:-1800}
+
+die() {
+	echo "guest-test: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 missing: install it with tools/install-deps.sh --guest (Debian's qemu-system-x86)"
+command -v cpio >/dev/null || die "cpio missing: install it with tools/install-deps.sh --guest"
+for f in $g/bzImage $xl $tests_bin $g/init $g/binder_service $g/binder_client $g/sched_mix; do
+	[ -s "$f" ] || die "$f missing: run make guest-test (it builds the guest first)"
+done
+
+# the initramfs: /init, and /xlp/.output laid out as tests/lib expects it
+stage=$g/initramfs
+rm -rf "$stage"
+mkdir -p "$stage/xlp/.output/guest"
+cp $g/init "$stage/init"
+cp $xl "$stage/xlp/.output/xlprobe"
+cp $tests_bin $g/binder_service $g/binder_client $g/sched_mix "$stage/xlp/.output/guest/"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >$g/initramfs.cpio.gz
+
+res=$g/results.txt
+log=$g/console.log
+rm -f "$res" "$log"
+: >"$log"
+echo "guest-test: booting $g/bzImage under QEMU (TCG, 2 vCPUs, timeout ${timeout_s} s); console in $log"
+start=$(date +%s)
+# -no-reboot: the init's reboot ends QEMU; panic=-1 turns a kernel panic
+# into a reboot, so a crash ends it too
+timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -nodefaults -display none -no-reboot \
+	-m 1024 -smp 2 -kernel $g/bzImage -initrd $g/initramfs.cpio.gz \
+	-append "console=ttyS0 loglevel=4 panic=-1 -- $*" \
+	-serial "file:$log" -serial "file:$res" </dev/null &
+qpid=$!
+tail -n +1 -f --pid=$qpid "$log" 2>/dev/null || true
+qrc=0
+wait $qpid || qrc=$?
+secs=$(($(date +%s) - start))
+echo "guest-test: QEMU ran ${secs} s (exit $qrc)"
+
+[ -f "$res" ] || die "no results file: QEMU failed to start (exit $qrc)"
+# the result lines, as the guest printed them (CHECK details included)
+tr -d '\r' <"$res" | grep -v '^XLP-GUEST-' || true
+passed=$(tr -d '\r' <"$res" | grep -c '^PASS ' || true)
+failed=$(tr -d '\r' <"$res" | grep -c '^FAIL ' || true)
+if ! tr -d '\r' <"$res" | grep -q '^XLP-GUEST-END status='; then
+	if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+		echo "FAIL guest: no end of the tests after ${timeout_s} s (GUEST_TIMEOUT): see $log"
+	else
+		echo "FAIL guest: the guest stopped before the tests ended (QEMU exit $qrc): see $log"
+	fi
+	failed=$((failed + 1))
+elif ! tr -d '\r' <"$res" | grep -q '^XLP-GUEST-END status=0$' && [ "$failed" = 0 ]; then
+	echo "FAIL guest: the test program failed without a FAIL line: see $res"
+	failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
