@@ -240,6 +240,14 @@ static: static-deps
 		{ echo "make static: $(STATIC_BIN) is not a static $(ARCH) binary: $$(file -L $(STATIC_BIN))" >&2; exit 1; }
 	$(Q)file -L $(STATIC_BIN)
 
+# The static binary of ARCH reports the checked-in traces exactly as the
+# static x86 one does (arm64 runs under qemu-aarch64): tools/static-check.sh.
+.PHONY: static-check
+static-check:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86 static
+	$(Q)$(if $(filter x86,$(ARCH)),,$(MAKE) --no-print-directory ARCH=$(ARCH) static)
+	$(Q)tools/static-check.sh $(ARCH)
+
 # ---- make guest-test: binder and another kernel, in a QEMU guest ----
 # An x86-64 guest (TCG, no KVM here) on Debian's linux-source-6.1 with
 # binder (tools/guest-kernel.sh, cached under .output/guest/), an

@@ -10,7 +10,8 @@
 # "XLP-GUEST-END status=N", to ttyS1, which QEMU writes to results.txt. No
 # kernel message can interleave with a result line there, and a guest that
 # crashed, hung or was cut by the timeout has no END line: that is a
-# failure, never a pass. GUEST_TIMEOUT (seconds, default 1800) bounds it.
+# failure, never a pass. GUEST_TIMEOUT (seconds, default 1800) bounds it;
+# GUEST_APPEND adds kernel parameters (XLP_GUEST_VERBOSE=1: xlprobe -v).
 set -eu
 cd "$(dirname "$0")/.."
 g=.output/guest
@@ -50,7 +51,7 @@ start=$(date +%s)
 # into a reboot, so a crash ends it too
 timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -nodefaults -display none -no-reboot \
 	-m 1024 -smp 2 -kernel $g/bzImage -initrd $g/initramfs.cpio.gz \
-	-append "console=ttyS0 loglevel=4 panic=-1 -- $*" \
+	-append "console=ttyS0 loglevel=4 panic=-1 ${GUEST_APPEND:-} -- $*" \
 	-serial "file:$log" -serial "file:$res" </dev/null &
 qpid=$!
 tail -n +1 -f --pid=$qpid "$log" 2>/dev/null || true
@@ -60,8 +61,9 @@ secs=$(($(date +%s) - start))
 echo "guest-test: QEMU ran ${secs} s (exit $qrc)"
 
 [ -f "$res" ] || die "no results file: QEMU failed to start (exit $qrc)"
-# the result lines, as the guest printed them (CHECK details included)
-tr -d '\r' <"$res" | grep -v '^XLP-GUEST-' || true
+# the console above showed the details; the verdicts again, from ttyS1
+echo "guest-test: results ($res):"
+tr -d '\r' <"$res" | grep -E '^(PASS|FAIL) ' || true
 passed=$(tr -d '\r' <"$res" | grep -c '^PASS ' || true)
 failed=$(tr -d '\r' <"$res" | grep -c '^FAIL ' || true)
 if ! tr -d '\r' <"$res" | grep -q '^XLP-GUEST-END status='; then

@@ -17,7 +17,8 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-d
 #   --static x86|arm64  make [ARCH=arm64] static: Debian ships libbpf.a,
 #                       libelf.a and libz.a in the -dev packages; arm64 adds
 #                       Debian's cross compiler and the arm64 libraries
-#                       through multiarch (dpkg --add-architecture arm64)
+#                       through multiarch (dpkg --add-architecture arm64),
+#                       and qemu-user to run it (make static-check)
 #   --guest             make guest-test: the static x86 build, the guest
 #                       kernel's source and build tools (flex, bison, pahole
 #                       from dwarves, bc), cpio for the initramfs, QEMU
@@ -26,7 +27,8 @@ case "${1:-}" in
 --static)
 	PKGS=$BUILD_PKGS
 	if [ "${2:-x86}" = arm64 ]; then
-		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		# qemu-user: make ARCH=arm64 static-check runs the binary
+		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 		      libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64"
 		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 			if [ "$(id -u)" != 0 ]; then

@@ -81,7 +81,8 @@ static const char *const client_funcs[] = {"call_service",   "prepare_request",
 
 static int record_client(struct binder_rec *r, const char *name, char *const *args)
 {
-	char dev[128], spec[8][320], err[8192], out[4096];
+	static char err[1 << 20];
+	char dev[128], spec[8][320], out[4096];
 	char *argv[48] = {xl, "record", "-q", "-o", r->trace};
 	struct xt_proc svc;
 	const char *line;
@@ -97,6 +98,10 @@ static int record_client(struct binder_rec *r, const char *name, char *const *ar
 		fprintf(stderr, "  binder_service did not start\n");
 		return -1;
 	}
+	/* XLP_GUEST_VERBOSE=1 on the kernel command line (GUEST_APPEND):
+	 * the verifier log of a program the guest kernel rejects */
+	if (getenv("XLP_GUEST_VERBOSE"))
+		argv[n++] = "-v";
 	snprintf(spec[0], sizeof(spec[0]), "%s:handle_request", client);
 	argv[n++] = "-i";
 	argv[n++] = spec[0];
@@ -117,7 +122,9 @@ static int record_client(struct binder_rec *r, const char *name, char *const *ar
 	kill(svc.pid, SIGKILL);
 	xt_wait(&svc, 10000, NULL, 0, NULL, 0);
 	if (rc) {
-		fprintf(stderr, "  xlprobe record exited %d: %s\n", rc, err);
+		/* the end of a long verifier log is what says why */
+		fprintf(stderr, "  xlprobe record exited %d: %s\n", rc,
+			strlen(err) > 4000 ? err + strlen(err) - 4000 : err);
 		return -1;
 	}
 	/* the client's summary line (xlprobe passes the command's stdout on) */
