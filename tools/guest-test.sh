@@ -48,10 +48,13 @@ rm -f "$res" "$log"
 echo "guest-test: booting $g/bzImage under QEMU (TCG, 2 vCPUs, timeout ${timeout_s} s); console in $log"
 start=$(date +%s)
 # -no-reboot: the init's reboot ends QEMU; panic=-1 turns a kernel panic
-# into a reboot, so a crash ends it too
+# into a reboot, so a crash ends it too. tsc=reliable: TCG's TSC is the
+# host's, the same on every vCPU, but the guest's warp test fails when a
+# vCPU thread is descheduled on a busy host, and the fallback (HPET, a
+# per-CPU sched_clock) is not what real machines run
 timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -nodefaults -display none -no-reboot \
 	-m 1024 -smp 2 -kernel $g/bzImage -initrd $g/initramfs.cpio.gz \
-	-append "console=ttyS0 loglevel=4 panic=-1 ${GUEST_APPEND:-} -- $*" \
+	-append "console=ttyS0 loglevel=4 panic=-1 tsc=reliable ${GUEST_APPEND:-} -- $*" \
 	-serial "file:$log" -serial "file:$res" </dev/null &
 qpid=$!
 tail -n +1 -f --pid=$qpid "$log" 2>/dev/null || true
