@@ -173,6 +173,18 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
+/*
+ * A call whose every sleep is a timer sleep: its sleeps add up to timer
+ * time alone, none of it IPC. (How long it slept varies under TCG: part of
+ * a 2 ms nanosleep can be runqueue wait on a busy host.)
+ */
+static int only_timer(const struct xlp_call_rec *c, uint64_t min_ns)
+{
+	uint64_t sleep = c->incl[XLP_C_SLEEP_S] + c->incl[XLP_C_SLEEP_D];
+
+	return c->incl[XLP_C_IPC] == 0 && c->incl[XLP_C_TIMER] == sleep && sleep >= min_ns;
+}
+
 static struct json *report_json(const char *trace)
 {
 	char *argv[] = {xl, "report", "--json", (char *)trace, NULL};
@@ -309,7 +321,7 @@ TEST(binder_oneway_is_not_a_wait)
 	n = calls_of(&r, "pause_briefly", c, 64);
 	CHECK(n == 10, "%zu pauses recorded, want 10", n);
 	for (size_t i = 0; i < n; i++)
-		CHECK(c[i]->incl[XLP_C_IPC] == 0 && c[i]->incl[XLP_C_TIMER] >= 3 * MS / 2,
+		CHECK(only_timer(c[i], MS / 2),
 		      "pause %zu after a one-way: timer %.2f ms, ipc %.2f ms", i,
 		      ms(c[i]->incl[XLP_C_TIMER]), ms(c[i]->incl[XLP_C_IPC]));
 	xt_trace_free(&r.t);
@@ -364,9 +376,8 @@ TEST(binder_timer_sleep_between_signal_and_reply)
 	for (size_t i = 0; i < nb; i++) {
 		/* a nanosleep of the caller's own, between the EINTR and the
 		 * read that gets the reply: a timer sleep, not the service */
-		CHECK(bo[i]->incl[XLP_C_TIMER] >= 9 * MS && bo[i]->incl[XLP_C_IPC] == 0,
-		      "backoff %zu: timer %.1f ms, ipc %.1f ms", i, ms(bo[i]->incl[XLP_C_TIMER]),
-		      ms(bo[i]->incl[XLP_C_IPC]));
+		CHECK(only_timer(bo[i], 5 * MS), "backoff %zu: timer %.1f ms, ipc %.1f ms", i,
+		      ms(bo[i]->incl[XLP_C_TIMER]), ms(bo[i]->incl[XLP_C_IPC]));
 	}
 	for (size_t i = 1; i < n; i += 2)
 		CHECK(c[i]->excl[XLP_C_IPC] >= 45 * MS, "call %zu: own ipc %.1f ms", i,
@@ -388,7 +399,7 @@ TEST(binder_dead_reply_ends_the_wait)
 	n = calls_of(&r, "pause_briefly", c, 16);
 	REQUIRE(n == 8, "%zu pauses recorded, want 8", n);
 	for (size_t i = 0; i < n; i++)
-		CHECK(c[i]->incl[XLP_C_IPC] == 0 && c[i]->incl[XLP_C_TIMER] >= 3 * MS / 2,
+		CHECK(only_timer(c[i], MS / 2),
 		      "pause of run %zu%s: timer %.2f ms, ipc %.2f ms (peer %u)", i,
 		      i >= 3 ? " (after the dead reply)" : "", ms(c[i]->incl[XLP_C_TIMER]),
 		      ms(c[i]->incl[XLP_C_IPC]), c[i]->ipc_peer_pid);
@@ -476,6 +487,12 @@ TEST(schedstat_agrees_on_guest_kernel)
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(!xt_trace_load(trace, &t));
 	CHECK(t.status == TRACE_COMPLETE);
+	if (t.footer)
+		fprintf(stderr,
+			"  scheduler events %llu, missed (recovered) %llu, unknown state %llu\n",
+			(unsigned long long)t.footer->stat[XLP_S_SCHED_EVENTS],
+			(unsigned long long)t.footer->stat[XLP_S_SCHED_MISSED],
+			(unsigned long long)t.footer->stat[XLP_S_UNKNOWN_STATE]);
 	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
 	for (int i = 0; i < n; i++) {
 		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
