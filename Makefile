@@ -248,33 +248,39 @@ static-check:
 	$(Q)$(if $(filter x86,$(ARCH)),,$(MAKE) --no-print-directory ARCH=$(ARCH) static)
 	$(Q)tools/static-check.sh $(ARCH)
 
-# ---- make guest-test: binder and another kernel, in a QEMU guest ----
-# An x86-64 guest (TCG, no KVM here) on Debian's linux-source-6.1 with
-# binder (tools/guest-kernel.sh, cached under .output/guest/), an
+# ---- make guest-test: binder and other kernels, in a QEMU guest ----
+# x86: a guest (TCG, no KVM here) on Debian's linux-source-6.1 with binder
+# and binderfs built in (tools/guest-kernel.sh, cached under .output/guest/).
+# ARCH=arm64: Debian 12's own arm64 kernel, binder as a module
+# (tools/guest-kernel-arm64.sh, .output/guest-arm64/). Both boot an
 # initramfs with the static xlprobe, a static init and the static test
 # programs of tests/guest/ (tools/guest-test.sh boots it and counts the
 # results). GUEST_TESTS="name ..." runs some of the tests only.
-GUEST_DIR := $(OUTPUT)/guest
+GUEST_DIR_x86 := $(OUTPUT)/guest
+GUEST_DIR_arm64 := $(OUTPUT)/guest-arm64
+GUEST_DIR := $(GUEST_DIR_$(ARCH))
+GUEST_KERNEL_x86 := tools/guest-kernel.sh
+GUEST_KERNEL_arm64 := tools/guest-kernel-arm64.sh
 GUEST_PROGS := $(GUEST_DIR)/init $(GUEST_DIR)/binder_service $(GUEST_DIR)/binder_client \
 	$(GUEST_DIR)/sched_mix
 
 $(GUEST_DIR)/%: tests/guest/%.c tests/guest/binder_io.h
 	$(call msg,CC-GUEST,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
+	$(Q)$(STATIC_CC) $(WL_CFLAGS) -static $< -o $@
 
 $(GUEST_DIR)/sched_mix: tests/workloads/sched_mix.c
 	$(call msg,CC-GUEST,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@ -lm
+	$(Q)$(STATIC_CC) $(WL_CFLAGS) -static $< -o $@ -lm
 
 .PHONY: guest-test guest-build
 guest-build: $(GUEST_PROGS)
 	$(Q)$(STATIC_MAKE) all $(STATIC_DIR)/tests/guest/test_guest
-	$(Q)tools/guest-kernel.sh $(GUEST_DIR)
+	$(Q)$(GUEST_KERNEL_$(ARCH)) $(GUEST_DIR)
 
 guest-test:
-	$(Q)$(if $(filter x86,$(ARCH)),,echo "make guest-test: the guest is x86-64; run it without ARCH=$(ARCH)" >&2; exit 1)
-	$(Q)tools/install-deps.sh --guest
+	$(Q)$(if $(GUEST_DIR),,echo "make guest-test: no guest for ARCH=$(ARCH) (x86 or arm64)" >&2; exit 1)
+	$(Q)tools/install-deps.sh --guest $(ARCH)
 	$(Q)$(MAKE) --no-print-directory guest-build
-	$(Q)tools/guest-test.sh $(GUEST_TESTS)
+	$(Q)GUEST_ARCH=$(ARCH) tools/guest-test.sh $(GUEST_TESTS)

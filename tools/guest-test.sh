@@ -1,22 +1,26 @@
 #!/bin/sh
-# Boots the guest of make guest-test under QEMU (TCG) and counts its
-# results: one "PASS name" or "FAIL name: reason" line per test, then
-# "N passed, M failed"; exits non-zero on any failure.
-#   tools/guest-test.sh [TEST...]     (make guest-test builds what it needs)
+# Boots the guest of make [ARCH=arm64] guest-test under QEMU (TCG) and
+# counts its results: one "PASS name" or "FAIL name: reason" line per test,
+# then "N passed, M failed"; exits non-zero on any failure.
+#   GUEST_ARCH=x86|arm64 tools/guest-test.sh [TEST...]
+#                                   (make guest-test builds what it needs)
 #
-# The results come back on a serial port of their own: the guest's console
-# is ttyS0 (kernel messages, shown here live and kept in console.log), and
-# tests/guest/init.c writes the test program's output, then
-# "XLP-GUEST-END status=N", to ttyS1, which QEMU writes to results.txt. No
-# kernel message can interleave with a result line there, and a guest that
-# crashed, hung or was cut by the timeout has no END line: that is a
-# failure, never a pass. GUEST_TIMEOUT (seconds, default 1800) bounds it;
-# GUEST_APPEND adds kernel parameters (XLP_GUEST_VERBOSE=1: xlprobe -v).
+# x86: the results come back on a serial port of their own. The guest's
+# console is ttyS0 (kernel messages, shown here live and kept in
+# console.log); tests/guest/init.c writes the test program's output, then
+# "XLP-GUEST-END status=N", to ttyS1, which QEMU writes to results.txt: no
+# kernel message can interleave with a result line there. arm64 (QEMU's
+# virt machine has one UART): the same lines are read from the console,
+# with the kernel at loglevel 4 (warnings and worse only).
+# Either way a guest that crashed, hung or was cut by the timeout has no
+# END line: that is a failure, never a pass. GUEST_TIMEOUT (seconds,
+# default 1800) bounds it; GUEST_APPEND adds kernel parameters
+# (XLP_GUEST_VERBOSE=1: xlprobe record -v).
 set -eu
 cd "$(dirname "$0")/.."
-g=.output/guest
-xl=.output/static/x86/xlprobe
-tests_bin=.output/static/x86/tests/guest/test_guest
+arch=${GUEST_ARCH:-x86}
+xl=.output/static/$arch/xlprobe
+tests_bin=.output/static/$arch/tests/guest/test_guest
 timeout_s=${GUEST_TIMEOUT:-1800}
 
 die() {
@@ -25,10 +29,25 @@ die() {
 	exit 1
 }
 
-command -v qemu-system-x86_64 >/dev/null ||
-	die "qemu-system-x86_64 missing: install it with tools/install-deps.sh --guest (Debian's qemu-system-x86)"
-command -v cpio >/dev/null || die "cpio missing: install it with tools/install-deps.sh --guest"
-for f in $g/bzImage $xl $tests_bin $g/init $g/binder_service $g/binder_client $g/sched_mix; do
+case $arch in
+x86)
+	g=.output/guest
+	kernel=$g/bzImage
+	qemu=qemu-system-x86_64
+	qpkg=qemu-system-x86
+	;;
+arm64)
+	g=.output/guest-arm64
+	kernel=$g/Image
+	qemu=qemu-system-aarch64
+	qpkg=qemu-system-arm
+	;;
+*) die "no guest for $arch (x86 or arm64)" ;;
+esac
+command -v $qemu >/dev/null ||
+	die "$qemu missing: install it with tools/install-deps.sh --guest $arch (Debian's $qpkg)"
+command -v cpio >/dev/null || die "cpio missing: install it with tools/install-deps.sh --guest $arch"
+for f in $kernel $xl $tests_bin $g/init $g/binder_service $g/binder_client $g/sched_mix; do
 	[ -s "$f" ] || die "$f missing: run make guest-test (it builds the guest first)"
 done
 
@@ -39,23 +58,37 @@ mkdir -p "$stage/xlp/.output/guest"
 cp $g/init "$stage/init"
 cp $xl "$stage/xlp/.output/xlprobe"
 cp $tests_bin $g/binder_service $g/binder_client $g/sched_mix "$stage/xlp/.output/guest/"
+# a kernel with binder as a module: the test program loads it
+if [ -f $g/binder_linux.ko ]; then
+	mkdir -p "$stage/lib/modules"
+	cp $g/binder_linux.ko "$stage/lib/modules/"
+fi
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >$g/initramfs.cpio.gz
 
 res=$g/results.txt
 log=$g/console.log
 rm -f "$res" "$log"
 : >"$log"
-echo "guest-test: booting $g/bzImage under QEMU (TCG, 2 vCPUs, timeout ${timeout_s} s); console in $log"
+echo "guest-test: booting $kernel under QEMU ($arch, TCG, 2 vCPUs, timeout ${timeout_s} s); console in $log"
 start=$(date +%s)
 # -no-reboot: the init's reboot ends QEMU; panic=-1 turns a kernel panic
-# into a reboot, so a crash ends it too. tsc=reliable: TCG's TSC is the
-# host's, the same on every vCPU, but the guest's warp test fails when a
-# vCPU thread is descheduled on a busy host, and the fallback (HPET, a
-# per-CPU sched_clock) is not what real machines run
-timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -nodefaults -display none -no-reboot \
-	-m 1024 -smp 2 -kernel $g/bzImage -initrd $g/initramfs.cpio.gz \
-	-append "console=ttyS0 loglevel=4 panic=-1 tsc=reliable ${GUEST_APPEND:-} -- $*" \
-	-serial "file:$log" -serial "file:$res" </dev/null &
+# into a reboot, so a crash ends it too.
+if [ $arch = x86 ]; then
+	# tsc=reliable: TCG's TSC is the host's, the same on every vCPU, but
+	# the guest's warp test fails when a vCPU thread is descheduled on a
+	# busy host, and the fallback (HPET, a per-CPU sched_clock) is not
+	# what real machines run
+	set -- -kernel $kernel -append "console=ttyS0 loglevel=4 panic=-1 tsc=reliable ${GUEST_APPEND:-} -- $*" \
+		-serial "file:$log" -serial "file:$res"
+else
+	# the virt machine's generic timer gives the guest a stable clock;
+	# cortex-a57: an ARMv8.0 core, as the oldest 64-bit Android devices
+	set -- -M virt -cpu cortex-a57 -kernel $kernel \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 ${GUEST_APPEND:-} -- $*" -serial "file:$log"
+	res=$log
+fi
+timeout --kill-after=10 "$timeout_s" $qemu -nodefaults -display none -no-reboot \
+	-m 1024 -smp 2 -initrd $g/initramfs.cpio.gz "$@" </dev/null &
 qpid=$!
 tail -n +1 -f --pid=$qpid "$log" 2>/dev/null || true
 qrc=0
@@ -64,7 +97,7 @@ secs=$(($(date +%s) - start))
 echo "guest-test: QEMU ran ${secs} s (exit $qrc)"
 
 [ -f "$res" ] || die "no results file: QEMU failed to start (exit $qrc)"
-# the console above showed the details; the verdicts again, from ttyS1
+# the console above showed the details; the verdicts again
 echo "guest-test: results ($res):"
 tr -d '\r' <"$res" | grep -E '^(PASS|FAIL) ' || true
 passed=$(tr -d '\r' <"$res" | grep -c '^PASS ' || true)

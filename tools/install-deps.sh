@@ -19,12 +19,14 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-d
 #                       Debian's cross compiler and the arm64 libraries
 #                       through multiarch (dpkg --add-architecture arm64),
 #                       and qemu-user to run it (make static-check)
-#   --guest             make guest-test: the static x86 build, the guest
-#                       kernel's source and build tools (flex, bison, pahole
-#                       from dwarves, bc), cpio for the initramfs, QEMU
+#   --guest [x86|arm64] make [ARCH=arm64] guest-test: x86: the static
+#                       build, the guest kernel's source and build tools
+#                       (flex, bison, pahole from dwarves, bc), cpio for the
+#                       initramfs, QEMU; arm64: the --static arm64 list,
+#                       cpio and QEMU for arm64 (the kernel is Debian's own)
 BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev file"
 case "${1:-}" in
---static)
+--static | --guest)
 	PKGS=$BUILD_PKGS
 	if [ "${2:-x86}" = arm64 ]; then
 		# qemu-user: make ARCH=arm64 static-check runs the binary
@@ -39,13 +41,15 @@ case "${1:-}" in
 			dpkg --add-architecture arm64
 		fi
 	fi
-	;;
---guest)
-	PKGS="$BUILD_PKGS linux-source-6.1 flex bison dwarves bc cpio qemu-system-x86"
+	if [ "$1" = --guest ] && [ "${2:-x86}" = arm64 ]; then
+		PKGS="$PKGS cpio qemu-system-arm"
+	elif [ "$1" = --guest ]; then
+		PKGS="$PKGS linux-source-6.1 flex bison dwarves bc cpio qemu-system-x86"
+	fi
 	;;
 "") ;;
 *)
-	echo "install-deps: unknown option $1 (--static x86|arm64, --guest, or none)" >&2
+	echo "install-deps: unknown option $1 (--static x86|arm64, --guest x86|arm64, or none)" >&2
 	exit 1
 	;;
 esac
