@@ -14,14 +14,15 @@
 # with the kernel at loglevel 4 (warnings and worse only).
 # Either way a guest that crashed, hung or was cut by the timeout has no
 # END line: that is a failure, never a pass. GUEST_TIMEOUT (seconds,
-# default 1800) bounds it; GUEST_APPEND adds kernel parameters
-# (XLP_GUEST_VERBOSE=1: xlprobe record -v).
+# default 1200) bounds it; GUEST_APPEND adds kernel parameters
+# (XLP_GUEST_VERBOSE=1: xlprobe record -v); GUEST_SMP sets the vCPUs
+# (default 2: the cross-CPU paths of the scheduler accounting are tested).
 set -eu
 cd "$(dirname "$0")/.."
 arch=${GUEST_ARCH:-x86}
 xl=.output/static/$arch/xlprobe
 tests_bin=.output/static/$arch/tests/guest/test_guest
-timeout_s=${GUEST_TIMEOUT:-1800}
+timeout_s=${GUEST_TIMEOUT:-1200}
 
 die() {
 	echo "guest-test: $*" >&2
@@ -69,7 +70,7 @@ res=$g/results.txt
 log=$g/console.log
 rm -f "$res" "$log"
 : >"$log"
-echo "guest-test: booting $kernel under QEMU ($arch, TCG, 2 vCPUs, timeout ${timeout_s} s); console in $log"
+echo "guest-test: booting $kernel under QEMU ($arch, TCG, ${GUEST_SMP:-2} vCPUs, timeout ${timeout_s} s); console in $log"
 start=$(date +%s)
 # -no-reboot: the init's reboot ends QEMU; panic=-1 turns a kernel panic
 # into a reboot, so a crash ends it too.
@@ -88,7 +89,7 @@ else
 	res=$log
 fi
 timeout --kill-after=10 "$timeout_s" $qemu -nodefaults -display none -no-reboot \
-	-m 1024 -smp 2 -initrd $g/initramfs.cpio.gz "$@" </dev/null &
+	-m 1024 -smp ${GUEST_SMP:-2} -initrd $g/initramfs.cpio.gz "$@" </dev/null &
 qpid=$!
 tail -n +1 -f --pid=$qpid "$log" 2>/dev/null || true
 qrc=0

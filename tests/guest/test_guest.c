@@ -155,8 +155,9 @@ static int record_client(struct binder_rec *r, const char *name, char *const *ar
 	while (*args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	/* TCG runs the guest several times slower than the host */
-	rc = xt_run(argv, 600000, out, sizeof(out), err, sizeof(err));
+	/* a recording takes a few seconds under TCG; a hung call fails the
+	 * test here, well before the QEMU timeout ends everything */
+	rc = xt_run(argv, 180000, out, sizeof(out), err, sizeof(err));
 	kill(svc.pid, SIGKILL);
 	xt_wait(&svc, 10000, NULL, 0, NULL, 0);
 	if (rc) {
