@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The tests that run inside the QEMU guest of make guest-test (kernel 6.1
- * with binder; tools/guest-test.sh builds and boots it, tests/guest/init.c
- * runs this program). Everything here is linked static: the initramfs has
+ * The tests that run inside the QEMU guests of make [ARCH=arm64]
+ * guest-test (kernel 6.1 with binder; tools/guest-test.sh boots them,
+ * tests/guest/init.c runs this program). Everything here is linked static: the initramfs has
  * no libraries and no shell.
  *
  *   binder_*: the static xlprobe records binder_client (launch mode) while
- *     binder_service answers it through a binderfs device; the trace and
+ *     binder_service answers it through a binder device of the test's own
+ *     (binderfs, or the binder module's devices); the trace and
  *     `xlprobe report --json` must show the client's waits as IPC with the
  *     service as peer, one-way transactions as no wait, and timer sleeps
  *     around binder calls as timer sleeps.
@@ -20,7 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
