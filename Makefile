@@ -303,3 +303,76 @@ clean:
 
 -include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/bench/micro/*.d) \
 	$(shell find $(OUTPUT)/obj $(OUTPUT)/obj-hooks $(OUTPUT)/fuzz/obj -name '*.d' 2>/dev/null)
+
+# ---- static builds: make static, make ARCH=arm64 static ----
+# One self-contained binary to copy to a device (adb push) or into a test
+# guest: the rules above run again in a sub-make with OUTPUT moved to
+# .output/static/$(ARCH), the compiler of that architecture, and -static
+# against Debian's libbpf.a, libelf.a and libz.a (arm64: Debian's cross
+# compiler and the arm64 libraries through multiarch; the BPF object is
+# built with -D__TARGET_ARCH_arm64 against vmlinux/arm64/vmlinux.h).
+STATIC_DIR := $(OUTPUT)/static/$(ARCH)
+STATIC_BIN := $(STATIC_DIR)/xlprobe
+STATIC_CC_x86 := $(CC)
+STATIC_CC_arm64 := aarch64-linux-gnu-gcc
+STATIC_CC = $(STATIC_CC_$(ARCH))
+STATIC_FILE_x86 := x86-64
+STATIC_FILE_arm64 := ARM aarch64
+STATIC_MAKE = $(MAKE) --no-print-directory OUTPUT=$(STATIC_DIR) ARCH=$(ARCH) CC=$(STATIC_CC) \
+	LDLIBS="-static $(LDLIBS)"
+
+.PHONY: static static-deps
+static-deps:
+	$(Q)$(if $(STATIC_CC),,echo "make static: ARCH=$(ARCH) not supported (x86 or arm64)" >&2; exit 1)
+	$(Q)tools/install-deps.sh --static $(ARCH)
+
+static: static-deps
+	$(Q)$(STATIC_MAKE) all
+	$(Q)file -L $(STATIC_BIN) | grep -q '$(STATIC_FILE_$(ARCH)).*statically linked' || \
+		{ echo "make static: $(STATIC_BIN) is not a static $(ARCH) binary: $$(file -L $(STATIC_BIN))" >&2; exit 1; }
+	$(Q)file -L $(STATIC_BIN)
+
+# The static binary of ARCH reports the checked-in traces exactly as the
+# static x86 one does (arm64 runs under qemu-aarch64): tools/static-check.sh.
+.PHONY: static-check
+static-check:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86 static
+	$(Q)$(if $(filter x86,$(ARCH)),,$(MAKE) --no-print-directory ARCH=$(ARCH) static)
+	$(Q)tools/static-check.sh $(ARCH)
+
+# ---- make guest-test: binder and other kernels, in a QEMU guest ----
+# x86: a guest (TCG, no KVM here) on Debian's linux-source-6.1 with binder
+# and binderfs built in (tools/guest-kernel.sh, cached under .output/guest/).
+# ARCH=arm64: Debian 12's own arm64 kernel, binder as a module
+# (tools/guest-kernel-arm64.sh, .output/guest-arm64/). Both boot an
+# initramfs with the static xlprobe, a static init and the static test
+# programs of tests/guest/ (tools/guest-test.sh boots it and counts the
+# results). GUEST_TESTS="name ..." runs some of the tests only.
+GUEST_DIR_x86 := $(OUTPUT)/guest
+GUEST_DIR_arm64 := $(OUTPUT)/guest-arm64
+GUEST_DIR := $(GUEST_DIR_$(ARCH))
+GUEST_KERNEL_x86 := tools/guest-kernel.sh
+GUEST_KERNEL_arm64 := tools/guest-kernel-arm64.sh
+GUEST_PROGS := $(GUEST_DIR)/init $(GUEST_DIR)/binder_service $(GUEST_DIR)/binder_client \
+	$(GUEST_DIR)/sched_mix
+
+$(GUEST_DIR)/%: tests/guest/%.c tests/guest/binder_io.h
+	$(call msg,CC-GUEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(STATIC_CC) $(WL_CFLAGS) -static $< -o $@
+
+$(GUEST_DIR)/sched_mix: tests/workloads/sched_mix.c
+	$(call msg,CC-GUEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(STATIC_CC) $(WL_CFLAGS) -static $< -o $@ -lm
+
+.PHONY: guest-test guest-build
+guest-build: $(GUEST_PROGS)
+	$(Q)$(STATIC_MAKE) all $(STATIC_DIR)/tests/guest/test_guest
+	$(Q)$(GUEST_KERNEL_$(ARCH)) $(GUEST_DIR)
+
+guest-test:
+	$(Q)$(if $(GUEST_DIR),,echo "make guest-test: no guest for ARCH=$(ARCH) (x86 or arm64)" >&2; exit 1)
+	$(Q)tools/install-deps.sh --guest $(ARCH)
+	$(Q)$(MAKE) --no-print-directory guest-build
+	$(Q)GUEST_ARCH=$(ARCH) tools/guest-test.sh $(GUEST_TESTS)

@@ -11,6 +11,48 @@ set -eu
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace
       postgresql-15 sqlite3 xz-utils jq"
+
+# ---- static, cross and guest builds (make static, make guest-test) ----
+# A flag picks another, smaller list, so make test stays lean:
+#   --static x86|arm64  make [ARCH=arm64] static: Debian ships libbpf.a,
+#                       libelf.a and libz.a in the -dev packages; arm64 adds
+#                       Debian's cross compiler and the arm64 libraries
+#                       through multiarch (dpkg --add-architecture arm64),
+#                       and qemu-user to run it (make static-check)
+#   --guest [x86|arm64] make [ARCH=arm64] guest-test: x86: the static
+#                       build, the guest kernel's source and build tools
+#                       (flex, bison, pahole from dwarves, bc), cpio for the
+#                       initramfs, QEMU; arm64: the --static arm64 list,
+#                       cpio and QEMU for arm64 (the kernel is Debian's own)
+BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev file"
+case "${1:-}" in
+--static | --guest)
+	PKGS=$BUILD_PKGS
+	if [ "${2:-x86}" = arm64 ]; then
+		# qemu-user: make ARCH=arm64 static-check runs the binary
+		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+		      libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64"
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			if [ "$(id -u)" != 0 ]; then
+				echo "xlprobe: arm64 packages not enabled; run as root (sudo make ARCH=arm64 static) to enable them" >&2
+				exit 1
+			fi
+			echo "xlprobe: enabling arm64 packages (dpkg --add-architecture arm64)"
+			dpkg --add-architecture arm64
+		fi
+	fi
+	if [ "$1" = --guest ] && [ "${2:-x86}" = arm64 ]; then
+		PKGS="$PKGS cpio qemu-system-arm"
+	elif [ "$1" = --guest ]; then
+		PKGS="$PKGS linux-source-6.1 flex bison dwarves bc cpio qemu-system-x86"
+	fi
+	;;
+"") ;;
+*)
+	echo "install-deps: unknown option $1 (--static x86|arm64, --guest x86|arm64, or none)" >&2
+	exit 1
+	;;
+esac
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
