@@ -68,9 +68,9 @@ struct xlp_thread {
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
 	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
-	 * they go out once XLP_BATCH_BYTES are there, and before any other
-	 * record of the thread. The slack lets the verifier see that a record
-	 * of any size starting below XLP_BATCH_BYTES fits. */
+	 * they go out before the batch could overflow XLP_BATCH_BYTES, and
+	 * before any other record of the thread. The slack is the verifier's
+	 * (rec_begin). */
 	/* the thread's entry in the blk map already in c[] (bpf/block.bpf.c) */
 	__u64 blk_rq_seen;
 	__u64 blk_bytes_seen;
