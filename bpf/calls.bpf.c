@@ -101,7 +101,7 @@ static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, 
 	struct xlp_run_rec *rec = bpf_map_lookup_elem(&run_scratch, &k);
 	struct xlp_proc *p = proc_get(t);
 
-	if (!rec || !p)
+	if (!rec || !p || t->stopped)
 		return;
 	proc_now(p, t, now, rec->proc);
 #pragma unroll
@@ -145,6 +145,8 @@ static __always_inline struct xlp_call_compact_rec *rec_begin(struct xlp_thread 
 	struct xlp_call_compact_rec *rec;
 	__u32 off;
 
+	if (t->stopped)
+		return NULL; /* recording ended for it: its totals are out */
 	if (t->batch_len > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
 		batch_flush(t);
 	off = t->batch_len;

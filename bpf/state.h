@@ -46,8 +46,8 @@ struct xlp_thread {
 	__u32 sys_nr1;	 /* syscall number + 1; 0: not in a syscall */
 	__u32 sys_class; /* enum xlp_sysclass */
 	__u32 sys_flags; /* XLP_SYS_* */
-	__u32 __pad1;
-	__u64 fd_file; /* struct file * last classified, and its class */
+	__u32 stopped;	 /* reported at stop (bpf/control.bpf.c): it emits nothing more */
+	__u64 fd_file;	 /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 __pad2;
 	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */

@@ -156,7 +156,8 @@ static __always_inline void batch_flush(struct xlp_thread *t)
 {
 	__u32 len = t->batch_len, n = t->batch_recs;
 
-	if (!len)
+	/* reported at stop: the iterator wrote the batch, it must not go twice */
+	if (!len || t->stopped)
 		return;
 	if (len > sizeof(t->batch))
 		len = sizeof(t->batch);
