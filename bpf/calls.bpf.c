@@ -7,14 +7,15 @@
  * --min-dur, so exclusive times add up exactly (LagHunter's exact exclusive
  * time). The attach cookie carries the function id and flags (XLP_COOKIE).
  *
- * Every marked call pays both probes, so the return path has a fast lane:
- * a call that never blocked (every counter outside XLP_SHORT_CTR_LIST
- * unmoved, which the snapshot tells exactly) only computes those six
- * counters and writes a struct xlp_call_short_rec of those that moved (48
- * bytes for a call that ran uninterrupted) into the thread's batch, which
- * goes to the ring buffer XLP_BATCH_BYTES at a time (batch_flush), instead
- * of 20 counters into a 376-byte record of its own (the recorder also
- * compresses every byte, ~5 ns each here).
+ * Every marked call pays both probes, so its record is compact (struct
+ * xlp_call_compact_rec: only the counters that moved, 48 bytes for a call
+ * that ran uninterrupted against 376) and goes into the thread's batch,
+ * which reaches the ring buffer XLP_BATCH_BYTES at a time (batch_flush):
+ * the ring buffer's cost per record, and the bytes the recorder compresses
+ * (~5 ns each here), were most of a short call's cost. And the return path
+ * has a fast lane: a call that did not block (every counter outside
+ * XLP_FAST_CTR_LIST unmoved, which the snapshot tells exactly) computes
+ * six counters, not twenty.
  */
 #include "xlprobe.bpf.h"
 
@@ -96,12 +97,11 @@ int xlp_func_entry(struct pt_regs *ctx)
 
 static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, __u64 now)
 {
-	__u32 k = 1;
-	struct xlp_call_rec *scratch = bpf_map_lookup_elem(&call_scratch, &k);
-	struct xlp_run_rec *rec = (void *)scratch;
+	__u32 k = 0;
+	struct xlp_run_rec *rec = bpf_map_lookup_elem(&run_scratch, &k);
 	struct xlp_proc *p = proc_get(t);
 
-	if (!rec || !p)
+	if (!rec || !p || t->stopped)
 		return;
 	proc_now(p, t, now, rec->proc);
 #pragma unroll
@@ -119,51 +119,41 @@ static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, 
 	emit(rec, sizeof(*rec));
 }
 
-/* Counter c is one of the compact record's (a constant once unrolled). */
-static __always_inline bool is_short(int c)
+/*
+ * The counters a call that did not block can move: if every other one is
+ * where the entry snapshot left it, only these are computed (the fast lane).
+ */
+#define XLP_FAST_CTR_LIST(X) X(WALL) X(CPU_RUN) X(CPU_WAIT) X(FREQ_KHZ_NS) X(NIVCSW) X(MIGRATIONS)
+
+/* Counter c is one of them (a constant once unrolled). */
+static __always_inline bool is_fast(int c)
 {
-#define XLP_SHORT_IS(id) c == XLP_C_##id ||
-	return XLP_SHORT_CTR_LIST(XLP_SHORT_IS) false;
-#undef XLP_SHORT_IS
+#define XLP_FAST_IS(id) c == XLP_C_##id ||
+	return XLP_FAST_CTR_LIST(XLP_FAST_IS) false;
+#undef XLP_FAST_IS
 }
 
 /*
- * A call that never blocked: its record is compact. Only the six counters
- * move; the parent's child sums of the others stay as they are. The record
- * holds the ones that moved (struct xlp_call_short_rec) and goes into the
- * thread's batch.
+ * A compact record's fixed part at the end of the thread's batch, which is
+ * flushed first when a record of the largest size might not fit. The
+ * slack after XLP_BATCH_BYTES lets the verifier see that the values, at
+ * indexes masked to 63, stay inside.
  */
-static __always_inline void return_short(struct xlp_thread *t, struct xlp_frame *f,
-					 struct xlp_frame *parent, __u32 d, __u64 now)
+static __always_inline struct xlp_call_compact_rec *rec_begin(struct xlp_thread *t,
+							      struct xlp_frame *f, __u32 d)
 {
-	struct xlp_call_short_rec *rec;
-	__u64 incl[XLP_NR_SHORT], open = now > t->ts ? now - t->ts : 0;
-	__u32 off, n = 0, mask = 0;
+	struct xlp_call_compact_rec *rec;
+	__u32 off;
 
-	/* thread_now() for these six: thread_sync() made the thread running */
-	if (open > t->run_exposed)
-		t->run_exposed = open;
-	incl[XLP_SH_WALL] = now - f->snap[XLP_C_WALL];
-	incl[XLP_SH_CPU_RUN] = t->c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
-	incl[XLP_SH_CPU_WAIT] = t->c[XLP_C_CPU_WAIT] - f->snap[XLP_C_CPU_WAIT];
-	incl[XLP_SH_FREQ_KHZ_NS] = t->c[XLP_C_FREQ_KHZ_NS] + freq_integral(t->last_cpu, now) -
-				   t->freq_at_in - f->snap[XLP_C_FREQ_KHZ_NS];
-	incl[XLP_SH_NIVCSW] = t->c[XLP_C_NIVCSW] - f->snap[XLP_C_NIVCSW];
-	incl[XLP_SH_MIGRATIONS] = t->c[XLP_C_MIGRATIONS] - f->snap[XLP_C_MIGRATIONS];
-	if (parent) {
-#define XLP_SHORT_CHILD(id) parent->child[XLP_C_##id] += incl[XLP_SH_##id];
-		XLP_SHORT_CTR_LIST(XLP_SHORT_CHILD)
-#undef XLP_SHORT_CHILD
-	}
-	if (incl[XLP_SH_WALL] < cfg_min_dur_ns) {
-		stat_inc(XLP_S_MIN_DUR);
-		return;
-	}
+	if (t->stopped)
+		return NULL; /* recording ended for it: its totals are out */
+	if (t->batch_len > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
+		batch_flush(t);
 	off = t->batch_len;
-	if (off > XLP_BATCH_BYTES)
-		return; /* cannot happen: batch_flush() keeps it below */
+	if (off > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
+		return NULL; /* cannot happen: for the verifier */
 	rec = (void *)(t->batch + off);
-	rec->h.type = XLP_R_CALL_SHORT;
+	rec->h.type = XLP_R_CALL_COMPACT;
 	rec->h.cpu = bpf_get_smp_processor_id();
 	rec->func_id = f->func_id;
 	rec->pid = t->pid;
@@ -171,84 +161,125 @@ static __always_inline void return_short(struct xlp_thread *t, struct xlp_frame 
 	rec->depth = d;
 	rec->flags = f->flags;
 	rec->entry_ns = f->snap[XLP_C_WALL];
-	rec->__pad = 0;
-	/* the values that moved, then the exclusive ones nested calls changed */
-	if (incl[XLP_SH_CPU_RUN] == incl[XLP_SH_WALL]) {
-		mask |= XLP_SHORT_RUN_IS_WALL;
-		incl[XLP_SH_CPU_RUN] = 0; /* not stored */
-	}
-#define XLP_SHORT_INCL(id)                                                                         \
-	if (incl[XLP_SH_##id]) {                                                                   \
-		rec->val[n & 15] = incl[XLP_SH_##id];                                              \
-		mask |= 1u << XLP_SH_##id;                                                         \
-		n++;                                                                               \
-	}
-	XLP_SHORT_CTR_LIST(XLP_SHORT_INCL)
-#undef XLP_SHORT_INCL
-	if (mask & XLP_SHORT_RUN_IS_WALL)
-		incl[XLP_SH_CPU_RUN] = incl[XLP_SH_WALL];
-#define XLP_SHORT_EXCL(id)                                                                         \
-	if (f->child[XLP_C_##id]) {                                                                \
-		rec->val[n & 15] = incl[XLP_SH_##id] - f->child[XLP_C_##id];                       \
-		mask |= 1u << (XLP_NR_SHORT + XLP_SH_##id);                                        \
-		n++;                                                                               \
-	}
-	XLP_SHORT_CTR_LIST(XLP_SHORT_EXCL)
-#undef XLP_SHORT_EXCL
+	return rec;
+}
+
+static __always_inline void rec_end(struct xlp_thread *t, struct xlp_call_compact_rec *rec,
+				    __u64 mask, __u32 size)
+{
 	rec->mask = mask;
-	rec->h.size = sizeof(*rec) + 8 * n;
+	rec->h.size = size;
 	/* written before counted: the flush at stop may read the batch */
-	t->batch_len = off + sizeof(*rec) + 8 * n;
+	t->batch_len += size;
 	t->batch_recs++;
-	if (t->batch_len > XLP_BATCH_BYTES - XLP_SHORT_MAX)
-		batch_flush(t);
+}
+
+/* Appends value v of mask bit b when it is to be stored (cond). */
+#define REC_PUT(cond, b, v)                                                                        \
+	if (cond) {                                                                                \
+		rec->val[n & 63] = (v);                                                            \
+		mask |= 1ull << (b);                                                               \
+		n++;                                                                               \
+	}
+
+/*
+ * A call that did not block: only the fast counters moved, and the parent's
+ * child sums of the others stay as they are.
+ */
+static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *f,
+					struct xlp_frame *parent, __u32 d, __u64 now)
+{
+	/* indexed by counter; only the fast ones are set, and read */
+	__u64 incl[XLP_NR_CTR], open = now > t->ts ? now - t->ts : 0, mask = 0;
+	struct xlp_call_compact_rec *rec;
+	__u32 n = 0;
+
+	/* thread_now() for these: thread_sync() made the thread running */
+	if (open > t->run_exposed)
+		t->run_exposed = open;
+	incl[XLP_C_WALL] = now - f->snap[XLP_C_WALL];
+	incl[XLP_C_CPU_RUN] = t->c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
+	incl[XLP_C_CPU_WAIT] = t->c[XLP_C_CPU_WAIT] - f->snap[XLP_C_CPU_WAIT];
+	incl[XLP_C_FREQ_KHZ_NS] = t->c[XLP_C_FREQ_KHZ_NS] + freq_integral(t->last_cpu, now) -
+				  t->freq_at_in - f->snap[XLP_C_FREQ_KHZ_NS];
+	incl[XLP_C_NIVCSW] = t->c[XLP_C_NIVCSW] - f->snap[XLP_C_NIVCSW];
+	incl[XLP_C_MIGRATIONS] = t->c[XLP_C_MIGRATIONS] - f->snap[XLP_C_MIGRATIONS];
+	if (parent) {
+#define XLP_FAST_CHILD(id) parent->child[XLP_C_##id] += incl[XLP_C_##id];
+		XLP_FAST_CTR_LIST(XLP_FAST_CHILD)
+#undef XLP_FAST_CHILD
+	}
+	if (incl[XLP_C_WALL] < cfg_min_dur_ns) {
+		stat_inc(XLP_S_MIN_DUR);
+		return;
+	}
+	rec = rec_begin(t, f, d);
+	if (!rec)
+		return;
+		/* the values that moved, then the exclusive ones nested calls changed */
+#define XLP_FAST_INCL(id)                                                                          \
+	REC_PUT(incl[XLP_C_##id] &&                                                                \
+			(XLP_C_##id != XLP_C_CPU_RUN || incl[XLP_C_CPU_RUN] != incl[XLP_C_WALL]),  \
+		XLP_C_##id, incl[XLP_C_##id])
+	XLP_FAST_CTR_LIST(XLP_FAST_INCL)
+#undef XLP_FAST_INCL
+#define XLP_FAST_EXCL(id)                                                                          \
+	REC_PUT(f->child[XLP_C_##id], XLP_NR_CTR + XLP_C_##id,                                     \
+		incl[XLP_C_##id] - f->child[XLP_C_##id])
+	XLP_FAST_CTR_LIST(XLP_FAST_EXCL)
+#undef XLP_FAST_EXCL
+	if (incl[XLP_C_CPU_RUN] == incl[XLP_C_WALL])
+		mask |= XLP_COMPACT_RUN_IS_WALL;
+	rec_end(t, rec, mask, sizeof(*rec) + 8 * (n & 63));
 }
 
 /* Any other call: every counter, and the IPC peer it waited on. */
-static __always_inline void return_full(struct xlp_thread *t, struct xlp_frame *f,
+static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *f,
 					struct xlp_frame *parent, __u32 d, __u64 now)
 {
-	struct xlp_call_rec *rec;
-	__u32 k = 0;
+	struct xlp_call_compact_rec *rec;
+	struct xlp_ipc_peer *peer;
+	__u64 incl[XLP_NR_CTR], mask = 0;
+	__u32 n = 0;
 
-	rec = bpf_map_lookup_elem(&call_scratch, &k);
-	if (!rec)
-		return;
-	thread_now(t, now, rec->incl);
+	thread_now(t, now, incl);
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++) {
 		/* counters only grow (FREQ_KHZ_NS wraps: modulo 2^64 is right) */
-		rec->incl[i] -= f->snap[i];
-		rec->excl[i] = rec->incl[i] - f->child[i];
+		incl[i] -= f->snap[i];
 		if (parent)
-			parent->child[i] += rec->incl[i];
+			parent->child[i] += incl[i];
 	}
-	if (rec->incl[XLP_C_WALL] < cfg_min_dur_ns) {
+	if (incl[XLP_C_WALL] < cfg_min_dur_ns) {
 		stat_inc(XLP_S_MIN_DUR);
 		return;
 	}
-	rec->h.type = XLP_R_CALL;
-	rec->h.size = sizeof(*rec);
-	rec->h.cpu = bpf_get_smp_processor_id();
-	rec->func_id = f->func_id;
-	rec->pid = t->pid;
-	rec->tid = t->tid;
-	rec->depth = d;
-	rec->flags = f->flags;
-	rec->entry_ns = f->snap[XLP_C_WALL];
-	rec->__pad = 0;
+	rec = rec_begin(t, f, d);
+	if (!rec)
+		return;
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		REC_PUT(incl[i] && (i != XLP_C_CPU_RUN || incl[i] != incl[XLP_C_WALL]), i, incl[i])
+#pragma unroll
+	for (int i = 0; i < XLP_NR_CTR; i++)
+		REC_PUT(f->child[i], XLP_NR_CTR + i, incl[i] - f->child[i])
+	if (incl[XLP_C_CPU_RUN] == incl[XLP_C_WALL])
+		mask |= XLP_COMPACT_RUN_IS_WALL;
+	n &= 63;
 	/* the peer is named only for calls that waited on IPC themselves */
-	rec->ipc_peer_pid = rec->incl[XLP_C_IPC] ? t->ipc_peer_pid : 0;
-	if (rec->ipc_peer_pid) {
+	if (incl[XLP_C_IPC] && t->ipc_peer_pid) {
 		rec->flags |= XLP_CALL_IPC_PEER;
-		bpf_probe_read_kernel(rec->ipc_peer_comm, sizeof(rec->ipc_peer_comm),
-				      t->ipc_peer_comm);
-	} else {
-		__builtin_memset(rec->ipc_peer_comm, 0, sizeof(rec->ipc_peer_comm));
+		peer = (void *)&rec->val[n];
+		peer->pid = t->ipc_peer_pid;
+		peer->__pad = 0;
+		__builtin_memcpy(peer->comm, t->ipc_peer_comm, sizeof(peer->comm));
+		rec_end(t, rec, mask, sizeof(*rec) + 8 * n + sizeof(*peer));
+		return;
 	}
-	batch_flush(t);
-	emit(rec, sizeof(*rec));
+	rec_end(t, rec, mask, sizeof(*rec) + 8 * n);
 }
+
+#undef REC_PUT
 
 SEC("uretprobe")
 int xlp_func_return(struct pt_regs *ctx)
@@ -282,15 +313,15 @@ int xlp_func_return(struct pt_regs *ctx)
 		emit_run(t, f, now);
 		t->run_depth = 0;
 	}
-	/* the counters outside the compact record have no open interval:
-	 * the stored ones are current */
+	/* the counters outside the fast lane have no open interval: the
+	 * stored ones are current */
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
-		if (!is_short(i))
+		if (!is_fast(i))
 			moved |= t->c[i] ^ f->snap[i];
 	if (moved)
-		return_full(t, f, parent, d, now);
+		return_slow(t, f, parent, d, now);
 	else
-		return_short(t, f, parent, d, now);
+		return_fast(t, f, parent, d, now);
 	return 0;
 }

@@ -89,6 +89,13 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 		bpf_seq_write(ctx->meta->seq, t->batch, n);
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	/*
+	 * From now on the thread emits nothing: the batch written here would
+	 * otherwise go out a second time, and its exit's totals would repeat
+	 * these. What it flushed before this point is in the ring buffer, which
+	 * the recorder drains once more (session__emit_live).
+	 */
+	t->stopped = 1;
 	return 0;
 }
 

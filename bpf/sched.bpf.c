@@ -292,12 +292,15 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 		if (v)
 			*v += t->depth;
 	}
-	batch_flush(t);
-	emit_thread_exit(t, p, now);
-	if (xlp_group_dead(p)) {
-		emit_proc_exit(t, p, now);
-		bpf_map_delete_elem(&targets, &tgid);
+	/* one reported at stop already (bpf/control.bpf.c) is not again */
+	if (!t->stopped) {
+		batch_flush(t);
+		emit_thread_exit(t, p, now);
+		if (xlp_group_dead(p))
+			emit_proc_exit(t, p, now);
 	}
+	if (xlp_group_dead(p))
+		bpf_map_delete_elem(&targets, &tgid);
 	thread_del(p, tid);
 	return 0;
 }

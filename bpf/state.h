@@ -46,8 +46,8 @@ struct xlp_thread {
 	__u32 sys_nr1;	 /* syscall number + 1; 0: not in a syscall */
 	__u32 sys_class; /* enum xlp_sysclass */
 	__u32 sys_flags; /* XLP_SYS_* */
-	__u32 __pad1;
-	__u64 fd_file; /* struct file * last classified, and its class */
+	__u32 stopped;	 /* reported at stop (bpf/control.bpf.c): it emits nothing more */
+	__u64 fd_file;	 /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 __pad2;
 	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
@@ -68,9 +68,9 @@ struct xlp_thread {
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
 	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
-	 * they go out once XLP_BATCH_BYTES are there, and before any other
-	 * record of the thread. The slack lets the verifier see that a record
-	 * of any size starting below XLP_BATCH_BYTES fits. */
+	 * they go out before the batch could overflow XLP_BATCH_BYTES, and
+	 * before any other record of the thread. The slack is the verifier's
+	 * (rec_begin). */
 	/* the thread's entry in the blk map already in c[] (bpf/block.bpf.c) */
 	__u64 blk_rq_seen;
 	__u64 blk_bytes_seen;

@@ -83,9 +83,9 @@ XLP_MAP(cpu_freq, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1024); _
 XLP_MAP(stats, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, XLP_NR_STAT);
 	__type(key, __u32); __type(value, __u64););
 
-/* call records are built here, not on the 512-byte BPF stack */
-XLP_MAP(call_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 2);
-	__type(key, __u32); __type(value, struct xlp_call_rec););
+/* run records are built here, not on the 512-byte BPF stack */
+XLP_MAP(run_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
+	__type(key, __u32); __type(value, struct xlp_run_rec););
 
 XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 
@@ -156,7 +156,8 @@ static __always_inline void batch_flush(struct xlp_thread *t)
 {
 	__u32 len = t->batch_len, n = t->batch_recs;
 
-	if (!len)
+	/* reported at stop: the iterator wrote the batch, it must not go twice */
+	if (!len || t->stopped)
 		return;
 	if (len > sizeof(t->batch))
 		len = sizeof(t->batch);

@@ -105,8 +105,8 @@ enum xlp_rec_type {
 	XLP_R_PROC = 4,	  /* struct xlp_proc_rec: a process's totals */
 	XLP_R_LAUNCH = 5, /* struct xlp_launch_rec: one --repeat launch */
 	XLP_R_STATS = 6,  /* struct xlp_stats_rec: drop counters so far */
-	/* struct xlp_call_short_rec: a call that never blocked (format 2) */
-	XLP_R_CALL_SHORT = 7,
+	/* struct xlp_call_compact_rec: a call, its counters that moved (format 2) */
+	XLP_R_CALL_COMPACT = 7,
 };
 
 struct xlp_hdr {
@@ -136,51 +136,48 @@ struct xlp_call_rec {
 };
 
 /*
- * The counters of a compact call record, in its order: the ones a call that
- * never left its CPU, or was only preempted (the last four), can move.
- */
-#define XLP_SHORT_CTR_LIST(X) X(WALL) X(CPU_RUN) X(CPU_WAIT) X(FREQ_KHZ_NS) X(NIVCSW) X(MIGRATIONS)
-
-#define XLP_SHORT_ENUM(id) XLP_SH_##id,
-enum xlp_short_ctr { XLP_SHORT_CTR_LIST(XLP_SHORT_ENUM) XLP_NR_SHORT };
-#undef XLP_SHORT_ENUM
-
-/*
- * One completed invocation during which every counter but those of
- * XLP_SHORT_CTR_LIST moved by 0: it did not sleep, issued no block request,
- * sent no binder transaction (so it has no IPC peer either). Most calls of
- * a short function are such calls, and of those six counters most stay 0
- * too: the record holds only the ones that moved, 48 bytes for a call that
- * ran without interruption against 376 for struct xlp_call_rec, which the
- * reader expands it into (user/trace/trace_reader.c), so that nothing after it
- * tells the two apart. Every byte counts twice: the ring buffer copies it
- * and the recorder compresses it (~5 ns a byte here).
+ * One completed invocation of a marked function, as the BPF side writes it:
+ * only the counters that moved. A call that did not block moves a few of
+ * them at most (bpf/calls.bpf.c, XLP_FAST_CTR_LIST: 48 bytes for one that
+ * ran uninterrupted), one that slept a handful more: against 376 bytes for
+ * struct xlp_call_rec, which the reader expands every compact record into
+ * (user/trace/trace_reader.c), so that nothing after it tells the two apart.
+ * Every byte counts twice: the ring buffer copies it and the recorder
+ * compresses it (~5 ns a byte here).
  *
- * mask bit k (enum xlp_short_ctr): incl[k] is stored, else it is 0 (but
- * see XLP_SHORT_RUN_IS_WALL); bit XLP_NR_SHORT + k: excl[k] is stored,
- * else it equals incl[k] (no nested marked call moved counter k). The
- * values follow in bit order, and h.size is sizeof(struct
- * xlp_call_short_rec) + 8 per value bit set.
+ * mask bit c (enum xlp_ctr): incl[c] is stored, else it is 0 (but see
+ * XLP_COMPACT_RUN_IS_WALL); bit XLP_NR_CTR + c: excl[c] is stored, else it
+ * equals incl[c] (no nested marked call moved counter c). The values follow
+ * the fixed part in bit order, 8 bytes each; then, when flags has
+ * XLP_CALL_IPC_PEER, struct xlp_ipc_peer. h.size adds them up.
  */
-#define XLP_SHORT_VALUE_BITS (2 * XLP_NR_SHORT)
+#define XLP_COMPACT_VALUE_BITS (2 * XLP_NR_CTR)
 /* mask bit: incl cpu_run equals incl wall, not stored (a call that never
  * left its CPU: both are the time between the probes) */
-#define XLP_SHORT_RUN_IS_WALL (1u << XLP_SHORT_VALUE_BITS)
+#define XLP_COMPACT_RUN_IS_WALL (1ull << XLP_COMPACT_VALUE_BITS)
 
-struct xlp_call_short_rec {
+struct xlp_call_compact_rec {
 	struct xlp_hdr h;
 	__u32 func_id;
 	__u32 pid; /* tgid */
 	__u32 tid;
 	__u16 depth;
-	__u16 flags; /* XLP_CALL_INTERACTION */
+	__u16 flags; /* XLP_CALL_* */
 	__u64 entry_ns;
-	__u32 mask;
-	__u32 __pad;
-	__u64 val[]; /* at most XLP_SHORT_VALUE_BITS */
+	__u64 mask;
+	__u64 val[]; /* at most XLP_COMPACT_VALUE_BITS */
 };
 
-#define XLP_SHORT_MAX (sizeof(struct xlp_call_short_rec) + 8 * XLP_SHORT_VALUE_BITS)
+/* The IPC peer after a compact call record's values (XLP_CALL_IPC_PEER). */
+struct xlp_ipc_peer {
+	__u32 pid;
+	__u32 __pad;
+	char comm[XLP_COMM_LEN];
+};
+
+#define XLP_COMPACT_MAX                                                                            \
+	(sizeof(struct xlp_call_compact_rec) + 8 * XLP_COMPACT_VALUE_BITS +                        \
+	 sizeof(struct xlp_ipc_peer))
 
 /*
  * Process-wide counter deltas over one interaction invocation (all threads
@@ -289,10 +286,12 @@ struct xlp_ctl {
 _Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
 _Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
 	       "xlp_call_rec layout");
-_Static_assert(sizeof(struct xlp_call_short_rec) == 8 + 32, "xlp_call_short_rec layout");
-_Static_assert(__builtin_offsetof(struct xlp_call_short_rec, entry_ns) ==
+_Static_assert(sizeof(struct xlp_call_compact_rec) == 8 + 32, "xlp_call_compact_rec layout");
+_Static_assert(sizeof(struct xlp_ipc_peer) == 8 + XLP_COMM_LEN, "xlp_ipc_peer layout");
+_Static_assert(XLP_COMPACT_VALUE_BITS < 64, "a compact record's mask holds every counter twice");
+_Static_assert(__builtin_offsetof(struct xlp_call_compact_rec, entry_ns) ==
 			       __builtin_offsetof(struct xlp_call_rec, entry_ns) &&
-		       __builtin_offsetof(struct xlp_call_short_rec, flags) ==
+		       __builtin_offsetof(struct xlp_call_compact_rec, flags) ==
 			       __builtin_offsetof(struct xlp_call_rec, flags),
 	       "both call records share their first 32 bytes");
 _Static_assert(sizeof(struct xlp_run_rec) == 8 + 24 + 8 * XLP_NR_CTR, "xlp_run_rec layout");

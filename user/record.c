@@ -67,9 +67,9 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
 		return 0;
-	if (h->type == XLP_R_CALL || h->type == XLP_R_CALL_SHORT) {
+	if (h->type == XLP_R_CALL || h->type == XLP_R_CALL_COMPACT) {
 		/* flags sit at the same place in both */
-		const struct xlp_call_short_rec *c = (const void *)h;
+		const struct xlp_call_compact_rec *c = (const void *)h;
 
 		r->ncalls++;
 		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);

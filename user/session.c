@@ -544,7 +544,13 @@ int session__emit_live(struct session *s, uint64_t now)
 	/* threads first: closing their intervals adds to their processes' */
 	s->skel->bss->flush_ns = now;
 	err = iter_run(s, s->skel->progs.xlp_flush_threads, true);
-	return err ? err : iter_run(s, s->skel->progs.xlp_flush_procs, true);
+	if (!err)
+		err = iter_run(s, s->skel->progs.xlp_flush_procs, true);
+	/* what threads sent from their batches before the iterator reached
+	 * them (it stops them: nothing comes twice) */
+	if (!err)
+		err = ring_buffer__consume(s->rb) < 0 ? -EIO : 0;
+	return err;
 }
 
 void session__close(struct session *s)

@@ -83,7 +83,10 @@ int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);
 /*
  * Emits XLP_R_THREAD / XLP_R_PROC records (flag XLP_THREAD_AT_STOP) for
  * threads and processes still alive, their open interval closed at now by
- * the BPF side's own accounting (bpf/control.bpf.c), through the callback.
+ * the BPF side's own accounting (bpf/control.bpf.c), through the callback,
+ * with the call records their batches held. Those threads emit nothing
+ * more: drain the ring buffer before, what is left in it after is not
+ * part of the recording.
  */
 int session__emit_live(struct session *s, uint64_t now);
 

@@ -514,36 +514,67 @@ TEST(explicit_flush_makes_chunks)
 /*
  * A compact call record reads back as the struct xlp_call_rec it stands for
  * (the counters it lacks at 0, an exclusive value it lacks equal to the
- * inclusive one, cpu_run equal to wall when the mask says so, no IPC peer); one whose size does not
- * match its mask, or in a version 2 file, where the type means nothing yet, comes back untouched,
+ * inclusive one, cpu_run equal to wall when the mask says so, the IPC peer
+ * after the values); one whose size does not match its mask, or in a
+ * version 2 file, where the type means nothing yet, comes back untouched,
  * as any unknown type.
  */
 TEST(compact_call_record_expands)
 {
 	struct {
-		struct xlp_call_short_rec c;
+		struct xlp_call_compact_rec c;
 		uint64_t val[3];
-	} s = {.c = {.h = {XLP_R_CALL_SHORT, sizeof(s), 3},
+	} s = {.c = {.h = {XLP_R_CALL_COMPACT, sizeof(s), 3},
 		     .func_id = 4,
 		     .pid = 5,
 		     .tid = 6,
 		     .depth = 2,
-		     .flags = XLP_CALL_INTERACTION | XLP_CALL_IPC_PEER,
+		     .flags = XLP_CALL_INTERACTION,
 		     .entry_ns = 1000,
-		     .mask = 1u << XLP_SH_WALL | 1u << XLP_SH_NIVCSW | XLP_SHORT_RUN_IS_WALL |
-			     1u << (XLP_NR_SHORT + XLP_SH_CPU_RUN)},
+		     .mask = 1ull << XLP_C_WALL | 1ull << XLP_C_NIVCSW | XLP_COMPACT_RUN_IS_WALL |
+			     1ull << (XLP_NR_CTR + XLP_C_CPU_RUN)},
 	       .val = {100, 3, 40}},
 	  bad = s;
-	struct xlp_call_rec want = {
-		.h = {XLP_R_CALL, sizeof(want), 3},
-		.func_id = 4,
-		.pid = 5,
-		.tid = 6,
-		.depth = 2,
-		.flags = XLP_CALL_INTERACTION,
-		.entry_ns = 1000,
-		.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
-		.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}};
+	struct {
+		struct xlp_call_compact_rec c;
+		uint64_t val[4];
+		struct xlp_ipc_peer peer;
+	} ipc = {.c = {.h = {XLP_R_CALL_COMPACT, sizeof(ipc), 1},
+		       .func_id = 7,
+		       .pid = 5,
+		       .tid = 6,
+		       .flags = XLP_CALL_IPC_PEER,
+		       .entry_ns = 2000,
+		       .mask = 1ull << XLP_C_WALL | 1ull << XLP_C_CPU_RUN | 1ull << XLP_C_SLEEP_S |
+			       1ull << XLP_C_IPC},
+		 .val = {500, 20, 480, 480},
+		 .peer = {.pid = 777, .comm = "peerproc"}};
+	struct xlp_call_rec
+		want = {.h = {XLP_R_CALL, sizeof(want), 3},
+			.func_id = 4,
+			.pid = 5,
+			.tid = 6,
+			.depth = 2,
+			.flags = XLP_CALL_INTERACTION,
+			.entry_ns = 1000,
+			.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
+			.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}},
+		want_ipc = {.h = {XLP_R_CALL, sizeof(want), 1},
+			    .func_id = 7,
+			    .pid = 5,
+			    .tid = 6,
+			    .flags = XLP_CALL_IPC_PEER,
+			    .entry_ns = 2000,
+			    .incl = {[XLP_C_WALL] = 500,
+				     [XLP_C_CPU_RUN] = 20,
+				     [XLP_C_SLEEP_S] = 480,
+				     [XLP_C_IPC] = 480},
+			    .excl = {[XLP_C_WALL] = 500,
+				     [XLP_C_CPU_RUN] = 20,
+				     [XLP_C_SLEEP_S] = 480,
+				     [XLP_C_IPC] = 480},
+			    .ipc_peer_pid = 777,
+			    .ipc_peer_comm = "peerproc"};
 	struct xlp_stats_rec st = {.h = {XLP_R_STATS, sizeof(st), 0}};
 	struct trace_writer *w;
 	struct result res;
@@ -551,20 +582,22 @@ TEST(compact_call_record_expands)
 	size_t len;
 	uint8_t *f;
 
-	bad.c.mask |= 1u << XLP_SH_MIGRATIONS; /* four values announced, three there */
-	tmp_path(path, "short.xlp");
+	bad.c.mask |= 1ull << XLP_C_MIGRATIONS; /* four values announced, three there */
+	tmp_path(path, "compact.xlp");
 	REQUIRE(!trace_writer__open(path, &sample_meta, &w));
 	CHECK(trace_writer__append(w, &s.c.h) == 0);
+	CHECK(trace_writer__append(w, &ipc.c.h) == 0);
 	CHECK(trace_writer__append(w, &bad.c.h) == 0);
 	CHECK(trace_writer__append(w, &st.h) == 0);
 	CHECK(trace_writer__close(w, &sample_footer) == 0);
 	read_back(path, &res);
-	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3, "%zu records",
-	      res.recs.n);
-	CHECK(res.recs.n == 3 && res.recs.off[1] == sizeof(want) &&
-		      !memcmp(res.recs.data, &want, sizeof(want)),
+	REQUIRE(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 4, "%zu records",
+		res.recs.n);
+	CHECK(res.recs.off[1] == sizeof(want) && !memcmp(res.recs.data, &want, sizeof(want)),
 	      "expanded call record differs");
-	CHECK(res.recs.n == 3 && !memcmp(res.recs.data + res.recs.off[1], &bad, sizeof(bad)),
+	CHECK(!memcmp(res.recs.data + res.recs.off[1], &want_ipc, sizeof(want_ipc)),
+	      "expanded call record with an IPC peer differs");
+	CHECK(!memcmp(res.recs.data + res.recs.off[2], &bad, sizeof(bad)),
 	      "a record whose mask and size differ is not passed through as it is");
 	recs__free(&res.recs);
 
@@ -574,7 +607,7 @@ TEST(compact_call_record_expands)
 	put32(f + 16, crc32(crc32(0, f + 8, 8), f + 20, le32(f + 12)));
 	spit(path, f, len);
 	read_back(path, &res);
-	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 3);
+	CHECK(res.err == 0 && res.st == TRACE_COMPLETE && res.recs.n == 4);
 	CHECK(res.recs.n && res.recs.off[1] == sizeof(s) && !memcmp(res.recs.data, &s, sizeof(s)),
 	      "version 2: the record is not passed through as it is");
 	recs__free(&res.recs);

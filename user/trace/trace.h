@@ -19,7 +19,7 @@
  * "Trace file format") and the record layouts of bpf/xlprobe.h, whose own
  * XLP_FORMAT_VERSION counts only the latter. Version 2 numbers the chunks
  * and gives each chunk header its own CRC; version 3 adds the compact call
- * record (XLP_R_CALL_SHORT), which the reader expands: an older reader
+ * record (XLP_R_CALL_COMPACT), which the reader expands: an older reader
  * would skip it as an unknown type, and must refuse the file instead.
  * Versions 1 and 2 still read.
  */
@@ -160,7 +160,7 @@ const struct xlp_trace_meta *trace_reader__meta(const struct trace_reader *r);
  * negative errno on an I/O error. A chunk with a bad CRC or bad zlib data
  * is skipped and counted; records of unknown type are returned as they are
  * (readers skip types they do not know, by h.size). A compact call record
- * (XLP_R_CALL_SHORT) is returned expanded, as the XLP_R_CALL it stands for.
+ * (XLP_R_CALL_COMPACT) is returned expanded, as the XLP_R_CALL it stands for.
  */
 int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec);
 /* Valid once __next returned 0. */

@@ -25,8 +25,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 	switch (type) {
 	case XLP_R_CALL:
 		return sizeof(struct xlp_call_rec);
-	case XLP_R_CALL_SHORT:
-		return sizeof(struct xlp_call_short_rec);
+	case XLP_R_CALL_COMPACT:
+		return sizeof(struct xlp_call_compact_rec);
 	case XLP_R_RUN:
 		return sizeof(struct xlp_run_rec);
 	case XLP_R_THREAD:

@@ -991,23 +991,21 @@ static int reader__advance(struct trace_reader *r)
 /*
  * A compact call record (format 3) as the struct xlp_call_rec it stands
  * for: the counters it does not hold moved by 0 (an exclusive value it
- * does not hold equals the inclusive one), and it has no IPC peer. One
- * whose size does not match its mask is returned as it is, an unknown
- * record to every consumer.
+ * does not hold equals the inclusive one), and the IPC peer is there when
+ * its flag says so. One whose size does not match its mask and flags is
+ * returned as it is, an unknown record to every consumer.
  */
-static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct xlp_hdr *h)
+static const struct xlp_hdr *expand_compact(struct trace_reader *r, const struct xlp_hdr *h)
 {
-	static const int ctr[XLP_NR_SHORT] = {
-#define XLP_SHORT_CTR(id) XLP_C_##id,
-		XLP_SHORT_CTR_LIST(XLP_SHORT_CTR)
-#undef XLP_SHORT_CTR
-	};
-	const struct xlp_call_short_rec *c = (const void *)h;
-	uint32_t mask = c->mask & ((1u << XLP_SHORT_VALUE_BITS) - 1);
+	const struct xlp_call_compact_rec *c = (const void *)h;
+	uint64_t mask = c->mask & ((1ull << XLP_COMPACT_VALUE_BITS) - 1);
+	bool ipc = c->flags & XLP_CALL_IPC_PEER;
 	struct xlp_call_rec *w = &r->wide;
+	const struct xlp_ipc_peer *peer;
 	const __u64 *v = c->val;
+	size_t nval = (size_t)__builtin_popcountll(mask);
 
-	if (h->size != sizeof(*c) + 8 * (size_t)__builtin_popcount(mask))
+	if (h->size != sizeof(*c) + 8 * nval + (ipc ? sizeof(*peer) : 0))
 		return h;
 	memset(w, 0, sizeof(*w));
 	w->h.type = XLP_R_CALL;
@@ -1017,15 +1015,20 @@ static const struct xlp_hdr *expand_short(struct trace_reader *r, const struct x
 	w->pid = c->pid;
 	w->tid = c->tid;
 	w->depth = c->depth;
-	w->flags = c->flags & ~XLP_CALL_IPC_PEER;
+	w->flags = c->flags;
 	w->entry_ns = c->entry_ns;
-	for (int k = 0; k < XLP_NR_SHORT; k++)
-		if (mask & (1u << k))
-			w->incl[ctr[k]] = *v++;
-	if (c->mask & XLP_SHORT_RUN_IS_WALL)
+	for (int k = 0; k < XLP_NR_CTR; k++)
+		if (mask & (1ull << k))
+			w->incl[k] = *v++;
+	if (c->mask & XLP_COMPACT_RUN_IS_WALL)
 		w->incl[XLP_C_CPU_RUN] = w->incl[XLP_C_WALL];
-	for (int k = 0; k < XLP_NR_SHORT; k++)
-		w->excl[ctr[k]] = mask & (1u << (XLP_NR_SHORT + k)) ? *v++ : w->incl[ctr[k]];
+	for (int k = 0; k < XLP_NR_CTR; k++)
+		w->excl[k] = mask & (1ull << (XLP_NR_CTR + k)) ? *v++ : w->incl[k];
+	if (ipc) {
+		peer = (const void *)v;
+		w->ipc_peer_pid = peer->pid;
+		memcpy(w->ipc_peer_comm, peer->comm, sizeof(w->ipc_peer_comm));
+	}
 	return &w->h;
 }
 
@@ -1043,8 +1046,8 @@ int trace_reader__next(struct trace_reader *r, const struct xlp_hdr **rec)
 	}
 	*rec = (const struct xlp_hdr *)(r->buf + r->pos);
 	r->pos += (*rec)->size;
-	if ((*rec)->type == XLP_R_CALL_SHORT && r->meta.format_version >= 3)
-		*rec = expand_short(r, *rec);
+	if ((*rec)->type == XLP_R_CALL_COMPACT && r->meta.format_version >= 3)
+		*rec = expand_compact(r, *rec);
 	return 1;
 }
 

@@ -48,7 +48,7 @@
  *             (enum xlp_stat order), u64 lost_by_reader,
  *             u32 stop_reason, u32 reserved (0)
  *
- * Version 3 added the compact call record (XLP_R_CALL_SHORT, which the
+ * Version 3 added the compact call record (XLP_R_CALL_COMPACT, which the
  * reader expands); version 2 files are the same without it. Version 1
  * chunks had no S and one CRC: tag, C, U, N, then the CRC32 of bytes
  * 4..15 followed by the C compressed bytes (a 20-byte header).
