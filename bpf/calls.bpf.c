@@ -302,9 +302,11 @@ int xlp_func_return(struct pt_regs *ctx)
 	t->depth = d;
 	if (d >= XLP_MAX_DEPTH)
 		return 0;
-	f = &t->stack[d];
-	if (d > 0 && d - 1 < XLP_MAX_DEPTH)
-		parent = &t->stack[d - 1];
+	/* the masks change nothing (d < XLP_MAX_DEPTH, a power of two) but let
+	 * older verifiers (6.1) see the bound they lose across the branch */
+	f = &t->stack[d & (XLP_MAX_DEPTH - 1)];
+	if (d > 0)
+		parent = &t->stack[(d - 1) & (XLP_MAX_DEPTH - 1)];
 	if (f->func_id != (__u32)bpf_get_attach_cookie(ctx))
 		stat_inc(XLP_S_STACK_MISMATCH); /* longjmp or a missed return */
 	stat_inc(XLP_S_CALLS);

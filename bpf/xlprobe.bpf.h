@@ -374,6 +374,9 @@ static __always_inline void freq_set(__u32 cpu, __u64 khz, __u64 now)
  */
 static __always_inline void ctr_add(struct xlp_thread *t, struct xlp_proc *p, __u32 c, __u64 d)
 {
+	/* an empty asm makes clang keep the bound check on the register used
+	 * as the index: 6.1's verifier rejected the access without it */
+	asm volatile("" : "+r"(c));
 	if (c >= XLP_NR_CTR || !d)
 		return;
 	t->c[c] += d;

@@ -283,6 +283,7 @@ struct xlp_ctl {
 };
 
 #ifndef __cplusplus
+_Static_assert((XLP_MAX_DEPTH & (XLP_MAX_DEPTH - 1)) == 0, "bpf/calls.bpf.c masks depths: a power of two");
 _Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
 _Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
 	       "xlp_call_rec layout");
