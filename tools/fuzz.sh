@@ -13,10 +13,11 @@
 # input slower than FUZZ_TIMEOUT seconds (10) or needing 2 GB) is written to
 # .output/fuzz/artifacts/ and ends the script with status 1: copy it into
 # tests/fuzz/corpus/NAME as a regression file, fix the bug, run again.
-# libFuzzer's timeout is wall-clock time: a run at nice 19 on a busy
-# machine can be starved for longer than 10 s (seen here: inputs that take
-# 0.03 s reported as 38 s timeouts); raise FUZZ_TIMEOUT for such runs and
-# replay any timeout artifact alone before calling it a finding.
+# libFuzzer's timeout is wall-clock time: a fuzzer paused (SIGSTOP, as
+# make bench's callers may do) or starved at nice 19 on a busy machine
+# reports inputs that take 0.03 s as 38 s or 320 s timeouts; raise
+# FUZZ_TIMEOUT for such runs and replay any timeout artifact alone before
+# calling it a finding.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 secs=${1:-300}
