@@ -92,85 +92,165 @@ out:
 	return p;
 }
 
+/* Two heaps keeping the k-th smallest (k = ceil(c/2)) of a growing set. */
+struct median {
+	double *lo, *hi; /* max-heap of the ceil(c/2) smallest, min-heap of the rest */
+	size_t nlo, nhi;
+};
+
+static void heap_push(double *h, size_t *n, double x, int sign)
+{
+	size_t i = (*n)++;
+
+	while (i && sign * (x - h[(i - 1) / 2]) > 0) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static double heap_pop(double *h, size_t *n, int sign)
+{
+	double top = h[0], x = h[--*n];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && sign * (h[c + 1] - h[c]) > 0)
+			c++;
+		if (sign * (h[c] - x) <= 0)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+	return top;
+}
+
+static void median_add(struct median *m, double x)
+{
+	if (!m->nlo || x <= m->lo[0])
+		heap_push(m->lo, &m->nlo, x, 1);
+	else
+		heap_push(m->hi, &m->nhi, x, -1);
+	/* keep nlo = ceil((nlo + nhi) / 2) */
+	if (m->nlo > m->nhi + 1)
+		heap_push(m->hi, &m->nhi, heap_pop(m->lo, &m->nlo, 1), -1);
+	else if (m->nhi > m->nlo)
+		heap_push(m->lo, &m->nlo, heap_pop(m->hi, &m->nhi, -1), 1);
+}
+
+/*
+ * P(gap > r M) for M the k-th smallest of c i.i.d. exponential spacings:
+ * prod_{j<=k} (c - j + 1) / (c - j + 1 + r), as Gamma ratios so that a
+ * split costs O(1) whatever c is.
+ */
+static double gap_p1(double c, double k, double r)
+{
+	return exp(lgamma(c + 1) - lgamma(c - k + 1) - lgamma(c + 1 + r) + lgamma(c - k + 1 + r));
+}
+
+/*
+ * The split y[s] .. y[s + 1] against the c spacings y[lo..hi] on its
+ * minority side, whose k-th smallest (k = ceil(c/2)) the heaps of m hold.
+ */
+static void gap_at(const double *y, size_t n, size_t s, const struct median *m, bool first,
+		   struct ev_gap *out)
+{
+	double gap = y[s + 1] - y[s], c = (double)(m->nlo + m->nhi), ratio, p1, p;
+
+	if (c < 1 || gap <= 0)
+		return;
+	/*
+	 * Against the median spacing M, so that one stray run on the minority
+	 * side (a VM doubling one run's CPU time) cannot hide a gap. For
+	 * i.i.d. exponential spacings, M = sum_{j<=k} E_j / (c - j + 1)
+	 * (Renyi), and for an independent gap P(gap > r M) = E[exp(-r M)]
+	 * (gap_p1).
+	 */
+	ratio = m->lo[0] > 0 ? gap / m->lo[0] : INFINITY; /* half the spacings zero: ties */
+	p1 = isinf(ratio) ? 1 : gap_p1(c, (double)m->nlo, ratio);
+	/*
+	 * The split is one of the n / 2 places on one side of the median:
+	 * Sidak's correction for them (tools/gap-test-sim.py: with thresholds
+	 * placed as the tree places them, smooth samples of 40-300 runs reach
+	 * p <= 0.001 at most 0.2 % of the time, uniform ones; the others
+	 * at most 0.05 %).
+	 */
+	p = isinf(ratio) ? 0 : -expm1((double)((n + 1) / 2) * log1p(-p1));
+	if (first || p < out->p)
+		*out = (struct ev_gap){.lo = y[s] > 0 ? exp(y[s]) : 0, /* 1 ns or less: was 0 */
+				       .hi = y[s + 1] > 0 ? exp(y[s + 1]) : 0,
+				       .ratio = ratio,
+				       .p = p,
+				       .nabove = out->nabove};
+}
+
 int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out)
 {
-	double *y = malloc(n * sizeof(*y) + 1);
-	double lt = log(threshold > 1 ? threshold : 1), gap, med, c, p1, *sp = NULL;
-	size_t k = 0, split, w, lo, hi, kk;
-	int err = 0;
+	double *y = malloc(3 * n * sizeof(*y) + 1);
+	double lt = log(threshold > 1 ? threshold : 1);
+	struct median m = {0};
+	size_t k = 0, z = 0, s, last;
 
 	*out = (struct ev_gap){.p = 1.0, .lo = NAN, .hi = NAN};
-	if (!y) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (!y)
+		return -ENOMEM;
 	/* log scale: a multiplicative spread (a power-law tail) has even spacings */
 	for (size_t i = 0; i < n; i++) {
 		y[i] = log(v[i] > 1 ? v[i] : 1);
 		k += y[i] <= lt;
+		z += y[i] <= 0;
 	}
 	stats__sort(y, n);
 	out->nabove = (uint32_t)(n - k);
 	if (k < 2 || n - k < 2)
 		goto cleanup;
-	split = k - 1; /* the spacing y[k-1] .. y[k] */
-	/* values of 1 ns or less were taken as 1 ns: show them as they were, 0 */
-	out->lo = y[split] > 0 ? exp(y[split]) : 0;
-	out->hi = y[k] > 0 ? exp(y[k]) : 0;
-	gap = y[k] - y[split];
+	m.lo = y + n;
+	m.hi = y + 2 * n;
+	s = k - 1;
+	/* the threshold's split, shown even when no spacing can measure it */
+	out->lo = y[s] > 0 ? exp(y[s]) : 0;
+	out->hi = y[s + 1] > 0 ? exp(y[s + 1]) : 0;
 	/*
-	 * Reference: the spacings on the minority side of the gap. Under a
-	 * unimodal H0 that side is the tail, where the density falls away from
-	 * the split and spacings are at least as wide as at the split, and
-	 * wider further out: the comparison is conservative, and every spacing
-	 * of that side adds power against a tight group of slow runs.
+	 * The minority side of the split is the tail, where under a unimodal
+	 * H0 the density falls away from the split and spacings are at least
+	 * as wide as at the split, and wider further out: comparing the gap
+	 * with all of that side's spacings (at most n / 2) is conservative,
+	 * and every one adds power against a tight group of slow runs.
 	 */
-	w = n / 2;
-	if (n - k <= k) {
-		lo = k;
-		hi = k + w < n - 1 ? k + w : n - 1;
-	} else {
-		hi = split;
-		lo = split > w ? split - w : 0;
-	}
-	c = (double)(hi - lo);
-	if (c < 1 || gap <= 0)
-		goto cleanup;
-	sp = malloc((hi - lo) * sizeof(*sp));
-	if (!sp) {
-		err = -ENOMEM;
+	if (n - k > k) {
+		/* the runs past the threshold are the majority: that split only */
+		for (size_t i = 0; i < s; i++)
+			median_add(&m, y[i + 1] - y[i]);
+		gap_at(y, n, s, &m, true, out);
 		goto cleanup;
 	}
-	for (size_t i = lo; i < hi; i++)
-		sp[i - lo] = y[i + 1] - y[i];
-	stats__sort(sp, hi - lo);
 	/*
-	 * Against the median spacing M (the k-th smallest of c, k = ceil(c/2)),
-	 * so that one stray run on the minority side (a VM doubling one run's
-	 * CPU time) cannot hide a gap. For i.i.d. exponential spacings,
-	 * M = sum_{j<=k} E_j / (c - j + 1) (Renyi), and for an independent gap
-	 * P(gap > r M) = E[exp(-r M)] = prod_{j<=k} (c - j + 1) / (c - j + 1 + r).
+	 * The runs past the threshold are the minority. They form a distinct
+	 * mode when a gap separates them from the bulk: at the threshold, or
+	 * nearer the bulk when runs of the same mode fell short of it (a 4x
+	 * slower call in a request whose latency stayed under the slow cut
+	 * moves the tree's threshold into the slow mode). So every split from
+	 * the threshold down to the median is tested, each step moving one
+	 * spacing onto the minority side. Zero is an atom, not part of a
+	 * smooth density (most runs never wait on a lock): below the
+	 * threshold, the median is that of the runs above zero, so that the
+	 * walk stays in a tail and never tests the edge of the zeros.
 	 */
-	kk = (hi - lo + 1) / 2;
-	med = sp[kk - 1];
-	if (!(med > 0)) {
-		out->ratio = INFINITY; /* half the spacings are zero: ties */
-		out->p = 0;
-		goto cleanup;
+	last = (n - 1) / 2;
+	if (z < n && z + (n - z - 1) / 2 > last)
+		last = z + (n - z - 1) / 2;
+	for (size_t i = s + 1; i + 1 < n; i++)
+		median_add(&m, y[i + 1] - y[i]);
+	for (;;) {
+		gap_at(y, n, s, &m, s == k - 1, out);
+		if (s <= last)
+			break;
+		median_add(&m, y[s + 1] - y[s]);
+		s--;
 	}
-	out->ratio = gap / med;
-	p1 = 1;
-	for (size_t j = 1; j <= kk; j++)
-		p1 *= (c - (double)j + 1) / (c - (double)j + 1 + out->ratio);
-	/*
-	 * A split with a minority side lies on one side of the median: Sidak's
-	 * correction for those n / 2 places (tools/gap-test-sim.py: with splits
-	 * placed as the tree places them, smooth samples of 40-300 runs reach
-	 * p <= 0.001 at most 0.07 % of the time; without it, up to 0.3 %).
-	 */
-	out->p = -expm1((double)((n + 1) / 2) * log1p(-p1));
 cleanup:
-	free(sp);
 	free(y);
-	return err;
+	return 0;
 }

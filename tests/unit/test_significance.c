@@ -92,6 +92,43 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 	}
 }
 
+/*
+ * bg_disk_cpu as recorded: 90 fast calls, 30 four times slower; four of
+ * those ran in requests whose latency stayed under the slow cut, so the
+ * tree put the threshold inside the slow mode. The gap that separates the
+ * mode is below the threshold, and it is the one the test must find.
+ */
+TEST(gap_test_finds_the_gap_below_a_threshold_inside_the_slow_mode)
+{
+	double v[120];
+	struct ev_gap g;
+
+	for (int i = 0; i < 120; i++)
+		v[i] = i < 90 ? 5e6 + 8e6 * (i + 0.5) / 90 : 40e6 * exp(0.6 * (i - 89.5) / 30);
+	CHECK(!ev__gap_test(v, 120, (v[94] + v[95]) / 2, &g), "-");
+	CHECK(g.nabove == 25, "above %u", g.nabove);
+	CHECK(g.p < 1e-6, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
+	CHECK(g.lo < 13.1e6 && g.hi > 40e6, "gap %g..%g", g.lo, g.hi);
+}
+
+/*
+ * Most runs never wait (zero), the rest wait a smooth spread of times: the
+ * jump from zero to the first wait is no mode unless the tree split there.
+ */
+TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
+{
+	double v[100];
+	struct ev_gap g;
+
+	for (int i = 0; i < 100; i++)
+		v[i] = i < 60 ? 0 : 1e6 * exp(0.8 * qnorm((i - 59.5) / 40));
+	CHECK(!ev__gap_test(v, 100, (v[89] + v[90]) / 2, &g), "-");
+	CHECK(g.p > 0.01, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
+	/* split at the atom's edge by the tree: the runs that waited at all */
+	CHECK(!ev__gap_test(v, 100, 1, &g), "-");
+	CHECK(g.p < 1e-6, "p %g", g.p);
+}
+
 /* ---------- synthetic traces ---------- */
 
 #define BASE_FEAT                                                                                  \
