@@ -55,8 +55,11 @@ struct ds_drops {
 	uint64_t extra_chunks;	   /* past the footer's count */
 	uint64_t missing_records;  /* the footers count more than were read */
 	uint64_t extra_records;	   /* more were read than the footers count */
-	size_t ntruncated;	   /* files without a valid footer */
-	size_t ndamaged;	   /* files with a footer that does not match what was read */
+	/* processes forked by traced ones (struct xlp_fork_rec): probed from
+	 * their record on, the longest wait; never probed (gone, failed) */
+	uint64_t forks_late, fork_window_max_ns, forks_unprobed;
+	size_t ntruncated; /* files without a valid footer */
+	size_t ndamaged;   /* files with a footer that does not match what was read */
 };
 
 struct ds_file_info {

@@ -30,6 +30,7 @@ struct pass1 {
 	bool have_stats;
 	struct xlp_stats_rec stats; /* the last one: drops of a truncated file */
 	uint64_t nrecords;
+	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
 };
 
 static int grow(void **p, size_t *cap, size_t n, size_t elem)
@@ -99,6 +100,19 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 	if (h->type == XLP_R_STATS && h->size >= sizeof(struct xlp_stats_rec)) {
 		memcpy(&p->stats, h, sizeof(p->stats));
 		p->have_stats = true;
+	}
+	if (h->type == XLP_R_FORK && h->size >= sizeof(struct xlp_fork_rec)) {
+		const struct xlp_fork_rec *k = (const void *)h;
+
+		if (k->flags & XLP_FORK_PROBED) {
+			uint64_t w = k->probed_ns > k->fork_ns ? k->probed_ns - k->fork_ns : 0;
+
+			p->forks_late++;
+			if (w > p->fork_window_max_ns)
+				p->fork_window_max_ns = w;
+		} else if (k->flags & (XLP_FORK_GONE | XLP_FORK_PROBE_FAILED)) {
+			p->forks_unprobed++;
+		}
 	}
 	return 0;
 }
@@ -286,6 +300,10 @@ static int take_drops(struct dataset *ds, struct trace_reader *r, const struct p
 	ds->drops.extra_chunks += in->extra_chunks;
 	ds->drops.missing_records += in->missing_records;
 	ds->drops.extra_records += in->extra_records;
+	ds->drops.forks_late += p->forks_late;
+	ds->drops.forks_unprobed += p->forks_unprobed;
+	if (p->fork_window_max_ns > ds->drops.fork_window_max_ns)
+		ds->drops.fork_window_max_ns = p->fork_window_max_ns;
 	f->info.truncated = trace_reader__status(r) == TRACE_TRUNCATED;
 	ds->drops.ntruncated += f->info.truncated;
 	ds->drops.ndamaged += trace_reader__status(r) == TRACE_DAMAGED;

@@ -299,16 +299,42 @@ int xlp_func_return(struct pt_regs *ctx)
 		return 0;
 	}
 	d--;
-	t->depth = d;
-	if (d >= XLP_MAX_DEPTH)
+	if (d >= XLP_MAX_DEPTH) {
+		t->depth = d; /* a call the stack had no room for */
 		return 0;
+	}
+	/*
+	 * The frame of this function is the top one, unless returns were
+	 * missed: a longjmp out of nested calls, or an entry probe set before
+	 * its return probe (attach order is return first, so that should not
+	 * happen). Then the nearest frame of this function is popped with the
+	 * frames above it, which are dropped, counted. No frame of it at all:
+	 * its entry was not seen (the call began before its entry probe was
+	 * set), and the return is ignored, counted.
+	 */
+	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != (__u32)bpf_get_attach_cookie(ctx)) {
+		__u32 cookie = (__u32)bpf_get_attach_cookie(ctx), j = d;
+
+		for (int i = 0; i < XLP_MAX_DEPTH && j > 0; i++) {
+			j--;
+			if (t->stack[j & (XLP_MAX_DEPTH - 1)].func_id == cookie)
+				break;
+		}
+		if (t->stack[j & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
+			stat_inc(XLP_S_STACK_MISMATCH);
+			return 0;
+		}
+		stat_add(XLP_S_STACK_MISMATCH, d - j);
+		d = j;
+		if (t->run_depth > d + 1)
+			t->run_depth = 0; /* the run's own frame was dropped */
+	}
+	t->depth = d;
 	/* the masks change nothing (d < XLP_MAX_DEPTH, a power of two) but let
 	 * older verifiers (6.1) see the bound they lose across the branch */
 	f = &t->stack[d & (XLP_MAX_DEPTH - 1)];
 	if (d > 0)
 		parent = &t->stack[(d - 1) & (XLP_MAX_DEPTH - 1)];
-	if (f->func_id != (__u32)bpf_get_attach_cookie(ctx))
-		stat_inc(XLP_S_STACK_MISMATCH); /* longjmp or a missed return */
 	stat_inc(XLP_S_CALLS);
 	thread_sync(t, now);
 	if (t->run_depth == d + 1) {

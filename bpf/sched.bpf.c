@@ -199,8 +199,23 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 	if (!pslot)
 		return 0;
 	slot = *pslot;
-	if (ctgid != ptgid && proc_new(ctgid, now, &slot))
-		return 0;
+	if (ctgid != ptgid) {
+		struct xlp_fork_rec rec = {
+			.h = {XLP_R_FORK, sizeof(rec), bpf_get_smp_processor_id()},
+			.pid = ctgid,
+			.ppid = ptgid,
+			.fork_ns = now};
+
+		if (proc_new(ctgid, now, &slot))
+			return 0;
+		/*
+		 * Woken now, not with the next batch: the recorder sets the
+		 * marked functions' uprobes in the child, whose calls until
+		 * then are not seen (struct xlp_fork_rec says for how long).
+		 */
+		if (bpf_ringbuf_output(&rb, &rec, sizeof(rec), BPF_RB_FORCE_WAKEUP))
+			stat_inc(XLP_S_RB_FULL);
+	}
 	t = thread_new(child, child->pid, ctgid, slot, 0, now);
 	if (t && bpf_core_field_exists(child->sched_info.run_delay))
 		t->delay_seen = child->sched_info.run_delay + 1;

@@ -116,12 +116,17 @@ XLP_MAP(rq_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384
 XLP_MAP(launch_times, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 64); __type(key, __u32);
 	__type(value, struct xlp_launch_time););
 
-static __always_inline void stat_inc(__u32 idx)
+static __always_inline void stat_add(__u32 idx, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	stat_add(idx, 1);
 }
 
 /*

@@ -79,7 +79,7 @@ enum xlp_ctr { XLP_CTR_LIST(XLP_CTR_ENUM) XLP_NR_CTR };
 #define XLP_STAT_LIST(X)							\
 	X(RB_FULL, "rb_full")		  /* ring-buffer reservation failed: record lost */ \
 	X(STACK_OVERFLOW, "stack_overflow") /* call deeper than XLP_MAX_DEPTH: not recorded */ \
-	X(STACK_MISMATCH, "stack_mismatch") /* return without a matching entry */ \
+	X(STACK_MISMATCH, "stack_mismatch") /* entry or return not seen */ \
 	X(MIN_DUR, "min_dur")		  /* invocation shorter than --min-dur: filtered */ \
 	X(THREADS_FULL, "threads_full")	  /* thread table full: thread not traced */ \
 	X(PROCS_FULL, "procs_full")	  /* process slots exhausted */		\
@@ -107,6 +107,9 @@ enum xlp_rec_type {
 	XLP_R_STATS = 6,  /* struct xlp_stats_rec: drop counters so far */
 	/* struct xlp_call_compact_rec: a call, its counters that moved (format 2) */
 	XLP_R_CALL_COMPACT = 7,
+	/* struct xlp_fork_rec: a process the traced ones forked (readers that
+	 * predate it skip it and lose only what it says) */
+	XLP_R_FORK = 8,
 };
 
 struct xlp_hdr {
@@ -242,6 +245,32 @@ struct xlp_launch_rec {
 	__u64 end_ns;
 };
 
+/*
+ * struct xlp_fork_rec.flags. Without XLP_FORK_PROBED (and without
+ * XLP_FORK_PROBED_ALREADY) none of the process's marked calls is in the
+ * trace; with it, those that began before probed_ns are not.
+ */
+#define XLP_FORK_PROBED (1u << 0)	  /* its own uprobes were set at probed_ns */
+#define XLP_FORK_PROBED_ALREADY (1u << 1) /* --probe-forks: probed since fork */
+#define XLP_FORK_GONE (1u << 2)		  /* exited before its uprobes could be set */
+#define XLP_FORK_PROBE_FAILED (1u << 3)	  /* setting them failed otherwise */
+
+/*
+ * A process forked by a traced one: followed from its fork on by the
+ * scheduler accounting (the kernel's fork tracepoint), and by the marked
+ * functions' uprobes from probed_ns, once the recorder has set them in it
+ * (pid-scoped uprobes cannot follow a fork by themselves).
+ */
+struct xlp_fork_rec {
+	struct xlp_hdr h;
+	__u32 pid;	 /* the new process (tgid) */
+	__u32 ppid;	 /* the traced process that forked it */
+	__u64 fork_ns;	 /* CLOCK_MONOTONIC: sched_process_fork */
+	__u64 probed_ns; /* set by the recorder; 0 unless XLP_FORK_PROBED */
+	__u32 flags;	 /* XLP_FORK_*, set by the recorder */
+	__u32 __pad;
+};
+
 struct xlp_stats_rec {
 	struct xlp_hdr h;
 	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
@@ -283,7 +312,8 @@ struct xlp_ctl {
 };
 
 #ifndef __cplusplus
-_Static_assert((XLP_MAX_DEPTH & (XLP_MAX_DEPTH - 1)) == 0, "bpf/calls.bpf.c masks depths: a power of two");
+_Static_assert((XLP_MAX_DEPTH & (XLP_MAX_DEPTH - 1)) == 0,
+	       "bpf/calls.bpf.c masks depths: a power of two");
 _Static_assert(sizeof(struct xlp_hdr) == 8, "xlp_hdr layout");
 _Static_assert(sizeof(struct xlp_call_rec) == 8 + 24 + 2 * 8 * XLP_NR_CTR + 8 + XLP_COMM_LEN,
 	       "xlp_call_rec layout");
@@ -301,6 +331,7 @@ _Static_assert(sizeof(struct xlp_thread_rec) == 8 + 32 + XLP_COMM_LEN + 8 * XLP_
 _Static_assert(sizeof(struct xlp_proc_rec) == 8 + 24 + XLP_COMM_LEN + 8 * XLP_NR_CTR,
 	       "xlp_proc_rec layout");
 _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
+_Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");

@@ -300,6 +300,24 @@ static void rec_launch(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "end_ns", r->end_ns);
 }
 
+static const struct flag_name fork_flag_names[] = {
+	{XLP_FORK_PROBED, "probed"},
+	{XLP_FORK_PROBED_ALREADY, "probed_already"},
+	{XLP_FORK_GONE, "gone"},
+	{XLP_FORK_PROBE_FAILED, "probe_failed"},
+};
+
+static void rec_fork(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_fork_rec *r = (const void *)h;
+
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "ppid", r->ppid);
+	field_flags(d, "flags", r->flags, fork_flag_names, ARRAY_SIZE(fork_flag_names));
+	field_u64(d, "fork_ns", r->fork_ns);
+	field_u64(d, "probed_ns", r->probed_ns);
+}
+
 static void rec_stats(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_stats_rec *r = (const void *)h;
@@ -325,6 +343,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_PROC] = {"proc", sizeof(struct xlp_proc_rec), rec_proc},
 	[XLP_R_LAUNCH] = {"launch", sizeof(struct xlp_launch_rec), rec_launch},
 	[XLP_R_STATS] = {"stats", sizeof(struct xlp_stats_rec), rec_stats},
+	[XLP_R_FORK] = {"fork", sizeof(struct xlp_fork_rec), rec_fork},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -51,6 +51,7 @@ struct recorder {
 	bool target_exited;
 	bool launch_failed; /* a --repeat launch could not start or be probed */
 	bool ended;	    /* only the launch record is taken after this */
+	bool warned_fork;   /* a forked process could not be probed: said once */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -60,9 +61,54 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/*
+ * A traced process forked: set the marked functions' uprobes in the child,
+ * which pid-scoped uprobes do not follow, and say in its record from when
+ * its calls are seen. The calls it makes before that are not: the record's
+ * window says how long (the report shows it), and --probe-forks closes it.
+ */
+static void follow_fork(struct recorder *r, struct xlp_fork_rec *f)
+{
+	pid_t pid = (pid_t)f->pid;
+	char err[512] = "";
+	int ret = 0;
+
+	if (!r->meta.nfuncs)
+		return;
+	/* the launched command, probed before its release */
+	if (r->o.probe_forks || f->ppid == (uint32_t)getpid()) {
+		f->flags |= XLP_FORK_PROBED_ALREADY;
+		return;
+	}
+	for (uint32_t i = 0; i < r->meta.nfuncs && !ret; i++) {
+		const struct xlp_func_info *fi = &r->meta.funcs[i];
+
+		ret = session__attach_func(r->sess, fi->id,
+					   (fi->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION
+									      : 0,
+					   fi->binary, fi->offset, pid, err, sizeof(err));
+	}
+	if (!ret) {
+		f->flags |= XLP_FORK_PROBED;
+		f->probed_ns = xlp_now_ns();
+		return;
+	}
+	session__detach_funcs(r->sess, pid);
+	if (ret == -ESRCH || (kill(pid, 0) && errno == ESRCH)) {
+		f->flags |= XLP_FORK_GONE;
+		return;
+	}
+	f->flags |= XLP_FORK_PROBE_FAILED;
+	if (!r->warned_fork)
+		xlp_warn("process %d, forked by %u: %s: its marked calls are not recorded", pid,
+			 f->ppid, err);
+	r->warned_fork = true;
+}
+
 static int on_record(void *ctx, const struct xlp_hdr *h)
 {
 	struct recorder *r = ctx;
+	struct xlp_fork_rec fork;
 	int err;
 
 	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
@@ -73,11 +119,18 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 		r->ncalls++;
 		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);
-	} else if (h->type == XLP_R_PROC && r->o.pid) {
+	} else if (h->type == XLP_R_PROC) {
 		const struct xlp_proc_rec *p = (const void *)h;
 
-		if (p->pid == (uint32_t)r->o.pid && (p->flags & XLP_THREAD_EXITED))
+		if (r->o.pid && p->pid == (uint32_t)r->o.pid && (p->flags & XLP_THREAD_EXITED))
 			r->target_exited = true;
+		/* a followed child's uprobes go with it (its pid may be reused) */
+		if ((p->flags & XLP_THREAD_EXITED) && !r->o.probe_forks)
+			session__detach_funcs(r->sess, (pid_t)p->pid);
+	} else if (h->type == XLP_R_FORK && h->size >= sizeof(fork)) {
+		memcpy(&fork, h, sizeof(fork));
+		follow_fork(r, &fork);
+		h = &fork.h;
 	}
 	if (r->write_err) {
 		r->lost++;
@@ -360,7 +413,7 @@ static int finish_launch(struct recorder *r, int code)
 	r->child = NULL;
 	/* the pid is gone: its probes go too, the next launch gets its own */
 	if (!r->o.probe_forks)
-		session__detach_funcs(r->sess);
+		session__detach_funcs(r->sess, 0);
 	on_record(r, &l.h);
 	if (r->launches >= r->o.repeat || stop_signal || r->ended)
 		return 1;
@@ -498,9 +551,9 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	}
 	/* the one way scoped probes miss calls: say it when that may be why */
 	if (r->o.cmd && !r->o.probe_forks && r->meta.nfuncs && !r->ncalls)
-		xlp_warn("no marked function ran in the launched command's process: if the "
-			 "command runs them in a process it forks (a script), record with "
-			 "--probe-forks");
+		xlp_warn("no marked call was recorded: if the command runs them in short-lived "
+			 "processes it forks, they may have ended before xlprobe set their "
+			 "uprobes: record with --probe-forks");
 	if (!r->o.quiet)
 		fprintf(stderr, "%sxlprobe: wrote %s: %llu runs, %llu calls, %llu dropped\n",
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,

@@ -13,6 +13,7 @@
 #include "xlprobe.h"
 #include "xlprobe.skel.h"
 #include "log.h"
+#include "reaper.h"
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
@@ -20,15 +21,20 @@
 
 #define MAX_LINKS 64
 #define ITER_BUF (96 * 1024) /* > bpf_seq_read's 8 pages + the largest record (64 KiB) */
-#define MAX_FUNC_LINKS (2 * XLP_MAX_FUNCS)
+
+struct func_link {
+	struct bpf_link *link;
+	pid_t pid;
+};
 
 struct session {
 	struct xlprobe_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
 	int nlinks;
-	struct bpf_link *flinks[MAX_FUNC_LINKS]; /* uprobes, until detached */
-	int nflinks;
+	struct func_link *flinks; /* uprobes, until detached */
+	size_t nflinks, cap_flinks;
+	struct reaper *reaper; /* destroys a gone process's uprobes */
 	uint32_t features;
 	char notes[1024];
 	session_record_fn on_record;
@@ -445,11 +451,27 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 		    .bpf_cookie = XLP_COOKIE(id, flags & XLP_CALL_INTERACTION));
 	struct bpf_link *l;
 
-	if (id >= XLP_MAX_FUNCS || s->nflinks + 2 > MAX_FUNC_LINKS) {
+	if (id >= XLP_MAX_FUNCS) {
 		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
 		return -E2BIG;
 	}
-	for (int ret = 0; ret < 2; ret++) {
+	if (s->nflinks + 2 > s->cap_flinks) {
+		size_t cap = s->cap_flinks ? 2 * s->cap_flinks : 64;
+		struct func_link *n = realloc(s->flinks, cap * sizeof(*n));
+
+		if (!n) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		s->flinks = n;
+		s->cap_flinks = cap;
+	}
+	/*
+	 * Return probe first: a return whose entry was not seen is ignored
+	 * (bpf/calls.bpf.c), an entry whose return is not seen would leave a
+	 * frame behind, in a process that runs while we attach.
+	 */
+	for (int ret = 1; ret >= 0; ret--) {
 		struct bpf_program *p =
 			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
 
@@ -462,18 +484,29 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 				 (unsigned long long)offset, strerror(-e));
 			return e;
 		}
-		s->flinks[s->nflinks++] = l;
+		s->flinks[s->nflinks++] = (struct func_link){.link = l, .pid = pid};
 	}
 	return 0;
 }
 
-void session__detach_funcs(struct session *s)
+void session__detach_funcs(struct session *s, pid_t pid)
 {
+	size_t kept = 0;
+
+	if (pid && !s->reaper && reaper__new(&s->reaper))
+		s->reaper = NULL; /* then here, slowly */
 	/* closing the perf events unregisters the uprobes: the process's
-	 * breakpoints go with them */
-	for (int i = s->nflinks - 1; i >= 0; i--)
-		bpf_link__destroy(s->flinks[i]);
-	s->nflinks = 0;
+	 * breakpoints go with them. One process's: on the reaper's thread
+	 * (reaper.h says why); all: here, the caller waits for it */
+	for (size_t i = 0; i < s->nflinks; i++) {
+		if (pid && s->flinks[i].pid != pid)
+			s->flinks[kept++] = s->flinks[i];
+		else if (pid && s->reaper)
+			reaper__put(s->reaper, s->flinks[i].link);
+		else
+			bpf_link__destroy(s->flinks[i].link);
+	}
+	s->nflinks = kept;
 }
 
 int session__poll(struct session *s, int wake_fd, int timeout_ms)
@@ -558,7 +591,9 @@ void session__close(struct session *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
-	session__detach_funcs(s);
+	session__detach_funcs(s, 0);
+	reaper__free(s->reaper);
+	free(s->flinks);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
 	xlprobe_bpf__destroy(s->skel);

@@ -50,13 +50,14 @@ int session__follow_children(struct session *s);
 
 /*
  * Uprobe + uretprobe on binary at file offset, in process pid only (its
- * threads, and the image it execs; not the processes it forks). pid -1
- * would make every process running binary trap.
+ * threads, and the image it execs; not the processes it forks: the
+ * recorder attaches again for each, on its XLP_R_FORK record). pid -1
+ * makes every process running binary trap.
  */
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);
-/* Removes every uprobe of session__attach_func (a launch ended). */
-void session__detach_funcs(struct session *s);
+/* Removes the uprobes session__attach_func set for pid (0: all of them). */
+void session__detach_funcs(struct session *s, pid_t pid);
 
 /*
  * Drains the ring buffer, waiting up to timeout_ms for the programs to wake

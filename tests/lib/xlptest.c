@@ -248,6 +248,9 @@ static int keep(struct xt_trace *t, const struct xlp_hdr *h)
 	case XLP_R_RUN:
 		XT_PUSH(t->runs, t->nruns, h);
 		break;
+	case XLP_R_FORK:
+		XT_PUSH(t->forks, t->nforks, h);
+		break;
 	}
 	return 0;
 }
@@ -284,6 +287,7 @@ void xt_trace_free(struct xt_trace *t)
 	free(t->procs);
 	free(t->launches);
 	free(t->runs);
+	free(t->forks);
 	memset(t, 0, sizeof(*t));
 }
 

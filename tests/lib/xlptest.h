@@ -78,6 +78,8 @@ struct xt_trace {
 	size_t nlaunches;
 	struct xlp_run_rec *runs;
 	size_t nruns;
+	struct xlp_fork_rec *forks;
+	size_t nforks;
 	enum trace_status status;
 	const struct xlp_trace_footer *footer;
 	uint64_t bad_chunks;

@@ -53,7 +53,6 @@ static const char *const funcs[] = {"disk_wait", "net_wait",  "pipe_wait",
 				    "unix_wait", "lock_wait", "timer_wait"};
 #define NR_FUNCS (sizeof(funcs) / sizeof(funcs[0]))
 
-
 static unsigned long long sleep_of(const __u64 *c)
 {
 	return c[XLP_C_SLEEP_S] + c[XLP_C_SLEEP_D];

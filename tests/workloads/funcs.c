@@ -8,6 +8,7 @@
  *   cheap()       nothing (uprobe overhead benchmark)
  *
  *   funcs [--iterations N] [--threads T] [--wait-signal] [--late-thread]
+ *         [--fork P] [--linger]
  *   funcs --bench N [--wait-signal]
  *
  * By default parent() runs N times (default 5) on the main thread. With
@@ -15,7 +16,11 @@
  * created before READY and blocked until the start. --late-thread creates
  * the threads (one unless --threads) only after the start, so they are
  * born while a tracer is attached. --wait-signal prints "READY <pid>" and
- * waits for SIGUSR1 before the start.
+ * waits for SIGUSR1 before the start. --fork P: after the start, P child
+ * processes, forked one after the other (each when the previous one has
+ * exited), run parent() N times each; the first process only waits.
+ * --linger: at the end, print "DONE <pid>" and wait for SIGUSR1 before
+ * exiting (a test looks at the finished process).
  *
  * stdout: one line per completed call, children before their parent,
  *   CALL <func> <tid> <start_ns> <end_ns>     (CLOCK_MONOTONIC)
@@ -26,6 +31,7 @@
 #include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #define MAX_THREADS 64
 #define LOG_SIZE 4 /* calls per parent(): spin, sleep, parent */
@@ -41,6 +47,8 @@ struct opts {
 	bool wait_signal;
 	bool late;
 	long bench; /* -1: no benchmark */
+	int fork;   /* child processes that do the work */
+	bool linger;
 };
 
 static struct opts o = {.iterations = 5, .threads = 1, .bench = -1};
@@ -148,10 +156,30 @@ static void create_workers(pthread_t *t, int n)
 	}
 }
 
+static void run_children(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0) {
+			fprintf(stderr, "funcs: fork: %s\n", strerror(errno));
+			exit(1);
+		}
+		if (!pid) {
+			run_parents();
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			exit(1);
+	}
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: funcs [--iterations N] [--threads T] [--wait-signal] "
-			"[--late-thread]\n       funcs --bench N [--wait-signal]\n");
+	fprintf(stderr,
+		"usage: funcs [--iterations N] [--threads T] [--wait-signal] "
+		"[--late-thread] [--fork P] [--linger]\n       funcs --bench N [--wait-signal]\n");
 	exit(2);
 }
 
@@ -171,10 +199,15 @@ static void parse_args(int argc, char **argv)
 			o.wait_signal = true;
 		else if (!strcmp(a, "--late-thread"))
 			o.late = true;
+		else if (!strcmp(a, "--fork") && has_val)
+			o.fork = atoi(argv[++i]);
+		else if (!strcmp(a, "--linger"))
+			o.linger = true;
 		else
 			usage();
 	}
-	if (o.iterations < 0 || o.threads < 1 || o.threads > MAX_THREADS || o.bench < -1)
+	if (o.iterations < 0 || o.threads < 1 || o.threads > MAX_THREADS || o.bench < -1 ||
+	    o.fork < 0 || (o.fork && (o.threads > 1 || o.late)))
 		usage();
 }
 
@@ -198,8 +231,14 @@ int main(int argc, char **argv)
 		bench(o.bench);
 		return 0;
 	}
+	if (o.fork) {
+		run_children(o.fork);
+		return 0;
+	}
 	if (!use_threads) {
 		run_parents();
+		if (o.linger)
+			wl_announce_wait("DONE");
 		return 0;
 	}
 	if (o.late)

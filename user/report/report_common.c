@@ -37,7 +37,9 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 d->stat[XLP_S_RB_FULL]},
 		{xlp_stat_names[XLP_S_STACK_OVERFLOW],
 		 "calls deeper than the shadow stack, not recorded", d->stat[XLP_S_STACK_OVERFLOW]},
-		{xlp_stat_names[XLP_S_STACK_MISMATCH], "returns without a matching entry",
+		{xlp_stat_names[XLP_S_STACK_MISMATCH],
+		 "calls whose entry or return was not seen (probes being set, longjmp): not "
+		 "recorded",
 		 d->stat[XLP_S_STACK_MISMATCH]},
 		{xlp_stat_names[XLP_S_THREADS_FULL], "threads not traced: thread table full",
 		 d->stat[XLP_S_THREADS_FULL]},
@@ -69,6 +71,17 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		{"missing_records", "records the footers count that were not read",
 		 d->missing_records},
 		{"extra_records", "records read beyond the footers' count", d->extra_records},
+		{"forks_probed_late",
+		 "processes forked while recording, whose marked functions were probed only once "
+		 "xlprobe saw the fork: their calls that began before are missing (--probe-forks "
+		 "probes from the fork on)",
+		 d->forks_late},
+		{"fork_window_max_ns", "the longest of those waits, in ns (each: xlprobe dump)",
+		 d->forks_late ? d->fork_window_max_ns : 0},
+		{"forks_unprobed",
+		 "processes forked while recording that exited before their uprobes could be set, "
+		 "or could not get them: none of their marked calls is recorded",
+		 d->forks_unprobed},
 	};
 	size_t n = 0;
 

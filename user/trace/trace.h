@@ -21,7 +21,8 @@
  * and gives each chunk header its own CRC; version 3 adds the compact call
  * record (XLP_R_CALL_COMPACT), which the reader expands: an older reader
  * would skip it as an unknown type, and must refuse the file instead.
- * Versions 1 and 2 still read.
+ * Versions 1 and 2 still read. A record type that an older reader may
+ * skip without misreading the rest (XLP_R_FORK) needs no new version.
  */
 #define XLP_TRACE_VERSION 3
 _Static_assert(XLP_FORMAT_VERSION == 2,

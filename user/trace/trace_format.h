@@ -37,6 +37,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_launch_rec);
 	case XLP_R_STATS:
 		return sizeof(struct xlp_stats_rec);
+	case XLP_R_FORK:
+		return sizeof(struct xlp_fork_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}
