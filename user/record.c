@@ -124,9 +124,12 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 		if (r->o.pid && p->pid == (uint32_t)r->o.pid && (p->flags & XLP_THREAD_EXITED))
 			r->target_exited = true;
-		/* a followed child's uprobes go with it (its pid may be reused) */
-		if ((p->flags & XLP_THREAD_EXITED) && !r->o.probe_forks)
-			session__detach_funcs(r->sess, (pid_t)p->pid);
+		/*
+		 * A followed child's uprobes stay until the recording ends:
+		 * removing them waits for an RCU grace period (100-160 ms
+		 * here) and, done while others run, slowed a running launch
+		 * of the same binary 10x (xz, tests/real/test_xz).
+		 */
 	} else if (h->type == XLP_R_FORK && h->size >= sizeof(fork)) {
 		memcpy(&fork, h, sizeof(fork));
 		follow_fork(r, &fork);

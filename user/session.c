@@ -13,7 +13,6 @@
 #include "xlprobe.h"
 #include "xlprobe.skel.h"
 #include "log.h"
-#include "reaper.h"
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
@@ -34,7 +33,6 @@ struct session {
 	int nlinks;
 	struct func_link *flinks; /* uprobes, until detached */
 	size_t nflinks, cap_flinks;
-	struct reaper *reaper; /* destroys a gone process's uprobes */
 	uint32_t features;
 	char notes[1024];
 	session_record_fn on_record;
@@ -493,16 +491,11 @@ void session__detach_funcs(struct session *s, pid_t pid)
 {
 	size_t kept = 0;
 
-	if (pid && !s->reaper && reaper__new(&s->reaper))
-		s->reaper = NULL; /* then here, slowly */
 	/* closing the perf events unregisters the uprobes: the process's
-	 * breakpoints go with them. One process's: on the reaper's thread
-	 * (reaper.h says why); all: here, the caller waits for it */
+	 * breakpoints go with them (each close waits for an RCU grace period) */
 	for (size_t i = 0; i < s->nflinks; i++) {
 		if (pid && s->flinks[i].pid != pid)
 			s->flinks[kept++] = s->flinks[i];
-		else if (pid && s->reaper)
-			reaper__put(s->reaper, s->flinks[i].link);
 		else
 			bpf_link__destroy(s->flinks[i].link);
 	}
@@ -592,7 +585,6 @@ void session__close(struct session *s)
 		return;
 	ring_buffer__free(s->rb);
 	session__detach_funcs(s, 0);
-	reaper__free(s->reaper);
 	free(s->flinks);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
