@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,10 +25,22 @@ struct launch {
 	char cmd[256];
 };
 
+/* the command's own fd limit, restored before it runs (launch.h) */
+static struct rlimit saved_nofile;
+static bool have_saved_nofile;
+
+void launch__save_fd_limit(void)
+{
+	have_saved_nofile = !getrlimit(RLIMIT_NOFILE, &saved_nofile);
+}
+
 static void child(int go_fd, int status_fd, char *const argv[])
 {
 	char c;
 	int e;
+
+	if (have_saved_nofile)
+		setrlimit(RLIMIT_NOFILE, &saved_nofile);
 
 	/* a parent that dies before releasing us must not leave us waiting */
 	if (read(go_fd, &c, 1) != 1)

@@ -13,6 +13,11 @@ struct launch;
 
 /* Forks; the child waits. Negative errno on failure. */
 int launch__fork(char *const argv[], struct launch **out);
+/*
+ * Remembers the current RLIMIT_NOFILE: launched commands get it back
+ * before exec, whatever the recorder raised its own to.
+ */
+void launch__save_fd_limit(void);
 pid_t launch__pid(const struct launch *l);
 /* A pidfd of the child, readable (POLLIN) once it has exited, to wake a
  * poll loop at once; -1 where the kernel has no pidfd_open. */

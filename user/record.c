@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -565,6 +566,24 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	return r->launch_failed ? 1 : 0;
 }
 
+/*
+ * Each followed process holds two perf events per marked function until
+ * the recording ends (record.c, on_record): the soft limit of 1024 would
+ * stop following after a few dozen forks, the hard one (1 M on Debian)
+ * does not. A failure to raise it only means the smaller limit. Launched
+ * commands run with the limit they would have had.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	launch__save_fd_limit();
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int setup(struct recorder *r)
 {
 	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
@@ -575,6 +594,7 @@ static int setup(struct recorder *r)
 	const char *delay;
 	int ret;
 
+	raise_fd_limit();
 	ret = session__open(&so, &r->sess, err, sizeof(err));
 	if (ret) {
 		xlp_err("%s", err);
