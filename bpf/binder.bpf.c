@@ -10,6 +10,7 @@
 
 struct binder_proc___xlp {
 	int pid;
+	struct task_struct *tsk;
 } __attribute__((preserve_access_index));
 
 struct binder_transaction___xlp {
@@ -21,10 +22,15 @@ SEC("raw_tp/binder_transaction")
 int BPF_PROG(xlp_binder_txn, bool reply, struct binder_transaction___xlp *txn, void *node)
 {
 	struct xlp_thread *t = thread_get_current();
+	char comm[XLP_COMM_LEN] = {};
 
 	if (!t)
 		return 0;
-	ev_binder_txn(t, reply, BPF_CORE_READ(txn, flags), BPF_CORE_READ(txn, to_proc, pid));
+	/* a reply's or a one-way's target is no wait's peer: read it only
+	 * when it may be */
+	if (!reply && !(BPF_CORE_READ(txn, flags) & TF_ONE_WAY))
+		BPF_CORE_READ_STR_INTO(&comm, txn, to_proc, tsk, comm);
+	ev_binder_txn(t, reply, BPF_CORE_READ(txn, flags), BPF_CORE_READ(txn, to_proc, pid), comm);
 	return 0;
 }
 
@@ -35,5 +41,16 @@ int BPF_PROG(xlp_binder_recv, struct binder_transaction___xlp *txn)
 
 	if (t)
 		ev_binder_recv(t);
+	return 0;
+}
+
+/* A dead or failed reply ends the wait: no transaction is received then. */
+SEC("raw_tp/binder_return")
+int BPF_PROG(xlp_binder_return, __u32 cmd)
+{
+	struct xlp_thread *t = thread_get_current();
+
+	if (t)
+		ev_binder_return(t, cmd);
 	return 0;
 }

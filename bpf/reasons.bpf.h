@@ -190,7 +190,9 @@ static __always_inline __u32 sys_reason(struct xlp_thread *t)
 {
 	__u32 cls = t->sys_class;
 
-	if (t->binder_wait)
+	/* the transaction's own ioctl; any other sleep while it is open (a
+	 * signal handler's nanosleep) is what that sleep is */
+	if (t->binder_wait && t->sys_nr1 == XLP_NR_ioctl + 1)
 		return XLP_C_IPC;
 	/* a poll-like call woken by an expiring timer timed out, whatever
 	 * its fds are */
@@ -220,7 +222,7 @@ static __always_inline void note_ipc_peer(struct xlp_thread *t)
 {
 	if (t->binder_wait && t->binder_peer) {
 		t->ipc_peer_pid = t->binder_peer;
-		__builtin_memset(t->ipc_peer_comm, 0, sizeof(t->ipc_peer_comm));
+		__builtin_memcpy(t->ipc_peer_comm, t->binder_comm, sizeof(t->ipc_peer_comm));
 	} else if (t->waker_kind == XLP_W_OTHER_PROC) {
 		t->ipc_peer_pid = t->waker_pid;
 		__builtin_memcpy(t->ipc_peer_comm, t->waker_comm, sizeof(t->ipc_peer_comm));
@@ -282,14 +284,34 @@ static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, 
 	t->state = XLP_T_RUNNABLE;
 }
 
+/* comm: the target process's name, XLP_COMM_LEN bytes, or NULL (unknown) */
 static __always_inline void ev_binder_txn(struct xlp_thread *t, bool reply, __u32 flags,
-					  __u32 to_pid)
+					  __u32 to_pid, const char *comm)
 {
 	if (reply || (flags & TF_ONE_WAY))
 		return;
 	t->binder_wait = 1;
 	t->binder_peer = to_pid;
+	if (comm)
+		__builtin_memcpy(t->binder_comm, comm, sizeof(t->binder_comm));
+	else
+		__builtin_memset(t->binder_comm, 0, sizeof(t->binder_comm));
 	t->c[XLP_C_BINDER_TXN]++;
+}
+
+/*
+ * Replies that end a transaction without a BR_REPLY, so that no
+ * binder_transaction_received follows (drivers/android/binder.c;
+ * uapi/linux/android/binder.h: _IO('r', 5), _IO('r', 17), _IO('r', 18)).
+ */
+#define XLP_BR_DEAD_REPLY 0x7205u
+#define XLP_BR_FAILED_REPLY 0x7211u
+#define XLP_BR_FROZEN_REPLY 0x7212u
+
+static __always_inline void ev_binder_return(struct xlp_thread *t, __u32 cmd)
+{
+	if (cmd == XLP_BR_DEAD_REPLY || cmd == XLP_BR_FAILED_REPLY || cmd == XLP_BR_FROZEN_REPLY)
+		t->binder_wait = 0;
 }
 
 static __always_inline void ev_binder_recv(struct xlp_thread *t)

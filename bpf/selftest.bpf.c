@@ -77,7 +77,10 @@ int xlp_selftest(struct xlp_selftest *a)
 		bpf_map_delete_elem(&st_syscall, &tid);
 		break;
 	case XLP_ST_BINDER_TXN:
-		ev_binder_txn(t, a->arg, (__u32)a->arg2, (__u32)a->arg3);
+		ev_binder_txn(t, a->arg, (__u32)a->arg2, (__u32)a->arg3, NULL);
+		break;
+	case XLP_ST_BINDER_RETURN:
+		ev_binder_return(t, (__u32)a->arg);
 		break;
 	case XLP_ST_BINDER_RECV:
 		ev_binder_recv(t);

@@ -20,6 +20,7 @@ enum xlp_selftest_op {
 	XLP_ST_SYS_EXIT,      /* tid has left its syscall */
 	XLP_ST_BINDER_TXN,    /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
 	XLP_ST_BINDER_RECV,   /* tid receives a transaction */
+	XLP_ST_BINDER_RETURN, /* tid's binder read returns command arg (BR_*) */
 };
 
 struct xlp_selftest {

@@ -55,8 +55,9 @@ struct xlp_thread {
 	__u32 waker_kind; /* enum xlp_waker */
 	__u32 waker_pid;  /* tgid */
 	char waker_comm[XLP_COMM_LEN];
-	__u32 binder_wait; /* a binder transaction awaits its reply */
-	__u32 binder_peer; /* pid of the process it went to */
+	__u32 binder_wait;		/* a binder transaction awaits its reply */
+	__u32 binder_peer;		/* pid of the process it went to */
+	char binder_comm[XLP_COMM_LEN]; /* and its command name */
 	__u32 last_cpu;
 	__u32 wait_reason; /* enum xlp_ctr: the sleep's reason (a guess until its wakeup) */
 	__u32 flags;	   /* XLP_THREAD_PARTIAL */

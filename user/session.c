@@ -224,6 +224,10 @@ static const struct opt_prog optional_progs[] = {
 	 {"binder_transaction_received"},
 	 XLP_FEAT_BINDER,
 	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
+	{OPT_PROG(xlp_binder_return),
+	 {"binder_return"},
+	 XLP_FEAT_BINDER,
+	 "binder: tracepoints absent in this kernel (no CONFIG_ANDROID_BINDER_IPC)"},
 };
 
 #define NR_OPT_PROGS (sizeof(optional_progs) / sizeof(optional_progs[0]))

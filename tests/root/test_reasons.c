@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -739,6 +740,7 @@ static struct xlprobe_test_bpf *skel_get(void)
 	atexit(skel_free);
 	bpf_program__set_autoload(skel->progs.xlp_binder_txn, false);
 	bpf_program__set_autoload(skel->progs.xlp_binder_recv, false);
+	bpf_program__set_autoload(skel->progs.xlp_binder_return, false);
 	if (xlprobe_test_bpf__load(skel)) {
 		skel_free();
 		return NULL;
@@ -962,6 +964,9 @@ TEST(binder_programs_built_and_skipped_without_binder)
 	CHECK(!strcmp(bpf_program__section_name(s->progs.xlp_binder_recv),
 		      "raw_tp/binder_transaction_received"),
 	      "xlp_binder_recv: section %s", bpf_program__section_name(s->progs.xlp_binder_recv));
+	CHECK(!strcmp(bpf_program__section_name(s->progs.xlp_binder_return), "raw_tp/binder_return"),
+	      "xlp_binder_return: section %s",
+	      bpf_program__section_name(s->progs.xlp_binder_return));
 	CHECK(!bpf_object__find_program_by_name(s->obj, "xlp_selftest"),
 	      "the self-test program is in the product's object");
 	xlprobe_bpf__destroy(s);
@@ -1071,6 +1076,38 @@ TEST(binder_logic_synthetic)
 	CHECK(th.ipc_peer_pid == 0, "one-way: peer %u", th.ipc_peer_pid);
 	CHECK(th.c[XLP_C_BINDER_TXN] == 0, "one-way/reply counted as %llu transaction(s)",
 	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
+}
+
+static void dead_reply(uint32_t tid, uint64_t now)
+{
+	send_txn(tid, now);
+	/* BR_DEAD_REPLY: the target died; no transaction will be received */
+	CHECK(!st_op(XLP_ST_BINDER_RETURN, tid, 0, now, 0x7205, 0, 0, NULL));
+}
+
+/*
+ * The transaction's wait is its ioctl's: a nanosleep while it is open (a
+ * signal handler's) is a timer sleep; and a dead or failed reply closes
+ * it, so later sleeps are not IPC.
+ */
+TEST(binder_wait_only_in_its_ioctl_and_ended_by_dead_reply_synthetic)
+{
+	/* nanosleep woken by its timer */
+	struct sys_script nap = {.nr = SYS_nanosleep,
+				 .cls = XLP_C_TIMER,
+				 .waker = XLP_W_TIMER,
+				 .between = send_txn};
+	struct sys_script after_dead = {
+		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = dead_reply};
+	static struct xlp_thread th;
+
+	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
+	REQUIRE(!run_script(4000012, &nap, &th), "self-test program failed");
+	check_only(&th, XLP_C_TIMER, "nanosleep during a transaction");
+	CHECK(th.binder_wait == 1, "the transaction is still open");
+	REQUIRE(!run_script(4000013, &after_dead, &th), "self-test program failed");
+	check_only(&th, XLP_C_OTHER, "ioctl after a dead reply");
+	CHECK(th.binder_wait == 0, "a dead reply left the wait open");
 }
 
 /* A futex woken by our own process is a lock; by another process, IPC. */
