@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -246,12 +247,42 @@ static void add_note(struct session *s, const char *note)
 	snprintf(s->notes + len, sizeof(s->notes) - len, "%s\n", note);
 }
 
+/*
+ * A tracepoint of a module (binder built as binder_linux.ko, as Debian's
+ * arm64 kernel has it) is typed in the module's own BTF, split from
+ * vmlinux's, in /sys/kernel/btf/<module>.
+ */
+static bool module_has_type(struct btf *vmlinux, const char *name)
+{
+	DIR *d = opendir("/sys/kernel/btf");
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		char path[320];
+		struct btf *mod;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
+		mod = btf__parse_split(path, vmlinux);
+		if (!mod)
+			continue;
+		found = btf__find_by_name_kind(mod, name, BTF_KIND_TYPEDEF) >= 0;
+		btf__free(mod);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static bool have_tp(struct btf *vmlinux, const char *tp)
 {
 	char name[96];
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0 ||
+	       module_has_type(vmlinux, name);
 }
 
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
