@@ -24,6 +24,19 @@ static __always_inline unsigned int xlp_task_state(struct task_struct *t)
 }
 
 /*
+ * sched_switch gained its prev_state argument in commit fa2c3254d7cf
+ * ("sched/tracing: Don't re-read p->state when emitting sched_switch
+ * event"), v5.18 (Android GKI 5.10 and 5.15 lack it). Before, the state is
+ * re-read from the task as the tracepoint did itself, which races with a
+ * wakeup between __schedule()'s decision and the tracepoint: a sleep that
+ * ends that soon shows as a preemption (that commit's reason).
+ */
+static __always_inline unsigned int xlp_switch_prev_state(struct task_struct *prev)
+{
+	return xlp_task_state(prev);
+}
+
+/*
  * "Is this the last thread of its process?" at sched_process_exit. The
  * tracepoint gained a group_dead argument only recently (v6.16,
  * "sched: Add group_dead to sched_process_exit"); signal->live has been

@@ -129,9 +129,8 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	t->state = XLP_T_RUNNING;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+static __always_inline int sched_switch(bool preempt, struct task_struct *prev,
+					struct task_struct *next, unsigned int prev_state)
 {
 	__u32 zero = 0;
 	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
@@ -161,6 +160,23 @@ int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 		stat_inc(XLP_S_SCHED_EVENTS);
 	}
 	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(preempt, prev, next, prev_state);
+}
+
+/*
+ * The same where the tracepoint has no prev_state argument (user space
+ * loads one of the two: bpf/core_fixes.bpf.h, xlp_switch_prev_state).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(xlp_sched_switch_old, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return sched_switch(preempt, prev, next, xlp_switch_prev_state(prev));
 }
 
 static __always_inline void wakeup(struct task_struct *p)

@@ -285,10 +285,50 @@ static bool have_tp(struct btf *vmlinux, const char *tp)
 	       module_has_type(vmlinux, name);
 }
 
+/*
+ * Parameters of the tracepoint's BTF prototype, its __data first: 5 for
+ * sched_switch with prev_state (Linux 5.18 and later), 4 before. -1 if
+ * the type is not what tracepoints have.
+ */
+static int tp_nparams(struct btf *vmlinux, const char *tp)
+{
+	char name[96];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(vmlinux, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+/*
+ * One sched_switch program of two: the tracepoint's prev_state argument
+ * where it has one, the task's state re-read otherwise
+ * (bpf/core_fixes.bpf.h). XLPROBE_TEST_OLD_SWITCH forces the second here.
+ */
+static void select_switch(struct session *s, struct btf *vmlinux)
+{
+	bool old = tp_nparams(vmlinux, "sched_switch") < 5 || xlp_test_hook("OLD_SWITCH");
+
+	bpf_program__set_autoload(
+		old ? s->skel->progs.xlp_sched_switch : s->skel->progs.xlp_sched_switch_old, false);
+	if (old)
+		add_note(s, "sched_switch has no prev_state argument (kernel before 5.18): a "
+			    "sleep that ends as it begins may count as a preemption");
+}
+
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
+
+	select_switch(s, vmlinux);
 
 	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
 	for (size_t i = 0; i < NR_OPT_PROGS; i++) {

@@ -964,7 +964,8 @@ TEST(binder_programs_built_and_skipped_without_binder)
 	CHECK(!strcmp(bpf_program__section_name(s->progs.xlp_binder_recv),
 		      "raw_tp/binder_transaction_received"),
 	      "xlp_binder_recv: section %s", bpf_program__section_name(s->progs.xlp_binder_recv));
-	CHECK(!strcmp(bpf_program__section_name(s->progs.xlp_binder_return), "raw_tp/binder_return"),
+	CHECK(!strcmp(bpf_program__section_name(s->progs.xlp_binder_return),
+		      "raw_tp/binder_return"),
 	      "xlp_binder_return: section %s",
 	      bpf_program__section_name(s->progs.xlp_binder_return));
 	CHECK(!bpf_object__find_program_by_name(s->obj, "xlp_selftest"),
@@ -1093,10 +1094,8 @@ static void dead_reply(uint32_t tid, uint64_t now)
 TEST(binder_wait_only_in_its_ioctl_and_ended_by_dead_reply_synthetic)
 {
 	/* nanosleep woken by its timer */
-	struct sys_script nap = {.nr = SYS_nanosleep,
-				 .cls = XLP_C_TIMER,
-				 .waker = XLP_W_TIMER,
-				 .between = send_txn};
+	struct sys_script nap = {
+		.nr = SYS_nanosleep, .cls = XLP_C_TIMER, .waker = XLP_W_TIMER, .between = send_txn};
 	struct sys_script after_dead = {
 		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = dead_reply};
 	static struct xlp_thread th;

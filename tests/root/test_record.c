@@ -70,11 +70,15 @@ static int close_enough(unsigned long long ours, unsigned long long kernel)
 }
 
 /* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
-TEST(thread_totals_agree_with_schedstat)
+/*
+ * bin: the product, or xlprobe-test with XLPROBE_TEST_OLD_SWITCH set (the
+ * sched_switch program of kernels before 5.18, forced here).
+ */
+static void schedstat_agreement(const char *bin, bool old_switch)
 {
 	char xl[256], wl[256], err[4096];
-	const char *trace = xt_tmp_path("sched.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+	const char *trace = xt_tmp_path(old_switch ? "sched_old.xlp" : "sched.xlp");
+	char *argv[] = {xt_out(bin, xl, sizeof(xl)),
 			"record",
 			"-q",
 			"-o",
@@ -132,8 +136,24 @@ TEST(thread_totals_agree_with_schedstat)
 		      "%s: sleep reasons do not add up", k[i].comm);
 	}
 	CHECK(checked == n);
+	/* the path taken is the one asked for, and the trace says so */
+	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
+	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
 	xt_trace_free(&t);
 	kill(pid, SIGKILL);
+}
+
+TEST(thread_totals_agree_with_schedstat)
+{
+	schedstat_agreement("xlprobe", false);
+}
+
+/* Kernels before 5.18 (Android GKI 5.10, 5.15): the state re-read from the task. */
+TEST(thread_totals_agree_with_schedstat_pre_5_18_switch_forced)
+{
+	setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
+	schedstat_agreement("xlprobe-test", true);
+	unsetenv("XLPROBE_TEST_OLD_SWITCH");
 }
 
 struct wl_call {
