@@ -308,3 +308,30 @@ const struct xlp_thread_rec *xt_thread(const struct xt_trace *t, uint32_t tid)
 			found = &t->threads[i];
 	return found;
 }
+
+int xt_parse_calls(char *out, struct xt_wl_call *c, int max)
+{
+	char *save = NULL;
+	int n = 0;
+
+	for (char *l = strtok_r(out, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save))
+		if (sscanf(l, "CALL %31s %u %llu %llu", c[n].func, &c[n].tid, &c[n].start,
+			   &c[n].end) == 4)
+			n++;
+	return n;
+}
+
+const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct xt_wl_call *c,
+					 unsigned long long within_ns)
+{
+	int fid = xt_func_id(t, c->func);
+
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct xlp_call_rec *r = &t->calls[i];
+
+		if ((int)r->func_id == fid && r->tid == c->tid && r->entry_ns <= c->start &&
+		    c->start - r->entry_ns < within_ns)
+			return r;
+	}
+	return NULL;
+}

@@ -85,6 +85,23 @@ struct xt_trace {
 	uint64_t bad_chunks;
 };
 
+/* One "CALL <func> <tid> <start_ns> <end_ns>" line of tests/workloads/funcs.c. */
+struct xt_wl_call {
+	char func[32];
+	unsigned tid;
+	unsigned long long start, end;
+};
+
+/* The CALL lines of out (modified: split into lines); how many, at most max. */
+int xt_parse_calls(char *out, struct xt_wl_call *c, int max);
+/*
+ * The trace's record of the call c logged: same function and thread, its
+ * entry at most within_ns before the workload read its clock (the entry
+ * probe fires first). NULL if none.
+ */
+const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct xt_wl_call *c,
+					 unsigned long long within_ns);
+
 int xt_trace_load(const char *path, struct xt_trace *t);
 void xt_trace_free(struct xt_trace *t);
 /* Function id of a symbol in the trace's function table, or -1. */

@@ -16,24 +16,6 @@
 
 #define MAX_LOG 64
 
-struct logged {
-	char func[32];
-	unsigned tid;
-	unsigned long long start, end;
-};
-
-/* The CALL lines of funcs' stdout (see tests/workloads/funcs.c). */
-static int parse_calls(char *out, struct logged *l, int max)
-{
-	int n = 0;
-
-	for (char *line = strtok(out, "\n"); line && n < max; line = strtok(NULL, "\n"))
-		if (sscanf(line, "CALL %31s %u %llu %llu", l[n].func, &l[n].tid, &l[n].start,
-			   &l[n].end) == 4)
-			n++;
-	return n;
-}
-
 /* The process has taken a uprobe trap: the kernel mapped its XOL area. */
 static bool has_uprobes_vma(int pid)
 {
@@ -58,24 +40,15 @@ static const struct xlp_fork_rec *fork_of(const struct xt_trace *t, unsigned pid
 	return NULL;
 }
 
-static const struct xlp_call_rec *call_of(const struct xt_trace *t, const struct logged *l)
-{
-	int id = xt_func_id(t, l->func);
-
-	/* the entry probe fires before the function reads its clock */
-	for (size_t i = 0; i < t->ncalls; i++)
-		if ((int)t->calls[i].func_id == id && t->calls[i].tid == l->tid &&
-		    t->calls[i].entry_ns <= l->start && l->start - t->calls[i].entry_ns < 1000000)
-			return &t->calls[i];
-	return NULL;
-}
+/* the entry probe fires before the function reads its clock */
+#define call_of(t, l) xt_match_call((t), (l), 1000000ull)
 
 /*
  * Records -p on funcs --fork (or with --probe-forks) while another funcs,
  * not in the tree, runs the same functions. Fills the trace, the children's
  * logged calls, and whether the outsider trapped.
  */
-static int record_tree(bool probe_forks, struct xt_trace *t, struct logged *l, int *nl,
+static int record_tree(bool probe_forks, struct xt_trace *t, struct xt_wl_call *l, int *nl,
 		       bool *outsider_trapped)
 {
 	char xl[256], wl[256], par[300], spin[300], slp[300], pidarg[16], out[16384], line[256];
@@ -134,13 +107,13 @@ static int record_tree(bool probe_forks, struct xt_trace *t, struct logged *l, i
 	CHECK(xt_wait(&w, 30000, out, sizeof(out), NULL, 0) == 0);
 	rc = xt_wait(&x, 30000, NULL, 0, NULL, 0);
 	CHECK(rc == 0, "xlprobe exit %d", rc);
-	*nl = parse_calls(out, l, MAX_LOG);
+	*nl = xt_parse_calls(out, l, MAX_LOG);
 	return xt_trace_load(trace, t);
 }
 
 TEST(forked_children_probed_from_their_fork_record_on)
 {
-	struct logged l[MAX_LOG];
+	struct xt_wl_call l[MAX_LOG];
 	struct xt_trace t;
 	bool trapped;
 	int nl, seen = 0, window = 0, children = 0;
@@ -200,7 +173,7 @@ TEST(forked_children_probed_from_their_fork_record_on)
  * and the outsider then traps (while its calls stay out of the trace). */
 TEST(probe_forks_traps_outside_the_tree_the_check_sees_it)
 {
-	struct logged l[MAX_LOG];
+	struct xt_wl_call l[MAX_LOG];
 	struct xt_trace t;
 	bool trapped;
 	int nl, recorded = 0;

@@ -156,37 +156,6 @@ TEST(thread_totals_agree_with_schedstat_pre_5_18_switch_forced)
 	unsetenv("XLPROBE_TEST_OLD_SWITCH");
 }
 
-struct wl_call {
-	char func[32];
-	unsigned tid;
-	unsigned long long start, end;
-};
-
-static int parse_calls(char *out, struct wl_call *c, int max)
-{
-	int n = 0;
-
-	for (char *l = strtok(out, "\n"); l && n < max; l = strtok(NULL, "\n"))
-		if (sscanf(l, "CALL %31s %u %llu %llu", c[n].func, &c[n].tid, &c[n].start,
-			   &c[n].end) == 4)
-			n++;
-	return n;
-}
-
-static const struct xlp_call_rec *match_call(const struct xt_trace *t, int fid,
-					     const struct wl_call *c)
-{
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct xlp_call_rec *r = &t->calls[i];
-
-		/* the uprobe fires a little before the workload reads its clock */
-		if ((int)r->func_id == fid && r->tid == c->tid && r->entry_ns <= c->start &&
-		    c->start - r->entry_ns < 2000000ull)
-			return r;
-	}
-	return NULL;
-}
-
 static void check_spin(const struct xlp_call_rec *r)
 {
 	CHECK(r->incl[XLP_C_CPU_RUN] >= 19000000ull && r->incl[XLP_C_CPU_RUN] <= 24000000ull,
@@ -225,7 +194,7 @@ TEST(function_deltas_inclusive_exclusive)
 			"--iterations",
 			"5",
 			NULL};
-	struct wl_call c[64];
+	struct xt_wl_call c[64];
 	struct xt_trace t;
 	int rc, n, fspin, fsleep, fparent, seen = 0;
 
@@ -234,7 +203,7 @@ TEST(function_deltas_inclusive_exclusive)
 	snprintf(par, sizeof(par), "%s:parent", wl);
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
-	n = parse_calls(out, c, 64);
+	n = xt_parse_calls(out, c, 64);
 	CHECK(n == 15, "workload printed %d calls", n);
 	REQUIRE(!xt_trace_load(trace, &t));
 	CHECK(t.status == TRACE_COMPLETE);
@@ -246,7 +215,8 @@ TEST(function_deltas_inclusive_exclusive)
 	CHECK(t.nruns == 5, "one run record per interaction call, got %zu", t.nruns);
 	for (int i = 0; i < n; i++) {
 		int fid = xt_func_id(&t, c[i].func);
-		const struct xlp_call_rec *r = match_call(&t, fid, &c[i]);
+		/* the uprobe fires a little before the workload reads its clock */
+		const struct xlp_call_rec *r = xt_match_call(&t, &c[i], 2000000ull);
 		unsigned long long wl_dur = c[i].end - c[i].start;
 
 		CHECK(r, "call %d (%s) missing from the trace", i, c[i].func);
