@@ -23,14 +23,16 @@ int BPF_PROG(xlp_binder_txn, bool reply, struct binder_transaction___xlp *txn, v
 {
 	struct xlp_thread *t = thread_get_current();
 	char comm[XLP_COMM_LEN] = {};
+	__u32 flags;
 
 	if (!t)
 		return 0;
+	flags = BPF_CORE_READ(txn, flags);
 	/* a reply's or a one-way's target is no wait's peer: read it only
 	 * when it may be */
-	if (!reply && !(BPF_CORE_READ(txn, flags) & TF_ONE_WAY))
+	if (!reply && !(flags & TF_ONE_WAY))
 		BPF_CORE_READ_STR_INTO(&comm, txn, to_proc, tsk, comm);
-	ev_binder_txn(t, reply, BPF_CORE_READ(txn, flags), BPF_CORE_READ(txn, to_proc, pid), comm);
+	ev_binder_txn(t, reply, flags, BPF_CORE_READ(txn, to_proc, pid), comm);
 	return 0;
 }
 

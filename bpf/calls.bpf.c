@@ -287,7 +287,7 @@ int xlp_func_return(struct pt_regs *ctx)
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f, *parent = NULL;
 	__u64 now, moved = 0;
-	__u32 d;
+	__u32 d, cookie;
 
 	if (!t)
 		return 0;
@@ -312,8 +312,9 @@ int xlp_func_return(struct pt_regs *ctx)
 	 * its entry was not seen (the call began before its entry probe was
 	 * set), and the return is ignored, counted.
 	 */
-	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != (__u32)bpf_get_attach_cookie(ctx)) {
-		__u32 cookie = (__u32)bpf_get_attach_cookie(ctx), j = d;
+	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
+		__u32 j = d;
 
 		for (int i = 0; i < XLP_MAX_DEPTH && j > 0; i++) {
 			j--;

@@ -62,6 +62,21 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* Every marked function's uprobes in pid (-1: every process); err says why not. */
+static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
+		const struct xlp_func_info *f = &r->meta.funcs[i];
+		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
+		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
+					       err, errlen);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * A traced process forked: set the marked functions' uprobes in the child,
  * which pid-scoped uprobes do not follow, and say in its record from when
@@ -81,14 +96,7 @@ static void follow_fork(struct recorder *r, struct xlp_fork_rec *f)
 		f->flags |= XLP_FORK_PROBED_ALREADY;
 		return;
 	}
-	for (uint32_t i = 0; i < r->meta.nfuncs && !ret; i++) {
-		const struct xlp_func_info *fi = &r->meta.funcs[i];
-
-		ret = session__attach_func(r->sess, fi->id,
-					   (fi->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION
-									      : 0,
-					   fi->binary, fi->offset, pid, err, sizeof(err));
-	}
+	ret = probe_funcs(r, pid, err, sizeof(err));
 	if (!ret) {
 		f->flags |= XLP_FORK_PROBED;
 		f->probed_ns = xlp_now_ns();
@@ -319,20 +327,11 @@ static void fill_meta(struct recorder *r)
 static int attach_funcs(struct recorder *r, pid_t pid)
 {
 	char err[512];
-	int ret;
+	int ret = probe_funcs(r, pid, err, sizeof(err));
 
-	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
-		struct xlp_func_info *f = &r->meta.funcs[i];
-		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
-
-		ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid, err,
-					   sizeof(err));
-		if (ret) {
-			xlp_err("%s", err);
-			return ret;
-		}
-	}
-	return 0;
+	if (ret)
+		xlp_err("%s", err);
+	return ret;
 }
 
 /* Forks the next launch, held before exec, and probes it. */
