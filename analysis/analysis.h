@@ -136,7 +136,15 @@ struct xa_evidence {
 	 * rest, in the function's time or in its factor's values (the factor is
 	 * often cleaner: noise in other resources blurs the time) */
 	struct ev_gap gap, res_gap;
-	double mode_p; /* res_gap's p-value when there is a time factor, else gap's */
+	/*
+	 * A factor's mode stands for the function's slow runs only when they
+	 * are in it: res_gap's factor, its slow / fast samples past the
+	 * factor's threshold, and Fisher's p of that association
+	 */
+	enum xa_feat gap_feat;
+	uint32_t gap_slow_hits, gap_fast_hits, gap_nslow, gap_nfast;
+	double gap_assoc_p;
+	double mode_p; /* max(res_gap's p, gap_assoc_p) with a time factor, else gap's */
 	bool mode;
 	/* 2. bursts: runs past the threshold clustered in time (runs test),
 	 * in at most half as many streaks as a random order gives */

@@ -92,6 +92,24 @@ out:
 	return p;
 }
 
+static double lchoose(double n, double k)
+{
+	return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+}
+
+double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n)
+{
+	uint32_t top = nslow < k ? nslow : k;
+	double p = 0;
+
+	if (!n || k > n || nslow > n || hits > top)
+		return 1.0;
+	for (uint32_t x = hits; x <= top; x++)
+		if (k - x <= n - nslow)
+			p += exp(lchoose(nslow, x) + lchoose(n - nslow, k - x) - lchoose(n, k));
+	return p < 1 ? p : 1.0;
+}
+
 /* Two heaps keeping the k-th smallest (k = ceil(c/2)) of a growing set. */
 struct median {
 	double *lo, *hi; /* max-heap of the ceil(c/2) smallest, min-heap of the rest */
@@ -154,8 +172,8 @@ static double gap_p1(double c, double k, double r)
  * The split y[s] .. y[s + 1] against the c spacings y[lo..hi] on its
  * minority side, whose k-th smallest (k = ceil(c/2)) the heaps of m hold.
  */
-static void gap_at(const double *y, size_t n, size_t s, const struct median *m, bool first,
-		   struct ev_gap *out)
+static void gap_at(const double *y, size_t n, size_t s, const struct median *m, bool below,
+		   bool first, struct ev_gap *out)
 {
 	double gap = y[s + 1] - y[s], c = (double)(m->nlo + m->nhi), ratio, p1, p;
 
@@ -168,7 +186,15 @@ static void gap_at(const double *y, size_t n, size_t s, const struct median *m, 
 	 * (Renyi), and for an independent gap P(gap > r M) = E[exp(-r M)]
 	 * (gap_p1).
 	 */
-	ratio = m->lo[0] > 0 ? gap / m->lo[0] : INFINITY; /* half the spacings zero: ties */
+	/*
+	 * Half the spacings zero: ties. Below a split at zero they are an
+	 * atom (runs that never waited) and the split is a distinct mode;
+	 * ties at a positive value (two runs with the same time) measure
+	 * nothing.
+	 */
+	if (m->lo[0] <= 0 && (!below || y[s] > 0))
+		return;
+	ratio = m->lo[0] > 0 ? gap / m->lo[0] : INFINITY;
 	p1 = isinf(ratio) ? 1 : gap_p1(c, (double)m->nlo, ratio);
 	/*
 	 * The split is one of the n / 2 places on one side of the median:
@@ -223,7 +249,7 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 		/* the runs past the threshold are the majority: that split only */
 		for (size_t i = 0; i < s; i++)
 			median_add(&m, y[i + 1] - y[i]);
-		gap_at(y, n, s, &m, true, out);
+		gap_at(y, n, s, &m, true, true, out);
 		goto cleanup;
 	}
 	/*
@@ -244,7 +270,7 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	for (size_t i = s + 1; i + 1 < n; i++)
 		median_add(&m, y[i + 1] - y[i]);
 	for (;;) {
-		gap_at(y, n, s, &m, s == k - 1, out);
+		gap_at(y, n, s, &m, false, s == k - 1, out);
 		if (s <= last)
 			break;
 		median_add(&m, y[s + 1] - y[s]);

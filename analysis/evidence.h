@@ -35,6 +35,14 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *ex
 double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
 
 /*
+ * Fisher's exact test, one-sided: of n samples, k lie past a split and
+ * nslow are slow; are hits or more of the slow ones past it by chance?
+ * H0: the split is independent of slowness (hypergeometric). Exact, by
+ * log-Gamma terms; 1.0 when there is nothing to test.
+ */
+double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n);
+
+/*
  * Gap between the fast and the slow side of a split against the spacings
  * on its minority side (up to n / 2 of them), on log values. H0: one smooth unimodal
  * density. Spacings of an ordered sample behave locally like independent

@@ -165,6 +165,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 
 	e->resource = false;
 	e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	e->gap_assoc_p = 1;
 	for (size_t k = 0; k < s->nfactors; k++) {
 		const struct xa_factor *f = &s->factors[k];
 		const double *v = b->x + f->feat * n;
@@ -187,9 +188,18 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			excess = share - fshare;
 			p = ev__mann_whitney(v, b->slow, n);
 			ok = excess >= o->excess_share && p <= o->alpha_evidence;
-			if (!e->res_gap.nabove && f->gt &&
-			    ev__gap_test(v, n, f->threshold, &e->res_gap))
-				e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+			if (!e->res_gap.nabove && f->gt) {
+				if (ev__gap_test(v, n, f->threshold, &e->res_gap))
+					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+				e->gap_feat = f->feat;
+				e->gap_slow_hits = f->slow_hits;
+				e->gap_fast_hits = f->fast_hits;
+				e->gap_nslow = f->nslow;
+				e->gap_nfast = f->nfast;
+				e->gap_assoc_p = ev__fisher(f->slow_hits, f->nslow,
+							    f->slow_hits + f->fast_hits,
+							    f->nslow + f->nfast);
+			}
 		} else {
 			continue;
 		}

@@ -129,6 +129,40 @@ TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
 	CHECK(g.p < 1e-6, "p %g", g.p);
 }
 
+/* Fisher's one-sided exact test against the hypergeometric by hand. */
+TEST(fisher_by_hand)
+{
+	/* 2 or 3 of the 3 slow among the 3 past a split of 48: (3*45 + 1) / C(48,3) */
+	CHECK(fabs(ev__fisher(2, 3, 3, 48) - 136.0 / 17296) < 1e-12, "%g", ev__fisher(2, 3, 3, 48));
+	CHECK(fabs(ev__fisher(3, 3, 3, 48) - 1.0 / 17296) < 1e-12, "-");
+	CHECK(ev__fisher(0, 3, 3, 48) == 1.0, "none or more is certain");
+	/* 12 slow of 48, all 12 past a split that holds 12: 1 / C(48,12) */
+	CHECK(fabs(ev__fisher(12, 12, 12, 48) / exp(-lgamma(49) + lgamma(13) + lgamma(37)) - 1) <
+		      1e-9,
+	      "%g", ev__fisher(12, 12, 12, 48));
+	CHECK(ev__fisher(4, 3, 5, 48) == 1.0 && ev__fisher(1, 3, 5, 0) == 1.0, "nothing to test");
+}
+
+/*
+ * Ties at a positive value are no gap: two runs past the threshold with
+ * the same time leave a zero spacing, and the ratio of the gap to it is
+ * infinite whatever the gap. Below a threshold at zero they are the atom.
+ */
+TEST(gap_test_ties_measure_nothing_but_the_zero_atom)
+{
+	double v[40];
+	struct ev_gap g;
+
+	for (int i = 0; i < 40; i++)
+		v[i] = i < 38 ? 1e6 * (1 + 0.01 * i) : 3e6;
+	CHECK(!ev__gap_test(v, 40, 2e6, &g), "-");
+	CHECK(g.nabove == 2 && g.p > 0.5, "p %g ratio %g", g.p, g.ratio);
+	for (int i = 0; i < 40; i++)
+		v[i] = i < 15 ? 0 : 1e6 * (1 + 0.01 * i);
+	CHECK(!ev__gap_test(v, 40, 1, &g), "-");
+	CHECK(g.p < 1e-6, "runs that waited against runs that never did: p %g", g.p);
+}
+
 /* ---------- synthetic traces ---------- */
 
 #define BASE_FEAT                                                                                  \
@@ -294,6 +328,71 @@ TEST(natural_long_tail_accuses_nothing)
 		CHECK(strstr(str(j, "note"), "natural tail"), "%s", str(j, "note"));
 		json__free(j);
 	}
+}
+
+/*
+ * sqlite_none as one CI run recorded it: 48 scans of ~25 ms of CPU (2 %
+ * spread); 5 runs slow because the machine was busy (+6-8 ms outside the
+ * marked function). A busy machine also preempts: in two of the slow runs
+ * and in one fast one another task took the CPU for one scheduler slice,
+ * ~1.4 ms in the runqueue each, within 0.1 us of each other. The
+ * preemptions are a distinct mode of cpu_wait (the near-equal slices make
+ * the gap enormous against their spacing) and they make the scan's
+ * longest runs, but they are not its slow runs: 2 of 3 slow samples and 1
+ * of 45 fast (Fisher p = 136 / 17296 = 0.008). The report accused cpu_wait.
+ */
+TEST(preemptions_in_a_natural_tail_are_not_its_cause)
+{
+	const struct synth_func funcs[] = {{"/usr/bin/sqlite3", "main", true},
+					   {"/usr/lib/libsqlite3.so", "sqlite3_step", false}};
+	const char *path = synth__tmp("preempt.xlp");
+	struct synth *s;
+	uint64_t t = 1000000000;
+	char err[4096];
+	struct json *j;
+	int e = synth__open(path, BASE_FEAT, 0, funcs, 2, &s);
+
+	for (int i = 0; i < 48 && !e; i++) {
+		struct node st = {.func = 1}, top = {.func = 0};
+		bool preempted = i == 7 || i == 23 || i == 36;
+		bool slow = i == 7 || i == 23 || i == 30 || i == 12 || i == 41;
+
+		/* quantiles in a scrambled order: a spread, no trend */
+		st.self.cpu_run = 25e6 * (1 + 0.02 * qnorm(((i * 29) % 48 + 0.5) / 48));
+		st.self.cpu_wait = 20e3 + 12e3 * (((i * 17) % 48) / 48.0);
+		if (preempted)
+			st.self.cpu_wait = 1.4e6 + 3 * i;
+		if (i == 7 || i == 23)
+			st.self.cpu_run = 25.6e6 + 3e3 * i;
+		if (i == 30)
+			st.self.cpu_run = 27e6;
+		top.self.cpu_run = 6e6 + (slow ? 6e6 + 2e6 * (i % 3) / 2 : 0);
+		top.kid[top.nkids++] = &st;
+		e = emit_run(s, &top, t, &t);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "-");
+	/* the scenario: the tree finds the scan and step 2 the preemptions */
+	REQUIRE(json__len(json__get(j, "rejected_functions")) == 1, "%s: %s", str(j, "status"),
+		str(j, "verdict"));
+	CHECK(!strcmp(str(j, "rejected_functions[0].evidence.mode.gap_factor"), "cpu_wait"), "%s",
+	      str(j, "rejected_functions[0].evidence.mode.gap_factor"));
+	CHECK(json__num(json__get(j, "rejected_functions[0].evidence.mode.p_factor")) <= 0.001,
+	      "the preemptions are a mode of cpu_wait: p %g",
+	      json__num(json__get(j, "rejected_functions[0].evidence.mode.p_factor")));
+	CHECK(json__num(json__get(j, "rejected_functions[0].evidence.mode.factor_slow_past")) ==
+			      2 &&
+		      json__num(json__get(
+			      j, "rejected_functions[0].evidence.mode.factor_fast_past")) == 1,
+	      "-");
+	CHECK(fabs(json__num(json__get(j, "rejected_functions[0].evidence.mode.p_association")) -
+		   136.0 / 17296) < 1e-6,
+	      "Fisher p %g",
+	      json__num(json__get(j, "rejected_functions[0].evidence.mode.p_association")));
+	CHECK(json__len(json__get(j, "critical_functions")) == 0, "%s: %s", str(j, "status"),
+	      str(j, "verdict"));
+	json__free(j);
 }
 
 /*

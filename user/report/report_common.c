@@ -223,11 +223,16 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	else
 		put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
 		    e->mode ? "DISTINCT" : "not distinct");
-	if (!isnan(e->res_gap.lo))
+	if (!isnan(e->res_gap.lo)) {
 		put(buf, len, &used, "; %s: no sample between %s and %s, a gap %.1fx (%s)",
-		    xa_feat_name(e->res_feat), report__dur(e->res_gap.lo, a, 32),
+		    xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
 		    report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
 		    report__p(e->res_gap.p, p, 32));
+		put(buf, len, &used,
+		    ", past it %u of %u slow samples and %u of %u fast (Fisher %s)",
+		    e->gap_slow_hits, e->gap_nslow, e->gap_fast_hits, e->gap_nfast,
+		    report__p(e->gap_assoc_p, p, 32));
+	}
 	put(buf, len, &used,
 	    "\nbursts: %s: %u run%s past the threshold in %u burst%s, %.0f by chance (runs test "
 	    "%s)",

@@ -222,6 +222,10 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__round(w, "factor_gap_hi", e->res_gap.hi);
 	jsonw__num(w, "factor_gap_ratio", isinf(e->res_gap.ratio) ? NAN : e->res_gap.ratio);
 	jsonw__num(w, "p_factor", e->res_gap.p);
+	jsonw__str(w, "gap_factor", isnan(e->res_gap.lo) ? NULL : xa_feat_name(e->gap_feat));
+	jsonw__uint(w, "factor_slow_past", e->gap_slow_hits);
+	jsonw__uint(w, "factor_fast_past", e->gap_fast_hits);
+	jsonw__num(w, "p_association", isnan(e->res_gap.lo) ? NAN : e->gap_assoc_p);
 	jsonw__num(w, "p", e->mode_p);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "bursts");
