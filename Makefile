@@ -368,7 +368,7 @@ $(GUEST_DIR)/sched_mix: tests/workloads/sched_mix.c
 
 .PHONY: guest-test guest-build
 guest-build: $(GUEST_PROGS)
-	$(Q)$(STATIC_MAKE) all $(STATIC_DIR)/tests/guest/test_guest
+	$(Q)$(STATIC_MAKE) all $(STATIC_DIR)/xlprobe-test $(STATIC_DIR)/tests/guest/test_guest
 	$(Q)$(GUEST_KERNEL_$(ARCH)) $(GUEST_DIR)
 
 guest-test:

@@ -21,6 +21,9 @@ set -eu
 cd "$(dirname "$0")/.."
 arch=${GUEST_ARCH:-x86}
 xl=.output/static/$arch/xlprobe
+# the test build (test hooks: XLPROBE_TEST_OLD_SWITCH forces the
+# sched_switch program of kernels before 5.18)
+xlt=.output/static/$arch/xlprobe-test
 tests_bin=.output/static/$arch/tests/guest/test_guest
 timeout_s=${GUEST_TIMEOUT:-1200}
 
@@ -48,7 +51,7 @@ esac
 command -v $qemu >/dev/null ||
 	die "$qemu missing: install it with tools/install-deps.sh --guest $arch (Debian's $qpkg)"
 command -v cpio >/dev/null || die "cpio missing: install it with tools/install-deps.sh --guest $arch"
-for f in $kernel $xl $tests_bin $g/init $g/binder_service $g/binder_client $g/sched_mix; do
+for f in $kernel $xl $xlt $tests_bin $g/init $g/binder_service $g/binder_client $g/sched_mix; do
 	[ -s "$f" ] || die "$f missing: run make guest-test (it builds the guest first)"
 done
 
@@ -58,6 +61,7 @@ rm -rf "$stage"
 mkdir -p "$stage/xlp/.output/guest"
 cp $g/init "$stage/init"
 cp $xl "$stage/xlp/.output/xlprobe"
+cp $xlt "$stage/xlp/.output/xlprobe-test"
 cp $tests_bin $g/binder_service $g/binder_client $g/sched_mix "$stage/xlp/.output/guest/"
 # a kernel with binder as a module: the test program loads it
 if [ -f $g/binder_linux.ko ]; then

@@ -13,10 +13,13 @@
  *     around binder calls as timer sleeps.
  *   schedstat_*: the per-thread scheduler accounting against the guest
  *     kernel's /proc/PID/task/TID/schedstat, as tests/root/test_record.c
- *     checks it on the host: CO-RE on another kernel.
+ *     checks it on the host: CO-RE on another kernel; once more with the
+ *     sched_switch program of kernels before 5.18, forced through the test
+ *     build (xlprobe-test, XLPROBE_TEST_OLD_SWITCH).
  *
  * Paths are those of tests/lib (XLP_ROOT/.output/...): the init sets
- * XLP_ROOT=/xlp and the initramfs holds /xlp/.output/{xlprobe,guest/...}.
+ * XLP_ROOT=/xlp and the initramfs holds
+ * /xlp/.output/{xlprobe,xlprobe-test,guest/...}.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -504,18 +507,24 @@ static int close_enough(unsigned long long ours, unsigned long long kernel)
 	return diff <= 1000000ull || diff <= kernel / 50;
 }
 
-TEST(schedstat_agrees_on_guest_kernel)
+/*
+ * bin: the product, or the test build with XLPROBE_TEST_OLD_SWITCH set:
+ * the sched_switch program of kernels before 5.18 (no prev_state in the
+ * tracepoint; the state re-read from the task), forced on this kernel.
+ */
+static void schedstat_agreement(const char *bin, bool old_switch)
 {
-	char wl[256], trace[300], err[4096];
-	char *argv[] = {xl, "record", "-q", "-o", trace, "--", wl, "--seconds", "2", NULL};
+	char wl[256], trace[300], err[4096], bin_path[256];
+	char *argv[] = {bin_path, "record", "-q", "-o", trace, "--", wl, "--seconds", "2", NULL};
 	struct kstat k[32];
 	struct xt_proc p;
 	struct xt_trace t;
 	int pid, n, rc, checked = 0;
 
 	paths();
+	xt_out(bin, bin_path, sizeof(bin_path));
 	xt_out("guest/sched_mix", wl, sizeof(wl));
-	snprintf(trace, sizeof(trace), "%s/sched.xlp", xt_tmpdir());
+	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(), old_switch ? "sched_old" : "sched");
 	pid = xt_spawn_ready(argv, &p, 120000);
 	REQUIRE(pid > 0, "sched_mix never said READY");
 	/* main blocks in sigwait() just after READY: let it get there, so
@@ -568,8 +577,24 @@ TEST(schedstat_agrees_on_guest_kernel)
 		      "%s: sleep reasons do not add up", k[i].comm);
 	}
 	CHECK(checked == n);
+	/* the path taken is the one asked for, and the trace says so */
+	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
+	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
 	xt_trace_free(&t);
 	kill(pid, SIGKILL);
+}
+
+TEST(schedstat_agrees_on_guest_kernel)
+{
+	schedstat_agreement("xlprobe", false);
+}
+
+/* Kernels before 5.18 (Android GKI 5.10, 5.15): the second program, on this kernel. */
+TEST(schedstat_agrees_on_guest_kernel_pre_5_18_switch_forced)
+{
+	setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
+	schedstat_agreement("xlprobe-test", true);
+	unsetenv("XLPROBE_TEST_OLD_SWITCH");
 }
 
 TEST_MAIN()
