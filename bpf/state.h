@@ -49,7 +49,7 @@ struct xlp_thread {
 	__u32 stopped;	 /* reported at stop (bpf/control.bpf.c): it emits nothing more */
 	__u64 fd_file;	 /* struct file * last classified, and its class */
 	__u32 fd_class;
-	__u32 __pad2;
+	__u32 sampled;	   /* its first stack sample went out (bpf/sample.bpf.c) */
 	__u64 run_exposed; /* on-CPU ns of the open slice already in a snapshot */
 	/* who woke the thread last (sched_waking), the second witness */
 	__u32 waker_kind; /* enum xlp_waker */

@@ -41,6 +41,8 @@
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
 XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
+/* record --sample: the perf events' period, the time a sample stands for */
+XLP_GLOBAL(volatile const __u64 cfg_sample_period_ns, 0);
 
 /* ---- state (bss) ---- */
 XLP_GLOBAL(__u32 next_proc_slot, 0);

@@ -110,6 +110,10 @@ enum xlp_rec_type {
 	/* struct xlp_fork_rec: a process the traced ones forked (readers that
 	 * predate it skip it and lose only what it says) */
 	XLP_R_FORK = 8,
+	/* record --sample (readers that predate them skip them): */
+	XLP_R_SAMPLE = 9, /* struct xlp_sample_rec: a stack sample of a traced thread */
+	XLP_R_STACK = 10, /* struct xlp_stack_rec: a stack's frames, before its samples */
+	XLP_R_SYM = 11,	  /* struct xlp_sym_rec: a frame's name, before its stacks */
 };
 
 struct xlp_hdr {
@@ -271,6 +275,78 @@ struct xlp_fork_rec {
 	__u32 __pad;
 };
 
+/*
+ * Stack sampling (record --sample, bpf/sample.bpf.c). The programs send a
+ * sample with the kernel's stack-map ids; the recorder names the frames at
+ * once (user/symbolize.h) and writes, before the first sample that needs
+ * them, one xlp_sym_rec per distinct name and one xlp_stack_rec per
+ * distinct stack, and in the sample the trace's stack ids instead.
+ */
+#define XLP_STACK_DEPTH 64 /* frames kept per stack (user and kernel each) */
+
+enum xlp_sample_kind {
+	XLP_SAMPLE_ON_CPU = 0, /* a timer tick (cpu-clock) found the thread on a CPU */
+};
+
+struct xlp_sample_rec {
+	struct xlp_hdr h;
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u64 time_ns;	 /* CLOCK_MONOTONIC */
+	__u64 weight_ns; /* the time it stands for: the sampling period */
+	/* In the trace, a stack id + 1 (0: no stack); from the programs, the
+	 * kernel's stack-map id + 1. */
+	__u32 ustack;
+	__u32 kstack;
+	/* 0, or why there is no stack: the negative errno of bpf_get_stackid
+	 * (-EFAULT: no user stack, a kernel thread; -EEXIST: its hash bucket
+	 * held another stack; -ENOMEM), or of reading it back */
+	__s32 ustack_err;
+	__s32 kstack_err;
+	__u32 kind; /* enum xlp_sample_kind */
+	__u32 __pad;
+};
+
+/* struct xlp_stack_rec.flags */
+#define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
+/* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
+#define XLP_STACK_FULL (1u << 1)
+
+struct xlp_stack_frame {
+	__u32 sym; /* xlp_sym_rec id */
+	__u32 __pad;
+	__u64 offset; /* from the symbol's start (or in the file, see xlp_sym_rec.kind) */
+};
+
+/* A distinct stack, innermost frame first. h.size covers nframes frames. */
+struct xlp_stack_rec {
+	struct xlp_hdr h;
+	__u32 id;
+	__u16 nframes;
+	__u16 flags; /* XLP_STACK_* */
+	struct xlp_stack_frame frames[];
+};
+
+/* struct xlp_sym_rec.kind (user/symbolize.h's enum xsym_kind) */
+#define XLP_SYM_FUNCTION 0 /* a function; frames' offsets from its start */
+#define XLP_SYM_FILE 1	   /* a file without a symbol there: "[base+0xOFF]" */
+#define XLP_SYM_UNKNOWN 2  /* nothing known: "[unknown]" */
+
+/*
+ * A frame's name: text holds module_len bytes of the module (a file's
+ * basename, or "[kernel]" / a kernel module's name), then name_len bytes
+ * of the name, neither NUL-terminated; h.size covers them, padded to 8.
+ */
+struct xlp_sym_rec {
+	struct xlp_hdr h;
+	__u32 id;
+	__u16 kind;
+	__u16 module_len;
+	__u16 name_len;
+	__u16 __pad[3];
+	char text[];
+};
+
 struct xlp_stats_rec {
 	struct xlp_hdr h;
 	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
@@ -333,6 +409,13 @@ _Static_assert(sizeof(struct xlp_proc_rec) == 8 + 24 + XLP_COMM_LEN + 8 * XLP_NR
 _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
+_Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
+_Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
+_Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");
+_Static_assert(sizeof(struct xlp_sym_rec) == 24, "xlp_sym_rec layout");
+_Static_assert(sizeof(struct xlp_stack_rec) + 2 * XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame) <
+		       65536,
+	       "a stack record fits xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");
 #endif

@@ -330,6 +330,63 @@ static void rec_stats(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "lost_by_reader", r->lost_by_reader);
 }
 
+static const struct flag_name stack_flag_names[] = {
+	{XLP_STACK_KERNEL, "kernel"},
+	{XLP_STACK_FULL, "full"},
+};
+
+static void rec_sample(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_sample_rec *r = (const void *)h;
+
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	field_u64(d, "kind", r->kind);
+	field_u64(d, "time_ns", r->time_ns);
+	field_u64(d, "weight_ns", r->weight_ns);
+	/* the trace's stack ids + 1, 0 for none (then the error says why) */
+	field_u64(d, "ustack", r->ustack);
+	field_s64(d, "ustack_err", r->ustack_err);
+	field_u64(d, "kstack", r->kstack);
+	field_s64(d, "kstack_err", r->kstack_err);
+}
+
+static void rec_stack(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_stack_rec *r = (const void *)h;
+	size_t room = (h->size - sizeof(*r)) / sizeof(r->frames[0]), n = r->nframes, used = 0;
+	char buf[XLP_STACK_DEPTH * 2 * 24 + 32];
+
+	field_u64(d, "id", r->id);
+	field_flags(d, "flags", r->flags, stack_flag_names, ARRAY_SIZE(stack_flag_names));
+	field_u64(d, "nframes", r->nframes);
+	/* untrusted: never past the record, never past the buffer */
+	if (n > room) {
+		field_cstr(d, "frames", "(malformed: more frames than the record holds)");
+		return;
+	}
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used + 48 < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%u+0x%llx",
+					 i ? " " : "", r->frames[i].sym,
+					 (unsigned long long)r->frames[i].offset);
+	field_cstr(d, "frames", buf); /* symbol id + offset, innermost first */
+}
+
+static void rec_sym(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_sym_rec *r = (const void *)h;
+
+	field_u64(d, "id", r->id);
+	field_u64(d, "kind", r->kind);
+	if ((size_t)r->module_len + r->name_len > h->size - sizeof(*r)) {
+		field_cstr(d, "name", "(malformed: text longer than the record)");
+		return;
+	}
+	field_str(d, "module", r->text, r->module_len);
+	field_str(d, "name", r->text + r->module_len, r->name_len);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -344,6 +401,9 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_LAUNCH] = {"launch", sizeof(struct xlp_launch_rec), rec_launch},
 	[XLP_R_STATS] = {"stats", sizeof(struct xlp_stats_rec), rec_stats},
 	[XLP_R_FORK] = {"fork", sizeof(struct xlp_fork_rec), rec_fork},
+	[XLP_R_SAMPLE] = {"sample", sizeof(struct xlp_sample_rec), rec_sample},
+	[XLP_R_STACK] = {"stack", sizeof(struct xlp_stack_rec), rec_stack},
+	[XLP_R_SYM] = {"sym", sizeof(struct xlp_sym_rec), rec_sym},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

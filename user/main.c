@@ -16,6 +16,7 @@ static const char usage[] =
 	"  record   trace a process (-p PID) or a command (-- CMD) into a trace file\n"
 	"  report   analyse one or more trace files: critical functions, resource factors\n"
 	"  dump     print every record of a trace file (text or --json)\n"
+	"  export   write a trace's stack samples as folded stacks (--folded)\n"
 	"\n"
 	"Run 'xlprobe <command> --help' for the options of a command.\n"
 	"Typical session:\n"
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(argc - 1, argv + 1);
 	xlp_err("unknown command '%s': run 'xlprobe --help' for the list", cmd);
 	return 2;
 }

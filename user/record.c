@@ -23,6 +23,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "record_opts.h"
+#include "sampler.h"
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
@@ -41,6 +42,7 @@ struct recorder {
 	struct outfile *of; /* the trace file, open from the early check on */
 	struct trace_writer *w;
 	struct launch *child;
+	struct sampler *sampler; /* record --sample */
 	struct xlp_trace_meta meta;
 	struct elfsym_target *targets;
 	size_t ntargets;
@@ -114,11 +116,29 @@ static void follow_fork(struct recorder *r, struct xlp_fork_rec *f)
 	r->warned_fork = true;
 }
 
+/* Into the trace, or counted as lost. */
+static int write_rec(void *ctx, const struct xlp_hdr *h)
+{
+	struct recorder *r = ctx;
+	int err;
+
+	if (r->write_err) {
+		r->lost++;
+		return r->write_err;
+	}
+	err = trace_writer__append(r->w, h);
+	if (err) {
+		r->write_err = err;
+		r->lost++;
+	}
+	return err;
+}
+
 static int on_record(void *ctx, const struct xlp_hdr *h)
 {
 	struct recorder *r = ctx;
+	struct xlp_sample_rec sample;
 	struct xlp_fork_rec fork;
-	int err;
 
 	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
 		return 0;
@@ -143,16 +163,14 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 		memcpy(&fork, h, sizeof(fork));
 		follow_fork(r, &fork);
 		h = &fork.h;
+	} else if (h->type == XLP_R_SAMPLE && h->size >= sizeof(sample) && r->sampler) {
+		/* its frames named and written first; in it, the trace's stack ids */
+		memcpy(&sample, h, sizeof(sample));
+		sample.h.size = sizeof(sample);
+		sampler__sample(r->sampler, &sample);
+		h = &sample.h;
 	}
-	if (r->write_err) {
-		r->lost++;
-		return 0;
-	}
-	err = trace_writer__append(r->w, h);
-	if (err) {
-		r->write_err = err;
-		r->lost++;
-	}
+	write_rec(r, h);
 	return 0;
 }
 
@@ -562,6 +580,17 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,
 			(unsigned long long)r->nruns, (unsigned long long)r->ncalls,
 			(unsigned long long)drops(f.stat, r->lost));
+	if (!r->o.quiet && r->sampler) {
+		struct sampler_counts c;
+
+		sampler__counts(r->sampler, &c);
+		fprintf(stderr,
+			"xlprobe: %llu stack samples, %llu without their user stack; %llu distinct "
+			"stacks, %llu of %llu frames named\n",
+			(unsigned long long)c.samples, (unsigned long long)c.stack_lost,
+			(unsigned long long)c.stacks, (unsigned long long)c.frames_named,
+			(unsigned long long)c.frames);
+	}
 	return r->launch_failed ? 1 : 0;
 }
 
@@ -587,6 +616,7 @@ static int setup(struct recorder *r)
 {
 	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
+				  .sample_hz = r->o.sample_hz,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];
@@ -627,6 +657,19 @@ static int setup(struct recorder *r)
 		xlp_err("cannot write %s: %s: choose a writable path with -o", r->o.output,
 			strerror(-ret));
 		return ret;
+	}
+	if (r->o.sample_hz) {
+		ret = sampler__new(r->sess, write_rec, r, &r->sampler);
+		if (!ret && r->o.pid)
+			sampler__add_pid(r->sampler, r->o.pid);
+		if (!ret)
+			ret = session__start_sampling(r->sess, err, sizeof(err));
+		else
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		if (ret) {
+			xlp_err("cannot sample stacks: %s", err);
+			return ret;
+		}
 	}
 	if (r->o.pid && kill(r->o.pid, 0)) {
 		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",
@@ -705,6 +748,7 @@ int cmd_record(int argc, char **argv)
 	}
 	launch__free(r.child);
 	session__close(r.sess);
+	sampler__free(r.sampler);
 	xlp_trace_meta__free(&r.meta);
 	return ret;
 }

@@ -41,6 +41,16 @@ static const char help[] =
 	"                           still subtracted from their parent's exclusive time);\n"
 	"                           e.g. 100us, 2ms; default 0\n"
 	"\n"
+	"Sampling (finds functions nobody marked):\n"
+	"      --sample             sample the traced threads' user and kernel stacks on\n"
+	"                           the CPU (cpu-clock); on by default when no --func and\n"
+	"                           no --interaction is given. Frames are named as they\n"
+	"                           are recorded; stacks stop at code built without frame\n"
+	"                           pointers. 'xlprobe export --folded' writes them out\n"
+	"  -F, --freq HZ            samples per second per CPU (default 999; implies\n"
+	"                           --sample)\n"
+	"      --no-sample          no stack samples, even without --func\n"
+	"\n"
 	"Recording:\n"
 	"  -o, --output FILE        trace file (default xlprobe.xlp)\n"
 	"  -d, --duration SECONDS   stop after this long (also 500ms, 2m)\n"
@@ -158,8 +168,21 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 				   "size to 1G, in MB or with K, M or G, e.g. 16 or 512K",
 				   arg);
 		return 0;
-	case 'F':
+	case 'P':
 		o->probe_forks = true;
+		return 0;
+	case 'S':
+		o->sample_hz = o->sample_hz > 0 ? o->sample_hz : XLP_SAMPLE_HZ_DEFAULT;
+		return 0;
+	case 'N':
+		o->no_sample = true;
+		return 0;
+	case 'F':
+		/* above the kernel's perf_event_max_sample_rate the period is too short anyway */
+		if (parse_num(arg, 100000, &v) || !v)
+			return bad("bad --freq '%s': expected samples per second, 1 to 100000",
+				   arg);
+		o->sample_hz = (uint32_t)v;
 		return 0;
 	case 'q':
 		o->quiet = true;
@@ -182,9 +205,14 @@ static int check(struct record_opts *o)
 		return bad("--repeat needs a command%s: xlprobe record --repeat N ... -- CMD", "");
 	if (o->cmd && !o->repeat)
 		o->repeat = 1;
-	if (!o->nfuncs && !o->interaction && !o->repeat)
-		return bad("nothing to mark%s: give --func BINARY:SYMBOL and/or --interaction "
-			   "(or --repeat N -- CMD for whole-process runs)",
+	if (o->no_sample && o->sample_hz)
+		return bad("both --no-sample and --sample/--freq given%s: keep one", "");
+	/* nothing marked: the samples find the functions */
+	if (!o->nfuncs && !o->interaction && !o->no_sample && !o->sample_hz)
+		o->sample_hz = XLP_SAMPLE_HZ_DEFAULT;
+	if (!o->nfuncs && !o->interaction && !o->repeat && !o->sample_hz)
+		return bad("nothing to record%s: give --func BINARY:SYMBOL and/or --interaction, "
+			   "or sample stacks (drop --no-sample)",
 			   "");
 	return 0;
 }
@@ -200,7 +228,10 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"min-dur", required_argument, NULL, 'm'},
 		{"repeat", required_argument, NULL, 'r'},
 		{"buffer-size", required_argument, NULL, 'b'},
-		{"probe-forks", no_argument, NULL, 'F'},
+		{"probe-forks", no_argument, NULL, 'P'},
+		{"sample", no_argument, NULL, 'S'},
+		{"no-sample", no_argument, NULL, 'N'},
+		{"freq", required_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -213,7 +244,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 	o->ringbuf_bytes = 16u << 20;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own */
-	while ((c = getopt_long(argc, argv, "+p:f:i:o:d:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:f:i:o:d:F:qvh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
 			return 1;

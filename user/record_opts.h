@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #define XLP_RINGBUF_MAX (1ull << 30)
+/* odd, so that the ticks do not fall in step with 1000 Hz timers of the target */
+#define XLP_SAMPLE_HZ_DEFAULT 999
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -20,6 +22,8 @@ struct record_opts {
 	unsigned repeat;	/* launches; 1 by default with a command */
 	uint32_t ringbuf_bytes; /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
 	bool probe_forks;	/* uprobes system-wide, so forked children run them */
+	uint32_t sample_hz;	/* --sample / -F: stack samples per second per CPU; 0: off */
+	bool no_sample;		/* --no-sample */
 	bool quiet;
 	int verbose;
 };

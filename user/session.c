@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -32,6 +34,9 @@ struct session {
 	struct ring_buffer *rb;
 	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
 	int nlinks;
+	/* record --sample: a perf event per CPU, owned by its link */
+	struct bpf_link **sample_links;
+	int nsample;
 	struct func_link *flinks; /* uprobes, until detached */
 	size_t nflinks, cap_flinks;
 	uint32_t features;
@@ -351,6 +356,7 @@ static bool is_manual(const struct bpf_program *p)
 	enum bpf_prog_type t = bpf_program__type(p);
 
 	return t == BPF_PROG_TYPE_KPROBE /* uprobes */ || t == BPF_PROG_TYPE_SYSCALL ||
+	       t == BPF_PROG_TYPE_PERF_EVENT /* session__start_sampling */ ||
 	       (t == BPF_PROG_TYPE_TRACING &&
 		bpf_program__expected_attach_type(p) == BPF_TRACE_ITER);
 }
@@ -449,6 +455,14 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	}
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	select_programs(s, vmlinux, &wanted);
+	if (opts->sample_hz) {
+		s->skel->rodata->cfg_sample_period_ns = 1000000000ull / opts->sample_hz;
+	} else {
+		/* the stack maps are preallocated: 16 MB that nothing would use */
+		bpf_program__set_autoload(s->skel->progs.xlp_sample, false);
+		bpf_map__set_max_entries(s->skel->maps.ustacks, 1);
+		bpf_map__set_max_entries(s->skel->maps.kstacks, 1);
+	}
 	if (opts->ringbuf_bytes)
 		bpf_map__set_max_entries(s->skel->maps.rb, opts->ringbuf_bytes);
 	err_ = xlprobe_bpf__load(s->skel);
@@ -654,10 +668,67 @@ int session__emit_live(struct session *s, uint64_t now)
 	return err;
 }
 
+int session__start_sampling(struct session *s, char *err, size_t errlen)
+{
+	uint64_t period = s->skel->rodata->cfg_sample_period_ns;
+	int ncpu = libbpf_num_possible_cpus(), e = 0;
+
+	if (!period || ncpu <= 0) {
+		snprintf(err, errlen, "sampling was not configured when the session opened");
+		return -EINVAL;
+	}
+	s->sample_links = calloc(ncpu, sizeof(*s->sample_links));
+	if (!s->sample_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		/* software cpu-clock: there is no PMU in these VMs, nor on many devices */
+		struct perf_event_attr a = {.size = sizeof(a),
+					    .type = PERF_TYPE_SOFTWARE,
+					    .config = PERF_COUNT_SW_CPU_CLOCK,
+					    .sample_period = period};
+		int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *l;
+
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* a possible CPU that is offline */
+			e = -errno;
+			snprintf(err, errlen, "cannot open a cpu-clock perf event on CPU %d: %s%s",
+				 cpu, strerror(errno),
+				 errno == EACCES ? " (kernel.perf_event_paranoid, or run as root)"
+						 : "");
+			return e;
+		}
+		l = bpf_program__attach_perf_event(s->skel->progs.xlp_sample, fd);
+		if (!l) {
+			e = -errno;
+			close(fd);
+			snprintf(err, errlen, "cannot attach the sampling program on CPU %d: %s",
+				 cpu, strerror(-e));
+			return e;
+		}
+		s->sample_links[s->nsample++] = l;
+	}
+	return 0;
+}
+
+int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len)
+{
+	const struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+
+	if (len != bpf_map__value_size(m))
+		return -EINVAL;
+	memset(buf, 0, len);
+	return bpf_map__lookup_elem(m, &id, sizeof(id), buf, len, 0) ? -errno : 0;
+}
+
 void session__close(struct session *s)
 {
 	if (!s)
 		return;
+	for (int i = s->nsample - 1; i >= 0; i--)
+		bpf_link__destroy(s->sample_links[i]); /* closes its perf event */
+	free(s->sample_links);
 	ring_buffer__free(s->rb);
 	session__detach_funcs(s, 0);
 	free(s->flinks);

@@ -21,6 +21,7 @@ typedef int (*session_record_fn)(void *ctx, const struct xlp_hdr *rec);
 struct session_opts {
 	uint64_t min_dur_ns;
 	uint32_t ringbuf_bytes; /* power of two, >= page size */
+	uint32_t sample_hz;	/* record --sample: stack samples per second per CPU; 0: none */
 	session_record_fn on_record;
 	void *ctx;
 };
@@ -77,6 +78,21 @@ int session__watch_launch(struct session *s, pid_t pid);
  * 0) when the pid was never watched.
  */
 int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint64_t *exit_ns);
+
+/*
+ * record --sample: a cpu-clock perf event on every online CPU, each
+ * running the sampling program (bpf/sample.bpf.c) for traced threads.
+ * Returns negative errno with a one-line reason in err.
+ */
+int session__start_sampling(struct session *s, char *err, size_t errlen);
+
+/*
+ * The frames of a stack the sampling program stored (id as in its
+ * sample record, minus one): user stacks as struct bpf_stack_build_id,
+ * kernel stacks as addresses, XLP_STACK_DEPTH of them in buf (zeroes
+ * past the last). Negative errno if the id holds nothing.
+ */
+int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len);
 
 /* BPF-side counters (enum xlp_stat) summed over CPUs. */
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);

@@ -363,8 +363,10 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 		const struct xlp_call_rec *p = &t.calls[i];
 
 		CHECK((int)p->func_id == fparent);
-		/* its two ~20 ms children were filtered, yet subtracted */
-		CHECK(p->excl[XLP_C_WALL] < 6000000ull && p->incl[XLP_C_WALL] > 40000000ull,
+		/* its two ~20 ms children were filtered, yet subtracted: its own
+		 * 2 ms of CPU, and less than either child even on a busy
+		 * machine (a 6 ms bound failed once with a fuzzer beside it) */
+		CHECK(p->excl[XLP_C_WALL] < 15000000ull && p->incl[XLP_C_WALL] > 40000000ull,
 		      "parent incl %llu excl %llu", (unsigned long long)p->incl[XLP_C_WALL],
 		      (unsigned long long)p->excl[XLP_C_WALL]);
 		CHECK(p->excl[XLP_C_SLEEP_S] < 1000000ull,

@@ -39,6 +39,12 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_stats_rec);
 	case XLP_R_FORK:
 		return sizeof(struct xlp_fork_rec);
+	case XLP_R_SAMPLE:
+		return sizeof(struct xlp_sample_rec);
+	case XLP_R_STACK:
+		return sizeof(struct xlp_stack_rec);
+	case XLP_R_SYM:
+		return sizeof(struct xlp_sym_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}

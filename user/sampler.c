@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+#include "sampler.h"
+#include "session.h"
+#include "symbolize.h"
+
+/* A distinct frame name: kind, module and name, as one key. */
+struct sym_slot {
+	uint64_t hash;
+	char *key; /* kind byte, module, NUL, name, NUL; NULL: free slot */
+	uint32_t id;
+};
+
+/*
+ * Processes whose mappings were read, and how often: a frame no known
+ * file covers reads them again (an exec, a dlopen since), a few times at
+ * most, so that a process whose frames cannot be named is not re-read at
+ * every sample.
+ */
+#define MAPS_READS_MAX 4
+
+struct pid_seen {
+	struct {
+		int pid;
+		int reads;
+	} * p;
+	size_t n, cap;
+};
+
+struct sampler {
+	struct session *sess;
+	struct symbolizer *sym;
+	sampler_write_fn write;
+	void *ctx;
+	/* kernel stack-map id -> trace stack id + 1, per map; grown on demand */
+	uint32_t *umap, *kmap;
+	size_t ulen, klen;
+	uint32_t next_stack;
+	struct sym_slot *syms;
+	size_t sym_cap, nsyms;
+	struct pid_seen seen;
+	struct sampler_counts c;
+	/* the buffers of one stack: its frames read back, the record written */
+	struct bpf_stack_build_id ubuf[XLP_STACK_DEPTH];
+	uint64_t kbuf[XLP_STACK_DEPTH];
+	/* a stack record and a name record, built here (flexible arrays: bytes) */
+	_Alignas(8) char st_buf[sizeof(struct xlp_stack_rec) +
+				XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
+	_Alignas(8) char sy_buf[sizeof(struct xlp_sym_rec) + 512];
+};
+
+int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct sampler **out)
+{
+	struct sampler *sm = calloc(1, sizeof(*sm));
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!sm)
+		return -ENOMEM;
+	sm->sess = sess;
+	sm->write = write;
+	sm->ctx = ctx;
+	sm->sym_cap = 1024;
+	sm->syms = calloc(sm->sym_cap, sizeof(*sm->syms));
+	if (!sm->syms)
+		goto cleanup;
+	err = symbolizer__new(&sm->sym);
+	if (err)
+		goto cleanup;
+	*out = sm;
+	sm = NULL;
+cleanup:
+	sampler__free(sm);
+	return err;
+}
+
+void sampler__free(struct sampler *sm)
+{
+	if (!sm)
+		return;
+	symbolizer__free(sm->sym);
+	for (size_t i = 0; i < sm->sym_cap && sm->syms; i++)
+		free(sm->syms[i].key);
+	free(sm->syms);
+	free(sm->umap);
+	free(sm->kmap);
+	free(sm->seen.p);
+	free(sm);
+}
+
+void sampler__add_file(struct sampler *sm, const char *path)
+{
+	symbolizer__add_file(sm->sym, path); /* not an ELF file with a build-id: no frames of it */
+}
+
+/* Whether pid's mappings may be read (again), counting the read. */
+static bool pid_may_read(struct pid_seen *s, int pid)
+{
+	void *p;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].pid == pid)
+			return s->p[i].reads < MAPS_READS_MAX && ++s->p[i].reads;
+	if (s->n == s->cap) {
+		p = realloc(s->p, (s->cap ? 2 * s->cap : 64) * sizeof(*s->p));
+		if (!p)
+			return false; /* no memory to remember it: read nothing more */
+		s->p = p;
+		s->cap = s->cap ? 2 * s->cap : 64;
+	}
+	s->p[s->n].pid = pid;
+	s->p[s->n++].reads = 1;
+	return true;
+}
+
+void sampler__add_pid(struct sampler *sm, int pid)
+{
+	if (pid_may_read(&sm->seen, pid))
+		symbolizer__add_pid(sm->sym,
+				    pid); /* gone already: its build-ids may still be known */
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static int sym_grow(struct sampler *sm)
+{
+	size_t cap = 2 * sm->sym_cap;
+	struct sym_slot *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < sm->sym_cap; i++) {
+		size_t j;
+
+		if (!sm->syms[i].key)
+			continue;
+		for (j = sm->syms[i].hash & (cap - 1); n[j].key; j = (j + 1) & (cap - 1))
+			;
+		n[j] = sm->syms[i];
+	}
+	free(sm->syms);
+	sm->syms = n;
+	sm->sym_cap = cap;
+	return 0;
+}
+
+/* The trace's id of a frame name, writing its record the first time. */
+static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
+{
+	size_t ml = strnlen(x->module, sizeof(x->module)), nl = strnlen(x->name, sizeof(x->name));
+	size_t klen = 1 + ml + 1 + nl + 1, j, size;
+	char key[1 + sizeof(x->module) + sizeof(x->name) + 2];
+	struct xlp_sym_rec *sy = (void *)sm->sy_buf;
+	uint64_t h;
+	int err;
+
+	key[0] = (char)('0' + x->kind);
+	memcpy(key + 1, x->module, ml);
+	key[1 + ml] = 0;
+	memcpy(key + 2 + ml, x->name, nl);
+	key[2 + ml + nl] = 0;
+	h = fnv1a(key, klen);
+	for (j = h & (sm->sym_cap - 1); sm->syms[j].key; j = (j + 1) & (sm->sym_cap - 1)) {
+		if (sm->syms[j].hash == h && !memcmp(sm->syms[j].key, key, klen)) {
+			*id = sm->syms[j].id;
+			return 0;
+		}
+	}
+	memset(sm->sy_buf, 0, sizeof(sm->sy_buf));
+	size = sizeof(*sy) + ml + nl;
+	size = (size + 7) & ~(size_t)7;
+	sy->h.type = XLP_R_SYM;
+	sy->h.size = (uint16_t)size;
+	sy->id = (uint32_t)sm->nsyms;
+	sy->kind = (uint16_t)x->kind;
+	sy->module_len = (uint16_t)ml;
+	sy->name_len = (uint16_t)nl;
+	memcpy(sy->text, x->module, ml);
+	memcpy(sy->text + ml, x->name, nl);
+	err = sm->write(sm->ctx, &sy->h);
+	if (err)
+		return err;
+	sm->syms[j].key = malloc(klen);
+	if (!sm->syms[j].key)
+		return -ENOMEM;
+	memcpy(sm->syms[j].key, key, klen);
+	sm->syms[j].hash = h;
+	sm->syms[j].id = *id = (uint32_t)sm->nsyms++;
+	sm->c.syms++;
+	/* at most half full: probes stay short */
+	return 2 * sm->nsyms > sm->sym_cap ? sym_grow(sm) : 0;
+}
+
+/* The slot of kernel id kid in map *m (grown to hold it), or NULL. */
+static uint32_t *map_slot(uint32_t **m, size_t *len, uint32_t kid)
+{
+	if (kid >= *len) {
+		size_t n = kid + 1 > 2 * *len ? kid + 1 : 2 * *len;
+		uint32_t *p = realloc(*m, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + *len, 0, (n - *len) * sizeof(*p));
+		*m = p;
+		*len = n;
+	}
+	return &(*m)[kid];
+}
+
+/* Names one frame of a stack read back from the kernel. */
+static bool frame_name(struct sampler *sm, bool kernel, int pid, size_t i, struct xsym *x,
+		       bool *end)
+{
+	const struct bpf_stack_build_id *b = &sm->ubuf[i];
+
+	*end = false;
+	if (kernel) {
+		if (!sm->kbuf[i]) {
+			*end = true;
+			return false;
+		}
+		symbolizer__kernel(sm->sym, sm->kbuf[i], x);
+		return true;
+	}
+	switch (b->status) {
+	case BPF_STACK_BUILD_ID_VALID:
+		/* a build-id no file shown so far has: the process's maps, once */
+		if (symbolizer__user_build_id(sm->sym, b->build_id, b->offset, x) &&
+		    x->kind == XSYM_UNKNOWN) {
+			sampler__add_pid(sm, pid);
+			symbolizer__user_build_id(sm->sym, b->build_id, b->offset, x);
+		}
+		return true;
+	case BPF_STACK_BUILD_ID_IP:
+		/* the kernel could not read the build-id then: by address */
+		if (symbolizer__user_ip(sm->sym, pid, b->ip, x) && x->kind == XSYM_UNKNOWN) {
+			sampler__add_pid(sm, pid);
+			symbolizer__user_ip(sm->sym, pid, b->ip, x);
+		}
+		return true;
+	default:
+		*end = true;
+		return false;
+	}
+}
+
+/* The trace's id + 1 of the kernel's stack kid + 1 (0: none); 0 and *err when lost. */
+static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid, int32_t *lost)
+{
+	uint32_t *slot = kid1 ? map_slot(kernel ? &sm->kmap : &sm->umap,
+					 kernel ? &sm->klen : &sm->ulen, kid1 - 1)
+			      : NULL;
+	struct xlp_stack_rec *st = (void *)sm->st_buf;
+	size_t n = 0;
+	int err;
+
+	if (!kid1)
+		return 0;
+	if (!slot) {
+		*lost = -ENOMEM;
+		return 0;
+	}
+	if (*slot)
+		return *slot;
+	err = kernel ? session__read_stack(sm->sess, true, kid1 - 1, sm->kbuf, sizeof(sm->kbuf))
+		     : session__read_stack(sm->sess, false, kid1 - 1, sm->ubuf, sizeof(sm->ubuf));
+	if (err) {
+		*lost = err;
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < XLP_STACK_DEPTH; i++) {
+		struct xsym x;
+		bool end;
+
+		if (!frame_name(sm, kernel, pid, i, &x, &end)) {
+			if (end)
+				break;
+			continue;
+		}
+		if (sym_id(sm, &x, &st->frames[n].sym)) {
+			*lost = -EIO;
+			return 0;
+		}
+		st->frames[n].offset = x.offset;
+		sm->c.frames_named += x.kind == XSYM_SYMBOL;
+		n++;
+	}
+	st->h.type = XLP_R_STACK;
+	st->h.size = (uint16_t)(sizeof(*st) + n * sizeof(struct xlp_stack_frame));
+	st->id = sm->next_stack;
+	st->nframes = (uint16_t)n;
+	st->flags = (kernel ? XLP_STACK_KERNEL : 0) | (n == XLP_STACK_DEPTH ? XLP_STACK_FULL : 0);
+	if (sm->write(sm->ctx, &st->h)) {
+		*lost = -EIO;
+		return 0;
+	}
+	sm->c.stacks++;
+	sm->c.frames += n;
+	*slot = ++sm->next_stack;
+	return *slot;
+}
+
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec)
+{
+	sm->c.samples++;
+	if (rec->ustack)
+		rec->ustack = stack_id(sm, false, rec->ustack, (int)rec->pid, &rec->ustack_err);
+	if (rec->kstack)
+		rec->kstack = stack_id(sm, true, rec->kstack, (int)rec->pid, &rec->kstack_err);
+	/* a user stack is what a sample is for; a kernel thread has none (-EFAULT) */
+	sm->c.stack_lost += !rec->ustack && rec->ustack_err != -EFAULT;
+	return 0;
+}
+
+void sampler__counts(const struct sampler *sm, struct sampler_counts *c)
+{
+	*c = sm->c;
+}

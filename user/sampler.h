@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * record --sample: turns the sampling program's records into the trace's.
+ * A sample names its stacks by the kernel's stack-map ids; the sampler
+ * reads each new stack once, names its frames (user/symbolize.h) and
+ * writes the xlp_sym_rec and xlp_stack_rec records it needs before the
+ * sample, whose ids it rewrites to the trace's own.
+ */
+#ifndef XLP_SAMPLER_H
+#define XLP_SAMPLER_H
+
+#include <stdint.h>
+#include "xlprobe.h"
+
+struct session;
+struct sampler;
+
+/* Writes one record to the trace; non-zero: the record is lost (counted by the caller). */
+typedef int (*sampler_write_fn)(void *ctx, const struct xlp_hdr *rec);
+
+struct sampler_counts {
+	uint64_t samples;
+	uint64_t stacks, syms;	       /* distinct ones written */
+	uint64_t frames, frames_named; /* frames of written stacks; of them, with a function name */
+	uint64_t stack_lost; /* samples with a stack the kernel could not keep or give back */
+};
+
+int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct sampler **out);
+void sampler__free(struct sampler *sm); /* NULL is fine */
+
+/* A file whose frames may appear (the launched command): learnt now. */
+void sampler__add_file(struct sampler *sm, const char *path);
+
+/* A process that may be sampled (the -p target, a fork): its mappings, read while it lives. */
+void sampler__add_pid(struct sampler *sm, int pid);
+
+/*
+ * rec, as the program sent it: writes what it needs, then rewrites its
+ * stack ids to the trace's (the caller writes rec itself). Returns 0 or a
+ * negative errno from the writer or an allocation.
+ */
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec);
+
+void sampler__counts(const struct sampler *sm, struct sampler_counts *c);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Names for sampled stack frames, found at record time so that a trace
+ * stays readable after its processes exit (record --sample).
+ *
+ * User frames come from the kernel's build-id stack map
+ * (BPF_F_USER_BUILD_ID): a GNU build-id and a file offset, valid after the
+ * process is gone. The symbolizer learns which file has which build-id
+ * from the files it is shown (symbolizer__add_file, symbolizer__add_pid:
+ * every file a live process maps), and reads each file's .symtab/.dynsym
+ * (and its separate debug file: /usr/lib/debug/.build-id, .gnu_debuglink)
+ * once, on first use. A frame the kernel could resolve only to an address
+ * (its build-id page was not in memory) is named through the mappings of
+ * its process, if symbolizer__add_pid saw them. Kernel frames come from
+ * /proc/kallsyms.
+ *
+ * Nothing is invented: a frame without a symbol is "[file+0xOFF]" (the
+ * file's basename and the offset), one without a file "[unknown]", and
+ * struct xsym says which.
+ */
+#ifndef XLP_SYMBOLIZE_H
+#define XLP_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XLP_BUILD_ID_LEN 20 /* the kernel's BUILD_ID_SIZE_MAX */
+
+enum xsym_kind {
+	XSYM_SYMBOL = 0, /* name is a function: "name" (offset: from its start) */
+	XSYM_FILE,	 /* file known, no symbol covers it: name is "[base+0xOFF]" */
+	XSYM_UNKNOWN,	 /* nothing known: name is "[unknown]" */
+};
+
+struct xsym {
+	enum xsym_kind kind;
+	char name[256];	  /* function name (truncated), or the bracketed form */
+	char module[128]; /* file basename ("libc.so.6"), "[kernel]", a kernel module's name
+			     ("ext4"), or "" if unknown */
+	uint64_t offset;  /* from the function's start (SYMBOL), in the file (FILE) */
+};
+
+struct symbolizer;
+
+/* Returns 0 or -ENOMEM. */
+int symbolizer__new(struct symbolizer **out);
+void symbolizer__free(struct symbolizer *s); /* NULL is fine */
+
+/*
+ * A file that may appear in stacks (the launched command, a --func
+ * binary). Its build-id is read now; a file without one, or not an ELF
+ * file, is ignored (returns -ENOENT / -ENOEXEC, harmless).
+ */
+int symbolizer__add_file(struct symbolizer *s, const char *path);
+
+/*
+ * Every file pid maps now (/proc/PID/maps): their build-ids, and the
+ * mappings kept for frames known only by address. Call it while the
+ * process lives (a new process seen, a frame that no mapping covers).
+ * Returns 0, or -ESRCH when the process is gone (or maps no file: a
+ * kernel thread), -EACCES, -ENOMEM.
+ */
+int symbolizer__add_pid(struct symbolizer *s, int pid);
+
+/* A user frame by build-id and file offset. Always fills *out; 0 if kind is XSYM_SYMBOL. */
+int symbolizer__user_build_id(struct symbolizer *s, const unsigned char id[XLP_BUILD_ID_LEN],
+			      uint64_t file_offset, struct xsym *out);
+
+/* A user frame by address in pid's address space. Always fills *out; 0 if XSYM_SYMBOL. */
+int symbolizer__user_ip(struct symbolizer *s, int pid, uint64_t ip, struct xsym *out);
+
+/*
+ * A kernel frame (/proc/kallsyms, read once; module names from it). Always
+ * fills *out; 0 if kind is XSYM_SYMBOL, else -ENOENT, or the error of
+ * reading kallsyms (-EACCES when its addresses are hidden).
+ */
+int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct xsym *out);
+
+#endif
