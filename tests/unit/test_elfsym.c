@@ -15,27 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "symtest.h"
 #include "elfsym.h"
 
 static char err[1024];
-
-static const char *symtest(void)
-{
-	static char path[PATH_MAX];
-
-	if (!path[0]) {
-		char rel[PATH_MAX];
-
-		snprintf(rel, sizeof(rel), "%s/.output/tests/workloads/symtest", tl_root());
-		if (!realpath(rel, path))
-			snprintf(path, sizeof(path), "%s", rel);
-	}
-	return path;
-}
-
-#define REQUIRE_SYMTEST()                                                                          \
-	REQUIRE(access(symtest(), X_OK) == 0, "%s missing: make .output/tests/workloads/symtest",  \
-		symtest())
 
 /* Resolves one spec into a fresh array; returns the result. */
 static int resolve(const char *spec, int pid, struct elfsym_target **t, size_t *n)

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "symtest.h"
 #include "symbolize.h"
 
 /* A function of this binary for the live-process test; not static: in .symtab as is. */
@@ -48,24 +49,6 @@ struct nmsym {
 	char type;
 	char name[128];
 };
-
-static const char *symtest(void)
-{
-	static char path[PATH_MAX];
-
-	if (!path[0]) {
-		char rel[PATH_MAX];
-
-		snprintf(rel, sizeof(rel), "%s/.output/tests/workloads/symtest", tl_root());
-		if (!realpath(rel, path))
-			snprintf(path, sizeof(path), "%s", rel);
-	}
-	return path;
-}
-
-#define REQUIRE_SYMTEST()                                                                          \
-	REQUIRE(access(symtest(), X_OK) == 0, "%s missing: make .output/tests/workloads/symtest",  \
-		symtest())
 
 __attribute__((format(printf, 1, 2))) static int shell(const char *fmt, ...)
 {
