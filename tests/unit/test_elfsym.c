@@ -79,26 +79,6 @@ static int readelf_sym(const char *bin, const char *name, uint64_t *value, uint6
 	return sscanf(out, "%" SCNx64 " %" SCNu64, value, size) == 2 ? 0 : -1;
 }
 
-/* File offset of a vaddr, from readelf's program headers. */
-static int readelf_offset(const char *bin, uint64_t vaddr, uint64_t *off)
-{
-	char cmd[PATH_MAX + 64], out[4096], *line, *save = NULL;
-	uint64_t o, va, pa, filesz;
-
-	snprintf(cmd, sizeof(cmd), "readelf -lW '%s' | grep '^ *LOAD'", bin);
-	if (tl_run(cmd, out, sizeof(out)) != 0)
-		return -1;
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, " LOAD %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, &o, &va, &pa,
-			   &filesz) == 4 &&
-		    vaddr >= va && vaddr < va + filesz) {
-			*off = o + vaddr - va;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static int readelf_build_id(const char *bin, char *hex, size_t len)
 {
 	char cmd[PATH_MAX + 64], out[256], id[129];

@@ -84,26 +84,6 @@ static int readelf_build_id(const char *bin, unsigned char id[XLP_BUILD_ID_LEN])
 	return 0;
 }
 
-/* File offset of a vaddr, from readelf's program headers. */
-static int readelf_offset(const char *bin, uint64_t vaddr, uint64_t *off)
-{
-	char cmd[PATH_MAX + 64], out[4096], *line, *save = NULL;
-	uint64_t o, va, pa, filesz;
-
-	snprintf(cmd, sizeof(cmd), "readelf -lW '%s' | grep '^ *LOAD'", bin);
-	if (tl_run(cmd, out, sizeof(out)) != 0)
-		return -1;
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, " LOAD %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, &o, &va, &pa,
-			   &filesz) == 4 &&
-		    vaddr >= va && vaddr - va < filesz) {
-			*off = o + vaddr - va;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* The defined text symbols of bin (.symtab), from nm. */
 static size_t nm_funcs(const char *bin, struct nmsym *out, size_t max)
 {
@@ -391,7 +371,7 @@ TEST(same_build_id_elsewhere)
 	static struct nmsym syms[64];
 	const struct nmsym *hid;
 	struct symbolizer *s;
-	uint64_t off;
+	uint64_t off = 0;
 	struct xsym x;
 	size_t n;
 
