@@ -524,7 +524,8 @@ static void schedstat_agreement(const char *bin, bool old_switch)
 	paths();
 	xt_out(bin, bin_path, sizeof(bin_path));
 	xt_out("guest/sched_mix", wl, sizeof(wl));
-	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(), old_switch ? "sched_old" : "sched");
+	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(),
+		 old_switch ? "sched_old" : "sched");
 	pid = xt_spawn_ready(argv, &p, 120000);
 	REQUIRE(pid > 0, "sched_mix never said READY");
 	/* main blocks in sigwait() just after READY: let it get there, so
