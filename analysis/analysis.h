@@ -30,6 +30,7 @@ enum xa_feat {
 	XA_LOCK,
 	XA_TIMER,
 	XA_OTHER,
+	XA_CPU_STEAL, /* on a CPU that did not run it (hypervisor steal, stalls) */
 	XA_NFEAT,
 };
 

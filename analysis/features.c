@@ -8,14 +8,16 @@ static const char *const names[XA_NFEAT] = {
 	[XA_CPU_RUN] = "cpu_run",   [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
 	[XA_SLEEP_S] = "sleep_s",   [XA_SLEEP_D] = "sleep_d",	[XA_DISK] = "disk_block",
 	[XA_NET] = "net_block",	    [XA_IPC] = "ipc_wait",	[XA_LOCK] = "lock_wait",
-	[XA_TIMER] = "timer_sleep", [XA_OTHER] = "other_sleep",
+	[XA_TIMER] = "timer_sleep", [XA_OTHER] = "other_sleep", [XA_CPU_STEAL] = "cpu_steal",
 };
 
 static const enum xlp_ctr ctr_of[XA_NFEAT] = {
-	[XA_CPU_RUN] = XLP_C_CPU_RUN, [XA_CPU_WAIT] = XLP_C_CPU_WAIT, [XA_CPU_FREQ] = XLP_C_CPU_RUN,
-	[XA_SLEEP_S] = XLP_C_SLEEP_S, [XA_SLEEP_D] = XLP_C_SLEEP_D,   [XA_DISK] = XLP_C_DISK,
-	[XA_NET] = XLP_C_NET,	      [XA_IPC] = XLP_C_IPC,	      [XA_LOCK] = XLP_C_LOCK,
-	[XA_TIMER] = XLP_C_TIMER,     [XA_OTHER] = XLP_C_OTHER,
+	[XA_CPU_RUN] = XLP_C_CPU_RUN,  [XA_CPU_WAIT] = XLP_C_CPU_WAIT,
+	[XA_CPU_FREQ] = XLP_C_CPU_RUN, [XA_SLEEP_S] = XLP_C_SLEEP_S,
+	[XA_SLEEP_D] = XLP_C_SLEEP_D,  [XA_DISK] = XLP_C_DISK,
+	[XA_NET] = XLP_C_NET,	       [XA_IPC] = XLP_C_IPC,
+	[XA_LOCK] = XLP_C_LOCK,	       [XA_TIMER] = XLP_C_TIMER,
+	[XA_OTHER] = XLP_C_OTHER,      [XA_CPU_STEAL] = XLP_C_CPU_STEAL,
 };
 
 const char *xa_feat_name(enum xa_feat f)

@@ -22,14 +22,16 @@
 static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, __u64 now,
 				     __u64 *out)
 {
-	__u64 d = now > t->ts ? now - t->ts : 0;
+	__u64 d = now > t->ts ? now - t->ts : 0, steal;
 
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
 		out[i] = p->c[i];
 	out[XLP_C_WALL] = now;
 	/* only the calling thread's open on-CPU interval is known here */
-	out[XLP_C_CPU_RUN] += d;
+	out[XLP_C_CPU_RUN] +=
+		open_split(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu), d, &steal);
+	out[XLP_C_CPU_STEAL] += steal;
 	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
 }
 
@@ -53,9 +55,9 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	}
 	t->state = XLP_T_RUNNING;
 	t->ts = now;
-	t->run_exposed = 0;
 	t->last_cpu = bpf_get_smp_processor_id();
 	t->freq_at_in = freq_integral(t->last_cpu, now);
+	steal_reset(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu));
 }
 
 SEC("uprobe")
@@ -123,7 +125,8 @@ static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, 
  * The counters a call that did not block can move: if every other one is
  * where the entry snapshot left it, only these are computed (the fast lane).
  */
-#define XLP_FAST_CTR_LIST(X) X(WALL) X(CPU_RUN) X(CPU_WAIT) X(FREQ_KHZ_NS) X(NIVCSW) X(MIGRATIONS)
+#define XLP_FAST_CTR_LIST(X)                                                                       \
+	X(WALL) X(CPU_RUN) X(CPU_WAIT) X(FREQ_KHZ_NS) X(NIVCSW) X(MIGRATIONS) X(CPU_STEAL)
 
 /* Counter c is one of them (a constant once unrolled). */
 static __always_inline bool is_fast(int c)
@@ -190,15 +193,15 @@ static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *
 					struct xlp_frame *parent, __u32 d, __u64 now)
 {
 	/* indexed by counter; only the fast ones are set, and read */
-	__u64 incl[XLP_NR_CTR], open = now > t->ts ? now - t->ts : 0, mask = 0;
+	__u64 incl[XLP_NR_CTR], open = now > t->ts ? now - t->ts : 0, mask = 0, steal;
 	struct xlp_call_compact_rec *rec;
 	__u32 n = 0;
 
 	/* thread_now() for these: thread_sync() made the thread running */
-	if (open > t->run_exposed)
-		t->run_exposed = open;
+	open = open_split(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu), open, &steal);
 	incl[XLP_C_WALL] = now - f->snap[XLP_C_WALL];
 	incl[XLP_C_CPU_RUN] = t->c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
+	incl[XLP_C_CPU_STEAL] = t->c[XLP_C_CPU_STEAL] + steal - f->snap[XLP_C_CPU_STEAL];
 	incl[XLP_C_CPU_WAIT] = t->c[XLP_C_CPU_WAIT] - f->snap[XLP_C_CPU_WAIT];
 	incl[XLP_C_FREQ_KHZ_NS] = t->c[XLP_C_FREQ_KHZ_NS] + freq_integral(t->last_cpu, now) -
 				  t->freq_at_in - f->snap[XLP_C_FREQ_KHZ_NS];

@@ -62,4 +62,28 @@ static __always_inline struct rq *xlp_task_rq(struct task_struct *t)
 	return t->se.cfs_rq->rq;
 }
 
+/*
+ * The hypervisor's steal clock as the scheduler last folded it into this
+ * runqueue: rq::prev_steal_time_rq exists with CONFIG_PARAVIRT_TIME_ACCOUNTING
+ * (commit 095c0aa83e52, "sched: adjust scheduler cpu power for stolen
+ * time", which made rq_clock_task() exclude steal) and only advances when
+ * the hypervisor offers a steal clock (KVM, Xen, Hyper-V, arm64 pvtime).
+ * update_rq_clock() folds it in at every schedule, wakeup and tick, so it
+ * is exact at sched_switch and at most a tick old anywhere else.
+ * Returns the clock + 1 (0: none on this kernel, or rq is not cpu's).
+ */
+struct rq___steal {
+	int cpu;
+	u64 prev_steal_time_rq;
+} __attribute__((preserve_access_index)); /* absent from the arm64 vmlinux.h */
+
+static __always_inline __u64 xlp_rq_steal(struct rq *rq, __u32 cpu)
+{
+	struct rq___steal *r = (void *)rq;
+
+	if (!r || !bpf_core_field_exists(r->prev_steal_time_rq) || r->cpu != (int)cpu)
+		return 0;
+	return r->prev_steal_time_rq + 1;
+}
+
 #endif

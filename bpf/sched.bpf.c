@@ -26,20 +26,21 @@
  * has no figure (field absent, task not queued by sched_info) the
  * tracepoint's timestamps are used.
  */
-static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 now)
+static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 now, __u64 steal)
 {
-	__u64 in = t->exec_at_in, run, exposed = t->run_exposed;
+	__u64 in = t->exec_at_in, wall = now > t->ts ? now - t->ts : 0;
 
 	t->exec_at_in = exec;
-	t->run_exposed = 0;
-	run = in && exec >= in ? exec - in : (now > t->ts ? now - t->ts : 0);
 	/*
-	 * A uprobe snapshot during the slice counted its open part by the
-	 * clock; the kernel's figure can be a few us less (interrupt time is
-	 * not task time). Never charge less than a snapshot already saw, or a
-	 * call's on-CPU delta would go negative.
+	 * The kernel's figure excludes steal (rq_clock_task()); the clock
+	 * does not. A uprobe snapshot during the slice counted its open part
+	 * by the clock, and the kernel's figure can be a few us less
+	 * (interrupt time is not task time): run_close() never charges less
+	 * than a snapshot already saw, or a call's delta would go negative.
 	 */
-	return run > exposed ? run : exposed;
+	if (in && exec >= in)
+		return exec - in;
+	return wall > steal ? wall - steal : 0;
 }
 
 /*
@@ -74,13 +75,14 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state, __u64 now)
 {
-	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1;
+	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1, clk;
 	struct xlp_proc *p = proc_get(t);
 	long nr;
 
-	if (t->state == XLP_T_RUNNING)
-		thread_account_d(t, p, now, slice_run(t, exec, now));
-	else if (t->state == XLP_T_UNKNOWN)
+	if (t->state == XLP_T_RUNNING) {
+		clk = steal_clock(prev, t->last_cpu);
+		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
+	} else if (t->state == XLP_T_UNKNOWN)
 		thread_account(t, p, now);
 	else /* its switch-in was missed */
 		thread_recover(t, p, now, exec, delay, false);
@@ -121,7 +123,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	if (t->state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);
 	t->exec_at_in = exec;
-	t->run_exposed = 0;
+	steal_reset(t, steal_clock(next, cpu));
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
 		t->c[XLP_C_MIGRATIONS]++;
 	t->last_cpu = cpu;

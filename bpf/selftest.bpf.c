@@ -4,8 +4,28 @@
  * same accounting helpers the tracepoint programs use, with synthetic
  * events this machine cannot produce (frequency changes, binder).
  */
+/* a hypervisor's steal clock the tests set (XLP_ST_STEAL_SET): this
+ * machine's own steals a tick now and then, never on cue */
+#include "vmlinux.h"
+#define XLP_STEAL_CLOCK(task, cpu) st_steal_clock(cpu)
+static __u64 st_steal_clock(__u32 cpu);
+
 #include "reasons.bpf.h"
 #include "selftest.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} st_steal SEC(".maps");
+
+static __u64 st_steal_clock(__u32 cpu)
+{
+	__u64 *v = bpf_map_lookup_elem(&st_steal, &cpu);
+
+	return v && *v ? *v + 1 : 0;
+}
 
 /*
  * The fake threads the tests create, keyed by a tid no real thread has:
@@ -47,6 +67,12 @@ int xlp_selftest(struct xlp_selftest *a)
 		a->out = freq_integral(a->cpu, a->now);
 		return 0;
 	}
+	if (a->op == XLP_ST_STEAL_SET) {
+		__u32 cpu = a->cpu;
+		__u64 v = (__u64)a->arg;
+
+		return bpf_map_update_elem(&st_steal, &cpu, &v, BPF_ANY) ? -1 : 0;
+	}
 	t = bpf_map_lookup_elem(&st_threads, &tid);
 	if (!t)
 		return -1;
@@ -62,8 +88,20 @@ int xlp_selftest(struct xlp_selftest *a)
 		thread_account(t, p, a->now);
 		t->last_cpu = a->cpu;
 		t->freq_at_in = freq_integral(a->cpu, a->now);
+		steal_reset(t, st_steal_clock(a->cpu));
 		t->state = XLP_T_RUNNING;
 		break;
+	case XLP_ST_TIMER_LATE:
+		steal_timer_late(t, a->arg2, a->arg3, a->now);
+		break;
+	case XLP_ST_SNAPSHOT: {
+		__u64 snap[XLP_NR_CTR];
+
+		thread_now(t, a->now, snap);
+		a->out = snap[XLP_C_CPU_RUN];
+		a->out2 = snap[XLP_C_CPU_STEAL];
+		break;
+	}
 	case XLP_ST_WAKE:
 		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
 		ev_wakeup(t, p, a->now);

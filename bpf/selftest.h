@@ -21,6 +21,9 @@ enum xlp_selftest_op {
 	XLP_ST_BINDER_TXN,    /* tid sends a transaction: reply arg, flags arg2, to pid arg3 */
 	XLP_ST_BINDER_RECV,   /* tid receives a transaction */
 	XLP_ST_BINDER_RETURN, /* tid's binder read returns command arg (BR_*) */
+	XLP_ST_STEAL_SET,     /* cpu's steal clock is arg ns */
+	XLP_ST_TIMER_LATE,    /* a hard timer due at arg2 runs at arg3 (base time), tid running */
+	XLP_ST_SNAPSHOT,      /* a uprobe's snapshot of tid at now -> out cpu_run, out2 cpu_steal */
 };
 
 struct xlp_selftest {
@@ -33,6 +36,7 @@ struct xlp_selftest {
 	__u64 arg2;
 	__u64 arg3;
 	__u64 out;
+	__u64 out2;
 };
 
 #endif

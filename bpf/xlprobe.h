@@ -31,6 +31,11 @@
  *
  * Invariants kept by bpf/sched.bpf.c (tested in tests/root):
  *   SLEEP_S + SLEEP_D == DISK + NET + IPC + LOCK + TIMER + OTHER
+ * On a CPU is CPU_RUN + CPU_STEAL: steal is the part of it the hypervisor
+ * ran something else on the virtual CPU (the kernel's paravirt steal
+ * clock; 0 on bare metal). CPU_RUN excludes it, as the kernel's own
+ * sum_exec_runtime does. CPU_STEAL took the first reserved slot: traces
+ * of format 2 without it read as 0 (no steal measured).
  * FREQ_KHZ_NS is sum(kHz of the CPU x ns run on it): the average frequency
  * over an interval is delta(FREQ_KHZ_NS) / delta(CPU_RUN) kHz. It wraps
  * after ~6000 s on-CPU at 3 GHz; deltas are taken modulo 2^64, so they
@@ -60,7 +65,7 @@
 	X(DISK_RQ, "disk_rq")	/* block requests issued on behalf of the thread */ \
 	X(DISK_BYTES, "disk_bytes")						\
 	X(BINDER_TXN, "binder_txn") /* binder transactions sent */		\
-	X(RESERVED1, NULL)							\
+	X(CPU_STEAL, "cpu_steal") /* on a CPU the hypervisor gave to another guest */ \
 	X(RESERVED2, NULL)
 /* clang-format on */
 
@@ -69,7 +74,7 @@ enum xlp_ctr { XLP_CTR_LIST(XLP_CTR_ENUM) XLP_NR_CTR };
 #undef XLP_CTR_ENUM
 
 /* Counters that hold time (ns); the others are counts or kHz*ns. */
-#define XLP_CTR_IS_TIME(c) ((c) <= XLP_C_OTHER)
+#define XLP_CTR_IS_TIME(c) ((c) <= XLP_C_OTHER || (c) == XLP_C_CPU_STEAL)
 
 /*
  * Per-CPU statistics the recorder writes into the trace footer (summed),

@@ -184,15 +184,34 @@ static int nexpect(const struct scenario *s)
 	return n;
 }
 
+/*
+ * A function slowed because its CPU did not run it (the hypervisor's steal
+ * clock, or late timers: a stalled vCPU) was perturbed by the host, not by
+ * the scenario: the report is right to accuse it, and the test counts the
+ * scenario's accusations without it.
+ */
+static bool by_host(const struct json *f)
+{
+	const char *fac = json__str(json__get(f, "factors[0].factor"));
+
+	return fac && !strcmp(fac, "cpu_steal");
+}
+
 static void check_report(const struct scenario *s, const struct json *j)
 {
 	const struct json *cf = json__key(j, "critical_functions");
 	int n = nexpect(s);
+	size_t own = 0;
 	char found[512];
 
 	found_str(j, found, sizeof(found));
-	CHECK(json__len(cf) == (size_t)n, "%s: %zu critical functions, expected %d: %s", s->name,
-	      json__len(cf), n, found);
+	for (size_t i = 0; i < json__len(cf); i++)
+		if (!by_host(json__at(cf, i)))
+			own++;
+	if (own < json__len(cf))
+		printf("  %s: the host stole CPU time: %s\n", s->name, found);
+	CHECK(own == (size_t)n, "%s: %zu critical functions, expected %d: %s", s->name, own, n,
+	      found);
 	/*
 	 * Nothing perturbed: nothing accused. The tree may still split the
 	 * ordinary spread (schema 1 hid that behind a 2x gate); every function
@@ -202,11 +221,13 @@ static void check_report(const struct scenario *s, const struct json *j)
 		const struct json *rej = json__key(j, "rejected_functions");
 		const char *st = json__str(json__key(j, "status"));
 
-		CHECK(st && strcmp(st, "ok"), "%s: status %s", s->name, st ? st : "?");
+		CHECK(own < json__len(cf) || (st && strcmp(st, "ok")), "%s: status %s", s->name,
+		      st ? st : "?");
 		for (size_t i = 0; i < json__len(rej); i++)
 			CHECK(!json__bool(json__get(json__at(rej, i), "evidence.significant")),
 			      "rejected but significant");
-		CHECK(json__len(json__key(j, "preconditions")) == 0 || json__len(rej) > 0,
+		CHECK(json__len(json__key(j, "preconditions")) == 0 || json__len(rej) > 0 ||
+			      own < json__len(cf),
 		      "a precondition without a rejected function says nothing");
 	}
 	for (int i = 0; i < n; i++) {

@@ -947,6 +947,87 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	}
 }
 
+/* A uprobe's snapshot of a fake running thread: its cpu_run and cpu_steal. */
+static int st_snap(uint32_t tid, uint32_t cpu, uint64_t now, uint64_t *run, uint64_t *steal)
+{
+	struct xlp_selftest a = {.op = XLP_ST_SNAPSHOT, .tid = tid, .cpu = cpu, .now = now};
+	int ret = st(&a);
+
+	*run = a.out;
+	*steal = a.out2;
+	return ret;
+}
+
+/*
+ * Time on a CPU that the CPU did not run the thread (this VM's hypervisor
+ * steals a tick now and then, never on cue): the steal clock read at
+ * switches, one folded late (snapshots never go back), and stalls that
+ * late hard timers show without any steal reported.
+ */
+TEST(cpu_steal_split_from_run_synthetic_hypervisor)
+{
+	const uint32_t cpu = 11, tid = 4000002;
+	const uint64_t base = tl_now_ns(), clk0 = 1000000000ull, tbase = 7000000000ull;
+	static struct xlp_thread th;
+	uint64_t run = 0, steal = 0;
+
+	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
+	REQUIRE(!st_op(XLP_ST_STEAL_SET, 0, cpu, 0, (int64_t)clk0, 0, 0, NULL));
+	REQUIRE(!thread_put(tid, XLP_T_RUNNABLE, base - MS, cpu, 0), "cannot insert thread");
+
+	/* 8 ms on the CPU, 3 of them stolen, folded in between two snapshots */
+	CHECK(!st_op(XLP_ST_SWITCH_IN, tid, cpu, base, 0, 0, 0, NULL));
+	CHECK(!st_snap(tid, cpu, base + 2 * MS, &run, &steal));
+	CHECK(run == 2 * MS && steal == 0, "at +2 ms: run %llu steal %llu", (unsigned long long)run,
+	      (unsigned long long)steal);
+	CHECK(!st_op(XLP_ST_STEAL_SET, 0, cpu, 0, (int64_t)(clk0 + 3 * MS), 0, 0, NULL));
+	CHECK(!st_snap(tid, cpu, base + 6 * MS, &run, &steal));
+	CHECK(run == 3 * MS && steal == 3 * MS, "at +6 ms: run %llu steal %llu",
+	      (unsigned long long)run, (unsigned long long)steal);
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, cpu, base + 8 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	CHECK(th.c[XLP_C_CPU_RUN] == 5 * MS && th.c[XLP_C_CPU_STEAL] == 3 * MS,
+	      "first slice: run %llu steal %llu", (unsigned long long)th.c[XLP_C_CPU_RUN],
+	      (unsigned long long)th.c[XLP_C_CPU_STEAL]);
+
+	/*
+	 * 5 ms stolen, folded only after a snapshot at +5.1 ms had shown all
+	 * of it as run: later snapshots show no less run, and the steal comes
+	 * from what follows (1 ms by +6.1 ms, 2.9 of the 5 by the switch-out).
+	 */
+	CHECK(!st_op(XLP_ST_SWITCH_IN, tid, cpu, base + 10 * MS, 0, 0, 0, NULL));
+	CHECK(!st_snap(tid, cpu, base + 15 * MS + 100000, &run, &steal));
+	CHECK(run == 5 * MS + 5 * MS + 100000 && steal == 3 * MS, "at +5.1 ms: run %llu steal %llu",
+	      (unsigned long long)run, (unsigned long long)steal);
+	CHECK(!st_op(XLP_ST_STEAL_SET, 0, cpu, 0, (int64_t)(clk0 + 8 * MS), 0, 0, NULL));
+	CHECK(!st_snap(tid, cpu, base + 16 * MS + 100000, &run, &steal));
+	CHECK(run == 5 * MS + 5 * MS + 100000 && steal == 4 * MS, "at +6.1 ms: run %llu steal %llu",
+	      (unsigned long long)run, (unsigned long long)steal);
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, cpu, base + 18 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	CHECK(th.c[XLP_C_CPU_RUN] == 10 * MS + 100000 && th.c[XLP_C_CPU_STEAL] == 5 * MS + 900000,
+	      "second slice: run %llu steal %llu", (unsigned long long)th.c[XLP_C_CPU_RUN],
+	      (unsigned long long)th.c[XLP_C_CPU_STEAL]);
+
+	/*
+	 * No steal reported, but the tick came 12 ms late (and another timer
+	 * of the same expiry pass 12.5 ms): a 12.5 ms stall. A 0.3 ms late
+	 * timer is interrupt delivery in a VM, not a stall.
+	 */
+	CHECK(!st_op(XLP_ST_SWITCH_IN, tid, cpu, base + 20 * MS, 0, 0, 0, NULL));
+	CHECK(!st_op(XLP_ST_TIMER_LATE, tid, cpu, base + 33 * MS, 0, tbase, tbase + 12 * MS, NULL));
+	CHECK(!st_op(XLP_ST_TIMER_LATE, tid, cpu, base + 33 * MS, 0, tbase - MS / 2,
+		     tbase + 12 * MS, NULL));
+	CHECK(!st_op(XLP_ST_TIMER_LATE, tid, cpu, base + 36 * MS, 0, tbase + 15 * MS,
+		     tbase + 15 * MS + 300000, NULL));
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, cpu, base + 40 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	CHECK(th.c[XLP_C_CPU_RUN] == 17 * MS + 600000 && th.c[XLP_C_CPU_STEAL] == 18 * MS + 400000,
+	      "third slice: run %llu steal %llu", (unsigned long long)th.c[XLP_C_CPU_RUN],
+	      (unsigned long long)th.c[XLP_C_CPU_STEAL]);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
+}
+
 /*
  * The binder programs exist in the product's object (the skeleton's fields
  * say so at compile time; their sections here); on a kernel without binder

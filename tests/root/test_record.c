@@ -238,11 +238,11 @@ TEST(function_deltas_inclusive_exclusive)
 	 * aside): a wrapped negative delta or a double count shows here */
 	for (size_t i = 0; i < t.ncalls; i++) {
 		const __u64 *c = t.calls[i].incl;
-		unsigned long long states =
-			c[XLP_C_CPU_RUN] + c[XLP_C_CPU_WAIT] + c[XLP_C_SLEEP_S] + c[XLP_C_SLEEP_D];
+		unsigned long long states = c[XLP_C_CPU_RUN] + c[XLP_C_CPU_STEAL] +
+					    c[XLP_C_CPU_WAIT] + c[XLP_C_SLEEP_S] + c[XLP_C_SLEEP_D];
 
 		CHECK(states <= c[XLP_C_WALL] + 1000000ull && states + 1000000ull >= c[XLP_C_WALL],
-		      "call %zu: run+wait+sleep %llu ns, wall %llu ns", i, states,
+		      "call %zu: run+steal+wait+sleep %llu ns, wall %llu ns", i, states,
 		      (unsigned long long)c[XLP_C_WALL]);
 	}
 	/* parent's exclusive = inclusive minus its two children, counter by counter */

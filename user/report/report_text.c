@@ -223,8 +223,9 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	char c[32], sym[NAME_MAX_TEXT];
 
 	for (int k = 0; k < XA_NFEAT; k++)
-		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ ||
-		    (reasons ? k >= XA_DISK : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
+		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ || k == XA_CPU_STEAL ||
+		    (reasons ? k >= XA_DISK && k <= XA_OTHER
+			     : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
 			cols[nc++] = k;
 	/* column headers: the counters' names, shorter than the factors' */
 	fprintf(f, "\nFunctions (median over the runs where each ran)\n  %-20s %5s %8s", "function",
