@@ -80,7 +80,10 @@ int xlp_selftest(struct xlp_selftest *a)
 	switch (a->op) {
 	case XLP_ST_SWITCH_OUT:
 		sys = bpf_map_lookup_elem(&st_syscall, &tid);
-		thread_account(t, p, a->now);
+		if (a->arg3 && t->state == XLP_T_RUNNING)
+			run_close(t, p, a->now, a->arg3 - 1, st_steal_clock(a->cpu));
+		else
+			thread_account(t, p, a->now);
 		ev_block(t, a->arg == XLP_T_SLEEP_D, sys ? sys->nr : -1,
 			 sys ? (__u32)sys->cls : XLP_SC_WAKER);
 		break;

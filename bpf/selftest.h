@@ -13,7 +13,8 @@
 enum xlp_selftest_op {
 	XLP_ST_FREQ_SET = 1,  /* cpu, khz at now */
 	XLP_ST_FREQ_INTEGRAL, /* cpu at now -> out */
-	XLP_ST_SWITCH_OUT,    /* tid running -> sleeping (state arg) at now */
+	XLP_ST_SWITCH_OUT,    /* tid running -> sleeping (state arg) at now; arg3: the
+			       * kernel's on-CPU figure of the slice + 1, 0: by the clock */
 	XLP_ST_SWITCH_IN,     /* tid -> running on cpu at now */
 	XLP_ST_WAKE,	      /* tid woken at now, waker kind arg, waker pid arg2 */
 	XLP_ST_SYS_ENTER,     /* tid is in syscall arg (class arg2) at its next block */

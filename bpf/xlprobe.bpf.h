@@ -560,15 +560,19 @@ static __always_inline __u64 kernel_delay_running(struct task_struct *task)
 }
 
 /*
- * Closes an on-CPU slice at now: run ns of the thread's own (at least what
- * snapshots showed), the steal since its switch-in at clk (as much of the
- * rest as it covers, at least what snapshots showed).
+ * Closes an on-CPU slice at now: run ns of the thread's own, less what was
+ * stolen since its switch-in at clk (the kernel's figure excludes the
+ * steal clock's part, not a stall that only late timers saw), but at least
+ * what snapshots showed; then the steal, as much of the rest as it covers,
+ * at least what snapshots showed.
  */
 static __always_inline void run_close(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
 				      __u64 run, __u64 clk)
 {
 	__u64 wall = now > t->ts ? now - t->ts : 0, steal = steal_since_in(t, clk);
 
+	if (run > (wall > steal ? wall - steal : 0))
+		run = wall > steal ? wall - steal : 0;
 	if (run < t->run_exposed)
 		run = t->run_exposed;
 	if (steal > (wall > run ? wall - run : 0))

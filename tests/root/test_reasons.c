@@ -1025,6 +1025,20 @@ TEST(cpu_steal_split_from_run_synthetic_hypervisor)
 	CHECK(th.c[XLP_C_CPU_RUN] == 17 * MS + 600000 && th.c[XLP_C_CPU_STEAL] == 18 * MS + 400000,
 	      "third slice: run %llu steal %llu", (unsigned long long)th.c[XLP_C_CPU_RUN],
 	      (unsigned long long)th.c[XLP_C_CPU_STEAL]);
+
+	/*
+	 * The same at a real switch-out, where the kernel's figure of 19.9 ms
+	 * on the CPU excludes the steal clock's part (none), not the stall.
+	 */
+	CHECK(!st_op(XLP_ST_SWITCH_IN, tid, cpu, base + 50 * MS, 0, 0, 0, NULL));
+	CHECK(!st_op(XLP_ST_TIMER_LATE, tid, cpu, base + 63 * MS, 0, tbase + 40 * MS,
+		     tbase + 52 * MS + MS / 2, NULL));
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, cpu, base + 70 * MS, XLP_T_SLEEP_S, 0,
+		     19 * MS + 900000 + 1, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	CHECK(th.c[XLP_C_CPU_RUN] == 25 * MS + 100000 && th.c[XLP_C_CPU_STEAL] == 30 * MS + 900000,
+	      "fourth slice: run %llu steal %llu", (unsigned long long)th.c[XLP_C_CPU_RUN],
+	      (unsigned long long)th.c[XLP_C_CPU_STEAL]);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 }
 

@@ -345,7 +345,7 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 			"4",
 			NULL};
 	struct xt_trace t;
-	int rc, fparent;
+	int rc, fparent, parents = 0, long_kids = 0;
 
 	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
 	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
@@ -354,15 +354,31 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(!xt_trace_load(trace, &t));
 	fparent = xt_func_id(&t, "parent");
-	CHECK(t.ncalls == 4, "only the 4 parent calls (> 30 ms) are recorded, got %zu", t.ncalls);
-	CHECK(t.footer && t.footer->stat[XLP_S_MIN_DUR] == 8, "filtered calls counted: %llu",
-	      t.footer ? (unsigned long long)t.footer->stat[XLP_S_MIN_DUR] : 0);
+	/*
+	 * The rule is the call's length, not its function: a 20 ms child
+	 * stretched past 30 ms (preempted, or its vCPU stalled: seen once in
+	 * a full run here) is rightly kept, and is then not among the
+	 * filtered.
+	 */
+	for (size_t i = 0; i < t.ncalls; i++)
+		if ((int)t.calls[i].func_id == fparent)
+			parents++;
+		else
+			long_kids++;
+	CHECK(parents == 4, "the 4 parent calls (> 40 ms) are recorded, got %d", parents);
+	for (size_t i = 0; i < t.ncalls; i++)
+		CHECK(t.calls[i].incl[XLP_C_WALL] >= 30000000ull, "a call of %llu ns was kept",
+		      (unsigned long long)t.calls[i].incl[XLP_C_WALL]);
+	CHECK(t.footer && t.footer->stat[XLP_S_MIN_DUR] == 8ull - long_kids,
+	      "filtered calls counted: %llu, with %d children kept",
+	      t.footer ? (unsigned long long)t.footer->stat[XLP_S_MIN_DUR] : 0, long_kids);
 	CHECK(t.footer && t.footer->stat[XLP_S_CALLS] == 12, "all calls seen: %llu",
 	      t.footer ? (unsigned long long)t.footer->stat[XLP_S_CALLS] : 0);
 	for (size_t i = 0; i < t.ncalls; i++) {
 		const struct xlp_call_rec *p = &t.calls[i];
 
-		CHECK((int)p->func_id == fparent);
+		if ((int)p->func_id != fparent)
+			continue;
 		/* its two ~20 ms children were filtered, yet subtracted: its own
 		 * 2 ms of CPU, and less than either child even on a busy
 		 * machine (a 6 ms bound failed once with a fuzzer beside it) */
