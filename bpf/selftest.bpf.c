@@ -94,9 +94,6 @@ int xlp_selftest(struct xlp_selftest *a)
 		steal_reset(t, st_steal_clock(a->cpu));
 		t->state = XLP_T_RUNNING;
 		break;
-	case XLP_ST_TIMER_LATE:
-		steal_timer_late(t, a->arg2, a->arg3, a->now);
-		break;
 	case XLP_ST_SNAPSHOT: {
 		__u64 snap[XLP_NR_CTR];
 

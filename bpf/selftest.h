@@ -23,7 +23,6 @@ enum xlp_selftest_op {
 	XLP_ST_BINDER_RECV,   /* tid receives a transaction */
 	XLP_ST_BINDER_RETURN, /* tid's binder read returns command arg (BR_*) */
 	XLP_ST_STEAL_SET,     /* cpu's steal clock is arg ns */
-	XLP_ST_TIMER_LATE,    /* a hard timer due at arg2 runs at arg3 (base time), tid running */
 	XLP_ST_SNAPSHOT,      /* a uprobe's snapshot of tid at now -> out cpu_run, out2 cpu_steal */
 };
 

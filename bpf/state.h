@@ -15,14 +15,6 @@
 #define XLP_MAX_PROCS 1024		    /* traced processes per session (slots) */
 #define XLP_PID_MAX_LIMIT (4 * 1024 * 1024) /* kernel PID_MAX_LIMIT on 64-bit */
 #define XLP_BATCH_BYTES 1024		    /* compact call records sent at once */
-/*
- * A hard timer that expires this late while user code runs says the CPU
- * itself stopped (a vCPU the hypervisor did not run, an SMI): interrupts
- * are never masked in user mode. Delivery alone takes longer in a VM: on
- * the CI VM, 7481 expiries on a busy vCPU over 40 s were 99.7 % within
- * 64 us, 0.1 % within 0.1-0.5 ms; one was 10.8 ms late.
- */
-#define XLP_STALL_MIN_NS 500000ull
 
 enum xlp_tstate {
 	XLP_T_UNKNOWN = 0, /* existed before attach, not seen yet */
@@ -63,11 +55,6 @@ struct xlp_thread {
 	__u64 run_exposed;
 	__u64 steal_exposed;
 	__u64 steal_at_in; /* steal clock + 1 of its CPU at switch-in; 0: none */
-	/* of the open slice: stalls seen by hard timers that expired late
-	 * while it ran (bpf/waker.bpf.c), and the expiry pass counted last */
-	__u64 late_ns;
-	__u64 late_pass;
-	__u64 late_max;
 	/* who woke the thread last (sched_waking), the second witness */
 	__u32 waker_kind; /* enum xlp_waker */
 	__u32 waker_pid;  /* tgid */

@@ -60,27 +60,13 @@ int BPF_PROG(xlp_softirq_exit, unsigned int vec)
 	return 0;
 }
 
-/*
- * Also the stall witness (bpf/xlprobe.bpf.h, steal_timer_late): here, in
- * the program the tracepoint already runs, rather than in a second one.
- * Soft timers expire from a softirq, whose own delay is no stall.
- */
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(xlp_hrtimer_entry, struct hrtimer *timer, ktime_t *now)
 {
 	struct xlp_irqctx *c = ctx_get();
-	struct xlp_thread *t;
-	__s64 base_now = 0;
 
 	if (c)
 		c->hrtimer++;
-	if (bpf_core_field_exists(timer->is_soft) && timer->is_soft)
-		return 0;
-	t = thread_get_current();
-	if (!t || t->state != XLP_T_RUNNING ||
-	    bpf_probe_read_kernel(&base_now, sizeof(base_now), now))
-		return 0;
-	steal_timer_late(t, timer->node.expires, base_now, bpf_ktime_get_ns());
 	return 0;
 }
 

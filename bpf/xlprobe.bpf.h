@@ -387,17 +387,10 @@ static __always_inline __u64 steal_clock(struct task_struct *task, __u32 cpu)
 #define steal_clock XLP_STEAL_CLOCK
 #endif
 
-/*
- * Time t's CPU did not run it since its switch-in, to clk (steal clock +
- * 1): the hypervisor's steal clock where it has one, the stalls that late
- * timers showed where they say more (a host that stalls a vCPU without
- * reporting steal, or a CPU in an SMI). Both only ever undercount.
- */
+/* Steal on t's CPU between its switch-in and clk (both steal clock + 1). */
 static __always_inline __u64 steal_since_in(struct xlp_thread *t, __u64 clk)
 {
-	__u64 s = clk && t->steal_at_in && clk > t->steal_at_in ? clk - t->steal_at_in : 0;
-
-	return s > t->late_ns ? s : t->late_ns;
+	return clk && t->steal_at_in && clk > t->steal_at_in ? clk - t->steal_at_in : 0;
 }
 
 /* A new on-CPU slice of t begins at steal clock clk (0: none): nothing stolen yet. */
@@ -405,39 +398,7 @@ static __always_inline void steal_reset(struct xlp_thread *t, __u64 clk)
 {
 	t->run_exposed = 0;
 	t->steal_exposed = 0;
-	t->late_ns = 0;
-	t->late_pass = 0;
-	t->late_max = 0;
 	t->steal_at_in = clk;
-}
-
-/*
- * A hard timer of t's CPU expired at expires and runs at base_now (its
- * clock base's time), interrupting t, which runs: as long as it is late,
- * at most since t's switch-in (now - ts), the CPU stalled. Timers of one
- * expiry pass share base_now and saw one stall: the latest counts.
- */
-static __always_inline void steal_timer_late(struct xlp_thread *t, __u64 expires, __u64 base_now,
-					     __u64 now)
-{
-	__u64 late = base_now > expires ? base_now - expires : 0,
-	      open = now > t->ts ? now - t->ts : 0;
-
-	if (t->state != XLP_T_RUNNING)
-		return;
-	if (late > open)
-		late = open;
-	if (late < XLP_STALL_MIN_NS)
-		return;
-	if (base_now == t->late_pass) {
-		if (late <= t->late_max)
-			return;
-		t->late_ns += late - t->late_max;
-	} else {
-		t->late_ns += late;
-		t->late_pass = base_now;
-	}
-	t->late_max = late;
 }
 
 /*
@@ -560,19 +521,15 @@ static __always_inline __u64 kernel_delay_running(struct task_struct *task)
 }
 
 /*
- * Closes an on-CPU slice at now: run ns of the thread's own, less what was
- * stolen since its switch-in at clk (the kernel's figure excludes the
- * steal clock's part, not a stall that only late timers saw), but at least
- * what snapshots showed; then the steal, as much of the rest as it covers,
- * at least what snapshots showed.
+ * Closes an on-CPU slice at now: run ns of the thread's own (at least what
+ * snapshots showed), the steal since its switch-in at clk (as much of the
+ * rest as it covers, at least what snapshots showed).
  */
 static __always_inline void run_close(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
 				      __u64 run, __u64 clk)
 {
 	__u64 wall = now > t->ts ? now - t->ts : 0, steal = steal_since_in(t, clk);
 
-	if (run > (wall > steal ? wall - steal : 0))
-		run = wall > steal ? wall - steal : 0;
 	if (run < t->run_exposed)
 		run = t->run_exposed;
 	if (steal > (wall > run ? wall - run : 0))
