@@ -18,10 +18,13 @@
 
 static volatile uint64_t sink;
 
-/* Iterations of arithmetic until ns of thread CPU time went by. */
-static MARKED uint64_t burn(uint64_t ns, uint64_t seed)
+/*
+ * Iterations of arithmetic until ns of thread CPU time went by. Inlined,
+ * so that the samples land in the function that calls it.
+ */
+static inline __attribute__((always_inline)) uint64_t spin_for(uint64_t ns, uint64_t x)
 {
-	uint64_t start = wl_cpu_ns(), x = seed, n = 0;
+	uint64_t start = wl_cpu_ns(), n = 0;
 
 	for (;;) {
 		for (int i = 0; i < 65536; i++)
@@ -34,20 +37,15 @@ static MARKED uint64_t burn(uint64_t ns, uint64_t seed)
 	return n;
 }
 
+static MARKED uint64_t burn(uint64_t ns, uint64_t seed)
+{
+	return spin_for(ns, seed);
+}
+
+/* the loop is here, not in burn(): samples land in inner_loop itself */
 MARKED uint64_t inner_loop(uint64_t ns)
 {
-	uint64_t start = wl_cpu_ns(), x = 1, n = 0;
-
-	/* the loop is here, not in burn(): samples land in inner_loop itself */
-	for (;;) {
-		for (int i = 0; i < 65536; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		n += 65536;
-		if (wl_cpu_ns() - start >= ns)
-			break;
-	}
-	sink = x;
-	return n;
+	return spin_for(ns, 1);
 }
 
 MARKED uint64_t middle(uint64_t ns)
