@@ -278,6 +278,7 @@ static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, 
 		t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
 		if (t->wait_reason == XLP_C_IPC)
 			note_ipc_peer(t);
+		offcpu_charge(t, t->ts, now, t->wait_reason);
 	}
 	thread_account(t, p, now);
 	t->sys_nr1 = 0;

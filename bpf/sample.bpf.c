@@ -6,49 +6,33 @@
  * them. User stacks are kept as build-id + file offset (the kernel resolves
  * the mapping at the sample): they stay nameable after the process exits,
  * and user space names them as it reads the record (user/symbolize.h).
+ * Off-CPU samples come from the scheduler programs (offcpu_capture,
+ * offcpu_charge in bpf/xlprobe.bpf.h), on the same period.
  */
 #include "xlprobe.bpf.h"
-
-/*
- * Not in state.bpf.c: only the sampler uses them, and user space shrinks
- * them to one entry when it does not sample. No BPF_F_REUSE_STACKID: a
- * stack id, once given, keeps its frames until the end, so the recorder
- * can read it whenever its record arrives; a stack whose bucket another
- * holds is lost (-EEXIST in the record, never silent).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 8192);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, XLP_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
-	__uint(map_flags, BPF_F_STACK_BUILD_ID);
-} ustacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 8192);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, XLP_STACK_DEPTH * sizeof(__u64));
-} kstacks SEC(".maps");
 
 SEC("perf_event")
 int xlp_sample(struct bpf_perf_event_data *ctx)
 {
 	struct xlp_thread *t = thread_get_current();
 	struct xlp_sample_rec rec = {};
-	__u64 id = bpf_get_current_pid_tgid();
+	struct xlp_sample_cost *c;
+	__u64 id, t0;
 	long u, k;
 
 	if (!t)
 		return 0;
+	t0 = bpf_ktime_get_ns();
+	id = bpf_get_current_pid_tgid();
 	rec.h.type = XLP_R_SAMPLE;
 	rec.h.size = sizeof(rec);
 	rec.h.cpu = bpf_get_smp_processor_id();
 	rec.pid = id >> 32;
 	rec.tid = (__u32)id;
-	rec.time_ns = bpf_ktime_get_ns();
-	rec.weight_ns = cfg_sample_period_ns;
+	rec.time_ns = t0;
+	rec.weight_ns = sample_period_ns;
 	rec.kind = XLP_SAMPLE_ON_CPU;
+	rec.reason = XLP_C_CPU_RUN;
 	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
 	k = bpf_get_stackid(ctx, &kstacks, 0);
 	if (u >= 0)
@@ -73,8 +57,13 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 		t->sampled = 1;
 		if (bpf_ringbuf_output(&rb, &rec, sizeof(rec), BPF_RB_FORCE_WAKEUP))
 			stat_inc(XLP_S_RB_FULL);
-		return 0;
+	} else {
+		emit(&rec, sizeof(rec));
 	}
-	emit(&rec, sizeof(rec));
+	/* the pause of the interrupted thread, as far as this program goes
+	 * (the timer interrupt around it is not counted: README, Sampling) */
+	c = sample_cost_add(t0);
+	if (c)
+		c->on_samples++;
 	return 0;
 }

@@ -110,6 +110,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	struct xlp_proc *p = proc_get(t);
 
 	if (t->state == XLP_T_RUNNABLE) {
+		offcpu_charge(t, t->ts, now, XLP_C_CPU_WAIT);
 		thread_account_d(t, p, now,
 				 total && seen && total >= seen ? total - seen : now - t->ts);
 		t->delay_seen = total;
@@ -122,6 +123,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	}
 	if (t->state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);
+	t->off_valid = 0; /* its stacks are spent: a missed switch-out must not reuse them */
 	t->exec_at_in = exec;
 	steal_reset(t, steal_clock(next, cpu));
 	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
@@ -131,7 +133,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	t->state = XLP_T_RUNNING;
 }
 
-static __always_inline int sched_switch(bool preempt, struct task_struct *prev,
+static __always_inline int sched_switch(void *ctx, bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
 {
 	__u32 zero = 0;
@@ -152,6 +154,9 @@ static __always_inline int sched_switch(bool preempt, struct task_struct *prev,
 	if (t) {
 		now = bpf_ktime_get_ns();
 		switch_out(t, prev, preempt, prev_state, now);
+		/* only when sampling: two stack walks cost more than the rest */
+		if (sample_period_ns && !t->stopped)
+			offcpu_capture(ctx, t);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	}
 	t = thread_get(next);
@@ -168,7 +173,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(preempt, prev, next, prev_state);
+	return sched_switch(ctx, preempt, prev, next, prev_state);
 }
 
 /*
@@ -178,7 +183,7 @@ int BPF_PROG(xlp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_switch")
 int BPF_PROG(xlp_sched_switch_old, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return sched_switch(preempt, prev, next, xlp_switch_prev_state(prev));
+	return sched_switch(ctx, preempt, prev, next, xlp_switch_prev_state(prev));
 }
 
 static __always_inline void wakeup(struct task_struct *p)

@@ -50,6 +50,15 @@ struct xlp_thread {
 	__u64 fd_file;	 /* struct file * last classified, and its class */
 	__u32 fd_class;
 	__u32 sampled; /* its first stack sample went out (bpf/sample.bpf.c) */
+	/* the stacks it last left a CPU with (offcpu_capture): kernel ids + 1,
+	 * or 0 and why not */
+	__u32 off_ustack;
+	__u32 off_kstack;
+	__s32 off_uerr;
+	__s32 off_kerr;
+	__u32 off_valid; /* 0: none; else the 1 / chance they were taken with */
+	__u32 __pad_off;
+	__u64 cpu_told; /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
 	/* of the open on-CPU slice, what snapshots already showed as run and
 	 * as steal: later ones never show less of either (open_split) */
 	__u64 run_exposed;

@@ -41,8 +41,6 @@
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
 XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
-/* record --sample: the perf events' period, the time a sample stands for */
-XLP_GLOBAL(volatile const __u64 cfg_sample_period_ns, 0);
 
 /* ---- state (bss) ---- */
 XLP_GLOBAL(__u32 next_proc_slot, 0);
@@ -51,6 +49,40 @@ XLP_GLOBAL(__u32 nr_threads, 0); /* traced threads alive: at most XLP_MAX_THREAD
  * process whose threads to register, the instant to close intervals at */
 XLP_GLOBAL(__u32 add_pid, 0);
 XLP_GLOBAL(__u64 flush_ns, 0);
+/*
+ * record --sample: the perf events' period, the time an on-CPU sample
+ * stands for and the tick of the off-CPU samples' virtual clock; 0 when not
+ * sampling. The recorder changes it as it adapts the period to the cost
+ * it measures (user/sampler.c), together with the perf events' own.
+ */
+XLP_GLOBAL(__u64 sample_period_ns, 0);
+/*
+ * A switch-out takes the stacks with chance 1 / offcpu_every, and a wait
+ * whose stacks were taken weighs offcpu_every times its ticks: unbiased,
+ * and the recorder raises it when the stack walks at every switch would
+ * cost more than the bound allows (user/sampler.c).
+ */
+XLP_GLOBAL(__u32 offcpu_every, 1);
+
+/*
+ * Stacks of traced threads: on-CPU ones from the sampling program,
+ * off-CPU ones as a thread leaves a CPU. No BPF_F_REUSE_STACKID: a stack
+ * id, once given, keeps its frames until the end, so the recorder can read
+ * it whenever its record arrives; a stack whose bucket another holds is
+ * lost (-EEXIST in the record, never silent). User stacks as build-id +
+ * offset, nameable after the process exits. User space shrinks both to one
+ * entry when it does not sample.
+ */
+XLP_MAP(ustacks, __uint(type, BPF_MAP_TYPE_STACK_TRACE); __uint(max_entries, 8192);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, XLP_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
+	__uint(map_flags, BPF_F_STACK_BUILD_ID););
+
+XLP_MAP(kstacks, __uint(type, BPF_MAP_TYPE_STACK_TRACE); __uint(max_entries, 8192);
+	__uint(key_size, sizeof(__u32)); __uint(value_size, XLP_STACK_DEPTH * sizeof(__u64)););
+
+XLP_MAP(sample_cost, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
+	__type(key, __u32); __type(value, struct xlp_sample_cost););
 
 /*
  * struct xlp_thread of every traced thread, in task-local storage: found
@@ -399,6 +431,89 @@ static __always_inline void steal_reset(struct xlp_thread *t, __u64 clk)
 	t->run_exposed = 0;
 	t->steal_exposed = 0;
 	t->steal_at_in = clk;
+}
+
+/* The cost of sampling work on a traced thread that began at t0 (bpf_ktime_get_ns). */
+static __always_inline struct xlp_sample_cost *sample_cost_add(__u64 t0)
+{
+	__u32 zero = 0;
+	struct xlp_sample_cost *c = bpf_map_lookup_elem(&sample_cost, &zero);
+
+	if (c)
+		c->cost_ns += bpf_ktime_get_ns() - t0;
+	return c;
+}
+
+/*
+ * A traced thread (current) leaves the CPU: the stacks it leaves with,
+ * for the off-CPU samples its wait may give (offcpu_charge). ctx: the
+ * tracepoint's, whose caller's registers the kernel stack starts from.
+ */
+static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
+{
+	__u32 every = offcpu_every, zero = 0;
+	struct xlp_sample_cost *c = bpf_map_lookup_elem(&sample_cost, &zero);
+	__u64 t0;
+	long u, k;
+
+	/* the traced threads' CPU time, which the bound is a share of */
+	if (c) {
+		c->cpu_ns += t->c[XLP_C_CPU_RUN] - t->cpu_told;
+		t->cpu_told = t->c[XLP_C_CPU_RUN];
+	}
+	t->off_valid = 0;
+	if (every > 1 && bpf_get_prandom_u32() % every)
+		return;
+	t0 = bpf_ktime_get_ns();
+	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+	k = bpf_get_stackid(ctx, &kstacks, 0);
+	t->off_ustack = u >= 0 ? (__u32)u + 1 : 0;
+	t->off_uerr = u >= 0 ? 0 : (__s32)u;
+	t->off_kstack = k >= 0 ? (__u32)k + 1 : 0;
+	t->off_kerr = k >= 0 ? 0 : (__s32)k;
+	t->off_valid = every ? every : 1;
+	c = sample_cost_add(t0);
+	if (c)
+		c->off_captures++;
+}
+
+/*
+ * The wait of t from `from` to now, of counter `reason`, ends: as many
+ * ticks of the virtual clock of period sample_period_ns as it crossed go
+ * out as one off-CPU sample with the stacks of its switch-out. A wait of
+ * d ns crosses d / period ticks on average whatever its phase, so off-CPU
+ * time is estimated without bias, on the grid on-CPU samples use, and a
+ * thread that waits often and briefly sends at most one record per tick.
+ */
+static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u64 now, __u32 reason)
+{
+	__u64 period = sample_period_ns, ticks;
+	struct xlp_sample_rec rec = {};
+	struct xlp_sample_cost *c;
+	__u32 zero = 0;
+
+	if (!period || !t->off_valid || now <= from || t->stopped)
+		return;
+	ticks = now / period - from / period;
+	if (!ticks)
+		return;
+	rec.h.type = XLP_R_SAMPLE;
+	rec.h.size = sizeof(rec);
+	rec.h.cpu = bpf_get_smp_processor_id();
+	rec.pid = t->pid;
+	rec.tid = t->tid;
+	rec.time_ns = now;
+	rec.weight_ns = ticks * period * t->off_valid;
+	rec.ustack = t->off_ustack;
+	rec.kstack = t->off_kstack;
+	rec.ustack_err = t->off_uerr;
+	rec.kstack_err = t->off_kerr;
+	rec.kind = XLP_SAMPLE_OFF_CPU;
+	rec.reason = reason;
+	c = bpf_map_lookup_elem(&sample_cost, &zero);
+	if (c)
+		c->off_samples++;
+	emit(&rec, sizeof(rec));
 }
 
 /*

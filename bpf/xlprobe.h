@@ -116,9 +116,10 @@ enum xlp_rec_type {
 	 * predate it skip it and lose only what it says) */
 	XLP_R_FORK = 8,
 	/* record --sample (readers that predate them skip them): */
-	XLP_R_SAMPLE = 9, /* struct xlp_sample_rec: a stack sample of a traced thread */
-	XLP_R_STACK = 10, /* struct xlp_stack_rec: a stack's frames, before its samples */
-	XLP_R_SYM = 11,	  /* struct xlp_sym_rec: a frame's name, before its stacks */
+	XLP_R_SAMPLE = 9,    /* struct xlp_sample_rec: a stack sample of a traced thread */
+	XLP_R_STACK = 10,    /* struct xlp_stack_rec: a stack's frames, before its samples */
+	XLP_R_SYM = 11,	     /* struct xlp_sym_rec: a frame's name, before its stacks */
+	XLP_R_SAMPLING = 12, /* struct xlp_sampling_rec: the sampler's cost and period */
 };
 
 struct xlp_hdr {
@@ -291,6 +292,15 @@ struct xlp_fork_rec {
 
 enum xlp_sample_kind {
 	XLP_SAMPLE_ON_CPU = 0, /* a timer tick (cpu-clock) found the thread on a CPU */
+	/*
+	 * Time off the CPU: a wait (runqueue or sleep, its reason in
+	 * xlp_sample_rec.reason) that crossed weight_ns / period ticks of a
+	 * virtual clock with the sampling period, charged as it ended with
+	 * the stacks the thread had when it left the CPU. Off-CPU time is so
+	 * sampled on the same grid as on-CPU time: a wait of d ns stands for
+	 * d ns on average, and no more records come than ticks.
+	 */
+	XLP_SAMPLE_OFF_CPU = 1,
 };
 
 struct xlp_sample_rec {
@@ -308,9 +318,36 @@ struct xlp_sample_rec {
 	 * held another stack; -ENOMEM), or of reading it back */
 	__s32 ustack_err;
 	__s32 kstack_err;
-	__u32 kind; /* enum xlp_sample_kind */
-	__u32 __pad;
+	__u32 kind;   /* enum xlp_sample_kind */
+	__u32 reason; /* off-CPU: enum xlp_ctr of the wait (CPU_WAIT, DISK .. OTHER); on-CPU:
+			 CPU_RUN */
 };
+
+/*
+ * The sampler's measured cost over one window of the recording and the
+ * period it chose for the next (PerfProbe, section III-B): written by the
+ * recorder at every change of period and at the end, so a reader knows
+ * what every sample stood for and what sampling cost the traced threads.
+ */
+struct xlp_sampling_rec {
+	struct xlp_hdr h;
+	__u64 start_ns, end_ns; /* the window, CLOCK_MONOTONIC */
+	__u64 period_ns;	/* the period during the window */
+	__u64 next_period_ns;	/* the period chosen for what follows */
+	__u64 cost_ns;		/* time the sampling programs took on traced threads */
+	__u64 on_samples;	/* on-CPU samples taken */
+	__u64 off_captures;	/* stacks taken as traced threads left a CPU */
+	__u64 off_samples;	/* off-CPU samples sent */
+	__u32 bound_ppm;	/* the overhead bound T, parts per million */
+	__u32 flags;		/* XLP_SAMPLING_* */
+	__u32 off_every;	/* a switch-out's stacks were taken with chance 1 / this */
+	__u32 next_off_every;	/* and will be */
+};
+
+/* struct xlp_sampling_rec.flags */
+#define XLP_SAMPLING_LAST (1u << 0) /* the recording's last window */
+/* the bound could not be met: the off-CPU stacks cost more at the lowest rate */
+#define XLP_SAMPLING_OVER (1u << 1)
 
 /* struct xlp_stack_rec.flags */
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
@@ -371,6 +408,19 @@ struct xlp_launch_time {
 };
 
 /*
+ * Value of the per-CPU "sample_cost" map: what the sampling programs cost
+ * the traced threads, summed from the start (bpf/sample.bpf.c,
+ * bpf/sched.bpf.c); the recorder takes the deltas of each window.
+ */
+struct xlp_sample_cost {
+	__u64 cost_ns;	    /* in the programs, from their first to their last clock reading */
+	__u64 on_samples;   /* on-CPU samples of traced threads */
+	__u64 off_captures; /* stacks taken at a traced thread's switch-out */
+	__u64 off_samples;  /* off-CPU samples sent */
+	__u64 cpu_ns;	    /* on-CPU time of traced threads, at their switch-outs */
+};
+
+/*
  * The attach cookie of a marked function's uprobe and uretprobe: its id in
  * the low 32 bits, its XLP_CALL_INTERACTION flag in the high ones (no map
  * lookup per call).
@@ -415,6 +465,7 @@ _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
+_Static_assert(sizeof(struct xlp_sampling_rec) == 88, "xlp_sampling_rec layout");
 _Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
 _Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");
 _Static_assert(sizeof(struct xlp_sym_rec) == 24, "xlp_sym_rec layout");

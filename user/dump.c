@@ -341,7 +341,16 @@ static void rec_sample(struct dump *d, const struct xlp_hdr *h)
 
 	field_u64(d, "pid", r->pid);
 	field_u64(d, "tid", r->tid);
-	field_u64(d, "kind", r->kind);
+	field_cstr(d, "kind",
+		   r->kind == XLP_SAMPLE_ON_CPU	   ? "on_cpu"
+		   : r->kind == XLP_SAMPLE_OFF_CPU ? "off_cpu"
+						   : "unknown");
+	/* the wait's counter; traces from before off-CPU samples hold 0 for on-CPU */
+	if (r->kind == XLP_SAMPLE_OFF_CPU)
+		field_cstr(d, "reason",
+			   r->reason < XLP_NR_CTR && xlp_ctr_names[r->reason]
+				   ? xlp_ctr_names[r->reason]
+				   : "unknown");
 	field_u64(d, "time_ns", r->time_ns);
 	field_u64(d, "weight_ns", r->weight_ns);
 	/* the trace's stack ids + 1, 0 for none (then the error says why) */
@@ -349,6 +358,29 @@ static void rec_sample(struct dump *d, const struct xlp_hdr *h)
 	field_s64(d, "ustack_err", r->ustack_err);
 	field_u64(d, "kstack", r->kstack);
 	field_s64(d, "kstack_err", r->kstack_err);
+}
+
+static const struct flag_name sampling_flag_names[] = {
+	{XLP_SAMPLING_LAST, "last"},
+	{XLP_SAMPLING_OVER, "over"},
+};
+
+static void rec_sampling(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_sampling_rec *r = (const void *)h;
+
+	field_u64(d, "start_ns", r->start_ns);
+	field_u64(d, "end_ns", r->end_ns);
+	field_u64(d, "period_ns", r->period_ns);
+	field_u64(d, "next_period_ns", r->next_period_ns);
+	field_u64(d, "cost_ns", r->cost_ns);
+	field_u64(d, "on_samples", r->on_samples);
+	field_u64(d, "off_captures", r->off_captures);
+	field_u64(d, "off_samples", r->off_samples);
+	field_u64(d, "bound_ppm", r->bound_ppm);
+	field_u64(d, "off_every", r->off_every);
+	field_u64(d, "next_off_every", r->next_off_every);
+	field_flags(d, "flags", r->flags, sampling_flag_names, ARRAY_SIZE(sampling_flag_names));
 }
 
 static void rec_stack(struct dump *d, const struct xlp_hdr *h)
@@ -404,6 +436,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_SAMPLE] = {"sample", sizeof(struct xlp_sample_rec), rec_sample},
 	[XLP_R_STACK] = {"stack", sizeof(struct xlp_stack_rec), rec_stack},
 	[XLP_R_SYM] = {"sym", sizeof(struct xlp_sym_rec), rec_sym},
+	[XLP_R_SAMPLING] = {"sampling", sizeof(struct xlp_sampling_rec), rec_sampling},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -27,10 +27,15 @@ static const char help[] =
 	"without --func) as folded stacks: one line per distinct stack, its frames\n"
 	"from the process's name to the innermost, separated by ';', then the\n"
 	"number of samples. Kernel frames follow the user frames, suffixed _[k].\n"
-	"flamegraph.pl, speedscope and ui.perfetto.dev read it.\n"
+	"Time off the CPU ends in a frame naming the wait, e.g. [off-cpu: disk],\n"
+	"and counts the sampling ticks it spanned, so one graph shows where the\n"
+	"threads ran and where they waited. flamegraph.pl, speedscope and\n"
+	"ui.perfetto.dev read it.\n"
 	"\n"
 	"  -o, --output FILE   write here (created 0600; default: standard output)\n"
 	"      --no-kernel     user frames only\n"
+	"      --on-cpu        on-CPU samples only\n"
+	"      --off-cpu       off-CPU samples only\n"
 	"      --weight        sampled time in ns instead of the number of samples\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -49,7 +54,8 @@ struct ex_stack {
 
 struct ex_sample {
 	uint32_t pid, ustack, kstack; /* stack ids + 1, 0: none */
-	uint64_t weight;
+	uint32_t wait;		      /* off-CPU: the wait's counter + 1; 0: on-CPU */
+	uint64_t weight, ticks;
 };
 
 struct ex_proc {
@@ -68,7 +74,8 @@ struct exporter {
 	size_t nprocs, cap_procs;
 	uint64_t malformed; /* records skipped: ids out of order, frames past the end */
 	uint64_t no_ustack; /* samples without a user stack */
-	bool kernel, weight;
+	uint64_t period;    /* weight of the last on-CPU sample: the period then */
+	bool kernel, weight, on_cpu, off_cpu;
 };
 
 static int grow(void **p, size_t *cap, size_t n, size_t elem)
@@ -165,11 +172,26 @@ static int add_sample(struct exporter *e, const struct xlp_sample_rec *r)
 		e->malformed++;
 		return 0;
 	}
+	if (r->kind == XLP_SAMPLE_ON_CPU && r->weight_ns)
+		e->period = r->weight_ns;
+	if (r->kind == XLP_SAMPLE_ON_CPU ? !e->on_cpu : !e->off_cpu)
+		return 0;
 	e->no_ustack += !u;
 	if (grow((void **)&e->samples, &e->cap_samples, e->nsamples, sizeof(*e->samples)))
 		return -ENOMEM;
-	e->samples[e->nsamples++] =
-		(struct ex_sample){.pid = r->pid, .ustack = u, .kstack = k, .weight = r->weight_ns};
+	e->samples[e->nsamples++] = (struct ex_sample){
+		.pid = r->pid,
+		.ustack = u,
+		.kstack = k,
+		.wait = r->kind == XLP_SAMPLE_OFF_CPU && r->reason < XLP_NR_CTR ? r->reason + 1 : 0,
+		.weight = r->weight_ns,
+		/* an off-CPU sample spans weight / period ticks; the period
+		 * in force is the last on-CPU sample's weight (one tick) */
+		.ticks = r->kind == XLP_SAMPLE_OFF_CPU && e->period
+				 ? (r->weight_ns + e->period / 2) / e->period
+				 : 1};
+	if (!e->samples[e->nsamples - 1].ticks)
+		e->samples[e->nsamples - 1].ticks = 1;
 	return 0;
 }
 
@@ -197,7 +219,9 @@ static int cmp_sample(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->ustack != y->ustack)
 		return x->ustack < y->ustack ? -1 : 1;
-	return (x->kstack > y->kstack) - (x->kstack < y->kstack);
+	if (x->kstack != y->kstack)
+		return x->kstack < y->kstack ? -1 : 1;
+	return (x->wait > y->wait) - (x->wait < y->wait);
 }
 
 static void put_comm(const struct exporter *e, FILE *f, uint32_t pid)
@@ -251,7 +275,7 @@ static int write_folded(struct exporter *e, FILE *f)
 		FILE *m;
 
 		for (; j < e->nsamples && !cmp_sample(s, &e->samples[j]); j++)
-			total += e->weight ? e->samples[j].weight : 1;
+			total += e->weight ? e->samples[j].weight : e->samples[j].ticks;
 		i = j;
 		if (grow((void **)&lines, &cap, nlines, sizeof(*lines))) {
 			err = -ENOMEM;
@@ -269,6 +293,10 @@ static int write_folded(struct exporter *e, FILE *f)
 			fputs(";[no user stack]", m);
 		if (e->kernel && s->kstack)
 			put_stack(e, m, s->kstack);
+		if (s->wait)
+			fprintf(m, ";[off-cpu: %s]",
+				xlp_ctr_names[s->wait - 1] ? xlp_ctr_names[s->wait - 1]
+							   : "unknown");
 		if (fclose(m)) {
 			err = -ENOMEM;
 			break;
@@ -328,6 +356,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"folded", no_argument, NULL, 'F'},    {"output", required_argument, NULL, 'o'},
 		{"no-kernel", no_argument, NULL, 'K'}, {"weight", no_argument, NULL, 'W'},
+		{"on-cpu", no_argument, NULL, 'C'},    {"off-cpu", no_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},      {},
 	};
 	struct exporter e = {.kernel = true};
@@ -353,6 +382,12 @@ int cmd_export(int argc, char **argv)
 		case 'W':
 			e.weight = true;
 			break;
+		case 'C':
+			e.on_cpu = true;
+			break;
+		case 'Z':
+			e.off_cpu = true;
+			break;
 		case 'h':
 			fputs(help, stdout);
 			return 0;
@@ -366,6 +401,8 @@ int cmd_export(int argc, char **argv)
 			!folded ? "no format given" : "one trace file expected");
 		return 2;
 	}
+	if (!e.on_cpu && !e.off_cpu)
+		e.on_cpu = e.off_cpu = true;
 	err = trace_reader__open(argv[optind], &r, why, sizeof(why));
 	if (err) {
 		xlp_err("%s: %s", argv[optind], why);

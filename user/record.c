@@ -466,6 +466,7 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 {
 	bool tty = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_flush = xlp_now_ns(), last_status = last_flush, last_events = 0;
+	uint64_t last_adapt = last_flush;
 	int code;
 
 	for (;;) {
@@ -504,6 +505,18 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 				r->write_err = err;
 			last_flush = now;
 		}
+		/*
+		 * The sampling period follows its measured cost: a quarter of a
+		 * second holds ~250 ticks of a busy thread at the default rate,
+		 * enough to measure the mean pause to a few percent.
+		 */
+		if (r->sampler && now - last_adapt >= 250000000ull) {
+			int err = sampler__adapt(r->sampler, now, false);
+
+			if (err && err != -EIO)
+				xlp_warn("cannot adapt the sampling period: %s", strerror(-err));
+			last_adapt = now;
+		}
 		if (tty && now - last_status >= 1000000000ull)
 			show_status(r, now, &last_events, &last_status);
 	}
@@ -521,6 +534,8 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 	 * part of the recording */
 	session__poll(r->sess, -1, 0);
 	session__emit_live(r->sess, xlp_now_ns());
+	if (r->sampler)
+		sampler__adapt(r->sampler, xlp_now_ns(), true);
 	session__stats(r->sess, f.stat);
 	r->ended = true;
 	if (r->child) {
@@ -590,6 +605,15 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			(unsigned long long)c.samples, (unsigned long long)c.stack_lost,
 			(unsigned long long)c.stacks, (unsigned long long)c.frames_named,
 			(unsigned long long)c.frames);
+		fprintf(stderr,
+			"xlprobe: sampling took %.3f ms of the traced threads' %.3f ms of CPU "
+			"(bound %.2f %%); longest period %.3f ms, off-CPU stacks at 1 switch in "
+			"%u at least%s\n",
+			c.cost_ns / 1e6, c.cpu_ns / 1e6, r->o.sample_bound_ppm / 1e4,
+			c.max_period / 1e6, c.max_every ? c.max_every : 1,
+			c.over_windows ? " (the overhead bound could not be met in some windows; "
+					 "see dump)"
+				       : "");
 	}
 	return r->launch_failed ? 1 : 0;
 }
@@ -670,6 +694,8 @@ static int setup(struct recorder *r)
 			xlp_err("cannot sample stacks: %s", err);
 			return ret;
 		}
+		sampler__set_bound(r->sampler, 1000000000ull / r->o.sample_hz,
+				   r->o.sample_bound_ppm, xlp_now_ns());
 	}
 	if (r->o.pid && kill(r->o.pid, 0)) {
 		xlp_err("PID %d exited while xlprobe was attaching: nothing was recorded",

@@ -43,12 +43,20 @@ static const char help[] =
 	"\n"
 	"Sampling (finds functions nobody marked):\n"
 	"      --sample             sample the traced threads' user and kernel stacks on\n"
-	"                           the CPU (cpu-clock); on by default when no --func and\n"
-	"                           no --interaction is given. Frames are named as they\n"
-	"                           are recorded; stacks stop at code built without frame\n"
-	"                           pointers. 'xlprobe export --folded' writes them out\n"
-	"  -F, --freq HZ            samples per second per CPU (default 999; implies\n"
-	"                           --sample)\n"
+	"                           the CPU (cpu-clock) and off it (the stack a thread\n"
+	"                           leaves the CPU with, charged with its wait's length\n"
+	"                           and reason); on by default when no --func is given.\n"
+	"                           Frames are named as they are recorded; stacks stop at\n"
+	"                           code built without frame pointers. 'xlprobe report'\n"
+	"                           analyses the sampled functions, 'xlprobe export\n"
+	"                           --folded' writes the stacks out\n"
+	"  -F, --freq HZ            highest sampling rate, per second per CPU (default\n"
+	"                           999; implies --sample)\n"
+	"      --sample-overhead PCT\n"
+	"                           bound on the time sampling takes from the traced\n"
+	"                           threads, in % of their CPU time (default 3): the\n"
+	"                           period grows when a sample costs more (PerfProbe's\n"
+	"                           adaptive interval); implies --sample\n"
 	"      --no-sample          no stack samples, even without --func\n"
 	"\n"
 	"Recording:\n"
@@ -177,6 +185,22 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'N':
 		o->no_sample = true;
 		return 0;
+	case 'O': {
+		char *end;
+		double pct;
+
+		errno = 0;
+		pct = strtod(arg, &end);
+		if (errno || end == arg || (*end && strcmp(end, "%")) || !(pct > 0) || pct > 50)
+			return bad("bad --sample-overhead '%s': expected a percentage above 0, at "
+				   "most 50, e.g. 3 or 0.5",
+				   arg);
+		o->sample_bound_ppm = (uint32_t)(pct * 10000 + 0.5);
+		if (!o->sample_bound_ppm)
+			o->sample_bound_ppm = 1;
+		o->sample_hz = o->sample_hz > 0 ? o->sample_hz : XLP_SAMPLE_HZ_DEFAULT;
+		return 0;
+	}
 	case 'F':
 		/* above the kernel's perf_event_max_sample_rate the period is too short anyway */
 		if (parse_num(arg, 100000, &v) || !v)
@@ -207,9 +231,11 @@ static int check(struct record_opts *o)
 		o->repeat = 1;
 	if (o->no_sample && o->sample_hz)
 		return bad("both --no-sample and --sample/--freq given%s: keep one", "");
-	/* nothing marked: the samples find the functions */
-	if (!o->nfuncs && !o->interaction && !o->no_sample && !o->sample_hz)
+	/* no function marked but the runs': the samples find the functions */
+	if (!o->nfuncs && !o->no_sample && !o->sample_hz)
 		o->sample_hz = XLP_SAMPLE_HZ_DEFAULT;
+	if (!o->sample_bound_ppm)
+		o->sample_bound_ppm = XLP_SAMPLE_BOUND_PPM_DEFAULT;
 	if (!o->nfuncs && !o->interaction && !o->repeat && !o->sample_hz)
 		return bad("nothing to record%s: give --func BINARY:SYMBOL and/or --interaction, "
 			   "or sample stacks (drop --no-sample)",
@@ -231,6 +257,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"probe-forks", no_argument, NULL, 'P'},
 		{"sample", no_argument, NULL, 'S'},
 		{"no-sample", no_argument, NULL, 'N'},
+		{"sample-overhead", required_argument, NULL, 'O'},
 		{"freq", required_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},

@@ -9,6 +9,8 @@
 #define XLP_RINGBUF_MAX (1ull << 30)
 /* odd, so that the ticks do not fall in step with 1000 Hz timers of the target */
 #define XLP_SAMPLE_HZ_DEFAULT 999
+/* PerfProbe's bound T (section III-B: 0.03), in parts per million */
+#define XLP_SAMPLE_BOUND_PPM_DEFAULT 30000
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -19,11 +21,12 @@ struct record_opts {
 	uint64_t duration_ns;	 /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;
-	unsigned repeat;	/* launches; 1 by default with a command */
-	uint32_t ringbuf_bytes; /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
-	bool probe_forks;	/* uprobes system-wide, so forked children run them */
-	uint32_t sample_hz;	/* --sample / -F: stack samples per second per CPU; 0: off */
-	bool no_sample;		/* --no-sample */
+	unsigned repeat;	   /* launches; 1 by default with a command */
+	uint32_t ringbuf_bytes;	   /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
+	bool probe_forks;	   /* uprobes system-wide, so forked children run them */
+	uint32_t sample_hz;	   /* --sample / -F: stack samples per second per CPU; 0: off */
+	bool no_sample;		   /* --no-sample */
+	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
 	bool quiet;
 	int verbose;
 };

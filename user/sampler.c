@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,11 @@ struct sampler {
 	size_t sym_cap, nsyms;
 	struct pid_seen seen;
 	struct sampler_counts c;
+	/* the adaptive period (sampler__adapt): its floor, the bound, the window */
+	uint64_t min_period, win_start;
+	double pause; /* the last measured cost of an on-CPU sample, ns */
+	uint32_t bound_ppm;
+	struct xlp_sample_cost win_cost; /* the totals as the window began */
 	/* the buffers of one stack: its frames read back, the record written */
 	struct bpf_stack_build_id ubuf[XLP_STACK_DEPTH];
 	uint64_t kbuf[XLP_STACK_DEPTH];
@@ -255,6 +261,18 @@ static bool frame_name(struct sampler *sm, bool kernel, int pid, size_t i, struc
 	}
 }
 
+/* A kernel frame of the tracing machinery that runs the programs. */
+static bool xlp_own_frame(const char *name)
+{
+	static const char *const prefix[] = {"bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+					     "__traceiter_", "bpf_overflow_handler"};
+
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
 /* The trace's id + 1 of the kernel's stack kid + 1 (0: none); 0 and *err when lost. */
 static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid, int32_t *lost)
 {
@@ -280,7 +298,7 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 		return 0;
 	}
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < XLP_STACK_DEPTH; i++) {
+	for (size_t i = 0, ours = kernel; i < XLP_STACK_DEPTH; i++) {
 		struct xsym x;
 		bool end;
 
@@ -289,6 +307,11 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 				break;
 			continue;
 		}
+		/* the innermost frames of an off-CPU stack are xlprobe's own
+		 * program and the tracepoint's glue: not the thread's */
+		if (ours && xlp_own_frame(x.name))
+			continue;
+		ours = false;
 		if (sym_id(sm, &x, &st->frames[n].sym)) {
 			*lost = -EIO;
 			return 0;
@@ -321,6 +344,133 @@ int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec)
 		rec->kstack = stack_id(sm, true, rec->kstack, (int)rec->pid, &rec->kstack_err);
 	/* a user stack is what a sample is for; a kernel thread has none (-EFAULT) */
 	sm->c.stack_lost += !rec->ustack && rec->ustack_err != -EFAULT;
+	return 0;
+}
+
+void sampler__set_bound(struct sampler *sm, uint64_t min_period_ns, uint32_t bound_ppm,
+			uint64_t now)
+{
+	sm->min_period = min_period_ns;
+	sm->bound_ppm = bound_ppm;
+	sm->win_start = now;
+	session__sample_cost(sm->sess, &sm->win_cost);
+}
+
+/*
+ * PerfProbe's adaptive interval (section III-B): the relative overhead of
+ * a period S is O = P / (S + P) for a pause P per sample, and the next
+ * period is the smallest with O <= T, S = P / T - P, never below the
+ * user's -F. Here the pause is paid per on-CPU tick (the sampling program)
+ * and per switch-out whose stacks are taken (the off-CPU stacks), the
+ * second whatever S is. Over a window in which the traced threads ran cpu
+ * ns, with C_on over n ticks and C_off, the budget is
+ * B = T / (1 - T) x cpu (cost / (cpu + cost) <= T). The switch-outs get at
+ * most half of it: their stacks are taken with chance 1 / k, k the
+ * smallest with C_off,all / k <= B / 2 (C_off,all = C_off x the k in force);
+ * the ticks get the rest:
+ *     S' = cpu x (C_on / n) / (B - C_off,all / k),
+ * which is the paper's formula when nothing is taken at switch-outs.
+ */
+#define SAMPLER_MAX_PERIOD 1000000000ull /* one sample a second: coarser tells nothing */
+#define SAMPLER_MAX_EVERY 65536u	 /* then the off-CPU stacks are as good as off */
+
+struct adapt {
+	uint64_t period;
+	uint32_t every;
+	bool over;
+};
+
+static struct adapt next_rates(struct sampler *sm, uint64_t period, uint32_t every,
+			       const struct xlp_sample_cost *d, uint64_t on_cost)
+{
+	double T = sm->bound_ppm / 1e6, tick_cpu = (double)d->on_samples * (double)period;
+	/* threads that never left the CPU in the window told nothing of
+	 * their time at switch-outs: the ticks count it (both fall short) */
+	double cpu = (double)d->cpu_ns > tick_cpu ? (double)d->cpu_ns : tick_cpu;
+	double budget = T * cpu / (1 - T), off_all = (double)(d->cost_ns - on_cost) * every;
+	double k = 1, room, s;
+	struct adapt a = {.period = period, .every = every};
+
+	if (cpu <= 0)
+		return a; /* nothing ran: nothing to measure the rates by */
+	if (d->on_samples)
+		sm->pause = (double)on_cost / (double)d->on_samples;
+	if (off_all > budget / 2)
+		k = ceil(off_all / (budget / 2));
+	if (k > SAMPLER_MAX_EVERY) {
+		k = SAMPLER_MAX_EVERY;
+		a.over = true;
+	}
+	a.every = (uint32_t)k;
+	room = budget - off_all / k;
+	s = room > 0 ? cpu * sm->pause / room : (double)SAMPLER_MAX_PERIOD;
+	if (s > (double)SAMPLER_MAX_PERIOD) {
+		s = (double)SAMPLER_MAX_PERIOD;
+		a.over = true;
+	}
+	a.period = s < (double)sm->min_period ? sm->min_period : (uint64_t)s;
+	return a;
+}
+
+int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
+{
+	struct xlp_sampling_rec rec = {.h = {XLP_R_SAMPLING, sizeof(rec), 0}};
+	uint64_t period = session__sample_period(sm->sess), on_cost;
+	uint32_t every = session__offcpu_every(sm->sess);
+	struct xlp_sample_cost tot, d;
+	struct adapt a = {.period = period, .every = every};
+	int err;
+
+	if (!sm->bound_ppm || !period)
+		return 0;
+	err = session__sample_cost(sm->sess, &tot);
+	if (err)
+		return err;
+	d.cost_ns = tot.cost_ns - sm->win_cost.cost_ns;
+	d.on_samples = tot.on_samples - sm->win_cost.on_samples;
+	d.off_captures = tot.off_captures - sm->win_cost.off_captures;
+	d.off_samples = tot.off_samples - sm->win_cost.off_samples;
+	d.cpu_ns = tot.cpu_ns - sm->win_cost.cpu_ns;
+	if (!d.cost_ns && !d.on_samples && !d.off_samples && !d.cpu_ns && !last)
+		return 0;
+	/*
+	 * The programs time themselves as a whole; the split between on- and
+	 * off-CPU work is by count (the two walk the same stacks).
+	 */
+	on_cost = d.on_samples + d.off_captures
+			  ? (uint64_t)((double)d.cost_ns * (double)d.on_samples /
+				       (double)(d.on_samples + d.off_captures))
+			  : 0;
+	if (!last)
+		a = next_rates(sm, period, every, &d, on_cost);
+	rec.start_ns = sm->win_start;
+	rec.end_ns = now;
+	rec.period_ns = period;
+	rec.next_period_ns = a.period;
+	rec.cost_ns = d.cost_ns;
+	rec.on_samples = d.on_samples;
+	rec.off_captures = d.off_captures;
+	rec.off_samples = d.off_samples;
+	rec.bound_ppm = sm->bound_ppm;
+	rec.off_every = every;
+	rec.next_off_every = a.every;
+	rec.flags = (last ? XLP_SAMPLING_LAST : 0) | (a.over ? XLP_SAMPLING_OVER : 0);
+	err = sm->write(sm->ctx, &rec.h);
+	if (err)
+		return err;
+	sm->c.cost_ns += d.cost_ns;
+	sm->c.cpu_ns += d.cpu_ns;
+	sm->c.over_windows += a.over;
+	if (a.period > sm->c.max_period)
+		sm->c.max_period = a.period;
+	if (a.every > sm->c.max_every)
+		sm->c.max_every = a.every;
+	sm->win_cost = tot;
+	sm->win_start = now;
+	if (a.every != every)
+		session__set_offcpu_every(sm->sess, a.every);
+	if (a.period != period)
+		return session__set_sample_period(sm->sess, a.period);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #ifndef XLP_SAMPLER_H
 #define XLP_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "xlprobe.h"
 
@@ -22,7 +23,12 @@ struct sampler_counts {
 	uint64_t samples;
 	uint64_t stacks, syms;	       /* distinct ones written */
 	uint64_t frames, frames_named; /* frames of written stacks; of them, with a function name */
-	uint64_t stack_lost; /* samples with a stack the kernel could not keep or give back */
+	uint64_t stack_lost;   /* samples with a stack the kernel could not keep or give back */
+	uint64_t cost_ns;      /* sampling programs' time on traced threads, windows written */
+	uint64_t over_windows; /* windows in which no period met the bound */
+	uint64_t max_period;   /* the longest period chosen */
+	uint64_t cpu_ns;       /* the traced threads' CPU time the windows saw */
+	uint32_t max_every;    /* the rarest off-CPU stack rate chosen: 1 / this */
 };
 
 int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct sampler **out);
@@ -42,5 +48,21 @@ void sampler__add_pid(struct sampler *sm, int pid);
 int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec);
 
 void sampler__counts(const struct sampler *sm, struct sampler_counts *c);
+
+/*
+ * The adaptive period: never shorter than min_period_ns, with sampling
+ * costing the traced threads at most bound_ppm of their CPU time where a
+ * period can achieve it. now: CLOCK_MONOTONIC, when sampling starts.
+ */
+void sampler__set_bound(struct sampler *sm, uint64_t min_period_ns, uint32_t bound_ppm,
+			uint64_t now);
+
+/*
+ * Ends the window begun at the last call: writes its xlp_sampling_rec
+ * (cost, samples, period) and sets the next period. last: the recording's
+ * end (the period stays). Windows with nothing sampled write nothing
+ * unless last. Negative errno from the writer or the session.
+ */
+int sampler__adapt(struct sampler *sm, uint64_t now, bool last);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -36,6 +37,7 @@ struct session {
 	int nlinks;
 	/* record --sample: a perf event per CPU, owned by its link */
 	struct bpf_link **sample_links;
+	int *sample_fds; /* their perf events, whose period the sampler adapts */
 	int nsample;
 	struct func_link *flinks; /* uprobes, until detached */
 	size_t nflinks, cap_flinks;
@@ -456,7 +458,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	select_programs(s, vmlinux, &wanted);
 	if (opts->sample_hz) {
-		s->skel->rodata->cfg_sample_period_ns = 1000000000ull / opts->sample_hz;
+		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;
 	} else {
 		/* the stack maps are preallocated: 16 MB that nothing would use */
 		bpf_program__set_autoload(s->skel->progs.xlp_sample, false);
@@ -670,7 +672,7 @@ int session__emit_live(struct session *s, uint64_t now)
 
 int session__start_sampling(struct session *s, char *err, size_t errlen)
 {
-	uint64_t period = s->skel->rodata->cfg_sample_period_ns;
+	uint64_t period = s->skel->bss->sample_period_ns;
 	int ncpu = libbpf_num_possible_cpus(), e = 0;
 
 	if (!period || ncpu <= 0) {
@@ -678,7 +680,8 @@ int session__start_sampling(struct session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	s->sample_links = calloc(ncpu, sizeof(*s->sample_links));
-	if (!s->sample_links)
+	s->sample_fds = calloc(ncpu, sizeof(*s->sample_fds));
+	if (!s->sample_links || !s->sample_fds)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		/* software cpu-clock: there is no PMU in these VMs, nor on many devices */
@@ -707,9 +710,69 @@ int session__start_sampling(struct session *s, char *err, size_t errlen)
 				 cpu, strerror(-e));
 			return e;
 		}
+		s->sample_fds[s->nsample] = fd;
 		s->sample_links[s->nsample++] = l;
 	}
 	return 0;
+}
+
+uint64_t session__sample_period(struct session *s)
+{
+	return s->skel->bss->sample_period_ns;
+}
+
+int session__set_sample_period(struct session *s, uint64_t period_ns)
+{
+	int err = 0;
+
+	/* the programs' weight first: a tick of the new period is never
+	 * weighed with the old one for long (one tick per CPU at most) */
+	s->skel->bss->sample_period_ns = period_ns;
+	for (int i = 0; i < s->nsample; i++)
+		if (ioctl(s->sample_fds[i], PERF_EVENT_IOC_PERIOD, &period_ns) && !err)
+			err = -errno;
+	return err;
+}
+
+int session__set_offcpu_every(struct session *s, uint32_t every)
+{
+	s->skel->data->offcpu_every = every ? every : 1;
+	return 0;
+}
+
+uint32_t session__offcpu_every(struct session *s)
+{
+	return s->skel->data->offcpu_every;
+}
+
+int session__sample_cost(struct session *s, struct xlp_sample_cost *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct xlp_sample_cost *v;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map__lookup_elem(s->skel->maps.sample_cost, &zero, sizeof(zero), v,
+				 ncpu * sizeof(*v), 0)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (int i = 0; i < ncpu; i++) {
+		sum->cost_ns += v[i].cost_ns;
+		sum->on_samples += v[i].on_samples;
+		sum->off_captures += v[i].off_captures;
+		sum->off_samples += v[i].off_samples;
+		sum->cpu_ns += v[i].cpu_ns;
+	}
+cleanup:
+	free(v);
+	return err;
 }
 
 int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len)
@@ -729,6 +792,7 @@ void session__close(struct session *s)
 	for (int i = s->nsample - 1; i >= 0; i--)
 		bpf_link__destroy(s->sample_links[i]); /* closes its perf event */
 	free(s->sample_links);
+	free(s->sample_fds);
 	ring_buffer__free(s->rb);
 	session__detach_funcs(s, 0);
 	free(s->flinks);

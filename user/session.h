@@ -86,6 +86,16 @@ int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint6
  */
 int session__start_sampling(struct session *s, char *err, size_t errlen);
 
+/* The sampling period in force (ns; 0: not sampling). */
+uint64_t session__sample_period(struct session *s);
+/* A new period for the perf events and the off-CPU clock. Negative errno. */
+int session__set_sample_period(struct session *s, uint64_t period_ns);
+/* The off-CPU stacks' rate: taken at a switch-out with chance 1 / every. */
+int session__set_offcpu_every(struct session *s, uint32_t every);
+uint32_t session__offcpu_every(struct session *s);
+/* What sampling has cost so far (struct xlp_sample_cost summed over CPUs). */
+int session__sample_cost(struct session *s, struct xlp_sample_cost *sum);
+
 /*
  * The frames of a stack the sampling program stored (id as in its
  * sample record, minus one): user stacks as struct bpf_stack_build_id,

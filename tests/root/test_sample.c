@@ -22,6 +22,22 @@ static void paths(void)
 	xt_out("tests/workloads/stacks", wl, sizeof(wl));
 }
 
+/* record -q -o trace OPTS... -- stacks ARGS... (NULL-terminated lists); the exit code. */
+static int record_with(const char *trace, const char *const *opts, const char *const *args)
+{
+	char *argv[32] = {xl, "record", "-q", "-o", (char *)trace};
+	int n = 5;
+
+	for (; opts && *opts && n < 20; opts++)
+		argv[n++] = (char *)*opts;
+	argv[n++] = "--";
+	argv[n++] = wl;
+	for (; args && *args && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	return xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+}
+
 /* record [extra] -- stacks --ms 400 into trace; the exit code. */
 static int record(const char *trace, const char *extra)
 {
@@ -64,7 +80,7 @@ static long folded_count(const char *folded, const char *chain, long *total)
 TEST(sampled_stacks_name_the_burning_chain)
 {
 	const char *trace = xt_tmp_path("chain.xlp");
-	char *ex[] = {xl, "export", "--folded", (char *)trace, NULL};
+	char *ex[] = {xl, "export", "--folded", "--on-cpu", (char *)trace, NULL};
 	long total, chain, side;
 	int rc;
 
@@ -161,11 +177,149 @@ TEST(sampling_by_default_without_marked_functions)
 	XT_CHECK_MESSAGE(err, "has no stack samples: record with --sample");
 }
 
+/* Ticks on folded lines that hold every one of the words. */
+static long folded_with(const char *folded, const char *w1, const char *w2)
+{
+	long hits = 0;
+	const char *line = folded;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n'), *sp;
+		char buf[8192];
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = 0;
+			sp = strrchr(buf, ' ');
+			if (sp && strstr(buf, w1) && (!w2 || strstr(buf, w2)))
+				hits += strtol(sp + 1, NULL, 10);
+		}
+		line += len + !!nl;
+	}
+	return hits;
+}
+
+/*
+ * Off the CPU: the stack a thread leaves the CPU with, charged with the
+ * wait's length (ticks of the sampling period it spans) and its reason.
+ * 300 ms of 10 ms nanosleeps are 300 ticks at 999 Hz, a read of a pipe the
+ * same; the wait's reason is the one the accounting gives (timer, ipc).
+ */
+TEST(offcpu_waits_sampled_with_their_length_and_reason)
+{
+	const char *trace = xt_tmp_path("offcpu.xlp");
+	const char *opts[] = {"--sample", NULL};
+	const char *args[] = {"--ms", "50", "--sleep-ms", "300", "--pipe-ms", "300", NULL};
+	char *ex[] = {xl, "export", "--folded", "--off-cpu", (char *)trace, NULL};
+	long nap, pipe, nap_other;
+	int rc;
+
+	paths();
+	rc = record_with(trace, opts, args);
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	rc = xt_run(ex, 30000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "export exit %d: %s", rc, err);
+	nap = folded_with(out, ";main;nap;", ";[off-cpu: timer]");
+	nap_other = folded_with(out, ";main;nap;", NULL) - nap -
+		    folded_with(out, ";main;nap;", ";[off-cpu: cpu_wait]");
+	pipe = folded_with(out, ";main;pipe_wait;read;", ";[off-cpu: ipc]");
+	fprintf(stderr, "  ticks: nap/timer %ld, pipe_wait;read/ipc %ld\n", nap, pipe);
+	/* each 10 ms sleep spans 10 or 11 ticks; the time to get a CPU back
+	 * after it is cpu_wait, not timer: the sum stays near 300 */
+	CHECK(nap >= 240 && nap <= 390, "nap: %ld ticks of timer sleep for 300 ms:\n%s", nap, out);
+	/* the child's 10 ms timer paces the pipe: getting the CPU back after
+	 * each byte is cpu_wait, so ipc may fall short of 300, never far */
+	CHECK(pipe >= 150 && pipe <= 390, "pipe_wait: %ld ticks of ipc for 300 ms:\n%s", pipe, out);
+	CHECK(nap_other == 0, "nap's sleep charged to another reason (%ld ticks):\n%s", nap_other,
+	      out);
+	/* the off-CPU stacks are the thread's: xlprobe's own frames are cut */
+	CHECK(!strstr(out, "bpf_prog_") && !strstr(out, "bpf_trace_run"),
+	      "the tracer's frames in the stacks:\n%s", out);
+}
+
+/*
+ * The adaptive period (PerfProbe III-B): with a bound far below what a
+ * sample costs at the floor period, the recorder lengthens the period, the
+ * samples weigh the new period, and the sampling records account for every
+ * sample the trace holds.
+ */
+TEST(sampling_period_adapts_to_the_bound_and_every_sample_is_accounted)
+{
+	const char *trace = xt_tmp_path("adapt.xlp");
+	const char *opts[] = {"--sample-overhead", "0.1", NULL};
+	const char *args[] = {"--ms", "1500", NULL};
+	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	unsigned long long on_recs = 0, off_recs = 0, on_sum = 0, off_sum = 0, longest = 0;
+	unsigned long long heavy = 0, last = 0, v;
+	const char *p;
+	int rc;
+
+	paths();
+	rc = record_with(trace, opts, args);
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	rc = xt_run(dump, 30000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "dump exit %d: %s", rc, err);
+	for (p = strstr(out, "\nsample "); p; p = strstr(p + 1, "\nsample ")) {
+		const char *w = strstr(p, " weight_ns=");
+		bool off = strstr(p, "kind=\"off_cpu\"") &&
+			   strstr(p, "kind=\"off_cpu\"") < strchr(p + 1, '\n');
+
+		off ? off_recs++ : on_recs++;
+		if (!off && w && sscanf(w, " weight_ns=%llu", &v) == 1 && v > 1001001)
+			heavy++;
+	}
+	for (p = strstr(out, "\nsampling "); p; p = strstr(p + 1, "\nsampling ")) {
+		if (sscanf(strstr(p, " on_samples="), " on_samples=%llu", &v) == 1)
+			on_sum += v;
+		if (sscanf(strstr(p, " off_samples="), " off_samples=%llu", &v) == 1)
+			off_sum += v;
+		if (sscanf(strstr(p, " next_period_ns="), " next_period_ns=%llu", &v) == 1 &&
+		    v > longest)
+			longest = v;
+		last += strstr(p, "flags=last") && strstr(p, "flags=last") < strchr(p + 1, '\n');
+	}
+	fprintf(stderr,
+		"  on-CPU samples %llu (windows say %llu), %llu weigh more than 1 ms; off-CPU %llu "
+		"(%llu); longest period %.3f ms\n",
+		on_recs, on_sum, heavy, off_recs, off_sum, longest / 1e6);
+	CHECK(last == 1, "%llu sampling records flagged last", last);
+	CHECK(longest > 1001001, "the period never grew past the floor: %llu ns", longest);
+	CHECK(heavy > 0, "no on-CPU sample weighs the longer period");
+	/* samples taken as the recording stops may miss the last drain, never
+	 * the other way round: a record without its count is an error */
+	CHECK(on_sum >= on_recs && on_sum - on_recs <= 8, "on-CPU: %llu records, %llu counted",
+	      on_recs, on_sum);
+	CHECK(off_sum >= off_recs && off_sum - off_recs <= 8, "off-CPU: %llu records, %llu counted",
+	      off_recs, off_sum);
+}
+
+/* --interaction alone still leaves the other functions to the samples. */
+TEST(sampling_by_default_beside_an_interaction)
+{
+	const char *trace = xt_tmp_path("inter.xlp");
+	char spec[300];
+	const char *opts[] = {"-i", spec, NULL};
+	char *ex[] = {xl, "export", "--folded", (char *)trace, NULL};
+	long total;
+	int rc;
+
+	paths();
+	snprintf(spec, sizeof(spec), "%s:outer", wl);
+	rc = record_with(trace, opts, NULL);
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	rc = xt_run(ex, 30000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0 && folded_count(out, ";inner_loop", &total) > 0, "export exit %d: %s", rc,
+	      err);
+}
+
 TEST(export_refuses_what_it_cannot_do)
 {
 	char *nofmt[] = {xl, "export", "x.xlp", NULL};
 	char *nofile[] = {xl, "export", "--folded", "/nonexistent/t.xlp", NULL};
 	char *badfreq[] = {xl, "record", "-F", "0", "--", "/bin/true", NULL};
+	char *badbound[] = {xl, "record", "--sample-overhead", "0", "--", "/bin/true", NULL};
+	char *bigbound[] = {xl, "record", "--sample-overhead", "60%", "--", "/bin/true", NULL};
 	int rc;
 
 	paths();
@@ -178,6 +332,12 @@ TEST(export_refuses_what_it_cannot_do)
 	rc = xt_run(badfreq, 10000, out, sizeof(out), err, sizeof(err));
 	CHECK(rc == 2, "exit %d", rc);
 	XT_CHECK_MESSAGE(err, "bad --freq '0'");
+	rc = xt_run(badbound, 10000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 2, "exit %d", rc);
+	XT_CHECK_MESSAGE(err, "bad --sample-overhead '0'");
+	rc = xt_run(bigbound, 10000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 2, "exit %d", rc);
+	XT_CHECK_MESSAGE(err, "at most 50");
 }
 
 TEST_MAIN()

@@ -7,14 +7,25 @@
  *                                           the time given (checked every
  *                                           2^16 iterations)
  *   main -> outer -> side                   a tenth of that time, the same way
+ *   main -> nap                             --sleep-ms N: asleep N ms in 10 ms
+ *                                           nanosleeps (off the CPU: timer)
+ *   main -> pipe_wait                       --pipe-ms N: blocked N ms reading a
+ *                                           pipe a child writes a byte to every
+ *                                           10 ms (off the CPU: ipc)
  *
- *   stacks [--ms N]      (default 400 ms in inner_loop)
+ *   main -> dive x 60 -> deep_loop          --deep-ms N: N ms of CPU 60 frames
+ *                                           down (a sample's stack walk costs
+ *                                           more there: make bench, section 7)
+ *
+ *   stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--deep-ms N]
+ *                                           (default 400 ms in inner_loop)
  *
  * Built with frame pointers (WL_CFLAGS): the chain is what a frame-pointer
  * unwinder sees from any instruction of inner_loop's loop. Prints
  * "DONE <iterations>" (so the loop cannot be optimised away).
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
+#include <sys/wait.h>
 
 static volatile uint64_t sink;
 
@@ -63,16 +74,70 @@ MARKED uint64_t outer(uint64_t ns)
 	return middle(ns) + side(ns / 10);
 }
 
+MARKED void nap(uint64_t ms)
+{
+	for (uint64_t i = 0; i < ms / 10; i++)
+		wl_sleep_ns(10 * NS_PER_MS);
+}
+
+MARKED void pipe_wait(uint64_t ms)
+{
+	int fd[2];
+	pid_t child;
+	char c;
+
+	if (pipe(fd))
+		wl_die("pipe");
+	child = fork();
+	if (child < 0)
+		wl_die("fork");
+	if (!child) {
+		close(fd[0]);
+		for (uint64_t i = 0; i < ms / 10; i++) {
+			wl_sleep_ns(10 * NS_PER_MS);
+			if (!wl_write_all(fd[1], "x", 1))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fd[1]);
+	for (uint64_t i = 0; i < ms / 10; i++)
+		if (!wl_read_full(fd[0], &c, 1))
+			wl_die("read from the pipe");
+	close(fd[0]);
+	waitpid(child, NULL, 0);
+}
+
+MARKED uint64_t deep_loop(uint64_t ns)
+{
+	return spin_for(ns, 3);
+}
+
+MARKED uint64_t dive(int depth, uint64_t ns)
+{
+	return (depth ? dive(depth - 1, ns) : deep_loop(ns)) + (sink & 1);
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t ms = 400;
+	uint64_t ms = 400, sleep_ms = 0, pipe_ms = 0, deep_ms = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ms") && i + 1 < argc)
 			ms = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--sleep-ms") && i + 1 < argc)
+			sleep_ms = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--pipe-ms") && i + 1 < argc)
+			pipe_ms = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--deep-ms") && i + 1 < argc)
+			deep_ms = strtoull(argv[++i], NULL, 10);
 		else
-			wl_die("usage: stacks [--ms N]");
+			wl_die("usage: stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--deep-ms N]");
 	}
 	printf("DONE %llu\n", (unsigned long long)outer(ms * NS_PER_MS));
+	if (deep_ms)
+		printf("DEEP %llu\n", (unsigned long long)dive(60, deep_ms * NS_PER_MS));
+	nap(sleep_ms);
+	pipe_wait(pipe_ms);
 	return 0;
 }
