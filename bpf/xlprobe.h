@@ -338,6 +338,7 @@ struct xlp_sampling_rec {
 	__u64 on_samples;	/* on-CPU samples taken */
 	__u64 off_captures;	/* stacks taken as traced threads left a CPU */
 	__u64 off_samples;	/* off-CPU samples sent */
+	__u64 cpu_ns;		/* the traced threads' CPU time the bound is a share of */
 	__u32 bound_ppm;	/* the overhead bound T, parts per million */
 	__u32 flags;		/* XLP_SAMPLING_* */
 	__u32 off_every;	/* a switch-out's stacks were taken with chance 1 / this */
@@ -465,7 +466,7 @@ _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
-_Static_assert(sizeof(struct xlp_sampling_rec) == 88, "xlp_sampling_rec layout");
+_Static_assert(sizeof(struct xlp_sampling_rec) == 96, "xlp_sampling_rec layout");
 _Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
 _Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");
 _Static_assert(sizeof(struct xlp_sym_rec) == 24, "xlp_sym_rec layout");

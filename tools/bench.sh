@@ -19,6 +19,9 @@
 #   6. a real application: PostgreSQL 15's pgbench throughput alone / under
 #      xlprobe record -p on its backend (scheduler only, and with a probe
 #      set) / under perf record of the same scheduler tracepoints
+#   7. stack sampling: a pinned CPU-bound run alone / sampled at the default
+#      bound / at a fixed 999 Hz, and the cost per window the trace records
+#      as the stack depth (the cost per sample) changes
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -294,8 +297,9 @@ run_pp() {
 		timeout -k 5 "$RUN_TIMEOUT" "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
 		;;
 	xl)
+		# the scheduler accounting alone: sampling is section 7's
 		"${ON_TRACER_CPUS[@]}" timeout -k 5 "$RUN_TIMEOUT" "$XLPROBE" record -q -o "$TMP/pp.xlp" \
-			-- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+			--no-sample -- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
 		;;
 	xlf)
 		"${ON_TRACER_CPUS[@]}" timeout -k 5 "$RUN_TIMEOUT" "$XLPROBE" record -q -o "$TMP/pp.xlp" \
@@ -314,7 +318,7 @@ run_pp() {
 # launched command is a shell that runs pingpong, then waits in a sleep we
 # kill afterwards. Writes $TMP/stats.$1 and $TMP/cpu.$1 (reader CPU ns).
 stats_pp() {
-	local v=$1 out=$TMP/ppstats.out xl func=()
+	local v=$1 out=$TMP/ppstats.out xl func=(--no-sample)
 
 	# --probe-forks: pingpong is a child of the launched shell
 	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip" --probe-forks)
@@ -956,6 +960,70 @@ if [ "$PG_UP" = 1 ]; then
 fi
 [ -n "$PG_DIR" ] && pg_teardown
 [ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
+
+echo
+echo "== 7. Stack sampling: what it costs, and its bound (PerfProbe III-B) =="
+STACKS=$OUT/tests/workloads/stacks
+if [ ! -x "$STACKS" ]; then
+	echo "n/a: $STACKS not built (make build-tests)"
+else
+	# wall time of a pinned CPU-bound run: alone / under record --sample at
+	# the default bound (3 %) and at -F 999 with the bound off (50 %)
+	declare -A SM_RUNS=([alone]="" [bound]="" [fixed]="")
+	declare -A SM_LABEL=([alone]="alone" [bound]="xlprobe record --sample (bound 3 %)"
+		[fixed]="xlprobe record --sample --sample-overhead 50 (999 Hz)")
+	sm_run() {
+		local t0 t1 rec=()
+		case $1 in
+		bound) rec=("$XLPROBE" record -q --sample -o "$TMP/sm.xlp" --) ;;
+		fixed) rec=("$XLPROBE" record -q --sample --sample-overhead 50 -o "$TMP/sm.xlp" --) ;;
+		esac
+		t0=$(date +%s%N)
+		timeout -k 5 "$RUN_TIMEOUT" "${rec[@]}" taskset -c "$WCPU" "$STACKS" --ms 2000 \
+			>/dev/null 2>>"$LOG" || { RES=""; return; }
+		t1=$(date +%s%N)
+		RES=$(((t1 - t0) / 1000000))
+	}
+	for ((r = 0; r < REPS; r++)); do
+		for v in alone bound fixed; do
+			sm_run "$v"
+			[ -n "$RES" ] && SM_RUNS[$v]+="$RES "
+		done
+	done
+	# shellcheck disable=SC2086
+	sbase=$(median ${SM_RUNS[alone]})
+	printf '%-58s %9s %8s  %s\n' "variant (stacks --ms 2000, pinned)" "wall ms" "ratio" "runs"
+	for v in alone bound fixed; do
+		# shellcheck disable=SC2086
+		m=$(median ${SM_RUNS[$v]})
+		printf '%-58s %9s %8s  %s\n' "${SM_LABEL[$v]}" "$m" \
+			"$(calc 'printf "%.3f", a / b' "$m" "$sbase")" "${SM_RUNS[$v]:-(failed)}"
+	done
+	# what the trace says sampling cost, per window: a phase of shallow
+	# stacks then one 60 frames deep (a dearer walk) at a 0.5 % bound
+	if "$XLPROBE" record -q --sample-overhead 0.5 -o "$TMP/smd.xlp" -- taskset -c "$WCPU" \
+		"$STACKS" --ms 1500 --deep-ms 1500 >/dev/null 2>>"$LOG"; then
+		echo "bound 0.5 %, 1.5 s shallow then 1.5 s deep; per window (period, cost per on-CPU sample, cost / CPU):"
+		"$XLPROBE" dump "$TMP/smd.xlp" | awk '
+			$1 == "sampling" {
+				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+				n++
+				o = v["cpu_ns"] > 0 ? 100 * v["cost_ns"] / v["cpu_ns"] : 0
+				printf "  %2d  period %7.2f ms -> %7.2f ms  %6.1f us/sample  %5.2f %%%s\n", n,
+					v["period_ns"] / 1e6, v["next_period_ns"] / 1e6,
+					v["on_samples"] ? v["cost_ns"] / v["on_samples"] / 1e3 : 0, o,
+					n == 1 ? "  (the floor period, before any measure)" : ""
+				if (n > 1) { c += v["cost_ns"]; u += v["cpu_ns"]; if (o > mx) mx = o }
+			}
+			END {
+				if (u > 0)
+					printf "after the first window: cost / CPU %.2f %%, the worst window %.2f %%; bound 0.5 %%: %s\n",
+						100 * c / u, mx, (100 * c / u <= 0.5) ? "met" : "OVER"
+			}'
+	else
+		echo "n/a: the recording failed (see the log)"
+	fi
+fi
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
 notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)

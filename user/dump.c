@@ -377,6 +377,7 @@ static void rec_sampling(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "on_samples", r->on_samples);
 	field_u64(d, "off_captures", r->off_captures);
 	field_u64(d, "off_samples", r->off_samples);
+	field_u64(d, "cpu_ns", r->cpu_ns);
 	field_u64(d, "bound_ppm", r->bound_ppm);
 	field_u64(d, "off_every", r->off_every);
 	field_u64(d, "next_off_every", r->next_off_every);

@@ -375,6 +375,7 @@ void sampler__set_bound(struct sampler *sm, uint64_t min_period_ns, uint32_t bou
 #define SAMPLER_MAX_EVERY 65536u	 /* then the off-CPU stacks are as good as off */
 
 struct adapt {
+	double cpu;
 	uint64_t period;
 	uint32_t every;
 	bool over;
@@ -389,7 +390,7 @@ static struct adapt next_rates(struct sampler *sm, uint64_t period, uint32_t eve
 	double cpu = (double)d->cpu_ns > tick_cpu ? (double)d->cpu_ns : tick_cpu;
 	double budget = T * cpu / (1 - T), off_all = (double)(d->cost_ns - on_cost) * every;
 	double k = 1, room, s;
-	struct adapt a = {.period = period, .every = every};
+	struct adapt a = {.cpu = cpu, .period = period, .every = every};
 
 	if (cpu <= 0)
 		return a; /* nothing ran: nothing to measure the rates by */
@@ -451,6 +452,8 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 	rec.on_samples = d.on_samples;
 	rec.off_captures = d.off_captures;
 	rec.off_samples = d.off_samples;
+	rec.cpu_ns = last ? (d.cpu_ns > d.on_samples * period ? d.cpu_ns : d.on_samples * period)
+			  : (uint64_t)a.cpu;
 	rec.bound_ppm = sm->bound_ppm;
 	rec.off_every = every;
 	rec.next_off_every = a.every;
@@ -459,7 +462,7 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 	if (err)
 		return err;
 	sm->c.cost_ns += d.cost_ns;
-	sm->c.cpu_ns += d.cpu_ns;
+	sm->c.cpu_ns += rec.cpu_ns;
 	sm->c.over_windows += a.over;
 	if (a.period > sm->c.max_period)
 		sm->c.max_period = a.period;
