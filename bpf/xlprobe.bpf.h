@@ -452,16 +452,17 @@ static __always_inline struct xlp_sample_cost *sample_cost_add(__u64 t0)
 static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 {
 	__u32 every = offcpu_every, zero = 0;
+	/* one lookup for the CPU time and the cost: this runs at every switch */
 	struct xlp_sample_cost *c = bpf_map_lookup_elem(&sample_cost, &zero);
 	__u64 t0;
 	long u, k;
 
-	/* the traced threads' CPU time, which the bound is a share of */
-	if (c) {
-		c->cpu_ns += t->c[XLP_C_CPU_RUN] - t->cpu_told;
-		t->cpu_told = t->c[XLP_C_CPU_RUN];
-	}
 	t->off_valid = 0;
+	if (!c)
+		return;
+	/* the traced threads' CPU time, which the bound is a share of */
+	c->cpu_ns += t->c[XLP_C_CPU_RUN] - t->cpu_told;
+	t->cpu_told = t->c[XLP_C_CPU_RUN];
 	if (every > 1 && bpf_get_prandom_u32() % every)
 		return;
 	t0 = bpf_ktime_get_ns();
@@ -472,9 +473,8 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 	t->off_kstack = k >= 0 ? (__u32)k + 1 : 0;
 	t->off_kerr = k >= 0 ? 0 : (__s32)k;
 	t->off_valid = every ? every : 1;
-	c = sample_cost_add(t0);
-	if (c)
-		c->off_captures++;
+	c->cost_ns += bpf_ktime_get_ns() - t0;
+	c->off_captures++;
 }
 
 /*

@@ -229,6 +229,24 @@ TEST(offcpu_waits_sampled_with_their_length_and_reason)
 	      "the tracer's frames in the stacks:\n%s", out);
 }
 
+/* Whether the dump line that starts at p (a '\n') holds word. */
+static bool line_has(const char *p, const char *word)
+{
+	const char *w = strstr(p, word), *e = strchr(p + 1, '\n');
+
+	return w && (!e || w < e);
+}
+
+/* The number after key ("KEY=") on the dump line at p; 0 when absent. */
+static unsigned long long line_u64(const char *p, const char *key)
+{
+	unsigned long long v = 0;
+
+	if (line_has(p, key))
+		sscanf(strstr(p, key) + strlen(key), "%llu", &v);
+	return v;
+}
+
 /*
  * The adaptive period (PerfProbe III-B): with a bound far below what a
  * sample costs at the floor period, the recorder lengthens the period, the
@@ -252,23 +270,17 @@ TEST(sampling_period_adapts_to_the_bound_and_every_sample_is_accounted)
 	rc = xt_run(dump, 30000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "dump exit %d: %s", rc, err);
 	for (p = strstr(out, "\nsample "); p; p = strstr(p + 1, "\nsample ")) {
-		const char *w = strstr(p, " weight_ns=");
-		bool off = strstr(p, "kind=\"off_cpu\"") &&
-			   strstr(p, "kind=\"off_cpu\"") < strchr(p + 1, '\n');
+		bool off = line_has(p, "kind=\"off_cpu\"");
 
 		off ? off_recs++ : on_recs++;
-		if (!off && w && sscanf(w, " weight_ns=%llu", &v) == 1 && v > 1001001)
-			heavy++;
+		heavy += !off && line_u64(p, " weight_ns=") > 1001001;
 	}
 	for (p = strstr(out, "\nsampling "); p; p = strstr(p + 1, "\nsampling ")) {
-		if (sscanf(strstr(p, " on_samples="), " on_samples=%llu", &v) == 1)
-			on_sum += v;
-		if (sscanf(strstr(p, " off_samples="), " off_samples=%llu", &v) == 1)
-			off_sum += v;
-		if (sscanf(strstr(p, " next_period_ns="), " next_period_ns=%llu", &v) == 1 &&
-		    v > longest)
-			longest = v;
-		last += strstr(p, "flags=last") && strstr(p, "flags=last") < strchr(p + 1, '\n');
+		on_sum += line_u64(p, " on_samples=");
+		off_sum += line_u64(p, " off_samples=");
+		v = line_u64(p, " next_period_ns=");
+		longest = v > longest ? v : longest;
+		last += line_has(p, "flags=last");
 	}
 	fprintf(stderr,
 		"  on-CPU samples %llu (windows say %llu), %llu weigh more than 1 ms; off-CPU %llu "
@@ -311,24 +323,23 @@ TEST(export_refuses_what_it_cannot_do)
 	char *badfreq[] = {xl, "record", "-F", "0", "--", "/bin/true", NULL};
 	char *badbound[] = {xl, "record", "--sample-overhead", "0", "--", "/bin/true", NULL};
 	char *bigbound[] = {xl, "record", "--sample-overhead", "60%", "--", "/bin/true", NULL};
-	int rc;
+	const struct {
+		char **argv;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{nofmt, 2, "no format given"},	{nofile, 1, "/nonexistent/t.xlp"},
+		{badfreq, 2, "bad --freq '0'"}, {badbound, 2, "bad --sample-overhead '0'"},
+		{bigbound, 2, "at most 50"},
+	};
 
 	paths();
-	rc = xt_run(nofmt, 10000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 2, "exit %d", rc);
-	XT_CHECK_MESSAGE(err, "no format given");
-	rc = xt_run(nofile, 10000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 1, "exit %d", rc);
-	XT_CHECK_MESSAGE(err, "/nonexistent/t.xlp");
-	rc = xt_run(badfreq, 10000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 2, "exit %d", rc);
-	XT_CHECK_MESSAGE(err, "bad --freq '0'");
-	rc = xt_run(badbound, 10000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 2, "exit %d", rc);
-	XT_CHECK_MESSAGE(err, "bad --sample-overhead '0'");
-	rc = xt_run(bigbound, 10000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 2, "exit %d", rc);
-	XT_CHECK_MESSAGE(err, "at most 50");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = xt_run(cases[i].argv, 10000, out, sizeof(out), err, sizeof(err));
+
+		CHECK(rc == cases[i].rc, "%s %s: exit %d", cases[i].argv[1], cases[i].argv[2], rc);
+		XT_CHECK_MESSAGE(err, cases[i].msg);
+	}
 }
 
 TEST_MAIN()
