@@ -176,6 +176,10 @@ struct xa_critical {
 	size_t nchain;
 	bool surrogate; /* found as a surrogate of another split, not by the tree */
 	uint32_t ran;	/* runs that called it (step 2 samples every run) */
+	/* never marked: its times are estimated from stack samples, known to
+	 * res_ns (the longest sampling period, times the off-CPU thinning) */
+	bool sampled;
+	double res_ns;
 	struct xa_step2 s2;
 	struct xa_peer peer; /* most frequent IPC waker in slow samples */
 	struct xa_evidence ev;

@@ -13,14 +13,60 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
+static uint64_t func_hash(const char *sym, const char *bin)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *p = sym; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull; /* no byte of a C string */
+	for (const char *p = bin; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+/* Slot of (sym, bin) in the index: its entry, or the empty one to fill. */
+static uint32_t *func_slot(const struct dataset *ds, const char *sym, const char *bin)
+{
+	size_t mask = ds->fidx_cap - 1, j = func_hash(sym, bin) & mask;
+
+	for (;; j = (j + 1) & mask) {
+		const struct ds_func *f = ds->fidx[j] ? &ds->funcs[ds->fidx[j] - 1] : NULL;
+
+		if (!f || (!strcmp(f->symbol, sym) && !strcmp(f->binary, bin)))
+			return &ds->fidx[j];
+	}
+}
+
+/* Kept at most half full: sampled stacks name thousands of functions. */
+static int func_index_grow(struct dataset *ds)
+{
+	size_t cap = ds->fidx_cap ? 2 * ds->fidx_cap : 256;
+	uint32_t *old = ds->fidx;
+
+	ds->fidx = calloc(cap, sizeof(*ds->fidx));
+	if (!ds->fidx) {
+		ds->fidx = old;
+		return -ENOMEM;
+	}
+	ds->fidx_cap = cap;
+	for (size_t i = 0; i < ds->nfuncs; i++)
+		*func_slot(ds, ds->funcs[i].symbol, ds->funcs[i].binary) = (uint32_t)i + 1;
+	free(old);
+	return 0;
+}
+
 int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 {
 	const char *sym = symbol ? symbol : "?", *bin = base_name(binary);
 	struct ds_func *f;
+	uint32_t *slot;
 
-	for (size_t i = 0; i < ds->nfuncs; i++)
-		if (!strcmp(ds->funcs[i].symbol, sym) && !strcmp(ds->funcs[i].binary, bin))
-			return (int)i;
+	if (2 * (ds->nfuncs + 1) > ds->fidx_cap && func_index_grow(ds))
+		return -ENOMEM;
+	slot = func_slot(ds, sym, bin);
+	if (*slot)
+		return (int)*slot - 1;
 	if (ds->nfuncs == ds->func_cap) {
 		size_t cap = ds->func_cap ? 2 * ds->func_cap : 64;
 		struct ds_func *nf = realloc(ds->funcs, cap * sizeof(*nf));
@@ -34,12 +80,14 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 	f->symbol = strdup(sym);
 	f->binary = strdup(bin);
 	f->path = strdup(binary ? binary : "");
+	f->sampled = f->root = false;
 	if (!f->symbol || !f->binary || !f->path) {
 		free(f->symbol);
 		free(f->binary);
 		free(f->path);
 		return -ENOMEM;
 	}
+	*slot = (uint32_t)ds->nfuncs + 1;
 	return (int)ds->nfuncs++;
 }
 
@@ -139,7 +187,16 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 		snprintf(err, errlen, "out of memory: analyse fewer traces");
 		goto cleanup;
 	}
+	for (size_t i = 0; i < npaths; i++) {
+		ret = ds_read_samples(ds, i, err, errlen);
+		if (ret)
+			goto cleanup;
+	}
 	ret = read_times(ds, err, errlen);
+	if (!ret && ds_sample_times(ds)) {
+		snprintf(err, errlen, "out of memory: analyse fewer traces");
+		ret = -ENOMEM;
+	}
 	if (ret)
 		goto cleanup;
 	*out = ds;
@@ -173,6 +230,10 @@ void dataset__free(struct dataset *ds)
 	free(ds->seg);
 	free(ds->time);
 	free(ds->ncalls);
+	free(ds->smp);
+	free(ds->sst);
+	free(ds->sfr);
+	free(ds->fidx);
 	free(ds);
 }
 
@@ -214,6 +275,11 @@ uint32_t dataset__features(const struct dataset *ds)
 const struct ds_drops *dataset__drops(const struct dataset *ds)
 {
 	return &ds->drops;
+}
+
+const struct ds_sample_info *dataset__samples(const struct dataset *ds)
+{
+	return &ds->sinfo;
 }
 
 size_t dataset__nfiles(const struct dataset *ds)

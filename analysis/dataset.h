@@ -33,6 +33,10 @@ struct ds_func {
 	char *symbol;
 	char *binary; /* basename */
 	char *path;   /* binary as recorded (first file that has the function) */
+	/* not marked: its time in a run is estimated from the stack samples
+	 * it is on (dataset_samples.c), and path is the binary's basename */
+	bool sampled;
+	bool root; /* sampled, on every sample of every launch: names nothing */
 };
 
 struct ds_run {
@@ -60,6 +64,19 @@ struct ds_drops {
 	uint64_t forks_late, fork_window_max_ns, forks_unprobed;
 	size_t ntruncated; /* files without a valid footer */
 	size_t ndamaged;   /* files with a footer that does not match what was read */
+};
+
+/* Stack samples (record --sample), summed over the files. */
+struct ds_sample_info {
+	uint64_t samples;	 /* read */
+	uint64_t in_runs;	 /* placed in a run (one per run it belongs to) */
+	uint64_t unplaced;	 /* in a run, but no stack under the interaction frame */
+	uint64_t malformed;	 /* skipped: ids out of order, frames past their record */
+	uint64_t weight_in_runs; /* ns the samples in runs stand for */
+	uint64_t roots;		 /* functions on every sample of every launch */
+	/* what one sample can stand for at most: the longest period times the
+	 * off-CPU thinning (xlp_sampling_rec); sampled times are known to it */
+	uint64_t resolution_ns;
 };
 
 struct ds_file_info {
@@ -93,6 +110,7 @@ uint32_t dataset__ncalls(const struct dataset *ds, size_t r, size_t f);
 /* XLP_FEAT_* present in every file. */
 uint32_t dataset__features(const struct dataset *ds);
 const struct ds_drops *dataset__drops(const struct dataset *ds);
+const struct ds_sample_info *dataset__samples(const struct dataset *ds);
 size_t dataset__nfiles(const struct dataset *ds);
 const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
 

@@ -18,6 +18,18 @@ struct ds_file {
 	size_t run_off, nruns;	 /* runs of this file, sorted by (pid, start) */
 };
 
+/* A sample in a run: its stack's functions under the interaction. */
+struct ds_smp {
+	uint32_t run;
+	uint32_t stack; /* into dataset.sst, DS_NONE: no function to name */
+	uint64_t weight;
+	uint32_t reason; /* enum xlp_ctr: CPU_RUN on a CPU, else the wait's */
+};
+
+struct ds_sstack {
+	uint32_t off, n; /* dataset.sfr[off .. off + n) */
+};
+
 struct dataset {
 	struct dataset_opts opts;
 	struct ds_file *files;
@@ -36,10 +48,47 @@ struct dataset {
 	uint32_t *ncalls; /* nruns x nfuncs */
 	uint32_t features;
 	struct ds_drops drops;
+	/* stack samples placed in runs (dataset_samples.c) */
+	struct ds_smp *smp;
+	size_t nsmp, smp_cap;
+	struct ds_sstack *sst;
+	size_t nsst, sst_cap;
+	uint32_t *sfr; /* frames of sst: dataset functions or DS_NONE, innermost first */
+	size_t nsfr, sfr_cap;
+	struct ds_sample_info sinfo;
+	uint32_t *fidx; /* open addressing over (symbol, binary): function index + 1 */
+	size_t fidx_cap;
 };
 
 /* Index of (symbol, basename(binary)) in ds->funcs, added if new; -ENOMEM. */
 int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary);
+
+/* Pass over the stack samples of file fi, after the runs' windows are set. */
+int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen);
+/* Adds the sampled functions' times to ds->time / ds->ncalls (allocated). */
+int ds_sample_times(struct dataset *ds);
+
+static inline bool ds_func_sampled(const struct dataset *ds, uint32_t g)
+{
+	return ds->funcs[g].sampled && !ds->funcs[g].root;
+}
+
+static inline bool ds_func_root(const struct dataset *ds, uint32_t g)
+{
+	return ds->funcs[g].root;
+}
+
+/* For every sample and every distinct sampled function f on it with slot[f]
+ * >= 0 (every one when slot is NULL; slot then passes f): fn(). */
+int ds_each_sampled(const struct dataset *ds, const int32_t *slot,
+		    void (*fn)(void *ctx, const struct ds_smp *s, int32_t slot), void *ctx);
+/* For every sample, every ancestor a (slot[a] >= 0, its outermost frame) and
+ * every sampled function c below it (once): pair(slot[a], c's nearest
+ * function frame above it, c, run, weight). */
+int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
+		      int (*pair)(void *ctx, int32_t k, uint32_t parent, uint32_t child, size_t run,
+				  double w),
+		      void *ctx);
 
 /* Pass 1: runs, baselines, drops of file fi (appends to ds->runs). */
 int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen);

@@ -182,6 +182,19 @@ static int on_call(void *ctx, const struct xlp_call_rec *c)
 	return 0;
 }
 
+/* A sampled callee under ancestor k, from a stack sample. */
+static int add_sampled_pair(void *ctx, int32_t k, uint32_t parent, uint32_t child, size_t run,
+			    double w)
+{
+	struct nesting *n = ctx;
+	struct ds_nest_pair *p = get_pair(&n->a[k], n->nruns, parent, child);
+
+	if (!p)
+		return -ENOMEM;
+	p->time[run] += w;
+	return 0;
+}
+
 int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 		     struct nesting **out, char *err, size_t errlen)
 {
@@ -207,6 +220,8 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 		ret = ds_each_call(ds, fi, on_call, &s, err, errlen);
 		ds_pending_free(&s.pd); /* each file's threads on their own */
 	}
+	if (!ret)
+		ret = ds_sample_nesting(ds, slot, add_sampled_pair, n);
 	if (ret)
 		goto cleanup;
 	*out = n;

@@ -63,6 +63,17 @@ static void add_peer(void *ctx, size_t run, int32_t slot, const struct xlp_call_
 	p->comm[sizeof(p->comm) - 1] = 0;
 }
 
+/* A sampled function's usage: the weights of its samples, by their reasons. */
+static void add_sampled_res(void *ctx, const struct ds_smp *s, int32_t slot)
+{
+	struct resources *r = ctx;
+	struct ds_res *x = &r->res[(size_t)slot * r->nruns + s->run];
+
+	x->ncalls++;
+	x->ctr[XLP_C_WALL] += s->weight;
+	x->ctr[s->reason] += s->weight;
+}
+
 int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t nfuncs,
 		       struct resources **out, char *err, size_t errlen)
 {
@@ -94,6 +105,8 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 		s.file = fi;
 		ret = ds_scan_file(&s, err, errlen);
 	}
+	if (!ret)
+		ret = ds_each_sampled(ds, slot, add_sampled_res, r);
 	if (ret)
 		goto cleanup;
 	for (size_t k = 0; k < nfuncs; k++) /* duplicates share the first one's sums */

@@ -212,7 +212,18 @@ static void gap_at(const double *y, size_t n, size_t s, const struct median *m, 
 				       .nabove = out->nabove};
 }
 
-int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out)
+/* The spacing y[i] .. y[i + 1] on log values known to res (see evidence.h). */
+static double spacing(const double *y, size_t i, double res)
+{
+	double d = y[i + 1] - y[i], floor;
+
+	if (res <= 0 || y[i] <= 0)
+		return d;
+	floor = log1p(res / exp(y[i]));
+	return d > floor ? d : floor;
+}
+
+int ev__gap_test(const double *v, size_t n, double threshold, double res, struct ev_gap *out)
 {
 	double *y = malloc(3 * n * sizeof(*y) + 1);
 	double lt = log(threshold > 1 ? threshold : 1);
@@ -248,7 +259,7 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	if (n - k > k) {
 		/* the runs past the threshold are the majority: that split only */
 		for (size_t i = 0; i < s; i++)
-			median_add(&m, y[i + 1] - y[i]);
+			median_add(&m, spacing(y, i, res));
 		gap_at(y, n, s, &m, true, true, out);
 		goto cleanup;
 	}
@@ -268,12 +279,12 @@ int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out
 	if (z < n && z + (n - z - 1) / 2 > last)
 		last = z + (n - z - 1) / 2;
 	for (size_t i = s + 1; i + 1 < n; i++)
-		median_add(&m, y[i + 1] - y[i]);
+		median_add(&m, spacing(y, i, res));
 	for (;;) {
 		gap_at(y, n, s, &m, false, s == k - 1, out);
 		if (s <= last)
 			break;
-		median_add(&m, y[s + 1] - y[s]);
+		median_add(&m, spacing(y, s, res));
 		s--;
 	}
 cleanup:

@@ -61,7 +61,13 @@ struct ev_gap {
 	uint32_t nabove; /* values above the threshold */
 };
 
-/* v: n values > 0 (times), threshold: the split. Returns 0 or -ENOMEM. */
-int ev__gap_test(const double *v, size_t n, double threshold, struct ev_gap *out);
+/*
+ * v: n values > 0 (times), threshold: the split, res: how finely the
+ * values are known (0: exactly; a sampled time is a multiple of the
+ * sampling period, so values closer than res are not told apart and a
+ * spacing counts as at least res: ties of quantized values are not a
+ * zero spread). Returns 0 or -ENOMEM.
+ */
+int ev__gap_test(const double *v, size_t n, double threshold, double res, struct ev_gap *out);
 
 #endif

@@ -157,7 +157,7 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 }
 
 static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
-			      const struct analysis_opts *o, struct xa_evidence *e)
+			      const struct analysis_opts *o, double res, struct xa_evidence *e)
 {
 	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
 	double tfast = class_mean(b->time, b->slow, n, 0);
@@ -189,7 +189,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			p = ev__mann_whitney(v, b->slow, n);
 			ok = excess >= o->excess_share && p <= o->alpha_evidence;
 			if (!e->res_gap.nabove && f->gt) {
-				if (ev__gap_test(v, n, f->threshold, &e->res_gap))
+				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))
 					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
 				e->gap_feat = f->feat;
 				e->gap_slow_hits = f->slow_hits;
@@ -236,6 +236,8 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	 */
 	n = nr;
 	c->ran = 0;
+	c->sampled = dataset__func(ds, c->func)->sampled;
+	c->res_ns = c->sampled ? (double)dataset__samples(ds)->resolution_ns : 0;
 	for (size_t run = 0; run < nr; run++) {
 		const struct ds_res *x = resources__get(res, k, run);
 		double t = (double)dataset__time(ds, run, c->func);
@@ -249,12 +251,14 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 				    .cycles = b.cycles,
 				    .time = b.time,
 				    .slow = b.slow,
-				    .features = r->features,
+				    /* samples carry no frequency */
+				    .features = c->sampled ? r->features & ~XLP_FEAT_CPUFREQ
+							   : r->features,
 				    .time_ref = median_of(b.time, n)};
 	err = xa_step2_fit(&b.in, o, &c->s2);
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
-		resource_evidence(&b, n, &c->s2, o, &c->ev);
+		resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)

@@ -69,7 +69,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * 1. distinct mode, over every run: a function that runs only in the
 	 * slow runs (a lock wait's ProcSleep) has its fast mode at zero
 	 */
-	err = ev__gap_test(t, n, c->threshold_ns, &e->gap);
+	err = ev__gap_test(t, n, c->threshold_ns, c->res_ns, &e->gap);
 	if (err)
 		goto cleanup;
 	/*

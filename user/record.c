@@ -322,7 +322,7 @@ static void fill_meta(struct recorder *r)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	m->clock_id = CLOCK_MONOTONIC;
-	m->features = session__features(r->sess);
+	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0);
 	m->boot_offset_ns =
 		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();

@@ -75,7 +75,7 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 	/* 75 runs around 10 ms, 25 around 13 ms (+30 %), each with 1 % spread */
 	for (int i = 0; i < 100; i++)
 		v[i] = (i < 75 ? 10e6 : 13e6) * (1 + 0.01 * qnorm((i % 25 + 0.5) / 25));
-	CHECK(!ev__gap_test(v, 100, 11.5e6, &g), "-");
+	CHECK(!ev__gap_test(v, 100, 11.5e6, 0, &g), "-");
 	CHECK(g.nabove == 25 && g.p < 1e-6, "two modes: p %g ratio %g", g.p, g.ratio);
 	CHECK(g.lo < 10.3e6 && g.hi > 12.6e6, "gap %g..%g", g.lo, g.hi);
 	/* smooth distributions, sample = their quantiles; split at the 84th percentile */
@@ -87,7 +87,7 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 			       : kind == 1 ? 10e6 * pow(1 - q, -1 / 1.5) /* Pareto, alpha 1.5 */
 					   : 10e6 * (1 - log(1 - q));	 /* exponential */
 		}
-		CHECK(!ev__gap_test(v, 100, (v[83] + v[84]) / 2, &g), "-");
+		CHECK(!ev__gap_test(v, 100, (v[83] + v[84]) / 2, 0, &g), "-");
 		CHECK(g.p > 0.5, "smooth tail %d: p %g ratio %g", kind, g.p, g.ratio);
 	}
 }
@@ -105,7 +105,7 @@ TEST(gap_test_finds_the_gap_below_a_threshold_inside_the_slow_mode)
 
 	for (int i = 0; i < 120; i++)
 		v[i] = i < 90 ? 5e6 + 8e6 * (i + 0.5) / 90 : 40e6 * exp(0.6 * (i - 89.5) / 30);
-	CHECK(!ev__gap_test(v, 120, (v[94] + v[95]) / 2, &g), "-");
+	CHECK(!ev__gap_test(v, 120, (v[94] + v[95]) / 2, 0, &g), "-");
 	CHECK(g.nabove == 25, "above %u", g.nabove);
 	CHECK(g.p < 1e-6, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
 	CHECK(g.lo < 13.1e6 && g.hi > 40e6, "gap %g..%g", g.lo, g.hi);
@@ -122,10 +122,10 @@ TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
 
 	for (int i = 0; i < 100; i++)
 		v[i] = i < 60 ? 0 : 1e6 * exp(0.8 * qnorm((i - 59.5) / 40));
-	CHECK(!ev__gap_test(v, 100, (v[89] + v[90]) / 2, &g), "-");
+	CHECK(!ev__gap_test(v, 100, (v[89] + v[90]) / 2, 0, &g), "-");
 	CHECK(g.p > 0.01, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
 	/* split at the atom's edge by the tree: the runs that waited at all */
-	CHECK(!ev__gap_test(v, 100, 1, &g), "-");
+	CHECK(!ev__gap_test(v, 100, 1, 0, &g), "-");
 	CHECK(g.p < 1e-6, "p %g", g.p);
 }
 
@@ -155,11 +155,11 @@ TEST(gap_test_ties_measure_nothing_but_the_zero_atom)
 
 	for (int i = 0; i < 40; i++)
 		v[i] = i < 38 ? 1e6 * (1 + 0.01 * i) : 3e6;
-	CHECK(!ev__gap_test(v, 40, 2e6, &g), "-");
+	CHECK(!ev__gap_test(v, 40, 2e6, 0, &g), "-");
 	CHECK(g.nabove == 2 && g.p > 0.5, "p %g ratio %g", g.p, g.ratio);
 	for (int i = 0; i < 40; i++)
 		v[i] = i < 15 ? 0 : 1e6 * (1 + 0.01 * i);
-	CHECK(!ev__gap_test(v, 40, 1, &g), "-");
+	CHECK(!ev__gap_test(v, 40, 1, 0, &g), "-");
 	CHECK(g.p < 1e-6, "runs that waited against runs that never did: p %g", g.p);
 }
 

@@ -45,6 +45,7 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_FEAT_BLOCK (1u << 5)    /* block_rq_* attached */
 #define XLP_FEAT_SYSCALLS (1u << 6) /* wait reasons from syscalls and their fds */
 #define XLP_FEAT_DELAYACCT (1u << 7)
+#define XLP_FEAT_SAMPLE (1u << 8) /* stack samples (record --sample) */
 
 /* struct xlp_func_info.flags */
 #define XLP_FUNC_INTERACTION (1u << 0)

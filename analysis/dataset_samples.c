@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stack samples (record --sample) -> functions nobody marked (PerfProbe
+ * section III-B: critical functions found from sampled stacks).
+ *
+ * A sample belongs to a run when it was taken in the run's window on the
+ * run's thread (an interaction: the thread that called it; a launch: any
+ * thread of its process). Its functions are the named user frames strictly
+ * below the innermost frame of the interaction function: the frames at and
+ * above it are the same in every run (main, the event loop) and would only
+ * restate the latency. A stack without the interaction frame in an
+ * interaction run cannot be placed under it and names nothing (counted).
+ * A sample stands for its weight (the period, or the ticks a wait spanned)
+ * in each distinct function of its stack, once however often the function
+ * recurses: a function's sampled time in a run is the sum of the weights
+ * of the run's samples it is on, an estimate of its inclusive time, split
+ * by the samples' kinds into on-CPU time and waits with their reasons.
+ *
+ * Every byte is untrusted: names and stacks must come in the order the
+ * recorder writes them (ids 0, 1, 2...), frames must name known symbols and
+ * stay inside their record; anything else is skipped and counted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dataset_impl.h"
+
+#define UNMAPPED (DS_NONE - 1) /* a local name or stack not converted yet */
+
+struct lsym {
+	char *name, *module;
+	uint16_t kind;
+	uint32_t g; /* dataset function, DS_NONE (not a function), UNMAPPED */
+};
+
+struct lstack {
+	uint32_t *syms; /* local sym ids, innermost first */
+	uint16_t n;
+	bool kernel;
+	uint32_t ds; /* dataset stack, DS_NONE (no function under the interaction), UNMAPPED */
+};
+
+struct spass {
+	struct dataset *ds;
+	size_t file;
+	struct lsym *syms;
+	size_t nsyms, cap_syms;
+	struct lstack *stacks;
+	size_t nstacks, cap_stacks;
+	const struct xlp_sample_rec *rec; /* the sample being placed */
+	uint32_t stack;			  /* its dataset stack */
+	int err;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	np = realloc(*p, c * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *o = malloc(n + 1);
+
+	if (o) {
+		memcpy(o, s, n);
+		o[n] = 0;
+	}
+	return o;
+}
+
+static int add_sym(struct spass *p, const struct xlp_sym_rec *r)
+{
+	size_t room = r->h.size - sizeof(*r);
+	struct lsym *s;
+
+	if (r->id != p->nsyms || (size_t)r->module_len + r->name_len > room ||
+	    memchr(r->text, 0, (size_t)r->module_len + r->name_len)) {
+		p->ds->sinfo.malformed++;
+		return 0;
+	}
+	if (grow((void **)&p->syms, &p->cap_syms, p->nsyms, sizeof(*p->syms)))
+		return -ENOMEM;
+	s = &p->syms[p->nsyms];
+	s->module = dup_n(r->text, r->module_len);
+	s->name = dup_n(r->text + r->module_len, r->name_len);
+	s->kind = r->kind;
+	s->g = UNMAPPED;
+	if (!s->module || !s->name) {
+		free(s->module);
+		free(s->name);
+		return -ENOMEM;
+	}
+	p->nsyms++;
+	return 0;
+}
+
+static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
+{
+	size_t room = (r->h.size - sizeof(*r)) / sizeof(r->frames[0]);
+	struct lstack *s;
+
+	if (r->id != p->nstacks || r->nframes > room || r->nframes > XLP_STACK_DEPTH)
+		goto bad;
+	for (size_t i = 0; i < r->nframes; i++)
+		if (r->frames[i].sym >= p->nsyms)
+			goto bad;
+	if (grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
+		return -ENOMEM;
+	s = &p->stacks[p->nstacks];
+	s->syms = malloc(r->nframes * sizeof(*s->syms) + 1);
+	if (!s->syms)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nframes; i++)
+		s->syms[i] = r->frames[i].sym;
+	s->n = r->nframes;
+	s->kernel = r->flags & XLP_STACK_KERNEL;
+	s->ds = UNMAPPED;
+	p->nstacks++;
+	return 0;
+bad:
+	p->ds->sinfo.malformed++;
+	return 0;
+}
+
+/*
+ * The C and C++ runtimes (glibc, bionic, musl, the dynamic linker, the
+ * vDSO, libgcc, libstdc++): their functions are how a program makes a
+ * call (read, pthread_mutex_lock, memcpy), not which call it is, and the
+ * same few are under every caller. Their frames name nothing; their
+ * samples count in the program's function that called them. A user who
+ * wants one measured marks it with --func.
+ */
+static bool runtime_module(const char *m)
+{
+	static const char *const prefix[] = {"libc.so",	 "libc-",      "ld-linux", "ld-musl",
+					     "libpthread", "libm.so",  "libm-",	   "libdl.so",
+					     "librt.so",   "libgcc_s", "libstdc++", "libc++",
+					     "linux-vdso", "[vdso]",   "linker"};
+
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(m, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
+/* The dataset function of a local name: a named user function, or DS_NONE. */
+static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
+{
+	struct lsym *s = &p->syms[id];
+	size_t before = p->ds->nfuncs;
+	int ret;
+
+	if (s->g == UNMAPPED) {
+		if (s->kind != XLP_SYM_FUNCTION || !s->name[0] || runtime_module(s->module)) {
+			s->g = DS_NONE;
+		} else {
+			/* a marked function of the same name keeps its exact times */
+			ret = ds_intern_func(p->ds, s->name, s->module);
+			if (ret < 0)
+				return ret;
+			s->g = (uint32_t)ret;
+			if (p->ds->nfuncs > before)
+				p->ds->funcs[ret].sampled = true;
+		}
+	}
+	*g = s->g;
+	return 0;
+}
+
+/* The dataset stack of a local one: its functions under the interaction. */
+static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
+{
+	const char *inter = p->ds->files[p->file].interaction;
+	struct lstack *s = &p->stacks[id];
+	struct dataset *ds = p->ds;
+	size_t cut = s->n;
+	int ret;
+
+	if (s->ds != UNMAPPED) {
+		*out = s->ds;
+		return 0;
+	}
+	s->ds = DS_NONE;
+	if (inter) {
+		for (cut = 0; cut < s->n; cut++)
+			if (p->syms[s->syms[cut]].kind == XLP_SYM_FUNCTION &&
+			    !strcmp(p->syms[s->syms[cut]].name, inter))
+				break;
+		if (cut == s->n) {
+			*out = DS_NONE;
+			return 0;
+		}
+	}
+	if (grow((void **)&ds->sst, &ds->sst_cap, ds->nsst, sizeof(*ds->sst)))
+		return -ENOMEM;
+	while (ds->nsfr + cut >= ds->sfr_cap)
+		if (grow((void **)&ds->sfr, &ds->sfr_cap, ds->sfr_cap, sizeof(*ds->sfr)))
+			return -ENOMEM;
+	ds->sst[ds->nsst] = (struct ds_sstack){.off = ds->nsfr, .n = (uint32_t)cut};
+	for (size_t i = 0; i < cut; i++) {
+		ret = sym_func(p, s->syms[i], &ds->sfr[ds->nsfr + i]);
+		if (ret)
+			return ret;
+	}
+	ds->nsfr += cut;
+	s->ds = *out = (uint32_t)ds->nsst++;
+	return 0;
+}
+
+static void place(void *ctx, size_t run)
+{
+	struct spass *p = ctx;
+	struct dataset *ds = p->ds;
+	const struct ds_run *r = &ds->runs[run];
+
+	if (p->err || (r->tid && r->tid != p->rec->tid))
+		return;
+	if (grow((void **)&ds->smp, &ds->smp_cap, ds->nsmp, sizeof(*ds->smp))) {
+		p->err = -ENOMEM;
+		return;
+	}
+	ds->smp[ds->nsmp++] = (struct ds_smp){.run = (uint32_t)run,
+					      .stack = p->stack,
+					      .reason = p->rec->reason,
+					      .weight = p->rec->weight_ns};
+	ds->sinfo.in_runs++;
+	ds->sinfo.unplaced += p->stack == DS_NONE;
+}
+
+static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
+{
+	uint32_t id = r->ustack;
+	int ret;
+
+	p->ds->sinfo.samples++;
+	/* a stack not written before its sample, or a reason no counter has */
+	if (id > p->nstacks || (id && p->stacks[id - 1].kernel) || r->reason >= XLP_NR_CTR ||
+	    (r->kind == XLP_SAMPLE_ON_CPU && r->reason != XLP_C_CPU_RUN) ||
+	    r->kind > XLP_SAMPLE_OFF_CPU) {
+		p->ds->sinfo.malformed++;
+		return 0;
+	}
+	p->stack = DS_NONE;
+	if (id) {
+		ret = stack_of(p, id - 1, &p->stack);
+		if (ret)
+			return ret;
+	}
+	p->rec = r;
+	ds_runs_at(p->ds, p->file, r->pid, r->time_ns, place, p);
+	return p->err;
+}
+
+static void take_window(struct dataset *ds, const struct xlp_sampling_rec *w)
+{
+	uint64_t every = w->off_every > 1 ? w->off_every : 1, res;
+
+	/* a forged period cannot make the product wrap */
+	if (w->period_ns > UINT64_MAX / every)
+		return;
+	res = w->period_ns * every;
+	if (res > ds->sinfo.resolution_ns)
+		ds->sinfo.resolution_ns = res;
+}
+
+int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
+{
+	struct spass p = {.ds = ds, .file = fi};
+	const char *path = ds->files[fi].path;
+	struct trace_reader *r = NULL;
+	const struct xlp_hdr *h;
+	char why[256] = "";
+	int ret;
+
+	if (!(ds->files[fi].info.features & XLP_FEAT_SAMPLE))
+		return 0;
+	ret = trace_reader__open(path, &r, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
+		return ret;
+	}
+	while ((ret = trace_reader__next(r, &h)) > 0) {
+		ret = 0;
+		if (h->type == XLP_R_SYM && h->size >= sizeof(struct xlp_sym_rec))
+			ret = add_sym(&p, (const void *)h);
+		else if (h->type == XLP_R_STACK && h->size >= sizeof(struct xlp_stack_rec))
+			ret = add_stack(&p, (const void *)h);
+		else if (h->type == XLP_R_SAMPLE && h->size >= sizeof(struct xlp_sample_rec))
+			ret = take_sample(&p, (const void *)h);
+		else if (h->type == XLP_R_SAMPLING && h->size >= sizeof(struct xlp_sampling_rec))
+			take_window(ds, (const void *)h);
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -ENOMEM ? "out of memory: analyse fewer or smaller traces"
+					: "unreadable: check the file");
+	for (size_t i = 0; i < p.nsyms; i++) {
+		free(p.syms[i].name);
+		free(p.syms[i].module);
+	}
+	for (size_t i = 0; i < p.nstacks; i++)
+		free(p.stacks[i].syms);
+	free(p.syms);
+	free(p.stacks);
+	trace_reader__close(r);
+	return ret < 0 ? ret : 0;
+}
+
+int ds_each_sampled(const struct dataset *ds, const int32_t *slot,
+		    void (*fn)(void *ctx, const struct ds_smp *s, int32_t slot), void *ctx)
+{
+	uint32_t *seen = calloc(ds->nfuncs + 1, sizeof(*seen));
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < ds->nsmp; i++) {
+		const struct ds_smp *s = &ds->smp[i];
+		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+
+		for (size_t j = 0; st && j < st->n; j++) {
+			uint32_t g = ds->sfr[st->off + j];
+
+			/* once per sample, however deep it recurses */
+			if (g == DS_NONE || !ds_func_sampled(ds, g) || seen[g] == i + 1)
+				continue;
+			seen[g] = (uint32_t)(i + 1);
+			if (!slot || slot[g] >= 0)
+				fn(ctx, s, slot ? slot[g] : (int32_t)g);
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
+		      int (*pair)(void *ctx, int32_t k, uint32_t parent, uint32_t child, size_t run,
+				  double w),
+		      void *ctx)
+{
+	uint32_t *anc = calloc(ds->nfuncs + 1, sizeof(*anc));
+	uint32_t *kid = calloc(ds->nfuncs + 1, sizeof(*kid));
+	int ret = 0;
+
+	if (!anc || !kid) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < ds->nsmp && !ret; i++) {
+		const struct ds_smp *s = &ds->smp[i];
+		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+		const uint32_t *fr = st ? &ds->sfr[st->off] : NULL;
+		uint32_t stamp = (uint32_t)(i + 1);
+
+		/* outermost frame first: each ancestor counts under its outermost call */
+		for (size_t a = st ? st->n : 0; a-- > 0 && !ret;) {
+			uint32_t g = fr[a];
+
+			if (g == DS_NONE || slot[g] < 0 || anc[g] == stamp || ds_func_root(ds, g))
+				continue;
+			anc[g] = stamp;
+			for (size_t c = a, parent = g; c-- > 0 && !ret;) {
+				uint32_t h = fr[c];
+
+				if (h == DS_NONE || ds_func_root(ds, h))
+					continue;
+				/* marked callees are timed by their calls; the
+				 * ancestor's own recursion is its subtree already */
+				if (ds_func_sampled(ds, h) && h != g && kid[h] != stamp) {
+					kid[h] = stamp;
+					ret = pair(ctx, slot[g], (uint32_t)parent, h, s->run,
+						   (double)s->weight);
+				}
+				parent = h;
+			}
+			/* the next ancestor of this sample starts its own children */
+			for (size_t c = 0; c < a; c++)
+				if (fr[c] != DS_NONE)
+					kid[fr[c]] = 0;
+		}
+	}
+cleanup:
+	free(anc);
+	free(kid);
+	return ret;
+}
+
+/*
+ * In launch runs no frame marks where the run's own functions begin: a
+ * function on every placed sample of every run (_start, main, a thread's
+ * entry that is its whole life) only restates the run's length. Its time
+ * is taken out, and it names nothing.
+ */
+static void drop_roots(struct dataset *ds, const uint64_t *total)
+{
+	for (size_t g = 0; g < ds->nfuncs; g++) {
+		bool root = ds->funcs[g].sampled, any = false;
+
+		for (size_t r = 0; r < ds->nruns && root; r++) {
+			if (!ds->files[ds->runs[r].file].info.launches)
+				root = false;
+			else if (total[r])
+				root = ds->time[r * ds->nfuncs + g] == total[r], any = true;
+		}
+		if (!root || !any)
+			continue;
+		ds->funcs[g].root = true;
+		ds->sinfo.roots++;
+		for (size_t r = 0; r < ds->nruns; r++) {
+			ds->time[r * ds->nfuncs + g] = 0;
+			ds->ncalls[r * ds->nfuncs + g] = 0;
+		}
+	}
+}
+
+struct times {
+	struct dataset *ds;
+	uint64_t *total;
+};
+
+static void add_sampled_time(void *ctx, const struct ds_smp *s, int32_t g)
+{
+	struct dataset *ds = ctx;
+	size_t k = s->run * ds->nfuncs + (size_t)g;
+
+	ds->time[k] += s->weight;
+	ds->ncalls[k]++;
+}
+
+int ds_sample_times(struct dataset *ds)
+{
+	uint64_t *total = calloc(ds->nruns + 1, sizeof(*total));
+	int ret;
+
+	if (!total)
+		return -ENOMEM;
+	for (size_t i = 0; i < ds->nsmp; i++) {
+		ds->sinfo.weight_in_runs += ds->smp[i].weight;
+		if (ds->smp[i].stack != DS_NONE)
+			total[ds->smp[i].run] += ds->smp[i].weight;
+	}
+	ret = ds_each_sampled(ds, NULL, add_sampled_time, ds);
+	if (!ret)
+		drop_roots(ds, total);
+	free(total);
+	return ret;
+}
