@@ -143,8 +143,8 @@ bad:
  */
 static bool runtime_module(const char *m)
 {
-	static const char *const prefix[] = {"libc.so",	 "libc-",      "ld-linux", "ld-musl",
-					     "libpthread", "libm.so",  "libm-",	   "libdl.so",
+	static const char *const prefix[] = {"libc.so",	   "libc-",    "ld-linux",  "ld-musl",
+					     "libpthread", "libm.so",  "libm-",	    "libdl.so",
 					     "librt.so",   "libgcc_s", "libstdc++", "libc++",
 					     "linux-vdso", "[vdso]",   "linker"};
 

@@ -29,8 +29,8 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *ex
 /*
  * Mann-Whitney U test: are the values of the slow samples larger than
  * those of the fast ones? H0: both come from one distribution. One-sided
- * p-value, normal approximation with the tie correction. 1.0 when a class
- * is empty.
+ * p-value, normal approximation with the tie correction, never below the
+ * exact test's smallest, 1 / C(n, nslow). 1.0 when a class is empty.
  */
 double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
 

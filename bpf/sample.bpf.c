@@ -15,7 +15,7 @@ SEC("perf_event")
 int xlp_sample(struct bpf_perf_event_data *ctx)
 {
 	struct xlp_thread *t = thread_get_current();
-	struct xlp_sample_rec rec = {};
+	struct xlp_sample_ev ev = {};
 	struct xlp_sample_cost *c;
 	__u64 id, t0;
 	long u, k;
@@ -24,25 +24,29 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	t0 = bpf_ktime_get_ns();
 	id = bpf_get_current_pid_tgid();
-	rec.h.type = XLP_R_SAMPLE;
-	rec.h.size = sizeof(rec);
-	rec.h.cpu = bpf_get_smp_processor_id();
-	rec.pid = id >> 32;
-	rec.tid = (__u32)id;
-	rec.time_ns = t0;
-	rec.weight_ns = sample_period_ns;
-	rec.kind = XLP_SAMPLE_ON_CPU;
-	rec.reason = XLP_C_CPU_RUN;
+	ev.r.h.type = XLP_R_SAMPLE;
+	ev.r.h.size = sizeof(ev);
+	ev.r.h.cpu = bpf_get_smp_processor_id();
+	ev.r.pid = id >> 32;
+	ev.r.tid = (__u32)id;
+	ev.r.time_ns = t0;
+	ev.r.weight_ns = sample_period_ns;
+	ev.r.kind = XLP_SAMPLE_ON_CPU;
+	ev.r.reason = XLP_C_CPU_RUN;
 	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
 	k = bpf_get_stackid(ctx, &kstacks, 0);
-	if (u >= 0)
-		rec.ustack = (__u32)u + 1;
-	else
-		rec.ustack_err = (__s32)u;
+	if (u >= 0) {
+		ev.r.ustack = (__u32)u + 1;
+		/* the registers the tick interrupted, or those saved at kernel entry */
+		ev.ucaller = leaf_caller((struct pt_regs *)bpf_task_pt_regs(
+			(struct task_struct *)bpf_get_current_task_btf()));
+	} else {
+		ev.r.ustack_err = (__s32)u;
+	}
 	if (k >= 0)
-		rec.kstack = (__u32)k + 1;
+		ev.r.kstack = (__u32)k + 1;
 	else
-		rec.kstack_err = (__s32)k;
+		ev.r.kstack_err = (__s32)k;
 	/*
 	 * No batch_flush() here: the timer interrupt may have stopped a
 	 * raw_tp program of this thread in the middle of its batch (only
@@ -55,10 +59,10 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 	 */
 	if (!t->sampled) {
 		t->sampled = 1;
-		if (bpf_ringbuf_output(&rb, &rec, sizeof(rec), BPF_RB_FORCE_WAKEUP))
+		if (bpf_ringbuf_output(&rb, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 			stat_inc(XLP_S_RB_FULL);
 	} else {
-		emit(&rec, sizeof(rec));
+		emit(&ev, sizeof(ev));
 	}
 	/* the pause of the interrupted thread, as far as this program goes
 	 * (the timer interrupt around it is not counted: README, Sampling) */

@@ -58,7 +58,8 @@ struct xlp_thread {
 	__s32 off_kerr;
 	__u32 off_valid; /* 0: none; else the 1 / chance they were taken with */
 	__u32 __pad_off;
-	__u64 cpu_told; /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
+	__u64 cpu_told;	   /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
+	__u64 off_ucaller; /* the caller its user stack's walk skipped (leaf_caller), or 0 */
 	/* of the open on-CPU slice, what snapshots already showed as run and
 	 * as steal: later ones never show less of either (open_split) */
 	__u64 run_exposed;

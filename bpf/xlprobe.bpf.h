@@ -84,6 +84,14 @@ XLP_MAP(kstacks, __uint(type, BPF_MAP_TYPE_STACK_TRACE); __uint(max_entries, 819
 XLP_MAP(sample_cost, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
 	__type(key, __u32); __type(value, struct xlp_sample_cost););
 
+/* the top of a user stack, copied for leaf_caller() (512 bytes: not on the BPF stack) */
+#define XLP_SCAN_WORDS 64
+struct xlp_scan {
+	__u64 w[XLP_SCAN_WORDS];
+};
+XLP_MAP(scan_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
+	__type(key, __u32); __type(value, struct xlp_scan););
+
 /*
  * struct xlp_thread of every traced thread, in task-local storage: found
  * through the task pointer every program has at hand (tp_btf arguments,
@@ -449,6 +457,82 @@ static __always_inline struct xlp_sample_cost *sample_cost_add(__u64 t0)
  * for the off-CPU samples its wait may give (offcpu_charge). ctx: the
  * tracepoint's, whose caller's registers the kernel stack starts from.
  */
+#if defined(__TARGET_ARCH_x86)
+/* Whether the 8 code bytes before ret end in a call instruction: direct
+ * (e8 rel32), through memory (ff 15 disp32, ff 50+r disp8, ff 10+r) or a
+ * register (ff d0+r). */
+static __noinline bool after_call(__u64 ret)
+{
+	__u8 c[8];
+
+	if (bpf_probe_read_user(c, sizeof(c), (void *)(ret - 8)))
+		return false;
+	return c[3] == 0xe8 || (c[2] == 0xff && c[3] == 0x15) ||
+	       (c[5] == 0xff && (c[6] & 0xf8) == 0x50) || (c[6] == 0xff && (c[7] & 0xf8) == 0x10) ||
+	       (c[6] == 0xff && (c[7] & 0xf8) == 0xd0);
+}
+
+/*
+ * The caller a frame-pointer walk skips. A function that sets up no frame
+ * (glibc is built without frame pointers, and GCC omits them in leaves)
+ * leaves %rbp at its caller's frame, so the walk goes from the sampled IP
+ * straight to the caller's caller: pread without load_config, crunch
+ * without compute_checksum. The skipped return address was pushed by the
+ * caller's call, below its frame: it is the highest word in [%rsp, %rbp)
+ * that points just after a call instruction (the caller's own spills and
+ * locals above it hold data, not return addresses). Nothing is guessed
+ * when the gap is larger than 512 bytes or holds no such word: the stack
+ * then stays as the walk gave it. When the sampled function did set up
+ * its frame, [%rsp, %rbp) is its locals and the walk was right; the
+ * recorder inserts the address only between the first two frames.
+ * sp, bp: the thread's user %rsp and %rbp. 0: none found. A global
+ * function, verified once on its own: inlined into the scheduler program
+ * its loop multiplied that program's paths past the verifier's limit.
+ */
+__weak __noinline __u64 xlp_leaf_caller(__u64 sp, __u64 bp)
+{
+	struct xlp_scan *b;
+	__u32 zero = 0;
+	__u64 n;
+
+	if (bp <= sp || (bp - sp) & 7 || bp - sp > sizeof(b->w))
+		return 0;
+	n = (bp - sp) / 8;
+	b = bpf_map_lookup_elem(&scan_buf, &zero);
+	if (!b || n < 1 || n > XLP_SCAN_WORDS)
+		return 0;
+	if (bpf_probe_read_user(b->w, n * 8, (void *)sp))
+		return 0;
+	/* no other state across iterations: the verifier prunes each one's paths */
+	for (int i = XLP_SCAN_WORDS - 1; i >= 0; i--) {
+		__u64 w;
+
+		if ((__u64)i >= n)
+			continue;
+		w = b->w[i];
+		/* user text: above the first page, below the canonical hole */
+		if (w < 4096 || w >= (1ull << 47))
+			continue;
+		if (after_call(w))
+			return w;
+	}
+	return 0;
+}
+
+static __always_inline __u64 leaf_caller(struct pt_regs *regs)
+{
+	if (!regs)
+		return 0;
+	return xlp_leaf_caller(BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp));
+}
+#else
+/* arm64 keeps a leaf's return address in the link register, not on the stack */
+static __always_inline __u64 leaf_caller(struct pt_regs *regs)
+{
+	return 0;
+}
+#endif
+
 static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 {
 	__u32 every = offcpu_every, zero = 0;
@@ -473,6 +557,9 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 	t->off_kstack = k >= 0 ? (__u32)k + 1 : 0;
 	t->off_kerr = k >= 0 ? 0 : (__s32)k;
 	t->off_valid = every ? every : 1;
+	t->off_ucaller = u >= 0 ? leaf_caller((struct pt_regs *)bpf_task_pt_regs(
+					  (struct task_struct *)bpf_get_current_task_btf()))
+				: 0;
 	c->cost_ns += bpf_ktime_get_ns() - t0;
 	c->off_captures++;
 }
@@ -488,7 +575,7 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u64 now, __u32 reason)
 {
 	__u64 period = sample_period_ns, ticks;
-	struct xlp_sample_rec rec = {};
+	struct xlp_sample_ev ev = {};
 	struct xlp_sample_cost *c;
 	__u32 zero = 0;
 
@@ -497,23 +584,24 @@ static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u6
 	ticks = now / period - from / period;
 	if (!ticks)
 		return;
-	rec.h.type = XLP_R_SAMPLE;
-	rec.h.size = sizeof(rec);
-	rec.h.cpu = bpf_get_smp_processor_id();
-	rec.pid = t->pid;
-	rec.tid = t->tid;
-	rec.time_ns = now;
-	rec.weight_ns = ticks * period * t->off_valid;
-	rec.ustack = t->off_ustack;
-	rec.kstack = t->off_kstack;
-	rec.ustack_err = t->off_uerr;
-	rec.kstack_err = t->off_kerr;
-	rec.kind = XLP_SAMPLE_OFF_CPU;
-	rec.reason = reason;
+	ev.r.h.type = XLP_R_SAMPLE;
+	ev.r.h.size = sizeof(ev);
+	ev.r.h.cpu = bpf_get_smp_processor_id();
+	ev.r.pid = t->pid;
+	ev.r.tid = t->tid;
+	ev.r.time_ns = now;
+	ev.r.weight_ns = ticks * period * t->off_valid;
+	ev.r.ustack = t->off_ustack;
+	ev.r.kstack = t->off_kstack;
+	ev.r.ustack_err = t->off_uerr;
+	ev.r.kstack_err = t->off_kerr;
+	ev.r.kind = XLP_SAMPLE_OFF_CPU;
+	ev.r.reason = reason;
 	c = bpf_map_lookup_elem(&sample_cost, &zero);
 	if (c)
 		c->off_samples++;
-	emit(&rec, sizeof(rec));
+	ev.ucaller = t->off_ucaller;
+	emit(&ev, sizeof(ev));
 }
 
 /*

@@ -324,6 +324,17 @@ struct xlp_sample_rec {
 };
 
 /*
+ * A sample as the programs send it (ring buffer only, h.size = 64): with
+ * the return address a frame-pointer walk skipped (leaf_caller in
+ * bpf/xlprobe.bpf.h), or 0. The recorder puts it into the user stack it
+ * writes (XLP_FRAME_RECOVERED) and writes the xlp_sample_rec alone.
+ */
+struct xlp_sample_ev {
+	struct xlp_sample_rec r;
+	__u64 ucaller;
+};
+
+/*
  * The sampler's measured cost over one window of the recording and the
  * period it chose for the next (PerfProbe, section III-B): written by the
  * recorder at every change of period and at the end, so a reader knows
@@ -355,9 +366,14 @@ struct xlp_sampling_rec {
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
 #define XLP_STACK_FULL (1u << 1)
 
+/* struct xlp_stack_frame.flags */
+/* not from the frame-pointer walk: the return address it skipped, found on
+ * the stack just above a frameless function's (leaf_caller) */
+#define XLP_FRAME_RECOVERED (1u << 0)
+
 struct xlp_stack_frame {
-	__u32 sym; /* xlp_sym_rec id */
-	__u32 __pad;
+	__u32 sym;    /* xlp_sym_rec id */
+	__u32 flags;  /* XLP_FRAME_* (0 in traces that predate them) */
 	__u64 offset; /* from the symbol's start (or in the file, see xlp_sym_rec.kind) */
 };
 
@@ -466,6 +482,7 @@ _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
+_Static_assert(sizeof(struct xlp_sample_ev) == 64, "xlp_sample_ev layout");
 _Static_assert(sizeof(struct xlp_sampling_rec) == 96, "xlp_sampling_rec layout");
 _Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
 _Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");

@@ -165,9 +165,14 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 		h = &fork.h;
 	} else if (h->type == XLP_R_SAMPLE && h->size >= sizeof(sample) && r->sampler) {
 		/* its frames named and written first; in it, the trace's stack ids */
+		uint64_t caller = 0;
+
 		memcpy(&sample, h, sizeof(sample));
+		if (h->size >= sizeof(struct xlp_sample_ev))
+			memcpy(&caller, (const char *)h + offsetof(struct xlp_sample_ev, ucaller),
+			       sizeof(caller));
 		sample.h.size = sizeof(sample);
-		sampler__sample(r->sampler, &sample);
+		sampler__sample(r->sampler, &sample, caller);
 		h = &sample.h;
 	}
 	write_rec(r, h);
@@ -601,10 +606,11 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 		sampler__counts(r->sampler, &c);
 		fprintf(stderr,
 			"xlprobe: %llu stack samples, %llu without their user stack; %llu distinct "
-			"stacks, %llu of %llu frames named\n",
+			"stacks, %llu of %llu frames named (%llu callers of frameless functions "
+			"recovered)\n",
 			(unsigned long long)c.samples, (unsigned long long)c.stack_lost,
 			(unsigned long long)c.stacks, (unsigned long long)c.frames_named,
-			(unsigned long long)c.frames);
+			(unsigned long long)c.frames, (unsigned long long)c.recovered);
 		fprintf(stderr,
 			"xlprobe: sampling took %.3f ms of the traced threads' %.3f ms of CPU "
 			"(bound %.2f %%); longest period %.3f ms, off-CPU stacks at 1 switch in "

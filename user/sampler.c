@@ -40,6 +40,12 @@ struct sampler {
 	/* kernel stack-map id -> trace stack id + 1, per map; grown on demand */
 	uint32_t *umap, *kmap;
 	size_t ulen, klen;
+	/* (user stack-map id + 1, recovered caller) -> trace stack id + 1 */
+	struct caller_slot {
+		uint32_t kid1, id;
+		uint64_t caller;
+	} * cmap;
+	size_t ccap, cn;
 	uint32_t next_stack;
 	struct sym_slot *syms;
 	size_t sym_cap, nsyms;
@@ -94,6 +100,7 @@ void sampler__free(struct sampler *sm)
 	free(sm->syms);
 	free(sm->umap);
 	free(sm->kmap);
+	free(sm->cmap);
 	free(sm->seen.p);
 	free(sm);
 }
@@ -224,6 +231,78 @@ static uint32_t *map_slot(uint32_t **m, size_t *len, uint32_t kid)
 	return &(*m)[kid];
 }
 
+static size_t caller_hash(uint32_t kid1, uint64_t caller, size_t cap)
+{
+	uint64_t h = (caller ^ ((uint64_t)kid1 << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+/* The slot of (kid1, caller) in sm->cmap (kept at most half full), or NULL. */
+static uint32_t *caller_slot(struct sampler *sm, uint32_t kid1, uint64_t caller)
+{
+	struct caller_slot *s;
+	size_t j;
+
+	if (2 * (sm->cn + 1) > sm->ccap) {
+		size_t cap = sm->ccap ? 2 * sm->ccap : 256;
+		struct caller_slot *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < sm->ccap; i++) {
+			if (!sm->cmap[i].kid1)
+				continue;
+			for (j = caller_hash(sm->cmap[i].kid1, sm->cmap[i].caller, cap); n[j].kid1;)
+				j = (j + 1) & (cap - 1);
+			n[j] = sm->cmap[i];
+		}
+		free(sm->cmap);
+		sm->cmap = n;
+		sm->ccap = cap;
+	}
+	for (j = caller_hash(kid1, caller, sm->ccap);; j = (j + 1) & (sm->ccap - 1)) {
+		s = &sm->cmap[j];
+		if (s->kid1 == kid1 && s->caller == caller)
+			return &s->id;
+		if (!s->kid1) {
+			s->kid1 = kid1;
+			s->caller = caller;
+			sm->cn++;
+			return &s->id;
+		}
+	}
+}
+
+/*
+ * The caller a frame-pointer walk skipped (leaf_caller, bpf/xlprobe.bpf.h)
+ * as frame 1 of the n frames in st, unless the walk's own frame 1 is in
+ * the same function (the sampled function had its frame: nothing skipped).
+ */
+static int insert_caller(struct sampler *sm, struct xlp_stack_rec *st, size_t n, int pid,
+			 uint64_t caller)
+{
+	struct xsym x;
+	uint32_t id;
+
+	if (!n || n >= XLP_STACK_DEPTH)
+		return (int)n;
+	if (symbolizer__user_ip(sm->sym, pid, caller, &x) && x.kind == XSYM_UNKNOWN) {
+		sampler__add_pid(sm, pid);
+		symbolizer__user_ip(sm->sym, pid, caller, &x);
+	}
+	if (x.kind != XSYM_SYMBOL || sym_id(sm, &x, &id))
+		return (int)n;
+	if (n > 1 && st->frames[1].sym == id)
+		return (int)n;
+	memmove(&st->frames[2], &st->frames[1], (n - 1) * sizeof(st->frames[0]));
+	st->frames[1] = (struct xlp_stack_frame){
+		.sym = id, .flags = XLP_FRAME_RECOVERED, .offset = x.offset};
+	sm->c.frames_named++;
+	sm->c.recovered++;
+	return (int)n + 1;
+}
+
 /* Names one frame of a stack read back from the kernel. */
 static bool frame_name(struct sampler *sm, bool kernel, int pid, size_t i, struct xsym *x,
 		       bool *end)
@@ -274,11 +353,13 @@ static bool xlp_own_frame(const char *name)
 }
 
 /* The trace's id + 1 of the kernel's stack kid + 1 (0: none); 0 and *err when lost. */
-static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid, int32_t *lost)
+static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid, int32_t *lost,
+			 uint64_t caller)
 {
-	uint32_t *slot = kid1 ? map_slot(kernel ? &sm->kmap : &sm->umap,
-					 kernel ? &sm->klen : &sm->ulen, kid1 - 1)
-			      : NULL;
+	uint32_t *slot = !kid1	  ? NULL
+			 : caller ? caller_slot(sm, kid1, caller)
+				  : map_slot(kernel ? &sm->kmap : &sm->umap,
+					     kernel ? &sm->klen : &sm->ulen, kid1 - 1);
 	struct xlp_stack_rec *st = (void *)sm->st_buf;
 	size_t n = 0;
 	int err;
@@ -320,6 +401,8 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 		sm->c.frames_named += x.kind == XSYM_SYMBOL;
 		n++;
 	}
+	if (caller)
+		n = (size_t)insert_caller(sm, st, n, pid, caller);
 	st->h.type = XLP_R_STACK;
 	st->h.size = (uint16_t)(sizeof(*st) + n * sizeof(struct xlp_stack_frame));
 	st->id = sm->next_stack;
@@ -335,13 +418,14 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 	return *slot;
 }
 
-int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec)
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller)
 {
 	sm->c.samples++;
 	if (rec->ustack)
-		rec->ustack = stack_id(sm, false, rec->ustack, (int)rec->pid, &rec->ustack_err);
+		rec->ustack =
+			stack_id(sm, false, rec->ustack, (int)rec->pid, &rec->ustack_err, ucaller);
 	if (rec->kstack)
-		rec->kstack = stack_id(sm, true, rec->kstack, (int)rec->pid, &rec->kstack_err);
+		rec->kstack = stack_id(sm, true, rec->kstack, (int)rec->pid, &rec->kstack_err, 0);
 	/* a user stack is what a sample is for; a kernel thread has none (-EFAULT) */
 	sm->c.stack_lost += !rec->ustack && rec->ustack_err != -EFAULT;
 	return 0;

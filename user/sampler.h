@@ -23,6 +23,7 @@ struct sampler_counts {
 	uint64_t samples;
 	uint64_t stacks, syms;	       /* distinct ones written */
 	uint64_t frames, frames_named; /* frames of written stacks; of them, with a function name */
+	uint64_t recovered;	       /* frames a frame-pointer walk skipped, found on the stack */
 	uint64_t stack_lost;   /* samples with a stack the kernel could not keep or give back */
 	uint64_t cost_ns;      /* sampling programs' time on traced threads, windows written */
 	uint64_t over_windows; /* windows in which no period met the bound */
@@ -41,11 +42,11 @@ void sampler__add_file(struct sampler *sm, const char *path);
 void sampler__add_pid(struct sampler *sm, int pid);
 
 /*
- * rec, as the program sent it: writes what it needs, then rewrites its
- * stack ids to the trace's (the caller writes rec itself). Returns 0 or a
- * negative errno from the writer or an allocation.
+ * rec, as the program sent it (ucaller: struct xlp_sample_ev): writes what it needs, then rewrites
+ * its stack ids to the trace's (the caller writes rec itself). Returns 0 or a negative errno from
+ * the writer or an allocation.
  */
-int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec);
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller);
 
 void sampler__counts(const struct sampler *sm, struct sampler_counts *c);
 

@@ -5,6 +5,9 @@
  * exactly one resource in a quarter of its runs; xlprobe records it with
  * real eBPF, `xlprobe report --json` analyses it, and the test asserts the
  * critical function(s) and their factor — and nothing else accused.
+ * The sampled_* variants record the same scenarios with --interaction
+ * alone (stack sampling, no --func): the perturbed function must then be
+ * found among functions nobody marked, on the chain of a critical one.
  * With XLP_SCORECARD=1 each scenario also prints one "SCORE" line
  * (tests/e2e/scorecard).
  */
@@ -32,6 +35,7 @@ struct scenario {
 	const char *peer;		/* IPC peer to be named, or NULL */
 	bool baseline_wrong;		/* the whole-run baseline must name another factor */
 	int disk;	     /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
+	bool sampled;	     /* --interaction only: the functions come from stack samples */
 	const char *args[4]; /* more options for the app */
 };
 
@@ -107,10 +111,21 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 	snprintf(specs[0], sizeof(specs[0]), "%s:handle_request", app);
 	xargv[3] = pid_s;
 	xargv[5] = specs[0];
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 7 && !s->sampled; i++) {
 		snprintf(specs[i + 1], sizeof(specs[i + 1]), "%s:%s", app, marked[i]);
 		xargv[n++] = "-f";
 		xargv[n++] = specs[i + 1];
+	}
+	if (s->sampled) {
+		/*
+		 * At the default 3 % of its CPU time, this app's request
+		 * thread, which waits most of the time, keeps the stacks of 1
+		 * switch-out in 2: unbiased, but the one 50 ms wait of a slow
+		 * run is then seen in half of them. 10 % keeps every one
+		 * (record prints the rate; README, Stack sampling).
+		 */
+		xargv[n++] = "--sample-overhead";
+		xargv[n++] = "10";
 	}
 	xargv[n] = NULL;
 	if (xt_record_start(xargv, &x, &a, 30000)) {
@@ -162,15 +177,27 @@ static void found_str(const struct json *j, char *buf, size_t len)
 		snprintf(buf, len, "no slowdown precondition");
 }
 
-static const struct json *find_function(const struct json *j, const char *name)
+/*
+ * The critical function named name; with stack samples also the one whose
+ * drill-down chain passes through it (compute_checksum → crunch: the chain
+ * ends at the deepest function that holds the added time).
+ */
+static const struct json *find_function(const struct json *j, const char *name, bool in_chain)
 {
 	const struct json *cf = json__key(j, "critical_functions");
 
 	for (size_t i = 0; i < json__len(cf); i++) {
-		const char *fn = json__str(json__key(json__at(cf, i), "function"));
+		const struct json *c = json__at(cf, i);
+		const char *fn = json__str(json__key(c, "function"));
+		const struct json *chain = json__key(c, "chain");
 
 		if (fn && !strcmp(fn, name))
-			return json__at(cf, i);
+			return c;
+		for (size_t k = 0; in_chain && k < json__len(chain); k++) {
+			fn = json__str(json__key(json__at(chain, k), "function"));
+			if (fn && !strcmp(fn, name))
+				return c;
+		}
 	}
 	return NULL;
 }
@@ -231,13 +258,16 @@ static void check_report(const struct scenario *s, const struct json *j)
 		      "a precondition without a rejected function says nothing");
 	}
 	for (int i = 0; i < n; i++) {
-		const struct json *f = find_function(j, s->want[i].function);
+		const struct json *f = find_function(j, s->want[i].function, s->sampled);
 		const char *fac = json__str(json__get(f, "factors[0].factor"));
 
 		CHECK(f, "%s: %s not named", s->name, s->want[i].function);
 		CHECK(fac && !strcmp(fac, s->want[i].factor), "%s: %s factor %s, expected %s",
 		      s->name, s->want[i].function, fac ? fac : "(none)", s->want[i].factor);
-		if (s->peer) {
+		CHECK(!s->sampled || json__bool(json__key(f, "sampled")),
+		      "%s: %s found, but not from samples", s->name, s->want[i].function);
+		/* samples carry no waker: the peer comes from marked calls */
+		if (s->peer && !s->sampled) {
 			const char *comm = json__str(json__get(f, "peer.comm"));
 
 			CHECK(comm && !strcmp(comm, s->peer), "%s: peer %s", s->name,
@@ -334,5 +364,24 @@ SCENARIO(timer, "timer", {{"wait_tick", "timer_sleep"}})
 SCENARIO(two_causes, "two", {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}},
 	 .args = {"--runs", "320"})
 SCENARIO(no_perturbation, "none", {{NULL, NULL}})
+
+/*
+ * The same with --interaction alone. Every perturbation adds at least 50 ms
+ * to its function, 50 periods of the default 1 ms sampling (the adaptive
+ * period stays there for this app at the 3 % bound): each is long enough
+ * to be sampled. A function is found when its added time in a slow run
+ * spans several periods and its fast runs' time differs from it by more
+ * than a period (README, Stack sampling: what sampling can find).
+ */
+SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled = true)
+SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
+	 .args = {"--runs", "80"})
+SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true)
+SCENARIO(sampled_throttled_disk, "disk", {{"load_config", "disk_block"}}, .disk = 2,
+	 .sampled = true)
+SCENARIO(sampled_slow_peer_process, "ipc", {{"ask_peer", "ipc_wait"}}, .sampled = true)
+SCENARIO(sampled_lock_contention, "lock", {{"update_cache", "lock_wait"}}, .sampled = true)
+SCENARIO(sampled_timer, "timer", {{"wait_tick", "timer_sleep"}}, .sampled = true)
+SCENARIO(sampled_no_perturbation, "none", {{NULL, NULL}}, .sampled = true)
 
 TEST_MAIN()

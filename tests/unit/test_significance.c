@@ -42,11 +42,27 @@ TEST(mann_whitney_by_hand)
 	double v[6] = {1, 2, 3, 4, 5, 6};
 	uint8_t hi[6] = {0, 0, 0, 1, 1, 1}, lo[6] = {1, 1, 1, 0, 0, 0}, same[6] = {0};
 	double eq[6] = {7, 7, 7, 7, 7, 7};
-	/* U = 9, mu = 4.5, var = 9 * 7 / 12 = 5.25 */
-	double want = 1 - ev__norm_cdf((9 - 4.5 - 0.5) / sqrt(5.25));
+	/* U = 9, mu = 4.5, var = 9 * 7 / 12 = 5.25: the normal approximation */
+	double normal = 1 - ev__norm_cdf((9 - 4.5 - 0.5) / sqrt(5.25));
+	double w40[40] = {0}, x[6] = {1, 2, 4, 3, 5, 6};
+	uint8_t s40[40] = {0};
 
-	CHECK(fabs(ev__mann_whitney(v, hi, 6) - want) < 1e-12, "%g vs %g",
-	      ev__mann_whitney(v, hi, 6), want);
+	/* U = 9 is the most extreme of C(6, 3) = 20 equally likely rankings:
+	 * exactly 1/20, where the approximation says 0.040 */
+	CHECK(normal < 0.045, "%g", normal);
+	CHECK(fabs(ev__mann_whitney(v, hi, 6) - 1.0 / 20) < 1e-12, "%g",
+	      ev__mann_whitney(v, hi, 6));
+	/* not at the extreme: the approximation stands (U = 8) */
+	CHECK(fabs(ev__mann_whitney(x, hi, 6) - (1 - ev__norm_cdf((8 - 4.5 - 0.5) / sqrt(5.25)))) <
+		      1e-12,
+	      "%g", ev__mann_whitney(x, hi, 6));
+	/* 2 slow runs with a few ms of a resource, 38 fast at zero: the
+	 * approximation gives 4e-10; no outcome is rarer than 1/C(40,2) */
+	w40[0] = 2e6;
+	w40[1] = 3e6;
+	s40[0] = s40[1] = 1;
+	CHECK(fabs(ev__mann_whitney(w40, s40, 40) - 1.0 / 780) < 1e-12, "%g",
+	      ev__mann_whitney(w40, s40, 40));
 	CHECK(ev__mann_whitney(v, lo, 6) > 0.9, "lower is not larger");
 	CHECK(ev__mann_whitney(eq, hi, 6) == 1.0, "ties everywhere: no evidence");
 	CHECK(ev__mann_whitney(v, same, 6) == 1.0, "one class");

@@ -42,6 +42,9 @@ const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char
 const char *report__chain(const struct dataset *ds, const struct xa_critical *c, char *buf,
 			  size_t len);
 /* "p = 3e-09", "p < 1e-15". */
+/* --func BINARY:SYMBOL for each sampled function of the critical chains. */
+const char *report__func_args(const struct dataset *ds, const struct xa_result *r, char *buf,
+			      size_t len);
 const char *report__p(double p, char *buf, size_t len);
 /*
  * The evidence of a critical function, lines separated by '\n': its

@@ -82,6 +82,15 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 "processes forked while recording that exited before their uprobes could be set, "
 		 "or could not get them: none of their marked calls is recorded",
 		 d->forks_unprobed},
+		{"samples_malformed",
+		 "stack samples, names or stacks skipped: ids out of order or frames past their "
+		 "record (a damaged or forged trace)",
+		 dataset__samples(ds)->malformed},
+		{"samples_unplaced",
+		 "stack samples in a run whose stack does not reach the interaction function (cut "
+		 "by code without frame pointers, or deeper than 64 frames): their time names no "
+		 "function",
+		 dataset__samples(ds)->unplaced},
 	};
 	size_t n = 0;
 
@@ -161,6 +170,37 @@ const char *report__chain(const struct dataset *ds, const struct xa_critical *c,
 				 dataset__func(ds, c->chain[i])->symbol);
 
 		used += n > 0 ? (size_t)n : 0;
+	}
+	return buf;
+}
+
+/*
+ * The --func arguments that would measure the sampled functions of the
+ * critical chains exactly in a next recording ("" when none): BINARY is
+ * the basename, which -p resolves against the process's mappings.
+ */
+const char *report__func_args(const struct dataset *ds, const struct xa_result *r, char *buf,
+			      size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < r->ncrit; i++) {
+		const struct xa_critical *c = &r->crit[i];
+
+		for (size_t k = 0; k < c->nchain && used < len; k++) {
+			const struct ds_func *f = dataset__func(ds, c->chain[k]);
+			char arg[600];
+			int n;
+
+			if (!f->sampled)
+				continue;
+			snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
+			if (strstr(buf, arg))
+				continue;
+			n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", arg);
+			used += n > 0 ? (size_t)n : 0;
+		}
 	}
 	return buf;
 }

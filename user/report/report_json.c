@@ -172,6 +172,7 @@ static void func_id(struct jsonw *w, const struct dataset *ds, uint32_t f)
 {
 	jsonw__str(w, "function", dataset__func(ds, f)->symbol);
 	jsonw__str(w, "binary", dataset__func(ds, f)->binary);
+	jsonw__bool(w, "sampled", dataset__func(ds, f)->sampled);
 }
 
 static void preconditions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
@@ -259,6 +260,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	jsonw__round(w, "added_ns", c->ev.added);
 	jsonw__num(w, "share", c->ev.share);
 	jsonw__bool(w, "surrogate", c->surrogate);
+	jsonw__round(w, "resolution_ns", c->res_ns);
 	jsonw__begin_arr(w, "chain");
 	for (size_t k = 0; k < c->nchain; k++) {
 		jsonw__begin_obj(w, NULL);
@@ -392,6 +394,24 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 	jsonw__bool(w, "damaged", damaged);
 }
 
+static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct ds_sample_info *s = dataset__samples(ds);
+	char args[4096];
+
+	jsonw__begin_obj(w, "sampling");
+	jsonw__uint(w, "samples", s->samples);
+	jsonw__uint(w, "in_runs", s->in_runs);
+	jsonw__uint(w, "unplaced", s->unplaced);
+	jsonw__uint(w, "malformed", s->malformed);
+	jsonw__uint(w, "weight_in_runs_ns", s->weight_in_runs);
+	jsonw__uint(w, "resolution_ns", s->resolution_ns);
+	jsonw__uint(w, "root_functions", s->roots);
+	report__func_args(ds, r, args, sizeof(args));
+	jsonw__str(w, "func_args", args[0] ? args : NULL);
+	jsonw__end_obj(w);
+}
+
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_verdict v;
@@ -410,6 +430,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	step1_tree(&w, ds, r);
 	functions(&w, ds, r);
 	limits(&w, ds, r);
+	sampling(&w, ds, r);
 	report__verdict(ds, r, &v);
 	jsonw__str(&w, "verdict", v.text);
 	jsonw__str(&w, "note", v.note[0] ? v.note : NULL);

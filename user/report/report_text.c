@@ -157,14 +157,19 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 	xlp_text(fn->binary, bin, sizeof(bin));
 	if (rank)
 		fprintf(f,
-			"\nCritical function #%zu %s (%s): slow when %s %s; %u runs ran it, %u "
+			"\nCritical function #%zu %s (%s%s): slow when %s %s; %u runs ran it, %u "
 			"slow (step 2, PerfProbe IV-C)\n",
-			rank, sym, bin,
+			rank, sym, bin, fn->sampled ? "; sampled, never marked" : "",
 			c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
 			c->s2.nslow);
 	else
-		fprintf(f, "\nNot accused: %s (%s) > %s\n", sym, bin,
-			report__dur(c->threshold_ns, t, sizeof(t)));
+		fprintf(f, "\nNot accused: %s (%s%s) > %s\n", sym, bin,
+			fn->sampled ? "; sampled" : "", report__dur(c->threshold_ns, t, sizeof(t)));
+	if (fn->sampled)
+		fprintf(f,
+			"  times estimated from stack samples, known to %s (the longest sampling "
+			"period times the off-CPU thinning)\n",
+			report__dur(c->res_ns, t, sizeof(t)));
 	if (c->nchain > 1) {
 		fputs("  chain: ", f);
 		xlp_fputs_text(f, report__chain(ds, c, chain, sizeof(chain)));
@@ -189,8 +194,17 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
+	char args[4096];
+
 	for (size_t i = 0; i < r->ncrit; i++)
 		critical(f, ds, r, &r->crit[i], i + 1);
+	if (report__func_args(ds, r, args, sizeof(args))[0]) {
+		fputs("\nMeasure the sampled functions exactly in a next recording:\n  xlprobe "
+		      "record ",
+		      f);
+		xlp_fputs_text(f, args);
+		fputs(" ...\n", f);
+	}
 }
 
 static void rejected(FILE *f, const struct dataset *ds, const struct xa_result *r)
