@@ -182,6 +182,9 @@ struct xa_critical {
 	double res_ns;
 	struct xa_step2 s2;
 	struct xa_peer peer; /* most frequent IPC waker in slow samples */
+	/* calling-context tree from chain[0], slow runs vs fast (the run
+	 * labels); NULL without stack samples through it */
+	struct ds_cct *cct;
 	struct xa_evidence ev;
 };
 

@@ -32,6 +32,9 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 		ret = xa_critical_step2(ds, o, r, res, k);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_evidence(ds, o, r, &r->crit[k]);
+	/* from the outermost function of the chain down to the one named */
+	for (size_t k = 0; k < r->ncrit && !ret; k++)
+		ret = dataset__context_tree(ds, r->crit[k].chain[0], r->slow, &r->crit[k].cct);
 	for (size_t i = 0; i < r->nrows && !ret; i++)
 		ret = xa_fill_row(ds, res, r->ncrit + i, &r->rows[i]);
 cleanup:
@@ -144,8 +147,10 @@ void analysis__free(struct xa_result *r)
 		return;
 	for (size_t i = 0; i < r->npre; i++)
 		free(r->pre[i].conds);
-	for (size_t i = 0; i < r->ncrit + r->nrejected; i++)
+	for (size_t i = 0; i < r->ncrit + r->nrejected; i++) {
 		xa_step2_release(&r->crit[i].s2);
+		cct__free(r->crit[i].cct);
+	}
 	xa_step2_release(&r->base);
 	dtree__free(r->tree);
 	free(r->pre);

@@ -36,7 +36,8 @@ struct ds_func {
 	/* not marked: its time in a run is estimated from the stack samples
 	 * it is on (dataset_samples.c), and path is the binary's basename */
 	bool sampled;
-	bool root; /* sampled, on every sample of every launch: names nothing */
+	bool root;    /* sampled, on every sample of every launch: names nothing */
+	bool runtime; /* sampled, of the C/C++ runtime (libc...): names nothing */
 };
 
 struct ds_run {
@@ -161,5 +162,32 @@ void nesting__free(struct nesting *n); /* accepts NULL */
 /* k: index into the anc array given to dataset__nesting. */
 size_t nesting__npairs(const struct nesting *n, size_t k);
 const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i);
+
+/* ---- calling-context tree of a function, from the stack samples ---- */
+
+/*
+ * Under the outermost frame of root in every sampled stack (LagHunter's
+ * calling-context trees, on samples): one node per distinct path of named
+ * frames below it (runtime ones included; frames without a name are
+ * skipped), with the samples' weights summed by reason, apart for the
+ * runs marked slow and the others. Node 0 is root itself; a node's parent
+ * comes before it.
+ */
+struct ds_cct_node {
+	uint32_t func;
+	uint32_t parent; /* node index; UINT32_MAX for node 0 */
+	uint32_t depth;
+	/* ns by counter: [XLP_C_WALL] all, [CPU_RUN] on a CPU, the waits by reason */
+	double slow[XLP_NR_CTR], fast[XLP_NR_CTR];
+};
+
+struct ds_cct;
+
+/* slow: per run, non-zero when slow. *out is NULL when no sample has root. */
+int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t *slow,
+			  struct ds_cct **out);
+void cct__free(struct ds_cct *t); /* accepts NULL */
+size_t cct__n(const struct ds_cct *t);
+const struct ds_cct_node *cct__node(const struct ds_cct *t, size_t i);
 
 #endif

@@ -70,7 +70,7 @@ int ds_sample_times(struct dataset *ds);
 
 static inline bool ds_func_sampled(const struct dataset *ds, uint32_t g)
 {
-	return ds->funcs[g].sampled && !ds->funcs[g].root;
+	return ds->funcs[g].sampled && !ds->funcs[g].root && !ds->funcs[g].runtime;
 }
 
 static inline bool ds_func_root(const struct dataset *ds, uint32_t g)

@@ -162,7 +162,7 @@ static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
 	int ret;
 
 	if (s->g == UNMAPPED) {
-		if (s->kind != XLP_SYM_FUNCTION || !s->name[0] || runtime_module(s->module)) {
+		if (s->kind != XLP_SYM_FUNCTION || !s->name[0]) {
 			s->g = DS_NONE;
 		} else {
 			/* a marked function of the same name keeps its exact times */
@@ -170,8 +170,11 @@ static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
 			if (ret < 0)
 				return ret;
 			s->g = (uint32_t)ret;
-			if (p->ds->nfuncs > before)
+			if (p->ds->nfuncs > before) {
 				p->ds->funcs[ret].sampled = true;
+				/* kept for the context trees, named nothing */
+				p->ds->funcs[ret].runtime = runtime_module(s->module);
+			}
 		}
 	}
 	*g = s->g;
@@ -374,7 +377,8 @@ int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
 			for (size_t c = a, parent = g; c-- > 0 && !ret;) {
 				uint32_t h = fr[c];
 
-				if (h == DS_NONE || ds_func_root(ds, h))
+				/* a runtime frame is how its caller calls: not a parent */
+				if (h == DS_NONE || ds_func_root(ds, h) || ds->funcs[h].runtime)
 					continue;
 				/* marked callees are timed by their calls; the
 				 * ancestor's own recursion is its subtree already */
@@ -406,7 +410,7 @@ cleanup:
 static void drop_roots(struct dataset *ds, const uint64_t *total)
 {
 	for (size_t g = 0; g < ds->nfuncs; g++) {
-		bool root = ds->funcs[g].sampled, any = false;
+		bool root = ds_func_sampled(ds, g), any = false;
 
 		for (size_t r = 0; r < ds->nruns && root; r++) {
 			if (!ds->files[ds->runs[r].file].info.launches)
@@ -456,4 +460,132 @@ int ds_sample_times(struct dataset *ds)
 		drop_roots(ds, total);
 	free(total);
 	return ret;
+}
+
+struct ds_cct {
+	struct ds_cct_node *n;
+	size_t len, cap;
+	uint32_t *index; /* open addressing over (parent, func): node + 1 */
+	size_t icap;
+};
+
+static size_t cct_hash(uint32_t parent, uint32_t func, size_t cap)
+{
+	uint64_t h = ((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 24) & (cap - 1);
+}
+
+static uint32_t *cct_slot(struct ds_cct *t, uint32_t parent, uint32_t func)
+{
+	size_t j = cct_hash(parent, func, t->icap);
+
+	while (t->index[j]) {
+		const struct ds_cct_node *x = &t->n[t->index[j] - 1];
+
+		if (x->parent == parent && x->func == func)
+			break;
+		j = (j + 1) & (t->icap - 1);
+	}
+	return &t->index[j];
+}
+
+/* The child of node parent for func, added when new; UINT32_MAX on ENOMEM. */
+static uint32_t cct_child(struct ds_cct *t, uint32_t parent, uint32_t func)
+{
+	uint32_t *slot;
+
+	if (2 * (t->len + 1) > t->icap) {
+		size_t cap = t->icap ? 2 * t->icap : 64;
+		uint32_t *old = t->index;
+
+		t->index = calloc(cap, sizeof(*t->index));
+		if (!t->index) {
+			t->index = old;
+			return UINT32_MAX;
+		}
+		t->icap = cap;
+		for (size_t i = 1; i < t->len; i++)
+			*cct_slot(t, t->n[i].parent, t->n[i].func) = (uint32_t)i + 1;
+		free(old);
+	}
+	slot = cct_slot(t, parent, func);
+	if (*slot)
+		return *slot - 1;
+	if (grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))
+		return UINT32_MAX;
+	t->n[t->len] = (struct ds_cct_node){
+		.func = func, .parent = parent, .depth = t->n[parent].depth + 1};
+	*slot = (uint32_t)t->len + 1;
+	return (uint32_t)t->len++;
+}
+
+static void cct_add(struct ds_cct_node *x, const struct ds_smp *s, bool slow)
+{
+	double *v = slow ? x->slow : x->fast;
+
+	v[XLP_C_WALL] += (double)s->weight;
+	v[s->reason] += (double)s->weight;
+}
+
+int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t *slow,
+			  struct ds_cct **out)
+{
+	struct ds_cct *t = calloc(1, sizeof(*t));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!t || grow((void **)&t->n, &t->cap, 0, sizeof(*t->n)))
+		goto cleanup;
+	t->n[0] = (struct ds_cct_node){.func = root, .parent = UINT32_MAX};
+	t->len = 1;
+	for (size_t i = 0; i < ds->nsmp; i++) {
+		const struct ds_smp *s = &ds->smp[i];
+		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+		const uint32_t *fr = st ? &ds->sfr[st->off] : NULL;
+		bool sl = slow[s->run];
+		size_t a = st ? st->n : 0;
+		uint32_t node = 0;
+
+		while (a-- > 0 && fr[a] != root)
+			;
+		if (a == SIZE_MAX)
+			continue;
+		cct_add(&t->n[0], s, sl);
+		while (a-- > 0) {
+			if (fr[a] == DS_NONE)
+				continue;
+			node = cct_child(t, node, fr[a]);
+			if (node == UINT32_MAX)
+				goto cleanup;
+			cct_add(&t->n[node], s, sl);
+		}
+	}
+	ret = 0;
+	if (t->n[0].slow[XLP_C_WALL] + t->n[0].fast[XLP_C_WALL] > 0) {
+		*out = t;
+		t = NULL;
+	}
+cleanup:
+	cct__free(t);
+	return ret;
+}
+
+void cct__free(struct ds_cct *t)
+{
+	if (!t)
+		return;
+	free(t->n);
+	free(t->index);
+	free(t);
+}
+
+size_t cct__n(const struct ds_cct *t)
+{
+	return t ? t->len : 0;
+}
+
+const struct ds_cct_node *cct__node(const struct ds_cct *t, size_t i)
+{
+	return &t->n[i];
 }

@@ -312,7 +312,8 @@ static void run_scenario(const struct scenario *s)
 	struct json *j = NULL;
 
 	paths();
-	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(), s->name);
+	snprintf(trace, sizeof(trace), "%s/%s%s.xlp", xt_tmpdir(), s->sampled ? "sampled-" : "",
+		 s->name);
 	if (s->disk && disk_setup(s->disk, dev, sizeof(dev), cg, sizeof(cg))) {
 		CHECK(0, "cannot set up the throttled loop device");
 		goto out;

@@ -31,6 +31,13 @@ int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint6
 int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns);
 int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot);
 int synth__stats(struct synth *s, const uint64_t *stat /* XLP_NR_STAT */, uint64_t lost);
+/* Stack sampling records (record --sample): ids must come 0, 1, 2... */
+int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, const char *name);
+/* A user stack, innermost frame first. */
+int synth__stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n);
+/* ustack: a stack id + 1, 0 for none; reason: XLP_C_CPU_RUN on a CPU, else the wait's */
+int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
+		  uint32_t ustack, uint32_t reason);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

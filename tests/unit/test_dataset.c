@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "analysis.h"
 #include "dataset.h"
 #include "synth.h"
 
@@ -246,6 +247,135 @@ TEST(launch_mode_runs)
 	}
 	CHECK(dataset__file(ds, 0)->launches && !dataset__file(ds, 0)->interaction, "-");
 	dataset__free(ds);
+}
+
+/*
+ * Stack samples on a synthetic trace (record --sample): 20 runs of
+ * on_click on tid 10, every 4th slow by a 50 ms disk wait under load ->
+ * pread (libc). Per run, 8 on-CPU samples of 1 ms in compute, and some
+ * that must not count: one of tid 11 (another thread), one between runs,
+ * one whose stack lacks the interaction frame (unplaced).
+ */
+enum { S_MAIN, S_CLICK, S_LOAD, S_PREAD, S_COMPUTE, S_ANON };
+enum { K_LOAD, K_COMPUTE, K_NOINTER, K_ANON };
+
+static void write_sampled(const char *path)
+{
+	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
+	const uint32_t load[] = {S_PREAD, S_LOAD, S_CLICK, S_MAIN};
+	const uint32_t compute[] = {S_COMPUTE, S_CLICK, S_MAIN};
+	const uint32_t nointer[] = {S_COMPUTE, S_MAIN};
+	const uint32_t anon[] = {S_ANON, S_LOAD, S_CLICK, S_MAIN};
+	const uint32_t bad[] = {99};
+	uint64_t c[XLP_NR_CTR];
+	struct synth *s;
+	int err = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_SAMPLE, 0, f, 1, &s);
+
+	REQUIRE(!err, "synth__open: %d", err);
+	err |= synth__sym(s, S_MAIN, XLP_SYM_FUNCTION, "app", "main");
+	err |= synth__sym(s, S_CLICK, XLP_SYM_FUNCTION, "app", "on_click");
+	err |= synth__sym(s, S_LOAD, XLP_SYM_FUNCTION, "app", "load");
+	err |= synth__sym(s, S_PREAD, XLP_SYM_FUNCTION, "libc.so.6", "pread");
+	err |= synth__sym(s, S_COMPUTE, XLP_SYM_FUNCTION, "app", "compute");
+	err |= synth__sym(s, S_ANON, XLP_SYM_FILE, "app", "[app+0x10]");
+	err |= synth__stack(s, K_LOAD, load, 4);
+	err |= synth__stack(s, K_COMPUTE, compute, 3);
+	err |= synth__stack(s, K_NOINTER, nointer, 2);
+	err |= synth__stack(s, K_ANON, anon, 4);
+	err |= synth__stack(s, 7, bad, 1); /* out of order, unknown name: skipped */
+	for (uint64_t i = 0; i < 20; i++) {
+		uint64_t t = (i + 1) * 1000000000ull, d = i % 4 ? 10000000 : 60000000;
+
+		for (uint64_t k = 0; k < 8; k++)
+			err |= synth__sample(s, 10, 10, t + k * 1000000 + 500, 1000000,
+					     K_COMPUTE + 1, XLP_C_CPU_RUN);
+		if (!(i % 4)) {
+			err |= synth__sample(s, 10, 10, t + 58000000, 50000000, K_LOAD + 1,
+					     XLP_C_DISK);
+			err |= synth__sample(s, 10, 10, t + 59000000, 1000000, K_ANON + 1,
+					     XLP_C_CPU_RUN);
+		}
+		err |= synth__sample(s, 10, 11, t + 100, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
+		err |= synth__sample(s, 10, 10, t + 9000000, 1000000, K_NOINTER + 1, XLP_C_CPU_RUN);
+		err |= synth__sample(s, 10, 10, t + d + 1000, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
+		synth__counters(&(struct synth_usage){.cpu_run = (double)d}, c);
+		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
+	}
+	err |= synth__close(s, NULL, 0);
+	CHECK(!err, "writing: %d", err);
+}
+
+TEST(sampled_functions_under_the_interaction)
+{
+	const char *path = tmp("sampled.xlp");
+	const char *paths[] = {path};
+	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct xa_result *r = NULL;
+	struct resources *res = NULL;
+	struct ds_cct *t = NULL;
+	struct dataset *ds;
+	int fl, fc, fp;
+	uint32_t want[2];
+	uint8_t slow[20];
+	char err[512];
+
+	write_sampled(path);
+	ds = load(paths, 1, false);
+	REQUIRE(ds);
+	fl = find(ds, "load");
+	fc = find(ds, "compute");
+	fp = find(ds, "pread");
+	REQUIRE(fl >= 0 && fc >= 0 && fp >= 0, "load %d compute %d pread %d", fl, fc, fp);
+	CHECK(find(ds, "main") < 0 && find(ds, "on_click") < 0,
+	      "a frame at or above the interaction became a function");
+	CHECK(dataset__func(ds, fl)->sampled && !dataset__func(ds, fl)->runtime);
+	CHECK(dataset__func(ds, fp)->runtime, "libc's pread names nothing");
+	REQUIRE(dataset__nruns(ds) == 20, "%zu runs", dataset__nruns(ds));
+	for (size_t i = 0; i < 20; i++) {
+		bool sl = !(i % 4);
+
+		/* load: the disk wait and the unnamed frame's sample below it */
+		CHECK(dataset__time(ds, i, fl) == (sl ? 51000000u : 0), "run %zu: load %llu", i,
+		      (unsigned long long)dataset__time(ds, i, fl));
+		CHECK(dataset__time(ds, i, fc) == 8000000, "run %zu: compute %llu", i,
+		      (unsigned long long)dataset__time(ds, i, fc));
+		CHECK(dataset__time(ds, i, fp) == 0, "a runtime function has time");
+		CHECK(dataset__ncalls(ds, i, fc) == 8);
+		slow[i] = sl;
+	}
+	CHECK(dataset__samples(ds)->unplaced == 20, "unplaced %llu",
+	      (unsigned long long)dataset__samples(ds)->unplaced);
+	CHECK(dataset__samples(ds)->malformed == 1, "malformed %llu",
+	      (unsigned long long)dataset__samples(ds)->malformed);
+	CHECK(dataset__samples(ds)->resolution_ns == 0, "no sampling windows in this file");
+	/* resources: the samples' weights by their reasons */
+	want[0] = (uint32_t)fl;
+	want[1] = (uint32_t)fc;
+	REQUIRE(!dataset__resources(ds, want, 2, &res, err, sizeof(err)), "%s", err);
+	CHECK(resources__get(res, 0, 0)->ctr[XLP_C_DISK] == 50000000);
+	CHECK(resources__get(res, 0, 0)->ctr[XLP_C_CPU_RUN] == 1000000);
+	CHECK(resources__get(res, 1, 1)->ctr[XLP_C_CPU_RUN] == 8000000);
+	resources__free(res);
+	/* the calling-context tree of load: pread under it, slow runs only */
+	REQUIRE(!dataset__context_tree(ds, (uint32_t)fl, slow, &t) && t);
+	CHECK(cct__n(t) == 2, "%zu nodes", cct__n(t));
+	CHECK(cct__node(t, 0)->slow[XLP_C_WALL] == 5 * 51e6, "%g",
+	      cct__node(t, 0)->slow[XLP_C_WALL]);
+	CHECK(cct__n(t) < 2 || (cct__node(t, 1)->func == (uint32_t)fp &&
+				cct__node(t, 1)->slow[XLP_C_DISK] == 5 * 50e6 &&
+				cct__node(t, 1)->fast[XLP_C_WALL] == 0));
+	cct__free(t);
+	/* steps 1 and 2 on the sampled times: load, through the disk */
+	REQUIRE(!analysis__run(ds, &o, &r, err, sizeof(err)), "%s", err);
+	CHECK(r->status == XA_OK && r->ncrit == 1, "status %d, %zu critical", r->status, r->ncrit);
+	if (r->ncrit) {
+		CHECK(r->crit[0].func == (uint32_t)fl && r->crit[0].sampled);
+		CHECK(r->crit[0].s2.nfactors && r->crit[0].s2.factors[0].feat == XA_DISK);
+		CHECK(r->crit[0].cct != NULL);
+	}
+	analysis__free(r);
+	dataset__free(ds);
+	unlink(path);
 }
 
 TEST_MAIN()

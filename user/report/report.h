@@ -45,6 +45,17 @@ const char *report__chain(const struct dataset *ds, const struct xa_critical *c,
 /* --func BINARY:SYMBOL for each sampled function of the critical chains. */
 const char *report__func_args(const struct dataset *ds, const struct xa_result *r, char *buf,
 			      size_t len);
+/*
+ * A calling-context tree as shown: node indices depth first, each node's
+ * children by their time in slow runs, only nodes holding at least
+ * REPORT_CCT_SHARE of the root's time (per run, slow or fast): a display
+ * cut, the same in text and JSON.
+ */
+#define REPORT_CCT_SHARE 0.05
+size_t report__cct_order(const struct ds_cct *t, const struct xa_result *r, uint32_t *out,
+			 size_t max);
+/* A node's counter c (XLP_C_*) per slow (or fast) run. */
+double report__cct_mean(const struct ds_cct_node *x, const struct xa_result *r, bool slow, int c);
 const char *report__p(double p, char *buf, size_t len);
 /*
  * The evidence of a critical function, lines separated by '\n': its

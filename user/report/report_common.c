@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "report.h"
 #include "util.h"
@@ -203,6 +204,79 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 		}
 	}
 	return buf;
+}
+
+struct cct_walk {
+	const struct ds_cct *t;
+	double nslow, nfast, min;
+	uint32_t *out;
+	size_t n, max;
+};
+
+static double cct_mean(const struct cct_walk *w, const struct ds_cct_node *x, bool slow)
+{
+	double n = slow ? w->nslow : w->nfast;
+
+	return n > 0 ? (slow ? x->slow : x->fast)[XLP_C_WALL] / n : 0;
+}
+
+/* Depth first, each node's children by their time in slow runs. */
+static void cct_visit(struct cct_walk *w, uint32_t node)
+{
+	size_t nk = 0, total = cct__n(w->t);
+	uint32_t *kids;
+
+	if (w->n >= w->max)
+		return;
+	w->out[w->n++] = node;
+	kids = malloc(total * sizeof(*kids) + 1);
+	if (!kids)
+		return;
+	for (size_t i = node + 1; i < total; i++) {
+		const struct ds_cct_node *x = cct__node(w->t, i);
+
+		if (x->parent == node &&
+		    (cct_mean(w, x, true) >= w->min || cct_mean(w, x, false) >= w->min))
+			kids[nk++] = (uint32_t)i;
+	}
+	/* insertion sort: a node has few children worth showing */
+	for (size_t i = 1; i < nk; i++)
+		for (size_t j = i; j > 0 && cct_mean(w, cct__node(w->t, kids[j]), true) >
+						    cct_mean(w, cct__node(w->t, kids[j - 1]), true);
+		     j--) {
+			uint32_t k = kids[j];
+
+			kids[j] = kids[j - 1];
+			kids[j - 1] = k;
+		}
+	for (size_t i = 0; i < nk; i++)
+		cct_visit(w, kids[i]);
+	free(kids);
+}
+
+size_t report__cct_order(const struct ds_cct *t, const struct xa_result *r, uint32_t *out,
+			 size_t max)
+{
+	struct cct_walk w = {.t = t,
+			     .nslow = (double)r->lab.nslow,
+			     .nfast = (double)(r->lab.n - r->lab.nslow),
+			     .out = out,
+			     .max = max};
+	const struct ds_cct_node *root;
+
+	if (!t || !max)
+		return 0;
+	root = cct__node(t, 0);
+	w.min = REPORT_CCT_SHARE * fmax(cct_mean(&w, root, true), cct_mean(&w, root, false));
+	cct_visit(&w, 0);
+	return w.n;
+}
+
+double report__cct_mean(const struct ds_cct_node *x, const struct xa_result *r, bool slow, int c)
+{
+	double n = slow ? (double)r->lab.nslow : (double)(r->lab.n - r->lab.nslow);
+
+	return n > 0 ? (slow ? x->slow : x->fast)[c] / n : 0;
 }
 
 const char *report__p(double p, char *buf, size_t len)

@@ -248,8 +248,35 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__end_obj(w);
 }
 
-static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_critical *c,
-		     size_t rank)
+static void context_tree(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
+			 const struct xa_critical *c)
+{
+	uint32_t order[64];
+	size_t n = report__cct_order(c->cct, r, order, 64);
+
+	jsonw__begin_arr(w, "context_tree");
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+
+		jsonw__begin_obj(w, NULL);
+		func_id(w, ds, x->func);
+		jsonw__bool(w, "runtime", dataset__func(ds, x->func)->runtime);
+		jsonw__uint(w, "depth", x->depth);
+		for (int s = 1; s >= 0; s--) {
+			jsonw__begin_obj(w, s ? "slow_per_run_ns" : "fast_per_run_ns");
+			for (int k = XLP_C_WALL; k <= XLP_C_OTHER; k++)
+				if (k != XLP_C_SLEEP_S && k != XLP_C_SLEEP_D)
+					jsonw__round(w, xlp_ctr_names[k],
+						     report__cct_mean(x, r, s, k));
+			jsonw__end_obj(w);
+		}
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+}
+
+static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
+		     const struct xa_critical *c, size_t rank)
 {
 	jsonw__begin_obj(w, NULL);
 	func_id(w, ds, c->func);
@@ -283,6 +310,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	}
 	breakdown(w, &c->s2, "time");
 	step2_tree(w, &c->s2);
+	context_tree(w, ds, r, c);
 	jsonw__end_obj(w);
 }
 
@@ -290,11 +318,11 @@ static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa
 {
 	jsonw__begin_arr(w, "critical_functions");
 	for (size_t i = 0; i < r->ncrit; i++)
-		critical(w, ds, &r->crit[i], i + 1);
+		critical(w, ds, r, &r->crit[i], i + 1);
 	jsonw__end_arr(w);
 	jsonw__begin_arr(w, "rejected_functions");
 	for (size_t i = 0; i < r->nrejected; i++)
-		critical(w, ds, &r->crit[r->ncrit + i], 0);
+		critical(w, ds, r, &r->crit[r->ncrit + i], 0);
 	jsonw__end_arr(w);
 	jsonw__num(w, "evidence_alpha", r->alpha_evidence);
 }

@@ -147,6 +147,50 @@ static void lines(FILE *f, const char *head, const char *s)
 	}
 }
 
+/* The largest counter of a node in slow runs (time on a CPU or a wait). */
+static int cct_top(const struct ds_cct_node *x)
+{
+	int best = XLP_C_CPU_RUN;
+
+	for (int c = XLP_C_CPU_RUN; c <= XLP_C_OTHER; c++)
+		if (c != XLP_C_SLEEP_S && c != XLP_C_SLEEP_D && x->slow[c] > x->slow[best])
+			best = c;
+	return best;
+}
+
+static void context_tree(FILE *f, const struct dataset *ds, const struct xa_result *r,
+			 const struct xa_critical *c)
+{
+	uint32_t order[64];
+	size_t n = report__cct_order(c->cct, r, order, 64);
+	char a[32], b[32], d[32], e[32], name[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
+	char line[2 * NAME_MAX_TEXT + 80];
+
+	if (!n) {
+		fprintf(f, "  no calling-context tree: no stack sample passes through it (record "
+			   "with sampling: the default without --func, or --sample)\n");
+		return;
+	}
+	fprintf(f, "  calling context (stack samples; per run, slow | fast runs; the largest "
+		   "part in slow runs):\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+		const struct ds_func *fn = dataset__func(ds, x->func);
+		int top = cct_top(x);
+
+		xlp_text(fn->symbol, name, sizeof(name));
+		xlp_text(fn->binary, bin, sizeof(bin));
+		snprintf(line, sizeof(line), "%*s%s%s%s%s", (int)(2 * (x->depth % 32)), "", name,
+			 fn->runtime ? " (" : "", fn->runtime ? bin : "", fn->runtime ? ")" : "");
+		fprintf(f, "    %-46.46s %9s | %-9s %s %s | %s\n", line,
+			report__dur(report__cct_mean(x, r, true, XLP_C_WALL), a, sizeof(a)),
+			report__dur(report__cct_mean(x, r, false, XLP_C_WALL), b, sizeof(b)),
+			xlp_ctr_names[top],
+			report__dur(report__cct_mean(x, r, true, top), d, sizeof(d)),
+			report__dur(report__cct_mean(x, r, false, top), e, sizeof(e)));
+	}
+}
+
 static void critical(FILE *f, const struct dataset *ds, const struct xa_result *r,
 		     const struct xa_critical *c, size_t rank)
 {
@@ -190,6 +234,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
 			xlp_text(c->peer.comm, sym, sizeof(sym)));
 	breakdown(f, &c->s2, "time");
+	context_tree(f, ds, r, c);
 }
 
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
