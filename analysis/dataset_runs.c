@@ -33,24 +33,9 @@ struct pass1 {
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	size_t c = *cap ? 2 * *cap : 64;
-	void *np;
-
-	if (n < *cap)
-		return 0;
-	np = realloc(*p, c * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start, uint64_t end)
 {
-	if (grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
+	if (xlp_grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
 	p->cand[p->ncand++] = (struct cand){pid, tid, start, end};
 	return 0;
@@ -61,7 +46,7 @@ static int add_base(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t at, co
 {
 	struct base_rec *b;
 
-	if (grow((void **)&p->base, &p->base_cap, p->nbase, sizeof(*p->base)))
+	if (xlp_grow((void **)&p->base, &p->base_cap, p->nbase, sizeof(*p->base)))
 		return -ENOMEM;
 	b = &p->base[p->nbase++];
 	b->pid = pid;
@@ -207,7 +192,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		const struct base_rec *b;
 		struct ds_run *r;
 
-		if (grow((void **)&ds->runs, &ds->run_cap, ds->nruns, sizeof(*ds->runs)))
+		if (xlp_grow((void **)&ds->runs, &ds->run_cap, ds->nruns, sizeof(*ds->runs)))
 			return -ENOMEM;
 		r = &ds->runs[ds->nruns++];
 		memset(r, 0, sizeof(*r));

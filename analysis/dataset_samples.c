@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
+#include "util.h"
 
 #define UNMAPPED (DS_NONE - 1) /* a local name or stack not converted yet */
 
@@ -53,21 +54,6 @@ struct spass {
 	int err;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	size_t c = *cap ? 2 * *cap : 64;
-	void *np;
-
-	if (n < *cap)
-		return 0;
-	np = realloc(*p, c * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 static char *dup_n(const char *s, size_t n)
 {
 	char *o = malloc(n + 1);
@@ -89,7 +75,7 @@ static int add_sym(struct spass *p, const struct xlp_sym_rec *r)
 		p->ds->sinfo.malformed++;
 		return 0;
 	}
-	if (grow((void **)&p->syms, &p->cap_syms, p->nsyms, sizeof(*p->syms)))
+	if (xlp_grow((void **)&p->syms, &p->cap_syms, p->nsyms, sizeof(*p->syms)))
 		return -ENOMEM;
 	s = &p->syms[p->nsyms];
 	s->module = dup_n(r->text, r->module_len);
@@ -115,7 +101,7 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
 	for (size_t i = 0; i < r->nframes; i++)
 		if (r->frames[i].sym >= p->nsyms)
 			goto bad;
-	if (grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
+	if (xlp_grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
 		return -ENOMEM;
 	s = &p->stacks[p->nstacks];
 	s->syms = malloc(r->nframes * sizeof(*s->syms) + 1);
@@ -205,10 +191,10 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 			return 0;
 		}
 	}
-	if (grow((void **)&ds->sst, &ds->sst_cap, ds->nsst, sizeof(*ds->sst)))
+	if (xlp_grow((void **)&ds->sst, &ds->sst_cap, ds->nsst, sizeof(*ds->sst)))
 		return -ENOMEM;
 	while (ds->nsfr + cut >= ds->sfr_cap)
-		if (grow((void **)&ds->sfr, &ds->sfr_cap, ds->sfr_cap, sizeof(*ds->sfr)))
+		if (xlp_grow((void **)&ds->sfr, &ds->sfr_cap, ds->sfr_cap, sizeof(*ds->sfr)))
 			return -ENOMEM;
 	ds->sst[ds->nsst] = (struct ds_sstack){.off = ds->nsfr, .n = (uint32_t)cut};
 	for (size_t i = 0; i < cut; i++) {
@@ -229,7 +215,7 @@ static void place(void *ctx, size_t run)
 
 	if (p->err || (r->tid && r->tid != p->rec->tid))
 		return;
-	if (grow((void **)&ds->smp, &ds->smp_cap, ds->nsmp, sizeof(*ds->smp))) {
+	if (xlp_grow((void **)&ds->smp, &ds->smp_cap, ds->nsmp, sizeof(*ds->smp))) {
 		p->err = -ENOMEM;
 		return;
 	}
@@ -512,7 +498,7 @@ static uint32_t cct_child(struct ds_cct *t, uint32_t parent, uint32_t func)
 	slot = cct_slot(t, parent, func);
 	if (*slot)
 		return *slot - 1;
-	if (grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))
+	if (xlp_grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))
 		return UINT32_MAX;
 	t->n[t->len] = (struct ds_cct_node){
 		.func = func, .parent = parent, .depth = t->n[parent].depth + 1};
@@ -535,7 +521,7 @@ int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t
 	int ret = -ENOMEM;
 
 	*out = NULL;
-	if (!t || grow((void **)&t->n, &t->cap, 0, sizeof(*t->n)))
+	if (!t || xlp_grow((void **)&t->n, &t->cap, 0, sizeof(*t->n)))
 		goto cleanup;
 	t->n[0] = (struct ds_cct_node){.func = root, .parent = UINT32_MAX};
 	t->len = 1;

@@ -78,22 +78,6 @@ struct exporter {
 	bool kernel, weight, on_cpu, off_cpu;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	void *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 256;
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* Separators and control bytes of a name from the file become '?'. */
 static char *clean(const char *s, size_t n)
 {
@@ -123,7 +107,7 @@ static int add_sym(struct exporter *e, const struct xlp_sym_rec *r)
 		e->malformed++;
 		return 0;
 	}
-	if (grow((void **)&e->syms, &e->cap_syms, e->nsyms, sizeof(*e->syms)))
+	if (xlp_grow((void **)&e->syms, &e->cap_syms, e->nsyms, sizeof(*e->syms)))
 		return -ENOMEM;
 	name = clean(r->text + r->module_len, r->name_len);
 	if (!name)
@@ -147,7 +131,7 @@ static int add_stack(struct exporter *e, const struct xlp_stack_rec *r)
 			return 0;
 		}
 	}
-	if (grow((void **)&e->stacks, &e->cap_stacks, e->nstacks, sizeof(*e->stacks)))
+	if (xlp_grow((void **)&e->stacks, &e->cap_stacks, e->nstacks, sizeof(*e->stacks)))
 		return -ENOMEM;
 	s = &e->stacks[e->nstacks];
 	s->syms = calloc(r->nframes + 1, sizeof(*s->syms));
@@ -177,7 +161,7 @@ static int add_sample(struct exporter *e, const struct xlp_sample_rec *r)
 	if (r->kind == XLP_SAMPLE_ON_CPU ? !e->on_cpu : !e->off_cpu)
 		return 0;
 	e->no_ustack += !u;
-	if (grow((void **)&e->samples, &e->cap_samples, e->nsamples, sizeof(*e->samples)))
+	if (xlp_grow((void **)&e->samples, &e->cap_samples, e->nsamples, sizeof(*e->samples)))
 		return -ENOMEM;
 	e->samples[e->nsamples++] = (struct ex_sample){
 		.pid = r->pid,
@@ -199,7 +183,7 @@ static int add_proc(struct exporter *e, const struct xlp_proc_rec *r)
 {
 	struct ex_proc *p;
 
-	if (grow((void **)&e->procs, &e->cap_procs, e->nprocs, sizeof(*e->procs)))
+	if (xlp_grow((void **)&e->procs, &e->cap_procs, e->nprocs, sizeof(*e->procs)))
 		return -ENOMEM;
 	p = &e->procs[e->nprocs++];
 	p->pid = r->pid;
@@ -277,7 +261,7 @@ static int write_folded(struct exporter *e, FILE *f)
 		for (; j < e->nsamples && !cmp_sample(s, &e->samples[j]); j++)
 			total += e->weight ? e->samples[j].weight : e->samples[j].ticks;
 		i = j;
-		if (grow((void **)&lines, &cap, nlines, sizeof(*lines))) {
+		if (xlp_grow((void **)&lines, &cap, nlines, sizeof(*lines))) {
 			err = -ENOMEM;
 			break;
 		}

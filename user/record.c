@@ -624,7 +624,8 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 		 * shows in about 1 run in k: say how to keep every one */
 		if (c.max_every > 1)
 			fprintf(stderr,
-				"xlprobe: a wait that happens once per run is sampled in about 1 run "
+				"xlprobe: a wait that happens once per run is sampled in about 1 "
+				"run "
 				"in %u: raise --sample-overhead (now %.2f %%) to keep every "
 				"switch-out's stacks\n",
 				c.max_every, r->o.sample_bound_ppm / 1e4);

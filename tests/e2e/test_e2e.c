@@ -378,11 +378,18 @@ SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled
 SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
 	 .args = {"--runs", "80"})
 SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true)
+SCENARIO(sampled_background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}},
+	 .sampled = true)
+SCENARIO(sampled_background_disk_baseline_wrong, "bg_disk_cpu", {{"compute_checksum", "cpu_run"}},
+	 .baseline_wrong = true, .disk = 1, .sampled = true, .args = {"--runs", "120"})
 SCENARIO(sampled_throttled_disk, "disk", {{"load_config", "disk_block"}}, .disk = 2,
 	 .sampled = true)
 SCENARIO(sampled_slow_peer_process, "ipc", {{"ask_peer", "ipc_wait"}}, .sampled = true)
 SCENARIO(sampled_lock_contention, "lock", {{"update_cache", "lock_wait"}}, .sampled = true)
 SCENARIO(sampled_timer, "timer", {{"wait_tick", "timer_sleep"}}, .sampled = true)
+SCENARIO(sampled_two_causes, "two",
+	 {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}}, .sampled = true,
+	 .args = {"--runs", "320"})
 SCENARIO(sampled_no_perturbation, "none", {{NULL, NULL}}, .sampled = true)
 
 TEST_MAIN()

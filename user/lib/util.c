@@ -57,3 +57,20 @@ const char *xlp_fmt_ns(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
 	return buf;
 }
+
+int xlp_grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	if (!elem || c > SIZE_MAX / elem)
+		return -ENOMEM;
+	np = realloc(*p, c * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}

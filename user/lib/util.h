@@ -16,6 +16,13 @@ static inline void xlp_sort(void *base, size_t n, size_t size,
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and of traces. */
 uint64_t xlp_now_ns(void);
+
+/*
+ * Room for element n of the array *p of *cap elements of elem bytes:
+ * doubles it (from 64) when full. 0, or -ENOMEM (also when the size would
+ * overflow); *p and *cap are unchanged on failure.
+ */
+int xlp_grow(void **p, size_t *cap, size_t n, size_t elem);
 /* "250ms", "1.5s", "100us", "2000ns", "3" (seconds when unit-less and
  * default_unit_ns is 1e9). Negative errno on a malformed value. */
 int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);
