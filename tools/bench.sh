@@ -999,7 +999,7 @@ else
 	for v in alone bound fixed; do
 		# shellcheck disable=SC2086
 		m=$(median ${SM_RUNS[$v]})
-		printf '%-58s %12s %8s  %s\n' "${SM_LABEL[$v]}" "$m" \
+		printf '%-58s %12.0f %8s  %s\n' "${SM_LABEL[$v]}" "${m:-0}" \
 			"$(calc 'printf "%.3f", a / b' "$sbase" "$m")" \
 			"$(for x in ${SM_RUNS[$v]}; do printf '%d ' $((x / 1000000)); done)"
 	done
