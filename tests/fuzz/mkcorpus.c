@@ -97,6 +97,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (records_seed(in, "records-runs", 0) || records_seed(lin, "records-launches", 1))
 		return 1;
+	/* stack samples: names, stacks and samples (dataset_samples.c) */
+	if (synth__sampled(at("sampled.xlp")) ||
+	    records_seed(at("sampled.xlp"), "records-sampled", 0))
+		return 1;
 	f = synth__slurp(in, &len);
 	o = fopen(at("flipped-byte.xlp"), "wb");
 	if (!f || !o)

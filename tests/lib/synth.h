@@ -38,6 +38,13 @@ int synth__stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n)
 /* ustack: a stack id + 1, 0 for none; reason: XLP_C_CPU_RUN on a CPU, else the wait's */
 int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
 		  uint32_t ustack, uint32_t reason);
+/*
+ * A trace with stack samples: 20 runs of on_click (pid 10, tid 10), every
+ * 4th slowed by a 50 ms disk wait in load -> pread (libc); per run 8 on-CPU
+ * samples of 1 ms in compute, one of another thread, one after the run,
+ * one whose stack lacks the interaction frame; a stack record out of order.
+ */
+int synth__sampled(const char *path);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

@@ -249,62 +249,7 @@ TEST(launch_mode_runs)
 	dataset__free(ds);
 }
 
-/*
- * Stack samples on a synthetic trace (record --sample): 20 runs of
- * on_click on tid 10, every 4th slow by a 50 ms disk wait under load ->
- * pread (libc). Per run, 8 on-CPU samples of 1 ms in compute, and some
- * that must not count: one of tid 11 (another thread), one between runs,
- * one whose stack lacks the interaction frame (unplaced).
- */
-enum { S_MAIN, S_CLICK, S_LOAD, S_PREAD, S_COMPUTE, S_ANON };
-enum { K_LOAD, K_COMPUTE, K_NOINTER, K_ANON };
-
-static void write_sampled(const char *path)
-{
-	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
-	const uint32_t load[] = {S_PREAD, S_LOAD, S_CLICK, S_MAIN};
-	const uint32_t compute[] = {S_COMPUTE, S_CLICK, S_MAIN};
-	const uint32_t nointer[] = {S_COMPUTE, S_MAIN};
-	const uint32_t anon[] = {S_ANON, S_LOAD, S_CLICK, S_MAIN};
-	const uint32_t bad[] = {99};
-	uint64_t c[XLP_NR_CTR];
-	struct synth *s;
-	int err = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_SAMPLE, 0, f, 1, &s);
-
-	REQUIRE(!err, "synth__open: %d", err);
-	err |= synth__sym(s, S_MAIN, XLP_SYM_FUNCTION, "app", "main");
-	err |= synth__sym(s, S_CLICK, XLP_SYM_FUNCTION, "app", "on_click");
-	err |= synth__sym(s, S_LOAD, XLP_SYM_FUNCTION, "app", "load");
-	err |= synth__sym(s, S_PREAD, XLP_SYM_FUNCTION, "libc.so.6", "pread");
-	err |= synth__sym(s, S_COMPUTE, XLP_SYM_FUNCTION, "app", "compute");
-	err |= synth__sym(s, S_ANON, XLP_SYM_FILE, "app", "[app+0x10]");
-	err |= synth__stack(s, K_LOAD, load, 4);
-	err |= synth__stack(s, K_COMPUTE, compute, 3);
-	err |= synth__stack(s, K_NOINTER, nointer, 2);
-	err |= synth__stack(s, K_ANON, anon, 4);
-	err |= synth__stack(s, 7, bad, 1); /* out of order, unknown name: skipped */
-	for (uint64_t i = 0; i < 20; i++) {
-		uint64_t t = (i + 1) * 1000000000ull, d = i % 4 ? 10000000 : 60000000;
-
-		for (uint64_t k = 0; k < 8; k++)
-			err |= synth__sample(s, 10, 10, t + k * 1000000 + 500, 1000000,
-					     K_COMPUTE + 1, XLP_C_CPU_RUN);
-		if (!(i % 4)) {
-			err |= synth__sample(s, 10, 10, t + 58000000, 50000000, K_LOAD + 1,
-					     XLP_C_DISK);
-			err |= synth__sample(s, 10, 10, t + 59000000, 1000000, K_ANON + 1,
-					     XLP_C_CPU_RUN);
-		}
-		err |= synth__sample(s, 10, 11, t + 100, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
-		err |= synth__sample(s, 10, 10, t + 9000000, 1000000, K_NOINTER + 1, XLP_C_CPU_RUN);
-		err |= synth__sample(s, 10, 10, t + d + 1000, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
-		synth__counters(&(struct synth_usage){.cpu_run = (double)d}, c);
-		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
-	}
-	err |= synth__close(s, NULL, 0);
-	CHECK(!err, "writing: %d", err);
-}
-
+/* synth__sampled (tests/lib/synth.h): 20 runs, every 4th slow by a 50 ms disk wait under load */
 TEST(sampled_functions_under_the_interaction)
 {
 	const char *path = tmp("sampled.xlp");
@@ -319,7 +264,7 @@ TEST(sampled_functions_under_the_interaction)
 	uint8_t slow[20];
 	char err[512];
 
-	write_sampled(path);
+	REQUIRE(!synth__sampled(path), "writing %s", path);
 	ds = load(paths, 1, false);
 	REQUIRE(ds);
 	fl = find(ds, "load");

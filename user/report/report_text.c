@@ -209,7 +209,10 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 	else
 		fprintf(f, "\nNot accused: %s (%s%s) > %s\n", sym, bin,
 			fn->sampled ? "; sampled" : "", report__dur(c->threshold_ns, t, sizeof(t)));
-	if (fn->sampled)
+	if (fn->sampled && c->res_ns <= 0)
+		fprintf(f, "  times estimated from stack samples (no sampling window in the trace "
+			   "gives their resolution)\n");
+	else if (fn->sampled)
 		fprintf(f,
 			"  times estimated from stack samples, known to %s (the longest sampling "
 			"period times the off-CPU thinning)\n",
