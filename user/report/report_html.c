@@ -237,9 +237,34 @@ cleanup:
 	free(names);
 }
 
+/* The calling-context tree as an indented table (report__cct_order's nodes). */
+static void context_tree(FILE *f, const struct dataset *ds, const struct xa_result *r,
+			 const struct xa_critical *c)
+{
+	uint32_t order[64];
+	size_t n = report__cct_order(c->cct, r, order, 64);
+	char a[32], b[32];
+
+	if (!n)
+		return;
+	fputs("<h3>Calling context (stack samples, per run)</h3><table><tr><th>function</th>"
+	      "<th>slow runs</th><th>fast runs</th></tr>",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+
+		fprintf(f, "<tr><td style=\"padding-left:%uem\">", x->depth % 32);
+		esc(f, dataset__func(ds, x->func)->symbol);
+		fprintf(f, "</td><td>%s</td><td>%s</td></tr>",
+			report__dur(report__cct_mean(x, r, true, XLP_C_WALL), a, sizeof(a)),
+			report__dur(report__cct_mean(x, r, false, XLP_C_WALL), b, sizeof(b)));
+	}
+	fputs("</table>", f);
+}
+
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[32], chain[512], ev[1024];
+	char t[32], chain[512], ev[1024], args[4096];
 
 	for (size_t i = 0; i < r->ncrit; i++) {
 		const struct xa_critical *c = &r->crit[i];
@@ -248,7 +273,8 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		esc(f, dataset__func(ds, c->func)->symbol);
 		fputs(" (", f);
 		esc(f, dataset__func(ds, c->func)->binary);
-		fprintf(f, "): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
+		fprintf(f, "%s): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
+			dataset__func(ds, c->func)->sampled ? "; sampled, never marked" : "",
 			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
 			c->s2.nslow);
 		if (c->nchain > 1) {
@@ -263,6 +289,14 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		breakdown(f, &c->s2, "time");
 		fputs("<h3>Resource tree</h3>", f);
 		step2_tree(f, &c->s2);
+		context_tree(f, ds, r, c);
+	}
+	if (report__func_args(ds, r, args, sizeof(args))[0]) {
+		fputs("<p>Measure the sampled functions exactly in a next recording: "
+		      "<code>xlprobe record ",
+		      f);
+		esc(f, args);
+		fputs(" ...</code></p>", f);
 	}
 }
 
