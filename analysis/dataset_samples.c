@@ -233,9 +233,12 @@ static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
 	int ret;
 
 	p->ds->sinfo.samples++;
-	/* a stack not written before its sample, or a reason no counter has */
-	if (id > p->nstacks || (id && p->stacks[id - 1].kernel) || r->reason >= XLP_NR_CTR ||
+	/* a stack not written before its sample, or a reason the recorder never
+	 * gives: on a CPU cpu_run, off it the runqueue or a sleep's reason */
+	if (id > p->nstacks || (id && p->stacks[id - 1].kernel) ||
 	    (r->kind == XLP_SAMPLE_ON_CPU && r->reason != XLP_C_CPU_RUN) ||
+	    (r->kind == XLP_SAMPLE_OFF_CPU && r->reason != XLP_C_CPU_WAIT &&
+	     (r->reason < XLP_C_DISK || r->reason > XLP_C_OTHER)) ||
 	    r->kind > XLP_SAMPLE_OFF_CPU) {
 		p->ds->sinfo.malformed++;
 		return 0;

@@ -877,6 +877,8 @@ int synth__sampled(const char *path)
 	err |= synth__stack(s, K_NOINTER, nointer, 2);
 	err |= synth__stack(s, K_ANON, anon, 4);
 	err |= synth__stack(s, 7, bad, 1); /* out of order, unknown name: skipped */
+	/* off the CPU, but charged to wall time: no wait has that reason */
+	err |= synth__sample(s, 10, 10, 1000000000ull + 100, 1000000, K_LOAD + 1, XLP_C_WALL);
 	for (uint64_t i = 0; i < 20; i++) {
 		uint64_t t = (i + 1) * 1000000000ull, d = i % 4 ? 10000000 : 60000000;
 

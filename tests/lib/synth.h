@@ -42,7 +42,8 @@ int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
  * A trace with stack samples: 20 runs of on_click (pid 10, tid 10), every
  * 4th slowed by a 50 ms disk wait in load -> pread (libc); per run 8 on-CPU
  * samples of 1 ms in compute, one of another thread, one after the run,
- * one whose stack lacks the interaction frame; a stack record out of order.
+ * one whose stack lacks the interaction frame; a stack record out of order
+ * and an off-CPU sample with no wait's reason (both malformed).
  */
 int synth__sampled(const char *path);
 int synth__flush(struct synth *s); /* ends the current chunk */

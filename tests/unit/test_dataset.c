@@ -290,7 +290,7 @@ TEST(sampled_functions_under_the_interaction)
 	}
 	CHECK(dataset__samples(ds)->unplaced == 20, "unplaced %llu",
 	      (unsigned long long)dataset__samples(ds)->unplaced);
-	CHECK(dataset__samples(ds)->malformed == 1, "malformed %llu",
+	CHECK(dataset__samples(ds)->malformed == 2, "malformed %llu",
 	      (unsigned long long)dataset__samples(ds)->malformed);
 	CHECK(dataset__samples(ds)->resolution_ns == 0, "no sampling windows in this file");
 	/* resources: the samples' weights by their reasons */
