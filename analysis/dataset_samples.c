@@ -67,10 +67,10 @@ static char *dup_n(const char *s, size_t n)
 
 static int add_sym(struct spass *p, const struct xlp_sym_rec *r)
 {
-	size_t room = r->h.size - sizeof(*r);
 	struct lsym *s;
 
-	if (r->id != p->nsyms || (size_t)r->module_len + r->name_len > room ||
+	/* a NUL would cut the name short: names are matched as C strings */
+	if (!trace__sym_ok(r, (uint32_t)p->nsyms) ||
 	    memchr(r->text, 0, (size_t)r->module_len + r->name_len)) {
 		p->ds->sinfo.malformed++;
 		return 0;
@@ -93,14 +93,12 @@ static int add_sym(struct spass *p, const struct xlp_sym_rec *r)
 
 static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
 {
-	size_t room = (r->h.size - sizeof(*r)) / sizeof(r->frames[0]);
 	struct lstack *s;
 
-	if (r->id != p->nstacks || r->nframes > room || r->nframes > XLP_STACK_DEPTH)
-		goto bad;
-	for (size_t i = 0; i < r->nframes; i++)
-		if (r->frames[i].sym >= p->nsyms)
-			goto bad;
+	if (!trace__stack_ok(r, (uint32_t)p->nstacks, (uint32_t)p->nsyms)) {
+		p->ds->sinfo.malformed++;
+		return 0;
+	}
 	if (xlp_grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
 		return -ENOMEM;
 	s = &p->stacks[p->nstacks];
@@ -113,9 +111,6 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
 	s->kernel = r->flags & XLP_STACK_KERNEL;
 	s->ds = UNMAPPED;
 	p->nstacks++;
-	return 0;
-bad:
-	p->ds->sinfo.malformed++;
 	return 0;
 }
 

@@ -100,10 +100,9 @@ static char *clean(const char *s, size_t n)
 
 static int add_sym(struct exporter *e, const struct xlp_sym_rec *r)
 {
-	size_t room = r->h.size - sizeof(*r);
 	char *name;
 
-	if (r->id != e->nsyms || (size_t)r->module_len + r->name_len > room) {
+	if (!trace__sym_ok(r, (uint32_t)e->nsyms)) {
 		e->malformed++;
 		return 0;
 	}
@@ -118,18 +117,12 @@ static int add_sym(struct exporter *e, const struct xlp_sym_rec *r)
 
 static int add_stack(struct exporter *e, const struct xlp_stack_rec *r)
 {
-	size_t room = (r->h.size - sizeof(*r)) / sizeof(r->frames[0]);
 	struct ex_stack *s;
 
-	if (r->id != e->nstacks || r->nframes > room || r->nframes > XLP_STACK_DEPTH) {
+	/* names come before their stacks */
+	if (!trace__stack_ok(r, (uint32_t)e->nstacks, (uint32_t)e->nsyms)) {
 		e->malformed++;
 		return 0;
-	}
-	for (size_t i = 0; i < r->nframes; i++) {
-		if (r->frames[i].sym >= e->nsyms) { /* names come before their stacks */
-			e->malformed++;
-			return 0;
-		}
 	}
 	if (xlp_grow((void **)&e->stacks, &e->cap_stacks, e->nstacks, sizeof(*e->stacks)))
 		return -ENOMEM;

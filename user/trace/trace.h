@@ -181,6 +181,15 @@ const struct trace_integrity *trace_reader__integrity(const struct trace_reader 
 const char *trace_reader__describe(const struct trace_reader *r, char *buf, size_t len);
 void trace_reader__close(struct trace_reader *r); /* accepts NULL */
 
+/*
+ * A stack-sampling name or stack record as the recorder writes it: ids
+ * 0, 1, 2... in order (next: the id expected), its text or frames inside
+ * the record, frames naming names already read (nsyms). r is at least its
+ * struct's size (trace_reader__next checks every record's minimum).
+ */
+bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next);
+bool trace__stack_ok(const struct xlp_stack_rec *r, uint32_t next, uint32_t nsyms);
+
 /* Helpers for struct xlp_trace_meta owned by callers (free every string). */
 void xlp_trace_meta__free(struct xlp_trace_meta *m);
 

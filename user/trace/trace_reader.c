@@ -1220,3 +1220,20 @@ void xlp_trace_meta__free(struct xlp_trace_meta *m)
 	free(m->notes);
 	memset(m, 0, sizeof(*m));
 }
+
+bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next)
+{
+	return r->id == next && (size_t)r->module_len + r->name_len <= r->h.size - sizeof(*r);
+}
+
+bool trace__stack_ok(const struct xlp_stack_rec *r, uint32_t next, uint32_t nsyms)
+{
+	size_t room = (r->h.size - sizeof(*r)) / sizeof(r->frames[0]);
+
+	if (r->id != next || r->nframes > room || r->nframes > XLP_STACK_DEPTH)
+		return false;
+	for (size_t i = 0; i < r->nframes; i++)
+		if (r->frames[i].sym >= nsyms)
+			return false;
+	return true;
+}
