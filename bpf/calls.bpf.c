@@ -17,7 +17,7 @@
  * XLP_FAST_CTR_LIST unmoved, which the snapshot tells exactly) computes
  * six counters, not twenty.
  */
-#include "xlprobe.bpf.h"
+#include "reasons.bpf.h"
 
 static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, __u64 now,
 				     __u64 *out)
@@ -50,8 +50,9 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 		return;
 	if (t->state != XLP_T_UNKNOWN) {
 		task = bpf_get_current_task_btf();
-		thread_recover(t, proc_get(t), now, task->se.sum_exec_runtime,
-			       kernel_delay_running(task), true);
+		ev_sync_missed(t, proc_get(t), now, task->se.sum_exec_runtime,
+			       kernel_delay_running(task),
+			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
 	}
 	t->state = XLP_T_RUNNING;
 	t->ts = now;

@@ -270,14 +270,37 @@ static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid
 	t->waker_pid = pid;
 }
 
+/*
+ * The reason of a sleep that ends, from what is known by now (the syscall,
+ * the waker); also where the wakeup itself was missed (thread_recover()).
+ */
+static __always_inline void wake_decide(struct xlp_thread *t)
+{
+	t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
+	if (t->wait_reason == XLP_C_IPC)
+		note_ipc_peer(t);
+}
+
+/*
+ * A thread's own uprobe finds it not running: its switch-in was missed,
+ * and its wakeup too if it was asleep. exec, delay_total: the kernel's
+ * figures now; run_min: its on-CPU time since the switch-in, at least.
+ */
+static __always_inline void ev_sync_missed(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
+					   __u64 exec, __u64 delay_total, __u64 run_min)
+{
+	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)
+		wake_decide(t);
+	thread_recover(t, p, now, exec, delay_total, true, run_min);
+	t->sys_nr1 = 0;
+}
+
 static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
 {
 	if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
 		return;
 	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D) {
-		t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
-		if (t->wait_reason == XLP_C_IPC)
-			note_ipc_peer(t);
+		wake_decide(t);
 		offcpu_charge(t, t->ts, now, t->wait_reason);
 	}
 	thread_account(t, p, now);

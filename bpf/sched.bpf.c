@@ -84,8 +84,11 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
 	} else if (t->state == XLP_T_UNKNOWN)
 		thread_account(t, p, now);
-	else /* its switch-in was missed */
-		thread_recover(t, p, now, exec, delay, false);
+	else { /* its switch-in was missed, and its wakeup if it slept */
+		if (t->state != XLP_T_RUNNABLE)
+			wake_decide(t);
+		thread_recover(t, p, now, exec, delay, false, 0);
+	}
 	if (delay)
 		t->delay_seen = delay;
 	/*
@@ -119,7 +122,11 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 		t->delay_seen = total;
 	} else {
 		/* running: its switch-out was missed; asleep: its wakeup */
-		thread_recover(t, p, now, exec, total, false);
+		if (t->state != XLP_T_RUNNING) {
+			wake_decide(t);
+			t->sys_nr1 = 0;
+		}
+		thread_recover(t, p, now, exec, total, false, 0);
 	}
 	if (t->state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);

@@ -102,6 +102,18 @@ int xlp_selftest(struct xlp_selftest *a)
 		a->out2 = snap[XLP_C_CPU_STEAL];
 		break;
 	}
+	case XLP_ST_UPROBE_SYNC:
+		/* the kernel's cumulative figures, as deltas from what was seen */
+		if (!t->exec_at_in)
+			t->exec_at_in = 1;
+		if (!t->delay_seen)
+			t->delay_seen = 1;
+		if (t->state != XLP_T_RUNNING)
+			ev_sync_missed(t, p, a->now, t->exec_at_in + (__u64)a->arg,
+				       t->delay_seen + a->arg2, a->arg3);
+		t->state = XLP_T_RUNNING;
+		t->ts = a->now;
+		break;
 	case XLP_ST_WAKE:
 		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
 		ev_wakeup(t, p, a->now);

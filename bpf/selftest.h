@@ -24,6 +24,9 @@ enum xlp_selftest_op {
 	XLP_ST_BINDER_RETURN, /* tid's binder read returns command arg (BR_*) */
 	XLP_ST_STEAL_SET,     /* cpu's steal clock is arg ns */
 	XLP_ST_SNAPSHOT,      /* a uprobe's snapshot of tid at now -> out cpu_run, out2 cpu_steal */
+	XLP_ST_UPROBE_SYNC,   /* tid's own uprobe at now (its missed events recovered): the
+			       * kernel's on-CPU ns since the last switch seen arg, its
+			       * runqueue ns arg2, on-CPU since its switch-in arg3 */
 };
 
 struct xlp_selftest {

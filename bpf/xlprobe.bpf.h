@@ -682,43 +682,79 @@ static __always_inline void thread_account_d(struct xlp_thread *t, struct xlp_pr
 
 /*
  * Repairs the accounting after missed scheduler events: sometimes no
- * sched_switch reaches the programs for a context switch (seen on 6.18
- * under load, by bpftrace too). The kernel's cumulative on-CPU (exec) and
- * runqueue (delay) figures say how the span since the last event split;
- * what they do not cover stays in the thread's current state.
+ * sched_switch or sched_wakeup reaches the programs for a thread (seen on
+ * 6.18 under load, by bpftrace too). The kernel's cumulative on-CPU (exec)
+ * and runqueue (delay) figures say how the span since the last event
+ * split; run_min is a lower bound of the on-CPU part known otherwise
+ * (kernel_ran_since_in()). The rest stays in the state the programs last
+ * saw, except where that cannot be: a thread seen running (rest_ran, from
+ * its own uprobe) after a missed switch-in ran the rest when it was
+ * runnable (its exec lags by up to a tick), and slept it when it was asleep
+ * (its wakeup was missed too: treating that as run turned a 50 ms sleep
+ * into 50 ms on a CPU). A sleep's reason must be decided by the caller
+ * (wake_decide()) as at a wakeup.
  */
 static __always_inline void thread_recover(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
-					   __u64 exec, __u64 delay_total, bool rest_ran)
+					   __u64 exec, __u64 delay_total, bool rest_ran,
+					   __u64 run_min)
 {
-	__u64 span = now > t->ts ? now - t->ts : 0, run = 0, wait = 0;
+	__u64 span = now > t->ts ? now - t->ts : 0, run = 0, wait = 0, rest;
 
 	stat_inc(XLP_S_SCHED_MISSED);
 	if (t->exec_at_in && exec >= t->exec_at_in)
 		run = exec - t->exec_at_in;
+	if (run < run_min)
+		run = run_min;
 	if (run > span)
 		run = span;
 	if (t->delay_seen && delay_total >= t->delay_seen)
 		wait = delay_total - t->delay_seen;
 	if (wait > span - run)
 		wait = span - run;
+	rest = span - run - wait;
 	ctr_add(t, p, XLP_C_CPU_RUN, run);
 	ctr_add(t, p, XLP_C_CPU_WAIT, wait);
-	if (rest_ran) {
-		/* seen from the thread itself: it runs, and its exec lags */
-		ctr_add(t, p, XLP_C_CPU_RUN, span - run - wait);
+	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D) {
+		/* the sleep came first: it ended rest ns after it began */
+		offcpu_charge(t, t->ts, t->ts + rest, t->wait_reason);
+		thread_account_d(t, p, now, rest);
+	} else if (rest_ran) {
+		ctr_add(t, p, XLP_C_CPU_RUN, rest);
 		t->ts = now;
 	} else if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE) {
 		/* the rest is a sleep whose switch-out we missed */
-		ctr_add(t, p, XLP_C_SLEEP_S, span - run - wait);
-		ctr_add(t, p, XLP_C_OTHER, span - run - wait);
+		ctr_add(t, p, XLP_C_SLEEP_S, rest);
+		ctr_add(t, p, XLP_C_OTHER, rest);
 		t->ts = now;
 	} else {
-		thread_account_d(t, p, now, span - run - wait);
+		thread_account_d(t, p, now, rest);
 	}
 	if (exec)
 		t->exec_at_in = exec;
 	if (delay_total)
 		t->delay_seen = delay_total;
+}
+
+/*
+ * How long the running task has been on this CPU by the kernel's own
+ * clock: rq clock - sched_info.last_arrival (stamped at its switch-in by
+ * sched_info_arrive() whether or not our program saw it). The rq clock
+ * was last updated at most a tick ago, so this is a lower bound. 0 when
+ * unknown (no sched_info, another CPU's runqueue).
+ */
+static __always_inline __u64 kernel_ran_since_in(struct task_struct *task, __u32 cpu)
+{
+	__u64 arrival, clk;
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(task->sched_info.last_arrival))
+		return 0;
+	arrival = task->sched_info.last_arrival;
+	rq = xlp_task_rq(task);
+	if (!arrival || !rq || rq->cpu != (int)cpu)
+		return 0;
+	clk = rq->clock;
+	return clk > arrival ? clk - arrival : 0;
 }
 
 /* run_delay + 1 of a task that is running (nothing pending); 0 if unknown */

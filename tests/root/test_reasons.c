@@ -45,6 +45,7 @@
 #include "xlptest.h"
 
 #define MS 1000000ull
+#define US 1000ull
 #define ITERATIONS 3
 #define THROTTLE_BPS (8 * 1024 * 1024)
 /* every workload function sleeps >= 50 ms: less than this is an empty test */
@@ -1231,6 +1232,60 @@ TEST(poll_timeout_is_timer_synthetic)
 	REQUIRE(!run_script(4000031, &ready, &th), "self-test program failed");
 	check_only(&th, XLP_C_IPC, "poll woken by its peer");
 	CHECK(th.ipc_peer_pid == 777, "poll peer %u", th.ipc_peer_pid);
+}
+
+/*
+ * The scheduler events of a sleep can go missing (sched_missed counts
+ * them). When a thread's own uprobe then finds it asleep, its wakeup and
+ * its switch-in were both missed: of the span since it blocked, the
+ * kernel's figures give the on-CPU part (the larger of exec's and the time
+ * since its switch-in) and the runqueue part; the rest is the sleep, with
+ * the reason its syscall gives. It was charged as on-CPU time before (a
+ * 50 ms nanosleep measured as 50 ms of cpu_run). Found runnable (only the
+ * switch-in missed), the rest is on-CPU time whose exec lags.
+ */
+TEST(missed_wakeup_and_switch_in_recovered_as_sleep_synthetic)
+{
+	static struct xlp_thread th;
+	uint32_t tid = 4000040;
+	uint64_t base = tl_now_ns(), run, total;
+
+	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
+	REQUIRE(!thread_put(tid, XLP_T_RUNNING, base, 0, 0));
+	CHECK(!st_op(XLP_ST_SYS_ENTER, tid, 0, base, SYS_nanosleep, XLP_C_TIMER, 0, NULL));
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, 0, base + 1 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
+	/* woken and switched in unseen; the uprobe at +52 ms: 200 us of exec,
+	 * 1 ms on the runqueue, 300 us since its switch-in by the rq clock */
+	CHECK(!st_op(XLP_ST_UPROBE_SYNC, tid, 0, base + 52 * MS, 200 * US, 1 * MS, 300 * US, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	run = th.c[XLP_C_CPU_RUN];
+	total = run + th.c[XLP_C_CPU_WAIT] + sleep_of(th.c);
+	CHECK(run == 1 * MS + 300 * US, "cpu_run %llu, want 1.3 ms", (unsigned long long)run);
+	CHECK(th.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
+	      (unsigned long long)th.c[XLP_C_CPU_WAIT]);
+	CHECK(th.c[XLP_C_SLEEP_S] == 49700 * US, "sleep_s %llu, want 49.7 ms",
+	      (unsigned long long)th.c[XLP_C_SLEEP_S]);
+	CHECK(th.c[XLP_C_TIMER] == th.c[XLP_C_SLEEP_S], "timer %llu:%s",
+	      (unsigned long long)th.c[XLP_C_TIMER], fmt_reasons(th.c));
+	CHECK(total == 52 * MS, "states add up to %llu of 52 ms", (unsigned long long)total);
+	CHECK(th.sys_nr1 == 0, "syscall left open");
+	CHECK(th.state == XLP_T_RUNNING, "state %u", th.state);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
+
+	/* the wakeup seen, the switch-in not: the time after the queue ran */
+	REQUIRE(!thread_put(tid, XLP_T_RUNNING, base, 0, 0));
+	CHECK(!st_op(XLP_ST_SYS_ENTER, tid, 0, base, SYS_nanosleep, XLP_C_TIMER, 0, NULL));
+	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, 0, base + 1 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
+	CHECK(!st_op(XLP_ST_WAKE, tid, 0, base + 50 * MS, XLP_W_TIMER, 0, 0, NULL));
+	CHECK(!st_op(XLP_ST_UPROBE_SYNC, tid, 0, base + 52 * MS, 200 * US, 1 * MS, 300 * US, NULL));
+	REQUIRE(!thread_get(tid, &th));
+	CHECK(th.c[XLP_C_TIMER] == 49 * MS && th.c[XLP_C_SLEEP_S] == 49 * MS, "sleep %llu:%s",
+	      (unsigned long long)th.c[XLP_C_SLEEP_S], fmt_reasons(th.c));
+	CHECK(th.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
+	      (unsigned long long)th.c[XLP_C_CPU_WAIT]);
+	CHECK(th.c[XLP_C_CPU_RUN] == 2 * MS, "cpu_run %llu, want 2 ms",
+	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 }
 
 TEST_MAIN()
