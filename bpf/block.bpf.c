@@ -66,6 +66,7 @@ int BPF_PROG(xlp_rq_issue, struct request *rq)
 		__sync_fetch_and_add(&p->c[XLP_C_DISK_BYTES], bytes);
 	}
 	bpf_map_update_elem(&rq_owner, &key, &o.tid, BPF_ANY);
+	tl_emit(XLP_SCHED_BLOCK_ISSUE, 0, o.tid, (__u32)bytes, 0, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -81,6 +82,7 @@ int BPF_PROG(xlp_rq_complete, struct request *rq, blk_status_t error, unsigned i
 	b = bpf_map_lookup_elem(&blk, owner);
 	if (b && b->inflight > 0)
 		__sync_fetch_and_sub(&b->inflight, 1);
+	tl_emit(XLP_SCHED_BLOCK_DONE, 0, *owner, nr_bytes, 0, bpf_ktime_get_ns());
 	bpf_map_delete_elem(&rq_owner, &key);
 	return 0;
 }

@@ -9,6 +9,9 @@
 SEC("raw_tp/cpu_frequency")
 int BPF_PROG(xlp_cpu_frequency, unsigned int state, unsigned int cpu_id)
 {
-	freq_set(cpu_id, state, bpf_ktime_get_ns());
+	__u64 now = bpf_ktime_get_ns();
+
+	freq_set(cpu_id, state, now);
+	tl_emit(XLP_SCHED_FREQ, cpu_id, 0, state, 0, now);
 	return 0;
 }

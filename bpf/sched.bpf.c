@@ -161,6 +161,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (t) {
 		now = bpf_ktime_get_ns();
 		switch_out(t, prev, preempt, prev_state, now);
+		tl_emit(XLP_SCHED_OUT, t->pid, t->tid, 0, (__u16)t->state, now);
 		/* only when sampling: two stack walks cost more than the rest */
 		if (sample_period_ns && !t->stopped)
 			offcpu_capture(ctx, t);
@@ -171,6 +172,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 		if (!now)
 			now = bpf_ktime_get_ns();
 		switch_in(t, next, bpf_get_smp_processor_id(), now);
+		tl_emit(XLP_SCHED_IN, t->pid, t->tid, 0, 0, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	}
 	return 0;
@@ -196,10 +198,19 @@ int BPF_PROG(xlp_sched_switch_old, bool preempt, struct task_struct *prev, struc
 static __always_inline void wakeup(struct task_struct *p)
 {
 	struct xlp_thread *t = thread_get(p);
+	__u32 state;
+	__u64 now;
 
 	if (!t)
 		return;
-	ev_wakeup(t, proc_get(t), bpf_ktime_get_ns());
+	state = t->state;
+	now = bpf_ktime_get_ns();
+	ev_wakeup(t, proc_get(t), now);
+	/* a wakeup of a thread that is not asleep ends no sleep */
+	if (state == XLP_T_SLEEP_S || state == XLP_T_SLEEP_D)
+		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker_tid, (__u16)t->wait_reason, now);
+	else if (state == XLP_T_UNKNOWN)
+		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker_tid, XLP_C_OTHER, now);
 	stat_inc(XLP_S_SCHED_EVENTS);
 }
 

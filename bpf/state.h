@@ -24,6 +24,12 @@ enum xlp_tstate {
 	XLP_T_SLEEP_D,	   /* uninterruptible sleep since ts */
 };
 
+/* the timeline's states are these (bpf/xlprobe.h) */
+_Static_assert((int)XLP_T_RUNNABLE == (int)XLP_SCHED_RUNNABLE &&
+		       (int)XLP_T_SLEEP_S == (int)XLP_SCHED_SLEEP_S &&
+		       (int)XLP_T_SLEEP_D == (int)XLP_SCHED_SLEEP_D,
+	       "enum xlp_sched_state");
+
 struct xlp_frame {
 	__u32 func_id;
 	__u32 flags;
@@ -56,8 +62,8 @@ struct xlp_thread {
 	__u32 off_kstack;
 	__s32 off_uerr;
 	__s32 off_kerr;
-	__u32 off_valid; /* 0: none; else the 1 / chance they were taken with */
-	__u32 __pad_off;
+	__u32 off_valid;   /* 0: none; else the 1 / chance they were taken with */
+	__u32 waker_tid;   /* who woke it last, in task context (sched_waking); 0: other */
 	__u64 cpu_told;	   /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
 	__u64 off_ucaller; /* the caller its user stack's walk skipped (leaf_caller), or 0 */
 	/* of the open on-CPU slice, what snapshots already showed as run and

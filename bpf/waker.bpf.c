@@ -102,6 +102,27 @@ static __always_inline __u32 waker_kind(struct task_struct *p, struct task_struc
 	return cur->tgid == p->tgid ? XLP_W_SAME_PROC : XLP_W_OTHER_PROC;
 }
 
+/*
+ * The name of a waker the timeline will show, once: a traced thread's goes
+ * out in its thread record, another's here (a later rename is not seen).
+ */
+static __always_inline void tl_name(struct task_struct *cur)
+{
+	__u32 tid = cur->pid, one = 1;
+	struct xlp_task_rec r;
+
+	if (tid_tracked(tid) || bpf_map_lookup_elem(&tl_named, &tid))
+		return;
+	bpf_map_update_elem(&tl_named, &tid, &one, BPF_ANY);
+	r.h.type = XLP_R_TASK;
+	r.h.size = sizeof(r);
+	r.h.cpu = bpf_get_smp_processor_id();
+	r.pid = cur->tgid;
+	r.tid = tid;
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	emit(&r, sizeof(r));
+}
+
 SEC("tp_btf/sched_waking")
 int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 {
@@ -114,6 +135,11 @@ int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 	cur = bpf_get_current_task_btf();
 	kind = waker_kind(p, cur);
 	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_inflight(t->tid));
+	t->waker_tid = kind == XLP_W_SAME_PROC || kind == XLP_W_OTHER_PROC || kind == XLP_W_KTHREAD
+			       ? (__u32)cur->pid
+			       : 0;
+	if (cfg_timeline && t->waker_tid)
+		tl_name(cur);
 	if (kind == XLP_W_OTHER_PROC)
 		bpf_probe_read_kernel_str(t->waker_comm, sizeof(t->waker_comm),
 					  cur->group_leader->comm);

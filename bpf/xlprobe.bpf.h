@@ -39,6 +39,8 @@
 
 /* ---- configuration, set by user space before load (rodata) ---- */
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
+/* record --timeline: send every scheduling event of traced threads */
+XLP_GLOBAL(volatile const __u32 cfg_timeline, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
 XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
 
@@ -137,6 +139,10 @@ XLP_MAP(run_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries
 
 XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 
+/* record --timeline: wakers whose name went out (xlp_task_rec) */
+XLP_MAP(tl_named, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 4096);
+	__type(key, __u32); __type(value, __u32););
+
 XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
 	__type(value, struct xlp_irqctx););
 
@@ -196,6 +202,26 @@ static __always_inline void emit(void *rec, __u64 size)
 
 	if (bpf_ringbuf_output(&rb, rec, size, wake_flags(queued, size)))
 		stat_inc(XLP_S_RB_FULL);
+}
+
+/* One timeline event (record --timeline); nothing, and no cost, without. */
+static __always_inline void tl_emit(__u16 kind, __u32 pid, __u32 tid, __u32 arg, __u16 detail,
+				    __u64 now)
+{
+	struct xlp_sched_rec r;
+
+	if (!cfg_timeline)
+		return;
+	r.h.type = XLP_R_SCHED;
+	r.h.size = sizeof(r);
+	r.h.cpu = bpf_get_smp_processor_id();
+	r.time_ns = now;
+	r.pid = pid;
+	r.tid = tid;
+	r.arg = arg;
+	r.kind = kind;
+	r.detail = detail;
+	emit(&r, sizeof(r));
 }
 
 /*

@@ -120,6 +120,9 @@ enum xlp_rec_type {
 	XLP_R_STACK = 10,    /* struct xlp_stack_rec: a stack's frames, before its samples */
 	XLP_R_SYM = 11,	     /* struct xlp_sym_rec: a frame's name, before its stacks */
 	XLP_R_SAMPLING = 12, /* struct xlp_sampling_rec: the sampler's cost and period */
+	/* record --timeline (readers that predate them skip them): */
+	XLP_R_SCHED = 13, /* struct xlp_sched_rec: one scheduling event */
+	XLP_R_TASK = 14,  /* struct xlp_task_rec: a waker's name, before its first wakeup */
 };
 
 struct xlp_hdr {
@@ -361,6 +364,54 @@ struct xlp_sampling_rec {
 /* the bound could not be met: the off-CPU stacks cost more at the lowest rate */
 #define XLP_SAMPLING_OVER (1u << 1)
 
+/*
+ * record --timeline: the raw scheduling events of the traced threads, 32
+ * bytes each (a timeline is for minutes at most; the per-call and
+ * per-thread totals never need it). The thread states between them are
+ * those of the accounting (bpf/sched.bpf.c): running from a switch-in,
+ * runnable from a preempting switch-out or a wakeup, asleep from a
+ * sleeping switch-out until its wakeup, which says why it slept.
+ */
+enum xlp_sched_kind {
+	XLP_SCHED_OUT = 1,	   /* tid left CPU h.cpu; detail: enum xlp_tstate it is in */
+	XLP_SCHED_IN = 2,	   /* tid got CPU h.cpu */
+	XLP_SCHED_WAKEUP = 3,	   /* tid woken: arg the waker's tid (0: interrupt or unknown),
+				    * detail the sleep's reason (enum xlp_ctr) */
+	XLP_SCHED_BLOCK_ISSUE = 4, /* a block request of tid's went to the device: arg bytes */
+	XLP_SCHED_BLOCK_DONE = 5,  /* and completed: arg bytes */
+	XLP_SCHED_FREQ = 6,	   /* CPU pid (tid 0) runs at arg kHz */
+	XLP_SCHED_KIND_MAX = XLP_SCHED_FREQ,
+};
+
+/* xlp_sched_rec.detail of XLP_SCHED_OUT (bpf/state.h's enum xlp_tstate) */
+enum xlp_sched_state {
+	XLP_SCHED_RUNNABLE = 2, /* preempted: still on a runqueue */
+	XLP_SCHED_SLEEP_S = 3,	/* interruptible sleep */
+	XLP_SCHED_SLEEP_D = 4,	/* uninterruptible sleep */
+};
+
+struct xlp_sched_rec {
+	struct xlp_hdr h;
+	__u64 time_ns; /* CLOCK_MONOTONIC */
+	__u32 pid;     /* tgid of tid (XLP_SCHED_FREQ: the CPU) */
+	__u32 tid;
+	__u32 arg;
+	__u16 kind;   /* enum xlp_sched_kind */
+	__u16 detail; /* see the kinds */
+};
+
+/*
+ * A thread outside the traced ones that woke one (a peer process, a
+ * kworker): its name, sent before the first wakeup naming it, so that a
+ * timeline can show who woke whom.
+ */
+struct xlp_task_rec {
+	struct xlp_hdr h;
+	__u32 pid;
+	__u32 tid;
+	char comm[XLP_COMM_LEN];
+};
+
 /* struct xlp_stack_rec.flags */
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
@@ -492,6 +543,8 @@ _Static_assert(sizeof(struct xlp_stack_rec) + 2 * XLP_STACK_DEPTH * sizeof(struc
 	       "a stack record fits xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");
+_Static_assert(sizeof(struct xlp_sched_rec) == 32, "xlp_sched_rec layout");
+_Static_assert(sizeof(struct xlp_task_rec) == 32, "xlp_task_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

@@ -10,7 +10,7 @@ set -eu
 # (15/main); the tests run their own clusters and leave that one alone.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace
-      postgresql-15 sqlite3 xz-utils jq"
+      postgresql-15 sqlite3 xz-utils jq protobuf-compiler"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

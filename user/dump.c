@@ -81,7 +81,7 @@ static const struct flag_name feat_names[] = {
 	{XLP_FEAT_UPROBES, "uprobes"},	 {XLP_FEAT_CPUFREQ, "cpufreq"},
 	{XLP_FEAT_BINDER, "binder"},	 {XLP_FEAT_BLOCK, "block"},
 	{XLP_FEAT_SYSCALLS, "syscalls"}, {XLP_FEAT_DELAYACCT, "delayacct"},
-	{XLP_FEAT_SAMPLE, "sample"},
+	{XLP_FEAT_SAMPLE, "sample"},	 {XLP_FEAT_TIMELINE, "timeline"},
 };
 
 static const struct flag_name func_flag_names[] = {
@@ -421,6 +421,52 @@ static void rec_sym(struct dump *d, const struct xlp_hdr *h)
 	field_str(d, "name", r->text + r->module_len, r->name_len);
 }
 
+static void rec_sched(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_sched_rec *r = (const void *)h;
+	const char *kind = trace__sched_kind_name(r->kind), *state;
+
+	if (kind)
+		field_cstr(d, "kind", kind);
+	else
+		field_u64(d, "kind", r->kind);
+	field_u64(d, "time_ns", r->time_ns);
+	field_u64(d, r->kind == XLP_SCHED_FREQ ? "cpu_id" : "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	switch (r->kind) {
+	case XLP_SCHED_OUT:
+		state = trace__sched_state_name(r->detail);
+		if (state)
+			field_cstr(d, "state", state);
+		else
+			field_u64(d, "state", r->detail);
+		break;
+	case XLP_SCHED_WAKEUP:
+		field_u64(d, "waker_tid", r->arg);
+		if (r->detail < XLP_NR_CTR)
+			field_cstr(d, "reason", xlp_ctr_names[r->detail]);
+		else
+			field_u64(d, "reason", r->detail);
+		break;
+	case XLP_SCHED_BLOCK_ISSUE:
+	case XLP_SCHED_BLOCK_DONE:
+		field_u64(d, "bytes", r->arg);
+		break;
+	case XLP_SCHED_FREQ:
+		field_u64(d, "khz", r->arg);
+		break;
+	}
+}
+
+static void rec_task(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_task_rec *r = (const void *)h;
+
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	field_comm(d, "comm", r->comm);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -439,6 +485,8 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_STACK] = {"stack", sizeof(struct xlp_stack_rec), rec_stack},
 	[XLP_R_SYM] = {"sym", sizeof(struct xlp_sym_rec), rec_sym},
 	[XLP_R_SAMPLING] = {"sampling", sizeof(struct xlp_sampling_rec), rec_sampling},
+	[XLP_R_SCHED] = {"sched", sizeof(struct xlp_sched_rec), rec_sched},
+	[XLP_R_TASK] = {"task", sizeof(struct xlp_task_rec), rec_task},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -22,6 +22,7 @@
 
 static const char help[] =
 	"Usage: xlprobe export --folded [-o FILE] [--no-kernel] TRACE\n"
+	"       xlprobe export --perfetto [-o FILE] TRACE   (see --perfetto --help)\n"
 	"\n"
 	"Writes the stack samples of a trace recorded with --sample (the default\n"
 	"without --func) as folded stacks: one line per distinct stack, its frames\n"
@@ -344,6 +345,9 @@ int cmd_export(int argc, char **argv)
 	bool folded = false;
 	int c, err, ret = 1;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--perfetto"))
+			return cmd_export_perfetto(argc, argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -327,7 +327,8 @@ static void fill_meta(struct recorder *r)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	m->clock_id = CLOCK_MONOTONIC;
-	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0);
+	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0) |
+		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0);
 	m->boot_offset_ns =
 		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();
@@ -656,6 +657,7 @@ static int setup(struct recorder *r)
 	struct session_opts so = {.min_dur_ns = r->o.min_dur_ns,
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .sample_hz = r->o.sample_hz,
+				  .timeline = r->o.timeline,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];

@@ -64,6 +64,13 @@ static const char help[] =
 	"  -d, --duration SECONDS   stop after this long (also 500ms, 2m)\n"
 	"      --buffer-size SIZE   ring buffer size: a power of two from the page size\n"
 	"                           to 1G; MB unless given with K, M or G (default 16)\n"
+	"      --timeline           also record every scheduling event of the traced\n"
+	"                           threads: switches in and out with the state left in,\n"
+	"                           wakeups with the waker and the sleep's reason, block\n"
+	"                           requests issued and completed, CPU frequency changes\n"
+	"                           (32 bytes each, lost ones counted in rb_full), for\n"
+	"                           'xlprobe export --perfetto'. Without it the trace\n"
+	"                           holds totals and calls only\n"
 	"  -q, --quiet              no live status line\n"
 	"  -v, --verbose            more messages (twice: libbpf's too)\n"
 	"  -h, --help               this text\n"
@@ -208,6 +215,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 				   arg);
 		o->sample_hz = (uint32_t)v;
 		return 0;
+	case 'T':
+		o->timeline = true;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -259,6 +269,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"no-sample", no_argument, NULL, 'N'},
 		{"sample-overhead", required_argument, NULL, 'O'},
 		{"freq", required_argument, NULL, 'F'},
+		{"timeline", no_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},

@@ -26,6 +26,7 @@ struct record_opts {
 	bool probe_forks;	   /* uprobes system-wide, so forked children run them */
 	uint32_t sample_hz;	   /* --sample / -F: stack samples per second per CPU; 0: off */
 	bool no_sample;		   /* --no-sample */
+	bool timeline;		   /* --timeline: scheduling events (XLP_R_SCHED) */
 	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
 	bool quiet;
 	int verbose;

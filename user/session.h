@@ -22,6 +22,7 @@ struct session_opts {
 	uint64_t min_dur_ns;
 	uint32_t ringbuf_bytes; /* power of two, >= page size */
 	uint32_t sample_hz;	/* record --sample: stack samples per second per CPU; 0: none */
+	bool timeline;		/* record --timeline: scheduling events */
 	session_record_fn on_record;
 	void *ctx;
 };

@@ -45,7 +45,8 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_FEAT_BLOCK (1u << 5)    /* block_rq_* attached */
 #define XLP_FEAT_SYSCALLS (1u << 6) /* wait reasons from syscalls and their fds */
 #define XLP_FEAT_DELAYACCT (1u << 7)
-#define XLP_FEAT_SAMPLE (1u << 8) /* stack samples (record --sample) */
+#define XLP_FEAT_SAMPLE (1u << 8)   /* stack samples (record --sample) */
+#define XLP_FEAT_TIMELINE (1u << 9) /* scheduling events (record --timeline) */
 
 /* struct xlp_func_info.flags */
 #define XLP_FUNC_INTERACTION (1u << 0)
@@ -180,6 +181,10 @@ const struct trace_integrity *trace_reader__integrity(const struct trace_reader 
  */
 const char *trace_reader__describe(const struct trace_reader *r, char *buf, size_t len);
 void trace_reader__close(struct trace_reader *r); /* accepts NULL */
+
+/* record --timeline: a scheduling event's kind, a switch-out's state; NULL if unknown */
+const char *trace__sched_kind_name(unsigned int kind);
+const char *trace__sched_state_name(unsigned int state);
 
 /*
  * A stack-sampling name or stack record as the recorder writes it: ids

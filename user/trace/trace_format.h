@@ -45,6 +45,10 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_stack_rec);
 	case XLP_R_SYM:
 		return sizeof(struct xlp_sym_rec);
+	case XLP_R_SCHED:
+		return sizeof(struct xlp_sched_rec);
+	case XLP_R_TASK:
+		return sizeof(struct xlp_task_rec);
 	case XLP_R_SAMPLING:
 		return sizeof(struct xlp_sampling_rec);
 	default:

@@ -9,3 +9,27 @@ const char *const xlp_ctr_names[XLP_NR_CTR] = {XLP_CTR_LIST(XLP_NAME)};
 #define XLP_NAME(id, name) [XLP_S_##id] = name,
 const char *const xlp_stat_names[XLP_NR_STAT] = {XLP_STAT_LIST(XLP_NAME)};
 #undef XLP_NAME
+
+const char *trace__sched_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[XLP_SCHED_OUT] = "switch_out",	       [XLP_SCHED_IN] = "switch_in",
+		[XLP_SCHED_WAKEUP] = "wakeup",	       [XLP_SCHED_BLOCK_ISSUE] = "block_issue",
+		[XLP_SCHED_BLOCK_DONE] = "block_done", [XLP_SCHED_FREQ] = "cpu_freq",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : NULL;
+}
+
+const char *trace__sched_state_name(unsigned int state)
+{
+	switch (state) {
+	case XLP_SCHED_RUNNABLE:
+		return "runnable";
+	case XLP_SCHED_SLEEP_S:
+		return "sleep_s";
+	case XLP_SCHED_SLEEP_D:
+		return "sleep_d";
+	}
+	return NULL;
+}
