@@ -295,7 +295,9 @@ format-check:
 	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
 
 install: $(BIN)
+	install -d $(DESTDIR)/usr/local/bin $(DESTDIR)/usr/local/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/xlprobe
+	install -m 0644 user/xlprobe.1 $(DESTDIR)/usr/local/share/man/man1/xlprobe.1
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
