@@ -148,7 +148,7 @@ struct pf {
 	struct {
 		uint32_t pid;
 		char name[3 * XLP_COMM_LEN + 1];
-	} *procs;
+	} * procs;
 	size_t nprocs, cap_procs;
 	struct xlp_sched_rec *sched;
 	size_t nsched, cap_sched;
@@ -163,7 +163,7 @@ struct pf {
 	size_t nlaunches, cap_launches;
 	char **strs; /* names made here, freed at the end */
 	size_t nstrs, cap_strs;
-	char **fnames; /* meta's function names, cleaned */
+	char **fnames;				/* meta's function names, cleaned */
 	const char *sleep_names[2][XLP_NR_CTR]; /* [uninterruptible][reason], made once */
 	uint64_t cpu_freq_seen[1024 / 64];
 	uint64_t ncalls, flows, malformed, last_ts;
@@ -318,13 +318,15 @@ static void on_call(struct pf *pf, const struct xlp_call_rec *c)
 	if (!thread_of(pf, c->tid))
 		return;
 	thread_of(pf, c->tid)->pid = c->pid;
-	e = add_slice(pf, UUID(T_THREAD, c->tid), name, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
-		      c->depth + 1u);
+	e = add_slice(pf, UUID(T_THREAD, c->tid), name, c->entry_ns,
+		      c->entry_ns + c->incl[XLP_C_WALL], c->depth + 1u);
 	for (int k = XLP_C_CPU_RUN; k < XLP_NR_CTR && e; k++)
 		if (xlp_ctr_names[k] && c->incl[k])
 			add_ann(pf, e, xlp_ctr_names[k], NULL, c->incl[k]);
 	pf->ncalls++;
-	if (!(c->flags & XLP_CALL_INTERACTION))
+	/* the runs are the interaction function's calls, as in the analysis */
+	if (c->func_id >= pf->meta->nfuncs ||
+	    !(pf->meta->funcs[c->func_id].flags & XLP_FUNC_INTERACTION))
 		return;
 	run = grow(pf, (void **)&pf->runs, &pf->nruns, &pf->cap_runs, sizeof(*run));
 	if (run)
@@ -493,7 +495,7 @@ static void on_sched(struct pf *pf, const struct xlp_sched_rec *s)
 	case XLP_SCHED_OUT:
 		state_close(pf, t, s->time_ns);
 		state_open(t,
-			   s->detail == XLP_SCHED_RUNNABLE ? ST_PREEMPTED
+			   s->detail == XLP_SCHED_RUNNABLE  ? ST_PREEMPTED
 			   : s->detail == XLP_SCHED_SLEEP_D ? ST_SLEEP_D
 							    : ST_SLEEP_S,
 			   s->time_ns);
@@ -914,8 +916,6 @@ int cmd_export_perfetto(int argc, char **argv)
 		xlp_err("%s: %s: check the disk and the memory", path, strerror(-err));
 		goto cleanup;
 	}
-	warn_status(r, path);
-	warn_losses(r, &pf, path);
 	ft = trace_reader__footer(r);
 	pf__states(&pf, ft ? ft->end_ns : 0);
 	pf__runs(&pf);
@@ -929,6 +929,8 @@ int cmd_export_perfetto(int argc, char **argv)
 			path);
 		goto cleanup;
 	}
+	warn_status(r, path);
+	warn_losses(r, &pf, path);
 	if (out && outfile__open(out, 0, &of, why, sizeof(why))) {
 		xlp_err("%s with -o", why);
 		goto cleanup;

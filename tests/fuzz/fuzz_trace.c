@@ -168,6 +168,7 @@ static void report(bool exclusive, unsigned which)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv[] = {"dump", path, (size & 1) ? "--json" : NULL, NULL};
+	char *pargv[] = {"export", "--perfetto", path, "-o", "/dev/null", NULL};
 	bool file = size >= 8 && !memcmp(data, XLP_TRACE_MAGIC, 8);
 
 	if (!null && setup())
@@ -175,6 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (file ? write_file(data, size) : write_records(data, size))
 		return 0;
 	cmd_dump((size & 1) ? 3 : 2, argv);
+	if (size & 4)
+		cmd_export_perfetto(5, pargv);
 	report(file ? size & 2 : size && (data[0] & 2), (unsigned)(size >> 2) % 3);
 	return 0;
 }

@@ -101,6 +101,10 @@ int main(int argc, char **argv)
 	if (synth__sampled(at("sampled.xlp")) ||
 	    records_seed(at("sampled.xlp"), "records-sampled", 0))
 		return 1;
+	/* record --timeline: scheduling events and a waker's name */
+	if (synth__timeline(at("timeline.xlp")) ||
+	    records_seed(at("timeline.xlp"), "records-timeline", 0))
+		return 1;
 	f = synth__slurp(in, &len);
 	o = fopen(at("flipped-byte.xlp"), "wb");
 	if (!f || !o)

@@ -900,3 +900,52 @@ int synth__sampled(const char *path)
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
 }
+
+static int tl_ev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint32_t arg,
+		 uint16_t detail, uint64_t t)
+{
+	struct xlp_sched_rec r = {.h = {.type = XLP_R_SCHED, .size = sizeof(r)}};
+
+	r.time_ns = t;
+	r.pid = pid;
+	r.tid = tid;
+	r.arg = arg;
+	r.kind = kind;
+	r.detail = detail;
+	return trace_writer__append(s->w, &r.h);
+}
+
+int synth__timeline(const char *path)
+{
+	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
+	struct xlp_task_rec peer = {
+		.h = {.type = XLP_R_TASK, .size = sizeof(peer)}, .pid = 30, .tid = 20};
+	uint64_t c[XLP_NR_CTR];
+	struct synth *s = NULL;
+	int err = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, 0, f, 1, &s);
+
+	if (err)
+		return err;
+	memcpy(peer.comm, "peer", 5);
+	err |= trace_writer__append(s->w, &peer.h);
+	err |= tl_ev(s, XLP_SCHED_FREQ, 1, 0, 2000000, 0, 500000000ull);
+	for (uint64_t i = 0; i < 6; i++) {
+		uint64_t t = (i + 1) * 1000000000ull, w = i == 5 ? 80000000 : 20000000;
+
+		err |= tl_ev(s, XLP_SCHED_IN, 10, 10, 0, 0, t);
+		err |= tl_ev(s, XLP_SCHED_OUT, 10, 10, 0, XLP_SCHED_SLEEP_S, t + 1000000);
+		if (i == 2) {
+			err |= tl_ev(s, XLP_SCHED_BLOCK_ISSUE, 0, 10, 4096, 0, t + 1000100);
+			err |= tl_ev(s, XLP_SCHED_BLOCK_DONE, 0, 10, 4096, 0, t + 5000000);
+		}
+		err |= tl_ev(s, XLP_SCHED_WAKEUP, 10, 10, 20, XLP_C_IPC, t + 1000000 + w);
+		err |= tl_ev(s, XLP_SCHED_IN, 10, 10, 0, 0, t + 1100000 + w);
+		err |= tl_ev(s, XLP_SCHED_OUT, 10, 10, 0, XLP_SCHED_RUNNABLE, t + 2000000 + w);
+		synth__counters(&(struct synth_usage){.cpu_run = 2000000, .ipc = (double)w}, c);
+		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
+	}
+	err |= tl_ev(s, 99, 10, 10, 0, 0, 7000000000ull);
+	err |= tl_ev(s, XLP_SCHED_OUT, 40, 40, 0, 77, 7100000000ull);
+	err |= synth__close(s, NULL, 0);
+	return err ? -EIO : 0;
+}

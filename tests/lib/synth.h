@@ -46,6 +46,13 @@ int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
  * and an off-CPU sample with no wait's reason (both malformed).
  */
 int synth__sampled(const char *path);
+/*
+ * A record --timeline trace: 6 runs of on_click (pid 10, tid 10), each a
+ * sleep woken by tid 20 (pid 30, "peer", named by a task record) for IPC,
+ * one with a block request, CPU 1's frequency; then events of an unknown
+ * kind and a switch-out of a thread never seen (both to be skipped).
+ */
+int synth__timeline(const char *path);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

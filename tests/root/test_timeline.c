@@ -312,10 +312,11 @@ TEST(perfetto_export_decodes_with_threads_slices_and_wakeup_flows)
 	CHECK(count_events(&k, "TYPE_SLICE_BEGIN", k.main_uuid, NULL) ==
 		      count_events(&k, "TYPE_SLICE_END", k.main_uuid, NULL),
 	      "unbalanced slices on the thread's track");
-	CHECK(count_events(&k, "TYPE_SLICE_BEGIN", k.runs_uuid, NULL) == ITERATIONS,
-	      "%zu runs", count_events(&k, "TYPE_SLICE_BEGIN", k.runs_uuid, NULL));
+	CHECK(count_events(&k, "TYPE_SLICE_BEGIN", k.runs_uuid, NULL) == ITERATIONS, "%zu runs",
+	      count_events(&k, "TYPE_SLICE_BEGIN", k.runs_uuid, NULL));
 	CHECK(count_events(&k, "TYPE_SLICE_BEGIN", k.state_uuid, "Sleeping: ipc") >= ITERATIONS,
-	      "%zu ipc sleeps", count_events(&k, "TYPE_SLICE_BEGIN", k.state_uuid, "Sleeping: ipc"));
+	      "%zu ipc sleeps",
+	      count_events(&k, "TYPE_SLICE_BEGIN", k.state_uuid, "Sleeping: ipc"));
 	CHECK(count_events(&k, "TYPE_SLICE_BEGIN", k.state_uuid, "Running") >= ITERATIONS,
 	      "%zu running slices", count_events(&k, "TYPE_SLICE_BEGIN", k.state_uuid, "Running"));
 	/* each wakeup by the peer: an instant on the peer's track starts a flow
@@ -332,8 +333,8 @@ TEST(perfetto_export_decodes_with_threads_slices_and_wakeup_flows)
 		CHECK(!strcmp(pbt__str(te, "type"), "TYPE_INSTANT"), "flow starts at a %s",
 		      pbt__str(te, "type"));
 		end = event_with_flow(&k, k.state_uuid, "terminating_flow_ids", id);
-		CHECK(end && !strcmp(pbt__str(end, "name"), "Runnable"),
-		      "flow %s ends at %s", id, end ? pbt__str(end, "name") : "nothing");
+		CHECK(end && !strcmp(pbt__str(end, "name"), "Runnable"), "flow %s ends at %s", id,
+		      end ? pbt__str(end, "name") : "nothing");
 		flows++;
 	}
 	CHECK(flows >= ITERATIONS, "%zu wakeup flows from the peer, want %d", flows, ITERATIONS);
