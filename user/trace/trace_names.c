@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The names of the counters and statistics, from the lists of bpf/xlprobe.h. */
+/* The names the tools show: counters and statistics (from the lists of
+ * bpf/xlprobe.h), stop reasons and read statuses. */
 #include "trace.h"
 
 #define XLP_NAME(id, name) [XLP_C_##id] = name,
@@ -9,3 +10,24 @@ const char *const xlp_ctr_names[XLP_NR_CTR] = {XLP_CTR_LIST(XLP_NAME)};
 #define XLP_NAME(id, name) [XLP_S_##id] = name,
 const char *const xlp_stat_names[XLP_NR_STAT] = {XLP_STAT_LIST(XLP_NAME)};
 #undef XLP_NAME
+
+const char *trace_stop_name(uint32_t reason)
+{
+	switch (reason) {
+	case XLP_STOP_SIGNAL:
+		return "signal";
+	case XLP_STOP_DURATION:
+		return "duration";
+	case XLP_STOP_TARGET_EXIT:
+		return "target_exit";
+	case XLP_STOP_ERROR:
+		return "error";
+	default:
+		return "unknown";
+	}
+}
+
+const char *trace_status_name(enum trace_status st)
+{
+	return st == TRACE_COMPLETE ? "complete" : st == TRACE_DAMAGED ? "damaged" : "truncated";
+}
