@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "export.h"
 #include "log.h"
 #include "outfile.h"
 #include "trace.h"
@@ -344,6 +345,8 @@ int cmd_export(int argc, char **argv)
 	bool folded = false;
 	int c, err, ret = 1;
 
+	if (export_tables__wanted(argc, argv))
+		return export_tables__main(argc, argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -366,7 +369,7 @@ int cmd_export(int argc, char **argv)
 			e.off_cpu = true;
 			break;
 		case 'h':
-			fputs(help, stdout);
+			printf("%s\n%s", help, export_tables_help);
 			return 0;
 		default:
 			xlp_err("export: bad usage: see xlprobe export --help");
@@ -375,7 +378,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!folded || optind != argc - 1) {
 		xlp_err("export: %s: run 'xlprobe export --folded TRACE' (see --help)",
-			!folded ? "no format given" : "one trace file expected");
+			!folded ? "no format given (--folded, --jsonl or --csv)"
+				: "one trace file expected");
 		return 2;
 	}
 	if (!e.on_cpu && !e.off_cpu)
