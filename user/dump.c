@@ -539,22 +539,6 @@ static const char *clock_name(uint32_t id)
 	}
 }
 
-static const char *stop_name(uint32_t reason)
-{
-	switch (reason) {
-	case XLP_STOP_SIGNAL:
-		return "signal";
-	case XLP_STOP_DURATION:
-		return "duration";
-	case XLP_STOP_TARGET_EXIT:
-		return "target_exit";
-	case XLP_STOP_ERROR:
-		return "error";
-	default:
-		return "unknown";
-	}
-}
-
 /* Wall-clock time of a monotonic timestamp, ISO 8601 UTC. */
 static void fmt_realtime(char *buf, size_t len, int64_t boot_offset_ns, uint64_t mono_ns)
 {
@@ -682,9 +666,9 @@ static void dump__footer(struct dump *d, const struct xlp_trace_footer *ft)
 	field_u64(d, "records", ft->nrecords);
 	field_u64(d, "chunks", ft->nchunks);
 	if (d->json)
-		jsonw__str(&d->jw, "stop_reason", stop_name(ft->stop_reason));
+		jsonw__str(&d->jw, "stop_reason", trace_stop_name(ft->stop_reason));
 	else
-		fprintf(d->out, " stop_reason=%s", stop_name(ft->stop_reason));
+		fprintf(d->out, " stop_reason=%s", trace_stop_name(ft->stop_reason));
 	field_u64(d, "lost_by_reader", ft->lost_by_reader);
 	/* same names as the stats records, one level down in JSON */
 	if (d->json)
@@ -698,11 +682,6 @@ static void dump__footer(struct dump *d, const struct xlp_trace_footer *ft)
 	} else {
 		fputs("\n", d->out);
 	}
-}
-
-static const char *status_name(enum trace_status st)
-{
-	return st == TRACE_COMPLETE ? "complete" : st == TRACE_DAMAGED ? "damaged" : "truncated";
 }
 
 static void dump__integrity_json(struct dump *d, const struct trace_integrity *in)
@@ -727,7 +706,7 @@ static void dump__integrity_json(struct dump *d, const struct trace_integrity *i
 
 static void dump__status(struct dump *d, const struct trace_reader *r, const char *damage)
 {
-	const char *st = status_name(trace_reader__status(r));
+	const char *st = trace_status_name(trace_reader__status(r));
 	uint64_t bad = trace_reader__bad_chunks(r), good = trace_reader__good_chunks(r);
 
 	if (d->json) {

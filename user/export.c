@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "export.h"
 #include "log.h"
 #include "outfile.h"
 #include "trace.h"
@@ -23,6 +24,8 @@
 static const char help[] =
 	"Usage: xlprobe export --folded [-o FILE] [--no-kernel] TRACE\n"
 	"       xlprobe export --perfetto [-o FILE] TRACE   (see --perfetto --help)\n"
+	"       xlprobe export --jsonl [--table T] [-o FILE] TRACE...\n"
+	"       xlprobe export --csv --table T [-o FILE] TRACE...\n"
 	"\n"
 	"Writes the stack samples of a trace recorded with --sample (the default\n"
 	"without --func) as folded stacks: one line per distinct stack, its frames\n"
@@ -348,6 +351,8 @@ int cmd_export(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--perfetto"))
 			return cmd_export_perfetto(argc, argv);
+	if (export_tables__wanted(argc, argv))
+		return export_tables__main(argc, argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -370,7 +375,7 @@ int cmd_export(int argc, char **argv)
 			e.off_cpu = true;
 			break;
 		case 'h':
-			fputs(help, stdout);
+			printf("%s\n%s", help, export_tables_help);
 			return 0;
 		default:
 			xlp_err("export: bad usage: see xlprobe export --help");
@@ -379,7 +384,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!folded || optind != argc - 1) {
 		xlp_err("export: %s: run 'xlprobe export --folded TRACE' (see --help)",
-			!folded ? "no format given" : "one trace file expected");
+			!folded ? "no format given (--folded, --jsonl or --csv)"
+				: "one trace file expected");
 		return 2;
 	}
 	if (!e.on_cpu && !e.off_cpu)

@@ -16,7 +16,7 @@ static const char usage[] =
 	"  record   trace a process (-p PID) or a command (-- CMD) into a trace file\n"
 	"  report   analyse one or more trace files: critical functions, resource factors\n"
 	"  dump     print every record of a trace file (text or --json)\n"
-	"  export   write a trace's stack samples as folded stacks (--folded)\n"
+	"  export   write a trace out: folded stacks, Perfetto trace, JSONL/CSV tables\n"
 	"\n"
 	"Run 'xlprobe <command> --help' for the options of a command.\n"
 	"Typical session:\n"

@@ -119,6 +119,22 @@ int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot)
 	return trace_writer__append(s->w, &p.h);
 }
 
+int synth__thread(struct synth *s, uint32_t pid, uint32_t tid, uint32_t flags, const char *comm,
+		  const uint64_t *tot)
+{
+	struct xlp_thread_rec t = {.h = {.type = XLP_R_THREAD, .size = sizeof(t)}};
+
+	t.pid = pid;
+	t.tid = tid;
+	t.flags = flags;
+	t.first_ns = 1000000000ull + tid;
+	t.last_ns = 9000000000ull - tid;
+	/* up to all 16 bytes, unterminated then, as the kernel's comm can be */
+	memcpy(t.comm, comm, strnlen(comm, sizeof(t.comm)));
+	memcpy(t.tot, tot, sizeof(t.tot));
+	return trace_writer__append(s->w, &t.h);
+}
+
 int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, const char *name)
 {
 	_Alignas(8) char buf[sizeof(struct xlp_sym_rec) + 512];

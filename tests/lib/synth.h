@@ -30,6 +30,10 @@ int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint6
 	       const uint64_t *proc);
 int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns);
 int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot);
+/* A thread's totals; comm: its bytes, at most XLP_COMM_LEN of them
+ * (first_ns, last_ns: 1 s + tid, 9 s - tid). */
+int synth__thread(struct synth *s, uint32_t pid, uint32_t tid, uint32_t flags, const char *comm,
+		  const uint64_t *tot);
 int synth__stats(struct synth *s, const uint64_t *stat /* XLP_NR_STAT */, uint64_t lost);
 /* Stack sampling records (record --sample): ids must come 0, 1, 2... */
 int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, const char *name);

@@ -122,3 +122,21 @@ void xlp_fput_json(FILE *f, const char *str, size_t n)
 	}
 	fputc('"', f);
 }
+
+void xlp_fput_csv(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char out[8];
+
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '"') {
+			fputs("\"\"", f);
+			i++;
+			continue;
+		}
+		i += text_char(s + i, n - i, false, out);
+		fputs(out, f);
+	}
+	fputc('"', f);
+}

@@ -8,7 +8,7 @@
  * that are not UTF-8 become "\xNN", so nothing reaches a terminal as a
  * control sequence and nothing forges a line. JSON: always valid UTF-8,
  * control characters \u-escaped, bytes that are not UTF-8 replaced by
- * U+FFFD ("\ufffd").
+ * U+FFFD ("\ufffd"). CSV: the text form in a quoted RFC 4180 field.
  */
 #ifndef XLP_ESCAPE_H
 #define XLP_ESCAPE_H
@@ -29,5 +29,12 @@ const char *xlp_text(const char *s, char *buf, size_t len);
 
 /* n bytes of s as a JSON string, quotes included. */
 void xlp_fput_json(FILE *f, const char *s, size_t n);
+
+/*
+ * n bytes of s as one CSV field (RFC 4180): always quoted, '"' doubled;
+ * control characters and bytes that are not UTF-8 in the text form above,
+ * so a field never holds a line break and the output is valid UTF-8.
+ */
+void xlp_fput_csv(FILE *f, const char *s, size_t n);
 
 #endif

@@ -195,6 +195,11 @@ const char *trace__sched_state_name(unsigned int state);
 bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next);
 bool trace__stack_ok(const struct xlp_stack_rec *r, uint32_t next, uint32_t nsyms);
 
+/* What dump and export call them: "signal", "duration", "target_exit",
+ * "error" ("unknown" otherwise); "complete", "truncated", "damaged". */
+const char *trace_stop_name(uint32_t reason);
+const char *trace_status_name(enum trace_status st);
+
 /* Helpers for struct xlp_trace_meta owned by callers (free every string). */
 void xlp_trace_meta__free(struct xlp_trace_meta *m);
 

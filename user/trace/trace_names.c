@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The names of the counters and statistics, from the lists of bpf/xlprobe.h. */
+/* The names the tools show: counters and statistics (from the lists of
+ * bpf/xlprobe.h), stop reasons and read statuses. */
 #include "trace.h"
 
 #define XLP_NAME(id, name) [XLP_C_##id] = name,
@@ -32,4 +33,25 @@ const char *trace__sched_state_name(unsigned int state)
 		return "sleep_d";
 	}
 	return NULL;
+}
+
+const char *trace_stop_name(uint32_t reason)
+{
+	switch (reason) {
+	case XLP_STOP_SIGNAL:
+		return "signal";
+	case XLP_STOP_DURATION:
+		return "duration";
+	case XLP_STOP_TARGET_EXIT:
+		return "target_exit";
+	case XLP_STOP_ERROR:
+		return "error";
+	default:
+		return "unknown";
+	}
+}
+
+const char *trace_status_name(enum trace_status st)
+{
+	return st == TRACE_COMPLETE ? "complete" : st == TRACE_DAMAGED ? "damaged" : "truncated";
 }
