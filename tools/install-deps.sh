@@ -8,9 +8,10 @@ set -eu
 # from Debian and reads traces with jq.
 # Installing postgresql-15 also creates and starts a default cluster
 # (15/main); the tests run their own clusters and leave that one alone.
+# chromium: tests/unit/test_html_chromium loads the HTML report in it, headless.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace
-      postgresql-15 sqlite3 xz-utils jq"
+      postgresql-15 sqlite3 xz-utils jq chromium"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
