@@ -10,10 +10,11 @@ set -eu
 # (15/main); the tests run their own clusters and leave that one alone.
 # tests/unit/test_man renders the man page with man and groff, which a
 # minimal Debian 12 (priority standard, not required) does not have;
-# tests/root/test_timeline decodes the Perfetto export with protoc.
+# tests/root/test_timeline decodes the Perfetto export with protoc;
+# chromium: tests/unit/test_html_chromium loads the HTML report in it, headless.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
-      postgresql-15 sqlite3 xz-utils jq protobuf-compiler"
+      postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

@@ -260,6 +260,10 @@ TEST(html_page)
 {
 	struct synth_scenario sc = {.factor = SYNTH_IPC, .slow_func = 2, .seed = 8};
 	const char *path = scenario("h.xlp", &sc), *html = tmp("r.html");
+	const char *ids[] = {"<svg id=\"plot-latency-hist\"", "<svg id=\"plot-latency-runs\"",
+			     "<svg id=\"plot-resources\"",    "<svg id=\"tree-step1\"",
+			     "<svg id=\"tree-step2-1\"",      "<svg id=\"plot-resources-baseline\"",
+			     "<svg id=\"tree-baseline\""};
 	FILE *f;
 	size_t n;
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), "--html", html, path, NULL);
@@ -276,6 +280,9 @@ TEST(html_page)
 		      strstr(out, "Resource tree"),
 	      "-");
 	CHECK(!strstr(out, "<script"), "self-contained, no script");
+	/* each plot by its id (tests/unit/test_html_chromium.c counts their elements) */
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		CHECK(strstr(out, ids[i]), "no %s", ids[i]);
 }
 
 TEST(output_file_errors)
