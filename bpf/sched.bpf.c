@@ -140,6 +140,21 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 	t->state = XLP_T_RUNNING;
 }
 
+/*
+ * record --timeline: a thread that woke a traced one (named in tl_named by
+ * bpf/waker.bpf.c) is on the timeline from then on with its own switches
+ * and wakeups, so that the waker's side of a wakeup shows what it was
+ * doing. Only under --timeline: a hash lookup per switch of any thread.
+ */
+static __always_inline void tl_waker(__u16 kind, struct task_struct *task, __u16 detail, __u64 now)
+{
+	__u32 tid = task->pid;
+
+	if (!cfg_timeline || !tid || !bpf_map_lookup_elem(&tl_named, &tid))
+		return;
+	tl_emit(kind, task->tgid, tid, 0, detail, now ? now : bpf_ktime_get_ns());
+}
+
 static __always_inline int sched_switch(void *ctx, bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
 {
@@ -166,6 +181,12 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 		if (sample_period_ns && !t->stopped)
 			offcpu_capture(ctx, t);
 		stat_inc(XLP_S_SCHED_EVENTS);
+	} else {
+		tl_waker(XLP_SCHED_OUT, prev,
+			 preempt || prev_state == TASK_RUNNING ? XLP_SCHED_RUNNABLE
+			 : prev_state & TASK_UNINTERRUPTIBLE   ? XLP_SCHED_SLEEP_D
+							       : XLP_SCHED_SLEEP_S,
+			 0);
 	}
 	t = thread_get(next);
 	if (t) {
@@ -174,6 +195,8 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 		switch_in(t, next, bpf_get_smp_processor_id(), now);
 		tl_emit(XLP_SCHED_IN, t->pid, t->tid, 0, 0, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
+	} else {
+		tl_waker(XLP_SCHED_IN, next, 0, now);
 	}
 	return 0;
 }
@@ -201,8 +224,11 @@ static __always_inline void wakeup(struct task_struct *p)
 	__u32 state;
 	__u64 now;
 
-	if (!t)
+	if (!t) {
+		/* its sleep's reason is not known: detail 0 */
+		tl_waker(XLP_SCHED_WAKEUP, p, 0, 0);
 		return;
+	}
 	state = t->state;
 	now = bpf_ktime_get_ns();
 	ev_wakeup(t, proc_get(t), now);

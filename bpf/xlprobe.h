@@ -365,7 +365,8 @@ struct xlp_sampling_rec {
 #define XLP_SAMPLING_OVER (1u << 1)
 
 /*
- * record --timeline: the raw scheduling events of the traced threads, 32
+ * record --timeline: the raw scheduling events of the traced threads, and
+ * of the threads that woke them from their first such wakeup on, 32
  * bytes each (a timeline is for minutes at most; the per-call and
  * per-thread totals never need it). The thread states between them are
  * those of the accounting (bpf/sched.bpf.c): running from a switch-in,
@@ -376,7 +377,8 @@ enum xlp_sched_kind {
 	XLP_SCHED_OUT = 1,	   /* tid left CPU h.cpu; detail: enum xlp_tstate it is in */
 	XLP_SCHED_IN = 2,	   /* tid got CPU h.cpu */
 	XLP_SCHED_WAKEUP = 3,	   /* tid woken: arg the waker's tid (0: interrupt or unknown),
-				    * detail the sleep's reason (enum xlp_ctr) */
+				    * detail the sleep's reason (enum xlp_ctr; 0: unknown, the
+				    * wakeup of an untraced waker) */
 	XLP_SCHED_BLOCK_ISSUE = 4, /* a block request of tid's went to the device: arg bytes */
 	XLP_SCHED_BLOCK_DONE = 5,  /* and completed: arg bytes */
 	XLP_SCHED_FREQ = 6,	   /* CPU pid (tid 0) runs at arg kHz */

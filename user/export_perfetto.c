@@ -501,6 +501,9 @@ static void on_sched(struct pf *pf, const struct xlp_sched_rec *s)
 			   s->time_ns);
 		break;
 	case XLP_SCHED_WAKEUP:
+		/* a thread on a CPU or a runqueue ends no sleep */
+		if (t->open == ST_RUNNING || t->open == ST_RUNNABLE || t->open == ST_PREEMPTED)
+			break;
 		if (s->arg) {
 			on_wakeup(pf, t, s);
 			break;

@@ -29,7 +29,9 @@ struct rec {
 	unsigned peer_pid;
 	struct xlp_sched_rec *ev;
 	size_t nev;
-	uint64_t bad_size; /* sched records of another size */
+	uint64_t bad_size;   /* sched records of another size */
+	unsigned wakers[64]; /* tids of the task records: untraced wakers */
+	int nwakers;
 	long trace_bytes, plain_bytes;
 };
 
@@ -75,6 +77,8 @@ static int load_sched(const char *path)
 	if (trace_reader__open(path, &r, rec.err, sizeof(rec.err)))
 		return -1;
 	while ((ret = trace_reader__next(r, &h)) > 0) {
+		if (h->type == XLP_R_TASK && rec.nwakers < 64)
+			rec.wakers[rec.nwakers++] = ((const struct xlp_task_rec *)h)->tid;
 		if (h->type != XLP_R_SCHED)
 			continue;
 		if (h->size != sizeof(struct xlp_sched_rec)) {
@@ -177,6 +181,27 @@ TEST(timeline_holds_each_calls_switches_and_wakeup)
 		in = find(r, XLP_SCHED_IN, -1, c->tid, wake->time_ns, c->end);
 		CHECK(in, "call %d: no switch-in after the wakeup", i);
 	}
+}
+
+/*
+ * A thread outside the traced ones that wakes one (here xlprobe itself,
+ * releasing the launched command) is named once and is on the timeline
+ * from then on: its own switches out and in.
+ */
+TEST(timeline_holds_the_wakers_own_switches)
+{
+	const struct rec *r = recording();
+	size_t outs = 0, ins = 0;
+
+	REQUIRE(r, "recording failed: %s", rec.err);
+	REQUIRE(r->nwakers > 0, "no untraced waker named");
+	for (int w = 0; w < r->nwakers; w++)
+		for (size_t i = 0; i < r->nev; i++) {
+			outs += r->ev[i].tid == r->wakers[w] && r->ev[i].kind == XLP_SCHED_OUT;
+			ins += r->ev[i].tid == r->wakers[w] && r->ev[i].kind == XLP_SCHED_IN;
+		}
+	CHECK(outs > 0 && ins > 0, "the %d untraced wakers: %zu switches out, %zu in", r->nwakers,
+	      outs, ins);
 }
 
 /*
