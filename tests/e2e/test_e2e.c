@@ -121,11 +121,17 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 		 * At the default 3 % of its CPU time, this app's request
 		 * thread, which waits most of the time, keeps the stacks of 1
 		 * switch-out in 2: unbiased, but the one 50 ms wait of a slow
-		 * run is then seen in half of them. 10 % keeps every one
-		 * (record prints the rate; README, Stack sampling).
+		 * run is then seen in half of them. 10 % kept every one here
+		 * on a quiet machine, but not always in CI (sampled_timer
+		 * failed once in ~20 runs, trace not kept): the bound is
+		 * relative to a thread that hardly runs, so a few slow stack
+		 * walks raise the period or the thinning. These scenarios
+		 * test the analysis on samples; the adaptive rate has its own
+		 * test (tests/root/test_sample), so they take the widest bound
+		 * (README, Stack sampling).
 		 */
 		xargv[n++] = "--sample-overhead";
-		xargv[n++] = "10";
+		xargv[n++] = "50";
 	}
 	xargv[n] = NULL;
 	if (xt_record_start(xargv, &x, &a, 30000)) {
@@ -305,6 +311,23 @@ static void scorecard(const struct scenario *s, const struct json *j, bool pass)
 	       pass ? "PASS" : "FAIL");
 }
 
+/*
+ * The trace of a failed scenario goes to .output/e2e-failed/ (the temporary
+ * directory is removed at exit): an intermittent failure in CI can then be
+ * looked at with xlprobe report and dump.
+ */
+static void keep_failed(const char *trace)
+{
+	char dir[512], cmd[1400];
+
+	snprintf(dir, sizeof(dir), "%s/.output/e2e-failed", tl_root());
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/'", dir, trace, dir);
+	if (system(cmd))
+		fprintf(stderr, "  cannot keep %s\n", trace);
+	else
+		fprintf(stderr, "  trace kept in %s\n", dir);
+}
+
 static void run_scenario(const struct scenario *s)
 {
 	char trace[300], dev[64] = "", cg[256] = "";
@@ -329,6 +352,8 @@ static void run_scenario(const struct scenario *s)
 out:
 	if (s->disk)
 		disk_teardown();
+	if (tl_failed_checks != before)
+		keep_failed(trace);
 	scorecard(s, j, tl_failed_checks == before);
 	json__free(j);
 }
