@@ -34,9 +34,18 @@ struct scenario {
 	struct expect want[MAX_EXPECT]; /* none: no precondition at all */
 	const char *peer;		/* IPC peer to be named, or NULL */
 	bool baseline_wrong;		/* the whole-run baseline must name another factor */
-	int disk;	     /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
-	bool sampled;	     /* --interaction only: the functions come from stack samples */
-	const char *args[4]; /* more options for the app */
+	int disk;     /* 1: load_config reads a loop device, 2: throttled to 8 MiB/s */
+	bool sampled; /* --interaction only: the functions come from stack samples */
+	/*
+	 * The perturbation slows every function that is on the CPU in a
+	 * perturbed run (the hogs share the worker's CPU for the whole run):
+	 * another function accused with the expected factor is right too, as
+	 * long as it ranks below the expected one (it holds less of the
+	 * added time: load_config's 4 ms of cpu_wait beside compute_checksum's
+	 * 60 ms, seen in one run in ~20).
+	 */
+	bool whole_run;
+	const char *args[6]; /* more options for the app */
 };
 
 static const char *const marked[] = {"load_config",  "fetch_remote", "ask_peer",	"wait_tick",
@@ -97,7 +106,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 		aargv[an++] = "--disk-file";
 		aargv[an++] = (char *)dev;
 	}
-	for (int i = 0; i < 4 && s->args[i]; i++)
+	for (int i = 0; i < 6 && s->args[i]; i++)
 		aargv[an++] = (char *)s->args[i];
 	pid = xt_spawn_ready(aargv, &a, 20000);
 	if (pid <= 0)
@@ -238,9 +247,20 @@ static void check_report(const struct scenario *s, const struct json *j)
 	char found[512];
 
 	found_str(j, found, sizeof(found));
-	for (size_t i = 0; i < json__len(cf); i++)
-		if (!by_host(json__at(cf, i)))
-			own++;
+	for (size_t i = 0; i < json__len(cf); i++) {
+		const struct json *f = json__at(cf, i);
+		const char *fac = json__str(json__get(f, "factors[0].factor"));
+
+		if (by_host(f))
+			continue;
+		/* ranked below the expected function, with its factor */
+		if (s->whole_run && i > 0 && n && fac && !strcmp(fac, s->want[0].factor)) {
+			printf("  %s: also %s/%s, slowed by the same perturbation\n", s->name,
+			       json__str(json__key(f, "function")), fac);
+			continue;
+		}
+		own++;
+	}
 	if (own < json__len(cf))
 		printf("  %s: the host stole CPU time: %s\n", s->name, found);
 	CHECK(own == (size_t)n, "%s: %zu critical functions, expected %d: %s", s->name, own, n,
@@ -370,8 +390,10 @@ SCENARIO(network_delay, "net", {{"fetch_remote", "net_block"}})
  * slow runs' own spread (background CPU noise scales with their length)
  * needs 20 of them, not 10, for p <= 0.001 (README, The analysis). */
 SCENARIO(programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .args = {"--runs", "80"})
-SCENARIO(background_load_other_process, "bgload", {{"compute_checksum", "cpu_wait"}})
-SCENARIO(background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}})
+SCENARIO(background_load_other_process, "bgload", {{"compute_checksum", "cpu_wait"}},
+	 .whole_run = true)
+SCENARIO(background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}},
+	 .whole_run = true)
 /* PerfProbe V-D: disk-heavy background threads make the whole run look
  * disk-bound; the function that made it slow only used more CPU.
  * load_config reads a loop device (page-cached backing file), so the
@@ -386,9 +408,14 @@ SCENARIO(timer, "timer", {{"wait_tick", "timer_sleep"}})
 /* Each cause in half of the perturbed runs: 320 runs give each 40, as the
  * CPU-only cause needs for its distinct mode to reach p <= 0.001 reliably (with 40,
  * five 4x-slower runs give p ~ 0.003: the report then rightly says the
- * evidence is too thin). */
+ * evidence is too thin). Both causes add ~100 ms here, not ~50: at 50 the
+ * sampled twin's leaf (crunch) showed its fast runs up to 28-29 ms and its
+ * slow ones from 32-39 ms in one recording in ~6 (gap p = 0.002 to 0.012:
+ * the evidence too thin, as the report said). The two stay of one size, or
+ * median + 1 sigma, widened by the larger, leaves the smaller at the
+ * threshold. */
 SCENARIO(two_causes, "two", {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}},
-	 .args = {"--runs", "320"})
+	 .args = {"--runs", "320", "--cpu-mult", "10", "--delay-ms", "100"})
 SCENARIO(no_perturbation, "none", {{NULL, NULL}})
 
 /*
@@ -402,9 +429,10 @@ SCENARIO(no_perturbation, "none", {{NULL, NULL}})
 SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled = true)
 SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
 	 .args = {"--runs", "80"})
-SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true)
+SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true,
+	 .whole_run = true)
 SCENARIO(sampled_background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}},
-	 .sampled = true)
+	 .sampled = true, .whole_run = true)
 SCENARIO(sampled_background_disk_baseline_wrong, "bg_disk_cpu", {{"compute_checksum", "cpu_run"}},
 	 .baseline_wrong = true, .disk = 1, .sampled = true, .args = {"--runs", "120"})
 SCENARIO(sampled_throttled_disk, "disk", {{"load_config", "disk_block"}}, .disk = 2,
@@ -414,7 +442,7 @@ SCENARIO(sampled_lock_contention, "lock", {{"update_cache", "lock_wait"}}, .samp
 SCENARIO(sampled_timer, "timer", {{"wait_tick", "timer_sleep"}}, .sampled = true)
 SCENARIO(sampled_two_causes, "two",
 	 {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}}, .sampled = true,
-	 .args = {"--runs", "320"})
+	 .args = {"--runs", "320", "--cpu-mult", "10", "--delay-ms", "100"})
 SCENARIO(sampled_no_perturbation, "none", {{NULL, NULL}}, .sampled = true)
 
 TEST_MAIN()
