@@ -20,6 +20,13 @@ pass() { echo "PASS $1"; }
 # A scenario that fails before its check still gets its scorecard line.
 fail() {
 	echo "FAIL $1: $2"
+	# the scenario's traces outlive its directory: an intermittent failure
+	# in CI can be looked at later with xlprobe report and dump
+	if [ -n "${W:-}" ] && ls "$W"/*.xlp >/dev/null 2>&1; then
+		mkdir -p "$XLP_ROOT/.output/real-failed/$1" &&
+			cp "$W"/*.xlp "$XLP_ROOT/.output/real-failed/$1/" &&
+			echo "  traces kept in .output/real-failed/$1"
+	fi
 	if [ -n "${XLP_SCORECARD:-}" ] && [ "$1" = "${SCENARIO:-}" ] && [ "${SCORED:-1}" = 0 ]; then
 		printf 'SCORE %-11s %-36s expected: %-44s found: %-44s %s\n' "$1" "-" \
 			"$(expected "$1" | awk '{ print ($1 == "-" ? "no accusation" : $1 "/" $2) }')" "($2)" FAIL
