@@ -332,8 +332,11 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		put(buf, len, &used,
 		    "\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of the "
 		    "runs around it (%s)",
-		    e->mode ? "DISTINCT" : "not distinct", report__dur(e->gap.lo, a, 32),
-		    report__dur(e->gap.hi, b, 32), e->gap.ratio, report__p(e->gap.p, p, 32));
+		    e->cpu_mode ? "DISTINCT, but its runs are the bursts below: the same slower CPU"
+		    : e->mode	? "DISTINCT"
+				: "not distinct",
+		    report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32), e->gap.ratio,
+		    report__p(e->gap.p, p, 32));
 	else
 		put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
 		    e->mode ? "DISTINCT" : "not distinct");
@@ -373,6 +376,8 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
 	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
 	    e->significant ? "a slowdown with a cause"
+	    : e->below_res
+		    ? "less added time than the samples resolve: mark the function to measure it"
 	    : report__thin(r, e)
 		    ? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
 		    : "no evidence of a cause: the natural tail of the workload",

@@ -211,10 +211,12 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
 	jsonw__bool(w, "significant", e->significant);
+	jsonw__bool(w, "below_resolution", e->below_res);
 	jsonw__round(w, "latency_gap_ns", e->latency_gap);
 	jsonw__num(w, "share", e->share);
 	jsonw__begin_obj(w, "mode");
-	jsonw__bool(w, "holds", e->mode);
+	jsonw__bool(w, "holds", e->mode && !e->cpu_mode);
+	jsonw__bool(w, "cpu_slower", e->cpu_mode);
 	jsonw__round(w, "gap_lo_ns", e->gap.lo);
 	jsonw__round(w, "gap_hi_ns", e->gap.hi);
 	jsonw__num(w, "gap_ratio", isinf(e->gap.ratio) ? NAN : e->gap.ratio);
