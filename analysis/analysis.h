@@ -155,7 +155,6 @@ struct xa_evidence {
 	bool bursty;
 	bool cpu_bursts; /* bursty, but only CPU time grew: the CPU was slower */
 	bool cpu_mode;	 /* a distinct mode, but in those bursts: the same slower CPU */
-	bool below_res;	 /* sampled: added time below the samples' resolution (res_ns) */
 	/* 3. a resource that grew more than in proportion (the step-2 factor) */
 	bool resource;
 	enum xa_feat res_feat;
@@ -163,7 +162,7 @@ struct xa_evidence {
 	double res_fast_share; /* its part of the function's time in fast samples */
 	double res_excess;     /* res_share - res_fast_share: growth beyond proportion */
 	double res_p;	       /* Mann-Whitney: larger in slow samples */
-	bool significant;      /* (mode || bursty || resource), not CPU-only bursts, resolved */
+	bool significant;      /* (mode || bursty || resource), not CPU-only bursts */
 };
 
 #define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */

@@ -121,16 +121,9 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * over the recording (a code path taken now and then) still accuses.
 	 */
 	e->cpu_mode = e->mode && e->cpu_bursts;
-	/*
-	 * A sampled time is known to res_ns: an added time below it is not a
-	 * difference the samples measured (an unperturbed 0.5 ms IPC wait,
-	 * sampled at 1 ms, was hit in some runs and missed in others: 0.3 ms
-	 * "added", the resource test at p = 3e-06).
-	 */
-	e->below_res = c->sampled && c->res_ns > 0 && e->added < c->res_ns;
 	e->significant =
 		((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) || e->resource) &&
-		e->added > 0 && !e->below_res;
+		e->added > 0;
 	err = 0;
 cleanup:
 	free(t);

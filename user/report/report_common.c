@@ -376,8 +376,6 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
 	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
 	    e->significant ? "a slowdown with a cause"
-	    : e->below_res
-		    ? "less added time than the samples resolve: mark the function to measure it"
 	    : report__thin(r, e)
 		    ? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
 		    : "no evidence of a cause: the natural tail of the workload",

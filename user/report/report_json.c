@@ -211,7 +211,6 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
 	jsonw__bool(w, "significant", e->significant);
-	jsonw__bool(w, "below_resolution", e->below_res);
 	jsonw__round(w, "latency_gap_ns", e->latency_gap);
 	jsonw__num(w, "share", e->share);
 	jsonw__begin_obj(w, "mode");
