@@ -109,14 +109,28 @@ static double lchoose(double n, double k)
 
 double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n)
 {
-	uint32_t top = nslow < k ? nslow : k;
-	double p = 0;
+	uint32_t top = nslow < k ? nslow : k, x = hits;
+	double p = 0, term;
 
 	if (!n || k > n || nslow > n || hits > top)
 		return 1.0;
-	for (uint32_t x = hits; x <= top; x++)
-		if (k - x <= n - nslow)
-			p += exp(lchoose(nslow, x) + lchoose(n - nslow, k - x) - lchoose(n, k));
+	if (k > n - nslow && x < k - (n - nslow))
+		x = k - (n - nslow); /* fewer hits cannot happen */
+	/*
+	 * The first term by log-Gamma, the next ones by the ratio of
+	 * consecutive hypergeometric terms; past the mode they fall at least
+	 * geometrically, so the sum stops once they no longer count (a scan
+	 * over thousands of windows calls this for each).
+	 */
+	term = exp(lchoose(nslow, x) + lchoose(n - nslow, k - x) - lchoose(n, k));
+	for (;;) {
+		p += term;
+		if (x >= top || (term < p * 1e-17 && (double)x > (double)nslow * k / n))
+			break;
+		term *= (double)(nslow - x) * (double)(k - x) /
+			((double)(x + 1) * ((double)(n - nslow) - (double)(k - x) + 1));
+		x++;
+	}
 	return p < 1 ? p : 1.0;
 }
 

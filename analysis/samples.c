@@ -218,6 +218,143 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 		e->res_share = e->res_fast_share = e->res_excess = e->res_p = NAN;
 }
 
+struct share_item {
+	double q;
+	uint8_t slow;
+};
+
+/* Largest share first; ties slow last (the p-value is then never too small). */
+static int cmp_share(const void *a, const void *b)
+{
+	const struct share_item *x = a, *y = b;
+
+	if (x->q != y->q)
+		return x->q > y->q ? -1 : 1;
+	return (int)x->slow - (int)y->slow;
+}
+
+/*
+ * Evidence 4 (significance.c): a resource beyond the bulk. Each run where
+ * the function ran has the resource's share of the function's time; if
+ * every resource grows in proportion (the natural tail of a workload,
+ * however heavy), that share does not depend on whether the run is slow,
+ * and under this H0 the labels of the runs ranked by it are a random
+ * permutation. Of the w runs with the largest share, x are slow: Fisher's
+ * test, exact under H0 for a fixed w. w is taken where the test is
+ * strongest, among places on a grid up to n / 2, and the p-value corrected
+ * (Sidak) for every such w of every resource tried. The
+ * runs' labels are the report's (median + k sigma of the latency), so a
+ * cause present in half the slow runs, or absent from some, still counts.
+ * cpu_run is not tried: a function doing more of its work has more CPU
+ * time in its share, slowdown or not (that growth is evidence 3's and the
+ * mode's). It must also matter: the resource holds factor_share of the
+ * function's added time, and the top w hold min_cover of its slow runs.
+ */
+static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slow,
+			    const struct xa_step2 *s, const struct analysis_opts *o,
+			    struct xa_evidence *e)
+{
+	struct share_item *it = malloc(n * sizeof(*it) + 1);
+	double tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
+	uint32_t tests = 0;
+
+	e->beyond = false;
+	e->beyond_p = 1;
+	e->beyond_tests = 0;
+	e->beyond_top = e->beyond_slow = e->beyond_nslow = e->beyond_n = 0;
+	e->beyond_cut = e->beyond_fast_median = e->beyond_added_share = NAN;
+	if (!it)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		tm[!!slow[i]] += b->time[i];
+		cnt[!!slow[i]]++;
+	}
+	/* the windows first: the correction counts every one, whatever it shows */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int f = 0; f < XA_NFEAT; f++) {
+			const double *v = b->x + f * n;
+			double vm[2] = {0, 0}, added, share, p, pmin = 2, *fq;
+			size_t m = 0, nslow = 0, hits = 0, whits = 0, w = 0, nf = 0;
+			bool ok;
+
+			if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN)
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				vm[!!slow[i]] += v[i];
+				if (!(b->time[i] > 0))
+					continue;
+				it[m].q = v[i] > 0 ? v[i] / b->time[i] : 0;
+				it[m].slow = !!slow[i];
+				nslow += it[m].slow;
+				m++;
+			}
+			qsort(it, m, sizeof(*it), cmp_share);
+			for (size_t i = 0, next = 1; i < m; i++) {
+				hits += it[i].slow;
+				/* among the top half, above 0 */
+				if (i + 1 > m / 2 || !(it[i].q > 0))
+					break;
+				/*
+				 * On a grid of w growing by a third (1, 2, ... 6, 8, 10,
+				 * 13, 17...), each moved to the end of its ties: places
+				 * chosen before the labels are seen, few enough that
+				 * correcting for them costs little, close enough that
+				 * one of them is near the best w.
+				 */
+				if (i + 1 < next || (i + 1 < m && it[i + 1].q == it[i].q))
+					continue;
+				next = i + 1 + ((i + 1) / 3 > 1 ? (i + 1) / 3 : 1);
+				if (!pass) {
+					tests++;
+					continue;
+				}
+				/* fewer slow than chance gives: no evidence there */
+				if ((double)hits * (double)m <= (double)(i + 1) * (double)nslow)
+					continue;
+				p = ev__fisher((uint32_t)hits, (uint32_t)nslow, (uint32_t)(i + 1),
+					       (uint32_t)m);
+				if (p < pmin) {
+					pmin = p;
+					w = i + 1;
+					whits = hits;
+				}
+			}
+			if (!pass || pmin > 1)
+				continue;
+			added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
+			share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
+			p = -expm1((double)tests * log1p(-fmin(pmin, 1 - 1e-16)));
+			ok = p <= o->alpha_evidence && share >= o->factor_share &&
+			     whits >= xa_min_cover(o, (uint32_t)nslow);
+			/* the smallest p that passes the bars, else the smallest p */
+			if (e->beyond ? !(ok && p < best) : !(ok || p < best))
+				continue;
+			best = p;
+			e->beyond = ok;
+			e->beyond_feat = (enum xa_feat)f;
+			e->beyond_top = (uint32_t)w;
+			e->beyond_slow = (uint32_t)whits;
+			e->beyond_nslow = (uint32_t)nslow;
+			e->beyond_n = (uint32_t)m;
+			e->beyond_p = p;
+			e->beyond_added_share = share;
+			/* the cut, and the fast runs' median share (shown) */
+			fq = malloc(m * sizeof(*fq) + 1);
+			e->beyond_cut = NAN;
+			if (fq) {
+				for (size_t i = 0; i < m; i++)
+					if (!it[i].slow)
+						fq[nf++] = it[i].q;
+				e->beyond_cut = it[w - 1].q;
+				e->beyond_fast_median = nf ? stats__median(fq, nf) : NAN;
+				free(fq);
+			}
+		}
+	}
+	e->beyond_tests = tests;
+	free(it);
+}
+
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		      const struct resources *res, size_t k)
 {
@@ -259,6 +396,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
+		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)

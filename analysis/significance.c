@@ -111,7 +111,8 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * function did something else: an idle PostgreSQL backend's sort took
 	 * 35 % more CPU time in 23 bursts on this VM.
 	 */
-	e->cpu_bursts = e->bursty && !e->resource && !isnan(e->res_p) && e->res_feat == XA_CPU_RUN;
+	e->cpu_bursts = e->bursty && !e->resource && !e->beyond && !isnan(e->res_p) &&
+			e->res_feat == XA_CPU_RUN;
 	/*
 	 * A distinct mode of such runs is those same bursts: the CPU ran
 	 * slower for a while, and the runs of that while form the mode (an
@@ -122,7 +123,8 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 */
 	e->cpu_mode = e->mode && e->cpu_bursts;
 	e->significant =
-		((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) || e->resource) &&
+		((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) || e->resource ||
+		 e->beyond) &&
 		e->added > 0;
 	err = 0;
 cleanup:

@@ -312,7 +312,8 @@ bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
 {
 	return !e->significant &&
 	       (e->mode_p <= 0.05 || e->runs_p <= 0.05 ||
-		(!isnan(e->res_excess) && e->res_excess >= r->excess_share && e->res_p <= 0.05));
+		(!isnan(e->res_excess) && e->res_excess >= r->excess_share && e->res_p <= 0.05) ||
+		(e->beyond_n && e->beyond_p <= 0.05));
 }
 
 const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
@@ -374,6 +375,17 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    "runs' time (%s)",
 		    e->resource ? "OUT OF PROPORTION" : "in proportion", xa_feat_name(e->res_feat),
 		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
+	if (e->beyond_n)
+		put(buf, len, &used,
+		    "\nbeyond the bulk: %s: the %u runs where %s takes the largest share of the "
+		    "time (%.0f %% or more; %.0f %% in the median fast run) hold %u of the %u slow "
+		    "runs (Fisher %s, for %u tries); it holds %.0f %% of the added time",
+		    e->beyond ? "YES" : "no", e->beyond_top, xa_feat_name(e->beyond_feat),
+		    100 * e->beyond_cut, 100 * e->beyond_fast_median, e->beyond_slow,
+		    e->beyond_nslow, report__p(e->beyond_p, p, sizeof(p)), e->beyond_tests,
+		    100 * e->beyond_added_share);
+	else
+		put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
 	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
 	    e->significant ? "a slowdown with a cause"
 	    : report__thin(r, e)

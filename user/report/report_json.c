@@ -246,6 +246,19 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__num(w, "excess", e->res_excess);
 	jsonw__num(w, "p", e->res_p);
 	jsonw__end_obj(w);
+	jsonw__begin_obj(w, "beyond");
+	jsonw__bool(w, "holds", e->beyond);
+	jsonw__str(w, "factor", e->beyond_n ? xa_feat_name(e->beyond_feat) : NULL);
+	jsonw__uint(w, "top_runs", e->beyond_top);
+	jsonw__uint(w, "top_slow", e->beyond_slow);
+	jsonw__uint(w, "slow_runs", e->beyond_nslow);
+	jsonw__uint(w, "runs", e->beyond_n);
+	jsonw__num(w, "share_cut", e->beyond_cut);
+	jsonw__num(w, "fast_median_share", e->beyond_fast_median);
+	jsonw__num(w, "share_of_added", e->beyond_added_share);
+	jsonw__uint(w, "tests", e->beyond_tests);
+	jsonw__num(w, "p", e->beyond_p);
+	jsonw__end_obj(w);
 	jsonw__end_obj(w);
 }
 

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The operating characteristic of the evidence rules (see sigsim.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sigsim.h"
+#include "analysis.h"
+#include "dataset.h"
+#include "synth.h"
+#include "testlib.h"
+
+#define FEAT                                                                                       \
+	(XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK)
+
+/*
+ * The natural shapes the issue names: lognormal sigma up to 0.6, Pareto
+ * tails alpha >= 1.5, runs that are a mix of fast and slow calls of one
+ * function, a machine whose speed drifts (AR(1)); the function reads the
+ * disk for 30 % of its time, in proportion (cpu_only: it only computes).
+ */
+const struct sigsim_shape sigsim_natural[] = {
+	{"lognormal sigma 0.05", SIGSIM_LOGNORMAL, 0.05, 0},
+	{"lognormal sigma 0.2", SIGSIM_LOGNORMAL, 0.2, 0},
+	{"lognormal sigma 0.4", SIGSIM_LOGNORMAL, 0.4, 0},
+	{"lognormal sigma 0.6", SIGSIM_LOGNORMAL, 0.6, 0},
+	{"Pareto alpha 1.5", SIGSIM_PARETO, 1.5, 0},
+	{"Pareto alpha 2.5", SIGSIM_PARETO, 2.5, 0},
+	{"mix: 10 calls, 10 % of them 5x", SIGSIM_MIX, 5, 0.1},
+	{"mix: 10 calls, 2 % of them 20x", SIGSIM_MIX, 20, 0.02},
+	{"AR(1) 0.9 drift, sigma 0.3", SIGSIM_AR1, 0.3, 0.9},
+	{"CPU only, lognormal sigma 0.2", SIGSIM_LOGNORMAL, 0.2, 0, true},
+	{"CPU only, Pareto alpha 1.5", SIGSIM_PARETO, 1.5, 0, true},
+};
+const size_t sigsim_nnatural = sizeof(sigsim_natural) / sizeof(sigsim_natural[0]);
+
+/*
+ * The perturbations: a step, a continuous spread 1.3-10x, a rare 5 % of
+ * runs, a cause in about half the slow runs; through a resource the
+ * function never used, one it always used, or its CPU time alone.
+ */
+const struct sigsim_shape sigsim_perturbed[] = {
+	{"step +30 % in 25 %, spread 5 %, lock added", SIGSIM_LOGNORMAL, 0.05, 0, false, SIGSIM_ADD,
+	 SIGSIM_STEP, 0.25, 1.3},
+	{"step +30 % in 25 %, spread 5 %, disk grew", SIGSIM_LOGNORMAL, 0.05, 0, false,
+	 SIGSIM_GROW, SIGSIM_STEP, 0.25, 1.3},
+	{"step +30 % in 25 %, spread 5 %, CPU grew", SIGSIM_LOGNORMAL, 0.05, 0, true, SIGSIM_CPU,
+	 SIGSIM_STEP, 0.25, 1.3},
+	{"1.3-10x in 10 %, spread 20 %, disk grew", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_GROW,
+	 SIGSIM_CONTINUOUS, 0.1, 10},
+	{"1.3-10x in 10 %, spread 20 %, CPU grew", SIGSIM_LOGNORMAL, 0.2, 0, true, SIGSIM_CPU,
+	 SIGSIM_CONTINUOUS, 0.1, 10},
+	{"3x in 5 %, spread 20 %, lock added", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_ADD,
+	 SIGSIM_STEP, 0.05, 3},
+	{"3x in 5 %, spread 20 %, disk grew", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_GROW,
+	 SIGSIM_STEP, 0.05, 3},
+	{"3x in 5 %, spread 20 %, CPU grew", SIGSIM_LOGNORMAL, 0.2, 0, true, SIGSIM_CPU,
+	 SIGSIM_STEP, 0.05, 3},
+	{"+60 % in 8 % (half the slow), spread 20 %, lock added", SIGSIM_LOGNORMAL, 0.2, 0, false,
+	 SIGSIM_ADD, SIGSIM_STEP, 0.08, 1.6},
+};
+const size_t sigsim_nperturbed = sizeof(sigsim_perturbed) / sizeof(sigsim_perturbed[0]);
+
+static double gauss(uint64_t *st)
+{
+	double u = tl_rnd01(st) + 1e-12, v = tl_rnd01(st);
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* The function's natural time in a run, relative to a median near 1. */
+static double natural(const struct sigsim_shape *s, uint64_t *st, double *z)
+{
+	double t = 0;
+
+	switch (s->kind) {
+	case SIGSIM_LOGNORMAL:
+		return exp(s->a * gauss(st));
+	case SIGSIM_PARETO: /* x_m chosen for a median of 1 */
+		return pow(2, -1 / s->a) * pow(1 - tl_rnd01(st), -1 / s->a);
+	case SIGSIM_MIX:
+		for (int k = 0; k < 10; k++)
+			t += 0.1 * (tl_rnd01(st) < s->b ? s->a : 1) * (1 + 0.05 * gauss(st));
+		return t;
+	case SIGSIM_AR1:
+		*z = s->b * *z + sqrt(1 - s->b * s->b) * gauss(st);
+		return exp(s->a * *z);
+	}
+	return 1;
+}
+
+static int emit_call(struct synth *s, uint32_t f, uint16_t depth, uint64_t entry,
+		     const struct synth_usage *u, uint64_t *ctr)
+{
+	synth__counters(u, ctr);
+	return synth__call(s, f, 1000, 1000, depth, entry, ctr, NULL, 0, NULL);
+}
+
+int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nruns,
+		       uint64_t seed)
+{
+	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
+					   {"/opt/app", "work", false},
+					   {"/opt/app", "other", false}};
+	uint64_t st = seed * 0x9e3779b97f4a7c15ull + 1, t = 1000000000, cw[XLP_NR_CTR],
+		 co[XLP_NR_CTR], top[XLP_NR_CTR];
+	struct synth *s;
+	double z = 0;
+	uint8_t *hit = calloc(nruns + 1, 1);
+	/* exactly frac of the runs (at least one), at random places: the rate
+	 * measures the rules, not how many runs a draw happened to slow */
+	unsigned nhit = sh->cause ? (unsigned)fmax(1, round(sh->frac * nruns)) : 0;
+	int err = hit ? synth__open(path, FEAT, 0, funcs, 3, &s) : -ENOMEM;
+
+	if (err) {
+		free(hit);
+		return err;
+	}
+	for (unsigned k = 0; k < nhit;) {
+		unsigned i = (unsigned)(tl_rnd01(&st) * nruns);
+
+		k += !hit[i];
+		hit[i] = 1;
+	}
+	for (unsigned i = 0; i < nruns && !err; i++) {
+		double w = 10e6 * natural(sh, &st, &z), extra = 0, dshare = sh->cpu_only ? 0 : 0.3;
+		struct synth_usage uw = {0}, uo = {0}, ut = {0};
+
+		if (hit[i])
+			extra = w * (sh->slowdown == SIGSIM_STEP
+					     ? sh->x - 1
+					     : exp(log(1.3) + (log(sh->x) - log(1.3)) *
+								      tl_rnd01(&st)) -
+						       1);
+		/* resources in proportion: each its share of the time, 5 % of noise */
+		uw.cpu_run = w * (1 - dshare) * (1 + 0.05 * gauss(&st));
+		uw.disk = w * dshare * (1 + 0.05 * gauss(&st));
+		uw.cpu_wait = w * 0.01 * tl_rnd01(&st);
+		if (sh->cause == SIGSIM_ADD)
+			uw.lock = extra;
+		else if (sh->cause == SIGSIM_GROW)
+			uw.disk += extra;
+		else if (sh->cause == SIGSIM_CPU)
+			uw.cpu_run += extra;
+		uo.cpu_run = 2e6 * (1 + 0.05 * gauss(&st));
+		ut.cpu_run = 0.2e6 * (1 + 0.05 * gauss(&st));
+		err = emit_call(s, 1, 1, t + 1000, &uw, cw);
+		err = err ? err : emit_call(s, 2, 1, t + 2000 + cw[XLP_C_WALL], &uo, co);
+		if (err)
+			break;
+		synth__counters(&ut, top);
+		for (int c = 0; c < XLP_NR_CTR; c++)
+			top[c] += cw[c] + co[c];
+		err = synth__call(s, 0, 1000, 1000, 0, t, top, NULL, 0, NULL);
+		err = err ? err : synth__run(s, 0, 1000, 1000, t, top);
+		t += top[XLP_C_WALL] + 1000000;
+	}
+	free(hit);
+	if (err) {
+		synth__abort(s);
+		return err;
+	}
+	return synth__close(s, NULL, 0);
+}
+
+int sigsim__trial(const struct sigsim_shape *s, unsigned nruns, uint64_t seed,
+		  struct sigsim_trial *out)
+{
+	const char *path = synth__tmp("sigsim.xlp");
+	const char *paths[1] = {path};
+	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct dataset *ds = NULL;
+	struct xa_result *r = NULL;
+	char err[512];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = sigsim__write(path, s, nruns, seed);
+	ret = ret ? ret : dataset__load(paths, 1, NULL, &ds, err, sizeof(err));
+	ret = ret ? ret : analysis__run(ds, &o, &r, err, sizeof(err));
+	if (ret)
+		goto cleanup;
+	for (size_t i = 0; r->status == XA_OK && i < r->ncrit; i++) {
+		const struct xa_evidence *e = &r->crit[i].ev;
+
+		out->any = true;
+		if (strcmp(dataset__func(ds, r->crit[i].func)->symbol, "work"))
+			continue;
+		out->target = true;
+		out->mode = e->mode && !e->cpu_mode;
+		out->bursts = e->bursty && !e->cpu_bursts;
+		out->resource = e->resource;
+		out->beyond = e->beyond;
+	}
+cleanup:
+	analysis__free(r);
+	dataset__free(ds);
+	return ret;
+}
+
+int sigsim__rate(const struct sigsim_shape *s, unsigned nruns, unsigned trials, uint64_t seed0,
+		 unsigned *hits)
+{
+	*hits = 0;
+	for (unsigned k = 0; k < trials; k++) {
+		struct sigsim_trial t;
+		int err = sigsim__trial(s, nruns, seed0 + k, &t);
+
+		if (err)
+			return err;
+		*hits += s->cause ? t.target : t.any;
+	}
+	return 0;
+}
