@@ -274,7 +274,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		for (int f = 0; f < XA_NFEAT; f++) {
 			const double *v = b->x + f * n;
 			double vm[2] = {0, 0}, added, share, p, pmin = 2, *fq;
-			size_t m = 0, nslow = 0, hits = 0, whits = 0, w = 0, nf = 0;
+			size_t m = 0, nslow = 0, hits = 0, whits = 0, w = 0, nf = 0, npos = 0;
 			bool ok;
 
 			if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN)
@@ -289,6 +289,8 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 				m++;
 			}
 			qsort(it, m, sizeof(*it), cmp_share);
+			while (npos < m && it[npos].q > 0)
+				npos++;
 			for (size_t i = 0, next = 1; i < m; i++) {
 				hits += it[i].slow;
 				/* among the top half, above 0 */
@@ -296,12 +298,15 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 					break;
 				/*
 				 * On a grid of w growing by a third (1, 2, ... 6, 8, 10,
-				 * 13, 17...), each moved to the end of its ties: places
-				 * chosen before the labels are seen, few enough that
-				 * correcting for them costs little, close enough that
-				 * one of them is near the best w.
+				 * 13, 17...), each moved to the end of its ties, and
+				 * every run where the resource was used at all (a
+				 * resource the fast runs never use): places chosen
+				 * before the labels are seen, few enough that correcting
+				 * for them costs little, close enough that one of them
+				 * is near the best w.
 				 */
-				if (i + 1 < next || (i + 1 < m && it[i + 1].q == it[i].q))
+				if ((i + 1 < next && i + 1 != npos) ||
+				    (i + 1 < m && it[i + 1].q == it[i].q))
 					continue;
 				next = i + 1 + ((i + 1) / 3 > 1 ? (i + 1) / 3 : 1);
 				if (!pass) {

@@ -25,17 +25,31 @@ static unsigned trials_at(unsigned base, unsigned n)
 
 static int row(const struct sigsim_shape *s, unsigned base)
 {
+	struct sigsim_count all = {0};
+
 	printf("%-52s", s->name);
 	for (size_t i = 0; i < NSIZES; i++) {
-		unsigned trials = trials_at(base, sizes[i]), hits;
-		int err = sigsim__rate(s, sizes[i], trials, 1, &hits);
+		unsigned trials = trials_at(base, sizes[i]);
+		struct sigsim_count c;
+		int err = sigsim__rate(s, sizes[i], trials, 1, &c);
 
 		if (err)
 			return err;
-		printf(" %6.1f%%", 100.0 * hits / trials);
+		printf(" %6.1f%%", 100.0 * c.hits / trials);
 		fflush(stdout);
+		all.hits += c.hits;
+		all.mode += c.mode;
+		all.bursts += c.bursts;
+		all.resource += c.resource;
+		all.beyond += c.beyond;
 	}
 	printf("\n");
+	/* which rules accused, over every column (several may hold at once) */
+	if (all.hits)
+		printf("    by rule: mode %u, bursts %u, resource %u, beyond %u of %u\n", all.mode,
+		       all.bursts, all.resource, all.beyond, all.hits);
+	if (s->alike)
+		printf("    NOT TOLD APART: %s\n", s->alike);
 	return 0;
 }
 

@@ -47,12 +47,21 @@ struct sigsim_shape {
 	enum sigsim_cause cause;
 	enum sigsim_slowdown slowdown;
 	double frac, x;
+	/* why the rules cannot tell this shape from the other kind (the table
+	 * says so; the targets leave it out), or NULL */
+	const char *alike;
 };
 
 struct sigsim_trial {
 	bool any;    /* some function accused */
 	bool target; /* the function the shape slows ("work") accused */
-	bool mode, bursts, resource, beyond; /* which rules held for it */
+	/* which rules held for it (else for the first function accused) */
+	bool mode, bursts, resource, beyond;
+};
+
+/* Over trials: accusations (natural) or detections (perturbed), and by which rule. */
+struct sigsim_count {
+	unsigned hits, mode, bursts, resource, beyond;
 };
 
 /* Writes the trace of one trial (to look at it with xlprobe report). */
@@ -72,6 +81,6 @@ extern const size_t sigsim_nperturbed;
  * (natural) or detections (perturbed). Negative errno on failure.
  */
 int sigsim__rate(const struct sigsim_shape *s, unsigned nruns, unsigned trials, uint64_t seed0,
-		 unsigned *hits);
+		 struct sigsim_count *c);
 
 #endif

@@ -378,7 +378,7 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	if (e->beyond_n)
 		put(buf, len, &used,
 		    "\nbeyond the bulk: %s: the %u runs where %s takes the largest share of the "
-		    "time (%.0f %% or more; %.0f %% in the median fast run) hold %u of the %u slow "
+		    "time (%.1f %% or more; %.1f %% in the median fast run) hold %u of the %u slow "
 		    "runs (Fisher %s, for %u tries); it holds %.0f %% of the added time",
 		    e->beyond ? "YES" : "no", e->beyond_top, xa_feat_name(e->beyond_feat),
 		    100 * e->beyond_cut, 100 * e->beyond_fast_median, e->beyond_slow,
