@@ -171,16 +171,16 @@ struct xa_evidence {
 	 */
 	bool beyond;
 	enum xa_feat beyond_feat;
-	uint32_t beyond_top;	    /* w: the runs where the resource's share is largest */
-	uint32_t beyond_slow;	    /* of them, slow */
-	uint32_t beyond_nslow;	    /* slow runs where the function ran */
-	uint32_t beyond_n;	    /* runs where the function ran */
-	double beyond_cut;	    /* the smallest share among the top w */
-	double beyond_fast_median;  /* the resource's median share in the fast runs */
-	double beyond_added_share;  /* its part of the function's added time (run labels) */
-	double beyond_p;	    /* Fisher's p of the best w, corrected */
-	uint32_t beyond_tests;	    /* the windows x resources the correction is for */
-	bool significant; /* (mode || bursty || resource || beyond), not CPU-only bursts */
+	uint32_t beyond_top;	   /* w: the runs where the resource's share is largest */
+	uint32_t beyond_slow;	   /* of them, slow */
+	uint32_t beyond_nslow;	   /* slow runs where the function ran */
+	uint32_t beyond_n;	   /* runs where the function ran */
+	double beyond_cut;	   /* the smallest share among the top w */
+	double beyond_fast_median; /* the resource's median share in the fast runs */
+	double beyond_added_share; /* its part of the function's added time (run labels) */
+	double beyond_p;	   /* Fisher's p of the best w, corrected */
+	uint32_t beyond_tests;	   /* the windows x resources the correction is for */
+	bool significant;	   /* (mode || bursty || resource || beyond), not CPU-only bursts */
 };
 
 #define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */

@@ -14,7 +14,10 @@
  *      (a random tail is spread over the recording);
  *   3. a resource that grew beyond proportion: most of the added time is
  *      in a resource that held a small part of the fast runs' time
- *      (computed with the step-2 samples, samples.c).
+ *      (computed with the step-2 samples, samples.c);
+ *   4. a resource beyond the bulk: ranked by a resource's share of the
+ *      function's time, the top runs are the slow ones, beyond what a mix
+ *      of resources independent of the label gives (samples.c).
  * Any one of them at p <= alpha_evidence accuses; none, and the report
  * says that the slow runs look like the workload's natural tail.
  */
@@ -122,10 +125,9 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * over the recording (a code path taken now and then) still accuses.
 	 */
 	e->cpu_mode = e->mode && e->cpu_bursts;
-	e->significant =
-		((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) || e->resource ||
-		 e->beyond) &&
-		e->added > 0;
+	e->significant = ((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) ||
+			  e->resource || e->beyond) &&
+			 e->added > 0;
 	err = 0;
 cleanup:
 	free(t);

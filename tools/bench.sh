@@ -22,6 +22,10 @@
 #   7. stack sampling: a pinned CPU-bound run alone / sampled at the default
 #      bound / at a fixed 999 Hz, and the cost per window the trace records
 #      as the stack depth (the cost per sample) changes
+#   8. the evidence rules' operating characteristic:
+#      .output/tests/bench/bench_significance, false accusation rates on
+#      natural shapes and detection rates on perturbed ones (no root, no
+#      timing: seeded synthetic traces through the whole analysis)
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -32,7 +36,8 @@
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
 # and PG_WARMUP (4) per pgbench run, PGBIN (/usr/lib/postgresql/15/bin;
-# without PostgreSQL 15 section 6 prints n/a).
+# without PostgreSQL 15 section 6 prints n/a), SIG_TRIALS (500: trials per
+# cell of section 8 up to 200 runs, a fifth at 1000, a twentieth at 3000).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +46,8 @@ XLPROBE=$OUT/xlprobe
 PINGPONG=$OUT/tests/workloads/pingpong
 FUNCS=$OUT/tests/workloads/funcs
 ANALYSIS=$OUT/tests/bench/bench_analysis
+SIGSIM=$OUT/tests/bench/bench_significance
+SIG_TRIALS=${SIG_TRIALS:-500}
 MICRO=$OUT/tests/bench/micro/bpf_micro
 
 ROUNDTRIPS=${ROUNDTRIPS:-100000}
@@ -1027,6 +1034,15 @@ else
 	else
 		echo "n/a: the recording failed (see the log)"
 	fi
+fi
+
+echo
+echo "== 8. Evidence: false accusations and detection (README \"Evidence: its operating characteristic\") =="
+if [ -x "$SIGSIM" ]; then
+	# CPU-bound and single-threaded: a few minutes at the default trials
+	timeout -k 5 3600 "$SIGSIM" "$SIG_TRIALS" || note "bench_significance failed (exit $?)"
+else
+	echo "n/a: $SIGSIM not built"
 fi
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)

@@ -10,8 +10,7 @@
 #include "synth.h"
 #include "testlib.h"
 
-#define FEAT                                                                                       \
-	(XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK)
+#define FEAT (XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK)
 
 /*
  * The natural shapes the issue names: lognormal sigma up to 0.6, Pareto
@@ -50,8 +49,8 @@ const size_t sigsim_nnatural = sizeof(sigsim_natural) / sizeof(sigsim_natural[0]
 const struct sigsim_shape sigsim_perturbed[] = {
 	{"step +30 % in 25 %, spread 5 %, lock added", SIGSIM_LOGNORMAL, 0.05, 0, false, SIGSIM_ADD,
 	 SIGSIM_STEP, 0.25, 1.3},
-	{"step +30 % in 25 %, spread 5 %, disk grew", SIGSIM_LOGNORMAL, 0.05, 0, false,
-	 SIGSIM_GROW, SIGSIM_STEP, 0.25, 1.3},
+	{"step +30 % in 25 %, spread 5 %, disk grew", SIGSIM_LOGNORMAL, 0.05, 0, false, SIGSIM_GROW,
+	 SIGSIM_STEP, 0.25, 1.3},
 	{"step +30 % in 25 %, spread 5 %, CPU grew", SIGSIM_LOGNORMAL, 0.05, 0, true, SIGSIM_CPU,
 	 SIGSIM_STEP, 0.25, 1.3, ALIKE_CPU},
 	{"1.3-10x in 10 %, spread 20 %, disk grew", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_GROW,
@@ -104,8 +103,7 @@ static int emit_call(struct synth *s, uint32_t f, uint16_t depth, uint64_t entry
 	return synth__call(s, f, 1000, 1000, depth, entry, ctr, NULL, 0, NULL);
 }
 
-int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nruns,
-		       uint64_t seed)
+int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nruns, uint64_t seed)
 {
 	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
 					   {"/opt/app", "work", false},
@@ -135,11 +133,11 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 		struct synth_usage uw = {0}, uo = {0}, ut = {0};
 
 		if (hit[i])
-			extra = w * (sh->slowdown == SIGSIM_STEP
-					     ? sh->x - 1
-					     : exp(log(1.3) + (log(sh->x) - log(1.3)) *
-								      tl_rnd01(&st)) -
-						       1);
+			extra = w *
+				(sh->slowdown == SIGSIM_STEP
+					 ? sh->x - 1
+					 : exp(log(1.3) + (log(sh->x) - log(1.3)) * tl_rnd01(&st)) -
+						   1);
 		/* resources in proportion: each its share of the time, 5 % of noise */
 		uw.cpu_run = w * (1 - dshare) * (1 + 0.05 * gauss(&st));
 		uw.disk = w * dshare * (1 + 0.05 * gauss(&st));
