@@ -170,6 +170,7 @@ struct xa_evidence {
 	 * as when every resource grows in proportion, however long the tail.
 	 */
 	bool beyond;
+	bool beyond_large; /* its resource holds enough of the added time and slow runs */
 	enum xa_feat beyond_feat;
 	uint32_t beyond_top;	   /* w: the runs where the resource's share is largest */
 	uint32_t beyond_slow;	   /* of them, slow */

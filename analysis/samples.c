@@ -258,7 +258,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 	double tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
 	uint32_t tests = 0;
 
-	e->beyond = false;
+	e->beyond = e->beyond_large = false;
 	e->beyond_p = 1;
 	e->beyond_tests = 0;
 	e->beyond_top = e->beyond_slow = e->beyond_nslow = e->beyond_n = 0;
@@ -275,7 +275,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 			const double *v = b->x + f * n;
 			double vm[2] = {0, 0}, added, share, p, pmin = 2, *fq;
 			size_t m = 0, nslow = 0, hits = 0, whits = 0, w = 0, nf = 0, npos = 0;
-			bool ok;
+			bool ok, large;
 
 			if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN)
 				continue;
@@ -329,13 +329,15 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 			added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
 			share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
 			p = -expm1((double)tests * log1p(-fmin(pmin, 1 - 1e-16)));
-			ok = p <= o->alpha_evidence && share >= o->factor_share &&
-			     whits >= xa_min_cover(o, (uint32_t)nslow);
+			large = share >= o->factor_share &&
+				whits >= xa_min_cover(o, (uint32_t)nslow);
+			ok = p <= o->alpha_evidence && large;
 			/* the smallest p that passes the bars, else the smallest p */
 			if (e->beyond ? !(ok && p < best) : !(ok || p < best))
 				continue;
 			best = p;
 			e->beyond = ok;
+			e->beyond_large = large;
 			e->beyond_feat = (enum xa_feat)f;
 			e->beyond_top = (uint32_t)w;
 			e->beyond_slow = (uint32_t)whits;

@@ -313,7 +313,7 @@ bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
 	return !e->significant &&
 	       (e->mode_p <= 0.05 || e->runs_p <= 0.05 ||
 		(!isnan(e->res_excess) && e->res_excess >= r->excess_share && e->res_p <= 0.05) ||
-		(e->beyond_n && e->beyond_p <= 0.05));
+		(e->beyond_large && e->beyond_p <= 0.05));
 }
 
 const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
