@@ -375,7 +375,13 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    "runs' time (%s)",
 		    e->resource ? "OUT OF PROPORTION" : "in proportion", xa_feat_name(e->res_feat),
 		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
-	if (e->beyond_n)
+	if (e->beyond_n && !e->beyond_top)
+		put(buf, len, &used,
+		    "\nbeyond the bulk: no: slow runs are not the most of the runs where a "
+		    "resource "
+		    "but cpu_run takes its largest shares (%u tries)",
+		    e->beyond_tests);
+	else if (e->beyond_n)
 		put(buf, len, &used,
 		    "\nbeyond the bulk: %s: the %u runs where %s takes the largest share of the "
 		    "time (%.1f %% or more; %.1f %% in the median fast run) hold %u of the %u slow "
