@@ -152,6 +152,9 @@ struct xa_evidence {
 	double runs_p;
 	uint32_t bursts;
 	double bursts_expected;
+	/* the other runs' streaks above their median / chance's: a drift of
+	 * the whole workload (1: none; NAN: too few runs) */
+	double bulk_streaks;
 	bool bursty;
 	bool cpu_bursts; /* bursty, but only CPU time grew: the CPU was slower */
 	bool cpu_mode;	 /* a distinct mode, but in those bursts: the same slower CPU */

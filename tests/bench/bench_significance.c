@@ -4,7 +4,8 @@
  * false accusation rates on natural shapes, detection rates on perturbed
  * ones, by number of runs. Seeded: the same table every time. Prints the
  * table (make bench; README "Evidence: its operating characteristic").
- * Usage: bench_significance [TRIALS]   (default 1000 up to 200 runs)
+ * Usage: bench_significance [TRIALS [NAME]]   (default 1000 trials up to
+ * 200 runs; NAME: only the shapes whose name holds it)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,14 @@ static unsigned trials_at(unsigned base, unsigned n)
 	return t ? t : 1;
 }
 
+static const char *only; /* rows whose name holds it (argv[2]), or all */
+
 static int row(const struct sigsim_shape *s, unsigned base)
 {
 	struct sigsim_count all = {0};
 
+	if (only && !strstr(s->name, only))
+		return 0;
 	printf("%-52s", s->name);
 	for (size_t i = 0; i < NSIZES; i++) {
 		unsigned trials = trials_at(base, sizes[i]);
@@ -56,6 +61,8 @@ static int row(const struct sigsim_shape *s, unsigned base)
 int main(int argc, char **argv)
 {
 	unsigned base = argc > 1 ? (unsigned)atoi(argv[1]) : 1000;
+
+	only = argc == 3 ? argv[2] : NULL;
 	uint64_t t0 = tl_now_ns();
 
 	/* --write natural|perturbed INDEX RUNS SEED PATH: one trial's trace */

@@ -96,6 +96,13 @@ static double natural(const struct sigsim_shape *s, uint64_t *st, double *z)
 	return 1;
 }
 
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull + 0x2545f4914f6cdd1dull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static int emit_call(struct synth *s, uint32_t f, uint16_t depth, uint64_t entry,
 		     const struct synth_usage *u, uint64_t *ctr)
 {
@@ -108,8 +115,9 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
 					   {"/opt/app", "work", false},
 					   {"/opt/app", "other", false}};
-	uint64_t st = seed * 0x9e3779b97f4a7c15ull + 1, t = 1000000000, cw[XLP_NR_CTR],
-		 co[XLP_NR_CTR], top[XLP_NR_CTR];
+	/* splitmix64's finalizer: seeds whose states would be a few steps of
+	 * the sequence apart (seed * its increment) draw unrelated numbers */
+	uint64_t st = mix(seed), t = 1000000000, cw[XLP_NR_CTR], co[XLP_NR_CTR], top[XLP_NR_CTR];
 	struct synth *s;
 	double z = 0;
 	uint8_t *hit = calloc(nruns + 1, 1);

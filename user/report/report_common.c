@@ -362,6 +362,11 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 					     : "spread out",
 	    e->nslow_side, e->nslow_side == 1 ? "" : "s", e->bursts, e->bursts == 1 ? "" : "s",
 	    e->bursts_expected, report__p(e->runs_p, p, sizeof(p)));
+	if (!isnan(e->bulk_streaks) && e->bulk_streaks < 1)
+		put(buf, len, &used,
+		    "; the other runs drift: %.0f %% of the streaks chance gives them, so bursts "
+		    "need %.0f %% or fewer",
+		    100 * e->bulk_streaks, 50 * e->bulk_streaks);
 	if (isnan(e->res_p))
 		put(buf, len, &used, "\nresource: no factor to test");
 	else if (e->res_feat == XA_CPU_FREQ)
