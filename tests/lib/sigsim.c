@@ -20,7 +20,7 @@
  */
 /* what the table says of the shapes the rules cannot tell apart */
 #define ALIKE_MODE                                                                                 \
-	"a run with one 20x call is a distinct mode of the function's time, as a cause makes"
+	"runs with 0, 1, 2... slow calls of alike length are distinct modes, as a cause makes"
 #define ALIKE_BURSTS "slow runs in long streaks: bursts, as interference that comes and goes"
 #define ALIKE_CPU                                                                                  \
 	"only CPU time grew, in proportion: like a natural tail unless it leaves a distinct mode"
@@ -32,8 +32,11 @@ const struct sigsim_shape sigsim_natural[] = {
 	{"lognormal sigma 0.6", SIGSIM_LOGNORMAL, 0.6, 0},
 	{"Pareto alpha 1.5", SIGSIM_PARETO, 1.5, 0},
 	{"Pareto alpha 2.5", SIGSIM_PARETO, 2.5, 0},
-	{"mix: 10 calls, 10 % of them 5x", SIGSIM_MIX, 5, 0.1},
-	{"mix: 10 calls, 2 % of them 20x", SIGSIM_MIX, 20, 0.02, .alike = ALIKE_MODE},
+	{"mix: 10 calls, 10 % of them 5x, calls +-30 %", SIGSIM_MIX, 5, 0.1, .c = 0.3},
+	{"mix: 10 calls, 10 % of them 5x, calls +-5 %", SIGSIM_MIX, 5, 0.1, .c = 0.05,
+	 .alike = ALIKE_MODE},
+	{"mix: 10 calls, 2 % of them 20x, calls +-5 %", SIGSIM_MIX, 20, 0.02, .c = 0.05,
+	 .alike = ALIKE_MODE},
 	{"AR(1) 0.5 drift, sigma 0.3", SIGSIM_AR1, 0.3, 0.5},
 	{"AR(1) 0.9 drift, sigma 0.3", SIGSIM_AR1, 0.3, 0.9, .alike = ALIKE_BURSTS},
 	{"CPU only, lognormal sigma 0.2", SIGSIM_LOGNORMAL, 0.2, 0, true},
@@ -87,7 +90,7 @@ static double natural(const struct sigsim_shape *s, uint64_t *st, double *z)
 		return pow(2, -1 / s->a) * pow(1 - tl_rnd01(st), -1 / s->a);
 	case SIGSIM_MIX:
 		for (int k = 0; k < 10; k++)
-			t += 0.1 * (tl_rnd01(st) < s->b ? s->a : 1) * (1 + 0.05 * gauss(st));
+			t += 0.1 * (tl_rnd01(st) < s->b ? s->a : 1) * exp(s->c * gauss(st));
 		return t;
 	case SIGSIM_AR1:
 		*z = s->b * *z + sqrt(1 - s->b * s->b) * gauss(st);

@@ -22,7 +22,8 @@
 enum sigsim_kind {
 	SIGSIM_LOGNORMAL, /* a: sigma of log(time) */
 	SIGSIM_PARETO,	  /* a: tail index alpha */
-	SIGSIM_MIX,	  /* 10 calls a run, each a times slower with probability b */
+	SIGSIM_MIX,	  /* 10 calls a run, each a times slower with probability b,
+			   * each spread by a lognormal sigma c */
 	SIGSIM_AR1,	  /* lognormal sigma a, AR(1) coefficient b over the runs */
 };
 
@@ -50,6 +51,7 @@ struct sigsim_shape {
 	/* why the rules cannot tell this shape from the other kind (the table
 	 * says so; the targets leave it out), or NULL */
 	const char *alike;
+	double c; /* SIGSIM_MIX: each call's spread */
 };
 
 struct sigsim_trial {
