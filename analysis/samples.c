@@ -339,7 +339,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 				pmin = 1;
 			added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
 			share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
-			p = -expm1((double)tests * log1p(-fmin(pmin, 1 - 1e-16)));
+			p = pmin < 1 ? -expm1((double)tests * log1p(-pmin)) : 1;
 			large = share >= o->factor_share &&
 				whits >= xa_min_cover(o, (uint32_t)nslow);
 			ok = p <= o->alpha_evidence && large;
