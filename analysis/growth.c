@@ -69,7 +69,7 @@ static bool has_prefix(const char *s, const char *const *list, size_t n)
 /* Where a thread leaves the CPU: the end of every off-CPU stack, naming nothing. */
 static bool sched_frame(const char *s)
 {
-	static const char *const l[] = {"schedule", "__schedule", "io_schedule",
+	static const char *const l[] = {"schedule",	    "__schedule",	  "io_schedule",
 					"preempt_schedule", "finish_task_switch", "context_switch",
 					"__switch_to"};
 
@@ -81,14 +81,15 @@ static enum xa_cause kernel_cause(const char *s)
 	/* x86-64 and arm64 entries of the fault path */
 	static const char *const fault[] = {"asm_exc_page_fault", "exc_page_fault",
 					    "do_user_addr_fault", "handle_mm_fault",
-					    "__handle_mm_fault", "do_page_fault",
-					    "do_mem_abort", "do_translation_fault"};
-	static const char *const lock[] = {"_raw_spin_lock", "queued_spin_lock_slowpath",
+					    "__handle_mm_fault",  "do_page_fault",
+					    "do_mem_abort",	  "do_translation_fault"};
+	static const char *const lock[] = {"_raw_spin_lock",
+					   "queued_spin_lock_slowpath",
 					   "native_queued_spin_lock_slowpath",
-					   "__pv_queued_spin_lock_slowpath", "_raw_read_lock",
+					   "__pv_queued_spin_lock_slowpath",
+					   "_raw_read_lock",
 					   "_raw_write_lock"};
-	static const char *const sys[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_",
-					  "__do_sys_"};
+	static const char *const sys[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_", "__do_sys_"};
 
 	if (HAS_PREFIX(s, fault))
 		return XA_CAUSE_FAULT;
@@ -172,8 +173,8 @@ static int growth_build(const struct dataset *ds, const struct analysis_opts *o,
 	g->named = g->npath;
 	for (size_t i = g->npath; i-- > 1;) {
 		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
-		double p = ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
-				      x0->nslow + x0->nfast);
+		double p =
+			ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast, x0->nslow + x0->nfast);
 
 		if (p <= o->alpha_evidence) {
 			g->named = i;
@@ -225,8 +226,8 @@ static void split_calls(const struct dataset *ds, const struct xa_result *r, str
 	s->per_call_fast = calls[0] ? t[0] / calls[0] : NAN;
 	/* a class without a call costs nothing per call: the terms stay exact */
 	s->from_calls = (s->calls_slow - s->calls_fast) * (calls[0] ? s->per_call_fast : 0);
-	s->from_per_call = s->calls_slow * ((calls[1] ? s->per_call_slow : 0) -
-					    (calls[0] ? s->per_call_fast : 0));
+	s->from_per_call = s->calls_slow *
+			   ((calls[1] ? s->per_call_slow : 0) - (calls[0] ? s->per_call_fast : 0));
 }
 
 static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
@@ -359,7 +360,8 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 	fb->nslow = f->nslow;
 	fb->fast_hits = f->fast_hits;
 	fb->nfast = f->nfast;
-	fb->p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits, f->nslow + f->nfast);
+	fb->p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
+			   f->nslow + f->nfast);
 	fb->share = add > 0 ? (class_mean(v, slow, n, 1) - class_mean(v, slow, n, 0)) / add : NAN;
 	fb->fast_share = lfast > 0 ? class_mean(v, slow, n, 0) / lfast : NAN;
 	fb->excess = fb->share - fb->fast_share;

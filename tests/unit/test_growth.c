@@ -49,18 +49,15 @@ enum { S_WORK, S_RECV, S_KNET, S_KFAULT };
 
 static int symbols(struct synth *s)
 {
-	static const char *const user[][2] = {{"app", "main"},
-					      {"app", "handle_request"},
-					      {"app", "work"},
-					      {"libc.so.6", "recv"}};
+	static const char *const user[][2] = {
+		{"app", "main"}, {"app", "handle_request"}, {"app", "work"}, {"libc.so.6", "recv"}};
 	static const char *const kern[] = {
-		"entry_SYSCALL_64", "do_syscall_64",	  "__x64_sys_recvfrom",
-		"tcp_recvmsg",	    "sk_wait_data",	  "schedule_timeout",
-		"schedule",	    "__schedule",	  "asm_exc_page_fault",
-		"exc_page_fault",   "do_user_addr_fault", "handle_mm_fault",
+		"entry_SYSCALL_64",   "do_syscall_64",	  "__x64_sys_recvfrom", "tcp_recvmsg",
+		"sk_wait_data",	      "schedule_timeout", "schedule",		"__schedule",
+		"asm_exc_page_fault", "exc_page_fault",	  "do_user_addr_fault", "handle_mm_fault",
 		"clear_page_erms"};
 	const uint32_t work[] = {Y_WORK, Y_HANDLE, Y_MAIN}, recv[] = {Y_RECV, Y_HANDLE, Y_MAIN};
-	const uint32_t knet[] = {Y___SCHED, Y_SCHED,   Y_SCHED_TO, Y_SKWAIT,
+	const uint32_t knet[] = {Y___SCHED, Y_SCHED,	Y_SCHED_TO, Y_SKWAIT,
 				 Y_TCP,	    Y_SYS_RECV, Y_DOSYS,    Y_ENTRY};
 	const uint32_t kfault[] = {Y_CLEAR_PAGE, Y_HANDLE_MM, Y_USER_FAULT, Y_EXC_PF, Y_ASM_PF};
 	int err = 0;
@@ -120,8 +117,8 @@ static int one_run(struct synth *s, enum kind k, bool slow, uint64_t t0, uint64_
 	if (k == G_NET && slow) {
 		own.net = 20e6 * (1 + 0.1 * (tl_rnd01(rng) - 0.5));
 		for (uint64_t j = 0; j < (uint64_t)(own.net / 1e6); j++)
-			err |= synth__ksample(s, PID, PID, t + j * 1000000 + 1, 1000000,
-					      S_RECV + 1, S_KNET + 1, XLP_C_NET);
+			err |= synth__ksample(s, PID, PID, t + j * 1000000 + 1, 1000000, S_RECV + 1,
+					      S_KNET + 1, XLP_C_NET);
 	}
 	own.cpu_run *= 1 + 0.1 * (tl_rnd01(rng) - 0.5);
 	synth__counters(&own, c);
@@ -215,8 +212,9 @@ TEST(whole_run_fallback_synthetic)
 	      json__str(json__get(j, "whole_run.deepest_frame.function")));
 	CHECK(str_is(j, "whole_run.growth.path[1].function", "recv"), "%s",
 	      json__str(json__get(j, "whole_run.growth.path[1].function")));
-	CHECK(v && strstr(v, "no function explains the slow runs, but the whole run does: "
-			     "net_block > ") &&
+	CHECK(v &&
+		      strstr(v, "no function explains the slow runs, but the whole run does: "
+				"net_block > ") &&
 		      strstr(v, "in 15 of 15 slow runs, 0 of 45 fast (Fisher p = ") &&
 		      strstr(v, "sk_wait_data"),
 	      "verdict: %s", v);
@@ -285,8 +283,8 @@ TEST(calls_vs_per_call_split_synthetic)
 	CHECK(fabs(from_calls - (cs - cf) * pf) < 1e-6 * added, "%g", from_calls);
 	CHECK(fabs(from_per - cs * (ps - pf)) < 1e-3 * added, "%g", from_per);
 	CHECK(from_per > 10 * from_calls, "longer calls hold most of it");
-	CHECK(strstr(text, "why it grew: calls: 12.00 per run in slow runs, 10.00 in fast; "),
-	      "%s", text);
+	CHECK(strstr(text, "why it grew: calls: 12.00 per run in slow runs, 10.00 in fast; "), "%s",
+	      text);
 	CHECK(strstr(text, " from more calls + ") && strstr(text, " from longer calls = "), "-");
 	json__free(j);
 }

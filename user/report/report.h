@@ -93,6 +93,15 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 /* The samples' drill-down path, one line per frame, then the conclusion. */
 const char *report__growth_path(const struct dataset *ds, const struct xa_result *r,
 				const struct xa_growth *g, bool test, char *buf, size_t len);
+/*
+ * The differential flame graph of a growth as shown (HTML; its node count
+ * in JSON): node indices depth first, children by their samples' time in
+ * slow runs, only nodes holding at least REPORT_DIFF_SHARE of the root's
+ * time in slow or in fast runs.
+ */
+#define REPORT_DIFF_SHARE 0.01
+#define REPORT_MAX_DIFF 128 /* at most this many nodes */
+size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max);
 /* The whole-run fallback's test, one line. */
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len);
 

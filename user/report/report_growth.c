@@ -7,6 +7,7 @@
  * writers escape them (text: xlp_text, JSON: the JSON writer).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,7 +196,9 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 	for (size_t i = 1; i < g->npath; i++) {
 		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
 
-		put(buf, len, &used, "\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s added per run",
+		put(buf, len, &used,
+		    "\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s added "
+		    "per run",
 		    (int)(2 * (i - 1 < 12 ? i - 1 : 12)), "", report__frame(ds, x, fr, sizeof(fr)),
 		    x->nslow, x0->nslow, pct(x->nslow, x0->nslow), x->nfast, x0->nfast,
 		    pct(x->nfast, x0->nfast), sdur(xa_growth_added(g, x), d, sizeof(d)));
@@ -209,9 +212,14 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 					  sizeof(fr)));
 		return buf;
 	}
-	if (g->clear)
+	if (!x0->nfast && g->deepest)
 		put(buf, len, &used,
-		    "\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s <= %g)",
+		    "\n=> no such samples in fast runs: all of them are added; they reach %s",
+		    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr, sizeof(fr)));
+	else if (g->clear)
+		put(buf, len, &used,
+		    "\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s <= "
+		    "%g)",
 		    report__because(ds, g, why, sizeof(why)), report__p(g->p, p, sizeof(p)),
 		    r->alpha_evidence);
 	else if (g->npath > 1)
@@ -278,4 +286,63 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 		    report__value(fb->feat, fb->gap.hi, b, sizeof(b)), fb->gap.ratio,
 		    report__p(fb->gap.p, g, sizeof(g)), "");
 	return buf;
+}
+
+struct dwalk {
+	const struct xa_growth *g;
+	uint32_t *first, *next; /* children lists, by slow time */
+	uint32_t *out;
+	size_t n, max;
+	double min_slow, min_fast;
+};
+
+static bool shown(const struct dwalk *w, const struct ds_diff_node *x)
+{
+	return x->wslow >= w->min_slow || x->wfast >= w->min_fast;
+}
+
+static void dvisit(struct dwalk *w, uint32_t i, unsigned depth)
+{
+	if (w->n >= w->max || depth > 64)
+		return;
+	w->out[w->n++] = i;
+	for (uint32_t c = w->first[i]; c != UINT32_MAX; c = w->next[c])
+		if (shown(w, diff__node(w->g->diff, c)))
+			dvisit(w, c, depth + 1);
+}
+
+size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max)
+{
+	size_t n = diff__n(g->diff);
+	struct dwalk w = {.g = g, .out = out, .max = max};
+	const struct ds_diff_node *x0;
+
+	/* the slow runs' frames are the shape: none, nothing to draw */
+	if (!g->diff || !max || !g->nslow_runs || !(diff__node(g->diff, 0)->wslow > 0))
+		return 0;
+	w.first = malloc(n * sizeof(*w.first));
+	w.next = malloc(n * sizeof(*w.next));
+	if (!w.first || !w.next)
+		goto cleanup;
+	x0 = diff__node(g->diff, 0);
+	w.min_slow = x0->wslow > 0 ? REPORT_DIFF_SHARE * x0->wslow : INFINITY;
+	w.min_fast = x0->wfast > 0 ? REPORT_DIFF_SHARE * x0->wfast : INFINITY;
+	for (size_t i = 0; i < n; i++)
+		w.first[i] = w.next[i] = UINT32_MAX;
+	/* each child into its parent's list, kept sorted: heaviest in slow runs first
+	 * (then the lower index: the same order every time) */
+	for (size_t i = n; i-- > 1;) {
+		const struct ds_diff_node *x = diff__node(g->diff, i);
+		uint32_t *at = &w.first[x->parent];
+
+		while (*at != UINT32_MAX && diff__node(g->diff, *at)->wslow > x->wslow)
+			at = &w.next[*at];
+		w.next[i] = *at;
+		*at = (uint32_t)i;
+	}
+	dvisit(&w, 0, 0);
+cleanup:
+	free(w.first);
+	free(w.next);
+	return w.n;
 }

@@ -316,6 +316,7 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		   const struct xa_growth *g)
 {
 	const struct ds_diff_node *x0;
+	uint32_t order[REPORT_MAX_DIFF];
 	char why[600];
 
 	if (!g->diff) {
@@ -355,6 +356,7 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 	jsonw__str(w, "cause", g->clear ? cause_name(g->cause) : NULL);
 	report__because(ds, g, why, sizeof(why));
 	jsonw__str(w, "because", why[0] ? why : NULL);
+	jsonw__uint(w, "flame_frames", report__diff_order(g, order, REPORT_MAX_DIFF));
 	jsonw__end_obj(w);
 }
 
