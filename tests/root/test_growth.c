@@ -47,8 +47,9 @@ TEST(page_faults_named_as_what_grew)
 {
 	const char *trace = xt_tmp_path("faults.xlp"), *js = xt_tmp_path("faults.json");
 	char inter[300], func[300];
-	char *rec[] = {xl,   "record", "-q", "-o", (char *)trace, "--sample", "--interaction",
-		       inter, "--func", func, "--", wl, NULL};
+	char *rec[] = {
+		xl,	  "record", "-q", "-o", (char *)trace, "--sample", "--interaction", inter,
+		"--func", func,	    "--", wl,	NULL};
 	char *rep[] = {xl, "report", "--json", "-o", (char *)js, (char *)trace, NULL};
 	const struct json *t, *path, *calls;
 	struct json *j;
@@ -76,7 +77,8 @@ TEST(page_faults_named_as_what_grew)
 		goto cleanup;
 	/* as many calls in slow runs as in fast: the added time is in longer calls */
 	calls = json__get(t, "calls");
-	CHECK(json__num(json__get(calls, "slow_per_run")) == json__num(json__get(calls, "fast_per_run")),
+	CHECK(json__num(json__get(calls, "slow_per_run")) ==
+		      json__num(json__get(calls, "fast_per_run")),
 	      "calls per run %g vs %g", json__num(json__get(calls, "slow_per_run")),
 	      json__num(json__get(calls, "fast_per_run")));
 	CHECK(json__num(json__get(calls, "from_per_call_ns")) >

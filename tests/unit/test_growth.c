@@ -14,6 +14,7 @@
  *     with faults in proportion: no frame named.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include "testlib.h"
@@ -185,6 +186,41 @@ static bool str_is(const struct json *j, const char *path, const char *want)
 
 static char text[1 << 17];
 
+/*
+ * The HTML report of the last trace: the differential flame graph id has
+ * as many frames (data-frames and class="dframe" elements) as the JSON
+ * counts (test_html_chromium checks the critical functions' in a browser).
+ */
+static void html_flame_matches(const struct json *j, const char *key, const char *id)
+{
+	const char *html = synth__tmp("growth.html");
+	char err[4096], want[128], *page, *svg, *end;
+	double frames = json__num(json__get(j, key));
+	size_t len, n = 0;
+	int rc;
+
+	rc = synth__report(NULL, 0, err, sizeof(err), "--html", html, synth__tmp("growth.xlp"),
+			   NULL);
+	REQUIRE(rc == 0, "html report exited %d: %s", rc, err);
+	page = (char *)synth__slurp(html, &len);
+	REQUIRE(page, "-");
+	snprintf(want, sizeof(want), "<svg id=\"%s\"", id);
+	svg = strstr(page, want);
+	CHECK(frames >= 2 && svg, "%s: %g frames, svg %s", key, frames, svg ? "found" : "missing");
+	if (svg) {
+		end = strstr(svg, "</svg>");
+		if (end)
+			*end = 0;
+		for (const char *q = strstr(svg, "class=\"dframe\""); q;
+		     q = strstr(q + 1, "class=\"dframe\""))
+			n++;
+		snprintf(want, sizeof(want), "data-frames=\"%.0f\"", frames);
+		CHECK(n == (size_t)frames && strstr(svg, want), "%zu frames drawn, %g in JSON", n,
+		      frames);
+	}
+	free(page);
+}
+
 /* A slowdown in no marked function: the whole run names the resource and where it waits. */
 TEST(whole_run_fallback_synthetic)
 {
@@ -219,6 +255,7 @@ TEST(whole_run_fallback_synthetic)
 		      strstr(v, "sk_wait_data"),
 	      "verdict: %s", v);
 	CHECK(!strstr(text, "no slowdown precondition found"), "%s", text);
+	html_flame_matches(j, "whole_run.growth.flame_frames", "diff-flame-whole-run");
 	CHECK(strstr(text, "whole run: EXPLAINS the slow runs: net_block > ") &&
 		      strstr(text, "[k] sk_wait_data"),
 	      "%s", text);
@@ -354,6 +391,7 @@ TEST(page_fault_growth_synthetic)
 	      "-");
 	CHECK(json__num(json__get(w, "growth.p")) <= 0.001, "-");
 	CHECK(v && strstr(v, ", grown in page faults (asm_exc_page_fault)"), "%s", v);
+	html_flame_matches(j, "critical_functions[0].growth.flame_frames", "diff-flame-1");
 	CHECK(strstr(text, "[k] asm_exc_page_fault: ") &&
 		      strstr(text, "=> grew in page faults (asm_exc_page_fault)"),
 	      "%s", text);

@@ -266,15 +266,15 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 {
 	const struct xa_fallback *fb = &r->fallback;
-	char t[32], p[32], q[32], a[32], b[32], g[32];
+	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256];
 	size_t used = 0;
 
 	put(buf, len, &used,
-	    "%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %.0f %% of the "
-	    "added latency and %.0f %% of the fast runs' (%s, Mann-Whitney %s)",
+	    "%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %s and %.0f %% "
+	    "of the fast runs' latency (%s, Mann-Whitney %s)",
 	    xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
 	    fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
-	    100 * fb->share, 100 * fb->fast_share,
+	    report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
 	    fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
 	    report__p(fb->p_mw, q, sizeof(q)));
 	if (!isnan(fb->gap.lo))
