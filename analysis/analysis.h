@@ -185,16 +185,17 @@ struct xa_calls {
 /*
  * Disk work that shows as CPU: on a virtual machine a cold read costs
  * mostly on-CPU time (the VM exit of each request). When a function's
- * added time is on a CPU (its leading factor cpu_run) and its slow samples
+ * added time is on a CPU (its leading factor cpu_run) and its slow runs
  * issued block requests (disk_rq) where its fast ones did not, Fisher's
  * exact test at alpha_evidence, the factor is disk on CPU.
  */
 struct xa_disk_cpu {
 	bool tested; /* the leading factor is cpu_run and block requests are recorded */
 	bool holds;
-	uint32_t slow_with, nslow, fast_with, nfast; /* samples with a block request */
-	double rq_slow, rq_fast;		     /* block requests per sample */
-	double bytes_slow, bytes_fast;		     /* bytes per sample */
+	/* step-2 samples (runs, by the function's own threshold) with a block request */
+	uint32_t slow_with, nslow, fast_with, nfast;
+	double rq_slow, rq_fast;       /* block requests per run */
+	double bytes_slow, bytes_fast; /* bytes per run */
 	double p;
 };
 

@@ -344,8 +344,8 @@ TEST(disk_on_cpu_factor_synthetic)
 			      json__num(json__get(w, "disk_on_cpu.slow")) &&
 		      json__num(json__get(w, "disk_on_cpu.fast_with_requests")) == 0,
 	      "every slow sample with requests, no fast one");
-	CHECK(json__num(json__get(w, "disk_on_cpu.slow_requests_per_sample")) == 20, "%g",
-	      json__num(json__get(w, "disk_on_cpu.slow_requests_per_sample")));
+	CHECK(json__num(json__get(w, "disk_on_cpu.slow_requests_per_run")) == 20, "%g",
+	      json__num(json__get(w, "disk_on_cpu.slow_requests_per_run")));
 	CHECK(json__num(json__get(w, "disk_on_cpu.p")) <= 0.001, "-");
 	CHECK(v && strstr(v, "because of cpu_run > ") &&
 		      strstr(v, "(disk on CPU: the VM's synchronous I/O)"),

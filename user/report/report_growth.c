@@ -38,7 +38,7 @@ static const char *sdur(double ns, char *buf, size_t len)
 	return buf;
 }
 
-/* "12 KiB per sample" style sizes: "4.0 KiB", "1.2 MiB". */
+/* Sizes: "512 B", "4.0 KiB", "1.2 MiB". */
 static const char *bytes(double v, char *buf, size_t len)
 {
 	if (isnan(v))
@@ -251,13 +251,13 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 		put(buf, len, &used, "calls: not counted (a sampled function)\n");
 	if (d->tested)
 		put(buf, len, &used,
-		    "block requests: in %u of %u slow samples, %u of %u fast (Fisher %s); %.1f "
-		    "vs %.1f per sample, %s vs %s\n%s\n",
+		    "block requests: in %u of its %u slow runs, %u of %u fast (Fisher %s); %.1f "
+		    "vs %.1f per run, %s vs %s\n%s\n",
 		    d->slow_with, d->nslow, d->fast_with, d->nfast, report__p(d->p, p, sizeof(p)),
 		    d->rq_slow, d->rq_fast, bytes(d->bytes_slow, e, sizeof(e)),
 		    bytes(d->bytes_fast, f, sizeof(f)),
 		    d->holds ? "=> disk (on CPU: the VM's synchronous I/O): the added CPU time "
-			       "came with block requests the fast samples did not issue"
+			       "came with block requests the fast runs did not issue"
 			     : "=> the added CPU time is not tied to block requests");
 	report__growth_path(ds, r, &c->growth, true, buf + used, used < len ? len - used : 0);
 	return buf;

@@ -388,10 +388,10 @@ static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 	jsonw__uint(w, "slow", d->nslow);
 	jsonw__uint(w, "fast_with_requests", d->fast_with);
 	jsonw__uint(w, "fast", d->nfast);
-	jsonw__num(w, "slow_requests_per_sample", d->rq_slow);
-	jsonw__num(w, "fast_requests_per_sample", d->rq_fast);
-	jsonw__round(w, "slow_bytes_per_sample", d->bytes_slow);
-	jsonw__round(w, "fast_bytes_per_sample", d->bytes_fast);
+	jsonw__num(w, "slow_requests_per_run", d->rq_slow);
+	jsonw__num(w, "fast_requests_per_run", d->rq_fast);
+	jsonw__round(w, "slow_bytes_per_run", d->bytes_slow);
+	jsonw__round(w, "fast_bytes_per_run", d->bytes_fast);
 	jsonw__num(w, "p", d->p);
 	jsonw__end_obj(w);
 }
