@@ -289,6 +289,13 @@ struct xa_fallback {
 	uint32_t bursts;
 	double bursts_expected;
 	bool mode, out_of_proportion, cpu_bursts;
+	/*
+	 * Disk work that shows as CPU, for the whole run: when the factor
+	 * tested is cpu_run and neither test holds, the slow runs' block
+	 * requests (disk_rq over the run, all threads) against the fast runs'
+	 * (struct xa_disk_cpu's rule); holding, it is the answer.
+	 */
+	struct xa_disk_cpu disk_cpu;
 	struct xa_growth growth;
 };
 

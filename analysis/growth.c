@@ -383,6 +383,42 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 	return 0;
 }
 
+/* The slow runs' block requests against the fast runs' (whole run, all threads). */
+static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts *o,
+			   const struct xa_result *r, struct xa_fallback *fb)
+{
+	struct xa_disk_cpu *d = &fb->disk_cpu;
+	double rq[2] = {0, 0}, by[2] = {0, 0};
+
+	d->tested = true;
+	for (size_t run = 0; run < dataset__nruns(ds); run++) {
+		const struct ds_run *x = dataset__run(ds, run);
+		int slow = !!r->slow[run];
+		bool with = x->base[XLP_C_DISK_RQ] > 0;
+
+		if (!x->has_base)
+			continue;
+		if (slow) {
+			d->nslow++;
+			d->slow_with += with;
+		} else {
+			d->nfast++;
+			d->fast_with += with;
+		}
+		rq[slow] += (double)x->base[XLP_C_DISK_RQ];
+		by[slow] += (double)x->base[XLP_C_DISK_BYTES];
+	}
+	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
+	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
+	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
+	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
+	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	/* more CPU in the slow runs (the factor's Fisher test) that came with their block requests
+	 */
+	d->holds = fb->p <= o->alpha_evidence && d->p <= o->alpha_evidence;
+	fb->holds = d->holds;
+}
+
 int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
@@ -393,7 +429,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	int err = -ENOMEM;
 
 	memset(fb, 0, sizeof(*fb));
-	fb->p = fb->p_mw = fb->runs_p = 1;
+	fb->p = fb->p_mw = fb->runs_p = fb->disk_cpu.p = 1;
 	fb->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
 	if (!v || !lat || !slow || !ord)
 		goto cleanup;
@@ -427,6 +463,8 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 		if (t.holds || !fb->tested)
 			*fb = t;
 	}
+	if (fb->tested && !fb->holds && fb->feat == XA_CPU_RUN && (r->features & XLP_FEAT_BLOCK))
+		whole_disk_cpu(ds, o, r, fb);
 	if (fb->tested)
 		err = growth_build(ds, o, DS_NO_FUNC, xa_feat_reason(fb->feat), r->slow,
 				   &fb->growth);

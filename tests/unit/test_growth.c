@@ -22,7 +22,17 @@
 #include "report.h"
 #include "synth.h"
 
-enum kind { G_NET, G_NONE, G_CALLS, G_DISK_CPU, G_CPU_ONLY, G_FAULT, G_FAULT_PROP };
+enum kind {
+	G_NET,
+	G_NONE,
+	G_CALLS,
+	G_DISK_CPU,
+	G_CPU_ONLY,
+	G_FAULT,
+	G_FAULT_PROP,
+	G_WHOLE_DISK,
+	G_WHOLE_SPREAD
+};
 
 enum {
 	Y_MAIN,
@@ -86,7 +96,9 @@ static int one_run(struct synth *s, enum kind k, bool slow, uint64_t t0, uint64_
 {
 	uint64_t t = t0 + 100000, c[XLP_NR_CTR], incl[XLP_NR_CTR] = {0}, proc[XLP_NR_CTR];
 	unsigned calls = k == G_CALLS && slow ? 12 : 10, smp = 0;
-	double mult = slow && k != G_NET && k != G_NONE ? 3 : 1;
+	double mult = slow && k != G_NET && k != G_NONE && k != G_WHOLE_DISK && k != G_WHOLE_SPREAD
+			      ? 3
+			      : 1;
 	struct synth_usage own = {.cpu_run = 200000};
 	int err = 0;
 
@@ -122,7 +134,16 @@ static int one_run(struct synth *s, enum kind k, bool slow, uint64_t t0, uint64_
 					      S_KNET + 1, XLP_C_NET);
 	}
 	own.cpu_run *= 1 + 0.1 * (tl_rnd01(rng) - 0.5);
+	/* the run's own code: a broad natural spread, and in the perturbed
+	 * runs more of it with cold reads (no gap, all of it CPU time) */
+	if (k == G_WHOLE_DISK || k == G_WHOLE_SPREAD)
+		own.cpu_run =
+			slow ? 1e6 * (2 + 4 * tl_rnd01(rng)) : 1e6 * (0.2 + 3.8 * tl_rnd01(rng));
 	synth__counters(&own, c);
+	if (k == G_WHOLE_DISK && slow) {
+		c[XLP_C_DISK_RQ] = 1 + (uint64_t)(4 * tl_rnd01(rng));
+		c[XLP_C_DISK_BYTES] = 4096 * c[XLP_C_DISK_RQ];
+	}
 	for (int x = 0; x < XLP_NR_CTR; x++)
 		incl[x] += c[x];
 	incl[XLP_C_WALL] = t + c[XLP_C_WALL] + 100000 - t0;
@@ -280,6 +301,44 @@ TEST(whole_run_accuses_nothing_unperturbed_synthetic)
 		      "%s", json__str(json__get(j, "verdict")));
 		json__free(j);
 	}
+}
+
+/*
+ * More CPU in the run's own code, spread continuously (no mode), all of it
+ * CPU time (in proportion), with block requests in the perturbed runs:
+ * the whole run's answer is disk on CPU. The same spread without the
+ * requests: no answer.
+ */
+TEST(whole_run_disk_on_cpu_synthetic)
+{
+	struct json *j = report(G_WHOLE_DISK, 11, NULL, 0);
+	const char *v;
+
+	REQUIRE(j, "-");
+	v = json__str(json__get(j, "verdict"));
+	CHECK(json__len(json__get(j, "critical_functions")) == 0, "%s", v);
+	CHECK(str_is(j, "whole_run.factor", "cpu_run"), "%s",
+	      json__str(json__get(j, "whole_run.factor")));
+	CHECK(json__bool(json__get(j, "whole_run.out_of_proportion")) == 0 &&
+		      json__bool(json__get(j, "whole_run.mode.holds")) == 0,
+	      "neither test of the factor holds: %s", v);
+	CHECK(json__bool(json__get(j, "whole_run.disk_on_cpu.holds")) == 1, "%s", v);
+	CHECK(json__num(json__get(j, "whole_run.disk_on_cpu.slow_with_requests")) >
+		      json__num(json__get(j, "whole_run.disk_on_cpu.fast_with_requests")) *
+			      json__num(json__get(j, "whole_run.disk_on_cpu.slow")) /
+			      json__num(json__get(j, "whole_run.disk_on_cpu.fast")),
+	      "more slow runs with requests, in proportion");
+	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1, "-");
+	CHECK(v && strstr(v, "the whole run does: cpu_run > ") &&
+		      strstr(v, "(disk on CPU: the VM's synchronous I/O: block requests in "),
+	      "%s", v);
+	json__free(j);
+	j = report(G_WHOLE_SPREAD, 11, NULL, 0);
+	REQUIRE(j, "-");
+	CHECK(json__bool(json__get(j, "whole_run.holds")) == 0, "%s",
+	      json__str(json__get(j, "verdict")));
+	CHECK(json__bool(json__get(j, "whole_run.disk_on_cpu.holds")) == 0, "-");
+	json__free(j);
 }
 
 static const struct json *crit(const struct json *j, const char *name)

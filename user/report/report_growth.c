@@ -277,6 +277,12 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 	    report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
 	    fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
 	    report__p(fb->p_mw, q, sizeof(q)));
+	if (fb->disk_cpu.tested)
+		put(buf, len, &used,
+		    "; block requests in %u of %u slow runs, %u of %u fast (Fisher %s)%s",
+		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
+		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, g, sizeof(g)),
+		    fb->disk_cpu.holds ? ": disk (on CPU: the VM's synchronous I/O)" : "");
 	if (!isnan(fb->gap.lo))
 		put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)%s",
 		    fb->mode	     ? "DISTINCT mode"

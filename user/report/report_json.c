@@ -439,6 +439,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	} else {
 		jsonw__null(w, "deepest_frame");
 	}
+	disk_on_cpu(w, &fb->disk_cpu);
 	growth(w, "growth", ds, g);
 	jsonw__end_obj(w);
 }

@@ -292,8 +292,9 @@ static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *
 		"    => %s (the slow runs past the threshold, Fisher at p <= %g, and the resource "
 		"either %.0f %% more of the added latency than of the fast runs' or a distinct "
 		"mode)\n",
-		fb->holds ? "the whole run's resource explains the slow runs"
-			  : "no resource of the whole run explains the slow runs",
+		fb->disk_cpu.holds ? "the slow runs' added CPU time came with their block requests"
+		: fb->holds	   ? "the whole run's resource explains the slow runs"
+				   : "no resource of the whole run explains the slow runs",
 		r->alpha_evidence, 100 * r->excess_share);
 	if (fb->holds)
 		text_lines(f, "  where: ",

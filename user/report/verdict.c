@@ -68,6 +68,13 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 	    xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
 	    fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
 	    report__share(fb->share, sh, sizeof(sh)));
+	if (fb->disk_cpu.holds)
+		put(v, len,
+		    " (disk on CPU: the VM's synchronous I/O: block requests in %u of %u slow "
+		    "runs, "
+		    "%u of %u fast, Fisher %s)",
+		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
+		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
 	if (!g->diff || !g->deepest)
 		return;
 	/* the deepest user frame, then the deepest one (a kernel function) */
