@@ -189,6 +189,74 @@ struct xa_evidence {
 
 #define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */
 
+/*
+ * Why a function's time grew (growth.c). First, more calls or longer calls,
+ * over the run labels (its added time is over them): with n calls per run
+ * on average and t ns per call (a class's time over its calls), the mean
+ * time per run is n x t, and exactly
+ *   added = (n_slow - n_fast) x t_fast + n_slow x (t_slow - t_fast),
+ * more calls at the old price plus the extra price of each call.
+ */
+struct xa_calls {
+	bool exact;		       /* marked: counted calls (a sampled function has none) */
+	double calls_slow, calls_fast; /* calls per run */
+	double per_call_slow, per_call_fast; /* ns per call (NAN: no call) */
+	double from_calls, from_per_call;    /* their sum is the added time */
+};
+
+/*
+ * Disk work that shows as CPU: on a virtual machine a cold read costs
+ * mostly on-CPU time (the VM exit of each request). When a function's
+ * added time is on a CPU (its leading factor cpu_run) and its slow runs
+ * issued block requests (disk_rq) where its fast ones did not, Fisher's
+ * exact test at alpha_evidence, the factor is disk on CPU.
+ */
+struct xa_disk_cpu {
+	bool tested; /* the leading factor is cpu_run and block requests are recorded */
+	bool holds;
+	/* step-2 samples (runs, by the function's own threshold) with a block request */
+	uint32_t slow_with, nslow, fast_with, nfast;
+	double rq_slow, rq_fast;       /* block requests per run */
+	double bytes_slow, bytes_fast; /* bytes per run */
+	double p;
+};
+
+/* Kinds of frame a growth can end in, said in words by the reports. */
+enum xa_cause {
+	XA_CAUSE_NONE = 0,
+	XA_CAUSE_FAULT,	  /* the page-fault path */
+	XA_CAUSE_LOCK,	  /* a kernel spinlock */
+	XA_CAUSE_SYSCALL, /* a system call (the frame is its entry) */
+	XA_CAUSE_KERNEL,  /* another kernel function */
+	XA_CAUSE_USER,	  /* a user function below the one named */
+};
+
+#define XA_MAX_GROWTH 48
+
+/*
+ * What grew in the stack samples: the differential tree of the samples of
+ * one kind (the leading factor's: on-CPU for cpu_run, the wait's reason
+ * for a wait) in slow runs against fast, and the drill-down from its root
+ * into the child frame that holds the largest part of the added time, while
+ * that child holds at least drill_share of the root's. The frame named is
+ * the deepest of that path whose share of the samples grew beyond chance:
+ * Fisher's exact test on the sample counts (slow samples through it of all
+ * slow samples, against the fast ones) at alpha_evidence; then "clear".
+ */
+struct xa_growth {
+	int reason;			 /* XLP_C_* of the samples compared, -1: all */
+	struct ds_diff *diff;		 /* NULL: no sample */
+	uint32_t nslow_runs, nfast_runs; /* the per-run means divide by them */
+	uint32_t path[XA_MAX_GROWTH];	 /* node indices, node 0 (the root) first */
+	size_t npath;
+	size_t named;	/* index into path; npath when no frame grew beyond chance */
+	size_t deepest; /* index into path: the deepest frame not the scheduler's */
+	double p;	/* Fisher's p of path[named] (1 when none) */
+	bool clear;
+	enum xa_cause cause;
+	size_t cause_at; /* index into path of the frame the cause is named by */
+};
+
 struct xa_critical {
 	uint32_t func; /* dataset function named: the deepest of the chain */
 	bool gt;
@@ -209,6 +277,48 @@ struct xa_critical {
 	 * labels); NULL without stack samples through it */
 	struct ds_cct *cct;
 	struct xa_evidence ev;
+	/* why its time grew (growth.c) */
+	struct xa_calls calls;
+	struct xa_disk_cpu disk_cpu;
+	struct xa_growth growth;
+};
+
+/*
+ * No function named, but the whole run explains the slow runs: the
+ * baseline's time factor whose runs past its threshold are the slow ones
+ * (Fisher's exact test at alpha_evidence) and that either grew out of
+ * proportion (its part of the added latency minus its part of the fast
+ * runs' latency at least excess_share, as evidence 3) or forms a distinct
+ * mode (evidence 1's gap test at alpha_evidence; not when only cpu_run
+ * grew and its runs come in bursts: the CPU ran slower at times); with
+ * the samples of that resource (the wait's reason, or on-CPU) below the
+ * interaction: where the stacks go.
+ */
+struct xa_fallback {
+	bool tested, holds;
+	enum xa_feat feat;
+	double threshold;
+	uint32_t slow_hits, nslow, fast_hits, nfast;
+	double p;	   /* Fisher: the slow runs are those past the threshold */
+	double share;	   /* its part of the added latency */
+	double fast_share; /* its part of the fast runs' latency */
+	double excess;	   /* share - fast_share */
+	double p_mw;	   /* Mann-Whitney: larger in slow runs (printed) */
+	/* or a distinct mode of the factor's values past the threshold (evidence 1's
+	 * gap test), unless only CPU time grew in bursts: a slower CPU at times */
+	struct ev_gap gap;
+	double runs_p; /* runs test over the runs past the threshold in time order */
+	uint32_t bursts;
+	double bursts_expected;
+	bool mode, out_of_proportion, cpu_bursts;
+	/*
+	 * Disk work that shows as CPU, for the whole run: when the factor
+	 * tested is cpu_run and neither test holds, the slow runs' block
+	 * requests (disk_rq over the run, all threads) against the fast runs'
+	 * (struct xa_disk_cpu's rule); holding, it is the answer.
+	 */
+	struct xa_disk_cpu disk_cpu;
+	struct xa_growth growth;
 };
 
 /* A precondition's test on one function: lo < time <= hi (tests merged). */
@@ -268,6 +378,7 @@ struct xa_result {
 	bool has_base;
 	struct xa_step2 base;
 	bool agrees;
+	struct xa_fallback fallback; /* XA_NO_PRECOND: the whole run's answer */
 	/* functions by median time */
 	struct xa_func_row *rows;
 	size_t nrows;
@@ -277,5 +388,10 @@ struct xa_result {
 int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struct xa_result **out,
 		  char *err, size_t errlen);
 void analysis__free(struct xa_result *r); /* accepts NULL */
+
+/* The XLP_C_* counter of a factor's samples (on-CPU for cpu_run and cpu_freq), -1: none. */
+int xa_feat_reason(enum xa_feat f);
+/* Per-run mean weight of a differential node in slow runs minus in fast runs (ns). */
+double xa_growth_added(const struct xa_growth *g, const struct ds_diff_node *x);
 
 #endif

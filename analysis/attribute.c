@@ -32,6 +32,8 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 		ret = xa_critical_step2(ds, o, r, res, k);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_evidence(ds, o, r, &r->crit[k]);
+	for (size_t k = 0; k < r->ncrit && !ret; k++)
+		ret = xa_growth_step(ds, o, r, res, k);
 	/* from the outermost function of the chain down to the one named */
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = dataset__context_tree(ds, r->crit[k].chain[0], r->slow, &r->crit[k].cct);
@@ -130,6 +132,9 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	}
 	if (r->status == XA_OK || r->status == XA_NO_PRECOND)
 		ret = xa_baseline(ds, o, r);
+	/* no function accused: does the whole run explain the slow runs? */
+	if (!ret && r->status == XA_NO_PRECOND)
+		ret = xa_fallback(ds, o, r);
 	if (ret)
 		goto cleanup;
 	*out = r;
@@ -150,7 +155,9 @@ void analysis__free(struct xa_result *r)
 	for (size_t i = 0; i < r->ncrit + r->nrejected; i++) {
 		xa_step2_release(&r->crit[i].s2);
 		cct__free(r->crit[i].cct);
+		xa_growth_release(&r->crit[i].growth);
 	}
+	xa_growth_release(&r->fallback.growth);
 	xa_step2_release(&r->base);
 	dtree__free(r->tree);
 	free(r->pre);

@@ -233,6 +233,11 @@ void dataset__free(struct dataset *ds)
 	free(ds->smp);
 	free(ds->sst);
 	free(ds->sfr);
+	for (size_t i = 0; i < ds->nkname; i++)
+		free(ds->kname[i]);
+	free(ds->kname);
+	free(ds->kst);
+	free(ds->kfr);
 	free(ds->fidx);
 	free(ds);
 }

@@ -190,4 +190,40 @@ void cct__free(struct ds_cct *t); /* accepts NULL */
 size_t cct__n(const struct ds_cct *t);
 const struct ds_cct_node *cct__node(const struct ds_cct *t, size_t i);
 
+/* ---- differential tree of the stack samples: slow runs against fast ---- */
+
+/*
+ * The frames of the samples of one kind below root: with a function, the
+ * samples whose user stack holds it, from its outermost frame inward; with
+ * DS_NO_FUNC, every sample placed in a run, from the interaction inward
+ * (or the launch's outermost named frame). Then the kernel frames, from the
+ * entry (a system call, a fault, an interrupt) inward. One node per
+ * distinct path of named frames; node 0 is root. Each node counts the
+ * samples through it and their weights, apart for the runs marked slow and
+ * the others: a differential flame graph, and what grew in the slow runs.
+ */
+struct ds_diff_node {
+	uint32_t frame; /* dataset function; with kernel, an index for dataset__kframe() */
+	bool kernel;
+	uint32_t parent; /* node index; UINT32_MAX for node 0 */
+	uint32_t depth;
+	uint32_t nslow, nfast; /* samples */
+	double wslow, wfast;   /* ns they stand for */
+};
+
+struct ds_diff;
+
+/*
+ * reason: XLP_C_CPU_RUN (on a CPU), a wait's XLP_C_* (CPU_WAIT, DISK ..
+ * OTHER), or -1 for every sample. slow: per run, non-zero when slow.
+ * *out is NULL when no sample qualifies.
+ */
+int dataset__diff_tree(const struct dataset *ds, uint32_t root, int reason, const uint8_t *slow,
+		       struct ds_diff **out);
+void diff__free(struct ds_diff *t); /* accepts NULL */
+size_t diff__n(const struct ds_diff *t);
+const struct ds_diff_node *diff__node(const struct ds_diff *t, size_t i);
+/* The name of kernel frame k (ds_diff_node.frame of a kernel node). */
+const char *dataset__kframe(const struct dataset *ds, uint32_t k);
+
 #endif

@@ -21,7 +21,8 @@ struct ds_file {
 /* A sample in a run: its stack's functions under the interaction. */
 struct ds_smp {
 	uint32_t run;
-	uint32_t stack; /* into dataset.sst, DS_NONE: no function to name */
+	uint32_t stack;	 /* into dataset.sst, DS_NONE: no function to name */
+	uint32_t kstack; /* into dataset.kst, DS_NONE: no kernel frames */
 	uint64_t weight;
 	uint32_t reason; /* enum xlp_ctr: CPU_RUN on a CPU, else the wait's */
 };
@@ -55,6 +56,13 @@ struct dataset {
 	size_t nsst, sst_cap;
 	uint32_t *sfr; /* frames of sst: dataset functions or DS_NONE, innermost first */
 	size_t nsfr, sfr_cap;
+	/* the samples' kernel stacks: kfr holds indices into kname, innermost first */
+	struct ds_sstack *kst;
+	size_t nkst, kst_cap;
+	uint32_t *kfr;
+	size_t nkfr, kfr_cap;
+	char **kname; /* kernel function names, each once */
+	size_t nkname, kname_cap;
 	struct ds_sample_info sinfo;
 	uint32_t *fidx; /* open addressing over (symbol, binary): function index + 1 */
 	size_t fidx_cap;

@@ -33,6 +33,7 @@ struct lsym {
 	char *name, *module;
 	uint16_t kind;
 	uint32_t g; /* dataset function, DS_NONE (not a function), UNMAPPED */
+	uint32_t k; /* kernel name (dataset.kname), DS_NONE, UNMAPPED */
 };
 
 struct lstack {
@@ -51,6 +52,7 @@ struct spass {
 	size_t nstacks, cap_stacks;
 	const struct xlp_sample_rec *rec; /* the sample being placed */
 	uint32_t stack;			  /* its dataset stack */
+	uint32_t kstack;		  /* its dataset kernel stack */
 	int err;
 };
 
@@ -82,6 +84,7 @@ static int add_sym(struct spass *p, const struct xlp_sym_rec *r)
 	s->name = dup_n(r->text + r->module_len, r->name_len);
 	s->kind = r->kind;
 	s->g = UNMAPPED;
+	s->k = UNMAPPED;
 	if (!s->module || !s->name) {
 		free(s->module);
 		free(s->name);
@@ -202,6 +205,69 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 	return 0;
 }
 
+/* The kernel name of a local name: its index in ds->kname, or DS_NONE. */
+static int kernel_name(struct spass *p, uint32_t id, uint32_t *out)
+{
+	struct lsym *s = &p->syms[id];
+	struct dataset *ds = p->ds;
+
+	if (s->k == UNMAPPED) {
+		s->k = DS_NONE;
+		/* a few hundred distinct kernel functions at most: a linear search,
+		 * once per name and file */
+		for (size_t i = 0; s->kind == XLP_SYM_FUNCTION && s->name[0] && i < ds->nkname; i++)
+			if (!strcmp(ds->kname[i], s->name))
+				s->k = (uint32_t)i;
+		if (s->k == DS_NONE && s->kind == XLP_SYM_FUNCTION && s->name[0]) {
+			if (xlp_grow((void **)&ds->kname, &ds->kname_cap, ds->nkname,
+				     sizeof(*ds->kname)))
+				return -ENOMEM;
+			ds->kname[ds->nkname] = strdup(s->name);
+			if (!ds->kname[ds->nkname])
+				return -ENOMEM;
+			s->k = (uint32_t)ds->nkname++;
+		}
+	}
+	*out = s->k;
+	return 0;
+}
+
+/* The dataset kernel stack of a local one (named frames only), or DS_NONE. */
+static int kstack_of(struct spass *p, uint32_t id, uint32_t *out)
+{
+	struct lstack *s = &p->stacks[id];
+	struct dataset *ds = p->ds;
+	size_t n = 0;
+	int ret;
+
+	if (s->ds != UNMAPPED) {
+		*out = s->ds;
+		return 0;
+	}
+	if (xlp_grow((void **)&ds->kst, &ds->kst_cap, ds->nkst, sizeof(*ds->kst)))
+		return -ENOMEM;
+	while (ds->nkfr + s->n >= ds->kfr_cap)
+		if (xlp_grow((void **)&ds->kfr, &ds->kfr_cap, ds->kfr_cap, sizeof(*ds->kfr)))
+			return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t k;
+
+		ret = kernel_name(p, s->syms[i], &k);
+		if (ret)
+			return ret;
+		if (k != DS_NONE)
+			ds->kfr[ds->nkfr + n++] = k;
+	}
+	s->ds = DS_NONE;
+	if (n) {
+		ds->kst[ds->nkst] = (struct ds_sstack){.off = (uint32_t)ds->nkfr, .n = (uint32_t)n};
+		ds->nkfr += n;
+		s->ds = (uint32_t)ds->nkst++;
+	}
+	*out = s->ds;
+	return 0;
+}
+
 static void place(void *ctx, size_t run)
 {
 	struct spass *p = ctx;
@@ -216,6 +282,7 @@ static void place(void *ctx, size_t run)
 	}
 	ds->smp[ds->nsmp++] = (struct ds_smp){.run = (uint32_t)run,
 					      .stack = p->stack,
+					      .kstack = p->kstack,
 					      .reason = p->rec->reason,
 					      .weight = p->rec->weight_ns};
 	ds->sinfo.in_runs++;
@@ -238,9 +305,17 @@ static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
 		p->ds->sinfo.malformed++;
 		return 0;
 	}
-	p->stack = DS_NONE;
+	p->stack = p->kstack = DS_NONE;
 	if (id) {
 		ret = stack_of(p, id - 1, &p->stack);
+		if (ret)
+			return ret;
+	}
+	/* the kernel frames say what the thread did in the kernel (a fault, a
+	 * system call); a kernel stack id that is not one is ignored, the
+	 * sample kept */
+	if (r->kstack && r->kstack <= p->nstacks && p->stacks[r->kstack - 1].kernel) {
+		ret = kstack_of(p, r->kstack - 1, &p->kstack);
 		if (ret)
 			return ret;
 	}

@@ -173,6 +173,41 @@ int synth__stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n)
 	return trace_writer__append(s->w, &r->h);
 }
 
+int synth__kstack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n)
+{
+	_Alignas(8) char buf[sizeof(struct xlp_stack_rec) +
+			     XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
+	struct xlp_stack_rec *r = (void *)buf;
+
+	if (n > XLP_STACK_DEPTH)
+		return -EINVAL;
+	memset(buf, 0, sizeof(buf));
+	r->h.type = XLP_R_STACK;
+	r->h.size = (uint16_t)(sizeof(*r) + n * sizeof(r->frames[0]));
+	r->id = id;
+	r->nframes = n;
+	r->flags = XLP_STACK_KERNEL;
+	for (uint16_t i = 0; i < n; i++)
+		r->frames[i].sym = syms[i];
+	return trace_writer__append(s->w, &r->h);
+}
+
+int synth__ksample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
+		   uint64_t weight_ns, uint32_t ustack, uint32_t kstack, uint32_t reason)
+{
+	struct xlp_sample_rec r = {.h = {.type = XLP_R_SAMPLE, .size = sizeof(r)}};
+
+	r.pid = pid;
+	r.tid = tid;
+	r.time_ns = time_ns;
+	r.weight_ns = weight_ns;
+	r.ustack = ustack;
+	r.kstack = kstack;
+	r.kind = reason == XLP_C_CPU_RUN ? XLP_SAMPLE_ON_CPU : XLP_SAMPLE_OFF_CPU;
+	r.reason = reason;
+	return trace_writer__append(s->w, &r.h);
+}
+
 int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
 		  uint32_t ustack, uint32_t reason)
 {

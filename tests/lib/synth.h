@@ -39,6 +39,11 @@ int synth__stats(struct synth *s, const uint64_t *stat /* XLP_NR_STAT */, uint64
 int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, const char *name);
 /* A user stack, innermost frame first. */
 int synth__stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n);
+/* A kernel stack, innermost frame first. */
+int synth__kstack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n);
+/* A sample with a user and a kernel stack (ids + 1, 0: none). */
+int synth__ksample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
+		   uint64_t weight_ns, uint32_t ustack, uint32_t kstack, uint32_t reason);
 /* ustack: a stack id + 1, 0 for none; reason: XLP_C_CPU_RUN on a CPU, else the wait's */
 int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
 		  uint32_t ustack, uint32_t reason);

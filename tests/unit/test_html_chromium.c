@@ -9,6 +9,7 @@
  * Screenshots are left in .output/ (report-screenshot*.png) for people to
  * look at.
  */
+#include <math.h>
 #include <sys/stat.h>
 #include "testlib.h"
 #include "json.h"
@@ -180,7 +181,7 @@ static void check_chains(const struct page *p)
 
 	for (size_t i = 0; i < json__len(crit); i++) {
 		size_t links = json__len(json__get(json__at(crit, i), "chain"));
-		size_t frames = json__len(json__get(json__at(crit, i), "context_tree"));
+		size_t frames = json__len(json__get(json__at(crit, i), "context_tree")), dframes;
 
 		snprintf(id, sizeof(id), "chain-%zu", i + 1);
 		if (links > 1) {
@@ -188,6 +189,25 @@ static void check_chains(const struct page *p)
 		} else {
 			s = svg(p->dom, id);
 			CHECK(!s, "%s drawn for a chain of %zu", id, links);
+			free(s);
+		}
+		/* the differential flame graph: as many frames as the JSON counts */
+		snprintf(id, sizeof(id), "diff-flame-%zu", i + 1);
+		dframes = 0; /* growth is null without samples */
+		if (!isnan(json__num(json__get(json__at(crit, i), "growth.flame_frames"))))
+			dframes = (size_t)json__num(
+				json__get(json__at(crit, i), "growth.flame_frames"));
+		if (dframes) {
+			check_plot(p->dom, id, "dframe", "data-frames", dframes);
+			s = svg(p->dom, id);
+			CHECK(attr(s, "data-slow-samples") ==
+				      (long)json__num(json__get(json__at(crit, i),
+								"growth.path[0].slow_samples")),
+			      "%s: data-slow-samples %ld", id, attr(s, "data-slow-samples"));
+			free(s);
+		} else {
+			s = svg(p->dom, id);
+			CHECK(!s, "%s drawn without samples in slow runs", id);
 			free(s);
 		}
 		snprintf(id, sizeof(id), "flame-%zu", i + 1);
@@ -326,6 +346,9 @@ TEST(flame_in_dom)
 	check_chains(&p);
 	CHECK(json__len(json__get(p.j, "critical_functions[0].context_tree")) > 1, "%s",
 	      json__str(json__get(p.j, "verdict")));
+	/* the disk samples of load go through pread: a differential flame graph */
+	CHECK(json__num(json__get(p.j, "critical_functions[0].growth.flame_frames")) >= 2, "%g",
+	      json__num(json__get(p.j, "critical_functions[0].growth.flame_frames")));
 	unload(&p);
 }
 

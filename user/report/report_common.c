@@ -326,9 +326,12 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	buf[0] = 0;
 	put(buf, len, &used, "%s more in slow runs than in fast ones",
 	    report__dur(e->added, a, sizeof(a)));
-	if (!isnan(e->share))
-		put(buf, len, &used, ", %.0f %% of the added latency (%s)", 100 * e->share,
+	if (!isnan(e->share)) {
+		char sh[256];
+
+		put(buf, len, &used, ", %s (%s)", report__share(e->share, sh, sizeof(sh)),
 		    report__dur(e->latency_gap, b, sizeof(b)));
+	}
 	if (e->gap.nabove && !isnan(e->gap.lo))
 		put(buf, len, &used,
 		    "\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of the "

@@ -150,6 +150,50 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 	fputs("</table>", f);
 }
 
+/* Why its time grew: calls, block requests, the frames that grew (a differential flame graph). */
+static void why(FILE *f, const struct dataset *ds, const struct xa_result *r,
+		const struct xa_critical *c, size_t rank)
+{
+	char *buf = malloc(8192), id[32];
+
+	if (!buf)
+		return;
+	fputs("<h3>Why its time grew</h3><pre>", f);
+	html_esc(f, report__growth(ds, r, c, buf, 8192));
+	fputs("</pre>", f);
+	snprintf(id, sizeof(id), "diff-flame-%zu", rank);
+	html_diff_flame(f, id,
+			"Differential flame graph (stack samples of the leading factor's kind): "
+			"slow runs, coloured by the change from fast runs",
+			ds, &c->growth);
+	free(buf);
+}
+
+/* No function accused: the whole run's resource, and where its samples go. */
+static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	char *buf = malloc(8192);
+
+	if (!buf || !r->fallback.tested || r->status != XA_NO_PRECOND) {
+		free(buf);
+		return;
+	}
+	fprintf(f, "<h2>The whole run: %s</h2><pre>",
+		r->fallback.holds ? "explains the slow runs" : "no answer");
+	html_esc(f, report__fallback(r, buf, 8192));
+	if (r->fallback.holds) {
+		fputs("\n", f);
+		html_esc(f, report__growth_path(ds, r, &r->fallback.growth, false, buf, 8192));
+	}
+	fputs("</pre>", f);
+	if (r->fallback.holds)
+		html_diff_flame(f, "diff-flame-whole-run",
+				"Differential flame graph of the whole run's resource: slow runs, "
+				"coloured by the change from fast runs",
+				ds, &r->fallback.growth);
+	free(buf);
+}
+
 /* Every critical function's resources side by side, before each one's details. */
 static void overview(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
@@ -198,6 +242,7 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 		snprintf(id, sizeof(id), "tree-step2-%zu", i + 1);
 		html_step2_tree(f, id, "Step 2: the function's runs split by resource", &c->s2);
 		context_tree(f, ds, r, c, i + 1);
+		why(f, ds, r, c, i + 1);
 	}
 	if (report__func_args(ds, r, args, sizeof(args))[0]) {
 		fputs("<p>Measure the sampled functions exactly in a next recording: "
@@ -318,6 +363,7 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (r->status == XA_OK)
 		criticals(f, ds, r);
 	baseline(f, r);
+	whole_run(f, ds, r);
 	functions(f, ds, r);
 	limits(f, ds, r);
 	fputs("</body></html>\n", f);

@@ -108,4 +108,12 @@ void html_chain(FILE *f, const char *id, const struct dataset *ds, const struct 
 void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct xa_result *r,
 		const struct xa_critical *c);
 
+/*
+ * The differential flame graph of a growth (struct xa_growth): the slow
+ * runs' frames, each coloured by how its share of the samples changed from
+ * the fast runs' (nothing without samples in slow runs).
+ */
+void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
+		     const struct xa_growth *g);
+
 #endif

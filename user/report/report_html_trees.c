@@ -383,3 +383,93 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 		  "time per run under each frame (a frame's colour: where most of it went)");
 	svg_end(f, NULL);
 }
+
+/* Differential flame graph: one panel, the slow runs' shape, coloured by growth. */
+#define MAX_DIFF REPORT_MAX_DIFF
+
+static void dframe(FILE *f, const struct dataset *ds, const struct xa_growth *g, size_t i,
+		   const struct ds_diff_node *x, const struct ds_diff_node *x0, double x_, double w,
+		   double y)
+{
+	double ss = x0->wslow > 0 ? x->wslow / x0->wslow : 0;
+	double fs = x0->wfast > 0 ? x->wfast / x0->wfast : 0, d = ss - fs;
+	/* the change of the frame's share of the samples: red grew, blue shrank */
+	double a = fmin(1, fabs(d) * 2);
+	char name[512], s[32], q[32], ad[32];
+
+	report__frame(ds, x, name, sizeof(name));
+	fprintf(f,
+		"<g class=\"dframe\" data-node=\"%zu\" data-slow=\"%u\" data-fast=\"%u\"><title>",
+		i, x->nslow, x->nfast);
+	html_esc(f, name);
+	fprintf(f,
+		": %u samples in slow runs (%.0f %%), %u in fast (%.0f %%); %s per slow run, %s "
+		"per fast run, %s%s added",
+		x->nslow, 100 * ss, x->nfast, 100 * fs,
+		report__dur(g->nslow_runs ? x->wslow / g->nslow_runs : 0, s, sizeof(s)),
+		report__dur(g->nfast_runs ? x->wfast / g->nfast_runs : 0, q, sizeof(q)),
+		xa_growth_added(g, x) < 0 ? "-" : "",
+		report__dur(fabs(xa_growth_added(g, x)), ad, sizeof(ad)));
+	fprintf(f,
+		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"hsl(%d,80%%,%.0f%%)\"/>",
+		x_, y, w > 1 ? w : 1, FH - 1, d >= 0 ? 0 : 215, 92 - 40 * a);
+	if (w > 40)
+		svg_text_cut(f, x_ + 3, y + 13, "start", "flabel", name, (size_t)((w - 6) / 6.5));
+	fputs("</g>", f);
+}
+
+void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
+		     const struct xa_growth *g)
+{
+	uint32_t order[MAX_DIFF], maxd = 0;
+	size_t n = report__diff_order(g, order, MAX_DIFF);
+	double start[MAX_DIFF], next[MAX_DIFF], per, ph;
+	const struct ds_diff_node *x0;
+	struct svg_scale x;
+	char data[128];
+
+	if (!n)
+		return;
+	x0 = diff__node(g->diff, 0);
+	per = g->nslow_runs ? x0->wslow / g->nslow_runs : 0;
+	if (per <= 0)
+		return; /* no sample in slow runs: no shape to draw */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t d = diff__node(g->diff, order[i])->depth;
+
+		maxd = d > maxd ? d : maxd;
+	}
+	maxd = maxd < 47 ? maxd : 47;
+	x = (struct svg_scale){0, svg_nice_max(per), FL, FR};
+	ph = (maxd + 1) * FH;
+	snprintf(data, sizeof(data),
+		 "data-frames=\"%zu\" data-slow-samples=\"%u\" data-fast-samples=\"%u\"", n,
+		 x0->nslow, x0->nfast);
+	svg_begin(f, id, "diff-flame", data, FW, (int)(FT + ph + 48), title);
+	svg_legend(f, 8, 38,
+		   (const struct svg_key[]){{"share of the samples grew", "hsl(0,80%,55%)"},
+					    {"shrank", "hsl(215,80%,55%)"}},
+		   2);
+	svg_text(f, FL - 8, FT + 13, "end", "fname", "slow runs");
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_diff_node *nd = diff__node(g->diff, order[i]);
+		double m = nd->wslow / g->nslow_runs;
+		uint32_t d = nd->depth < 47 ? nd->depth : 47;
+
+		start[i] = 0;
+		for (size_t j = i; i && j-- > 0;)
+			if (order[j] == nd->parent) {
+				start[i] = next[j];
+				next[j] += m;
+				break;
+			}
+		next[i] = start[i];
+		dframe(f, ds, g, i, nd, x0, svg_map(&x, start[i]), svg_map(&x, start[i] + m) - x.a,
+		       FT + d * FH);
+	}
+	svg_xaxis(f, &x, FT + ph + 2, SVG_DUR,
+		  "time per slow run under each frame (colour: how its share of the samples "
+		  "changed from the fast runs)");
+	svg_end(f, NULL);
+}

@@ -290,6 +290,174 @@ static void context_tree(struct jsonw *w, const struct dataset *ds, const struct
 	jsonw__end_arr(w);
 }
 
+static const char *cause_name(enum xa_cause c)
+{
+	switch (c) {
+	case XA_CAUSE_FAULT:
+		return "page_faults";
+	case XA_CAUSE_LOCK:
+		return "spinlock";
+	case XA_CAUSE_SYSCALL:
+		return "syscall";
+	case XA_CAUSE_KERNEL:
+		return "kernel";
+	case XA_CAUSE_USER:
+		return "function";
+	case XA_CAUSE_NONE:
+		break;
+	}
+	return NULL;
+}
+
+static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct ds_diff_node *x)
+{
+	if (x->kernel) {
+		jsonw__str(w, "function", dataset__kframe(ds, x->frame));
+		jsonw__str(w, "binary", "[kernel]");
+		jsonw__bool(w, "kernel", true);
+	} else if (x->frame == DS_NO_FUNC) {
+		jsonw__null(w, "function");
+		jsonw__null(w, "binary");
+		jsonw__bool(w, "kernel", false);
+	} else {
+		jsonw__str(w, "function", dataset__func(ds, x->frame)->symbol);
+		jsonw__str(w, "binary", dataset__func(ds, x->frame)->binary);
+		jsonw__bool(w, "kernel", false);
+	}
+}
+
+static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
+		   const struct xa_growth *g)
+{
+	const struct ds_diff_node *x0;
+	uint32_t order[REPORT_MAX_DIFF];
+	char why[600];
+
+	if (!g->diff) {
+		jsonw__null(w, key);
+		return;
+	}
+	x0 = diff__node(g->diff, 0);
+	jsonw__begin_obj(w, key);
+	jsonw__str(w, "samples_of", g->reason >= 0 ? xlp_ctr_names[g->reason] : "all");
+	jsonw__uint(w, "slow_runs", g->nslow_runs);
+	jsonw__uint(w, "fast_runs", g->nfast_runs);
+	jsonw__begin_arr(w, "path");
+	for (size_t i = 0; i < g->npath; i++) {
+		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+
+		jsonw__begin_obj(w, NULL);
+		diff_frame(w, ds, x);
+		jsonw__uint(w, "slow_samples", x->nslow);
+		jsonw__uint(w, "fast_samples", x->nfast);
+		jsonw__round(w, "slow_per_run_ns", g->nslow_runs ? x->wslow / g->nslow_runs : NAN);
+		jsonw__round(w, "fast_per_run_ns", g->nfast_runs ? x->wfast / g->nfast_runs : NAN);
+		jsonw__round(w, "added_per_run_ns", xa_growth_added(g, x));
+		jsonw__num(w, "p",
+			   i ? ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
+					  x0->nslow + x0->nfast)
+			     : NAN);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+	if (g->clear)
+		jsonw__uint(w, "named", g->named);
+	else
+		jsonw__null(w, "named");
+	jsonw__uint(w, "deepest", g->deepest);
+	jsonw__bool(w, "clear", g->clear);
+	jsonw__num(w, "p", g->clear ? g->p : NAN);
+	jsonw__str(w, "cause", g->clear ? cause_name(g->cause) : NULL);
+	report__because(ds, g, why, sizeof(why));
+	jsonw__str(w, "because", why[0] ? why : NULL);
+	jsonw__uint(w, "flame_frames", report__diff_order(g, order, REPORT_MAX_DIFF));
+	jsonw__end_obj(w);
+}
+
+static void calls(struct jsonw *w, const struct xa_calls *k)
+{
+	if (!k->exact) {
+		jsonw__null(w, "calls");
+		return;
+	}
+	jsonw__begin_obj(w, "calls");
+	jsonw__num(w, "slow_per_run", k->calls_slow);
+	jsonw__num(w, "fast_per_run", k->calls_fast);
+	jsonw__round(w, "slow_per_call_ns", k->per_call_slow);
+	jsonw__round(w, "fast_per_call_ns", k->per_call_fast);
+	jsonw__round(w, "from_calls_ns", k->from_calls);
+	jsonw__round(w, "from_per_call_ns", k->from_per_call);
+	jsonw__end_obj(w);
+}
+
+static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
+{
+	if (!d->tested) {
+		jsonw__null(w, "disk_on_cpu");
+		return;
+	}
+	jsonw__begin_obj(w, "disk_on_cpu");
+	jsonw__bool(w, "holds", d->holds);
+	jsonw__uint(w, "slow_with_requests", d->slow_with);
+	jsonw__uint(w, "slow", d->nslow);
+	jsonw__uint(w, "fast_with_requests", d->fast_with);
+	jsonw__uint(w, "fast", d->nfast);
+	jsonw__num(w, "slow_requests_per_run", d->rq_slow);
+	jsonw__num(w, "fast_requests_per_run", d->rq_fast);
+	jsonw__round(w, "slow_bytes_per_run", d->bytes_slow);
+	jsonw__round(w, "fast_bytes_per_run", d->bytes_fast);
+	jsonw__num(w, "p", d->p);
+	jsonw__end_obj(w);
+}
+
+static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct xa_fallback *fb = &r->fallback;
+	const struct xa_growth *g = &fb->growth;
+
+	if (!fb->tested) {
+		jsonw__null(w, "whole_run");
+		return;
+	}
+	jsonw__begin_obj(w, "whole_run");
+	jsonw__bool(w, "holds", fb->holds);
+	jsonw__str(w, "factor", xa_feat_name(fb->feat));
+	jsonw__round(w, "threshold", fb->threshold);
+	jsonw__uint(w, "slow_hits", fb->slow_hits);
+	jsonw__uint(w, "slow", fb->nslow);
+	jsonw__uint(w, "fast_hits", fb->fast_hits);
+	jsonw__uint(w, "fast", fb->nfast);
+	jsonw__num(w, "p", fb->p);
+	jsonw__num(w, "share_of_added", fb->share);
+	jsonw__num(w, "share_of_fast", fb->fast_share);
+	jsonw__num(w, "excess", fb->excess);
+	jsonw__num(w, "p_mann_whitney", fb->p_mw);
+	jsonw__bool(w, "out_of_proportion", fb->out_of_proportion);
+	jsonw__begin_obj(w, "mode");
+	jsonw__bool(w, "holds", fb->mode);
+	jsonw__bool(w, "cpu_slower", fb->cpu_bursts && fb->gap.p <= r->alpha_evidence);
+	jsonw__round(w, "gap_lo", fb->gap.lo);
+	jsonw__round(w, "gap_hi", fb->gap.hi);
+	jsonw__num(w, "gap_ratio", isinf(fb->gap.ratio) ? NAN : fb->gap.ratio);
+	jsonw__num(w, "p", fb->gap.p);
+	jsonw__end_obj(w);
+	jsonw__begin_obj(w, "bursts");
+	jsonw__uint(w, "bursts", fb->bursts);
+	jsonw__num(w, "bursts_by_chance", fb->bursts_expected);
+	jsonw__num(w, "p", fb->runs_p);
+	jsonw__end_obj(w);
+	if (g->diff && g->deepest) {
+		jsonw__begin_obj(w, "deepest_frame");
+		diff_frame(w, ds, diff__node(g->diff, g->path[g->deepest]));
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "deepest_frame");
+	}
+	disk_on_cpu(w, &fb->disk_cpu);
+	growth(w, "growth", ds, g);
+	jsonw__end_obj(w);
+}
+
 static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
 		     const struct xa_critical *c, size_t rank)
 {
@@ -323,6 +491,9 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	} else {
 		jsonw__null(w, "peer");
 	}
+	calls(w, &c->calls);
+	disk_on_cpu(w, &c->disk_cpu);
+	growth(w, "growth", ds, &c->growth);
 	breakdown(w, &c->s2, "time");
 	step2_tree(w, &c->s2);
 	context_tree(w, ds, r, c);
@@ -470,6 +641,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	jsonw__uint(&w, "preconditions_ignored", r->npre_dropped);
 	criticals(&w, ds, r);
 	baseline(&w, r);
+	whole_run(&w, ds, r);
 	step1_tree(&w, ds, r);
 	functions(&w, ds, r);
 	limits(&w, ds, r);

@@ -147,6 +147,21 @@ static void lines(FILE *f, const char *head, const char *s)
 	}
 }
 
+/* Lines of s escaped for a terminal (names from the trace), the first after head. */
+static void text_lines(FILE *f, const char *head, const char *s)
+{
+	fputs(head, f);
+	while (*s) {
+		size_t w = strcspn(s, "\n");
+
+		xlp_fput_text(f, s, w, false);
+		fputc('\n', f);
+		s += w;
+		if (*s == '\n' && *++s)
+			fputs("    ", f);
+	}
+}
+
 /* The largest counter of a node in slow runs (time on a CPU or a wait). */
 static int cct_top(const struct ds_cct_node *x)
 {
@@ -196,6 +211,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 {
 	const struct ds_func *fn = dataset__func(ds, c->func);
 	char t[32], chain[2048], ev[1024], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
+	char growth[8192];
 
 	xlp_text(fn->symbol, sym, sizeof(sym));
 	xlp_text(fn->binary, bin, sizeof(bin));
@@ -236,6 +252,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 	if (c->peer.found)
 		fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
 			xlp_text(c->peer.comm, sym, sizeof(sym)));
+	text_lines(f, "  why it grew: ", report__growth(ds, r, c, growth, sizeof(growth)));
 	breakdown(f, &c->s2, "time");
 	context_tree(f, ds, r, c);
 }
@@ -261,7 +278,30 @@ static void rejected(FILE *f, const struct dataset *ds, const struct xa_result *
 		critical(f, ds, r, &r->crit[r->ncrit + i], 0);
 }
 
-static void baseline(FILE *f, const struct xa_result *r)
+/* No function accused: the whole run's resource, tested, and where its samples go. */
+static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct xa_fallback *fb = &r->fallback;
+	char line[512], path[8192];
+
+	if (!fb->tested)
+		return;
+	fprintf(f, "  whole run: %s: %s\n", fb->holds ? "EXPLAINS the slow runs" : "no answer",
+		report__fallback(r, line, sizeof(line)));
+	fprintf(f,
+		"    => %s (the slow runs past the threshold, Fisher at p <= %g, and the resource "
+		"either %.0f %% more of the added latency than of the fast runs' or a distinct "
+		"mode)\n",
+		fb->disk_cpu.holds ? "the slow runs' added CPU time came with their block requests"
+		: fb->holds	   ? "the whole run's resource explains the slow runs"
+				   : "no resource of the whole run explains the slow runs",
+		r->alpha_evidence, 100 * r->excess_share);
+	if (fb->holds)
+		text_lines(f, "  where: ",
+			   report__growth_path(ds, r, &fb->growth, false, path, sizeof(path)));
+}
+
+static void baseline(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	if (!r->has_base || (r->status != XA_OK && r->status != XA_NO_PRECOND))
 		return;
@@ -276,6 +316,8 @@ static void baseline(FILE *f, const struct xa_result *r)
 			r->agrees ? "agrees with the function-level answer"
 				  : "DIFFERS from the function-level answer: the "
 				    "whole run mixes in what other code did");
+	if (r->status == XA_NO_PRECOND)
+		fallback(f, ds, r);
 }
 
 static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
@@ -354,7 +396,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 			fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n",
 				r->npre_dropped);
 	}
-	baseline(f, r);
+	baseline(f, ds, r);
 	if (r->status != XA_OK)
 		table(f, ds, r);
 	limits(f, ds, r);

@@ -26,14 +26,14 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		     struct report_verdict *v, size_t *len)
 {
 	const struct xa_critical *c = &r->crit[i];
-	char t[32], val[32], chain[256];
+	char t[32], val[32], chain[256], sh[256], why[600];
 
 	put(v, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->symbol,
 	    c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)));
 	if (c->nchain > 1)
 		put(v, len, " (%s)", report__chain(ds, c, chain, sizeof(chain)));
 	if (!isnan(c->ev.share))
-		put(v, len, ", %.0f %% of the added latency,", 100 * c->ev.share);
+		put(v, len, ", %s,", report__share(c->ev.share, sh, sizeof(sh)));
 	if (!c->s2.nfactors) {
 		put(v, len, " (no resource factor found)");
 		return;
@@ -45,7 +45,48 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		    f->gt ? ">" : "<=", report__value(f->feat, f->threshold, val, sizeof(val)));
 		if (f->feat == XA_IPC && c->peer.found)
 			put(v, len, " (waiting for pid %u (%s))", c->peer.pid, c->peer.comm);
+		if (!k && c->disk_cpu.holds)
+			put(v, len, " (disk on CPU: the VM's synchronous I/O)");
 	}
+	/* the one-line "because": only when a frame's share grew beyond chance */
+	if (report__because(ds, &c->growth, why, sizeof(why))[0])
+		put(v, len, ", grown in %s", why);
+}
+
+/* No function accused, but the whole run's resource explains the slow runs. */
+static void whole_run(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+		      size_t *len)
+{
+	const struct xa_fallback *fb = &r->fallback;
+	const struct xa_growth *g = &fb->growth;
+	char t[32], p[32], fr[512], sh[256];
+	size_t user = 0;
+
+	put(v, len,
+	    "no function explains the slow runs, but the whole run does: %s > %s in %u of %u "
+	    "slow runs, %u of %u fast (Fisher %s), %s",
+	    xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
+	    fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
+	    report__share(fb->share, sh, sizeof(sh)));
+	if (fb->disk_cpu.holds)
+		put(v, len,
+		    " (disk on CPU: the VM's synchronous I/O: block requests in %u of %u slow "
+		    "runs, "
+		    "%u of %u fast, Fisher %s)",
+		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
+		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
+	if (!g->diff || !g->deepest)
+		return;
+	/* the deepest user frame, then the deepest one (a kernel function) */
+	for (size_t i = 1; i <= g->deepest; i++)
+		if (!diff__node(g->diff, g->path[i])->kernel)
+			user = i;
+	put(v, len, "; its samples (%s) reach ", report__reason(g->reason));
+	if (user && user != g->deepest)
+		put(v, len, "%s → ",
+		    report__frame(ds, diff__node(g->diff, g->path[user]), fr, sizeof(fr)));
+	put(v, len, "%s",
+	    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr, sizeof(fr)));
 }
 
 void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
@@ -74,6 +115,10 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		    r->lab.n, rule, thr);
 		break;
 	case XA_NO_PRECOND:
+		if (r->fallback.holds) {
+			whole_run(ds, r, v, &len);
+			break;
+		}
 		put(v, &len, "no slowdown precondition found");
 		if (r->insignificant && r->nrejected) {
 			const struct xa_critical *c = &r->crit[0];

@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Why a critical function's time grew, and what explains the slow runs
+ * when no function can be named:
+ *   - more calls or longer calls (analysis.h, struct xa_calls): exact
+ *     arithmetic on the call counts the records carry;
+ *   - disk work that shows as CPU (struct xa_disk_cpu): on a virtual
+ *     machine a cold 4 KiB read costs ~50 us on a CPU (the VM exit) and
+ *     ~30 us asleep, so a function slowed by cold reads grows cpu_run more
+ *     than disk_block; its block requests still show where they came from;
+ *   - what grew in the stack samples (struct xa_growth): the frames, user
+ *     and kernel, whose share of the function's samples grew in its slow
+ *     runs (page faults, a system call, a spinlock, a function below it);
+ *   - the whole-run fallback (struct xa_fallback): the baseline's resource
+ *     when it separates the slow runs with evidence, and where the samples
+ *     of that resource go.
+ * Every rule is a p-value of a test in evidence.h at alpha_evidence, or
+ * arithmetic; the reports print the numbers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis_impl.h"
+#include "util.h"
+
+int xa_feat_reason(enum xa_feat f)
+{
+	switch (f) {
+	case XA_CPU_RUN:
+	case XA_CPU_FREQ:
+		return XLP_C_CPU_RUN;
+	case XA_CPU_WAIT:
+		return XLP_C_CPU_WAIT;
+	case XA_DISK:
+		return XLP_C_DISK;
+	case XA_NET:
+		return XLP_C_NET;
+	case XA_IPC:
+		return XLP_C_IPC;
+	case XA_LOCK:
+		return XLP_C_LOCK;
+	case XA_TIMER:
+		return XLP_C_TIMER;
+	case XA_OTHER:
+		return XLP_C_OTHER;
+	default:
+		return -1; /* sleep_s / sleep_d / steal: no sample kind of their own */
+	}
+}
+
+double xa_growth_added(const struct xa_growth *g, const struct ds_diff_node *x)
+{
+	if (!g->nslow_runs || !g->nfast_runs)
+		return 0;
+	return x->wslow / g->nslow_runs - x->wfast / g->nfast_runs;
+}
+
+static bool has_prefix(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(s, list[i], strlen(list[i])))
+			return true;
+	return false;
+}
+
+#define HAS_PREFIX(s, list) has_prefix(s, list, sizeof(list) / sizeof(list[0]))
+
+/* Where a thread leaves the CPU: the end of every off-CPU stack, naming nothing. */
+static bool sched_frame(const char *s)
+{
+	static const char *const l[] = {"schedule",	    "__schedule",	  "io_schedule",
+					"preempt_schedule", "finish_task_switch", "context_switch",
+					"__switch_to"};
+
+	return HAS_PREFIX(s, l);
+}
+
+static enum xa_cause kernel_cause(const char *s)
+{
+	/* x86-64 and arm64 entries of the fault path */
+	static const char *const fault[] = {"asm_exc_page_fault", "exc_page_fault",
+					    "do_user_addr_fault", "handle_mm_fault",
+					    "__handle_mm_fault",  "do_page_fault",
+					    "do_mem_abort",	  "do_translation_fault"};
+	static const char *const lock[] = {"_raw_spin_lock",
+					   "queued_spin_lock_slowpath",
+					   "native_queued_spin_lock_slowpath",
+					   "__pv_queued_spin_lock_slowpath",
+					   "_raw_read_lock",
+					   "_raw_write_lock"};
+	static const char *const sys[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_", "__do_sys_"};
+
+	if (HAS_PREFIX(s, fault))
+		return XA_CAUSE_FAULT;
+	if (HAS_PREFIX(s, lock))
+		return XA_CAUSE_LOCK;
+	if (HAS_PREFIX(s, sys))
+		return XA_CAUSE_SYSCALL;
+	return XA_CAUSE_KERNEL;
+}
+
+static const char *node_name(const struct dataset *ds, const struct ds_diff_node *x)
+{
+	return x->kernel ? dataset__kframe(ds, x->frame) : dataset__func(ds, x->frame)->symbol;
+}
+
+/* The cause of a growth along path[1..end]: a fault, then a lock, then a system call. */
+static void name_cause(const struct dataset *ds, struct xa_growth *g, size_t end)
+{
+	static const enum xa_cause order[] = {XA_CAUSE_FAULT, XA_CAUSE_LOCK, XA_CAUSE_SYSCALL};
+
+	g->cause = XA_CAUSE_NONE;
+	g->cause_at = end;
+	if (!end || end >= g->npath)
+		return;
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (size_t i = 1; i <= end; i++) {
+			const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+
+			if (x->kernel && kernel_cause(node_name(ds, x)) == order[k]) {
+				g->cause = order[k];
+				g->cause_at = i;
+				return;
+			}
+		}
+	g->cause = diff__node(g->diff, g->path[end])->kernel ? XA_CAUSE_KERNEL : XA_CAUSE_USER;
+}
+
+static int growth_build(const struct dataset *ds, const struct analysis_opts *o, uint32_t root,
+			int reason, const uint8_t *labels, struct xa_growth *g)
+{
+	size_t nruns = dataset__nruns(ds), n;
+	const struct ds_diff_node *x0;
+	double add0;
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->reason = reason;
+	g->p = 1;
+	for (size_t i = 0; i < nruns; i++) {
+		g->nslow_runs += !!labels[i];
+		g->nfast_runs += !labels[i];
+	}
+	err = dataset__diff_tree(ds, root, reason, labels, &g->diff);
+	if (err || !g->diff)
+		return err;
+	n = diff__n(g->diff);
+	x0 = diff__node(g->diff, 0);
+	add0 = xa_growth_added(g, x0);
+	g->path[g->npath++] = 0;
+	/* children come after their parent: one scan per level */
+	while (add0 > 0 && g->npath < XA_MAX_GROWTH) {
+		uint32_t cur = g->path[g->npath - 1], best = UINT32_MAX;
+		double best_add = 0;
+
+		for (size_t i = cur + 1; i < n; i++) {
+			const struct ds_diff_node *x = diff__node(g->diff, i);
+			double a;
+
+			if (x->parent != cur)
+				continue;
+			a = xa_growth_added(g, x);
+			if (best == UINT32_MAX || a > best_add) {
+				best = (uint32_t)i;
+				best_add = a;
+			}
+		}
+		if (best == UINT32_MAX || best_add < o->drill_share * add0)
+			break;
+		g->path[g->npath++] = best;
+	}
+	g->named = g->npath;
+	for (size_t i = g->npath; i-- > 1;) {
+		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+		double p =
+			ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast, x0->nslow + x0->nfast);
+
+		if (p <= o->alpha_evidence) {
+			g->named = i;
+			g->p = p;
+			break;
+		}
+	}
+	g->clear = g->named < g->npath;
+	g->deepest = 0;
+	for (size_t i = g->npath; i-- > 1;)
+		if (!sched_frame(node_name(ds, diff__node(g->diff, g->path[i])))) {
+			g->deepest = i;
+			break;
+		}
+	name_cause(ds, g, g->clear ? g->named : g->deepest);
+	return 0;
+}
+
+void xa_growth_release(struct xa_growth *g)
+{
+	diff__free(g->diff);
+	g->diff = NULL;
+}
+
+/* More calls or longer calls, over the run labels (analysis.h). */
+static void split_calls(const struct dataset *ds, const struct xa_result *r, struct xa_critical *c)
+{
+	double t[2] = {0, 0}, calls[2] = {0, 0}, runs[2] = {0, 0};
+	struct xa_calls *s = &c->calls;
+
+	memset(s, 0, sizeof(*s));
+	s->exact = !dataset__func(ds, c->func)->sampled;
+	if (!s->exact)
+		return;
+	for (size_t i = 0; i < dataset__nruns(ds); i++) {
+		int k = !!r->slow[i];
+
+		t[k] += (double)dataset__time(ds, i, c->func);
+		calls[k] += dataset__ncalls(ds, i, c->func);
+		runs[k]++;
+	}
+	if (!runs[0] || !runs[1]) {
+		s->exact = false;
+		return;
+	}
+	s->calls_slow = calls[1] / runs[1];
+	s->calls_fast = calls[0] / runs[0];
+	s->per_call_slow = calls[1] ? t[1] / calls[1] : NAN;
+	s->per_call_fast = calls[0] ? t[0] / calls[0] : NAN;
+	/* a class without a call costs nothing per call: the terms stay exact */
+	s->from_calls = (s->calls_slow - s->calls_fast) * (calls[0] ? s->per_call_fast : 0);
+	s->from_per_call = s->calls_slow *
+			   ((calls[1] ? s->per_call_slow : 0) - (calls[0] ? s->per_call_fast : 0));
+}
+
+static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
+			const struct xa_result *r, const struct resources *res, size_t k,
+			struct xa_critical *c)
+{
+	struct xa_disk_cpu *d = &c->disk_cpu;
+	double rq[2] = {0, 0}, by[2] = {0, 0};
+
+	memset(d, 0, sizeof(*d));
+	d->p = 1;
+	if (!c->s2.nfactors || c->s2.factors[0].feat != XA_CPU_RUN ||
+	    !(r->features & XLP_FEAT_BLOCK))
+		return;
+	d->tested = true;
+	for (size_t run = 0; run < dataset__nruns(ds); run++) {
+		const struct ds_res *x = resources__get(res, k, run);
+		double t = (double)dataset__time(ds, run, c->func);
+		int slow = c->gt ? t > c->threshold_ns : t <= c->threshold_ns;
+		bool with = x->ctr[XLP_C_DISK_RQ] > 0;
+
+		if (slow) {
+			d->nslow++;
+			d->slow_with += with;
+		} else {
+			d->nfast++;
+			d->fast_with += with;
+		}
+		rq[slow] += (double)x->ctr[XLP_C_DISK_RQ];
+		by[slow] += (double)x->ctr[XLP_C_DISK_BYTES];
+	}
+	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
+	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
+	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
+	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
+	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	d->holds = d->p <= o->alpha_evidence;
+}
+
+int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		   const struct resources *res, size_t k)
+{
+	struct xa_critical *c = &r->crit[k];
+	size_t n = dataset__nruns(ds);
+	uint8_t *lab = malloc(n + 1);
+	int reason = c->s2.nfactors ? xa_feat_reason(c->s2.factors[0].feat) : -1;
+	int err = -ENOMEM;
+
+	if (!lab)
+		goto cleanup;
+	split_calls(ds, r, c);
+	disk_on_cpu(ds, o, r, res, k, c);
+	/* the function's own labels: its slow samples against its fast ones */
+	for (size_t i = 0; i < n; i++) {
+		double t = (double)dataset__time(ds, i, c->func);
+
+		lab[i] = c->gt ? t > c->threshold_ns : t <= c->threshold_ns;
+	}
+	err = growth_build(ds, o, c->func, reason, lab, &c->growth);
+cleanup:
+	free(lab);
+	return err;
+}
+
+static double class_mean(const double *v, const uint8_t *slow, size_t n, int want)
+{
+	double sum = 0, cnt = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!!slow[i] == want) {
+			sum += v[i];
+			cnt++;
+		}
+	return cnt ? sum / cnt : NAN;
+}
+
+struct order {
+	uint32_t file;
+	uint64_t start;
+	size_t i;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Runs test over the samples past the factor's threshold, in time order. */
+static int bursts(const struct order *ord, const double *v, size_t n, const struct xa_factor *f,
+		  struct xa_fallback *fb)
+{
+	struct order *o = malloc(n * sizeof(*o) + 1);
+	uint8_t *seq = malloc(n + 1);
+	int err = -ENOMEM;
+
+	if (!o || !seq)
+		goto cleanup;
+	memcpy(o, ord, n * sizeof(*o));
+	xlp_sort(o, n, sizeof(*o), cmp_order);
+	for (size_t i = 0; i < n; i++)
+		seq[i] = f->gt ? v[o[i].i] > f->threshold : v[o[i].i] <= f->threshold;
+	fb->runs_p = ev__runs_test(seq, n, &fb->bursts, &fb->bursts_expected);
+	err = 0;
+cleanup:
+	free(o);
+	free(seq);
+	return err;
+}
+
+/* One baseline factor's test; fb is filled in. */
+static int test_factor(const struct xa_factor *f, const double *v, const double *lat,
+		       const uint8_t *slow, const struct order *ord, size_t n,
+		       const struct analysis_opts *o, struct xa_fallback *fb)
+{
+	int err;
+
+	double add = class_mean(lat, slow, n, 1) - class_mean(lat, slow, n, 0);
+	double lfast = class_mean(lat, slow, n, 0);
+
+	fb->tested = true;
+	fb->feat = f->feat;
+	fb->threshold = f->threshold;
+	fb->slow_hits = f->slow_hits;
+	fb->nslow = f->nslow;
+	fb->fast_hits = f->fast_hits;
+	fb->nfast = f->nfast;
+	fb->p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
+			   f->nslow + f->nfast);
+	fb->share = add > 0 ? (class_mean(v, slow, n, 1) - class_mean(v, slow, n, 0)) / add : NAN;
+	fb->fast_share = lfast > 0 ? class_mean(v, slow, n, 0) / lfast : NAN;
+	fb->excess = fb->share - fb->fast_share;
+	fb->p_mw = ev__mann_whitney(v, slow, n);
+	fb->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	fb->runs_p = 1;
+	if (f->gt) {
+		err = ev__gap_test(v, n, f->threshold, 0, &fb->gap);
+		err = err ? err : bursts(ord, v, n, f, fb);
+		if (err)
+			return err;
+	}
+	/* NAN compares false: no added latency, no fast time, no answer */
+	fb->out_of_proportion = fb->excess >= o->excess_share && fb->p_mw <= o->alpha_evidence;
+	fb->cpu_bursts = f->feat == XA_CPU_RUN && fb->runs_p <= o->alpha_evidence &&
+			 fb->bursts <= fb->bursts_expected / 2;
+	fb->mode = fb->gap.p <= o->alpha_evidence && !fb->cpu_bursts;
+	fb->holds = f->gt && fb->p <= o->alpha_evidence && (fb->out_of_proportion || fb->mode);
+	return 0;
+}
+
+/* The slow runs' block requests against the fast runs' (whole run, all threads). */
+static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts *o,
+			   const struct xa_result *r, struct xa_fallback *fb)
+{
+	struct xa_disk_cpu *d = &fb->disk_cpu;
+	double rq[2] = {0, 0}, by[2] = {0, 0};
+
+	d->tested = true;
+	for (size_t run = 0; run < dataset__nruns(ds); run++) {
+		const struct ds_run *x = dataset__run(ds, run);
+		int slow = !!r->slow[run];
+		bool with = x->base[XLP_C_DISK_RQ] > 0;
+
+		if (!x->has_base)
+			continue;
+		if (slow) {
+			d->nslow++;
+			d->slow_with += with;
+		} else {
+			d->nfast++;
+			d->fast_with += with;
+		}
+		rq[slow] += (double)x->base[XLP_C_DISK_RQ];
+		by[slow] += (double)x->base[XLP_C_DISK_BYTES];
+	}
+	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
+	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
+	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
+	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
+	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	/* more CPU in the slow runs (the factor's Fisher test) that came with their block requests
+	 */
+	d->holds = fb->p <= o->alpha_evidence && d->p <= o->alpha_evidence;
+	fb->holds = d->holds;
+}
+
+int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+{
+	size_t nr = dataset__nruns(ds), n = 0;
+	double *v = malloc(nr * sizeof(*v) + 1), *lat = malloc(nr * sizeof(*lat) + 1);
+	uint8_t *slow = malloc(nr + 1);
+	struct order *ord = malloc(nr * sizeof(*ord) + 1);
+	struct xa_fallback *fb = &r->fallback;
+	int err = -ENOMEM;
+
+	memset(fb, 0, sizeof(*fb));
+	fb->p = fb->p_mw = fb->runs_p = fb->disk_cpu.p = 1;
+	fb->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	if (!v || !lat || !slow || !ord)
+		goto cleanup;
+	err = 0;
+	/* below --min-slowdown the user asked for no answer */
+	if (r->status != XA_NO_PRECOND || !r->has_base || (r->insignificant && !r->nrejected))
+		goto cleanup;
+	for (size_t k = 0; k < r->base.nfactors && !fb->holds; k++) {
+		const struct xa_factor *f = &r->base.factors[k];
+		struct xa_fallback t = {0};
+
+		if (!xa_feat_is_time(f->feat))
+			continue;
+		n = 0;
+		for (size_t run = 0; run < nr; run++) {
+			const struct ds_run *x = dataset__run(ds, run);
+			double feat[XA_NFEAT];
+
+			if (!x->has_base)
+				continue;
+			xa_ctr_features(x->base, feat);
+			v[n] = feat[f->feat];
+			lat[n] = x->latency_ns;
+			ord[n] = (struct order){.file = x->file, .start = x->start_ns, .i = n};
+			slow[n++] = r->slow[run];
+		}
+		err = test_factor(f, v, lat, slow, ord, n, o, &t);
+		if (err)
+			goto cleanup;
+		/* the first that holds, else the first tested, is shown */
+		if (t.holds || !fb->tested)
+			*fb = t;
+	}
+	if (fb->tested && !fb->holds && fb->feat == XA_CPU_RUN && (r->features & XLP_FEAT_BLOCK))
+		whole_disk_cpu(ds, o, r, fb);
+	if (fb->tested)
+		err = growth_build(ds, o, DS_NO_FUNC, xa_feat_reason(fb->feat), r->slow,
+				   &fb->growth);
+cleanup:
+	free(v);
+	free(lat);
+	free(slow);
+	free(ord);
+	return err;
+}
