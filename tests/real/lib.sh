@@ -380,9 +380,11 @@ client_truth() {
 	local name=$1 trace=$2 res=$3 min=$4 windows="[]" span s why=""
 	TRUTH_OK=0 TRUTH="no ground truth"
 	[ -n "${XLP_WINDOWS:-}" ] && [ -s "$XLP_WINDOWS" ] && windows=$(jq -s -c '[_nwise(2)]' "$XLP_WINDOWS")
-	span=$(jq -c '[.start + .offset, ([.runs[] | .start + .lat] | max // .start) + .offset]' "$trace.truth") &&
-		s=$(jq -R -s -r --argjson span "$span" --argjson windows "$windows" -f "$REAL/client.jq" "$W/client.log") ||
-		{ fail "${name}_truth" "no ground truth (client log)"; return 1; }
+	if ! span=$(jq -c '[.start + .offset, ([.runs[] | .start + .lat] | max // .start) + .offset]' "$trace.truth") ||
+		! s=$(jq -R -s -r --argjson span "$span" --argjson windows "$windows" -f "$REAL/client.jq" "$W/client.log"); then
+		fail "${name}_truth" "no ground truth (client log)"
+		return 1
+	fi
 	# shellcheck disable=SC2086 # fields: see client.jq
 	set -- $s
 	local n=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 bad=$7
