@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # Shared helpers of the real-software suite (tests/real/test_*): results,
-# clean-up, private PostgreSQL clusters, cgroups, recording, the ground
-# truth measured from the trace, and the check against tests/real/expected.
+# clean-up, private PostgreSQL clusters, servers with a steady client and
+# perturbation windows, cgroups, recording, the ground truth measured from
+# the trace (or by a server's client), and the check against
+# tests/real/expected.
 #
 # A scenario runs in a subshell (`scenario NAME FUNC`); everything it sets
 # up registers its undoing with `undo`, run in reverse order when the
