@@ -12,9 +12,16 @@ set -eu
 # minimal Debian 12 (priority standard, not required) does not have;
 # tests/root/test_timeline decodes the Perfetto export with protoc;
 # chromium: tests/unit/test_html_chromium loads the HTML report in it, headless.
+# tests/real/test_nginx and test_redis run Debian's servers as shipped:
+# nginx-light (the worker serves static files), wrk (its steady client,
+# paced by a Lua script), redis-server and redis-tools (redis-cli fills the
+# list), python3 (the redis client, tests/real/redis/client.py). Installing
+# them may start Debian's default instances (ports 80 and 6379); the tests
+# run their own, on free ports, and leave those alone.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
-      postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium"
+      postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
+      nginx-light wrk redis-server redis-tools python3"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

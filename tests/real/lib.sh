@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # Shared helpers of the real-software suite (tests/real/test_*): results,
-# clean-up, private PostgreSQL clusters, cgroups, recording, the ground
-# truth measured from the trace, and the check against tests/real/expected.
+# clean-up, private PostgreSQL clusters, servers with a steady client and
+# perturbation windows, cgroups, recording, the ground truth measured from
+# the trace (or by a server's client), and the check against
+# tests/real/expected.
 #
 # A scenario runs in a subshell (`scenario NAME FUNC`); everything it sets
 # up registers its undoing with `undo`, run in reverse order when the
@@ -155,6 +157,84 @@ pgbench_stop() {
 	PGBENCH=
 }
 
+# ------------------------------------------------- servers (nginx, redis)
+
+# free_port: a TCP port nothing listens on, on the loopback.
+free_port() {
+	local p i
+	for ((i = 0; i < 100; i++)); do
+		p=$((20000 + RANDOM % 30000))
+		[ -z "$(ss -Htln "sport = :$p")" ] && echo "$p" && return 0
+	done
+	note "no free TCP port found"
+	return 1
+}
+
+# server_start USER CMD [ARGS...]: CMD as USER in a session of its own
+# (setpriv execs it: $SERVER is its pid), stopped by undo.
+server_start() {
+	local user=$1
+	shift
+	setsid setpriv --reuid="$user" --regid="$user" --init-groups -- "$@" </dev/null \
+		>"$W/server.out" 2>&1 &
+	SERVER=$!
+	undo server_stop
+}
+
+server_stop() {
+	[ -n "${SERVER:-}" ] || return 0
+	kill -TERM "$SERVER" 2>/dev/null
+	# a server that does not stop within 10 s is killed, its children too
+	timeout 10 tail --pid="$SERVER" -f /dev/null || kill -KILL -- "-$SERVER"
+	wait "$SERVER"
+	SERVER=
+}
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT (10 s at most)
+# while $SERVER lives.
+wait_port() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -n "$(ss -Htln "sport = :$1")" ] && return 0
+		kill -0 "$SERVER" 2>/dev/null || break
+		sleep 0.1
+	done
+	note "the server does not listen on port $1: $(tail -n 3 "$W/server.out")"
+	return 1
+}
+
+# client_start CMD [ARGS...]: the steady client, in its own process group
+# (killed with what it started by client_stop or undo); output in $W/client.out.
+client_start() {
+	setsid "$@" </dev/null >"$W/client.out" 2>&1 &
+	CLIENT=$!
+	undo client_stop
+}
+
+client_stop() {
+	[ -n "${CLIENT:-}" ] || return 0
+	kill -TERM -- "-$CLIENT" 2>/dev/null
+	wait "$CLIENT" 2>/dev/null
+	CLIENT=
+}
+
+# windows_start ON OFF ON_CMD OFF_CMD: bin/windows in its own process group,
+# the first window 1 s from now (recording has begun by then), windows in
+# $XLP_WINDOWS; windows_stop (or undo) ends the one under way.
+windows_start() {
+	export XLP_WINDOWS=$W/windows
+	setsid windows "$XLP_WINDOWS" 1 "$@" </dev/null >"$W/windows.out" 2>&1 &
+	WINDOWS=$!
+	undo windows_stop
+}
+
+windows_stop() {
+	[ -n "${WINDOWS:-}" ] || return 0
+	kill -TERM -- "-$WINDOWS" 2>/dev/null
+	wait "$WINDOWS"
+	WINDOWS=
+}
+
 # ------------------------------------------------------------------ cgroups
 
 # cgroup CONTROLLER: a new cgroup v1 directory of CONTROLLER in $CG; at the
@@ -238,26 +318,34 @@ ms() { awk -v ns="$1" 'BEGIN { if (ns == "" || ns == "null" || ns == "-") print 
 
 # truth NAME TRACE RESOURCE MIN_NS: the ground truth. The perturbed runs are
 # those that began right after a mark (bin/mark, in $XLP_MARKS: set it in
-# the perturbed scenarios, not in their twins). A perturbed scenario must
+# the perturbed scenarios, not in their twins), or were under way in a
+# window of bin/windows (in $XLP_WINDOWS). MIN_NS may be Kx: K times the
+# median latency of the runs not perturbed. A perturbed scenario must
 # have 15..35 % of its runs perturbed (one in four by design), those at
 # least 1.3 times slower (medians), and xlprobe must show RESOURCE (a
 # counter of the dump: disk, ipc, cpu_wait...) >= MIN_NS in 80 % of them.
 # Prints what was measured, and the share of the added time spent in each
 # marked function (the drill-down). Sets TRUTH (short) and TRUTH_OK.
 truth() {
-	local name=$1 res=$3 min=$4 marks='[]' s why=""
+	local name=$1 res=$3 min=$4 marks='[]' windows='[]' s why="" shown
 	TRUTH_OK=0 TRUTH="no ground truth"
 	[ -n "${XLP_MARKS:-}" ] && [ -s "$XLP_MARKS" ] && marks=$(jq -s -c . "$XLP_MARKS")
-	s=$(jq -r --arg res "$res" --argjson min "$min" --argjson marks "$marks" \
+	[ -n "${XLP_WINDOWS:-}" ] && [ -s "$XLP_WINDOWS" ] && windows=$(jq -s -c '[_nwise(2)]' "$XLP_WINDOWS")
+	s=$(jq -r --arg res "$res" --arg min "$min" --argjson marks "$marks" --argjson windows "$windows" \
 		-f "$REAL/summary.jq" "$2.truth") || { fail "${name}_truth" "no ground truth"; return 1; }
+	case $res:$min in
+	*:*x) shown="${min%x} x the unperturbed median" ;;
+	*_rq:* | *_txn:*) shown=$min ;; # counts
+	*) shown=$(ms "$min") ;;
+	esac
 	# shellcheck disable=SC2086 # fields: see summary.jq
 	set -- $s
 	local runs=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 hitp=$7 hitq=$8
 	shift 8
-	if [ -n "${XLP_MARKS:-}" ]; then
+	if [ -n "${XLP_MARKS:-}${XLP_WINDOWS:-}" ]; then
 		TRUTH="$pct % of $runs runs perturbed, x$ratio"
 		note "$name ground truth: $runs runs, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo")" \
-			"(x$ratio); $res >= $(ms "$min") in $hitp of them, in $hitq of the $((runs - k)) others"
+			"(x$ratio); $res >= $shown in $hitp of them, in $hitq of the $((runs - k)) others"
 		[ $# -gt 0 ] && note "$name added time per function: $*"
 		if [ "$runs" -lt 20 ]; then
 			why="only $runs runs recorded"
@@ -266,11 +354,11 @@ truth() {
 		elif ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
 			why="perturbed runs only x$ratio slower"
 		elif [ $((hitp * 100)) -lt $((k * 80)) ]; then
-			why="$res >= $(ms "$min") in only $hitp of the $k perturbed runs"
+			why="$res >= $shown in only $hitp of the $k perturbed runs"
 		fi
 	else
 		TRUTH="$runs runs, not perturbed"
-		note "$name ground truth: $runs runs, not perturbed: median $(ms "$lo"); $res >= $(ms "$min") in $hitq runs"
+		note "$name ground truth: $runs runs, not perturbed: median $(ms "$lo"); $res >= $shown in $hitq runs"
 		[ "$runs" -ge 20 ] || why="only $runs runs recorded"
 	fi
 	if [ -n "$why" ]; then
@@ -279,6 +367,67 @@ truth() {
 	fi
 	pass "${name}_truth"
 	TRUTH_OK=1
+}
+
+# client_truth NAME TRACE RESOURCE MIN: the ground truth of a server
+# scenario, from its client's own clock ($W/client.log, see client.jq): the
+# requests under way in a window of bin/windows ($XLP_WINDOWS) are the
+# perturbed ones. A perturbed scenario must have 15..35 % of its requests
+# perturbed, those at least 1.3 times slower (medians); every scenario at
+# least 20 requests, all answered. The trace's own view of the same
+# windows (its runs, and RESOURCE >= MIN in them, as in truth) is printed
+# beside it, not judged: that is what the report is judged on.
+# Sets TRUTH (short) and TRUTH_OK.
+client_truth() {
+	local name=$1 trace=$2 res=$3 min=$4 windows="[]" span s why=""
+	TRUTH_OK=0 TRUTH="no ground truth"
+	[ -n "${XLP_WINDOWS:-}" ] && [ -s "$XLP_WINDOWS" ] && windows=$(jq -s -c '[_nwise(2)]' "$XLP_WINDOWS")
+	if ! span=$(jq -c '[.start + .offset, ([.runs[] | .start + .lat] | max // .start) + .offset]' "$trace.truth") ||
+		! s=$(jq -R -s -r --argjson span "$span" --argjson windows "$windows" -f "$REAL/client.jq" "$W/client.log"); then
+		fail "${name}_truth" "no ground truth (client log)"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # fields: see client.jq
+	set -- $s
+	local n=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 bad=$7
+	if [ -n "${XLP_WINDOWS:-}" ]; then
+		TRUTH="$pct % of $n requests perturbed, x$ratio"
+		note "$name ground truth (client): $n requests, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo") (x$ratio)"
+	else
+		TRUTH="$n requests, not perturbed"
+		note "$name ground truth (client): $n requests, not perturbed: median $(ms "$lo")"
+	fi
+	trace_view "$name" "$trace" "$res" "$min"
+	if [ "$n" -lt 20 ]; then
+		why="only $n requests during the recording"
+	elif [ "$bad" != 0 ]; then
+		why="$bad requests failed"
+	elif [ -n "${XLP_WINDOWS:-}" ]; then
+		if [ "$pct" -lt 15 ] || [ "$pct" -gt 35 ]; then
+			why="$pct % of the requests perturbed, expected 15..35 %"
+		elif ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
+			why="perturbed requests only x$ratio slower"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		fail "${name}_truth" "$why"
+		return 1
+	fi
+	pass "${name}_truth"
+	TRUTH_OK=1
+}
+
+# trace_view NAME TRACE RESOURCE MIN: a note with what the trace shows of
+# the windows (summary.jq).
+trace_view() {
+	local windows='[]' s
+	[ -n "${XLP_WINDOWS:-}" ] && [ -s "$XLP_WINDOWS" ] && windows=$(jq -s -c '[_nwise(2)]' "$XLP_WINDOWS")
+	s=$(jq -r --arg res "$3" --arg min "$4" --argjson marks '[]' --argjson windows "$windows" \
+		-f "$REAL/summary.jq" "$2.truth") || return 0
+	# shellcheck disable=SC2086
+	set -- "$1" "$3" "$4" $s
+	note "$1 in the trace: $4 runs, $5 in the windows: median $(ms "$7") vs $(ms "$8") (x$9);" \
+		"$2 >= $3 in ${10} of them, in ${11} of the others${12:+; added time per function: ${*:12}}"
 }
 
 # expected NAME: "function(s) factor peer" from tests/real/expected.

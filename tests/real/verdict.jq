@@ -1,8 +1,10 @@
 # Why a report (xlprobe report --json) does not meet the expectation
-# $fn (functions separated by |, or "-" for no accusation), $factor, $peer
-# ("-": any); empty when it does. The expected function must be critical
-# with the expected factor, and no critical function may carry another.
+# $fn (functions separated by |, or "-" for no accusation), $factor (factors
+# separated by |: any of them), $peer ("-": any); empty when it does. The
+# expected function must be critical with an expected factor, and no
+# critical function may carry another.
 ($fn | split("|")) as $fns
+| ($factor | split("|")) as $factors
 # A function slowed because its CPU did not run it (cpu_steal: the
 # hypervisor's steal clock, or late timers) was perturbed by the host, not by
 # the scenario: it is left out of the judgement (tests/e2e/test_e2e.c).
@@ -15,8 +17,8 @@
   else
     ($cf | map(select(.f as $f | any($fns[]; . == $f)))) as $hit
     | if ($hit | length) == 0 then "found \($found), expected \($fn)/\($factor)"
-      elif ($hit | map(select(.x == $factor)) | length) == 0 then "found \($found), expected factor \($factor)"
-      elif ($cf | map(select(.x != $factor)) | length) > 0 then "found \($found): a wrong factor besides"
+      elif ($hit | map(select(.x as $x | any($factors[]; . == $x))) | length) == 0 then "found \($found), expected factor \($factor)"
+      elif ($cf | map(select(.x as $x | any($factors[]; . == $x) | not)) | length) > 0 then "found \($found): a wrong factor besides"
       elif $peer != "-" and ($hit | map(select(.p == $peer)) | length) == 0 then "found \($found) with IPC peer \($hit[0].p), expected \($peer)"
       else "" end
   end
