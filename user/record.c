@@ -328,7 +328,8 @@ static void fill_meta(struct recorder *r)
 	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	m->clock_id = CLOCK_MONOTONIC;
 	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0) |
-		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0);
+		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0) |
+		      (r->o.no_prewake ? 0 : XLP_FEAT_PREWAKE);
 	m->boot_offset_ns =
 		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();
@@ -658,6 +659,7 @@ static int setup(struct recorder *r)
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .sample_hz = r->o.sample_hz,
 				  .timeline = r->o.timeline,
+				  .prewake = !r->o.no_prewake,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];

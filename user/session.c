@@ -457,6 +457,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	}
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	s->skel->rodata->cfg_timeline = opts->timeline;
+	s->skel->rodata->cfg_prewake = opts->prewake;
 	select_programs(s, vmlinux, &wanted);
 	if (opts->sample_hz) {
 		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;

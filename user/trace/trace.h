@@ -47,6 +47,9 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_FEAT_DELAYACCT (1u << 7)
 #define XLP_FEAT_SAMPLE (1u << 8)   /* stack samples (record --sample) */
 #define XLP_FEAT_TIMELINE (1u << 9) /* scheduling events (record --timeline) */
+/* runs hold the runqueue wait since their thread's wakeup (queued; record
+ * without --no-prewake, bpf/prewake.bpf.h) */
+#define XLP_FEAT_PREWAKE (1u << 10)
 
 /* struct xlp_func_info.flags */
 #define XLP_FUNC_INTERACTION (1u << 0)
