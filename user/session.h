@@ -106,6 +106,14 @@ int session__sample_cost(struct session *s, struct xlp_sample_cost *sum);
  */
 int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len);
 
+/*
+ * What the ring buffer delivered so far: records (a batch counts each of
+ * its records) and bytes (with the ring buffer's own headers).
+ */
+void session__rb_counts(const struct session *s, uint64_t *records, uint64_t *bytes);
+/* One BPF-side counter summed over CPUs (0 if it cannot be read). */
+uint64_t session__stat(struct session *s, enum xlp_stat i);
+
 /* BPF-side counters (enum xlp_stat) summed over CPUs. */
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);
 

@@ -70,8 +70,7 @@ static void prewake_run(bool off)
 	REQUIRE(n == NREQ, "the workload reported %d of %d requests", n, NREQ);
 	REQUIRE(!xt_trace_load(trace, &t));
 	CHECK(t.status == TRACE_COMPLETE);
-	CHECK(!!(t.meta->features & XLP_FEAT_PREWAKE) == !off, "features 0x%x",
-	      t.meta->features);
+	CHECK(!!(t.meta->features & XLP_FEAT_PREWAKE) == !off, "features 0x%x", t.meta->features);
 	id = xt_func_id(&t, "handle_request");
 	REQUIRE(id >= 0);
 	/* one thread calls it: its records come in the order of the requests */

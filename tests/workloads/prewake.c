@@ -130,7 +130,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-hog"))
 			use_hog = false;
 		else {
-			fprintf(stderr, "usage: prewake [--requests N] [--wait-signal] [--no-hog]\n");
+			fprintf(stderr,
+				"usage: prewake [--requests N] [--wait-signal] [--no-hog]\n");
 			return 2;
 		}
 	}
