@@ -19,7 +19,7 @@
 #include "xlptest.h"
 
 #define THREADS "1000"
-#define CALLS "50"
+#define CALLS "30"
 
 /* The share of the records lost, or -1 when the run could not be checked. */
 static double overload_run(const char *realtime)
@@ -113,8 +113,7 @@ static double overload_run(const char *realtime)
 		v = strstr(rep, "\nVerdict: ");
 		CHECK(v, "no verdict: %s", rep);
 		if (v)
-			CHECK(!strncmp(v, want, strlen(want)) ==
-				      (share > XLP_LOSS_CAVEAT),
+			CHECK(!strncmp(v, want, strlen(want)) == (share > XLP_LOSS_CAVEAT),
 			      "lost %.2f %%: %.300s", 100 * share, v);
 		rc = xt_run(jargv, 120000, rep, sizeof(rep), rerr, sizeof(rerr));
 		CHECK(rc == 0, "report --json exit %d: %s", rc, rerr);
