@@ -52,7 +52,8 @@ static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		"thread's wakeup and the handler; median %s in slow runs, %s in fast",
 		q.runs, r->lab.n, report__dur(q.slow_median, a, sizeof(a)),
 		report__dur(q.fast_median, b, sizeof(b)));
-	if (!isnan(q.share))
+	/* only a share it holds: a difference of zeros says nothing */
+	if (!isnan(q.share) && q.share >= 0.005)
 		fprintf(f, ", %.0f %% of the added latency", 100 * q.share);
 	fputs(" (in their latency and cpu_wait; record --no-prewake leaves it out)\n", f);
 }
