@@ -45,6 +45,9 @@ struct ds_run {
 	uint32_t pid, tid; /* tid: 0 for a launch */
 	uint64_t start_ns, end_ns;
 	double latency_ns;
+	/* of it, the runqueue wait before the handler, since the thread's
+	 * wakeup (record's prewake, counter queued); 0 for a launch */
+	uint64_t queued_ns;
 	bool has_base;
 	uint64_t base[XLP_NR_CTR]; /* whole-run process counters */
 };
@@ -63,6 +66,9 @@ struct ds_drops {
 	/* processes forked by traced ones (struct xlp_fork_rec): probed from
 	 * their record on, the longest wait; never probed (gone, failed) */
 	uint64_t forks_late, fork_window_max_ns, forks_unprobed;
+	/* records read that the programs produced (xlp_rec_from_programs):
+	 * with rb_full and lost_by_reader, what they sent */
+	uint64_t program_records;
 	size_t ntruncated; /* files without a valid footer */
 	size_t ndamaged;   /* files with a footer that does not match what was read */
 };

@@ -13,6 +13,7 @@
 struct cand {
 	uint32_t pid, tid;
 	uint64_t start, end;
+	uint64_t queued; /* an interaction call's incl[XLP_C_QUEUED] */
 };
 
 struct base_rec {
@@ -30,14 +31,16 @@ struct pass1 {
 	bool have_stats;
 	struct xlp_stats_rec stats; /* the last one: drops of a truncated file */
 	uint64_t nrecords;
+	uint64_t nprog; /* of them, produced by the programs */
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
 };
 
-static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start, uint64_t end)
+static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start, uint64_t end,
+		    uint64_t queued)
 {
 	if (xlp_grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
-	p->cand[p->ncand++] = (struct cand){pid, tid, start, end};
+	p->cand[p->ncand++] = (struct cand){pid, tid, start, end, queued};
 	return 0;
 }
 
@@ -64,7 +67,8 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 
 		if (f->info.launches || c->func_id >= f->nlocal || !f->is_interaction[c->func_id])
 			return 0;
-		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL]);
+		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
+				c->incl[XLP_C_QUEUED]);
 	}
 	if (h->type == XLP_R_RUN && h->size >= sizeof(struct xlp_run_rec)) {
 		const struct xlp_run_rec *r = (const void *)h;
@@ -74,7 +78,7 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 	if (h->type == XLP_R_LAUNCH && h->size >= sizeof(struct xlp_launch_rec)) {
 		const struct xlp_launch_rec *l = (const void *)h;
 
-		return f->info.launches ? add_cand(p, l->pid, 0, l->start_ns, l->end_ns) : 0;
+		return f->info.launches ? add_cand(p, l->pid, 0, l->start_ns, l->end_ns, 0) : 0;
 	}
 	if (h->type == XLP_R_PROC && h->size >= sizeof(struct xlp_proc_rec)) {
 		const struct xlp_proc_rec *r = (const void *)h;
@@ -202,6 +206,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		r->start_ns = c->start;
 		r->end_ns = c->end;
 		r->latency_ns = (double)(c->end - c->start);
+		r->queued_ns = c->queued;
 		b = find_base(p, c->pid, c->tid, f->info.launches ? 0 : c->start);
 		if (b) {
 			r->has_base = true;
@@ -278,6 +283,7 @@ static int take_drops(struct dataset *ds, struct trace_reader *r, const struct p
 	for (int i = 0; i < XLP_NR_STAT; i++)
 		ds->drops.stat[i] += stat[i];
 	ds->drops.lost_by_reader += lost;
+	ds->drops.program_records += p->nprog;
 	ds->drops.bad_chunks += in->bad;
 	ds->drops.missing_chunks += in->missing;
 	ds->drops.duplicate_chunks += in->duplicate;
@@ -308,6 +314,7 @@ static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds
 
 	while ((ret = trace_reader__next(r, &h)) > 0) {
 		p->nrecords++;
+		p->nprog += xlp_rec_from_programs(h->type);
 		ret = take_record(p, f, h);
 		if (ret)
 			break;

@@ -18,6 +18,7 @@
  * six counters, not twenty.
  */
 #include "reasons.bpf.h"
+#include "prewake.bpf.h"
 
 static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, __u64 now,
 				     __u64 *out)
@@ -93,8 +94,11 @@ int xlp_func_entry(struct pt_regs *ctx)
 		if (p) {
 			proc_now(p, t, now, t->run_proc_snap);
 			t->run_depth = d + 1;
+			prewake_begin(t, p, f, now);
 		}
 	}
+	/* the first marked call since the wakeup, whichever it is */
+	t->pw_armed = 0;
 	return 0;
 }
 

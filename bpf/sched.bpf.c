@@ -15,6 +15,7 @@
  * starts counting, so both agree.
  */
 #include "reasons.bpf.h"
+#include "prewake.bpf.h"
 
 /*
  * The on-CPU and runqueue time of a slice as the kernel itself counts them
@@ -218,7 +219,8 @@ int BPF_PROG(xlp_sched_switch_old, bool preempt, struct task_struct *prev, struc
 	return sched_switch(ctx, preempt, prev, next, xlp_switch_prev_state(prev));
 }
 
-static __always_inline void wakeup(struct task_struct *p)
+/* is_new: a new thread's first wakeup, which no request caused */
+static __always_inline void wakeup(struct task_struct *p, bool is_new)
 {
 	struct xlp_thread *t = thread_get(p);
 	__u32 state;
@@ -232,6 +234,8 @@ static __always_inline void wakeup(struct task_struct *p)
 	state = t->state;
 	now = bpf_ktime_get_ns();
 	ev_wakeup(t, proc_get(t), now);
+	if (!is_new)
+		prewake_arm(t, state, now);
 	/* a wakeup of a thread that is not asleep ends no sleep */
 	if (state == XLP_T_SLEEP_S || state == XLP_T_SLEEP_D)
 		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker_tid, (__u16)t->wait_reason, now);
@@ -243,14 +247,14 @@ static __always_inline void wakeup(struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(xlp_sched_wakeup, struct task_struct *p)
 {
-	wakeup(p);
+	wakeup(p, false);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(xlp_sched_wakeup_new, struct task_struct *p)
 {
-	wakeup(p);
+	wakeup(p, true);
 	return 0;
 }
 

@@ -88,6 +88,14 @@ struct xlp_thread {
 	__u32 run_depth;		 /* 1 + depth of the open interaction frame, 0 if none */
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
+	/* the prewake (bpf/prewake.bpf.h): armed at a wakeup from a sleep,
+	 * with the thread's runqueue wait and sleep totals then; disarmed by
+	 * the next marked call's entry */
+	__u32 pw_armed;
+	__u32 __pw_pad;
+	__u64 pw_at; /* the wakeup */
+	__u64 pw_wait;
+	__u64 pw_slept;
 	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
 	 * they go out before the batch could overflow XLP_BATCH_BYTES, and
 	 * before any other record of the thread. The slack is the verifier's

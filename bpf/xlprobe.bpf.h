@@ -41,6 +41,8 @@
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
 /* record --timeline: send every scheduling event of traced threads */
 XLP_GLOBAL(volatile const __u32 cfg_timeline, 0);
+/* record's prewake (bpf/prewake.bpf.h); --no-prewake clears it */
+XLP_GLOBAL(volatile const __u32 cfg_prewake, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
 XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
 

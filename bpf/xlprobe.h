@@ -36,6 +36,12 @@
  * clock; 0 on bare metal). CPU_RUN excludes it, as the kernel's own
  * sum_exec_runtime does. CPU_STEAL took the first reserved slot: traces
  * of format 2 without it read as 0 (no steal measured).
+ * QUEUED took the second (and last) reserved slot: the runqueue wait
+ * between a thread's wakeup and the entry of the run it was woken for
+ * (record's prewake, bpf/prewake.bpf.h), which that run's call and run
+ * records also hold in their WALL and CPU_WAIT; a thread's or process's
+ * total is the sum over its runs. Traces without it, or recorded with
+ * --no-prewake, read as 0.
  * FREQ_KHZ_NS is sum(kHz of the CPU x ns run on it): the average frequency
  * over an interval is delta(FREQ_KHZ_NS) / delta(CPU_RUN) kHz. It wraps
  * after ~6000 s on-CPU at 3 GHz; deltas are taken modulo 2^64, so they
@@ -66,7 +72,7 @@
 	X(DISK_BYTES, "disk_bytes")						\
 	X(BINDER_TXN, "binder_txn") /* binder transactions sent */		\
 	X(CPU_STEAL, "cpu_steal") /* on a CPU the hypervisor gave to another guest */ \
-	X(RESERVED2, NULL)
+	X(QUEUED, "queued")	/* runqueue wait before a run's handler (prewake), in CPU_WAIT */
 /* clang-format on */
 
 #define XLP_CTR_ENUM(id, name) XLP_C_##id,
@@ -74,7 +80,7 @@ enum xlp_ctr { XLP_CTR_LIST(XLP_CTR_ENUM) XLP_NR_CTR };
 #undef XLP_CTR_ENUM
 
 /* Counters that hold time (ns); the others are counts or kHz*ns. */
-#define XLP_CTR_IS_TIME(c) ((c) <= XLP_C_OTHER || (c) == XLP_C_CPU_STEAL)
+#define XLP_CTR_IS_TIME(c) ((c) <= XLP_C_OTHER || (c) == XLP_C_CPU_STEAL || (c) == XLP_C_QUEUED)
 
 /*
  * Per-CPU statistics the recorder writes into the trace footer (summed),

@@ -82,6 +82,7 @@ static const struct flag_name feat_names[] = {
 	{XLP_FEAT_BINDER, "binder"},	 {XLP_FEAT_BLOCK, "block"},
 	{XLP_FEAT_SYSCALLS, "syscalls"}, {XLP_FEAT_DELAYACCT, "delayacct"},
 	{XLP_FEAT_SAMPLE, "sample"},	 {XLP_FEAT_TIMELINE, "timeline"},
+	{XLP_FEAT_PREWAKE, "prewake"},
 };
 
 static const struct flag_name func_flag_names[] = {

@@ -29,9 +29,16 @@ struct launch {
 static struct rlimit saved_nofile;
 static bool have_saved_nofile;
 
+/* and its nice value (the recorder raises its own priority: record.c) */
+static int saved_nice;
+
 void launch__save_fd_limit(void)
 {
 	have_saved_nofile = !getrlimit(RLIMIT_NOFILE, &saved_nofile);
+	errno = 0;
+	saved_nice = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		saved_nice = 0;
 }
 
 static void child(int go_fd, int status_fd, char *const argv[])
@@ -41,6 +48,8 @@ static void child(int go_fd, int status_fd, char *const argv[])
 
 	if (have_saved_nofile)
 		setrlimit(RLIMIT_NOFILE, &saved_nofile);
+	/* SCHED_FIFO is reset at fork (SCHED_RESET_ON_FORK), a nice value not */
+	setpriority(PRIO_PROCESS, 0, saved_nice);
 
 	/* a parent that dies before releasing us must not leave us waiting */
 	if (read(go_fd, &c, 1) != 1)

@@ -14,8 +14,8 @@ struct launch;
 /* Forks; the child waits. Negative errno on failure. */
 int launch__fork(char *const argv[], struct launch **out);
 /*
- * Remembers the current RLIMIT_NOFILE: launched commands get it back
- * before exec, whatever the recorder raised its own to.
+ * Remembers the current RLIMIT_NOFILE and nice value: launched commands
+ * get them back before exec, whatever the recorder raised its own to.
  */
 void launch__save_fd_limit(void);
 pid_t launch__pid(const struct launch *l);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +37,21 @@
 #define CAP_BPF 39
 #endif
 
+/*
+ * Whether the recorder keeps up with the programs: what the ring buffer
+ * delivered and lost between two drains, and the recorder's priority.
+ */
+struct reader_load {
+	uint64_t bytes, records, rb_full; /* at the last drain */
+	uint64_t last_ns;
+	uint64_t need_bytes;  /* the most the programs sent between two drains (estimate) */
+	uint64_t max_gap_ns;  /* the longest time between two drains */
+	uint64_t rt_since_ns; /* 0: at its normal priority */
+	int rt_prio;
+	bool rt_failed;
+	bool niced; /* at nice -20 */
+};
+
 struct recorder {
 	struct record_opts o;
 	struct session *sess;
@@ -55,6 +71,8 @@ struct recorder {
 	bool launch_failed; /* a --repeat launch could not start or be probed */
 	bool ended;	    /* only the launch record is taken after this */
 	bool warned_fork;   /* a forked process could not be probed: said once */
+	uint64_t nprog;	    /* records the programs sent that reached the recorder */
+	struct reader_load load;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -142,6 +160,7 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 	if (r->ended && h->type != XLP_R_LAUNCH && h->type != XLP_R_STATS)
 		return 0;
+	r->nprog += xlp_rec_from_programs(h->type);
 	if (h->type == XLP_R_CALL || h->type == XLP_R_CALL_COMPACT) {
 		/* flags sit at the same place in both */
 		const struct xlp_call_compact_rec *c = (const void *)h;
@@ -328,7 +347,8 @@ static void fill_meta(struct recorder *r)
 	m->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	m->clock_id = CLOCK_MONOTONIC;
 	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0) |
-		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0);
+		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0) |
+		      (r->o.no_prewake ? 0 : XLP_FEAT_PREWAKE);
 	m->boot_offset_ns =
 		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();
@@ -468,6 +488,73 @@ static void show_status(struct recorder *r, uint64_t now, uint64_t *last_events,
 	*last_ns = now;
 }
 
+/*
+ * The recorder's own priority: SCHED_FIFO prio, which its children (the
+ * launched command) do not inherit. A reader at an ordinary priority gets
+ * 1 / (N + 1) of the CPUs behind N busy traced threads, and the ring
+ * buffer overflows exactly when the machine is overloaded; a SCHED_FIFO
+ * reader runs as soon as it is woken, for as long as the records take, then
+ * sleeps again (the kernel's RT throttling still leaves others 5 %).
+ */
+static void reader_realtime(struct recorder *r, int prio, uint64_t now)
+{
+	struct sched_param sp = {.sched_priority = prio};
+
+	if (r->load.rt_since_ns || r->load.rt_failed)
+		return;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp)) {
+		r->load.rt_failed = true;
+		xlp_warn("cannot run the recorder at SCHED_FIFO %d: %s: it may fall behind on a "
+			 "busy machine (records lost are counted)",
+			 prio, strerror(errno));
+		return;
+	}
+	r->load.rt_prio = prio;
+	r->load.rt_since_ns = now;
+	xlp_dbg("recorder at SCHED_FIFO %d from %.3f s", prio, (now - r->meta.start_ns) / 1e9);
+}
+
+/*
+ * The default: nice -20, a fair share that cannot starve anything, yet
+ * weighs 86 ordinary threads (weight 88761 against 1024), and a waking
+ * nice -20 thread gets a CPU almost at once. Children do not inherit it
+ * (launch.c resets the launched command's priority).
+ */
+static void reader_nice(struct recorder *r)
+{
+	if (setpriority(PRIO_PROCESS, 0, -20))
+		xlp_dbg("cannot raise the recorder's priority: %s", strerror(errno));
+	else
+		r->load.niced = true;
+}
+
+/*
+ * After each drain: how much the programs sent since the last one (what
+ * arrived, and what was lost at the mean record size), and whether the
+ * recorder fell behind: more than half the buffer waiting, or records
+ * lost. Then, by default, it takes SCHED_FIFO 1 (--realtime).
+ */
+static void reader_check(struct recorder *r, uint64_t now)
+{
+	struct reader_load *l = &r->load;
+	uint64_t recs, bytes, full = session__stat(r->sess, XLP_S_RB_FULL), sent, mean;
+
+	session__rb_counts(r->sess, &recs, &bytes);
+	mean = recs ? bytes / recs : 64;
+	sent = bytes - l->bytes + (full - l->rb_full) * mean;
+	if (sent > l->need_bytes)
+		l->need_bytes = sent;
+	if (l->last_ns && now - l->last_ns > l->max_gap_ns)
+		l->max_gap_ns = now - l->last_ns;
+	if (r->o.realtime == XLP_RT_AUTO &&
+	    (full > l->rb_full || bytes - l->bytes > r->o.ringbuf_bytes / 2))
+		reader_realtime(r, 1, now);
+	l->bytes = bytes;
+	l->records = recs;
+	l->rb_full = full;
+	l->last_ns = now;
+}
+
 static enum xlp_stop_reason run_loop(struct recorder *r)
 {
 	bool tty = !r->o.quiet && isatty(STDERR_FILENO);
@@ -487,6 +574,7 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 		if (r->write_err)
 			return XLP_STOP_ERROR;
 		now = xlp_now_ns();
+		reader_check(r, now);
 		if (r->o.duration_ns && now - r->meta.start_ns >= r->o.duration_ns)
 			return XLP_STOP_DURATION;
 		if (r->o.pid && (r->target_exited || kill(r->o.pid, 0)))
@@ -526,6 +614,78 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 		if (tty && now - last_status >= 1000000000ull)
 			show_status(r, now, &last_events, &last_status);
 	}
+}
+
+/* A power of two of bytes as --buffer-size takes it: 512K, 64M, 1G. */
+static const char *size_arg(uint64_t b, char *buf, size_t len)
+{
+	if (b >= (1ull << 30))
+		snprintf(buf, len, "%lluG", (unsigned long long)(b >> 30));
+	else if (b >= (1ull << 20))
+		snprintf(buf, len, "%lluM", (unsigned long long)(b >> 20));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)(b >> 10));
+	return buf;
+}
+
+/* The smallest --buffer-size (a power of two, in bytes) that holds need. */
+static uint64_t buffer_for(uint64_t need)
+{
+	uint64_t b = 4096;
+
+	while (b < need && b < XLP_RINGBUF_MAX)
+		b <<= 1;
+	return b;
+}
+
+/*
+ * More than XLP_LOSS_CAVEAT of the records lost: the report will call its
+ * sample partial; say what would lose less, from what was measured.
+ */
+static void loss_advice(struct recorder *r, const struct xlp_trace_footer *f)
+{
+	const struct reader_load *l = &r->load;
+	uint64_t lost = f->stat[XLP_S_RB_FULL] + f->lost_by_reader, sent = r->nprog + lost;
+	uint64_t want = buffer_for(2 * l->need_bytes);
+	char cur[32], sug[32];
+
+	if (!sent || (double)lost / sent <= XLP_LOSS_CAVEAT)
+		return;
+	size_arg(r->o.ringbuf_bytes, cur, sizeof(cur));
+	size_arg(want, sug, sizeof(sug));
+	xlp_warn("%.1f %% of the records were lost (%llu of %llu): the report will say its "
+		 "sample is partial and likely biased (losses fall where the load is). The "
+		 "programs sent up to %.1f MB between two drains, %.0f ms apart at most; to "
+		 "lose less:",
+		 100.0 * lost / sent, (unsigned long long)lost, (unsigned long long)sent,
+		 l->need_bytes / 1e6, l->max_gap_ns / 1e6);
+	if (want > r->o.ringbuf_bytes && 2 * l->need_bytes <= XLP_RINGBUF_MAX)
+		fprintf(stderr, "  --buffer-size %s (now %s): twice what one drain had to take\n",
+			sug, cur);
+	else if (want > r->o.ringbuf_bytes)
+		fprintf(stderr,
+			"  --buffer-size 1G (now %s) helps only in part: the rate is beyond "
+			"what a buffer can absorb\n",
+			cur);
+	if (r->o.realtime == XLP_RT_OFF)
+		fprintf(stderr, "  drop --realtime off: the recorder then takes SCHED_FIFO 1 as "
+				"soon as it falls behind\n");
+	else if (l->rt_since_ns)
+		fprintf(stderr,
+			"  --realtime %d: the recorder ran at SCHED_FIFO %d only from %.1f s on, "
+			"once "
+			"behind; a higher priority from the start (as perf record -r)\n",
+			l->rt_prio < 50 ? 50 : l->rt_prio, l->rt_prio,
+			(l->rt_since_ns - r->meta.start_ns) / 1e9);
+	else if (l->rt_failed)
+		fprintf(stderr,
+			"  run with CAP_SYS_NICE, so that the recorder can take SCHED_FIFO\n");
+	fprintf(stderr, "  fewer --func, or --min-dur DUR: fewer calls to record (a call shorter "
+			"than DUR is counted, not sent)\n");
+	if (r->o.sample_hz)
+		fprintf(stderr, "  a lower -F or --sample-overhead, or --no-sample\n");
+	if (r->o.timeline)
+		fprintf(stderr, "  no --timeline: every scheduling event is a record\n");
 }
 
 static int finish(struct recorder *r, enum xlp_stop_reason why)
@@ -601,6 +761,8 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			isatty(STDERR_FILENO) ? "\r\033[K" : "", r->o.output,
 			(unsigned long long)r->nruns, (unsigned long long)r->ncalls,
 			(unsigned long long)drops(f.stat, r->lost));
+	/* a warning, not a status: also under -q */
+	loss_advice(r, &f);
 	if (!r->o.quiet && r->sampler) {
 		struct sampler_counts c;
 
@@ -658,6 +820,7 @@ static int setup(struct recorder *r)
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .sample_hz = r->o.sample_hz,
 				  .timeline = r->o.timeline,
+				  .prewake = !r->o.no_prewake,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];
@@ -719,6 +882,10 @@ static int setup(struct recorder *r)
 			r->o.pid);
 		return -ESRCH;
 	}
+	if (r->o.realtime > 0)
+		reader_realtime(r, r->o.realtime, xlp_now_ns());
+	else if (r->o.realtime == XLP_RT_AUTO)
+		reader_nice(r);
 	/* replacing an older trace: until the end it is written elsewhere, and
 	 * a kill -9 leaves it there */
 	if (outfile__partial_path(r->of))

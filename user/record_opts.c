@@ -73,6 +73,18 @@ static const char help[] =
 	"                           lost ones counted in rb_full), for 'xlprobe export\n"
 	"                           --perfetto'. Without it the trace holds totals and\n"
 	"                           calls only\n"
+	"      --no-prewake         runs start at their interaction's entry. By default\n"
+	"                           a run entered by a thread just woken from a sleep\n"
+	"                           (no sleep and no marked call since the wakeup: an\n"
+	"                           event loop's epoll_wait) also holds the runqueue\n"
+	"                           wait between that wakeup and the entry, 'queued'\n"
+	"                           in its counters, in its cpu_wait and latency too\n"
+	"      --realtime PRIO|off  the recorder's own priority: SCHED_FIFO PRIO (1-99)\n"
+	"                           from the start, as perf record -r; off: never. By\n"
+	"                           default it takes SCHED_FIFO 1 only once it falls\n"
+	"                           behind (the ring buffer half full, or records\n"
+	"                           lost), so that it is not starved by the threads\n"
+	"                           it traces on an overloaded machine\n"
 	"  -q, --quiet              no live status line\n"
 	"  -v, --verbose            more messages (twice: libbpf's too)\n"
 	"  -h, --help               this text\n"
@@ -220,6 +232,20 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'T':
 		o->timeline = true;
 		return 0;
+	case 'W':
+		o->no_prewake = true;
+		return 0;
+	case 'R':
+		if (!strcmp(arg, "off")) {
+			o->realtime = XLP_RT_OFF;
+			return 0;
+		}
+		if (parse_num(arg, 99, &v) || !v)
+			return bad("bad --realtime '%s': expected a SCHED_FIFO priority from 1 to "
+				   "99, or off",
+				   arg);
+		o->realtime = (int)v;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -272,6 +298,8 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"sample-overhead", required_argument, NULL, 'O'},
 		{"freq", required_argument, NULL, 'F'},
 		{"timeline", no_argument, NULL, 'T'},
+		{"no-prewake", no_argument, NULL, 'W'},
+		{"realtime", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -282,6 +310,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->output = "xlprobe.xlp";
 	o->ringbuf_bytes = 16u << 20;
+	o->realtime = XLP_RT_AUTO;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own */
 	while ((c = getopt_long(argc, argv, "+p:f:i:o:d:F:qvh", longopts, NULL)) != -1) {

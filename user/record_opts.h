@@ -11,6 +11,9 @@
 #define XLP_SAMPLE_HZ_DEFAULT 999
 /* PerfProbe's bound T (section III-B: 0.03), in parts per million */
 #define XLP_SAMPLE_BOUND_PPM_DEFAULT 30000
+/* record_opts.realtime */
+#define XLP_RT_AUTO (-1)
+#define XLP_RT_OFF 0
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -28,6 +31,10 @@ struct record_opts {
 	bool no_sample;		   /* --no-sample */
 	bool timeline;		   /* --timeline: scheduling events (XLP_R_SCHED) */
 	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
+	bool no_prewake;	   /* --no-prewake: runs start at their handler's entry */
+	/* --realtime: the reader's SCHED_FIFO priority from the start (1-99),
+	 * XLP_RT_OFF never, XLP_RT_AUTO (default) 1 once it falls behind */
+	int realtime;
 	bool quiet;
 	int verbose;
 };

@@ -45,6 +45,7 @@ struct session {
 	char notes[1024];
 	session_record_fn on_record;
 	void *ctx;
+	uint64_t rb_records, rb_bytes; /* delivered by the ring buffer so far */
 };
 
 /* Scheduler tracepoints every recording needs, by their BTF typedef. */
@@ -60,6 +61,9 @@ static int rb_cb(void *ctx, void *data, size_t size)
 	size_t off = 0;
 	int err = 0;
 
+	/* the ring buffer's own 8-byte header, rounded as the kernel does */
+	s->rb_bytes += (size + 8 + 7) & ~(size_t)7;
+
 	while (!err && size - off >= sizeof(struct xlp_hdr)) {
 		const struct xlp_hdr *h = (const void *)((char *)data + off);
 
@@ -67,6 +71,7 @@ static int rb_cb(void *ctx, void *data, size_t size)
 			break; /* cannot happen with our programs; never pass it on */
 		err = s->on_record(s->ctx, h);
 		off += h->size;
+		s->rb_records++;
 	}
 	return err;
 }
@@ -457,6 +462,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	}
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	s->skel->rodata->cfg_timeline = opts->timeline;
+	s->skel->rodata->cfg_prewake = opts->prewake;
 	select_programs(s, vmlinux, &wanted);
 	if (opts->sample_hz) {
 		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;
@@ -466,8 +472,12 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 		bpf_map__set_max_entries(s->skel->maps.ustacks, 1);
 		bpf_map__set_max_entries(s->skel->maps.kstacks, 1);
 	}
-	if (opts->ringbuf_bytes)
+	if (opts->ringbuf_bytes) {
 		bpf_map__set_max_entries(s->skel->maps.rb, opts->ringbuf_bytes);
+		/* a wakeup well before it is full, however small it is */
+		if (s->skel->rodata->cfg_rb_wakeup_bytes > opts->ringbuf_bytes / 4)
+			s->skel->rodata->cfg_rb_wakeup_bytes = opts->ringbuf_bytes / 4;
+	}
 	err_ = xlprobe_bpf__load(s->skel);
 	if (err_) {
 		snprintf(err, errlen,
@@ -631,6 +641,28 @@ int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint6
 	*exec_ns = lt.exec_ns;
 	*exit_ns = lt.exit_ns;
 	return err;
+}
+
+void session__rb_counts(const struct session *s, uint64_t *records, uint64_t *bytes)
+{
+	*records = s->rb_records;
+	*bytes = s->rb_bytes;
+}
+
+uint64_t session__stat(struct session *s, enum xlp_stat i)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals, sum = 0;
+	uint32_t key = i;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (vals && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &key, vals))
+		for (int c = 0; c < ncpu; c++)
+			sum += vals[c];
+	free(vals);
+	return sum;
 }
 
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])

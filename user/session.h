@@ -23,6 +23,7 @@ struct session_opts {
 	uint32_t ringbuf_bytes; /* power of two, >= page size */
 	uint32_t sample_hz;	/* record --sample: stack samples per second per CPU; 0: none */
 	bool timeline;		/* record --timeline: scheduling events */
+	bool prewake;		/* runs hold the runqueue wait since their wakeup */
 	session_record_fn on_record;
 	void *ctx;
 };
@@ -104,6 +105,14 @@ int session__sample_cost(struct session *s, struct xlp_sample_cost *sum);
  * past the last). Negative errno if the id holds nothing.
  */
 int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len);
+
+/*
+ * What the ring buffer delivered so far: records (a batch counts each of
+ * its records) and bytes (with the ring buffer's own headers).
+ */
+void session__rb_counts(const struct session *s, uint64_t *records, uint64_t *bytes);
+/* One BPF-side counter summed over CPUs (0 if it cannot be read). */
+uint64_t session__stat(struct session *s, enum xlp_stat i);
 
 /* BPF-side counters (enum xlp_stat) summed over CPUs. */
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);

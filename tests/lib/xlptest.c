@@ -328,9 +328,12 @@ const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct 
 
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct xlp_call_rec *r = &t->calls[i];
+		/* a run's start moves back by its prewake: the handler's own
+		 * entry is after it (bpf/prewake.bpf.h) */
+		uint64_t entry = r->entry_ns + r->incl[XLP_C_QUEUED];
 
-		if ((int)r->func_id == fid && r->tid == c->tid && r->entry_ns <= c->start &&
-		    c->start - r->entry_ns < within_ns)
+		if ((int)r->func_id == fid && r->tid == c->tid && entry <= c->start &&
+		    c->start - entry < within_ns)
 			return r;
 	}
 	return NULL;

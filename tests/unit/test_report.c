@@ -285,6 +285,77 @@ TEST(html_page)
 		CHECK(strstr(out, ids[i]), "no %s", ids[i]);
 }
 
+/*
+ * The caveat of a partial sample: first in the verdict (text, JSON, HTML)
+ * exactly when more than XLP_LOSS_CAVEAT of the records the programs sent
+ * were lost (rb_full in the footer, against the records in the file),
+ * and nowhere when as much or less was.
+ */
+static unsigned long long json_u64(const char *json, const char *key)
+{
+	const char *p = strstr(json, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+TEST(partial_sample_caveat_synthetic)
+{
+	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 9};
+	static const char want[] = "\nVerdict: on a partial, likely biased sample (";
+	unsigned long long prog, below;
+	const char *html = tmp("caveat.html");
+	FILE *f;
+	size_t n;
+
+	/* the records the scenario's programs sent: with nothing lost */
+	scenario("caveat0.xlp", &sc);
+	CHECK(!synth__report(out, sizeof(out), err, sizeof(err), "--json", sc.path, NULL), "%s",
+	      err);
+	prog = json_u64(out, "\"records_sent\": ");
+	REQUIRE(prog > 100, "records_sent %llu", prog);
+	CHECK(strstr(out, "\"caveat\": null") && json_u64(out, "\"records_lost\": ") == 0, "%s",
+	      out);
+	/* the most that is still at most the threshold, then one more */
+	below = (unsigned long long)(XLP_LOSS_CAVEAT * prog / (1 - XLP_LOSS_CAVEAT));
+	while ((double)(below + 1) / (double)(prog + below + 1) <= XLP_LOSS_CAVEAT)
+		below++;
+	for (int over = 0; over < 2; over++) {
+		sc.rb_full = below + (unsigned long long)over;
+		scenario(over ? "caveat2.xlp" : "caveat1.xlp", &sc);
+		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), sc.path, NULL), "%s", err);
+		CHECK(!!strstr(out, want) == over, "rb_full %llu of %llu:\n%s",
+		      (unsigned long long)sc.rb_full, prog + sc.rb_full, out);
+		CHECK(!!strstr(out, "of the records were lost while recording: the verdict rests "
+				    "on a partial") == over,
+		      "header warning");
+		/* the verdict itself follows, unchanged */
+		if (over)
+			CHECK(strstr(out, "were lost while recording: a full ring buffer drops "
+					  "them in the busiest periods, where slow runs are): "
+					  "slow runs are explained by load_config > "),
+			      "%s", out);
+		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), "--json", sc.path, NULL),
+		      "-");
+		CHECK(json_u64(out, "\"records_lost\": ") == sc.rb_full &&
+			      json_u64(out, "\"records_sent\": ") == prog + sc.rb_full,
+		      "%s", out);
+		CHECK(!!strstr(out, "\"caveat\": \"on a partial, likely biased sample (") == over &&
+			      !!strstr(out, "\"caveat\": null") == !over,
+		      "JSON caveat with rb_full %llu", (unsigned long long)sc.rb_full);
+		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), "--html", html, sc.path,
+				     NULL),
+		      "-");
+		f = fopen(html, "r");
+		REQUIRE(f, "no %s", html);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = 0;
+		fclose(f);
+		CHECK(!!strstr(out, "<p class=\"verdict\"><strong class=\"caveat\">on a "
+				    "partial, likely biased sample") == over,
+		      "HTML caveat with rb_full %llu", (unsigned long long)sc.rb_full);
+	}
+}
+
 TEST(output_file_errors)
 {
 	struct synth_scenario sc = {.factor = SYNTH_DISK, .slow_func = 1, .seed = 7};

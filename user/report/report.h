@@ -34,6 +34,20 @@ struct report_drop {
 	uint64_t count;
 };
 size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t max);
+/*
+ * Whether the analysis rests on a partial sample: more than XLP_LOSS_CAVEAT
+ * of the records the programs sent were lost. Returns the caveat the
+ * verdict starts with ("" when none); lost / sent filled in either way.
+ */
+const char *report__caveat(const struct dataset *ds, uint64_t *lost, uint64_t *sent, char *buf,
+			   size_t len);
+/* The runs' runqueue wait before their handler (record's prewake). */
+struct report_queued {
+	size_t runs;			 /* runs that hold some */
+	double slow_median, fast_median; /* per run, ns (NAN: no such run) */
+	double share;			 /* of the added latency (slow mean - fast mean) */
+};
+void report__queued(const struct dataset *ds, const struct xa_result *r, struct report_queued *q);
 /* What the recording could not measure, one line each ("CPU frequency: unavailable (...)"). */
 size_t report__unavailable(uint32_t features, const char **out, size_t max);
 /* A precondition's test: "f > 1.2 ms", "f <= 3 ms", "1.2 ms < f <= 3 ms". */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "stats.h"
 #include "util.h"
 
 const char *report__dur(double ns, char *buf, size_t len)
@@ -407,4 +408,56 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		    : "no evidence of a cause: the natural tail of the workload",
 	    r->alpha_evidence);
 	return buf;
+}
+
+const char *report__caveat(const struct dataset *ds, uint64_t *lost, uint64_t *sent, char *buf,
+			   size_t len)
+{
+	const struct ds_drops *d = dataset__drops(ds);
+
+	*lost = d->stat[XLP_S_RB_FULL] + d->lost_by_reader;
+	*sent = d->program_records + *lost;
+	buf[0] = 0;
+	if (*sent && (double)*lost / (double)*sent > XLP_LOSS_CAVEAT)
+		snprintf(
+			buf, len,
+			"on a partial, likely biased sample (%.1f %% of the records, %llu of %llu, "
+			"were lost while recording: a full ring buffer drops them in the busiest "
+			"periods, where slow runs are)",
+			100.0 * (double)*lost / (double)*sent, (unsigned long long)*lost,
+			(unsigned long long)*sent);
+	return buf;
+}
+
+void report__queued(const struct dataset *ds, const struct xa_result *r, struct report_queued *q)
+{
+	size_t n = dataset__nruns(ds), ns = 0, nf = 0;
+	double *slow = calloc(n ? n : 1, sizeof(double)), *fast = calloc(n ? n : 1, sizeof(double));
+	double qs = 0, qf = 0, ls = 0, lf = 0;
+
+	memset(q, 0, sizeof(*q));
+	q->slow_median = q->fast_median = q->share = NAN;
+	for (size_t i = 0; i < n && slow && fast; i++) {
+		const struct ds_run *run = dataset__run(ds, i);
+		bool s = r->slow && r->slow[i];
+
+		q->runs += run->queued_ns > 0;
+		if (s) {
+			slow[ns++] = (double)run->queued_ns;
+			qs += (double)run->queued_ns;
+			ls += run->latency_ns;
+		} else {
+			fast[nf++] = (double)run->queued_ns;
+			qf += (double)run->queued_ns;
+			lf += run->latency_ns;
+		}
+	}
+	if (ns)
+		q->slow_median = stats__median(slow, ns);
+	if (nf)
+		q->fast_median = stats__median(fast, nf);
+	if (ns && nf && ls / ns > lf / nf)
+		q->share = (qs / ns - qf / nf) / (ls / ns - lf / nf);
+	free(slow);
+	free(fast);
 }

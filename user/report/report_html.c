@@ -333,8 +333,10 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char a[32], b[32], c[32], d[32], rule[64];
+	char a[32], b[32], c[32], d[32], rule[64], cav[256];
 	struct report_verdict v;
+	struct report_queued q;
+	uint64_t lost, sent;
 
 	fprintf(f,
 		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
@@ -342,6 +344,12 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		style);
 	report__verdict(ds, r, &v);
 	fputs("<p class=\"verdict\">", f);
+	/* first: what it rests on, when that is a partial sample */
+	if (report__caveat(ds, &lost, &sent, cav, sizeof(cav))[0]) {
+		fputs("<strong class=\"caveat\">", f);
+		html_esc(f, cav);
+		fputs(":</strong> ", f);
+	}
 	html_esc(f, v.text);
 	if (v.note[0]) {
 		fputs("<br><small>", f);
@@ -355,7 +363,16 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		report__dur(r->lab.p90_ns, b, sizeof(b)), report__dur(r->lab.max_ns, c, sizeof(c)),
 		r->lab.nslow, report__dur(r->lab.threshold_ns, d, sizeof(d)));
 	html_esc(f, report__rule(r, rule, sizeof(rule)));
-	fputs(").</p>\n", f);
+	fputs(").", f);
+	report__queued(ds, r, &q);
+	if (q.runs)
+		fprintf(f,
+			" Queued before the handler: %zu runs waited for a CPU between their "
+			"thread's wakeup and the handler; median %s in slow runs, %s in fast (in "
+			"their latency and cpu_wait).",
+			q.runs, report__dur(q.slow_median, a, sizeof(a)),
+			report__dur(q.fast_median, b, sizeof(b)));
+	fputs("</p>\n", f);
 	html_plot_histogram(f, ds, r);
 	html_plot_runs(f, ds, r);
 	if (r->status == XA_OK || r->status == XA_NO_PRECOND)

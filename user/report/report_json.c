@@ -149,8 +149,9 @@ static void step2_tree(struct jsonw *w, const struct xa_step2 *s)
 	tree(w, s->tree, names);
 }
 
-static void runs(struct jsonw *w, const struct xa_result *r)
+static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
+	struct report_queued q;
 	char rule[64];
 
 	jsonw__begin_obj(w, "runs");
@@ -165,6 +166,10 @@ static void runs(struct jsonw *w, const struct xa_result *r)
 	jsonw__round(w, "slow_median_ns", r->lab.slow_median_ns);
 	jsonw__round(w, "fast_median_ns", r->lab.fast_median_ns);
 	jsonw__bool(w, "significant", !r->insignificant);
+	report__queued(ds, r, &q);
+	jsonw__uint(w, "queued_runs", q.runs);
+	jsonw__round(w, "queued_slow_median_ns", q.slow_median);
+	jsonw__round(w, "queued_fast_median_ns", q.fast_median);
 	jsonw__end_obj(w);
 }
 
@@ -629,13 +634,15 @@ static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_verdict v;
+	uint64_t lost, sent;
+	char cav[256];
 	struct jsonw w;
 
 	jsonw__init(&w, f);
 	jsonw__begin_obj(&w, NULL);
 	jsonw__str(&w, "schema", "xlprobe-report/2");
 	traces(&w, ds);
-	runs(&w, r);
+	runs(&w, ds, r);
 	jsonw__str(&w, "status", status_name(r->status));
 	preconditions(&w, ds, r);
 	jsonw__uint(&w, "preconditions_ignored", r->npre_dropped);
@@ -647,6 +654,14 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	limits(&w, ds, r);
 	sampling(&w, ds, r);
 	report__verdict(ds, r, &v);
+	report__caveat(ds, &lost, &sent, cav, sizeof(cav));
+	jsonw__begin_obj(&w, "loss");
+	jsonw__uint(&w, "records_sent", sent);
+	jsonw__uint(&w, "records_lost", lost);
+	jsonw__num(&w, "share", sent ? (double)lost / (double)sent : 0.0);
+	jsonw__num(&w, "caveat_above", XLP_LOSS_CAVEAT);
+	jsonw__end_obj(&w);
+	jsonw__str(&w, "caveat", cav[0] ? cav : NULL);
 	jsonw__str(&w, "verdict", v.text);
 	jsonw__str(&w, "note", v.note[0] ? v.note : NULL);
 	jsonw__end_obj(&w);

@@ -38,11 +38,33 @@ static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
 	return buf;
 }
 
+/* The runs' wait before their handler (record's prewake), when any has one. */
+static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	struct report_queued q;
+	char a[32], b[32];
+
+	report__queued(ds, r, &q);
+	if (!q.runs)
+		return;
+	fprintf(f,
+		"  queued before the handler: %zu of %zu runs waited for a CPU between their "
+		"thread's wakeup and the handler; median %s in slow runs, %s in fast",
+		q.runs, r->lab.n, report__dur(q.slow_median, a, sizeof(a)),
+		report__dur(q.fast_median, b, sizeof(b)));
+	/* only a share it holds: a difference of zeros says nothing */
+	if (!isnan(q.share) && q.share >= 0.005)
+		fprintf(f, ", %.0f %% of the added latency", 100 * q.share);
+	fputs(" (in their latency and cpu_wait; record --no-prewake leaves it out)\n", f);
+}
+
 static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	size_t nf = dataset__nfiles(ds);
 	const struct ds_file_info *fi = dataset__file(ds, 0);
 	char d1[32], d2[32], d3[32], d4[32], rule[64], p[NAME_MAX_TEXT], s[NAME_MAX_TEXT];
+	char cav[256];
+	uint64_t lost, sent;
 
 	if (nf == 1 && fi->interaction)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", xlp_text(fi->path, p, sizeof(p)),
@@ -63,6 +85,11 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 			fprintf(f, "warning: %s is damaged: %s: analysed what was read\n",
 				xlp_text(fi->path, p, sizeof(p)), fi->damage);
 	}
+	if (report__caveat(ds, &lost, &sent, cav, sizeof(cav))[0])
+		fprintf(f,
+			"warning: %.1f %% of the records were lost while recording: the verdict "
+			"rests on a partial, likely biased sample (see Lost)\n",
+			100.0 * (double)lost / (double)sent);
 	fprintf(f, "\nRuns\n  %zu run%s: median %s, p90 %s, max %s\n", r->lab.n,
 		r->lab.n == 1 ? "" : "s", report__dur(r->lab.median_ns, d1, sizeof(d1)),
 		report__dur(r->lab.p90_ns, d2, sizeof(d2)),
@@ -70,6 +97,7 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fprintf(f, "  %zu slow: latency > %s (%s)\n", r->lab.nslow,
 		report__dur(r->lab.threshold_ns, d4, sizeof(d4)),
 		report__rule(r, rule, sizeof(rule)));
+	queued(f, ds, r);
 }
 
 static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
@@ -373,6 +401,8 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_verdict v;
+	uint64_t lost, sent;
+	char cav[256];
 
 	report__verdict(ds, r, &v);
 	header(f, ds, r);
@@ -401,6 +431,11 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		table(f, ds, r);
 	limits(f, ds, r);
 	fputs("\nVerdict: ", f);
+	/* first: what it rests on, when that is a partial sample */
+	if (report__caveat(ds, &lost, &sent, cav, sizeof(cav))[0]) {
+		fputs(cav, f);
+		fputs(": ", f);
+	}
 	xlp_fputs_text(f, v.text);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;

@@ -47,6 +47,40 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_FEAT_DELAYACCT (1u << 7)
 #define XLP_FEAT_SAMPLE (1u << 8)   /* stack samples (record --sample) */
 #define XLP_FEAT_TIMELINE (1u << 9) /* scheduling events (record --timeline) */
+/* runs hold the runqueue wait since their thread's wakeup (queued; record
+ * without --no-prewake, bpf/prewake.bpf.h) */
+#define XLP_FEAT_PREWAKE (1u << 10)
+
+/*
+ * A recording that lost more than this share of the records the programs
+ * sent (rb_full + lost_by_reader, of those and the records in the file the
+ * programs produced) is a partial sample: record says what to change and
+ * report puts it first in its verdict. A reporting threshold, not a
+ * detection rule: at median + 1 sigma about 16 % of the runs are slow, and
+ * a full ring buffer loses records in the busiest periods, where the slow
+ * runs are, so 2 % lost could be an eighth of the slow runs (README,
+ * "Keeping up").
+ */
+#define XLP_LOSS_CAVEAT 0.02
+
+/* Records the BPF programs produce (the others are the recorder's own). */
+static inline bool xlp_rec_from_programs(uint16_t type)
+{
+	switch (type) {
+	case XLP_R_CALL:
+	case XLP_R_CALL_COMPACT:
+	case XLP_R_RUN:
+	case XLP_R_THREAD:
+	case XLP_R_PROC:
+	case XLP_R_FORK:
+	case XLP_R_SAMPLE:
+	case XLP_R_SCHED:
+	case XLP_R_TASK:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* struct xlp_func_info.flags */
 #define XLP_FUNC_INTERACTION (1u << 0)
