@@ -215,6 +215,7 @@ void dataset__free(struct dataset *ds)
 		free(ds->files[i].interaction);
 		free(ds->files[i].damage);
 		free(ds->files[i].fmap);
+		free(ds->files[i].qmap);
 		free(ds->files[i].is_interaction);
 	}
 	for (size_t i = 0; i < ds->nfuncs; i++) {

@@ -25,6 +25,12 @@
 #include <stdint.h>
 #include "trace.h"
 
+/*
+ * The name of an interaction's pseudo-function holding the runqueue wait
+ * before it (prewake): "SYMBOL [queued before it]"
+ */
+#define DS_QUEUED_SUFFIX "[queued before it]"
+
 struct dataset_opts {
 	bool exclusive; /* excl[] instead of incl[] (times and resources) */
 };

@@ -13,7 +13,12 @@ struct ds_file {
 	char *interaction;
 	char *damage;
 	uint32_t nlocal;
-	uint32_t *fmap;		 /* local func id -> global func, DS_NONE for interactions */
+	uint32_t *fmap; /* local func id -> global func, DS_NONE for interactions */
+	/*
+	 * local func id of an interaction -> the global pseudo-function of the
+	 * runqueue wait before it (prewake), DS_NONE without one
+	 */
+	uint32_t *qmap;
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
 	size_t run_off, nruns;	 /* runs of this file, sorted by (pid, start) */
 };

@@ -219,6 +219,22 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 }
 
 /*
+ * The runqueue wait between the wakeup that started a run and its
+ * interaction's entry (record's prewake, counter queued) is a segment of
+ * the run before any function of it: a pseudo-function "SYMBOL [queued
+ * before it]" of the interaction's binary, so that step 1 can name it and
+ * step 2 find its resource (cpu_wait) like any function's. An event-loop
+ * server slowed by a CPU hog waits there, not in its handler.
+ */
+static int intern_queued(struct dataset *ds, const struct xlp_func_info *fi)
+{
+	char name[320];
+
+	snprintf(name, sizeof(name), "%.256s " DS_QUEUED_SUFFIX, fi->symbol ? fi->symbol : "?");
+	return ds_intern_func(ds, name, fi->binary);
+}
+
+/*
  * Local function table -> global one; interactions mark runs, not features.
  * The tables are indexed by the records' func_id: sized by the header's
  * function count, never by an id read from the file (the reader accepts
@@ -231,11 +247,12 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 
 	f->nlocal = n;
 	f->fmap = malloc((size_t)n * sizeof(*f->fmap) + 1);
+	f->qmap = malloc((size_t)n * sizeof(*f->qmap) + 1);
 	f->is_interaction = calloc((size_t)n + 1, 1);
-	if (!f->fmap || !f->is_interaction)
+	if (!f->fmap || !f->qmap || !f->is_interaction)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		f->fmap[i] = DS_NONE;
+		f->fmap[i] = f->qmap[i] = DS_NONE;
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct xlp_func_info *fi = &m->funcs[i];
 		int g;
@@ -253,6 +270,12 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 			if (!f->interaction &&
 			    !(f->interaction = strdup(fi->symbol ? fi->symbol : "?")))
 				return -ENOMEM;
+			if (m->features & XLP_FEAT_PREWAKE) {
+				g = intern_queued(ds, fi);
+				if (g < 0)
+					return g;
+				f->qmap[fi->id] = (uint32_t)g;
+			}
 			continue;
 		}
 		g = ds_intern_func(ds, fi->symbol, fi->binary);

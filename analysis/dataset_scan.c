@@ -121,6 +121,25 @@ static void take_back_nested(const struct ds_scan *s, struct ds_pending *pd, str
 	t->n = keep;
 }
 
+/*
+ * An interaction's runqueue wait before its entry (prewake): the run's
+ * first segment, a leaf of no other call, all of it cpu_wait.
+ */
+static void on_queued(const struct ds_scan *s, const struct ds_file *f,
+		      const struct xlp_call_rec *c)
+{
+	uint32_t g = c->func_id < f->nlocal ? f->qmap[c->func_id] : DS_NONE;
+	uint64_t vals[XLP_NR_CTR] = {0};
+	struct add_ctx a = {.s = s, .vals = vals, .sign = 1};
+
+	if (g == DS_NONE || s->slot[g] < 0 || !c->incl[XLP_C_QUEUED])
+		return;
+	a.slot = s->slot[g];
+	vals[XLP_C_WALL] = vals[XLP_C_CPU_WAIT] = vals[XLP_C_QUEUED] = c->incl[XLP_C_QUEUED];
+	/* the run starts at the wakeup: entry_ns is already moved back to it */
+	ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
+}
+
 static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct xlp_call_rec *c)
 {
 	const struct ds_file *f = &s->ds->files[s->file];
@@ -132,6 +151,7 @@ static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct 
 	struct ds_pend_thr *t = NULL;
 	struct open_call *oc;
 
+	on_queued(s, f, c);
 	memcpy(vals, excl ? c->excl : c->incl, sizeof(vals));
 	/* exclusive times never count a nested call twice: no bookkeeping */
 	if (!excl) {

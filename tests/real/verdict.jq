@@ -8,7 +8,9 @@
 # A function slowed because its CPU did not run it (cpu_steal: the
 # hypervisor's steal clock, or late timers) was perturbed by the host, not by
 # the scenario: it is left out of the judgement (tests/e2e/test_e2e.c).
-| [.critical_functions[] | {f: .function, x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}
+# The runqueue wait before an interaction (its pseudo-function "SYMBOL
+# [queued before it]") is the interaction's own: it is judged as SYMBOL.
+| [.critical_functions[] | {f: (.function | sub(" \\[queued before it\\]$"; "")), x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}
    | select(.x != "cpu_steal")] as $cf
 | ($cf | map("\(.f)/\(.x)") | join(", ")) as $found
 | if $fn == "-" then
