@@ -11,6 +11,8 @@
 #define XLP_SAMPLE_HZ_DEFAULT 999
 /* PerfProbe's bound T (section III-B: 0.03), in parts per million */
 #define XLP_SAMPLE_BOUND_PPM_DEFAULT 30000
+/* --stack-copy: bytes of user stack copied per sample for CFI unwinding (README, Stack sampling) */
+#define XLP_STACK_COPY_DEFAULT 8192
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -28,6 +30,7 @@ struct record_opts {
 	bool no_sample;		   /* --no-sample */
 	bool timeline;		   /* --timeline: scheduling events (XLP_R_SCHED) */
 	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
+	uint32_t stack_copy; /* --stack-copy: bytes, at most XLP_UCOPY_MAX; 0: frame pointers */
 	bool quiet;
 	int verbose;
 };
