@@ -80,9 +80,10 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 	b->r.seq = b->next_seq << 12 | (b->r.h.cpu & 4095);
 	b->r.len = off;
 	b->r.flags = off >= limit ? XLP_UCOPY_CUT : 0;
-	if (bpf_ringbuf_output(&rb, &b->r, sizeof(b->r) + off,
-			       wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + sizeof(b->r) + off,
-					  sizeof(b->r) + off))) {
+	if (bpf_ringbuf_output(
+		    &rb, &b->r, sizeof(b->r) + off,
+		    wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + sizeof(b->r) + off,
+			       sizeof(b->r) + off))) {
 		stat_inc(XLP_S_RB_FULL);
 		return 0;
 	}

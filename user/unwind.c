@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unwind.h"
+#include "util.h"
 
 #ifdef XLP_HAVE_LIBDW
 #include <dwarf.h>
@@ -99,16 +100,20 @@ int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_
 /*
  * One Dwfl per process: its modules (from /proc/PID/maps, ELF files opened
  * once, their CFI parsed once) serve every stack of it. A process whose
- * stack has code no module covers (a dlopen, an exec since) is read
- * again, a few times at most. Few processes are sampled at once; beyond
- * UNWIND_PROCS the least recently used is dropped.
+ * stack has code no module covers (the dynamic loader mapping libraries,
+ * an exec, a dlopen since) is read again: at once the first few times (a
+ * launch is sampled from its exec on, while ld.so maps its libraries),
+ * then at most every UNWIND_REPORT_GAP_NS. Few processes are sampled at
+ * once; beyond UNWIND_PROCS the least recently used is dropped.
  */
 #define UNWIND_PROCS 16
-#define UNWIND_REPORTS_MAX 4
+#define UNWIND_REPORTS_QUICK 16
+#define UNWIND_REPORT_GAP_NS 200000000ull
 
 struct proc_dwfl {
 	int pid; /* 0: free */
 	int reports;
+	uint64_t reported_ns; /* CLOCK_MONOTONIC of the last report */
 	uint64_t used;
 	Dwfl *dwfl;
 };
@@ -175,11 +180,10 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unwinder *u = arg;
 	const uint64_t *r = u->in->copy->regs;
-	static const int order[17] = {XLP_UREG_AX,  XLP_UREG_DX,  XLP_UREG_CX,	XLP_UREG_BX,
-				      XLP_UREG_SI,  XLP_UREG_DI,  XLP_UREG_BP,	XLP_UREG_SP,
-				      XLP_UREG_R8,  XLP_UREG_R9,  XLP_UREG_R10, XLP_UREG_R11,
-				      XLP_UREG_R12, XLP_UREG_R13, XLP_UREG_R14, XLP_UREG_R15,
-				      XLP_UREG_IP};
+	static const int order[17] = {
+		XLP_UREG_AX,  XLP_UREG_DX,  XLP_UREG_CX,  XLP_UREG_BX,	XLP_UREG_SI,  XLP_UREG_DI,
+		XLP_UREG_BP,  XLP_UREG_SP,  XLP_UREG_R8,  XLP_UREG_R9,	XLP_UREG_R10, XLP_UREG_R11,
+		XLP_UREG_R12, XLP_UREG_R13, XLP_UREG_R14, XLP_UREG_R15, XLP_UREG_IP};
 	Dwarf_Word dw[17];
 
 	for (int i = 0; i < 17; i++)
@@ -239,10 +243,11 @@ static Dwfl *proc_report(struct unwinder *u, int pid)
 	return d;
 }
 
-/* The Dwfl of pid (read again if `again`, within UNWIND_REPORTS_MAX), or NULL. */
+/* The Dwfl of pid (read again if `again`, as often as UNWIND_REPORT_GAP_NS allows), or NULL. */
 static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 {
 	struct proc_dwfl *p = NULL, *lru = &u->procs[0];
+	uint64_t now = xlp_now_ns();
 
 	for (int i = 0; i < UNWIND_PROCS; i++) {
 		if (u->procs[i].pid == pid)
@@ -254,7 +259,7 @@ static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 		p->used = ++u->clock;
 		return p->dwfl ? p : NULL;
 	}
-	if (p && p->reports >= UNWIND_REPORTS_MAX)
+	if (p && p->reports >= UNWIND_REPORTS_QUICK && now < p->reported_ns + UNWIND_REPORT_GAP_NS)
 		return p->dwfl ? p : NULL;
 	if (!p) {
 		proc_drop(lru);
@@ -264,6 +269,7 @@ static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
 	p->reports++;
+	p->reported_ns = now;
 	p->used = ++u->clock;
 	p->dwfl = proc_report(u, pid);
 	return p->dwfl ? p : NULL;
@@ -299,8 +305,7 @@ static bool has_cfi(Dwfl *d, uint64_t addr)
 }
 
 /* The file and file offset of addr, as the kernel's build-id walk gives them. */
-static bool file_offset(Dwfl *d, uint64_t addr, const unsigned char **id, int *idlen,
-			uint64_t *off)
+static bool file_offset(Dwfl *d, uint64_t addr, const unsigned char **id, int *idlen, uint64_t *off)
 {
 	Dwfl_Module *m = dwfl_addrmodule(d, addr);
 	GElf_Addr vaddr, bias;
@@ -427,8 +432,8 @@ int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_
 		out->stop = out->n >= XLP_STACK_DEPTH ? XLP_STOP_DEPTH : XLP_STOP_FP;
 		return 0;
 	}
-	/* nothing past the interrupted frame: the walk knows more */
-	if (out->n <= 1 && in->nfp > 1)
+	/* nothing past the interrupted frame: the walk may know more */
+	if (out->n <= 1 && in->nfp > 1 && in->fp[1].status != BPF_STACK_BUILD_ID_EMPTY)
 		fp_only(in, out);
 	return 0;
 }
