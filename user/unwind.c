@@ -381,12 +381,16 @@ static enum xlp_stack_stop cfi_unwind(struct unwinder *u, struct proc_dwfl *p,
 	u->out = out;
 	u->beyond = u->bad_read = false;
 	rc = dwfl_getthread_frames(p->dwfl, in->tid, on_frame, u);
-	if (rc == 0)
-		return XLP_STOP_END;
 	if (out->n >= XLP_STACK_DEPTH)
 		return XLP_STOP_DEPTH;
+	/* libdw ends without an error when a return address cannot be read:
+	 * the reads say whether the stack went on above the copy */
 	if (u->beyond && in->copy->cut)
 		return XLP_STOP_COPY;
+	if (u->bad_read)
+		return XLP_STOP_BAD;
+	if (rc == 0)
+		return XLP_STOP_END;
 	if (out->n && !has_cfi(p->dwfl, out->f[out->n - 1].ip - out->f[out->n - 1].ret))
 		return XLP_STOP_NO_CFI;
 	return XLP_STOP_BAD;

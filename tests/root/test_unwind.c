@@ -242,10 +242,12 @@ static int eu_stack(int pid, struct ref_frame *f, int max)
 		fprintf(stderr, "  eu-stack exit %d: %s\n", rc, err);
 		return -1;
 	}
-	for (line = strtok_r(out, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char addr[32], name[256], dash[4], mod[256], *at, *base;
 
-		if (line[0] != '#' || sscanf(line, "#%*d %31s %255s %3s %255s", addr, name, dash, mod) != 4 ||
+		if (line[0] != '#' ||
+		    sscanf(line, "#%*d %31s %255s %3s %255s", addr, name, dash, mod) != 4 ||
 		    strcmp(dash, "-"))
 			continue;
 		at = strchr(name, '@');
@@ -268,8 +270,8 @@ static int eu_stack(int pid, struct ref_frame *f, int max)
 TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 {
 	const char *trace = xt_tmp_path("block.xlp"), *fifo = xt_tmp_path("fifo");
-	char *argv[] = {xl,	    "record", "-q", "-o", (char *)trace, "--sample-overhead",
-			"50",	    "--",     wl,   "--fifo", (char *)fifo, NULL};
+	char *argv[] = {xl,   "record", "-q", "-o",	(char *)trace, "--sample-overhead",
+			"50", "--",	wl,   "--fifo", (char *)fifo,  NULL};
 	struct ref_frame ref[MAX_FRAMES];
 	struct xt_proc x;
 	char line[256], b[512];
@@ -278,7 +280,8 @@ TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 	paths();
 	REQUIRE(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
 	REQUIRE(xt_spawn(argv, &x) == 0, "cannot start xlprobe");
-	if (xt_read_line(x.out_fd, line, sizeof(line), 30000) || sscanf(line, "BLOCKED %d", &pid) != 1) {
+	if (xt_read_line(x.out_fd, line, sizeof(line), 30000) ||
+	    sscanf(line, "BLOCKED %d", &pid) != 1) {
 		xt_kill(&x);
 		REQUIRE(0, "the workload did not say BLOCKED: '%s'", line);
 	}
@@ -335,14 +338,27 @@ TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
  */
 TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 {
-	static const char *const spin[] = {"_start", "__libc_start_main", "__libc_start_call_main",
-					   "main",   "spin_a",		  "spin_b",
-					   "spin_c"};
+	static const char *const spin[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "main", "spin_a", "spin_b",
+		"spin_c"};
 	static const char *const nap[] = {"main", "nap_a", "nap_b", "nanosleep"};
 	const char *trace = xt_tmp_path("spin.xlp"), *fptrace = xt_tmp_path("spin-fp.xlp");
-	char *argv[] = {xl,	"record",	    "-q", "-o",		 (char *)trace, "--sample-overhead",
-			"50",	"--stack-copy", "8K", "--",		 wl,		"--spin-ms",
-			"300",	"--sleep-ms",	    "200", NULL};
+	char *argv[] = {xl,
+			"record",
+			"-q",
+			"-o",
+			(char *)trace,
+			"--sample-overhead",
+			"50",
+			"--stack-copy",
+			"8K",
+			"--",
+			wl,
+			"--spin-ms",
+			"300",
+			"--sleep-ms",
+			"200",
+			NULL};
 	int rc, in_spin = 0, whole = 0, fp_in_spin = 0, fp_whole = 0, naps = 0, nap_whole = 0;
 
 	paths();
@@ -363,14 +379,15 @@ TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 			nap_whole += holds(st, nap, 4, false) && ends_in(st, spin, 4);
 		}
 	}
-	fprintf(stderr, "  CFI: %d of %d on-CPU samples in spin_c with the whole chain; %d of %d "
-			"timer samples in main;nap_a;nap_b;nanosleep\n",
+	fprintf(stderr,
+		"  CFI: %d of %d on-CPU samples in spin_c with the whole chain; %d of %d "
+		"timer samples in main;nap_a;nap_b;nanosleep\n",
 		whole, in_spin, nap_whole, naps);
 	CHECK(in_spin >= 50, "only %d samples in spin_c over 300 ms", in_spin);
 	CHECK(whole == in_spin, "%d of %d samples in spin_c lack their chain", in_spin - whole,
 	      in_spin);
-	CHECK(naps >= 1 && nap_whole == naps, "%d of %d timer samples lack main;nap_a;nap_b;nanosleep",
-	      naps - nap_whole, naps);
+	CHECK(naps >= 1 && nap_whole == naps,
+	      "%d of %d timer samples lack main;nap_a;nap_b;nanosleep", naps - nap_whole, naps);
 
 	argv[4] = (char *)fptrace;
 	argv[8] = "0";
