@@ -342,7 +342,7 @@ struct xlp_sample_ev {
 
 /*
  * The user stack as a sample found it, for unwinding with the binaries'
- * own CFI (.eh_frame, .debug_frame) at record time (user/unwind.h): the
+ * own CFI (.eh_frame, .debug_frame) at record time (user/stack_unwind.h): the
  * thread's user registers (those the kernel saved at its entry, x86-64
  * struct pt_regs order) and the stack's top len bytes from regs' sp. Ring
  * buffer only: sent just before its on-CPU sample, or at the switch-out
@@ -475,7 +475,7 @@ struct xlp_task_rec {
 /*
  * How a user stack was unwound (bits 2-3; 0 in traces that predate it:
  * frame pointers) and where its unwinding stopped (bits 4-7; 0: not said).
- * user/unwind.h tells the rules.
+ * user/stack_unwind.h tells the rules.
  */
 #define XLP_STACK_METHOD_SHIFT 2
 #define XLP_STACK_METHOD_MASK (3u << XLP_STACK_METHOD_SHIFT)

@@ -24,7 +24,7 @@
 #include "outfile.h"
 #include "record_opts.h"
 #include "sampler.h"
-#include "unwind.h"
+#include "stack_unwind.h"
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"

@@ -8,7 +8,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
-#include "unwind.h"
+#include "stack_unwind.h"
 
 /* A distinct frame name: kind, module and name, as one key. */
 struct sym_slot {
@@ -605,7 +605,7 @@ static uint32_t stack_by_content(struct sampler *sm, size_t named, int32_t *lost
 	return slot->id1;
 }
 /*
- * The user stack of rec unwound with CFI from copy c (unwind.h), as the
+ * The user stack of rec unwound with CFI from copy c (stack_unwind.h), as the
  * trace's stack id + 1; 0 with *fp set when only the frame-pointer walk
  * was usable (the caller then takes that path, leaf recovery included).
  */

@@ -10,6 +10,7 @@
 #define XLP_SAMPLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "xlprobe.h"
 
@@ -54,8 +55,8 @@ int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t s
 /*
  * rec, as the program sent it (ucaller, useq: struct xlp_sample_ev): writes what it needs, then
  * rewrites its stack ids to the trace's (the caller writes rec itself). Its user stack is unwound
- * with CFI from the copy useq names when there is one (user/unwind.h), else it is the frame-pointer
- * walk. Returns 0 or a negative errno from the writer or an allocation.
+ * with CFI from the copy useq names when there is one (user/stack_unwind.h), else it is the
+ * frame-pointer walk. Returns 0 or a negative errno from the writer or an allocation.
  */
 int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller,
 		    uint64_t useq);

@@ -3,7 +3,7 @@
  * Stacks of code built without frame pointers (issue 20): record --sample
  * on tests/workloads/nofp (-O2 -fomit-frame-pointer, calling glibc, which
  * Debian builds the same way). The stacks are unwound with the binaries'
- * CFI from the registers and stack top the programs copy (user/unwind.h).
+ * CFI from the registers and stack top the programs copy (user/stack_unwind.h).
  * The reference is elfutils' eu-stack, which stops the blocked workload
  * with ptrace and unwinds it itself: the off-CPU sample of the same wait
  * must agree with it frame for frame. Real eBPF, root.

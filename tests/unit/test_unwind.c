@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The unwinding module (user/unwind.c) on a snapshot of this process's
+ * The unwinding module (user/stack_unwind.c) on a snapshot of this process's
  * own registers and stack, taken as the sampling programs take one (the
  * registers in struct pt_regs order, the stack's top bytes from sp): a
  * known chain ut_a -> ut_b -> ut_c -> snap, whose return addresses
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "testlib.h"
 #include "symbolize.h"
-#include "unwind.h"
+#include "stack_unwind.h"
 
 #if defined(__x86_64__) && defined(XLP_HAVE_LIBDW)
 
@@ -186,7 +186,8 @@ TEST(a_short_copy_stops_at_its_end_and_says_so)
 		CHECK(out.n >= prev, "fewer frames (%zu) from more bytes (%zu)", out.n, len);
 		prev = out.n;
 		for (size_t i = 0; i < out.n; i++)
-			CHECK(out.f[i].ip == full.f[i].ip, "frame %zu differs at %zu bytes", i, len);
+			CHECK(out.f[i].ip == full.f[i].ip, "frame %zu differs at %zu bytes", i,
+			      len);
 		if (out.n < full.n)
 			CHECK(out.stop == XLP_STOP_COPY, "%zu bytes: stopped: %s", len,
 			      unwind__stop_name(out.stop));

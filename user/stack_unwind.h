@@ -18,8 +18,8 @@
  * stopped (enum xlp_stack_stop). Built without libdw (make NO_LIBDW=1, the
  * static builds), only the frame pointers remain.
  */
-#ifndef XLP_UNWIND_H
-#define XLP_UNWIND_H
+#ifndef XLP_STACK_UNWIND_H
+#define XLP_STACK_UNWIND_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "unwind.h"
+#include "stack_unwind.h"
 #include "util.h"
 
 #ifdef XLP_HAVE_LIBDW
