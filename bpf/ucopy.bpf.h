@@ -31,7 +31,9 @@ XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 
 #if defined(__TARGET_ARCH_x86)
 /*
  * Copies current's user registers and stack top into an xlp_ucopy_rec and
- * sends it. Returns its seq, or 0 when nothing was sent. The stack is read
+ * sends it. Returns its seq, or 0 when nothing was sent, XLP_UCOPY_SKIPPED
+ * when the ring buffer is a quarter full (the sample keeps its
+ * frame-pointer walk; the recorder counts it). The stack is read
  * page by page from sp up, and the copy ends at the first page that cannot
  * be read (the stack's end: one read across it would fail as a whole), or
  * at cfg_ucopy_bytes (XLP_UCOPY_CUT). Not inlined: one copy of its loop for
@@ -48,6 +50,9 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 	b = bpf_map_lookup_elem(&ucopy_buf, &zero);
 	if (!b || !regs || !limit)
 		return 0;
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 4)
+		return XLP_UCOPY_SKIPPED;
 	if (bpf_probe_read_kernel(b->r.regs, sizeof(b->r.regs), regs))
 		return 0;
 	if (limit > XLP_UCOPY_MAX)

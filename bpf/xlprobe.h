@@ -375,6 +375,11 @@ enum xlp_ucopy_reg {	    /* indices into xlp_ucopy_rec.regs */
 		     XLP_UREG_SS,
 };
 
+/* xlp_sample_ev.useq when no copy was sent because the ring buffer was a
+ * quarter full: the copies, the largest records, must not crowd out the
+ * others (seqs of copies are at least 4096) */
+#define XLP_UCOPY_SKIPPED 1
+
 /* struct xlp_ucopy_rec.flags */
 /* the copy stopped at the size asked (the stack may go on above it); else
  * at the first unreadable page: the stack's end, or a page not in memory */

@@ -620,7 +620,8 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			fprintf(stderr,
 				"xlprobe: user stacks unwound: %llu with CFI, %llu CFI then frame "
 				"pointers, %llu frame pointers only (%llu whose stack copy was "
-				"lost); %llu cut short by the %u-byte stack copy (--stack-copy); "
+				"skipped, the ring buffer busy, or lost); %llu cut short by the "
+				"%u-byte stack copy (--stack-copy); "
 				"%llu copies of %.0f bytes on average\n",
 				(unsigned long long)c.unwound[XLP_UNWIND_CFI],
 				(unsigned long long)c.unwound[XLP_UNWIND_MIXED],

@@ -649,21 +649,21 @@ static uint32_t ustack_cfi(struct sampler *sm, struct xlp_sample_rec *rec,
 	if (id1) {
 		rec->ustack_err = 0;
 		sm->c.unwound[out->method]++;
-		sm->c.copy_cut += out->stop == XLP_STOP_COPY ||
-				  (out->method == XLP_UNWIND_MIXED && c->flags & XLP_UCOPY_CUT);
+		sm->c.copy_cut += out->cfi_stop == XLP_STOP_COPY;
 	}
 	return id1;
 }
 
 int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller, uint64_t useq)
 {
-	const struct copy_slot *c = useq ? copy_slot(sm, (int)rec->tid, false) : NULL;
+	const struct copy_slot *c =
+		useq > XLP_UCOPY_SKIPPED ? copy_slot(sm, (int)rec->tid, false) : NULL;
 	bool fp = true;
 	uint32_t id1 = 0;
 
 	sm->c.samples++;
 	if (useq && (!c || c->seq != useq))
-		sm->c.copy_missing++; /* its copy was lost (ring buffer full): frame pointers */
+		sm->c.copy_missing++; /* its copy was skipped or lost (ring buffer full): fp */
 	else if (c)
 		id1 = ustack_cfi(sm, rec, c, &fp);
 	if (!fp) {

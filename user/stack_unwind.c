@@ -427,7 +427,7 @@ int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_
 	}
 	out->ncfi = out->n;
 	out->method = XLP_UNWIND_CFI;
-	out->stop = stop;
+	out->stop = out->cfi_stop = stop;
 	if (stop == XLP_STOP_END || stop == XLP_STOP_DEPTH)
 		return 0;
 	/* the copy or the tables ended first: the frame pointers may go on */

@@ -63,7 +63,8 @@ struct unwind_out {
 	size_t n;
 	enum xlp_stack_method method;
 	enum xlp_stack_stop stop;
-	size_t ncfi; /* of the n frames, the first ncfi came from CFI */
+	size_t ncfi;		      /* of the n frames, the first ncfi came from CFI */
+	enum xlp_stack_stop cfi_stop; /* why CFI stopped (mixed: before the walk went on) */
 };
 
 struct unwinder;
