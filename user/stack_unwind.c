@@ -85,10 +85,6 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
-void unwinder__forget(struct unwinder *u, int pid)
-{
-}
-
 int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_out *out)
 {
 	fp_only(in, out);
@@ -218,13 +214,6 @@ void unwinder__free(struct unwinder *u)
 	for (int i = 0; i < UNWIND_PROCS; i++)
 		proc_drop(&u->procs[i]);
 	free(u);
-}
-
-void unwinder__forget(struct unwinder *u, int pid)
-{
-	for (int i = 0; i < UNWIND_PROCS; i++)
-		if (u->procs[i].pid == pid)
-			proc_drop(&u->procs[i]);
 }
 
 /* pid's modules as its mappings are now, attached to the unwinder's callbacks */

@@ -83,9 +83,6 @@ bool unwinder__has_cfi(void);
  */
 int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_out *out);
 
-/* A process is gone (or exec'd): drop what was learnt of its mappings. */
-void unwinder__forget(struct unwinder *u, int pid);
-
 /* "fp", "cfi", "mixed"; "end", "copy", ... (dump, tests) */
 const char *unwind__method_name(unsigned method);
 const char *unwind__stop_name(unsigned stop);
