@@ -26,7 +26,7 @@
 #      (tests/workloads/nofp) sampled with frame pointers only
 #      (--stack-copy 0) / with 8 KiB and 16 KiB stack copies: the cost per
 #      sample in the traced thread as a ratio to frame pointers, the
-#      recorder's CPU per sample, and the default 3 % bound with CFI on.
+#      recorder's time per unwound stack, and the default 3 % bound with CFI on.
 #      BENCH_ONLY=unwind runs this section alone.
 #
 # Every measure is a ratio inside this one run, variants alternated
@@ -317,8 +317,7 @@ bench_unwind() {
 		c16) uopts=(--sample-overhead 50 --stack-copy 16K) ;;
 		bound) uopts=(--sample) ;;
 		esac
-		# user + system CPU of the recorder and its workload (its child)
-		RES=$(timeout -k 5 "$RUN_TIMEOUT" "${ON_TRACER_CPUS[@]}" /usr/bin/time -f 'TIME %U %S' -o "$TMP/uw.time" \
+		RES=$(timeout -k 5 "$RUN_TIMEOUT" "${ON_TRACER_CPUS[@]}" \
 			"$XLPROBE" record "${uopts[@]}" -o "$TMP/uw.xlp" -- taskset -c "$WCPU" "$NOFP" --spin-ms 2000 \
 			2>"$TMP/uw.err" | awk '$1 == "DONE" { print $2 }') || RES=""
 		cat "$TMP/uw.err" >>"$LOG"
@@ -331,9 +330,8 @@ bench_unwind() {
 			}
 			END { if (n) printf "%.0f %d %.0f", c, n, u }')
 		[ -n "$t" ] && UW_COST[$1]+="$t;"
-		# the recorder's CPU beyond its workload's 2 s and the sampling in it
-		[ -n "$t" ] && [ "$1" != bound ] && UW_REC[$1]+="$(awk -v t="$t" '$1 == "TIME" {
-			split(t, a, " "); printf "%.0f %d", ($2 + $3) * 1e9 - 2e9 - a[1], a[2] }' "$TMP/uw.time");"
+		# the recorder's time per unwound stack, as it prints it (on its own CPU)
+		UW_REC[$1]+="$(sed -n 's/.*the recorder unwound each in \([0-9.]*\) us.*/\1/p' "$TMP/uw.err") "
 	}
 	for ((r = 0; r < REPS; r++)); do
 		for v in alone fp c8 c16 bound; do
@@ -346,20 +344,18 @@ bench_unwind() {
 	# per run: cost / samples in the thread; the recorder's extra CPU / samples
 	per_sample() { printf '%s' "$1" | tr ';' '\n' | awk 'NF >= 2 && $2 > 0 { print $1 / $2 / 1e3 }' | sort -n |
 		awk '{ a[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; else print "n/a" }'; }
-	# the recorder's CPU per sample includes loading the programs (~1 s
-	# here): its difference to frame pointers is the unwinding's
 	printf '%-48s %10s %8s %12s %14s\n' "variant (nofp --spin-ms 2000, pinned)" "iterations" "slowdown" \
-		"us/sample" "recorder +us"
+		"us/sample" "recorder us"
 	declare -A UW_PS=()
 	for v in alone fp c8 c16 bound; do
 		# shellcheck disable=SC2086
 		m=$(median ${UW_RUNS[$v]})
 		UW_PS[$v]=$(per_sample "${UW_COST[$v]}")
+		# shellcheck disable=SC2086 # the run list is words
 		printf '%-48s %10.0f %8s %12s %14s\n' "${UW_LABEL[$v]}" "${m:-0}" \
 			"$(calc 'printf "%.3f", a / b' "$ubase" "$m")" \
 			"$([ "$v" = alone ] && echo - || echo "${UW_PS[$v]}")" \
-			"$(case $v in alone | bound) echo - ;; *) calc 'printf "%+.1f", a - b' \
-				"$(per_sample "${UW_REC[$v]}")" "$(per_sample "${UW_REC[fp]}")" ;; esac)"
+			"$(case $v in c8 | c16) median ${UW_REC[$v]} ;; *) echo - ;; esac)"
 	done
 	echo "cost per sample in the traced thread, CFI / frame pointers: 8K $(calc 'printf "%.2f", a / b' "${UW_PS[c8]}" "${UW_PS[fp]}")," \
 		"16K $(calc 'printf "%.2f", a / b' "${UW_PS[c16]}" "${UW_PS[fp]}") (the copy is added to the frame-pointer walk, which stays)"

@@ -622,13 +622,15 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 				"pointers, %llu frame pointers only (%llu whose stack copy was "
 				"skipped, the ring buffer busy, or lost); %llu cut short by the "
 				"%u-byte stack copy (--stack-copy); "
-				"%llu copies of %.0f bytes on average\n",
+				"%llu copies of %.0f bytes on average; the recorder unwound each "
+				"in %.1f us\n",
 				(unsigned long long)c.unwound[XLP_UNWIND_CFI],
 				(unsigned long long)c.unwound[XLP_UNWIND_MIXED],
 				(unsigned long long)c.unwound[XLP_UNWIND_FP],
 				(unsigned long long)c.copy_missing, (unsigned long long)c.copy_cut,
 				r->o.stack_copy, (unsigned long long)c.copies,
-				c.copies ? (double)c.copy_bytes / (double)c.copies : 0.0);
+				c.copies ? (double)c.copy_bytes / (double)c.copies : 0.0,
+				c.unwinds ? (double)c.unwind_ns / (double)c.unwinds / 1e3 : 0.0);
 		fprintf(stderr,
 			"xlprobe: sampling took %.3f ms of the traced threads' %.3f ms of CPU "
 			"(bound %.2f %%); longest period %.3f ms, off-CPU stacks at 1 switch in "

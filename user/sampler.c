@@ -8,6 +8,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
+#include "util.h"
 #include "stack_unwind.h"
 
 /* A distinct frame name: kind, module and name, as one key. */
@@ -618,7 +619,9 @@ static uint32_t ustack_cfi(struct sampler *sm, struct xlp_sample_rec *rec,
 	struct unwind_in in = {.pid = (int)rec->pid, .tid = (int)rec->tid, .copy = &copy};
 	struct unwind_out *out = &sm->uout;
 	size_t named = 0;
+	uint64_t t0;
 	uint32_t id1;
+	int err;
 
 	*fp = false;
 	if (rec->ustack &&
@@ -626,7 +629,12 @@ static uint32_t ustack_cfi(struct sampler *sm, struct xlp_sample_rec *rec,
 		in.fp = sm->ubuf;
 		in.nfp = XLP_STACK_DEPTH;
 	}
-	if (unwind__stack(sm->unw, &in, out) || out->method == XLP_UNWIND_FP) {
+	t0 = xlp_now_ns();
+	err = unwind__stack(sm->unw, &in, out);
+	/* the recorder's cost, on its own CPU: not in the bound, but printed */
+	sm->c.unwind_ns += xlp_now_ns() - t0;
+	sm->c.unwinds++;
+	if (err || out->method == XLP_UNWIND_FP) {
 		*fp = true;
 		return 0;
 	}

@@ -28,6 +28,7 @@ struct sampler_counts {
 	uint64_t unwound[3];	       /* user stacks of samples by enum xlp_stack_method */
 	uint64_t copy_cut;	       /* of the CFI ones, those the copy's size cut short */
 	uint64_t copies, copy_bytes;   /* user-stack copies received, and their bytes */
+	uint64_t unwind_ns, unwinds;   /* the recorder's time unwinding copies, and how many */
 	uint64_t copy_missing; /* samples whose copy was skipped (ring buffer a quarter full) or
 				  lost */
 	uint64_t stack_lost;   /* samples with a stack the kernel could not keep or give back */
