@@ -12,7 +12,9 @@ set -eu
 # minimal Debian 12 (priority standard, not required) does not have;
 # tests/root/test_timeline decodes the Perfetto export with protoc;
 # chromium: tests/unit/test_html_chromium loads the HTML report in it, headless.
-PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
+# libdw-dev: elfutils' libdw, which unwinds sampled stacks with CFI
+# (user/stack_unwind.c); elfutils: eu-stack, tests/root/test_unwind's reference.
+PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium"
 
