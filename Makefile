@@ -93,7 +93,16 @@ CFLAGS ?= -O2 -g
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	-MMD -MP -D_GNU_SOURCE
 TEST_INC := $(cli_INC) -Itests/lib
-LDLIBS := -lbpf -lelf -lz -lm
+BASE_LDLIBS := -lbpf -lelf -lz -lm
+# CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
+# NO_LIBDW=1 builds without it (frame pointers only): the static builds,
+# whose libdw.a would pull in more archives than Debian's static list holds
+ifeq ($(NO_LIBDW),1)
+LDLIBS := $(BASE_LDLIBS)
+else
+XCFLAGS += -DXLP_HAVE_LIBDW
+LDLIBS := -ldw $(BASE_LDLIBS)
+endif
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
 	-Wall -Werror -Wno-unused-function -Wno-compare-distinct-pointer-types -MMD -MP
@@ -190,6 +199,14 @@ $(OUTPUT)/tests/workloads/%: tests/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
+
+# nofp is built as Debian builds glibc, nginx and redis: -O2, no frame
+# pointers (tests/root/test_unwind.c unwinds it with its CFI)
+$(OUTPUT)/tests/workloads/nofp: tests/workloads/nofp.c tests/workloads/wl.h
+	$(call msg,CC-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra \
+		-Werror -Wno-unused-parameter $< -o $@
 
 # timed clocks its life from its first instruction: linked static (no
 # dynamic loader runs before it) with its own entry point (see the file)
@@ -321,7 +338,7 @@ STATIC_CC = $(STATIC_CC_$(ARCH))
 STATIC_FILE_x86 := x86-64
 STATIC_FILE_arm64 := ARM aarch64
 STATIC_MAKE = $(MAKE) --no-print-directory OUTPUT=$(STATIC_DIR) ARCH=$(ARCH) CC=$(STATIC_CC) \
-	LDLIBS="-static $(LDLIBS)"
+	NO_LIBDW=1 LDLIBS="-static $(BASE_LDLIBS)"
 
 .PHONY: static static-deps
 static-deps:

@@ -43,6 +43,9 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 	} else {
 		ev.r.ustack_err = (__s32)u;
 	}
+	/* before the sample: the recorder meets the copy first */
+	if (cfg_ucopy_bytes)
+		ev.useq = ucopy_send(ev.r.pid, ev.r.tid);
 	if (k >= 0)
 		ev.r.kstack = (__u32)k + 1;
 	else

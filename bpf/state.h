@@ -66,6 +66,7 @@ struct xlp_thread {
 	__u32 waker_tid;   /* who woke it last, in task context (sched_waking); 0: other */
 	__u64 cpu_told;	   /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
 	__u64 off_ucaller; /* the caller its user stack's walk skipped (leaf_caller), or 0 */
+	__u64 off_useq;	   /* the seq of its user stack's copy (bpf/ucopy.bpf.h), or 0 */
 	/* of the open on-CPU slice, what snapshots already showed as run and
 	 * as steal: later ones never show less of either (open_split) */
 	__u64 run_exposed;

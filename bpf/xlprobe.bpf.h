@@ -486,6 +486,8 @@ static __always_inline struct xlp_sample_cost *sample_cost_add(__u64 t0)
 	return c;
 }
 
+#include "ucopy.bpf.h"
+
 /*
  * A traced thread (current) leaves the CPU: the stacks it leaves with,
  * for the off-CPU samples its wait may give (offcpu_charge). ctx: the
@@ -594,6 +596,9 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 	t->off_ucaller = u >= 0 ? leaf_caller((struct pt_regs *)bpf_task_pt_regs(
 					  (struct task_struct *)bpf_get_current_task_btf()))
 				: 0;
+	/* the registers saved at the syscall's entry: the function that made
+	 * it is the copy's first frame, whatever libc did */
+	t->off_useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
 	c->cost_ns += bpf_ktime_get_ns() - t0;
 	c->off_captures++;
 }
@@ -635,6 +640,7 @@ static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u6
 	if (c)
 		c->off_samples++;
 	ev.ucaller = t->off_ucaller;
+	ev.useq = t->off_useq;
 	emit(&ev, sizeof(ev));
 }
 

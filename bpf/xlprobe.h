@@ -129,6 +129,8 @@ enum xlp_rec_type {
 	/* record --timeline (readers that predate them skip them): */
 	XLP_R_SCHED = 13, /* struct xlp_sched_rec: one scheduling event */
 	XLP_R_TASK = 14,  /* struct xlp_task_rec: a waker's name, before its first wakeup */
+	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
+	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
 
 struct xlp_hdr {
@@ -341,6 +343,63 @@ struct xlp_sample_rec {
 struct xlp_sample_ev {
 	struct xlp_sample_rec r;
 	__u64 ucaller;
+	__u64 useq; /* the xlp_ucopy_rec of its user stack (its seq), or 0 */
+};
+
+/*
+ * The user stack as a sample found it, for unwinding with the binaries'
+ * own CFI (.eh_frame, .debug_frame) at record time (user/stack_unwind.h): the
+ * thread's user registers (those the kernel saved at its entry, x86-64
+ * struct pt_regs order) and the stack's top len bytes from regs' sp. Ring
+ * buffer only: sent just before its on-CPU sample, or at the switch-out
+ * whose off-CPU sample (at the wait's end) names it by seq. A thread's
+ * copies and samples arrive in order, so the recorder keeps its last one.
+ */
+#define XLP_UCOPY_MAX 16384 /* bytes: the copy size the recorder may choose */
+#define XLP_UCOPY_NREGS 21  /* x86-64 struct pt_regs */
+enum xlp_ucopy_reg {	    /* indices into xlp_ucopy_rec.regs */
+		     XLP_UREG_R15 = 0,
+		     XLP_UREG_R14,
+		     XLP_UREG_R13,
+		     XLP_UREG_R12,
+		     XLP_UREG_BP,
+		     XLP_UREG_BX,
+		     XLP_UREG_R11,
+		     XLP_UREG_R10,
+		     XLP_UREG_R9,
+		     XLP_UREG_R8,
+		     XLP_UREG_AX,
+		     XLP_UREG_CX,
+		     XLP_UREG_DX,
+		     XLP_UREG_SI,
+		     XLP_UREG_DI,
+		     XLP_UREG_ORIG_AX,
+		     XLP_UREG_IP,
+		     XLP_UREG_CS,
+		     XLP_UREG_FLAGS,
+		     XLP_UREG_SP,
+		     XLP_UREG_SS,
+};
+
+/* xlp_sample_ev.useq when no copy was sent because the ring buffer was a
+ * quarter full: the copies, the largest records, must not crowd out the
+ * others (seqs of copies are at least 4096) */
+#define XLP_UCOPY_SKIPPED 1
+
+/* struct xlp_ucopy_rec.flags */
+/* the copy stopped at the size asked (the stack may go on above it); else
+ * at the first unreadable page: the stack's end, or a page not in memory */
+#define XLP_UCOPY_CUT (1u << 0)
+
+struct xlp_ucopy_rec {
+	struct xlp_hdr h; /* h.size: the header and len bytes */
+	__u32 pid;
+	__u32 tid;
+	__u64 seq; /* != 0; unique in the recording */
+	__u64 regs[XLP_UCOPY_NREGS];
+	__u32 len;   /* bytes of the stack copied, from regs[XLP_UREG_SP] up */
+	__u32 flags; /* XLP_UCOPY_* */
+		     /* then len bytes */
 };
 
 /*
@@ -424,6 +483,30 @@ struct xlp_task_rec {
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
 #define XLP_STACK_FULL (1u << 1)
+/*
+ * How a user stack was unwound (bits 2-3; 0 in traces that predate it:
+ * frame pointers) and where its unwinding stopped (bits 4-7; 0: not said).
+ * user/stack_unwind.h tells the rules.
+ */
+#define XLP_STACK_METHOD_SHIFT 2
+#define XLP_STACK_METHOD_MASK (3u << XLP_STACK_METHOD_SHIFT)
+#define XLP_STACK_STOP_SHIFT 4
+#define XLP_STACK_STOP_MASK (15u << XLP_STACK_STOP_SHIFT)
+enum xlp_stack_method {
+	XLP_UNWIND_FP = 0,    /* the kernel's frame-pointer walk */
+	XLP_UNWIND_CFI = 1,   /* the binaries' CFI over the copied stack, to its last frame */
+	XLP_UNWIND_MIXED = 2, /* CFI to the copy's end, then the frame-pointer walk */
+};
+enum xlp_stack_stop {
+	XLP_STOP_UNSAID = 0,
+	XLP_STOP_END = 1,    /* the outermost frame: its return address is undefined */
+	XLP_STOP_COPY = 2,   /* the next frame lies above the copied bytes */
+	XLP_STOP_NO_CFI = 3, /* a frame's code has no CFI, or is in no known file */
+	XLP_STOP_BAD = 4,    /* a frame's CFI led nowhere (an unreadable or absurd address) */
+	XLP_STOP_DEPTH = 5,  /* XLP_STACK_DEPTH frames */
+	XLP_STOP_FP = 6,     /* the frame-pointer walk ended (a null or unreadable frame) */
+	XLP_STOP_NR,
+};
 
 /* struct xlp_stack_frame.flags */
 /* not from the frame-pointer walk: the return address it skipped, found on
@@ -541,7 +624,10 @@ _Static_assert(sizeof(struct xlp_launch_rec) == 40, "xlp_launch_rec layout");
 _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
-_Static_assert(sizeof(struct xlp_sample_ev) == 64, "xlp_sample_ev layout");
+_Static_assert(sizeof(struct xlp_sample_ev) == 72, "xlp_sample_ev layout");
+_Static_assert(sizeof(struct xlp_ucopy_rec) == 8 + 16 + 8 * XLP_UCOPY_NREGS + 8,
+	       "xlp_ucopy_rec layout");
+_Static_assert(sizeof(struct xlp_ucopy_rec) + XLP_UCOPY_MAX < 65536, "a copy fits xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_sampling_rec) == 96, "xlp_sampling_rec layout");
 _Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
 _Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");

@@ -26,6 +26,12 @@
 #      .output/tests/bench/bench_significance, false accusation rates on
 #      natural shapes and detection rates on perturbed ones (no root, no
 #      timing: seeded synthetic traces through the whole analysis)
+#   9. unwinding with CFI: a CPU-bound chain built without frame pointers
+#      (tests/workloads/nofp) sampled with frame pointers only
+#      (--stack-copy 0) / with 8 KiB and 16 KiB stack copies: the cost per
+#      sample in the traced thread as a ratio to frame pointers, the
+#      recorder's time per unwound stack, and the default 3 % bound with CFI on.
+#      BENCH_ONLY=unwind runs this section alone.
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -284,6 +290,94 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other sessions add noise; 
 if [ "$FOREIGN" -gt 0 ]; then
 	echo "WARNING: $FOREIGN uprobe(s) of other tracers sit on the workload binaries" \
 		"(bpftool perf list): the 'alone' runs are not alone"
+fi
+
+# ---- 9. unwinding with CFI (a function: BENCH_ONLY=unwind runs it alone) -------
+bench_unwind() {
+	local NOFP=$OUT/tests/workloads/nofp v r
+	echo
+	echo "== 9. Unwinding with CFI: cost per sample against frame pointers; the bound at 3 % =="
+	if [ ! -x "$NOFP" ]; then
+		echo "n/a: $NOFP not built (make build-tests)"
+		return
+	fi
+	# nofp --spin-ms 2000: 2 s of its CPU time in main -> spin_a -> spin_b
+	# -> spin_c (no frame pointers), pinned; the recorder on the other
+	# CPUs. fp/c8/c16 sample at a fixed 999 Hz (bound 50 %), so each takes
+	# the same ~2000 samples; bound: the defaults (3 %, 8 KiB).
+	declare -A UW_RUNS=([alone]="" [fp]="" [c8]="" [c16]="" [bound]="")
+	declare -A UW_COST=([alone]="" [fp]="" [c8]="" [c16]="" [bound]="")
+	declare -A UW_REC=([fp]="" [c8]="" [c16]="")
+	declare -A UW_LINE=([fp]="" [c8]="" [c16]="" [bound]="")
+	declare -A UW_LABEL=([alone]="alone" [fp]="--stack-copy 0 (frame pointers), 999 Hz"
+		[c8]="--stack-copy 8K (CFI, the default), 999 Hz" [c16]="--stack-copy 16K (CFI), 999 Hz"
+		[bound]="defaults: bound 3 %, --stack-copy 8K")
+	uw_run() {
+		local uopts=() t
+		case $1 in
+		alone)
+			RES=$(timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$NOFP" --spin-ms 2000 2>>"$LOG" |
+				awk '$1 == "DONE" { print $2 }') || RES=""
+			return ;;
+		fp) uopts=(--sample-overhead 50 --stack-copy 0) ;;
+		c8) uopts=(--sample-overhead 50 --stack-copy 8K) ;;
+		c16) uopts=(--sample-overhead 50 --stack-copy 16K) ;;
+		bound) uopts=(--sample) ;;
+		esac
+		RES=$(timeout -k 5 "$RUN_TIMEOUT" "${ON_TRACER_CPUS[@]}" \
+			"$XLPROBE" record "${uopts[@]}" -o "$TMP/uw.xlp" -- taskset -c "$WCPU" "$NOFP" --spin-ms 2000 \
+			2>"$TMP/uw.err" | awk '$1 == "DONE" { print $2 }') || RES=""
+		cat "$TMP/uw.err" >>"$LOG"
+		UW_LINE[$1]=$(grep 'user stacks unwound' "$TMP/uw.err" | sed 's/^xlprobe: //')
+		# cost in the traced thread per on-CPU sample, the CPU it is a share of
+		t=$("$XLPROBE" dump "$TMP/uw.xlp" 2>>"$LOG" | awk '
+			$1 == "sampling" {
+				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+				c += v["cost_ns"]; n += v["on_samples"] + v["off_captures"]; u += v["cpu_ns"]
+			}
+			END { if (n) printf "%.0f %d %.0f", c, n, u }')
+		[ -n "$t" ] && UW_COST[$1]+="$t;"
+		# the recorder's time per unwound stack, as it prints it (on its own CPU)
+		UW_REC[$1]+="$(sed -n 's/.*the recorder unwound each in \([0-9.]*\) us.*/\1/p' "$TMP/uw.err") "
+	}
+	for ((r = 0; r < REPS; r++)); do
+		for v in alone fp c8 c16 bound; do
+			uw_run "$v"
+			[ -n "$RES" ] && UW_RUNS[$v]+="$RES "
+		done
+	done
+	# shellcheck disable=SC2086
+	ubase=$(median ${UW_RUNS[alone]})
+	# per run: cost / samples in the thread; the recorder's extra CPU / samples
+	per_sample() { printf '%s' "$1" | tr ';' '\n' | awk 'NF >= 2 && $2 > 0 { print $1 / $2 / 1e3 }' | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; else print "n/a" }'; }
+	printf '%-48s %10s %8s %12s %14s\n' "variant (nofp --spin-ms 2000, pinned)" "iterations" "slowdown" \
+		"us/sample" "recorder us"
+	declare -A UW_PS=()
+	for v in alone fp c8 c16 bound; do
+		# shellcheck disable=SC2086
+		m=$(median ${UW_RUNS[$v]})
+		UW_PS[$v]=$(per_sample "${UW_COST[$v]}")
+		# shellcheck disable=SC2086 # the run list is words
+		printf '%-48s %10.0f %8s %12s %14s\n' "${UW_LABEL[$v]}" "${m:-0}" \
+			"$(calc 'printf "%.3f", a / b' "$ubase" "$m")" \
+			"$([ "$v" = alone ] && echo - || echo "${UW_PS[$v]}")" \
+			"$(case $v in c8 | c16) median ${UW_REC[$v]} ;; *) echo - ;; esac)"
+	done
+	echo "cost per sample in the traced thread, CFI / frame pointers: 8K $(calc 'printf "%.2f", a / b' "${UW_PS[c8]}" "${UW_PS[fp]}")," \
+		"16K $(calc 'printf "%.2f", a / b' "${UW_PS[c16]}" "${UW_PS[fp]}") (the copy is added to the frame-pointer walk, which stays)"
+	for v in fp c8 c16; do
+		[ -n "${UW_LINE[$v]}" ] && echo "  $v, last run: ${UW_LINE[$v]}"
+	done
+	# the default bound with CFI on: cost / CPU over the runs
+	printf '%s' "${UW_COST[bound]}" | tr ';' '\n' | awk 'NF == 3 && $3 > 0 { c += $1; u += $3; o = 100 * $1 / $3; if (o > mx) mx = o }
+		END { if (u > 0) printf "default bound with CFI: sampling took %.2f %% of the traced CPU (worst run %.2f %%); bound 3 %%: %s\n",
+			100 * c / u, mx, (100 * c / u <= 3) ? "met" : "OVER"; else print "default bound with CFI: n/a" }'
+}
+
+if [ "${BENCH_ONLY:-}" = unwind ]; then
+	bench_unwind
+	exit 0
 fi
 
 # ---- 1. scheduler overhead ---------------------------------------------------
@@ -1044,6 +1138,7 @@ if [ -x "$SIGSIM" ]; then
 else
 	echo "n/a: $SIGSIM not built"
 fi
+bench_unwind
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
 notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)

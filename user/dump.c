@@ -14,6 +14,7 @@
 #include "jsonw.h"
 #include "log.h"
 #include "trace.h"
+#include "stack_unwind.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -393,7 +394,17 @@ static void rec_stack(struct dump *d, const struct xlp_hdr *h)
 	char buf[XLP_STACK_DEPTH * 2 * 24 + 32];
 
 	field_u64(d, "id", r->id);
-	field_flags(d, "flags", r->flags, stack_flag_names, ARRAY_SIZE(stack_flag_names));
+	field_flags(d, "flags", r->flags & ~(XLP_STACK_METHOD_MASK | XLP_STACK_STOP_MASK),
+		    stack_flag_names, ARRAY_SIZE(stack_flag_names));
+	/* how a user stack was unwound and why it stopped (user/stack_unwind.h) */
+	if (!(r->flags & XLP_STACK_KERNEL)) {
+		field_cstr(d, "unwound",
+			   unwind__method_name((r->flags & XLP_STACK_METHOD_MASK) >>
+					       XLP_STACK_METHOD_SHIFT));
+		field_cstr(d, "stopped",
+			   unwind__stop_name((r->flags & XLP_STACK_STOP_MASK) >>
+					     XLP_STACK_STOP_SHIFT));
+	}
 	field_u64(d, "nframes", r->nframes);
 	/* untrusted: never past the record, never past the buffer */
 	if (n > room) {

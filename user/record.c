@@ -25,6 +25,7 @@
 #include "outfile.h"
 #include "record_opts.h"
 #include "sampler.h"
+#include "stack_unwind.h"
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
@@ -182,16 +183,19 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 		memcpy(&fork, h, sizeof(fork));
 		follow_fork(r, &fork);
 		h = &fork.h;
+	} else if (h->type == XLP_R_UCOPY) {
+		/* a user stack for the sampler to unwind; not in the trace */
+		if (r->sampler)
+			sampler__ucopy(r->sampler, (const void *)h, h->size);
+		return 0;
 	} else if (h->type == XLP_R_SAMPLE && h->size >= sizeof(sample) && r->sampler) {
 		/* its frames named and written first; in it, the trace's stack ids */
-		uint64_t caller = 0;
+		struct xlp_sample_ev ev = {};
 
-		memcpy(&sample, h, sizeof(sample));
-		if (h->size >= sizeof(struct xlp_sample_ev))
-			memcpy(&caller, (const char *)h + offsetof(struct xlp_sample_ev, ucaller),
-			       sizeof(caller));
+		memcpy(&ev, h, h->size < sizeof(ev) ? h->size : sizeof(ev));
+		sample = ev.r;
 		sample.h.size = sizeof(sample);
-		sampler__sample(r->sampler, &sample, caller);
+		sampler__sample(r->sampler, &sample, ev.ucaller, ev.useq);
 		h = &sample.h;
 	}
 	write_rec(r, h);
@@ -774,6 +778,21 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			(unsigned long long)c.samples, (unsigned long long)c.stack_lost,
 			(unsigned long long)c.stacks, (unsigned long long)c.frames_named,
 			(unsigned long long)c.frames, (unsigned long long)c.recovered);
+		if (r->o.stack_copy && unwinder__has_cfi())
+			fprintf(stderr,
+				"xlprobe: user stacks unwound: %llu with CFI, %llu CFI then frame "
+				"pointers, %llu frame pointers only (%llu whose stack copy was "
+				"skipped, the ring buffer busy, or lost); %llu cut short by the "
+				"%u-byte stack copy (--stack-copy); "
+				"%llu copies of %.0f bytes on average; the recorder unwound each "
+				"in %.1f us\n",
+				(unsigned long long)c.unwound[XLP_UNWIND_CFI],
+				(unsigned long long)c.unwound[XLP_UNWIND_MIXED],
+				(unsigned long long)c.unwound[XLP_UNWIND_FP],
+				(unsigned long long)c.copy_missing, (unsigned long long)c.copy_cut,
+				r->o.stack_copy, (unsigned long long)c.copies,
+				c.copies ? (double)c.copy_bytes / (double)c.copies : 0.0,
+				c.unwinds ? (double)c.unwind_ns / (double)c.unwinds / 1e3 : 0.0);
 		fprintf(stderr,
 			"xlprobe: sampling took %.3f ms of the traced threads' %.3f ms of CPU "
 			"(bound %.2f %%); longest period %.3f ms, off-CPU stacks at 1 switch in "
@@ -821,6 +840,8 @@ static int setup(struct recorder *r)
 				  .sample_hz = r->o.sample_hz,
 				  .timeline = r->o.timeline,
 				  .prewake = !r->o.no_prewake,
+				  /* built without libdw: nothing could unwind a copy */
+				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];

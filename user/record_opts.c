@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "record_opts.h"
+#include "xlprobe.h"
 #include "util.h"
 
 static const char help[] =
@@ -46,8 +47,8 @@ static const char help[] =
 	"                           the CPU (cpu-clock) and off it (the stack a thread\n"
 	"                           leaves the CPU with, charged with its wait's length\n"
 	"                           and reason); on by default when no --func is given.\n"
-	"                           Frames are named as they are recorded; stacks stop at\n"
-	"                           code built without frame pointers. 'xlprobe report'\n"
+	"                           Frames are named as they are recorded; stacks are\n"
+	"                           unwound with the binaries' CFI. 'xlprobe report'\n"
 	"                           analyses the sampled functions, 'xlprobe export\n"
 	"                           --folded' writes the stacks out\n"
 	"  -F, --freq HZ            highest sampling rate, per second per CPU (default\n"
@@ -57,6 +58,11 @@ static const char help[] =
 	"                           threads, in % of their CPU time (default 3): the\n"
 	"                           period grows when a sample costs more (PerfProbe's\n"
 	"                           adaptive interval); implies --sample\n"
+	"      --stack-copy SIZE    bytes of each sampled user stack copied for unwinding\n"
+	"                           with the binaries' CFI (.eh_frame), so that code\n"
+	"                           without frame pointers keeps its callers: 0 (frame\n"
+	"                           pointers only) to 16K, in bytes or with K (default\n"
+	"                           8K); deeper stacks go on with frame pointers\n"
 	"      --no-sample          no stack samples, even without --func\n"
 	"\n"
 	"Recording:\n"
@@ -246,6 +252,21 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 				   arg);
 		o->realtime = (int)v;
 		return 0;
+	case 'U': {
+		char *end;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (!errno && (*end == 'K' || *end == 'k') && !end[1] && v <= XLP_UCOPY_MAX / 1024)
+			v *= 1024;
+		else if (errno || *end || end == arg || arg[0] == '-' || v > XLP_UCOPY_MAX)
+			return bad(
+				"bad --stack-copy '%s': expected bytes from 0 to 16K, e.g. 8K or "
+				"0 for frame pointers only",
+				arg);
+		o->stack_copy = (uint32_t)v;
+		return 0;
+	}
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -300,6 +321,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"timeline", no_argument, NULL, 'T'},
 		{"no-prewake", no_argument, NULL, 'W'},
 		{"realtime", required_argument, NULL, 'R'},
+		{"stack-copy", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -311,6 +333,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 	o->output = "xlprobe.xlp";
 	o->ringbuf_bytes = 16u << 20;
 	o->realtime = XLP_RT_AUTO;
+	o->stack_copy = XLP_STACK_COPY_DEFAULT;
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own */
 	while ((c = getopt_long(argc, argv, "+p:f:i:o:d:F:qvh", longopts, NULL)) != -1) {

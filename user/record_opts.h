@@ -14,6 +14,8 @@
 /* record_opts.realtime */
 #define XLP_RT_AUTO (-1)
 #define XLP_RT_OFF 0
+/* --stack-copy: bytes of user stack copied per sample for CFI unwinding (README, Stack sampling) */
+#define XLP_STACK_COPY_DEFAULT 8192
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -35,6 +37,7 @@ struct record_opts {
 	/* --realtime: the reader's SCHED_FIFO priority from the start (1-99),
 	 * XLP_RT_OFF never, XLP_RT_AUTO (default) 1 once it falls behind */
 	int realtime;
+	uint32_t stack_copy; /* --stack-copy: bytes, at most XLP_UCOPY_MAX; 0: frame pointers */
 	bool quiet;
 	int verbose;
 };

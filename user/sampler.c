@@ -8,6 +8,8 @@
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
+#include "util.h"
+#include "stack_unwind.h"
 
 /* A distinct frame name: kind, module and name, as one key. */
 struct sym_slot {
@@ -32,9 +34,32 @@ struct pid_seen {
 	size_t n, cap;
 };
 
+/* A thread's last user-stack copy (xlp_ucopy_rec): its samples name it by seq. */
+struct copy_slot {
+	int tid; /* 0: free */
+	uint64_t seq;
+	uint64_t regs[XLP_UCOPY_NREGS];
+	uint32_t len, flags;
+	uint8_t *data;
+	size_t cap;
+};
+
+/* A distinct user stack unwound with CFI, by content: the trace's id + 1 */
+struct stack_slot {
+	uint64_t hash;
+	uint32_t id1; /* 0: free */
+	uint16_t n, flags;
+	struct xlp_stack_frame *frames;
+};
+
 struct sampler {
 	struct session *sess;
 	struct symbolizer *sym;
+	struct unwinder *unw;
+	struct copy_slot *copies;
+	size_t copy_cap, ncopies;
+	struct stack_slot *cstacks;
+	size_t cstack_cap, ncstacks;
 	sampler_write_fn write;
 	void *ctx;
 	/* kernel stack-map id -> trace stack id + 1, per map; grown on demand */
@@ -59,6 +84,7 @@ struct sampler {
 	/* the buffers of one stack: its frames read back, the record written */
 	struct bpf_stack_build_id ubuf[XLP_STACK_DEPTH];
 	uint64_t kbuf[XLP_STACK_DEPTH];
+	struct unwind_out uout;
 	/* a stack record and a name record, built here (flexible arrays: bytes) */
 	_Alignas(8) char st_buf[sizeof(struct xlp_stack_rec) +
 				XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
@@ -83,6 +109,9 @@ int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct
 	err = symbolizer__new(&sm->sym);
 	if (err)
 		goto cleanup;
+	err = unwinder__new(&sm->unw);
+	if (err)
+		goto cleanup;
 	*out = sm;
 	sm = NULL;
 cleanup:
@@ -95,6 +124,13 @@ void sampler__free(struct sampler *sm)
 	if (!sm)
 		return;
 	symbolizer__free(sm->sym);
+	unwinder__free(sm->unw);
+	for (size_t i = 0; i < sm->copy_cap; i++)
+		free(sm->copies[i].data);
+	free(sm->copies);
+	for (size_t i = 0; i < sm->cstack_cap; i++)
+		free(sm->cstacks[i].frames);
+	free(sm->cstacks);
 	for (size_t i = 0; i < sm->sym_cap && sm->syms; i++)
 		free(sm->syms[i].key);
 	free(sm->syms);
@@ -408,6 +444,10 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 	st->id = sm->next_stack;
 	st->nframes = (uint16_t)n;
 	st->flags = (kernel ? XLP_STACK_KERNEL : 0) | (n == XLP_STACK_DEPTH ? XLP_STACK_FULL : 0);
+	if (!kernel)
+		st->flags |= XLP_UNWIND_FP << XLP_STACK_METHOD_SHIFT |
+			     (n == XLP_STACK_DEPTH ? XLP_STOP_DEPTH : XLP_STOP_FP)
+				     << XLP_STACK_STOP_SHIFT;
 	if (sm->write(sm->ctx, &st->h)) {
 		*lost = -EIO;
 		return 0;
@@ -418,12 +458,229 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 	return *slot;
 }
 
-int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller)
+/* The slot of tid in sm->copies (kept at most half full), or NULL. */
+static struct copy_slot *copy_slot(struct sampler *sm, int tid, bool add)
 {
+	size_t j;
+
+	if (add && 2 * (sm->ncopies + 1) > sm->copy_cap) {
+		size_t cap = sm->copy_cap ? 2 * sm->copy_cap : 64;
+		struct copy_slot *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < sm->copy_cap; i++) {
+			if (!sm->copies[i].tid)
+				continue;
+			for (j = (size_t)sm->copies[i].tid & (cap - 1); n[j].tid;
+			     j = (j + 1) & (cap - 1))
+				;
+			n[j] = sm->copies[i];
+		}
+		free(sm->copies);
+		sm->copies = n;
+		sm->copy_cap = cap;
+	}
+	if (!sm->copy_cap)
+		return NULL;
+	for (j = (size_t)tid & (sm->copy_cap - 1);; j = (j + 1) & (sm->copy_cap - 1)) {
+		if (sm->copies[j].tid == tid)
+			return &sm->copies[j];
+		if (!sm->copies[j].tid) {
+			if (!add)
+				return NULL;
+			sm->copies[j].tid = tid;
+			sm->ncopies++;
+			return &sm->copies[j];
+		}
+	}
+}
+
+int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t size)
+{
+	struct copy_slot *c;
+
+	if (size < sizeof(*rec) || rec->len > size - sizeof(*rec) || !rec->tid)
+		return -EINVAL;
+	c = copy_slot(sm, (int)rec->tid, true);
+	if (!c)
+		return -ENOMEM;
+	if (c->cap < rec->len) {
+		uint8_t *d = realloc(c->data, rec->len);
+
+		if (!d)
+			return -ENOMEM;
+		c->data = d;
+		c->cap = rec->len;
+	}
+	memcpy(c->regs, rec->regs, sizeof(c->regs));
+	memcpy(c->data, (const char *)rec + sizeof(*rec), rec->len);
+	c->len = rec->len;
+	c->flags = rec->flags;
+	c->seq = rec->seq;
+	sm->c.copies++;
+	sm->c.copy_bytes += rec->len;
+	return 0;
+}
+
+/* Names an unwound user frame; a return address by the call before it. */
+static void uframe_name(struct sampler *sm, int pid, const struct unwind_frame *f, struct xsym *x)
+{
+	uint64_t back = f->ret && f->kind == UNWIND_ADDR;
+
+	if (f->kind == UNWIND_BUILD_ID) {
+		if (symbolizer__user_build_id(sm->sym, f->build_id, f->offset, x) &&
+		    x->kind == XSYM_UNKNOWN) {
+			sampler__add_pid(sm, pid);
+			symbolizer__user_build_id(sm->sym, f->build_id, f->offset, x);
+		}
+		return;
+	}
+	if (symbolizer__user_ip(sm->sym, pid, f->ip - back, x) && x->kind == XSYM_UNKNOWN) {
+		sampler__add_pid(sm, pid);
+		symbolizer__user_ip(sm->sym, pid, f->ip - back, x);
+	}
+	/* the frame's offset is the return address's, as the walk's are */
+	if (x->kind != XSYM_UNKNOWN)
+		x->offset += back;
+}
+
+/* The trace's id + 1 of the stack in sm->st_buf (its record written the first time), or 0. */
+static uint32_t stack_by_content(struct sampler *sm, size_t named, int32_t *lost)
+{
+	struct xlp_stack_rec *st = (void *)sm->st_buf;
+	size_t bytes = st->nframes * sizeof(st->frames[0]), j;
+	uint64_t h = fnv1a((const char *)st->frames, bytes) ^ st->flags;
+	struct stack_slot *slot;
+
+	if (2 * (sm->ncstacks + 1) > sm->cstack_cap) {
+		size_t cap = sm->cstack_cap ? 2 * sm->cstack_cap : 256;
+		struct stack_slot *n = calloc(cap, sizeof(*n));
+
+		if (!n) {
+			*lost = -ENOMEM;
+			return 0;
+		}
+		for (size_t i = 0; i < sm->cstack_cap; i++) {
+			if (!sm->cstacks[i].id1)
+				continue;
+			for (j = sm->cstacks[i].hash & (cap - 1); n[j].id1; j = (j + 1) & (cap - 1))
+				;
+			n[j] = sm->cstacks[i];
+		}
+		free(sm->cstacks);
+		sm->cstacks = n;
+		sm->cstack_cap = cap;
+	}
+	for (j = h & (sm->cstack_cap - 1);; j = (j + 1) & (sm->cstack_cap - 1)) {
+		slot = &sm->cstacks[j];
+		if (!slot->id1)
+			break;
+		if (slot->hash == h && slot->n == st->nframes && slot->flags == st->flags &&
+		    !memcmp(slot->frames, st->frames, bytes))
+			return slot->id1;
+	}
+	slot->frames = malloc(bytes ? bytes : 1);
+	if (!slot->frames) {
+		*lost = -ENOMEM;
+		return 0;
+	}
+	memcpy(slot->frames, st->frames, bytes);
+	st->h.type = XLP_R_STACK;
+	st->h.size = (uint16_t)(sizeof(*st) + bytes);
+	st->id = sm->next_stack;
+	if (sm->write(sm->ctx, &st->h)) {
+		free(slot->frames);
+		slot->frames = NULL;
+		*lost = -EIO;
+		return 0;
+	}
+	slot->hash = h;
+	slot->n = st->nframes;
+	slot->flags = st->flags;
+	slot->id1 = ++sm->next_stack;
+	sm->ncstacks++;
+	sm->c.stacks++;
+	sm->c.frames += st->nframes;
+	sm->c.frames_named += named;
+	return slot->id1;
+}
+/*
+ * The user stack of rec unwound with CFI from copy c (stack_unwind.h), as the
+ * trace's stack id + 1; 0 with *fp set when only the frame-pointer walk
+ * was usable (the caller then takes that path, leaf recovery included).
+ */
+static uint32_t ustack_cfi(struct sampler *sm, struct xlp_sample_rec *rec,
+			   const struct copy_slot *c, bool *fp)
+{
+	struct xlp_stack_rec *st = (void *)sm->st_buf;
+	struct unwind_copy copy = {
+		.regs = c->regs, .data = c->data, .len = c->len, .cut = c->flags & XLP_UCOPY_CUT};
+	struct unwind_in in = {.pid = (int)rec->pid, .tid = (int)rec->tid, .copy = &copy};
+	struct unwind_out *out = &sm->uout;
+	size_t named = 0;
+	uint64_t t0;
+	uint32_t id1;
+	int err;
+
+	*fp = false;
+	if (rec->ustack &&
+	    !session__read_stack(sm->sess, false, rec->ustack - 1, sm->ubuf, sizeof(sm->ubuf))) {
+		in.fp = sm->ubuf;
+		in.nfp = XLP_STACK_DEPTH;
+	}
+	t0 = xlp_now_ns();
+	err = unwind__stack(sm->unw, &in, out);
+	/* the recorder's cost, on its own CPU: not in the bound, but printed */
+	sm->c.unwind_ns += xlp_now_ns() - t0;
+	sm->c.unwinds++;
+	if (err || out->method == XLP_UNWIND_FP) {
+		*fp = true;
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < out->n; i++) {
+		struct xsym x;
+
+		uframe_name(sm, in.pid, &out->f[i], &x);
+		if (sym_id(sm, &x, &st->frames[i].sym)) {
+			rec->ustack_err = -EIO;
+			return 0;
+		}
+		st->frames[i].offset = x.offset;
+		named += x.kind == XSYM_SYMBOL;
+	}
+	st->nframes = (uint16_t)out->n;
+	st->flags = (out->n == XLP_STACK_DEPTH ? XLP_STACK_FULL : 0) |
+		    out->method << XLP_STACK_METHOD_SHIFT | out->stop << XLP_STACK_STOP_SHIFT;
+	id1 = stack_by_content(sm, named, &rec->ustack_err);
+	if (id1) {
+		rec->ustack_err = 0;
+		sm->c.unwound[out->method]++;
+		sm->c.copy_cut += out->cfi_stop == XLP_STOP_COPY;
+	}
+	return id1;
+}
+
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller, uint64_t useq)
+{
+	const struct copy_slot *c =
+		useq > XLP_UCOPY_SKIPPED ? copy_slot(sm, (int)rec->tid, false) : NULL;
+	bool fp = true;
+	uint32_t id1 = 0;
+
 	sm->c.samples++;
-	if (rec->ustack)
+	if (useq && (!c || c->seq != useq))
+		sm->c.copy_missing++; /* its copy was skipped or lost (ring buffer full): fp */
+	else if (c)
+		id1 = ustack_cfi(sm, rec, c, &fp);
+	if (!fp) {
+		rec->ustack = id1;
+	} else if (rec->ustack) {
 		rec->ustack =
 			stack_id(sm, false, rec->ustack, (int)rec->pid, &rec->ustack_err, ucaller);
+		sm->c.unwound[XLP_UNWIND_FP] += !!rec->ustack;
+	}
 	if (rec->kstack)
 		rec->kstack = stack_id(sm, true, rec->kstack, (int)rec->pid, &rec->kstack_err, 0);
 	/* a user stack is what a sample is for; a kernel thread has none (-EFAULT) */

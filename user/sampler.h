@@ -10,6 +10,7 @@
 #define XLP_SAMPLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "xlprobe.h"
 
@@ -24,6 +25,12 @@ struct sampler_counts {
 	uint64_t stacks, syms;	       /* distinct ones written */
 	uint64_t frames, frames_named; /* frames of written stacks; of them, with a function name */
 	uint64_t recovered;	       /* frames a frame-pointer walk skipped, found on the stack */
+	uint64_t unwound[3];	       /* user stacks of samples by enum xlp_stack_method */
+	uint64_t copy_cut;	       /* of the CFI ones, those the copy's size cut short */
+	uint64_t copies, copy_bytes;   /* user-stack copies received, and their bytes */
+	uint64_t unwind_ns, unwinds;   /* the recorder's time unwinding copies, and how many */
+	uint64_t copy_missing; /* samples whose copy was skipped (ring buffer a quarter full) or
+				  lost */
 	uint64_t stack_lost;   /* samples with a stack the kernel could not keep or give back */
 	uint64_t cost_ns;      /* sampling programs' time on traced threads, windows written */
 	uint64_t over_windows; /* windows in which no period met the bound */
@@ -42,11 +49,19 @@ void sampler__add_file(struct sampler *sm, const char *path);
 void sampler__add_pid(struct sampler *sm, int pid);
 
 /*
- * rec, as the program sent it (ucaller: struct xlp_sample_ev): writes what it needs, then rewrites
- * its stack ids to the trace's (the caller writes rec itself). Returns 0 or a negative errno from
- * the writer or an allocation.
+ * A thread's user-stack copy (XLP_R_UCOPY, ring buffer only, size bytes): kept as that thread's
+ * last, for the samples that name it. 0, -EINVAL (a malformed record), -ENOMEM.
  */
-int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller);
+int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t size);
+
+/*
+ * rec, as the program sent it (ucaller, useq: struct xlp_sample_ev): writes what it needs, then
+ * rewrites its stack ids to the trace's (the caller writes rec itself). Its user stack is unwound
+ * with CFI from the copy useq names when there is one (user/stack_unwind.h), else it is the
+ * frame-pointer walk. Returns 0 or a negative errno from the writer or an allocation.
+ */
+int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller,
+		    uint64_t useq);
 
 void sampler__counts(const struct sampler *sm, struct sampler_counts *c);
 

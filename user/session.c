@@ -466,6 +466,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	select_programs(s, vmlinux, &wanted);
 	if (opts->sample_hz) {
 		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;
+		s->skel->rodata->cfg_ucopy_bytes = opts->stack_copy;
 	} else {
 		/* the stack maps are preallocated: 16 MB that nothing would use */
 		bpf_program__set_autoload(s->skel->progs.xlp_sample, false);

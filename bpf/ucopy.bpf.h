@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The user stack copied for unwinding with CFI (record --sample): the
+ * thread's user registers and the top cfg_ucopy_bytes of its stack, sent
+ * as an xlp_ucopy_rec that the recorder unwinds with the binaries' own
+ * .eh_frame / .debug_frame (user/stack_unwind.h). A frame-pointer walk stops or
+ * skips callers in code built without frame pointers (Debian's glibc,
+ * nginx, redis) and in frameless leaves; the tables do not. Included by
+ * xlprobe.bpf.h; the cost is timed with the rest of a sample's
+ * (sample_cost), so the overhead bound covers it.
+ */
+#ifndef XLP_UCOPY_BPF_H
+#define XLP_UCOPY_BPF_H
+
+/* bytes of user stack to copy per sample, 0: frame pointers alone (rodata:
+ * the verifier drops the copy when it is 0) */
+XLP_GLOBAL(volatile const __u32 cfg_ucopy_bytes, 0);
+
+#define XLP_PAGE 4096
+
+/* the record is built here: 16 KiB do not fit the 512-byte BPF stack */
+struct xlp_ucopy_buf {
+	struct xlp_ucopy_rec r;
+	/* a page more than the largest copy: the last chunk's bound, for the verifier */
+	__u8 data[XLP_UCOPY_MAX + XLP_PAGE];
+	__u64 next_seq;
+};
+XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
+	__type(key, __u32); __type(value, struct xlp_ucopy_buf););
+
+#if defined(__TARGET_ARCH_x86)
+/*
+ * Copies current's user registers and stack top into an xlp_ucopy_rec and
+ * sends it. Returns its seq, or 0 when nothing was sent, XLP_UCOPY_SKIPPED
+ * when the ring buffer is a quarter full (the sample keeps its
+ * frame-pointer walk; the recorder counts it). The stack is read
+ * page by page from sp up, and the copy ends at the first page that cannot
+ * be read (the stack's end: one read across it would fail as a whole), or
+ * at cfg_ucopy_bytes (XLP_UCOPY_CUT). Not inlined: one copy of its loop for
+ * both callers' verification.
+ */
+static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(
+		(struct task_struct *)bpf_get_current_task_btf());
+	__u64 limit = cfg_ucopy_bytes, off = 0, addr;
+	struct xlp_ucopy_buf *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&ucopy_buf, &zero);
+	if (!b || !regs || !limit)
+		return 0;
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 4)
+		return XLP_UCOPY_SKIPPED;
+	if (bpf_probe_read_kernel(b->r.regs, sizeof(b->r.regs), regs))
+		return 0;
+	if (limit > XLP_UCOPY_MAX)
+		limit = XLP_UCOPY_MAX;
+	addr = b->r.regs[XLP_UREG_SP];
+	for (int i = 0; i < XLP_UCOPY_MAX / XLP_PAGE + 1; i++) {
+		__u64 chunk = XLP_PAGE - (addr & (XLP_PAGE - 1));
+
+		if (off >= limit)
+			break;
+		if (chunk > limit - off)
+			chunk = limit - off;
+		/* both always hold; the verifier needs them said */
+		if (off > XLP_UCOPY_MAX || chunk > XLP_PAGE)
+			break;
+		if (bpf_probe_read_user(b->data + off, chunk, (void *)addr))
+			break;
+		off += chunk;
+		addr += chunk;
+	}
+	if (!off || off > XLP_UCOPY_MAX)
+		return 0;
+	b->next_seq++;
+	b->r.h.type = XLP_R_UCOPY;
+	b->r.h.size = sizeof(b->r) + off;
+	b->r.h.cpu = bpf_get_smp_processor_id();
+	b->r.pid = pid;
+	b->r.tid = tid;
+	/* unique across CPUs: the CPU in the low bits */
+	b->r.seq = b->next_seq << 12 | (b->r.h.cpu & 4095);
+	b->r.len = off;
+	b->r.flags = off >= limit ? XLP_UCOPY_CUT : 0;
+	if (bpf_ringbuf_output(
+		    &rb, &b->r, sizeof(b->r) + off,
+		    wake_flags(bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + sizeof(b->r) + off,
+			       sizeof(b->r) + off))) {
+		stat_inc(XLP_S_RB_FULL);
+		return 0;
+	}
+	return b->r.seq;
+}
+#else
+/* arm64: not yet (user/stack_unwind.c knows x86-64's registers only): frame pointers */
+static __always_inline __u64 ucopy_send(__u32 pid, __u32 tid)
+{
+	return 0;
+}
+#endif
+
+#endif
