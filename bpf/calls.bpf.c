@@ -38,18 +38,32 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 /*
  * The thread runs this very moment. Any other state means it was traced
  * since before attach and has not switched yet, or a scheduler event was
- * missed: either way it is running from now on. Its block I/O counted by
- * others is folded in first: the snapshot must see it.
+ * missed: either way it is running from now on. RUNNING is not enough
+ * either: a preemption whose two switches reached no program leaves it
+ * RUNNING, and the task's own switch counts are checked (ksw_unseen()) so
+ * that a call around it gets the runqueue wait and the switch, not the
+ * other task's time as its cpu_run. Its block I/O counted by others is
+ * folded in first: the snapshot must see it.
  */
 static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 {
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 nv, niv;
+	bool unseen;
 
 	blk_fold(t);
-	if (t->state == XLP_T_RUNNING)
+	unseen = ksw_unseen(t, task->nvcsw, task->nivcsw, &nv, &niv);
+	if (t->state == XLP_T_RUNNING && !unseen)
 		return;
-	if (t->state != XLP_T_UNKNOWN) {
-		task = bpf_get_current_task_btf();
+	t->c[XLP_C_NVCSW] += nv;
+	t->c[XLP_C_NIVCSW] += niv;
+	if (t->state == XLP_T_RUNNING) {
+		/* out and back in unseen: on-CPU and runqueue time from the
+		 * kernel's figures; the rest was on-CPU unless it slept */
+		thread_recover(t, proc_get(t), now, task->se.sum_exec_runtime,
+			       kernel_delay_running(task), !nv,
+			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
+	} else if (t->state != XLP_T_UNKNOWN) {
 		ev_sync_missed(t, proc_get(t), now, task->se.sum_exec_runtime,
 			       kernel_delay_running(task),
 			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
@@ -58,7 +72,7 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	t->ts = now;
 	t->last_cpu = bpf_get_smp_processor_id();
 	t->freq_at_in = freq_integral(t->last_cpu, now);
-	steal_reset(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu));
+	steal_reset(t, steal_clock(task, t->last_cpu));
 }
 
 SEC("uprobe")
