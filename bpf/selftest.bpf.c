@@ -115,7 +115,9 @@ int xlp_selftest(struct xlp_selftest *a)
 		t->ts = a->now;
 		break;
 	case XLP_ST_WAKE:
-		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
+		/* the product's waker program asks the same (bpf/waker.bpf.c) */
+		ev_waker(t, (__u32)a->arg, (__u32)a->arg2,
+			 waker_may_be_io((__u32)a->arg) && blk_during_sleep(t));
 		ev_wakeup(t, p, a->now);
 		break;
 	case XLP_ST_SYS_ENTER:

@@ -112,6 +112,9 @@ struct xlp_thread {
 	__u32 test_drops;
 	__u32 test_dropped;
 	__u32 __pad_end;
+	/* its block requests completed when it last blocked (xlp_blk.done):
+	 * one completed since, or one in flight, makes its sleep disk */
+	__u64 blk_done_at_block;
 };
 
 /* How a syscall's sleep is classified (struct xlp_thread.sys_class). */
@@ -159,6 +162,7 @@ struct xlp_blk {
 	__s64 inflight; /* requests issued and not completed */
 	__u64 rq;
 	__u64 bytes;
+	__u64 done; /* requests completed */
 };
 
 /* Value of the "bio_owner" map: who submitted a bio. */

@@ -321,12 +321,36 @@ static __always_inline void blk_fold(struct xlp_thread *t)
 	t->blk_bytes_seen = b->bytes;
 }
 
-/* Block requests of tid in flight: looked up for kernel-context wakeups only. */
-static __always_inline bool blk_inflight(__u32 tid)
+/*
+ * The thread blocks: what its block requests add up to then, so that its
+ * wakeup can tell whether one completed during the sleep. A lookup only
+ * for threads that ever issued one (the bitmap, or counts already folded).
+ */
+static __always_inline void blk_sleep_mark(struct xlp_thread *t)
 {
+	__u32 tid = t->tid;
+	struct xlp_blk *b;
+
+	t->blk_done_at_block = 0;
+	if (!t->blk_rq_seen && !bit_test(&blk_pending, tid))
+		return;
+	b = bpf_map_lookup_elem(&blk, &tid);
+	if (b)
+		t->blk_done_at_block = b->done;
+}
+
+/*
+ * Whether the thread's own block requests were in flight during the sleep
+ * that ends now: one still is, or one completed since it blocked (the
+ * completion comes before the wakeup it causes, so in flight alone misses
+ * the last request). Looked up for kernel-context wakeups only.
+ */
+static __always_inline bool blk_during_sleep(struct xlp_thread *t)
+{
+	__u32 tid = t->tid;
 	struct xlp_blk *b = bpf_map_lookup_elem(&blk, &tid);
 
-	return b && b->inflight > 0;
+	return b && (b->inflight > 0 || b->done != t->blk_done_at_block);
 }
 
 static __always_inline struct xlp_thread *thread_get(struct task_struct *task)

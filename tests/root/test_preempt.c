@@ -117,15 +117,15 @@ static void check_against_kernel(const char *bin, const char *trace_name)
 		/* the window holds the call: never more than the kernel counted
 		 * in it (1 % for rounding between the two clocks of schedstat) */
 		if (sw > (unsigned long long)k[i].nivcsw && bad_sw++ < 3)
-			CHECK(0, "call %d: %llu involuntary switches, the kernel counted %ld", i, sw,
-			      k[i].nivcsw);
+			CHECK(0, "call %d: %llu involuntary switches, the kernel counted %ld", i,
+			      sw, k[i].nivcsw);
 		if (wait > k[i].delay + k[i].delay / 100 && bad_wait++ < 3)
 			CHECK(0, "call %d: cpu_wait %llu ns, the kernel's runqueue wait %llu ns", i,
 			      wait, k[i].delay);
 		/* the symptom: another task's time as the call's own */
 		if (run > k[i].cpu + k[i].cpu / 20 && bad_run++ < 3)
-			CHECK(0, "call %d: cpu_run %llu ns (wall %llu), the thread ran %llu ns",
-			      i, run, (unsigned long long)r->incl[XLP_C_WALL], k[i].cpu);
+			CHECK(0, "call %d: cpu_run %llu ns (wall %llu), the thread ran %llu ns", i,
+			      run, (unsigned long long)r->incl[XLP_C_WALL], k[i].cpu);
 	}
 	CHECK(!bad_sw && !bad_wait && !bad_run,
 	      "%d calls with switches, %d with wait, %d with on-CPU time the kernel did not "
