@@ -58,15 +58,29 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	t->c[XLP_C_NVCSW] += nv;
 	t->c[XLP_C_NIVCSW] += niv;
 	if (t->state == XLP_T_RUNNING) {
-		/* out and back in unseen: on-CPU and runqueue time from the
-		 * kernel's figures; the rest was on-CPU unless it slept */
-		thread_recover(t, proc_get(t), now, task->se.sum_exec_runtime,
-			       kernel_delay_running(task), !nv,
-			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
+		/*
+		 * Out and back in unseen: the growth of its run_delay was the
+		 * runqueue wait, the rest of the span on a CPU (simpler than
+		 * thread_recover(), whose every inlined copy costs the
+		 * verifier time at each start; a sleep hidden this way, never
+		 * seen here, would count as on-CPU time).
+		 */
+		__u64 span = now > t->ts ? now - t->ts : 0, delay = kernel_delay_running(task);
+		__u64 wait = t->delay_seen && delay > t->delay_seen ? delay - t->delay_seen : 0;
+		struct xlp_proc *p = proc_get(t);
+
+		stat_inc(XLP_S_SCHED_MISSED);
+		if (wait > span)
+			wait = span;
+		ctr_add(t, p, XLP_C_CPU_WAIT, wait);
+		thread_account_d(t, p, now, span - wait);
+		if (delay)
+			t->delay_seen = delay;
+		t->exec_at_in = task->se.sum_exec_runtime;
 	} else if (t->state != XLP_T_UNKNOWN) {
 		ev_sync_missed(t, proc_get(t), now, task->se.sum_exec_runtime,
 			       kernel_delay_running(task),
-			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
+			       kernel_ran_since_in(task, bpf_get_smp_processor_id()), true);
 	}
 	t->state = XLP_T_RUNNING;
 	t->ts = now;

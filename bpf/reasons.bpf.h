@@ -293,15 +293,19 @@ static __always_inline void wake_decide(struct xlp_thread *t)
 
 /*
  * A thread's own uprobe finds it not running: its switch-in was missed,
- * and its wakeup too if it was asleep. exec, delay_total: the kernel's
- * figures now; run_min: its on-CPU time since the switch-in, at least.
+ * and its wakeup too if it was asleep; or running, with switches since
+ * the last event that no event told of (ksw_unseen()). exec, delay_total:
+ * the kernel's figures now; run_min: its on-CPU time since the switch-in,
+ * at least; rest_ran: what the figures leave was on a CPU (see
+ * thread_recover()).
  */
 static __always_inline void ev_sync_missed(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
-					   __u64 exec, __u64 delay_total, __u64 run_min)
+					   __u64 exec, __u64 delay_total, __u64 run_min,
+					   bool rest_ran)
 {
 	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)
 		wake_decide(t);
-	thread_recover(t, p, now, exec, delay_total, true, run_min);
+	thread_recover(t, p, now, exec, delay_total, rest_ran, run_min);
 	t->sys_nr1 = 0;
 }
 

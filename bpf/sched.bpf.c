@@ -77,31 +77,38 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 {
 	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1, clk;
 	__u64 nvcsw = prev->nvcsw, nivcsw = prev->nivcsw, nv, niv;
-	bool invol = preempt || prev_state == TASK_RUNNING, unseen;
+	bool invol = preempt || prev_state == TASK_RUNNING;
 	struct xlp_proc *p = proc_get(t);
 	long nr;
 
 	/* the kernel counted this switch already (before the tracepoint) */
-	unseen = ksw_unseen(t, nvcsw - !invol, nivcsw - invol, &nv, &niv);
+	ksw_unseen(t, nvcsw - !invol, nivcsw - invol, &nv, &niv);
 	t->c[XLP_C_NVCSW] += nv;
 	t->c[XLP_C_NIVCSW] += niv;
 	t->k_nvcsw = nvcsw;
 	t->k_nivcsw = nivcsw;
-	if (t->state == XLP_T_RUNNING && unseen) {
-		/* it left the CPU and came back unseen during this slice: the
-		 * kernel's figures split it (on-CPU, runqueue, and the rest a
-		 * sleep if it slept, else on-CPU) */
-		thread_recover(t, p, now, exec, delay, !nv, 0);
-		steal_reset(t, steal_clock(prev, t->last_cpu));
-	} else if (t->state == XLP_T_RUNNING) {
+	if (t->state == XLP_T_RUNNING && !nv) {
+		/*
+		 * Preempted and back unseen during this slice (niv): the
+		 * kernel's on-CPU figure leaves the runqueue wait out, which
+		 * run_delay holds.
+		 */
+		if (niv && t->delay_seen && delay > t->delay_seen)
+			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->delay_seen);
 		clk = steal_clock(prev, t->last_cpu);
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
-	} else if (t->state == XLP_T_UNKNOWN)
+	} else if (t->state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
-	else { /* its switch-in was missed, and its wakeup if it slept */
-		if (t->state != XLP_T_RUNNABLE)
+	} else {
+		/*
+		 * Its switch-in was missed, and its wakeup if it slept; or,
+		 * running, it slept and came back unseen during this slice.
+		 * The kernel's figures split the span.
+		 */
+		if (t->state != XLP_T_RUNNABLE && t->state != XLP_T_RUNNING)
 			wake_decide(t);
 		thread_recover(t, p, now, exec, delay, false, 0);
+		steal_reset(t, steal_clock(prev, t->last_cpu));
 	}
 	if (delay)
 		t->delay_seen = delay;

@@ -110,7 +110,7 @@ int xlp_selftest(struct xlp_selftest *a)
 			t->delay_seen = 1;
 		if (t->state != XLP_T_RUNNING)
 			ev_sync_missed(t, p, a->now, t->exec_at_in + (__u64)a->arg,
-				       t->delay_seen + a->arg2, a->arg3);
+				       t->delay_seen + a->arg2, a->arg3, true);
 		t->state = XLP_T_RUNNING;
 		t->ts = a->now;
 		break;

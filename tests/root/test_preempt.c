@@ -122,8 +122,12 @@ static void check_against_kernel(const char *bin, const char *trace_name)
 		if (wait > k[i].delay + k[i].delay / 100 && bad_wait++ < 3)
 			CHECK(0, "call %d: cpu_wait %llu ns, the kernel's runqueue wait %llu ns", i,
 			      wait, k[i].delay);
-		/* the symptom: another task's time as the call's own */
-		if (run > k[i].cpu + k[i].cpu / 20 && bad_run++ < 3)
+		/* the issue's symptom: another task's time as the call's own,
+		 * i.e. its runqueue wait as cpu_run. The host's steal is in
+		 * neither the kernel's CPU time nor, where the programs saw
+		 * no switch, apart from cpu_run: a part of the wait allows
+		 * for it */
+		if (run > k[i].cpu + k[i].cpu / 20 + k[i].delay / 4 && bad_run++ < 3)
 			CHECK(0, "call %d: cpu_run %llu ns (wall %llu), the thread ran %llu ns", i,
 			      run, (unsigned long long)r->incl[XLP_C_WALL], k[i].cpu);
 	}
