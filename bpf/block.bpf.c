@@ -82,6 +82,9 @@ int BPF_PROG(xlp_rq_complete, struct request *rq, blk_status_t error, unsigned i
 	b = bpf_map_lookup_elem(&blk, owner);
 	if (b && b->inflight > 0)
 		__sync_fetch_and_sub(&b->inflight, 1);
+	/* the thread may be asleep waiting for it: its waker will ask */
+	if (b)
+		__sync_fetch_and_add(&b->done, 1);
 	tl_emit(XLP_SCHED_BLOCK_DONE, 0, *owner, nr_bytes, 0, bpf_ktime_get_ns());
 	bpf_map_delete_elem(&rq_owner, &key);
 	return 0;

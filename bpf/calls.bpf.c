@@ -39,27 +39,55 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 /*
  * The thread runs this very moment. Any other state means it was traced
  * since before attach and has not switched yet, or a scheduler event was
- * missed: either way it is running from now on. Its block I/O counted by
- * others is folded in first: the snapshot must see it.
+ * missed: either way it is running from now on. RUNNING is not enough
+ * either: a preemption whose two switches reached no program leaves it
+ * RUNNING, and the task's own switch counts are checked (ksw_unseen()) so
+ * that a call around it gets the runqueue wait and the switch, not the
+ * other task's time as its cpu_run. Its block I/O counted by others is
+ * folded in first: the snapshot must see it.
  */
 static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 {
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 nv, niv;
+	bool unseen;
 
 	blk_fold(t);
-	if (t->state == XLP_T_RUNNING)
+	unseen = ksw_unseen(t, task->nvcsw, task->nivcsw, &nv, &niv);
+	if (t->state == XLP_T_RUNNING && !unseen)
 		return;
-	if (t->state != XLP_T_UNKNOWN) {
-		task = bpf_get_current_task_btf();
+	t->c[XLP_C_NVCSW] += nv;
+	t->c[XLP_C_NIVCSW] += niv;
+	if (t->state == XLP_T_RUNNING) {
+		/*
+		 * Out and back in unseen: the growth of its run_delay was the
+		 * runqueue wait, the rest of the span on a CPU (simpler than
+		 * thread_recover(), whose every inlined copy costs the
+		 * verifier time at each start; a sleep hidden this way, never
+		 * seen here, would count as on-CPU time).
+		 */
+		__u64 span = now > t->ts ? now - t->ts : 0, delay = kernel_delay_running(task);
+		__u64 wait = t->delay_seen && delay > t->delay_seen ? delay - t->delay_seen : 0;
+		struct xlp_proc *p = proc_get(t);
+
+		stat_inc(XLP_S_SCHED_MISSED);
+		if (wait > span)
+			wait = span;
+		ctr_add(t, p, XLP_C_CPU_WAIT, wait);
+		thread_account_d(t, p, now, span - wait);
+		if (delay)
+			t->delay_seen = delay;
+		t->exec_at_in = task->se.sum_exec_runtime;
+	} else if (t->state != XLP_T_UNKNOWN) {
 		ev_sync_missed(t, proc_get(t), now, task->se.sum_exec_runtime,
 			       kernel_delay_running(task),
-			       kernel_ran_since_in(task, bpf_get_smp_processor_id()));
+			       kernel_ran_since_in(task, bpf_get_smp_processor_id()), true);
 	}
 	t->state = XLP_T_RUNNING;
 	t->ts = now;
 	t->last_cpu = bpf_get_smp_processor_id();
 	t->freq_at_in = freq_integral(t->last_cpu, now);
-	steal_reset(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu));
+	steal_reset(t, steal_clock(task, t->last_cpu));
 }
 
 SEC("uprobe")

@@ -198,6 +198,15 @@ static __always_inline __u32 sys_reason(struct xlp_thread *t)
 	 * its fds are */
 	if ((t->sys_flags & XLP_SYS_POLL) && t->waker_kind == XLP_W_TIMER)
 		return XLP_C_TIMER;
+	/*
+	 * Woken by a block completion, or by a kernel context while the
+	 * thread's own requests were in flight (ev_waker()): it waited for the
+	 * disk, whichever fd the syscall names. sendfile, splice and
+	 * copy_file_range from a file to a socket, or a page fault inside a
+	 * socket write, sleep on the file's pages with a socket for an fd.
+	 */
+	if (t->waker_kind == XLP_W_BLOCK)
+		return XLP_C_DISK;
 	if (cls >= XLP_C_DISK && cls <= XLP_C_TIMER)
 		return cls;
 	if (cls == XLP_SC_FUTEX)
@@ -239,6 +248,7 @@ static __always_inline void note_ipc_peer(struct xlp_thread *t)
  */
 static __always_inline void ev_block(struct xlp_thread *t, bool d_state, long nr, __u32 cls)
 {
+	blk_sleep_mark(t);
 	t->c[XLP_C_NVCSW]++;
 	t->state = d_state ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
 	t->waker_kind = XLP_W_NONE;
@@ -256,14 +266,14 @@ static __always_inline bool waker_may_be_io(__u32 kind)
 }
 
 /*
- * The waker of a sleep; io: the thread has block requests in flight (asked
- * only when waker_may_be_io(kind)).
+ * The waker of a sleep; io: the thread's own block requests were in flight
+ * during it (blk_during_sleep(), asked only when waker_may_be_io(kind)).
  */
 static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid, bool io)
 {
-	/* a kernel-context wakeup with our block requests in flight is their
-	 * completion (loop devices complete from a kworker, virtio-blk from
-	 * its interrupt) */
+	/* a kernel-context wakeup with our block requests in flight, or just
+	 * completed, is their completion (loop devices complete from a
+	 * kworker, virtio-blk from its interrupt) */
 	if (io && waker_may_be_io(kind))
 		kind = XLP_W_BLOCK;
 	t->waker_kind = kind;
@@ -283,15 +293,19 @@ static __always_inline void wake_decide(struct xlp_thread *t)
 
 /*
  * A thread's own uprobe finds it not running: its switch-in was missed,
- * and its wakeup too if it was asleep. exec, delay_total: the kernel's
- * figures now; run_min: its on-CPU time since the switch-in, at least.
+ * and its wakeup too if it was asleep; or running, with switches since
+ * the last event that no event told of (ksw_unseen()). exec, delay_total:
+ * the kernel's figures now; run_min: its on-CPU time since the switch-in,
+ * at least; rest_ran: what the figures leave was on a CPU (see
+ * thread_recover()).
  */
 static __always_inline void ev_sync_missed(struct xlp_thread *t, struct xlp_proc *p, __u64 now,
-					   __u64 exec, __u64 delay_total, __u64 run_min)
+					   __u64 exec, __u64 delay_total, __u64 run_min,
+					   bool rest_ran)
 {
 	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)
 		wake_decide(t);
-	thread_recover(t, p, now, exec, delay_total, true, run_min);
+	thread_recover(t, p, now, exec, delay_total, rest_ran, run_min);
 	t->sys_nr1 = 0;
 }
 

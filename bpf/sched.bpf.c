@@ -77,18 +77,39 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 				       unsigned int prev_state, __u64 now)
 {
 	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1, clk;
+	__u64 nvcsw = prev->nvcsw, nivcsw = prev->nivcsw, nv, niv;
+	bool invol = preempt || prev_state == TASK_RUNNING;
 	struct xlp_proc *p = proc_get(t);
 	long nr;
 
-	if (t->state == XLP_T_RUNNING) {
+	/* the kernel counted this switch already (before the tracepoint) */
+	ksw_unseen(t, nvcsw - !invol, nivcsw - invol, &nv, &niv);
+	t->c[XLP_C_NVCSW] += nv;
+	t->c[XLP_C_NIVCSW] += niv;
+	t->k_nvcsw = nvcsw;
+	t->k_nivcsw = nivcsw;
+	if (t->state == XLP_T_RUNNING && !nv) {
+		/*
+		 * Preempted and back unseen during this slice (niv): the
+		 * kernel's on-CPU figure leaves the runqueue wait out, which
+		 * run_delay holds.
+		 */
+		if (niv && t->delay_seen && delay > t->delay_seen)
+			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->delay_seen);
 		clk = steal_clock(prev, t->last_cpu);
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
-	} else if (t->state == XLP_T_UNKNOWN)
+	} else if (t->state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
-	else { /* its switch-in was missed, and its wakeup if it slept */
-		if (t->state != XLP_T_RUNNABLE)
+	} else {
+		/*
+		 * Its switch-in was missed, and its wakeup if it slept; or,
+		 * running, it slept and came back unseen during this slice.
+		 * The kernel's figures split the span.
+		 */
+		if (t->state != XLP_T_RUNNABLE && t->state != XLP_T_RUNNING)
 			wake_decide(t);
 		thread_recover(t, p, now, exec, delay, false, 0);
+		steal_reset(t, steal_clock(prev, t->last_cpu));
 	}
 	if (delay)
 		t->delay_seen = delay;
@@ -96,7 +117,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 	 * Same rule as __schedule() uses for nvcsw/nivcsw: a task preempted
 	 * while setting up to sleep stays on the runqueue, so it is runnable.
 	 */
-	if (preempt || prev_state == TASK_RUNNING) {
+	if (invol) {
 		t->state = XLP_T_RUNNABLE;
 		t->c[XLP_C_NIVCSW]++;
 		return;
@@ -174,6 +195,13 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (c && (c->hardirq | c->hrtimer | c->softirq))
 		c->hardirq = c->hrtimer = c->softirq = 0;
 	t = thread_get(prev);
+	/* test build: a preemption the kernel did not deliver (both switches) */
+	if (t && cfg_test_drop_switch && t->state == XLP_T_RUNNING &&
+	    (preempt || prev_state == TASK_RUNNING) && !(++t->test_drops % cfg_test_drop_switch)) {
+		t->test_dropped = 1;
+		t = NULL;
+		prev = NULL;
+	}
 	if (t) {
 		now = bpf_ktime_get_ns();
 		switch_out(t, prev, preempt, prev_state, now);
@@ -182,7 +210,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 		if (sample_period_ns && !t->stopped)
 			offcpu_capture(ctx, t);
 		stat_inc(XLP_S_SCHED_EVENTS);
-	} else {
+	} else if (prev) {
 		tl_waker(XLP_SCHED_OUT, prev,
 			 preempt || prev_state == TASK_RUNNING ? XLP_SCHED_RUNNABLE
 			 : prev_state & TASK_UNINTERRUPTIBLE   ? XLP_SCHED_SLEEP_D
@@ -190,6 +218,10 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 			 0);
 	}
 	t = thread_get(next);
+	if (cfg_test_drop_switch && t && t->test_dropped) {
+		t->test_dropped = 0;
+		return 0;
+	}
 	if (t) {
 		if (!now)
 			now = bpf_ktime_get_ns();

@@ -110,12 +110,14 @@ int xlp_selftest(struct xlp_selftest *a)
 			t->delay_seen = 1;
 		if (t->state != XLP_T_RUNNING)
 			ev_sync_missed(t, p, a->now, t->exec_at_in + (__u64)a->arg,
-				       t->delay_seen + a->arg2, a->arg3);
+				       t->delay_seen + a->arg2, a->arg3, true);
 		t->state = XLP_T_RUNNING;
 		t->ts = a->now;
 		break;
 	case XLP_ST_WAKE:
-		ev_waker(t, (__u32)a->arg, (__u32)a->arg2, false);
+		/* the product's waker program asks the same (bpf/waker.bpf.c) */
+		ev_waker(t, (__u32)a->arg, (__u32)a->arg2,
+			 waker_may_be_io((__u32)a->arg) && blk_during_sleep(t));
 		ev_wakeup(t, p, a->now);
 		break;
 	case XLP_ST_SYS_ENTER:

@@ -107,6 +107,23 @@ struct xlp_thread {
 	__u32 batch_len;  /* bytes */
 	__u32 batch_recs; /* records */
 	__u8 batch[XLP_BATCH_BYTES + 256];
+	/*
+	 * The kernel's own switch counts of the task (nvcsw, nivcsw) as of the
+	 * last event the programs saw (ksw_valid: known). A switch no
+	 * sched_switch reached the programs for shows as a difference
+	 * (ksw_unseen()).
+	 */
+	__u64 k_nvcsw;
+	__u64 k_nivcsw;
+	__u32 ksw_valid;
+	/* XLPROBE_TEST_DROP_SWITCH (test build): preemptions counted, and
+	 * whether this one's switch-in is to be ignored too */
+	__u32 test_drops;
+	__u32 test_dropped;
+	__u32 __pad_end;
+	/* its block requests completed when it last blocked (xlp_blk.done):
+	 * one completed since, or one in flight, makes its sleep disk */
+	__u64 blk_done_at_block;
 };
 
 /* How a syscall's sleep is classified (struct xlp_thread.sys_class). */
@@ -154,6 +171,7 @@ struct xlp_blk {
 	__s64 inflight; /* requests issued and not completed */
 	__u64 rq;
 	__u64 bytes;
+	__u64 done; /* requests completed */
 };
 
 /* Value of the "bio_owner" map: who submitted a bio. */

@@ -134,7 +134,7 @@ int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	kind = waker_kind(p, cur);
-	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_inflight(t->tid));
+	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_during_sleep(t));
 	t->waker_tid = kind == XLP_W_SAME_PROC || kind == XLP_W_OTHER_PROC || kind == XLP_W_KTHREAD
 			       ? (__u32)cur->pid
 			       : 0;

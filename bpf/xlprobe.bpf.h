@@ -45,6 +45,13 @@ XLP_GLOBAL(volatile const __u32 cfg_timeline, 0);
 XLP_GLOBAL(volatile const __u32 cfg_prewake, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
 XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
+/*
+ * Test build only (XLPROBE_TEST_DROP_SWITCH): every Nth preemption of a
+ * traced thread, its switch-out and the switch-in that follows reach no
+ * program, as when the kernel delivers no sched_switch; 0 in the product,
+ * where the verifier removes the code.
+ */
+XLP_GLOBAL(volatile const __u32 cfg_test_drop_switch, 0);
 
 /* ---- state (bss) ---- */
 XLP_GLOBAL(__u32 next_proc_slot, 0);
@@ -316,12 +323,36 @@ static __always_inline void blk_fold(struct xlp_thread *t)
 	t->blk_bytes_seen = b->bytes;
 }
 
-/* Block requests of tid in flight: looked up for kernel-context wakeups only. */
-static __always_inline bool blk_inflight(__u32 tid)
+/*
+ * The thread blocks: what its block requests add up to then, so that its
+ * wakeup can tell whether one completed during the sleep. A lookup only
+ * for threads that ever issued one (the bitmap, or counts already folded).
+ */
+static __always_inline void blk_sleep_mark(struct xlp_thread *t)
 {
+	__u32 tid = t->tid;
+	struct xlp_blk *b;
+
+	t->blk_done_at_block = 0;
+	if (!t->blk_rq_seen && !bit_test(&blk_pending, tid))
+		return;
+	b = bpf_map_lookup_elem(&blk, &tid);
+	if (b)
+		t->blk_done_at_block = b->done;
+}
+
+/*
+ * Whether the thread's own block requests were in flight during the sleep
+ * that ends now: one still is, or one completed since it blocked (the
+ * completion comes before the wakeup it causes, so in flight alone misses
+ * the last request). Looked up for kernel-context wakeups only.
+ */
+static __always_inline bool blk_during_sleep(struct xlp_thread *t)
+{
+	__u32 tid = t->tid;
 	struct xlp_blk *b = bpf_map_lookup_elem(&blk, &tid);
 
-	return b && b->inflight > 0;
+	return b && (b->inflight > 0 || b->done != t->blk_done_at_block);
 }
 
 static __always_inline struct xlp_thread *thread_get(struct task_struct *task)
@@ -739,6 +770,10 @@ static __always_inline void thread_recover(struct xlp_thread *t, struct xlp_proc
 		run = exec - t->exec_at_in;
 	if (run < run_min)
 		run = run_min;
+	/* a snapshot of the open slice may have shown more (a call's
+	 * delta must not go negative) */
+	if (t->state == XLP_T_RUNNING && run < t->run_exposed)
+		run = t->run_exposed;
 	if (run > span)
 		run = span;
 	if (t->delay_seen && delay_total >= t->delay_seen)
@@ -767,6 +802,35 @@ static __always_inline void thread_recover(struct xlp_thread *t, struct xlp_proc
 		t->exec_at_in = exec;
 	if (delay_total)
 		t->delay_seen = delay_total;
+}
+
+/*
+ * Switches of t the programs did not see. The kernel does not always
+ * deliver sched_switch for a traced thread (measured here: a switch-in
+ * after a VM agent's thread ran reached no program about once in 300
+ * cross-CPU wakeups, while the task's own pcount moved); a preemption
+ * whose switch-out and switch-in both went unseen leaves the thread
+ * RUNNING to the programs, and a call around it would be charged the time
+ * another task held the CPU as its own cpu_run, with no switch and no
+ * runqueue wait. The task's own counts (nvcsw, nivcsw, what
+ * /proc/PID/status shows) tell every switch: v, i are their values now,
+ * less the switch being processed if any. *nv, *niv: the switches not
+ * seen since the last event (0 the first time, which only sets the
+ * baseline). Returns whether there were any.
+ */
+static __always_inline bool ksw_unseen(struct xlp_thread *t, __u64 v, __u64 i, __u64 *nv,
+				       __u64 *niv)
+{
+	*nv = 0;
+	*niv = 0;
+	if (t->ksw_valid && v >= t->k_nvcsw && i >= t->k_nivcsw) {
+		*nv = v - t->k_nvcsw;
+		*niv = i - t->k_nivcsw;
+	}
+	t->k_nvcsw = v;
+	t->k_nivcsw = i;
+	t->ksw_valid = 1;
+	return *nv || *niv;
 }
 
 /*

@@ -443,6 +443,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	struct btf *vmlinux = NULL;
 	uint32_t wanted = 0;
 	struct session *s;
+	const char *drop;
 	int err_ = 0;
 
 	*out = NULL;
@@ -463,6 +464,10 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	s->skel->rodata->cfg_timeline = opts->timeline;
 	s->skel->rodata->cfg_prewake = opts->prewake;
+	/* test build: every Nth preemption of a traced thread goes unseen */
+	drop = xlp_test_hook("DROP_SWITCH");
+	if (drop)
+		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
 	select_programs(s, vmlinux, &wanted);
 	if (opts->sample_hz) {
 		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;

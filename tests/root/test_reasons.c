@@ -472,6 +472,74 @@ TEST(reason_timer)
 	check_reason("timer_wait", XLP_C_TIMER, r, ITERATIONS);
 }
 
+/*
+ * The multi-fd rule on a real disk (issue 20, item 2): sendfile from a
+ * file dropped from the page cache to a TCP socket whose reader keeps up
+ * (tests/workloads/sendfile.c). The syscall's fd is the socket, yet the
+ * thread sleeps in D state on the file's pages while its own read-ahead
+ * requests are in flight: those sleeps are disk, and disk, not the
+ * socket's net, holds most of each call's sleep.
+ */
+TEST(reason_disk_in_sendfile_to_socket)
+{
+	static char out[16384];
+	char xl[256], wl[256], err[4096], spec[320];
+	const char *trace = xt_tmp_path("sendfile.xlp");
+	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
+			"record",
+			"-q",
+			"-o",
+			(char *)trace,
+			"-f",
+			spec,
+			"--",
+			xt_out("tests/workloads/sendfile", wl, sizeof(wl)),
+			"--iterations",
+			"3",
+			NULL};
+	struct xt_wl_call c[8];
+	struct xt_trace t;
+	int n, rc, fid;
+
+	snprintf(spec, sizeof(spec), "%s:send_cold", wl);
+	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
+	n = xt_parse_calls(out, c, 8);
+	REQUIRE(n == 3, "workload reported %d calls", n);
+	REQUIRE(!xt_trace_load(trace, &t));
+	fid = xt_func_id(&t, "send_cold");
+	for (int i = 0; i < n; i++) {
+		const struct xlp_call_rec *r = NULL;
+		const __u64 *v;
+
+		/* the workload reads its clock before the call: entry is after */
+		for (size_t j = 0; j < t.ncalls; j++)
+			if ((int)t.calls[j].func_id == fid && t.calls[j].tid == c[i].tid &&
+			    t.calls[j].entry_ns >= c[i].start && t.calls[j].entry_ns <= c[i].end)
+				r = &t.calls[j];
+		CHECK(r, "send_cold #%d not in the trace", i);
+		if (!r)
+			continue;
+		v = r->incl;
+		/* the file was read from the disk by the call itself */
+		CHECK(v[XLP_C_DISK_RQ] > 0 && v[XLP_C_SLEEP_D] > 0,
+		      "send_cold #%d: %llu requests, D-state sleep %llu ns: the file was not cold",
+		      i, (unsigned long long)v[XLP_C_DISK_RQ],
+		      (unsigned long long)v[XLP_C_SLEEP_D]);
+		CHECK(v[XLP_C_DISK] * 10 >= v[XLP_C_SLEEP_D] * 9,
+		      "send_cold #%d: disk %llu ns of %llu ns in D state:%s", i,
+		      (unsigned long long)v[XLP_C_DISK], (unsigned long long)v[XLP_C_SLEEP_D],
+		      fmt_reasons(v));
+		CHECK(v[XLP_C_DISK] > v[XLP_C_NET], "send_cold #%d: disk %llu ns, net %llu ns:%s",
+		      i, (unsigned long long)v[XLP_C_DISK], (unsigned long long)v[XLP_C_NET],
+		      fmt_reasons(v));
+		CHECK(reasons_sum(v) == sleep_of(v),
+		      "send_cold #%d: reasons add up to %llu, sleep %llu", i, reasons_sum(v),
+		      sleep_of(v));
+	}
+	xt_trace_free(&t);
+}
+
 /* ---- taskstats over generic netlink ---- */
 
 struct nl_msg {
@@ -1286,6 +1354,115 @@ TEST(missed_wakeup_and_switch_in_recovered_as_sleep_synthetic)
 	CHECK(th.c[XLP_C_CPU_RUN] == 2 * MS, "cpu_run %llu, want 2 ms",
 	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
+}
+
+/*
+ * The thread's own block requests during a sleep: what block_rq_issue and
+ * block_rq_complete (bpf/block.bpf.c) leave in the blk map for its tid,
+ * set from here (the programs cannot be run on cue). pending: the bit
+ * that says the tid has issued requests.
+ */
+static int blk_put(uint32_t tid, int64_t inflight, uint64_t done)
+{
+	struct xlp_blk b = {.inflight = inflight, .rq = inflight + done, .done = done};
+	uint32_t word = tid >> 6;
+	uint64_t bits = 0;
+	int fd = bpf_map__fd(skel->maps.blk_pending);
+
+	if (bpf_map_lookup_elem(fd, &word, &bits))
+		return -1;
+	bits |= 1ull << (tid & 63);
+	if (bpf_map_update_elem(fd, &word, &bits, BPF_ANY))
+		return -1;
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.blk), &tid, &b, BPF_ANY);
+}
+
+static void blk_del(uint32_t tid)
+{
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.blk), &tid);
+}
+
+/*
+ * One sleep in syscall nr (class cls) of a fake thread: blocks at +1 ms
+ * with its requests as (inflight0, done0), which become (inflight1,
+ * done1) by the wakeup at +11 ms by waker; the sleep's reason.
+ */
+struct io_case {
+	const char *what;
+	long nr;
+	uint64_t cls;
+	bool has_blk;
+	int64_t inflight0;
+	uint64_t done0;
+	int64_t inflight1;
+	uint64_t done1;
+	uint32_t waker;
+	int want;
+};
+
+static void io_case_run(uint32_t tid, const struct io_case *c)
+{
+	static struct xlp_thread th;
+	uint64_t base = tl_now_ns();
+	int bad = 0;
+
+	blk_del(tid);
+	REQUIRE(!thread_put(tid, XLP_T_RUNNING, base, 0, 0));
+	if (c->has_blk)
+		REQUIRE(!blk_put(tid, c->inflight0, c->done0), "cannot set the blk map");
+	bad |= st_op(XLP_ST_SYS_ENTER, tid, 0, base, c->nr, c->cls, 0, NULL);
+	bad |= st_op(XLP_ST_SWITCH_OUT, tid, 0, base + 1 * MS, XLP_T_SLEEP_D, 0, 0, NULL);
+	if (c->has_blk)
+		REQUIRE(!blk_put(tid, c->inflight1, c->done1), "cannot set the blk map");
+	bad |= st_op(XLP_ST_WAKE, tid, 0, base + 11 * MS, c->waker, 0, 0, NULL);
+	bad |= st_op(XLP_ST_SWITCH_IN, tid, 0, base + 12 * MS, 0, 0, 0, NULL);
+	bad |= st_op(XLP_ST_SYS_EXIT, tid, 0, base + 12 * MS + 500, 0, 0, 0, NULL);
+	REQUIRE(!bad && !thread_get(tid, &th), "self-test program failed");
+	CHECK(th.c[XLP_C_SLEEP_D] == 10 * MS, "%s: sleep %llu", c->what,
+	      (unsigned long long)th.c[XLP_C_SLEEP_D]);
+	CHECK(th.c[c->want] == 10 * MS, "%s: %s %llu, want 10 ms:%s", c->what,
+	      xlp_ctr_names[c->want], (unsigned long long)th.c[c->want], fmt_reasons(th.c));
+	CHECK(reasons_sum(th.c) == sleep_of(th.c), "%s: reasons do not add up", c->what);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
+	blk_del(tid);
+}
+
+/*
+ * The multi-fd rule (issue 20, item 2): a sleep during which the thread's
+ * own block requests were in flight, ended by a kernel context (their
+ * completion: virtio-blk's interrupt, a loop device's kworker), is disk
+ * whichever fd the syscall names: sendfile from a cold file to a TCP
+ * socket, or a page fault inside a socket write (its registers say write
+ * on the socket). The last request completes before the wakeup it causes,
+ * so "completed during the sleep" counts as in flight. Not when the
+ * network woke it (socket buffer space), nor when its requests had all
+ * completed before it blocked, nor with no request of its own.
+ */
+TEST(disk_wins_over_socket_fd_with_own_requests_in_flight_synthetic)
+{
+	const long nr_sendfile = SYS_sendfile, nr_write = SYS_write;
+	const struct io_case cases[] = {
+		{"sendfile, its request completed, woken by the interrupt", nr_sendfile, XLP_C_NET,
+		 true, 1, 0, 0, 1, XLP_W_HARDIRQ, XLP_C_DISK},
+		{"sendfile, its request in flight, woken by a kworker", nr_sendfile, XLP_C_NET,
+		 true, 1, 0, 1, 0, XLP_W_KTHREAD, XLP_C_DISK},
+		{"sendfile, woken by the BLOCK softirq, no request of its own", nr_sendfile,
+		 XLP_C_NET, false, 0, 0, 0, 0, XLP_W_BLOCK, XLP_C_DISK},
+		{"page fault in a socket write, its request completed", nr_write, XLP_C_NET, true,
+		 1, 3, 0, 4, XLP_W_SOFTIRQ, XLP_C_DISK},
+		{"sendfile, request in flight, woken by the network", nr_sendfile, XLP_C_NET, true,
+		 1, 0, 1, 0, XLP_W_NET, XLP_C_NET},
+		{"sendfile, requests done before it blocked", nr_sendfile, XLP_C_NET, true, 0, 2, 0,
+		 2, XLP_W_HARDIRQ, XLP_C_NET},
+		{"sendfile, no request of its own, woken by the interrupt", nr_sendfile, XLP_C_NET,
+		 false, 0, 0, 0, 0, XLP_W_HARDIRQ, XLP_C_NET},
+		{"pipe read, its request completed, woken by its peer", SYS_read, XLP_C_IPC, true,
+		 1, 0, 0, 1, XLP_W_OTHER_PROC, XLP_C_IPC},
+	};
+
+	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		io_case_run(4000050 + (uint32_t)i, &cases[i]);
 }
 
 TEST_MAIN()
