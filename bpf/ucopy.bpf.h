@@ -29,6 +29,34 @@ XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 
 	__type(key, __u32); __type(value, struct xlp_ucopy_buf););
 
 #if defined(__TARGET_ARCH_x86)
+/* return addresses put back, at most: one per pending uretprobe of a marked call */
+#define XLP_UCOPY_URET_MAX 16
+
+/*
+ * A marked call's uretprobe replaced its return address on the stack with
+ * the uprobes trampoline, which has no CFI: unwinding from the copy would
+ * name each caller of a marked function "[unknown]" (the kernel fixes its
+ * own frame-pointer walks up, not our copy). The task's pending
+ * return_instances say where each return address was (ri->stack, the sp
+ * at the call's entry) and what it was (orig_ret_vaddr, already resolved
+ * for chained ones): written back into the copy, the unwinder sees the
+ * stack the program built. Newest first, as the stack goes up.
+ */
+static __always_inline void ucopy_uret_fix(struct xlp_ucopy_buf *b, struct task_struct *task,
+					   __u64 sp, __u64 len)
+{
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+
+	for (int i = 0; i < XLP_UCOPY_URET_MAX && ri; i++) {
+		__u64 at = BPF_CORE_READ(ri, stack), ret = BPF_CORE_READ(ri, orig_ret_vaddr);
+		__u64 o = at - sp;
+
+		if (at >= sp && o + 8 <= len && o <= XLP_UCOPY_MAX - 8)
+			bpf_probe_read_kernel(b->data + o, 8, &ret);
+		ri = BPF_CORE_READ(ri, next);
+	}
+}
+
 /*
  * Copies current's user registers and stack top into an xlp_ucopy_rec and
  * sends it. Returns its seq, or 0 when nothing was sent, XLP_UCOPY_SKIPPED
@@ -75,6 +103,8 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 	}
 	if (!off || off > XLP_UCOPY_MAX)
 		return 0;
+	ucopy_uret_fix(b, (struct task_struct *)bpf_get_current_task_btf(), b->r.regs[XLP_UREG_SP],
+		       off);
 	b->next_seq++;
 	b->r.h.type = XLP_R_UCOPY;
 	b->r.h.size = sizeof(b->r) + off;

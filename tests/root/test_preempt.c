@@ -69,22 +69,13 @@ static void check_against_kernel(const char *bin, const char *trace_name)
 	static struct kcall k[MAX_CALLS];
 	char xl[256], wl[256], err[4096], f_req[320], f_hdl[320], f_flt[320];
 	const char *trace = xt_tmp_path(trace_name);
-	char *argv[] = {xt_out(bin, xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-i",
-			f_req,
-			"-f",
-			f_hdl,
-			"-f",
-			f_flt,
-			"--",
-			xt_out("tests/workloads/preempt", wl, sizeof(wl)),
-			"--calls",
-			NCALLS,
-			NULL};
+	char *argv[] = {xt_out(bin, xl, sizeof(xl)), "record", "-q", "-o", (char *)trace,
+			/*
+			 * each call against the kernel's figures around it: the
+			 * runqueue wait before it (prewake) is test_prewake's
+			 */
+			"--no-prewake", "-i", f_req, "-f", f_hdl, "-f", f_flt, "--",
+			xt_out("tests/workloads/preempt", wl, sizeof(wl)), "--calls", NCALLS, NULL};
 	unsigned long long k_wait = 0, x_wait = 0, k_sw = 0, x_sw = 0, missed = 0;
 	struct xt_trace t;
 	int n, rc, fid, bad_sw = 0, bad_wait = 0, bad_run = 0;

@@ -410,3 +410,45 @@ TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 }
 
 TEST_MAIN()
+
+/*
+ * The callers of marked functions: each pending uretprobe put the uprobes
+ * trampoline in place of a return address on the stack, which has no CFI.
+ * The copy gets the return addresses back (bpf/ucopy.bpf.h): without that,
+ * spin_a and main, whose callees are marked, were "[unknown]".
+ */
+TEST(chains_through_marked_functions_are_whole)
+{
+	static const char *const spin[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "main", "spin_a", "spin_b",
+		"spin_c"};
+	const char *trace = xt_tmp_path("spin-marked.xlp");
+	char fa[300], fb[300];
+	char *argv[] = {
+		xl,   "record", "-q", "-o", (char *)trace, "--sample", "--sample-overhead", "50",
+		"-f", fa,	"-f", fb,   "--",	   wl,	       "--spin-ms",	    "300",
+		NULL};
+	int rc, in_spin = 0, whole = 0;
+
+	paths();
+	snprintf(fa, sizeof(fa), "%s:spin_a", wl);
+	snprintf(fb, sizeof(fb), "%s:spin_b", wl);
+	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	REQUIRE(load(trace) == 0, "dump failed: %s", err);
+	for (int i = 0; i < nsamples; i++) {
+		const struct stack *st = ustack_of(&samples[i]);
+
+		if (!samples[i].off && st && st->n && holds(st, &spin[6], 1, false)) {
+			in_spin++;
+			whole += ends_in(st, spin, 7);
+			if (!ends_in(st, spin, 7) && in_spin - whole < 3)
+				print_stack("spin_c sample without its chain", st);
+		}
+	}
+	fprintf(stderr, "  spin_a and spin_b marked: %d of %d samples in spin_c whole\n", whole,
+		in_spin);
+	CHECK(in_spin >= 50, "only %d samples in spin_c over 300 ms", in_spin);
+	CHECK(whole == in_spin, "%d of %d samples in spin_c lack their chain", in_spin - whole,
+	      in_spin);
+}
