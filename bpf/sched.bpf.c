@@ -125,6 +125,9 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 	nr = task_syscall(prev, &a0, &a1);
 	ev_block(t, prev_state & TASK_UNINTERRUPTIBLE, nr,
 		 nr >= 0 ? sys_class_of(prev, t, nr, a0, a1) : XLP_SC_WAKER);
+	if (bpf_core_field_exists(prev->in_iowait) &&
+	    BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+		ev_block_iowait(t);
 }
 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,

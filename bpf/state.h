@@ -133,7 +133,8 @@ enum xlp_sysclass {
 	XLP_SC_WAKER = 65, /* nothing known: the waker decides */
 };
 
-#define XLP_SYS_POLL (1u << 0) /* poll-like: an expiring timer's wakeup is its timeout */
+#define XLP_SYS_POLL (1u << 0)	 /* poll-like: an expiring timer's wakeup is its timeout */
+#define XLP_SYS_IOWAIT (1u << 1) /* the kernel called the sleep an I/O wait (in_iowait) */
 
 enum xlp_waker {
 	XLP_W_NONE = 0,
