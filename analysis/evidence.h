@@ -19,7 +19,7 @@ double ev__norm_cdf(double z);
 /*
  * Wald-Wolfowitz runs test on a 0/1 sequence in time order: are the 1s
  * (slow runs) clustered? H0: the order is random. Returns the one-sided
- * p-value of "fewer streaks than chance" (normal approximation); *streaks
+ * p-value of "this few streaks or fewer" (exact: hypergeometric); *streaks
  * is the number of maximal streaks of 1s (bursts), *expected what a random
  * order gives on average, n1 (n0 + 1) / n. 1.0 when there is nothing to
  * test (no 1 or no 0).

@@ -30,7 +30,7 @@ XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 
 
 #if defined(__TARGET_ARCH_x86)
 /* return addresses put back, at most: one per pending uretprobe of a marked call */
-#define XLP_UCOPY_URET_MAX 16
+#define XLP_UCOPY_URET_FIX 16
 
 /*
  * A marked call's uretprobe replaced its return address on the stack with
@@ -47,12 +47,18 @@ static __always_inline void ucopy_uret_fix(struct xlp_ucopy_buf *b, struct task_
 {
 	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
 
-	for (int i = 0; i < XLP_UCOPY_URET_MAX && ri; i++) {
+	b->r.nuret = 0;
+	for (int i = 0; i < XLP_UCOPY_URET_FIX && ri; i++) {
 		__u64 at = BPF_CORE_READ(ri, stack), ret = BPF_CORE_READ(ri, orig_ret_vaddr);
 		__u64 o = at - sp;
 
 		if (at >= sp && o + 8 <= len && o <= XLP_UCOPY_MAX - 8)
 			bpf_probe_read_kernel(b->data + o, 8, &ret);
+		if (i < XLP_UCOPY_URET_MAX) {
+			b->r.uret[i].ret = ret;
+			b->r.uret[i].func = BPF_CORE_READ(ri, func);
+			b->r.nuret = i + 1;
+		}
 		ri = BPF_CORE_READ(ri, next);
 	}
 }

@@ -391,6 +391,18 @@ enum xlp_ucopy_reg {	    /* indices into xlp_ucopy_rec.regs */
  * at the first unreadable page: the stack's end, or a page not in memory */
 #define XLP_UCOPY_CUT (1u << 0)
 
+/*
+ * A marked call's pending uretprobe: the return address it took (ret, put
+ * back into the copy) and the function's entry (func). A function entered
+ * by a tail call has no frame of its own, but its uretprobe is pending:
+ * the unwinder puts it back between its caller and the code it jumped to.
+ */
+#define XLP_UCOPY_URET_MAX 8
+struct xlp_ucopy_uret {
+	__u64 ret;
+	__u64 func;
+};
+
 struct xlp_ucopy_rec {
 	struct xlp_hdr h; /* h.size: the header and len bytes */
 	__u32 pid;
@@ -399,7 +411,10 @@ struct xlp_ucopy_rec {
 	__u64 regs[XLP_UCOPY_NREGS];
 	__u32 len;   /* bytes of the stack copied, from regs[XLP_UREG_SP] up */
 	__u32 flags; /* XLP_UCOPY_* */
-		     /* then len bytes */
+	__u32 nuret; /* uret[] entries, newest first */
+	__u32 __pad;
+	struct xlp_ucopy_uret uret[XLP_UCOPY_URET_MAX];
+	/* then len bytes */
 };
 
 /*
@@ -625,7 +640,8 @@ _Static_assert(sizeof(struct xlp_fork_rec) == 40, "xlp_fork_rec layout");
 _Static_assert(sizeof(struct xlp_stats_rec) == 8 + 8 * XLP_NR_STAT + 8, "xlp_stats_rec layout");
 _Static_assert(sizeof(struct xlp_sample_rec) == 56, "xlp_sample_rec layout");
 _Static_assert(sizeof(struct xlp_sample_ev) == 72, "xlp_sample_ev layout");
-_Static_assert(sizeof(struct xlp_ucopy_rec) == 8 + 16 + 8 * XLP_UCOPY_NREGS + 8,
+_Static_assert(sizeof(struct xlp_ucopy_rec) ==
+		       8 + 16 + 8 * XLP_UCOPY_NREGS + 16 + 16 * XLP_UCOPY_URET_MAX,
 	       "xlp_ucopy_rec layout");
 _Static_assert(sizeof(struct xlp_ucopy_rec) + XLP_UCOPY_MAX < 65536, "a copy fits xlp_hdr.size");
 _Static_assert(sizeof(struct xlp_sampling_rec) == 96, "xlp_sampling_rec layout");

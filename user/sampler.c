@@ -40,6 +40,8 @@ struct copy_slot {
 	uint64_t seq;
 	uint64_t regs[XLP_UCOPY_NREGS];
 	uint32_t len, flags;
+	uint32_t nuret;
+	struct xlp_ucopy_uret uret[XLP_UCOPY_URET_MAX];
 	uint8_t *data;
 	size_t cap;
 };
@@ -517,6 +519,8 @@ int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t s
 	memcpy(c->data, (const char *)rec + sizeof(*rec), rec->len);
 	c->len = rec->len;
 	c->flags = rec->flags;
+	c->nuret = rec->nuret < XLP_UCOPY_URET_MAX ? rec->nuret : XLP_UCOPY_URET_MAX;
+	memcpy(c->uret, rec->uret, sizeof(c->uret));
 	c->seq = rec->seq;
 	sm->c.copies++;
 	sm->c.copy_bytes += rec->len;
@@ -614,8 +618,12 @@ static uint32_t ustack_cfi(struct sampler *sm, struct xlp_sample_rec *rec,
 			   const struct copy_slot *c, bool *fp)
 {
 	struct xlp_stack_rec *st = (void *)sm->st_buf;
-	struct unwind_copy copy = {
-		.regs = c->regs, .data = c->data, .len = c->len, .cut = c->flags & XLP_UCOPY_CUT};
+	struct unwind_copy copy = {.regs = c->regs,
+				   .data = c->data,
+				   .len = c->len,
+				   .cut = c->flags & XLP_UCOPY_CUT,
+				   .uret = c->uret,
+				   .nuret = c->nuret};
 	struct unwind_in in = {.pid = (int)rec->pid, .tid = (int)rec->tid, .copy = &copy};
 	struct unwind_out *out = &sm->uout;
 	size_t named = 0;

@@ -8,6 +8,8 @@
 #ifdef XLP_HAVE_LIBDW
 #include <dwarf.h>
 #include <gelf.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #endif
 
@@ -111,8 +113,24 @@ struct proc_dwfl {
 	int reports;
 	uint64_t reported_ns; /* CLOCK_MONOTONIC of the last report */
 	uint64_t used;
+	/* the executable the mappings were read with: an exec replaces them all */
+	uint64_t exe_dev, exe_ino;
 	Dwfl *dwfl;
 };
+
+/* The executable pid runs now (device, inode); false when it is gone. */
+static bool exe_of(int pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
 
 struct unwinder {
 	struct proc_dwfl procs[UNWIND_PROCS];
@@ -236,13 +254,25 @@ static Dwfl *proc_report(struct unwinder *u, int pid)
 static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 {
 	struct proc_dwfl *p = NULL, *lru = &u->procs[0];
-	uint64_t now = xlp_now_ns();
+	uint64_t now = xlp_now_ns(), dev = 0, ino = 0;
+	bool exe = exe_of(pid, &dev, &ino);
 
 	for (int i = 0; i < UNWIND_PROCS; i++) {
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
 		if (u->procs[i].used < lru->used)
 			lru = &u->procs[i];
+	}
+	/*
+	 * Exec'd since the mappings were read (a launch is sampled from its
+	 * holding pen on, before it execs the command): every module is
+	 * another, and the new image's addresses may fall in the old ones', so
+	 * a frame in no known file does not always say so. Read them again
+	 * now, whatever the rate limit.
+	 */
+	if (p && exe && (p->exe_dev != dev || p->exe_ino != ino)) {
+		again = true;
+		p->reports = 0;
 	}
 	if (p && !again) {
 		p->used = ++u->clock;
@@ -260,6 +290,8 @@ static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 	p->reports++;
 	p->reported_ns = now;
 	p->used = ++u->clock;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
 	p->dwfl = proc_report(u, pid);
 	return p->dwfl ? p : NULL;
 }
@@ -385,6 +417,56 @@ static enum xlp_stack_stop cfi_unwind(struct unwinder *u, struct proc_dwfl *p,
 	return XLP_STOP_BAD;
 }
 
+/* The entry of the function holding a frame's code, 0 when no symbol says. */
+static uint64_t func_start(Dwfl *d, const struct unwind_frame *f)
+{
+	uint64_t at = f->ip - f->ret;
+	Dwfl_Module *m = dwfl_addrmodule(d, at);
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!m || !dwfl_module_addrinfo(m, at, &off, &sym, NULL, NULL, NULL))
+		return 0;
+	return at - off;
+}
+
+/*
+ * Marked functions entered by a tail call have no frame: nginx's
+ * ngx_http_process_request ends in a jump to ngx_http_handler, which
+ * jumps to ngx_http_core_run_phases, so a sample in a request has no
+ * frame of the interaction and was no run's. Their uretprobes are still
+ * pending and say where they return to: between the frame that returns
+ * there (f[i]) and the frame inside it (f[i - 1]), each such function
+ * whose code f[i - 1] is not gets a frame of its own (its entry, not a
+ * return address), newest innermost. Nothing is put back when no symbol
+ * says what f[i - 1] is: a frame that is there would be doubled.
+ */
+static void tail_calls(Dwfl *d, const struct unwind_copy *c, struct unwind_out *out)
+{
+	for (size_t i = 1; i < out->n; i++) {
+		uint64_t inner = 0;
+		size_t at = i;
+
+		if (!out->f[i].ret || out->f[i].kind != UNWIND_ADDR)
+			continue;
+		for (size_t k = 0; k < c->nuret && out->n < XLP_STACK_DEPTH; k++) {
+			if (c->uret[k].ret != out->f[i].ip)
+				continue;
+			if (!inner)
+				inner = func_start(d, &out->f[i - 1]);
+			if (!inner || inner == c->uret[k].func)
+				continue;
+			memmove(&out->f[at + 1], &out->f[at], (out->n - at) * sizeof(out->f[0]));
+			memset(&out->f[at], 0, sizeof(out->f[at]));
+			out->f[at].kind = UNWIND_ADDR;
+			out->f[at].ip = c->uret[k].func;
+			out->n++;
+			at++;
+		}
+		i = at;
+	}
+}
+
 int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_out *out)
 {
 	const struct unwind_copy *c = in->copy;
@@ -414,6 +496,7 @@ int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_
 		}
 		stop = cfi_unwind(u, p, in, out);
 	}
+	tail_calls(p->dwfl, c, out);
 	out->ncfi = out->n;
 	out->method = XLP_UNWIND_CFI;
 	out->stop = out->cfi_stop = stop;

@@ -48,6 +48,9 @@ struct unwind_copy {
 	const uint8_t *data;
 	size_t len;
 	bool cut; /* XLP_UCOPY_CUT: the stack may go on above the copy */
+	/* the thread's pending uretprobes, newest first (xlp_ucopy_rec.uret) */
+	const struct xlp_ucopy_uret *uret;
+	size_t nuret;
 };
 
 struct unwind_in {

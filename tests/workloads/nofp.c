@@ -15,8 +15,13 @@
  *                                                (opened read-write: no EOF),
  *                                                then exits
  *
- * Each function does some work after its call, so no call is a tail call
- * and every frame stays on the stack. Prints "DONE <n>".
+ *   main -> tail_a => spin_c                     --tail-ms N: N ms of CPU in
+ *                                                spin_c, which tail_a enters
+ *                                                by a jump (a tail call): no
+ *                                                frame of tail_a on the stack
+ *
+ * Each other function does some work after its call, so no call is a tail
+ * call and every frame stays on the stack. Prints "DONE <n>".
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <fcntl.h>
@@ -47,6 +52,15 @@ CHAIN uint64_t spin_b(uint64_t ns)
 CHAIN uint64_t spin_a(uint64_t ns)
 {
 	return spin_b(ns) + (sink & 1);
+}
+
+/*
+ * A jump, as -O2 makes it in Debian's builds (the Makefile turns sibling
+ * calls off for the other chains): tail_a's frame is spin_c's
+ */
+CHAIN __attribute__((optimize("optimize-sibling-calls"))) uint64_t tail_a(uint64_t ns)
+{
+	return spin_c(ns);
 }
 
 CHAIN uint64_t nap_b(uint64_t ms)
@@ -91,6 +105,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(argv[i], "--spin-ms")) {
 			n += spin_a(v * NS_PER_MS);
+		} else if (!strcmp(argv[i], "--tail-ms")) {
+			n += tail_a(v * NS_PER_MS);
 		} else if (!strcmp(argv[i], "--sleep-ms")) {
 			n += nap_a(v);
 		} else if (!strcmp(argv[i], "--fifo")) {
@@ -103,7 +119,8 @@ int main(int argc, char **argv)
 			n += wait_a(fd);
 			close(fd);
 		} else {
-			fprintf(stderr, "usage: nofp [--spin-ms N] [--sleep-ms N] [--fifo PATH]\n");
+			fprintf(stderr, "usage: nofp [--spin-ms N] [--tail-ms N] [--sleep-ms N] "
+					"[--fifo PATH]\n");
 			return 2;
 		}
 	}
