@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "commands.h"
+#include "cpu_avoid.h"
 #include "elfsym.h"
 #include "launch.h"
 #include "log.h"
@@ -74,6 +75,8 @@ struct recorder {
 	bool warned_fork;   /* a forked process could not be probed: said once */
 	uint64_t nprog;	    /* records the programs sent that reached the recorder */
 	struct reader_load load;
+	struct cpu_avoid *avoid; /* -p: off the target's CPUs when it is pinned */
+	bool avoid_new;		 /* a thread ran the interaction for the first time */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -168,6 +171,9 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 		r->ncalls++;
 		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);
+		if ((c->flags & XLP_CALL_INTERACTION) &&
+		    cpu_avoid__note_tid(r->avoid, (pid_t)c->tid))
+			r->avoid_new = true;
 	} else if (h->type == XLP_R_PROC) {
 		const struct xlp_proc_rec *p = (const void *)h;
 
@@ -524,6 +530,32 @@ static void reader_realtime(struct recorder *r, int prio, uint64_t now)
  * nice -20 thread gets a CPU almost at once. Children do not inherit it
  * (launch.c resets the launched command's priority).
  */
+/*
+ * With -p: the recorder on the CPUs the threads that run the interaction
+ * cannot run on, when there are any (cpu_avoid.h), checked again each
+ * second as threads come and go or pin themselves. Measured: with an e2e worker pinned to
+ * CPU 1, the recorder (nice -20, unwinding ~300 samples a second) ran 1.2 s
+ * on that CPU in a 20 s recording, and the worker's sampled stacks showed
+ * it waiting for the CPU in a few runs (a false cpu_wait).
+ */
+static void reader_off_target(struct recorder *r)
+{
+	int ret;
+
+	if (!r->o.pid)
+		return;
+	if (!r->avoid) {
+		r->avoid = cpu_avoid__new();
+		if (!r->avoid)
+			return;
+	}
+	ret = cpu_avoid__update(r->avoid, r->o.pid);
+	if (ret == 1)
+		xlp_dbg("recorder off %d CPU(s) of PID %d", cpu_avoid__count(r->avoid), r->o.pid);
+	else if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
+		xlp_dbg("cannot read the CPUs of PID %d: %s", r->o.pid, strerror(-ret));
+}
+
 static void reader_nice(struct recorder *r)
 {
 	if (setpriority(PRIO_PROCESS, 0, -20))
@@ -579,6 +611,11 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 			return XLP_STOP_ERROR;
 		now = xlp_now_ns();
 		reader_check(r, now);
+		/* the first run of a thread names its CPUs: leave them at once */
+		if (r->avoid_new) {
+			r->avoid_new = false;
+			reader_off_target(r);
+		}
 		if (r->o.duration_ns && now - r->meta.start_ns >= r->o.duration_ns)
 			return XLP_STOP_DURATION;
 		if (r->o.pid && (r->target_exited || kill(r->o.pid, 0)))
@@ -602,6 +639,7 @@ static enum xlp_stop_reason run_loop(struct recorder *r)
 			if (err && !r->write_err)
 				r->write_err = err;
 			last_flush = now;
+			reader_off_target(r);
 		}
 		/*
 		 * The sampling period follows its measured cost: a quarter of a
@@ -907,6 +945,7 @@ static int setup(struct recorder *r)
 		reader_realtime(r, r->o.realtime, xlp_now_ns());
 	else if (r->o.realtime == XLP_RT_AUTO)
 		reader_nice(r);
+	reader_off_target(r);
 	/* replacing an older trace: until the end it is written elsewhere, and
 	 * a kill -9 leaves it there */
 	if (outfile__partial_path(r->of))
@@ -980,6 +1019,7 @@ int cmd_record(int argc, char **argv)
 	launch__free(r.child);
 	session__close(r.sess);
 	sampler__free(r.sampler);
+	cpu_avoid__free(r.avoid);
 	xlp_trace_meta__free(&r.meta);
 	return ret;
 }

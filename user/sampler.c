@@ -170,9 +170,11 @@ static bool pid_may_read(struct pid_seen *s, int pid)
 
 void sampler__add_pid(struct sampler *sm, int pid)
 {
-	if (pid_may_read(&sm->seen, pid))
-		symbolizer__add_pid(sm->sym,
-				    pid); /* gone already: its build-ids may still be known */
+	if (!pid_may_read(&sm->seen, pid))
+		return;
+	symbolizer__add_pid(sm->sym, pid); /* gone already: its build-ids may still be known */
+	if (sm->unw)
+		unwinder__prepare(sm->unw, pid);
 }
 
 static uint64_t fnv1a(const char *p, size_t n)

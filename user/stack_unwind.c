@@ -87,6 +87,13 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
+int unwinder__prepare(struct unwinder *u, int pid)
+{
+	(void)u;
+	(void)pid;
+	return 0;
+}
+
 int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_out *out)
 {
 	fp_only(in, out);
@@ -294,6 +301,29 @@ static struct proc_dwfl *proc_get(struct unwinder *u, int pid, bool again)
 	p->exe_ino = ino;
 	p->dwfl = proc_report(u, pid);
 	return p->dwfl ? p : NULL;
+}
+
+static int load_cfi(Dwfl_Module *m, void **userdata, const char *name, Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	(void)arg;
+	if (!dwfl_module_eh_cfi(m, &bias))
+		dwfl_module_dwarf_cfi(m, &bias);
+	return DWARF_CB_OK;
+}
+
+int unwinder__prepare(struct unwinder *u, int pid)
+{
+	struct proc_dwfl *p = proc_get(u, pid, false);
+
+	if (!p)
+		return -ESRCH;
+	dwfl_getmodules(p->dwfl, load_cfi, NULL, 0);
+	return 0;
 }
 
 static int on_frame(Dwfl_Frame *fr, void *arg)

@@ -76,6 +76,15 @@ struct unwinder;
 int unwinder__new(struct unwinder **out);
 void unwinder__free(struct unwinder *u); /* NULL is fine */
 
+/*
+ * Read pid's mappings and load the CFI of every module now, so that the
+ * first samples do not pay for it: done at attach, before the target is
+ * released, it keeps that cost out of the first runs (the recorder then
+ * loads ELF files for tens of ms, on whatever CPU, beside the target).
+ * 0, or -ESRCH when pid's mappings cannot be read.
+ */
+int unwinder__prepare(struct unwinder *u, int pid);
+
 /* Whether CFI unwinding was built in (libdw). */
 bool unwinder__has_cfi(void);
 

@@ -300,12 +300,32 @@ static void check_report(const struct scenario *s, const struct json *j)
 			      comm ? comm : "(none)");
 		}
 	}
+	/*
+	 * PerfProbe V-D: the whole run looks disk-bound (the background
+	 * readers' disk_block grew more in the slow runs than the factor
+	 * that made them slow), and the function-level answer above was not
+	 * misled. Which factor the baseline's tree splits on first is its
+	 * tie-break when both separate the runs as well (119 of 120 each,
+	 * seen), or it stops after cpu_run: "agrees" follows that first
+	 * factor, so the test asks only that it says what that one is.
+	 */
 	if (s->baseline_wrong) {
-		const char *base = json__str(json__get(j, "baseline.factors[0].factor"));
+		const char *first = json__str(json__get(j, "baseline.factors[0].factor"));
+		char key[128];
+		double disk, want;
 
-		CHECK(base && strcmp(base, s->want[0].factor), "baseline said %s",
-		      base ? base : "(none)");
-		CHECK(json__bool(json__get(j, "baseline.agrees")) == 0);
+		disk = json__num(json__get(j, "baseline.breakdown.disk_block.slow_median")) -
+		       json__num(json__get(j, "baseline.breakdown.disk_block.fast_median"));
+		snprintf(key, sizeof(key), "baseline.breakdown.%s.slow_median", s->want[0].factor);
+		want = json__num(json__get(j, key));
+		snprintf(key, sizeof(key), "baseline.breakdown.%s.fast_median", s->want[0].factor);
+		want -= json__num(json__get(j, key));
+		CHECK(disk > want,
+		      "the whole run did not look disk-bound: disk_block +%.1f ms, %s +%.1f ms",
+		      disk / 1e6, s->want[0].factor, want / 1e6);
+		CHECK(json__bool(json__get(j, "baseline.agrees")) ==
+			      (first && !strcmp(first, s->want[0].factor)),
+		      "baseline.agrees does not follow its first factor %s", first ? first : "-");
 	}
 }
 
@@ -427,8 +447,12 @@ SCENARIO(no_perturbation, "none", {{NULL, NULL}})
  * than a period (README, Stack sampling: what sampling can find).
  */
 SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled = true)
+/* Sampled CPU time spreads the slow mode wider than measured time (1 ms
+ * samples, and each slow run's share of the machine's noise): 18 slow runs
+ * of 80 left a 6x mode at p = 0.001-0.003 in CI, the report rightly saying
+ * "record more runs"; 160 give it 40 (README, The analysis: power). */
 SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
-	 .args = {"--runs", "80"})
+	 .args = {"--runs", "160"})
 SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true,
 	 .whole_run = true)
 SCENARIO(sampled_background_load_same_process, "bgload_thread", {{"compute_checksum", "cpu_wait"}},

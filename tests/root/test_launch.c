@@ -86,15 +86,20 @@ static void record(const char *name, int repeat, bool sleep_mode, const char *du
 /*
  * Every launch: timed by the kernel, its window holds the command's own
  * (exec before the first instruction, exit after the last clock reading),
- * and its length agrees with the command's own clock within 1 ms.
+ * and its length agrees with the command's own clock within 1 ms plus what
+ * the kernel charged the process outside that clock.
  *
- * Plus any time the process spent waiting for a CPU (its thread record's
- * cpu_wait, the kernel's run_delay): a wait between exec and the first
- * instruction is the command's life, which the kernel counts and the
- * command's own clock cannot see. Here, with the machine otherwise idle,
- * exec to the first instruction is ~25 us, yet now and then another task
- * holds the CPU then for 1-3 ms (seen: 3.1 ms, cpu_wait 4.6 ms). The old
- * poll-timed latencies were ~100 ms off, far beyond this allowance.
+ * The command's clock cannot see exec before its first instruction nor exit
+ * after its last reading, yet both are its life (`time` counts them), and
+ * both can be long now and then: another task holds the CPU between exec
+ * and the first instruction (seen: 3.1 ms, cpu_wait 4.6 ms), or exit waits
+ * or works (seen in CI: 5.5 ms from the last reading to exit in the first
+ * launch of twenty). The kernel's accounting of the thread (cpu_run +
+ * cpu_wait + sleep) holds those: what it exceeds the command's clock by is
+ * the allowance. It counts from the recorder's fork, not from exec, so it
+ * is loose by the child's life before exec (1.5-3.5 ms here), still far
+ * below the old poll-timed error (~100 ms), which lies after the thread's
+ * exit, where no accounting covers it.
  */
 static void check_launches(const struct rec_result *res, int repeat)
 {
@@ -110,7 +115,7 @@ static void check_launches(const struct rec_result *res, int repeat)
 		const struct xlp_launch_rec *l = &t->launches[i];
 		const struct own *o = own_of(res->own, res->nown, l->pid);
 		const struct xlp_thread_rec *th = xt_thread(t, l->pid);
-		unsigned long long span = l->end_ns - l->start_ns, diff, wait;
+		unsigned long long span = l->end_ns - l->start_ns, diff, wait, life, outside;
 
 		CHECK(l->run == i, "launch %zu has run index %u", i, l->run);
 		CHECK(l->exit_code == 0, "launch %zu exit code %d", i, l->exit_code);
@@ -124,14 +129,22 @@ static void check_launches(const struct rec_result *res, int repeat)
 		      (unsigned long long)l->start_ns, (unsigned long long)l->end_ns, o->entry,
 		      o->end);
 		CHECK(th, "launch %zu: no thread record for pid %u", i, l->pid);
+		life = th ? th->tot[XLP_C_CPU_RUN] + th->tot[XLP_C_CPU_WAIT] +
+				       th->tot[XLP_C_SLEEP_S] + th->tot[XLP_C_SLEEP_D]
+			  : 0;
 		wait = th ? th->tot[XLP_C_CPU_WAIT] : 0;
+		outside = life > o->elapsed ? life - o->elapsed : 0;
 		diff = span > o->elapsed ? span - o->elapsed : o->elapsed - span;
-		CHECK(diff <= 1 * MS + wait,
+		CHECK(diff <= 1 * MS + outside,
 		      "launch %zu: latency %llu ns, the command measured %llu ns (exec to its "
 		      "first instruction %lld ns, its last clock reading to exit %lld ns, "
-		      "waiting for a CPU %llu ns)",
+		      "waiting for a CPU %llu ns, accounted %llu ns, asleep %llu + %llu ns, on a "
+		      "CPU %llu ns, steal "
+		      "%llu ns)",
 		      i, span, o->elapsed, (long long)(o->entry - l->start_ns),
-		      (long long)(l->end_ns - o->end), wait);
+		      (long long)(l->end_ns - o->end), wait, life, th ? th->tot[XLP_C_SLEEP_S] : 0,
+		      th ? th->tot[XLP_C_SLEEP_D] : 0, th ? th->tot[XLP_C_CPU_RUN] : 0,
+		      th ? th->tot[XLP_C_CPU_STEAL] : 0);
 		/* main's start-up is the command's: inside the window, not outside */
 		CHECK(span >= o->end - o->main, "launch %zu: latency %llu ns < main's %llu ns", i,
 		      span, o->end - o->main);
