@@ -296,6 +296,7 @@ struct xa_critical {
  */
 struct xa_fallback {
 	bool tested, holds;
+	bool own; /* on the run's own thread (ds_run.own), not the process's counters */
 	enum xa_feat feat;
 	double threshold;
 	uint32_t slow_hits, nslow, fast_hits, nfast;
@@ -378,6 +379,11 @@ struct xa_result {
 	bool has_base;
 	struct xa_step2 base;
 	bool agrees;
+	/* the same tree over the runs' own thread (struct ds_run.own): what the
+	 * whole-run fallback tests, as the other threads' time adds up to
+	 * nothing (idle helpers asleep for the whole run track its latency) */
+	bool has_own;
+	struct xa_step2 own;
 	struct xa_fallback fallback; /* XA_NO_PRECOND: the whole run's answer */
 	/* functions by median time */
 	struct xa_func_row *rows;

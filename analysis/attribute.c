@@ -159,6 +159,7 @@ void analysis__free(struct xa_result *r)
 	}
 	xa_growth_release(&r->fallback.growth);
 	xa_step2_release(&r->base);
+	xa_step2_release(&r->own);
 	dtree__free(r->tree);
 	free(r->pre);
 	free(r->crit);

@@ -56,6 +56,10 @@ struct ds_run {
 	uint64_t queued_ns;
 	bool has_base;
 	uint64_t base[XLP_NR_CTR]; /* whole-run process counters */
+	/* the run's own thread over the run: its interaction call's
+	 * counters, which add up to its latency (not for a launch) */
+	bool has_own;
+	uint64_t own[XLP_NR_CTR];
 };
 
 /* Loss and damage, summed over the files (struct trace_integrity). */

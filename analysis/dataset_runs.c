@@ -13,7 +13,8 @@
 struct cand {
 	uint32_t pid, tid;
 	uint64_t start, end;
-	uint64_t queued; /* an interaction call's incl[XLP_C_QUEUED] */
+	bool has_own;
+	uint64_t own[XLP_NR_CTR]; /* an interaction call's incl[] */
 };
 
 struct base_rec {
@@ -35,12 +36,18 @@ struct pass1 {
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
 };
 
+/* own: the interaction call's counters, NULL for a launch */
 static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start, uint64_t end,
-		    uint64_t queued)
+		    const __u64 *own)
 {
+	struct cand *c;
+
 	if (xlp_grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
-	p->cand[p->ncand++] = (struct cand){pid, tid, start, end, queued};
+	c = &p->cand[p->ncand++];
+	*c = (struct cand){.pid = pid, .tid = tid, .start = start, .end = end, .has_own = !!own};
+	if (own)
+		memcpy(c->own, own, sizeof(c->own));
 	return 0;
 }
 
@@ -68,7 +75,7 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 		if (f->info.launches || c->func_id >= f->nlocal || !f->is_interaction[c->func_id])
 			return 0;
 		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
-				c->incl[XLP_C_QUEUED]);
+				c->incl);
 	}
 	if (h->type == XLP_R_RUN && h->size >= sizeof(struct xlp_run_rec)) {
 		const struct xlp_run_rec *r = (const void *)h;
@@ -78,7 +85,7 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 	if (h->type == XLP_R_LAUNCH && h->size >= sizeof(struct xlp_launch_rec)) {
 		const struct xlp_launch_rec *l = (const void *)h;
 
-		return f->info.launches ? add_cand(p, l->pid, 0, l->start_ns, l->end_ns, 0) : 0;
+		return f->info.launches ? add_cand(p, l->pid, 0, l->start_ns, l->end_ns, NULL) : 0;
 	}
 	if (h->type == XLP_R_PROC && h->size >= sizeof(struct xlp_proc_rec)) {
 		const struct xlp_proc_rec *r = (const void *)h;
@@ -206,7 +213,10 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		r->start_ns = c->start;
 		r->end_ns = c->end;
 		r->latency_ns = (double)(c->end - c->start);
-		r->queued_ns = c->queued;
+		r->queued_ns = c->has_own ? c->own[XLP_C_QUEUED] : 0;
+		r->has_own = c->has_own;
+		if (c->has_own)
+			memcpy(r->own, c->own, sizeof(r->own));
 		b = find_base(p, c->pid, c->tid, f->info.launches ? 0 : c->start);
 		if (b) {
 			r->has_base = true;

@@ -426,6 +426,16 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	uint8_t *slow = malloc(nr + 1);
 	struct order *ord = malloc(nr * sizeof(*ord) + 1);
 	struct xa_fallback *fb = &r->fallback;
+	/*
+	 * The run's own thread when every run has it: its counters add up
+	 * to the run's latency, while the process's add every other
+	 * thread's time, and idle helpers asleep on a condition variable
+	 * for the whole run make a lock_wait that tracks the latency itself
+	 * (a CPU-slowed sampled e2e run was "explained" by it: a distinct
+	 * mode, the latency's own). The baseline keeps the process's, as
+	 * PerfProbe V-D shows it.
+	 */
+	const struct xa_step2 *tree = r->has_own ? &r->own : &r->base;
 	int err = -ENOMEM;
 
 	memset(fb, 0, sizeof(*fb));
@@ -435,10 +445,11 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 		goto cleanup;
 	err = 0;
 	/* below --min-slowdown the user asked for no answer */
-	if (r->status != XA_NO_PRECOND || !r->has_base || (r->insignificant && !r->nrejected))
+	if (r->status != XA_NO_PRECOND || !(r->has_own || r->has_base) ||
+	    (r->insignificant && !r->nrejected))
 		goto cleanup;
-	for (size_t k = 0; k < r->base.nfactors && !fb->holds; k++) {
-		const struct xa_factor *f = &r->base.factors[k];
+	for (size_t k = 0; k < tree->nfactors && !fb->holds; k++) {
+		const struct xa_factor *f = &tree->factors[k];
 		struct xa_fallback t = {0};
 
 		if (!xa_feat_is_time(f->feat))
@@ -448,9 +459,9 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 			const struct ds_run *x = dataset__run(ds, run);
 			double feat[XA_NFEAT];
 
-			if (!x->has_base)
+			if (r->has_own ? !x->has_own : !x->has_base)
 				continue;
-			xa_ctr_features(x->base, feat);
+			xa_ctr_features(r->has_own ? x->own : x->base, feat);
 			v[n] = feat[f->feat];
 			lat[n] = x->latency_ns;
 			ord[n] = (struct order){.file = x->file, .start = x->start_ns, .i = n};
@@ -459,6 +470,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 		err = test_factor(f, v, lat, slow, ord, n, o, &t);
 		if (err)
 			goto cleanup;
+		t.own = r->has_own;
 		/* the first that holds, else the first tested, is shown */
 		if (t.holds || !fb->tested)
 			*fb = t;

@@ -424,12 +424,55 @@ cleanup:
 	return err;
 }
 
+/*
+ * The runs' own thread's tree (r->own), for the whole-run fallback: when
+ * every run has its thread's counters (not launches).
+ */
+static int fit_own(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+{
+	size_t nr = dataset__nruns(ds);
+	struct s2_buf b;
+	int err;
+
+	for (size_t run = 0; run < nr; run++)
+		if (!dataset__run(ds, run)->has_own)
+			return 0;
+	if (!nr)
+		return 0;
+	err = s2_alloc(&b, nr);
+	if (err)
+		goto cleanup;
+	for (size_t run = 0; run < nr; run++) {
+		const struct ds_run *x = dataset__run(ds, run);
+
+		s2_set(&b, nr, run, x->own, x->latency_ns, r->slow[run], run);
+	}
+	b.in = (struct xa_s2_input){.n = nr,
+				    .x = b.x,
+				    .cycles = b.cycles,
+				    .time = b.time,
+				    .slow = b.slow,
+				    .features = r->features,
+				    .time_ref = r->lab.median_ns};
+	err = xa_step2_fit(&b.in, o, &r->own);
+	if (!err) {
+		rank_factors(&b, nr, &r->own, o, false);
+		r->has_own = true;
+	}
+cleanup:
+	s2_free(&b);
+	return err;
+}
+
 int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
 	int err;
 
+	err = fit_own(ds, o, r);
+	if (err)
+		return err;
 	err = s2_alloc(&b, nr);
 	if (err)
 		goto cleanup;

@@ -11,12 +11,12 @@
 #define RUN_TIDS 64
 
 struct cpu_avoid {
-	cpu_set_t own;	 /* the recorder's CPUs at start */
-	cpu_set_t now;	 /* what it runs on now */
-	int avoided;	 /* CPUs of own it keeps off now */
+	cpu_set_t own;	      /* the recorder's CPUs at start */
+	cpu_set_t now;	      /* what it runs on now */
+	int avoided;	      /* CPUs of own it keeps off now */
 	pid_t tids[RUN_TIDS]; /* threads that ran the interaction */
 	size_t ntids;
-	bool full;	 /* more of them than tids holds */
+	bool full; /* more of them than tids holds */
 };
 
 struct cpu_avoid *cpu_avoid__new(void)

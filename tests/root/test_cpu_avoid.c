@@ -25,7 +25,8 @@ static const char *mask_str(const cpu_set_t *m, char *buf, size_t len)
 	buf[0] = 0;
 	for (int c = 0; c < CPU_SETSIZE && used + 8 < len; c++)
 		if (CPU_ISSET(c, m))
-			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
+			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "",
+						 c);
 	return buf;
 }
 
@@ -75,8 +76,7 @@ TEST(recorder_keeps_off_the_pinned_interaction_thread_cpu)
 	CHECK(done, "the workload did not finish");
 	/* after the interaction's first runs, within the recorder's 1 s check */
 	CHECK(seen, "the recorder ran on CPUs %s, never on %s only (%ld CPUs)",
-	      mask_str(&got, got_s, sizeof(got_s)), mask_str(&want, want_s, sizeof(want_s)),
-	      ncpu);
+	      mask_str(&got, got_s, sizeof(got_s)), mask_str(&want, want_s, sizeof(want_s)), ncpu);
 	printf("  recorder on CPUs %s while the interaction thread ran on CPU 0\n",
 	       mask_str(&want, want_s, sizeof(want_s)));
 	kill(w.pid, SIGUSR1);

@@ -270,14 +270,14 @@ TEST(whole_run_fallback_synthetic)
 	CHECK(str_is(j, "whole_run.growth.path[1].function", "recv"), "%s",
 	      json__str(json__get(j, "whole_run.growth.path[1].function")));
 	CHECK(v &&
-		      strstr(v, "no function explains the slow runs, but the whole run does: "
-				"net_block > ") &&
+		      strstr(v, "no function explains the slow runs, but the whole run of their "
+				"thread does: net_block > ") &&
 		      strstr(v, "in 15 of 15 slow runs, 0 of 45 fast (Fisher p = ") &&
 		      strstr(v, "sk_wait_data"),
 	      "verdict: %s", v);
 	CHECK(!strstr(text, "no slowdown precondition found"), "%s", text);
 	html_flame_matches(j, "whole_run.growth.flame_frames", "diff-flame-whole-run");
-	CHECK(strstr(text, "whole run: EXPLAINS the slow runs: net_block > ") &&
+	CHECK(strstr(text, "whole run of their thread: EXPLAINS the slow runs: net_block > ") &&
 		      strstr(text, "[k] sk_wait_data"),
 	      "%s", text);
 	json__free(j);
@@ -329,7 +329,7 @@ TEST(whole_run_disk_on_cpu_synthetic)
 			      json__num(json__get(j, "whole_run.disk_on_cpu.fast")),
 	      "more slow runs with requests, in proportion");
 	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1, "-");
-	CHECK(v && strstr(v, "the whole run does: cpu_run > ") &&
+	CHECK(v && strstr(v, "the whole run of their thread does: cpu_run > ") &&
 		      strstr(v, "(disk on CPU: the VM's synchronous I/O: block requests in "),
 	      "%s", v);
 	json__free(j);

@@ -178,7 +178,7 @@ static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result 
 		free(buf);
 		return;
 	}
-	fprintf(f, "<h2>The whole run: %s</h2><pre>",
+	fprintf(f, "<h2>The whole run%s: %s</h2><pre>", r->fallback.own ? " of their thread" : "",
 		r->fallback.holds ? "explains the slow runs" : "no answer");
 	html_esc(f, report__fallback(r, buf, 8192));
 	if (r->fallback.holds) {

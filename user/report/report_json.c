@@ -426,6 +426,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	}
 	jsonw__begin_obj(w, "whole_run");
 	jsonw__bool(w, "holds", fb->holds);
+	jsonw__bool(w, "run_thread", fb->own);
 	jsonw__str(w, "factor", xa_feat_name(fb->feat));
 	jsonw__round(w, "threshold", fb->threshold);
 	jsonw__uint(w, "slow_hits", fb->slow_hits);

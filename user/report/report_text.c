@@ -314,7 +314,8 @@ static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *
 
 	if (!fb->tested)
 		return;
-	fprintf(f, "  whole run: %s: %s\n", fb->holds ? "EXPLAINS the slow runs" : "no answer",
+	fprintf(f, "  whole run%s: %s: %s\n", fb->own ? " of their thread" : "",
+		fb->holds ? "EXPLAINS the slow runs" : "no answer",
 		report__fallback(r, line, sizeof(line)));
 	fprintf(f,
 		"    => %s (the slow runs past the threshold, Fisher at p <= %g, and the resource "

@@ -63,10 +63,11 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 	size_t user = 0;
 
 	put(v, len,
-	    "no function explains the slow runs, but the whole run does: %s > %s in %u of %u "
+	    "no function explains the slow runs, but the whole run%s does: %s > %s in %u of %u "
 	    "slow runs, %u of %u fast (Fisher %s), %s",
-	    xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
-	    fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
+	    fb->own ? " of their thread" : "", xa_feat_name(fb->feat),
+	    report__value(fb->feat, fb->threshold, t, sizeof(t)), fb->slow_hits, fb->nslow,
+	    fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
 	    report__share(fb->share, sh, sizeof(sh)));
 	if (fb->disk_cpu.holds)
 		put(v, len,
