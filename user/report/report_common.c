@@ -388,7 +388,7 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		put(buf, len, &used,
 		    "\nbeyond the bulk: no: slow runs are not the most of the runs where a "
 		    "resource "
-		    "but cpu_run takes its largest shares (%u tries)",
+		    "but cpu_run and cpu_steal takes its largest shares (%u tries)",
 		    e->beyond_tests);
 	else if (e->beyond_n)
 		put(buf, len, &used,
