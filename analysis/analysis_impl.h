@@ -55,6 +55,13 @@ int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const 
 /* r->crit from r->picks: drill-down through nested marked calls (one trace pass). */
 int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 	      char *err, size_t errlen);
+/* A run (or sample) in time order: by file, then start, then index i. */
+struct xa_order {
+	uint32_t file;
+	uint64_t start;
+	size_t i;
+};
+int xa_order_cmp(const void *a, const void *b);
 /* Evidence 1 and 2 and the shares of c (3 comes from its step 2). */
 int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		struct xa_critical *c);

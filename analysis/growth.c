@@ -304,35 +304,18 @@ static double class_mean(const double *v, const uint8_t *slow, size_t n, int wan
 	return cnt ? sum / cnt : NAN;
 }
 
-struct order {
-	uint32_t file;
-	uint64_t start;
-	size_t i;
-};
-
-static int cmp_order(const void *a, const void *b)
-{
-	const struct order *x = a, *y = b;
-
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 /* Runs test over the samples past the factor's threshold, in time order. */
-static int bursts(const struct order *ord, const double *v, size_t n, const struct xa_factor *f,
+static int bursts(const struct xa_order *ord, const double *v, size_t n, const struct xa_factor *f,
 		  struct xa_fallback *fb)
 {
-	struct order *o = malloc(n * sizeof(*o) + 1);
+	struct xa_order *o = malloc(n * sizeof(*o) + 1);
 	uint8_t *seq = malloc(n + 1);
 	int err = -ENOMEM;
 
 	if (!o || !seq)
 		goto cleanup;
 	memcpy(o, ord, n * sizeof(*o));
-	xlp_sort(o, n, sizeof(*o), cmp_order);
+	xlp_sort(o, n, sizeof(*o), xa_order_cmp);
 	for (size_t i = 0; i < n; i++)
 		seq[i] = f->gt ? v[o[i].i] > f->threshold : v[o[i].i] <= f->threshold;
 	fb->runs_p = ev__runs_test(seq, n, &fb->bursts, &fb->bursts_expected);
@@ -345,7 +328,7 @@ cleanup:
 
 /* One baseline factor's test; fb is filled in. */
 static int test_factor(const struct xa_factor *f, const double *v, const double *lat,
-		       const uint8_t *slow, const struct order *ord, size_t n,
+		       const uint8_t *slow, const struct xa_order *ord, size_t n,
 		       const struct analysis_opts *o, struct xa_fallback *fb)
 {
 	int err;
@@ -424,7 +407,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	size_t nr = dataset__nruns(ds), n = 0;
 	double *v = malloc(nr * sizeof(*v) + 1), *lat = malloc(nr * sizeof(*lat) + 1);
 	uint8_t *slow = malloc(nr + 1);
-	struct order *ord = malloc(nr * sizeof(*ord) + 1);
+	struct xa_order *ord = malloc(nr * sizeof(*ord) + 1);
 	struct xa_fallback *fb = &r->fallback;
 	/*
 	 * The run's own thread when every run has it: its counters add up
@@ -464,7 +447,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 			xa_ctr_features(r->has_own ? x->own : x->base, feat);
 			v[n] = feat[f->feat];
 			lat[n] = x->latency_ns;
-			ord[n] = (struct order){.file = x->file, .start = x->start_ns, .i = n};
+			ord[n] = (struct xa_order){.file = x->file, .start = x->start_ns, .i = n};
 			slow[n++] = r->slow[run];
 		}
 		err = test_factor(f, v, lat, slow, ord, n, o, &t);

@@ -29,21 +29,15 @@
 #include "util.h"
 #include "stats.h"
 
-struct order {
-	uint32_t file;
-	uint64_t start;
-	size_t run;
-};
-
-static int cmp_order(const void *a, const void *b)
+int xa_order_cmp(const void *a, const void *b)
 {
-	const struct order *x = a, *y = b;
+	const struct xa_order *x = a, *y = b;
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (x->run > y->run) - (x->run < y->run);
+	return (x->i > y->i) - (x->i < y->i);
 }
 
 /*
@@ -51,7 +45,7 @@ static int cmp_order(const void *a, const void *b)
  * above their median against what a random order gives (the runs test's
  * expectation); NAN with fewer than 4 of them.
  */
-static double bulk_streak_ratio(const double *t, const struct order *ord, const uint8_t *seq,
+static double bulk_streak_ratio(const double *t, const struct xa_order *ord, const uint8_t *seq,
 				size_t n)
 {
 	double *v = malloc(n * sizeof(*v) + 1), med, expected, ratio = NAN;
@@ -63,14 +57,14 @@ static double bulk_streak_ratio(const double *t, const struct order *ord, const 
 		goto cleanup;
 	for (size_t i = 0; i < n; i++)
 		if (!seq[i])
-			v[m++] = t[ord[i].run];
+			v[m++] = t[ord[i].i];
 	if (m < 4)
 		goto cleanup;
 	med = stats__median(v, m);
 	m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!seq[i])
-			above[m++] = t[ord[i].run] > med;
+			above[m++] = t[ord[i].i] > med;
 	ev__runs_test(above, m, &streaks, &expected);
 	if (expected > 0)
 		ratio = streaks / expected;
@@ -87,7 +81,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	double *t = malloc(n * sizeof(*t) + 1);
 	double *lat = malloc(n * sizeof(*lat) + 1);
 	uint8_t *seq = malloc(n + 1);
-	struct order *ord = malloc(n * sizeof(*ord) + 1);
+	struct xa_order *ord = malloc(n * sizeof(*ord) + 1);
 	struct xa_evidence *e = &c->ev;
 	int err = -ENOMEM;
 
@@ -98,7 +92,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 
 		t[i] = (double)dataset__time(ds, i, c->func);
 		lat[i] = run->latency_ns;
-		ord[i] = (struct order){.file = run->file, .start = run->start_ns, .run = i};
+		ord[i] = (struct xa_order){.file = run->file, .start = run->start_ns, .i = i};
 	}
 	e->latency_gap = xa_added(lat, r->slow, n);
 	e->added = xa_added(t, r->slow, n);
@@ -126,10 +120,10 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 					  : 1;
 	e->mode = e->mode_p <= o->alpha_evidence;
 	/* 2. bursts, over every run in time order */
-	xlp_sort(ord, n, sizeof(*ord), cmp_order);
+	xlp_sort(ord, n, sizeof(*ord), xa_order_cmp);
 	e->nslow_side = 0;
 	for (size_t i = 0; i < n; i++) {
-		double v = t[ord[i].run];
+		double v = t[ord[i].i];
 
 		seq[i] = c->gt ? v > c->threshold_ns : v <= c->threshold_ns;
 		e->nslow_side += seq[i];
