@@ -372,6 +372,9 @@ static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t 
 			       .depth = depth};
 	if (nm)
 		memcpy(p->comm, nm->comm, XLP_COMM_LEN);
+	nm = w->waker ? name_find(w->tl, w->waker) : NULL;
+	if (nm)
+		memcpy(p->waker_comm, nm->comm, XLP_COMM_LEN);
 	wc->info.cycles += st == WC_CYCLE;
 	wc->info.depth_cuts += st == WC_DEPTH;
 	return 0;
@@ -612,7 +615,8 @@ static bool same_blocker(const struct wc_blocker *b, const struct wc_piece *p)
 {
 	return b->waker_tid == p->waker_tid && b->blocker_tid == p->blocker_tid &&
 	       b->blocker_pid == p->blocker_pid && b->state == p->state && b->reason == p->reason &&
-	       !strncmp(b->comm, p->comm, XLP_COMM_LEN);
+	       b->self == !p->depth && !strncmp(b->comm, p->comm, XLP_COMM_LEN) &&
+	       !strncmp(b->waker_comm, p->waker_comm, XLP_COMM_LEN);
 }
 
 static int blocker_cmp(const void *a, const void *b)
@@ -658,8 +662,10 @@ int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct 
 							    .blocker_pid = p->blocker_pid,
 							    .blocker_tid = p->blocker_tid,
 							    .state = p->state,
-							    .reason = p->reason};
+							    .reason = p->reason,
+							    .self = !p->depth};
 				memcpy(b[nb].comm, p->comm, XLP_COMM_LEN);
+				memcpy(b[nb].waker_comm, p->waker_comm, XLP_COMM_LEN);
 				seen_run[nb++] = SIZE_MAX;
 			}
 			if (slow[r])

@@ -55,6 +55,7 @@ struct wc_piece {
 				  * DEPTH); 0 otherwise or unknown */
 	uint16_t depth;		 /* hops: 0 the waiting thread itself, 1 its waker... */
 	char comm[XLP_COMM_LEN]; /* the blocker's name, "" when unknown */
+	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */
 };
 
 struct wc_wait {
@@ -92,11 +93,12 @@ const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, si
 size_t waitchain__npieces(const struct waitchain *wc, size_t run);
 const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
-/* The pieces of every run summed per (first hop, blocker, state, reason). */
+/* The pieces of every run summed per (first hop, blocker, state, reason, self). */
 struct wc_blocker {
 	uint32_t waker_tid, blocker_pid, blocker_tid;
 	uint16_t state, reason;
-	char comm[XLP_COMM_LEN];
+	bool self; /* the waiting thread itself (depth 0) */
+	char comm[XLP_COMM_LEN], waker_comm[XLP_COMM_LEN];
 	double slow_ns, fast_ns;       /* summed over the slow / the fast runs */
 	uint32_t slow_runs, fast_runs; /* runs with such a piece */
 };

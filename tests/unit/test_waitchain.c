@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "testlib.h"
 #include "dataset.h"
+#include "json.h"
 #include "synth.h"
 #include "waitchain.h"
 
@@ -37,26 +38,13 @@ struct run {
 	uint64_t start, dur; /* after T0 */
 };
 
-#define OUT_S(tid, t)                                                                              \
-	{                                                                                          \
-		XLP_SCHED_OUT, tid, 0, XLP_SCHED_SLEEP_S, MS(t)                                    \
-	}
-#define OUT_D(tid, t)                                                                              \
-	{                                                                                          \
-		XLP_SCHED_OUT, tid, 0, XLP_SCHED_SLEEP_D, MS(t)                                    \
-	}
-#define OUT_R(tid, t)                                                                              \
-	{                                                                                          \
-		XLP_SCHED_OUT, tid, 0, XLP_SCHED_RUNNABLE, MS(t)                                   \
-	}
-#define IN(tid, t)                                                                                 \
-	{                                                                                          \
-		XLP_SCHED_IN, tid, 0, 0, MS(t)                                                     \
-	}
-#define WAKE(tid, by, why, t)                                                                      \
-	{                                                                                          \
-		XLP_SCHED_WAKEUP, tid, by, why, MS(t)                                              \
-	}
+/* clang-format off */
+#define OUT_S(tid, t) {XLP_SCHED_OUT, tid, 0, XLP_SCHED_SLEEP_S, MS(t)}
+#define OUT_D(tid, t) {XLP_SCHED_OUT, tid, 0, XLP_SCHED_SLEEP_D, MS(t)}
+#define OUT_R(tid, t) {XLP_SCHED_OUT, tid, 0, XLP_SCHED_RUNNABLE, MS(t)}
+#define IN(tid, t) {XLP_SCHED_IN, tid, 0, 0, MS(t)}
+#define WAKE(tid, by, why, t) {XLP_SCHED_WAKEUP, tid, by, why, MS(t)}
+/* clang-format on */
 
 static const struct synth_func funcs[] = {{"/usr/bin/app", "on_click", true}};
 
@@ -65,8 +53,10 @@ static uint32_t pid_of(uint32_t tid)
 	return tid < 20 ? 10 : tid;
 }
 
-static int write_trace(const char *path, uint32_t features, const struct ev *ev, size_t nev,
-		       const struct name *nm, size_t nnm, const struct run *runs, size_t nruns)
+/* ctr: the runs' counters but their wall time; NULL for none. */
+static int write_trace_ctr(const char *path, uint32_t features, const struct ev *ev, size_t nev,
+			   const struct name *nm, size_t nnm, const struct run *runs, size_t nruns,
+			   const uint64_t *ctr)
 {
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
@@ -81,11 +71,19 @@ static int write_trace(const char *path, uint32_t features, const struct ev *ev,
 		err |= synth__sched(s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
 				    ev[i].detail, T0 + ev[i].t);
 	for (size_t i = 0; i < nruns; i++) {
+		if (ctr)
+			memcpy(c, ctr + i * XLP_NR_CTR, sizeof(c));
 		c[XLP_C_WALL] = runs[i].dur;
 		err |= synth__call(s, 0, 10, A, 0, T0 + runs[i].start, c, NULL, 0, NULL);
 	}
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
+}
+
+static int write_trace(const char *path, uint32_t features, const struct ev *ev, size_t nev,
+		       const struct name *nm, size_t nnm, const struct run *runs, size_t nruns)
+{
+	return write_trace_ctr(path, features, ev, nev, nm, nnm, runs, nruns, NULL);
 }
 
 static struct dataset *ds_load(const char *path)
@@ -623,6 +621,110 @@ TEST(no_timeline)
 	CHECK(ret == -ENODATA && !wc, "%d", ret);
 	CHECK(strstr(err, "--timeline"), "message: %s", err);
 	dataset__free(ds);
+}
+
+/*
+ * The reports: 20 runs of A handing work to B (pool-1), which answers
+ * after 3 ms on a CPU; in every 4th run it first reads the disk for 40 ms.
+ * The JSON's wait_chains names the disk through pool-1 first, 40 ms per
+ * slow run and none in fast runs, and the typical slow run's pieces add
+ * up to its waits; the text shows the section. The same trace without
+ * the timeline feature has no wait_chains and the same verdict: the key
+ * is additive.
+ */
+TEST(report_wait_chains_synthetic)
+{
+	enum { NRUNS = 20 };
+	struct ev ev[16 * NRUNS];
+	struct run runs[NRUNS];
+	uint64_t ctr[NRUNS * XLP_NR_CTR];
+	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
+	const char *tl = synth__tmp("report-tl.xlp"), *notl = synth__tmp("report-notl.xlp");
+	const char *js = synth__tmp("report-tl.json"), *js2 = synth__tmp("report-notl.json");
+	static char text[1 << 16];
+	char err[4096];
+	struct json *j = NULL, *j2 = NULL;
+	const struct json *wc, *b0, *typ;
+	size_t n = 0;
+
+	for (int i = 0; i < NRUNS; i++) {
+		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0; /* B's disk read */
+		struct synth_usage u = {.cpu_run = MS(1) + MS(6), .ipc = MS(3 + d)};
+
+		runs[i] = (struct run){MS(t), MS(10 + d)};
+		synth__counters(&u, ctr + i * XLP_NR_CTR);
+		ev[n++] = (struct ev)IN(A, t);
+		ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
+		ev[n++] = (struct ev)OUT_S(A, t + 1);
+		ev[n++] = (struct ev)IN(B, t + 1);
+		if (d) {
+			ev[n++] = (struct ev)OUT_D(B, t + 2);
+			ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + 2 + d);
+			ev[n++] = (struct ev)IN(B, t + 2 + d);
+		}
+		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 4 + d);
+		ev[n++] = (struct ev)IN(A, t + 4 + d);
+		ev[n++] = (struct ev)OUT_S(B, t + 5 + d);
+	}
+	REQUIRE(!write_trace_ctr(tl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n,
+				 nm, 2, runs, NRUNS, ctr),
+		"write");
+	REQUIRE(!write_trace_ctr(notl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS, ev, n, nm, 2, runs,
+				 NRUNS, ctr),
+		"write");
+	REQUIRE(!synth__report(NULL, 0, err, sizeof(err), "--json", "-o", js, tl, NULL),
+		"report: %s", err);
+	REQUIRE(!synth__report(NULL, 0, err, sizeof(err), "--json", "-o", js2, notl, NULL),
+		"report: %s", err);
+	j = json__load(js, err, sizeof(err));
+	j2 = json__load(js2, err, sizeof(err));
+	REQUIRE(j && j2, "json: %s", err);
+	CHECK(!json__get(j2, "wait_chains"), "wait_chains without a timeline");
+	CHECK(json__str(json__get(j, "verdict")) && json__str(json__get(j2, "verdict")) &&
+		      !strcmp(json__str(json__get(j, "verdict")),
+			      json__str(json__get(j2, "verdict"))),
+	      "verdicts differ: %s / %s", json__str(json__get(j, "verdict")),
+	      json__str(json__get(j2, "verdict")));
+	CHECK(json__num(json__get(j, "runs.slow")) == 5, "%g slow runs",
+	      json__num(json__get(j, "runs.slow")));
+	wc = json__get(j, "wait_chains");
+	REQUIRE(wc, "no wait_chains");
+	b0 = json__get(wc, "blockers[0]");
+	REQUIRE(b0, "no blocker");
+	CHECK(!strcmp(json__str(json__key(b0, "state")), "device") &&
+		      !strcmp(json__str(json__key(b0, "reason")), "disk"),
+	      "first blocker: %s %s", json__str(json__key(b0, "state")),
+	      json__str(json__key(b0, "reason")));
+	CHECK(json__num(json__key(b0, "via_tid")) == B &&
+		      !strcmp(json__str(json__key(b0, "via")), "pool-1"),
+	      "through %g %s", json__num(json__key(b0, "via_tid")),
+	      json__str(json__key(b0, "via")));
+	CHECK(json__num(json__key(b0, "slow_ns_per_run")) == MS(40) &&
+		      json__num(json__key(b0, "fast_ns_per_run")) == 0,
+	      "%g %g", json__num(json__key(b0, "slow_ns_per_run")),
+	      json__num(json__key(b0, "fast_ns_per_run")));
+	CHECK(json__num(json__key(b0, "slow_runs")) == 5 &&
+		      json__num(json__key(b0, "fast_runs")) == 0,
+	      "runs %g %g", json__num(json__key(b0, "slow_runs")),
+	      json__num(json__key(b0, "fast_runs")));
+	typ = json__get(wc, "typical_slow_run");
+	REQUIRE(typ && json__len(json__key(typ, "waits")) == 1, "typical slow run");
+	{
+		const struct json *w0 = json__get(typ, "waits[0]"), *p = json__key(w0, "pieces");
+		double sum = 0;
+
+		for (size_t i = 0; i < json__len(p); i++)
+			sum += json__num(json__key(json__at(p, i), "ns"));
+		CHECK(sum == json__num(json__key(w0, "ns")) && sum == MS(43), "pieces %g, wait %g",
+		      sum, json__num(json__key(w0, "ns")));
+	}
+	CHECK(!json__is_null(json__get(wc, "typical_fast_run")), "no typical fast run");
+	CHECK(!synth__report(text, sizeof(text), err, sizeof(err), tl, NULL), "text: %s", err);
+	CHECK(strstr(text, "Wait chains") && strstr(text, "the disk, through pool-1 (tid 11)") &&
+		      strstr(text, "A typical slow run"),
+	      "text:\n%s", text);
+	json__free(j);
+	json__free(j2);
 }
 
 TEST_MAIN()
