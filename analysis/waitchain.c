@@ -418,6 +418,8 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 	const struct thr *t = thr_find(w->tl, tid);
 	int err = 0;
 
+	if (e <= s)
+		return 0;
 	if (!t)
 		return piece(w, s, e, 0, tid, WC_UNTRACED, 0, depth);
 	w->chain[w->nchain++] = tid;
@@ -488,7 +490,7 @@ static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_dept
 		uint64_t y = g->end < r->end_ns ? g->end : r->end_ns;
 		size_t before = wc->npieces;
 
-		if (g->state == SEG_RUN)
+		if (g->state == SEG_RUN || y <= x) /* y <= x: a forged window that ends first */
 			continue;
 		if (g->state == SEG_UNKNOWN) {
 			/* not known to be off the CPU: no wait (lost events, or before the first)
