@@ -272,7 +272,8 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 	size_t nthr = 0;
 	int err;
 
-	qsort(tl->ev, tl->nev, sizeof(*tl->ev), ev_cmp);
+	if (tl->nev) /* qsort's base must not be NULL, even for no items */
+		qsort(tl->ev, tl->nev, sizeof(*tl->ev), ev_cmp);
 	for (size_t i = 0; i < tl->nev; i++)
 		nthr += !i || tl->ev[i].tid != tl->ev[i - 1].tid;
 	tl->thr = calloc(nthr + 1, sizeof(*tl->thr));
