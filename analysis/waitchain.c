@@ -35,7 +35,16 @@ struct seg {
 
 struct thr {
 	uint32_t tid, pid;
-	size_t off, n; /* segs[off .. off + n) */
+	size_t off, n;	 /* segs[off .. off + n) */
+	size_t coff, nc; /* calls[coff .. coff + nc) */
+};
+
+/* A marked call of a thread on the timeline. */
+struct call {
+	uint64_t entry, end;
+	uint32_t tid;
+	uint32_t func;	 /* dataset function */
+	uint32_t parent; /* index of the nearest call enclosing it, DS_NONE: none */
 };
 
 struct name {
@@ -53,6 +62,9 @@ struct tl {
 	size_t nthr;
 	struct name *names;
 	size_t nnames, namecap;
+	struct call *calls;
+	size_t ncalls, callcap;
+	const struct ds_file *file;
 };
 
 struct waitchain {
@@ -298,6 +310,7 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 
 static void tl_free(struct tl *tl)
 {
+	free(tl->calls);
 	free(tl->ev);
 	free(tl->segs);
 	free(tl->thr);
@@ -305,7 +318,7 @@ static void tl_free(struct tl *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
-static const struct thr *thr_find(const struct tl *tl, uint32_t tid)
+static struct thr *thr_find(const struct tl *tl, uint32_t tid)
 {
 	size_t lo = 0, hi = tl->nthr;
 
@@ -318,6 +331,111 @@ static const struct thr *thr_find(const struct tl *tl, uint32_t tid)
 			hi = mid;
 	}
 	return lo < tl->nthr && tl->thr[lo].tid == tid ? &tl->thr[lo] : NULL;
+}
+
+static int call_cmp(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end; /* the enclosing one first */
+}
+
+static int keep_call(void *ctx, const struct xlp_call_rec *c)
+{
+	struct tl *tl = ctx;
+	uint32_t g = c->func_id < tl->file->nlocal ? tl->file->fmap[c->func_id] : DS_NONE;
+	struct call *k;
+
+	/* interactions (DS_NONE) are the runs, not a function to name */
+	if (g == DS_NONE || !thr_find(tl, c->tid))
+		return 0;
+	k = grow(tl->calls, &tl->callcap, tl->ncalls + 1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	tl->calls = k;
+	tl->calls[tl->ncalls++] = (struct call){.entry = c->entry_ns,
+						.end = c->entry_ns + c->incl[XLP_C_WALL],
+						.tid = c->tid,
+						.func = g,
+						.parent = DS_NONE};
+	return 0;
+}
+
+/*
+ * The marked calls of the threads on the timeline, each with the call
+ * enclosing it (a stack over the thread's calls by entry: a call that
+ * ended before the next one's entry, or does not enclose it in a forged
+ * trace, is no parent of it).
+ */
+static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *err, size_t errlen)
+{
+	uint32_t *stack = NULL;
+	size_t cap = 0, n = 0;
+	int ret;
+
+	tl->file = &ds->files[fi];
+	if (!tl->nthr)
+		return 0;
+	ret = ds_each_call(ds, fi, keep_call, tl, err, errlen);
+	if (ret || !tl->ncalls)
+		return ret;
+	qsort(tl->calls, tl->ncalls, sizeof(*tl->calls), call_cmp);
+	for (size_t i = 0; i < tl->ncalls; i++) {
+		struct call *c = &tl->calls[i];
+		uint32_t *q;
+
+		if (!i || c->tid != c[-1].tid) {
+			thr_find(tl, c->tid)->coff = i;
+			n = 0;
+		}
+		thr_find(tl, c->tid)->nc++;
+		while (n && (tl->calls[stack[n - 1]].end <= c->entry ||
+			     tl->calls[stack[n - 1]].end < c->end))
+			n--;
+		c->parent = n ? stack[n - 1] : DS_NONE;
+		q = grow(stack, &cap, n + 1, sizeof(*stack));
+		if (!q) {
+			free(stack);
+			snprintf(err, errlen,
+				 "wait chains: out of memory: fewer or shorter traces");
+			return -ENOMEM;
+		}
+		stack = q;
+		stack[n++] = (uint32_t)i;
+	}
+	free(stack);
+	return 0;
+}
+
+/* The deepest marked call of t enclosing all of [x, y): its function, DS_NO_FUNC: none. */
+static uint32_t ran_in(const struct tl *tl, const struct thr *t, uint64_t x, uint64_t y)
+{
+	size_t lo = t->coff, hi = t->coff + t->nc;
+	uint32_t c, hops = 0;
+
+	while (lo < hi) { /* first call entering after x */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->calls[mid].entry <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->coff)
+		return DS_NO_FUNC;
+	/*
+	 * The last call entering at or before x, or one of its ancestors: no
+	 * more than the marked calls a thread can have open (a forged trace's
+	 * deeper nesting would make every piece walk it)
+	 */
+	for (c = (uint32_t)(lo - 1); c != DS_NONE && tl->calls[c].end < y && hops <= XLP_MAX_DEPTH;
+	     c = tl->calls[c].parent)
+		hops++;
+	return c == DS_NONE || hops > XLP_MAX_DEPTH ? DS_NO_FUNC : tl->calls[c].func;
 }
 
 /* Index of the thread's first segment ending after t. */
@@ -337,8 +455,8 @@ static size_t seg_at(const struct tl *tl, const struct thr *t, uint64_t at)
 }
 
 /* Appends a piece, merged with the last one of the run when it continues it. */
-static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
-		 enum wc_state st, uint16_t reason, uint16_t depth)
+static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
+		    enum wc_state st, uint16_t reason, uint16_t depth, uint32_t func)
 {
 	const struct name *nm = tid ? name_find(w->tl, tid) : NULL;
 	struct waitchain *wc = w->wc;
@@ -352,7 +470,7 @@ static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t 
 		p = &wc->pieces[wc->npieces - 1];
 		if (p->start_ns + p->ns == x && p->blocker_tid == tid && p->state == st &&
 		    p->reason == reason && p->depth == depth && p->waker_tid == w->waker &&
-		    p->blocker_pid == pid) {
+		    p->blocker_pid == pid && p->func == func) {
 			p->ns += y - x;
 			return 0;
 		}
@@ -370,7 +488,8 @@ static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t 
 			       .blocker_tid = tid,
 			       .state = (uint16_t)st,
 			       .reason = reason,
-			       .depth = depth};
+			       .depth = depth,
+			       .func = func};
 	if (nm)
 		memcpy(p->comm, nm->comm, XLP_COMM_LEN);
 	nm = w->waker ? name_find(w->tl, w->waker) : NULL;
@@ -379,6 +498,12 @@ static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t 
 	wc->info.cycles += st == WC_CYCLE;
 	wc->info.depth_cuts += st == WC_DEPTH;
 	return 0;
+}
+
+static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
+		 enum wc_state st, uint16_t reason, uint16_t depth)
+{
+	return piece_in(w, x, y, pid, tid, st, reason, depth, DS_NO_FUNC);
 }
 
 static bool on_chain(const struct walk *w, uint32_t tid)
@@ -430,7 +555,8 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 
 		switch (g->state) {
 		case SEG_RUN:
-			err = piece(w, x, y, t->pid, tid, WC_RAN, 0, depth);
+			err = piece_in(w, x, y, t->pid, tid, WC_RAN, 0, depth,
+				       ran_in(w->tl, t, x, y));
 			break;
 		case SEG_RUNNABLE:
 			err = piece(w, x, y, t->pid, tid, WC_CPU_WAIT, 0, depth);
@@ -554,6 +680,9 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		ret = tl_build(&tl, &wc->info);
 		if (ret)
 			goto nomem;
+		ret = tl_calls(ds, fi, &tl, err, errlen);
+		if (ret)
+			goto cleanup;
 		for (size_t k = f->run_off; k < f->run_off + f->nruns; k++) {
 			ret = walk_run(wc, &tl, depth, &ds->runs[k], k);
 			if (ret)
@@ -618,7 +747,8 @@ static bool same_blocker(const struct wc_blocker *b, const struct wc_piece *p)
 {
 	return b->waker_tid == p->waker_tid && b->blocker_tid == p->blocker_tid &&
 	       b->blocker_pid == p->blocker_pid && b->state == p->state && b->reason == p->reason &&
-	       b->self == !p->depth && !strncmp(b->comm, p->comm, XLP_COMM_LEN) &&
+	       b->self == !p->depth && b->func == p->func &&
+	       !strncmp(b->comm, p->comm, XLP_COMM_LEN) &&
 	       !strncmp(b->waker_comm, p->waker_comm, XLP_COMM_LEN);
 }
 
@@ -666,7 +796,8 @@ int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct 
 							    .blocker_tid = p->blocker_tid,
 							    .state = p->state,
 							    .reason = p->reason,
-							    .self = !p->depth};
+							    .self = !p->depth,
+							    .func = p->func};
 				memcpy(b[nb].comm, p->comm, XLP_COMM_LEN);
 				memcpy(b[nb].waker_comm, p->waker_comm, XLP_COMM_LEN);
 				seen_run[nb++] = SIZE_MAX;

@@ -50,11 +50,14 @@ struct wc_piece {
 	uint32_t waker_tid;   /* what ended its sleep (the first hop); 0: interrupt, or depth 0 */
 	uint32_t blocker_pid; /* the thread the time is charged to; 0 for WC_DEVICE */
 	uint32_t blocker_tid;
-	uint16_t state;		 /* enum wc_state */
-	uint16_t reason;	 /* enum xlp_ctr of the sleep that ended the chain (DEVICE, ASLEEP,
-				  * DEPTH); 0 otherwise or unknown */
-	uint16_t depth;		 /* hops: 0 the waiting thread itself, 1 its waker... */
-	char comm[XLP_COMM_LEN]; /* the blocker's name, "" when unknown */
+	uint16_t state;	 /* enum wc_state */
+	uint16_t reason; /* enum xlp_ctr of the sleep that ended the chain (DEVICE, ASLEEP,
+			  * DEPTH); 0 otherwise or unknown */
+	uint16_t depth;	 /* hops: 0 the waiting thread itself, 1 its waker... */
+	/* WC_RAN: the dataset function of the blocker's deepest marked call
+	 * enclosing all of the piece; DS_NO_FUNC: none */
+	uint32_t func;
+	char comm[XLP_COMM_LEN];       /* the blocker's name, "" when unknown */
 	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */
 };
 
@@ -93,11 +96,12 @@ const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, si
 size_t waitchain__npieces(const struct waitchain *wc, size_t run);
 const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
-/* The pieces of every run summed per (first hop, blocker, state, reason, self). */
+/* The pieces of every run summed per (first hop, blocker, state, reason, self, function). */
 struct wc_blocker {
 	uint32_t waker_tid, blocker_pid, blocker_tid;
 	uint16_t state, reason;
-	bool self; /* the waiting thread itself (depth 0) */
+	bool self;     /* the waiting thread itself (depth 0) */
+	uint32_t func; /* as wc_piece's */
 	char comm[XLP_COMM_LEN], waker_comm[XLP_COMM_LEN];
 	double slow_ns, fast_ns;       /* summed over the slow / the fast runs */
 	uint32_t slow_runs, fast_runs; /* runs with such a piece */

@@ -46,7 +46,23 @@ struct run {
 #define WAKE(tid, by, why, t) {XLP_SCHED_WAKEUP, tid, by, why, MS(t)}
 /* clang-format on */
 
-static const struct synth_func funcs[] = {{"/usr/bin/app", "on_click", true}};
+static const struct synth_func funcs[] = {
+	{"/usr/bin/app", "on_click", true},
+	{"/usr/bin/app", "load_index", false},
+	{"/usr/bin/app", "parse", false},
+};
+
+enum { F_CLICK, F_LOAD, F_PARSE };
+
+/* A marked call of another thread (in return order: callees first). */
+struct call {
+	uint32_t func, tid;
+	uint16_t depth;
+	double entry, dur; /* ms after T0 */
+};
+
+static const struct call *xcalls; /* written by write_trace_ctr, then reset */
+static size_t nxcalls;
 
 static uint32_t pid_of(uint32_t tid)
 {
@@ -60,7 +76,7 @@ static int write_trace_ctr(const char *path, uint32_t features, const struct ev 
 {
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
-	int err = synth__open(path, features, 0, funcs, 1, &s);
+	int err = synth__open(path, features, 0, funcs, 3, &s);
 
 	if (err)
 		return err;
@@ -74,8 +90,16 @@ static int write_trace_ctr(const char *path, uint32_t features, const struct ev 
 		if (ctr)
 			memcpy(c, ctr + i * XLP_NR_CTR, sizeof(c));
 		c[XLP_C_WALL] = runs[i].dur;
-		err |= synth__call(s, 0, 10, A, 0, T0 + runs[i].start, c, NULL, 0, NULL);
+		err |= synth__call(s, F_CLICK, 10, A, 0, T0 + runs[i].start, c, NULL, 0, NULL);
 	}
+	memset(c, 0, sizeof(c));
+	for (size_t i = 0; i < nxcalls; i++) {
+		c[XLP_C_WALL] = MS(xcalls[i].dur);
+		err |= synth__call(s, xcalls[i].func, pid_of(xcalls[i].tid), xcalls[i].tid,
+				   xcalls[i].depth, T0 + MS(xcalls[i].entry), c, NULL, 0, NULL);
+	}
+	xcalls = NULL;
+	nxcalls = 0;
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
 }
@@ -121,6 +145,14 @@ static struct waitchain *chains(const char *name, const struct ev *ev, size_t ne
 	ret = waitchain__build(*ds, &o, &wc, err, sizeof(err));
 	CHECK(!ret && wc, "waitchain__build: %d %s", ret, err);
 	return wc;
+}
+
+static int func_index(const struct dataset *ds, const char *sym)
+{
+	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
+		if (!strcmp(dataset__func(ds, f)->symbol, sym))
+			return (int)f;
+	return -1;
 }
 
 /* Every wait of every run: pieces contiguous, in order, adding up to the wait exactly. */
@@ -181,6 +213,67 @@ static void check_pieces(const struct waitchain *wc, size_t run, const struct wa
 		      wc_state_name(want[i].state), want[i].reason, want[i].depth, want[i].start,
 		      want[i].ms);
 	}
+}
+
+/*
+ * A sleeps from 1 to 11 ms until B wakes it. B ran [0.5, 3) inside parse
+ * [0.8, 3.2), itself in load_index [0.2, 11.5); slept on a timer to 5 ms;
+ * ran [5, 12) in load_index but out of parse. B's CPU time is named by
+ * the deepest marked call holding all of each piece: parse, then
+ * load_index; the blockers are summed per function.
+ */
+TEST(ran_in_function_synthetic)
+{
+	static const struct ev ev[] = {
+		IN(A, 0),
+		IN(B, 0.5),
+		OUT_S(A, 1),
+		OUT_S(B, 3),
+		WAKE(B, 0, XLP_C_TIMER, 5),
+		IN(B, 5),
+		WAKE(A, B, XLP_C_IPC, 11),
+		IN(A, 11),
+		OUT_S(B, 12),
+	};
+	static const struct call calls[] = {
+		{F_PARSE, B, 1, 0.8, 2.4},
+		{F_LOAD, B, 0, 0.2, 11.3},
+	};
+	static const struct run runs[] = {{0, MS(20)}};
+	static const struct want want[] = {
+		{B, WC_RAN, 0, 1, 1, 2},
+		{0, WC_DEVICE, XLP_C_TIMER, 2, 3, 2},
+		{B, WC_RAN, 0, 1, 5, 6},
+	};
+	struct wc_blocker *b = NULL;
+	uint8_t slow[1] = {1};
+	struct dataset *ds;
+	struct waitchain *wc;
+	size_t nb = 0;
+	int load, parse;
+
+	xcalls = calls;
+	nxcalls = 2;
+	wc = chains("func.xlp", ev, sizeof(ev) / sizeof(*ev), NULL, 0, runs, 1, 0, &ds);
+	if (!wc)
+		goto cleanup;
+	check_pieces(wc, 0, want, 3);
+	load = func_index(ds, "load_index");
+	parse = func_index(ds, "parse");
+	REQUIRE(load >= 0 && parse >= 0, "functions %d %d", load, parse);
+	CHECK(waitchain__piece(wc, 0, 0)->func == (uint32_t)parse, "first: %u",
+	      waitchain__piece(wc, 0, 0)->func);
+	CHECK(waitchain__piece(wc, 0, 1)->func == DS_NO_FUNC, "device: %u",
+	      waitchain__piece(wc, 0, 1)->func);
+	CHECK(waitchain__piece(wc, 0, 2)->func == (uint32_t)load, "last: %u",
+	      waitchain__piece(wc, 0, 2)->func);
+	REQUIRE(!waitchain__blockers(wc, slow, &b, &nb), "blockers");
+	CHECK(nb == 3 && b[0].func == (uint32_t)load && b[0].slow_ns == MS(6), "%zu blockers", nb);
+	check_conserved(wc, 1);
+cleanup:
+	free(b);
+	waitchain__free(wc);
+	dataset__free(ds);
 }
 
 /*

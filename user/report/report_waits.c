@@ -58,9 +58,10 @@ static const char *device(uint16_t reason)
 	}
 }
 
-const char *report__blocker(const struct wc_blocker *b, char *buf, size_t len)
+const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+			    size_t len)
 {
-	char w[64], v[64], via[96] = "";
+	char w[64], v[64], via[96] = "", in[160] = "", sym[128];
 	const char *why = b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL;
 
 	who(b->comm, b->blocker_tid, w, sizeof(w));
@@ -69,7 +70,10 @@ const char *report__blocker(const struct wc_blocker *b, char *buf, size_t len)
 			 who(b->waker_comm, b->waker_tid, v, sizeof(v)));
 	switch (b->state) {
 	case WC_RAN:
-		snprintf(buf, len, "%s on a CPU%s", w, via);
+		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
+			snprintf(in, sizeof(in), " in %s",
+				 xlp_text(dataset__func(ds, b->func)->symbol, sym, sizeof(sym)));
+		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
 		break;
 	case WC_CPU_WAIT:
 		if (b->self)
@@ -104,7 +108,8 @@ const char *report__blocker(const struct wc_blocker *b, char *buf, size_t len)
 
 static struct wc_blocker piece_blocker(const struct wc_piece *p)
 {
-	struct wc_blocker b = {.waker_tid = p->waker_tid,
+	struct wc_blocker b = {.func = p->func,
+			       .waker_tid = p->waker_tid,
 			       .blocker_pid = p->blocker_pid,
 			       .blocker_tid = p->blocker_tid,
 			       .state = p->state,
@@ -139,7 +144,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 
 		fprintf(f, "  %9s %9s  %s\n", report__dur(k->slow_ns / ns, a, sizeof(a)),
 			report__dur(k->fast_ns / nf, b, sizeof(b)),
-			report__blocker(k, line, sizeof(line)));
+			report__blocker(ds, k, line, sizeof(line)));
 	}
 	if (r->nblockers > MAX_BLOCKERS)
 		fprintf(f, "  (%zu more, in the JSON report)\n", r->nblockers - MAX_BLOCKERS);
@@ -162,7 +167,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 
 				fprintf(f, "      %9s  %s\n",
 					report__dur((double)p->ns, a, sizeof(a)),
-					report__blocker(&pb, line, sizeof(line)));
+					report__blocker(ds, &pb, line, sizeof(line)));
 			}
 		}
 		if (nw > MAX_WAITS)
@@ -187,8 +192,9 @@ static void name_json(struct jsonw *w, const char *key, const char *comm)
 		jsonw__null(w, key);
 }
 
-static void blocker_json(struct jsonw *w, const struct wc_blocker *b)
+static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b)
 {
+	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[256];
 
 	jsonw__str(w, "state", wc_state_name(b->state));
@@ -200,7 +206,9 @@ static void blocker_json(struct jsonw *w, const struct wc_blocker *b)
 	name_json(w, "blocker", b->comm);
 	jsonw__uint(w, "via_tid", b->waker_tid);
 	name_json(w, "via", b->waker_comm);
-	jsonw__str(w, "text", report__blocker(b, line, sizeof(line)));
+	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->symbol : NULL);
+	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
+	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));
 }
 
 static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
@@ -234,7 +242,7 @@ static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
 			jsonw__uint(w, "start_ns", p->start_ns);
 			jsonw__uint(w, "ns", p->ns);
 			jsonw__uint(w, "depth", p->depth);
-			blocker_json(w, &b);
+			blocker_json(w, ds, &b);
 			jsonw__end_obj(w);
 		}
 		jsonw__end_arr(w);
@@ -266,7 +274,7 @@ void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct 
 		const struct wc_blocker *b = &r->blockers[i];
 
 		jsonw__begin_obj(w, NULL);
-		blocker_json(w, b);
+		blocker_json(w, ds, b);
 		jsonw__round(w, "slow_ns_per_run", b->slow_ns / ns);
 		jsonw__round(w, "fast_ns_per_run", b->fast_ns / nf);
 		jsonw__uint(w, "slow_runs", b->slow_runs);
