@@ -48,7 +48,7 @@ struct call {
 };
 
 struct name {
-	uint32_t pid, tid;
+	uint32_t pid, tid, seq;
 	char comm[XLP_COMM_LEN];
 };
 
@@ -126,32 +126,62 @@ static int ev_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Linear: the names are of the traced threads and their wakers, a few dozen. */
+/* Sorted by tid once read (names_sort): a server's threads can be thousands. */
 static struct name *name_find(const struct tl *tl, uint32_t tid)
 {
-	for (size_t i = 0; i < tl->nnames; i++)
-		if (tl->names[i].tid == tid)
-			return &tl->names[i];
-	return NULL;
+	size_t lo = 0, hi = tl->nnames;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->names[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tl->nnames && tl->names[lo].tid == tid ? &tl->names[lo] : NULL;
 }
 
-static int name_set(struct tl *tl, uint32_t pid, uint32_t tid, const char *comm)
+/* Appended in file order (seq); names_sort keeps the last of each tid. */
+static int name_add(struct tl *tl, uint32_t pid, uint32_t tid, const char *comm, uint32_t seq)
 {
-	struct name *nm = name_find(tl, tid);
+	struct name *nm = grow(tl->names, &tl->namecap, tl->nnames + 1, sizeof(*nm));
 
-	if (!nm) {
-		nm = grow(tl->names, &tl->namecap, tl->nnames + 1, sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		tl->names = nm;
-		nm = &tl->names[tl->nnames++];
-	}
+	if (!nm)
+		return -ENOMEM;
+	tl->names = nm;
+	nm = &tl->names[tl->nnames++];
 	nm->pid = pid;
 	nm->tid = tid;
+	nm->seq = seq;
 	/* the kernel's comm may fill all 16 bytes, unterminated */
 	memcpy(nm->comm, comm, XLP_COMM_LEN);
 	nm->comm[XLP_COMM_LEN - 1] = 0;
 	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void names_sort(struct tl *tl)
+{
+	size_t n = 0;
+
+	if (!tl->nnames)
+		return;
+	qsort(tl->names, tl->nnames, sizeof(*tl->names), name_cmp);
+	for (size_t i = 0; i < tl->nnames; i++) {
+		if (n && tl->names[n - 1].tid == tl->names[i].tid)
+			n--; /* a later name of the same thread (a rename) */
+		tl->names[n++] = tl->names[i];
+	}
+	tl->nnames = n;
 }
 
 static int seg_add(struct tl *tl, uint64_t start, uint64_t end, const struct seg *proto)
@@ -239,11 +269,11 @@ static int tl_read(const char *path, struct tl *tl, struct wc_info *info, char *
 		if (h->type == XLP_R_TASK && h->size >= sizeof(struct xlp_task_rec)) {
 			const struct xlp_task_rec *k = (const void *)h;
 
-			ret = name_set(tl, k->pid, k->tid, k->comm);
+			ret = name_add(tl, k->pid, k->tid, k->comm, seq++);
 		} else if (h->type == XLP_R_THREAD && h->size >= sizeof(struct xlp_thread_rec)) {
 			const struct xlp_thread_rec *k = (const void *)h;
 
-			ret = name_set(tl, k->pid, k->tid, k->comm);
+			ret = name_add(tl, k->pid, k->tid, k->comm, seq++);
 		} else if (h->type == XLP_R_SCHED && h->size >= sizeof(struct xlp_sched_rec)) {
 			const struct xlp_sched_rec *k = (const void *)h;
 			struct ev *e;
@@ -284,6 +314,7 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 	size_t nthr = 0;
 	int err;
 
+	names_sort(tl);
 	if (tl->nev) /* qsort's base must not be NULL, even for no items */
 		qsort(tl->ev, tl->nev, sizeof(*tl->ev), ev_cmp);
 	for (size_t i = 0; i < tl->nev; i++)
