@@ -16,6 +16,7 @@
 #include "dtree.h"
 #include "evidence.h"
 #include "labels.h"
+#include "waitchain.h"
 
 /* Resource features of step 2 (order = tie-break order). */
 enum xa_feat {
@@ -388,6 +389,12 @@ struct xa_result {
 	/* functions by median time */
 	struct xa_func_row *rows;
 	size_t nrows;
+	/* with a timeline (record --timeline): the runs' wait chains
+	 * (waitchain.h) and their blockers summed over slow and fast runs;
+	 * NULL and 0 without one */
+	struct waitchain *waits;
+	struct wc_blocker *blockers;
+	size_t nblockers;
 };
 
 /* Negative errno, with a one-line reason in err. */

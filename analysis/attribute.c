@@ -47,6 +47,21 @@ cleanup:
 	return ret;
 }
 
+/* The runs' wait chains, when the traces hold their scheduling events. */
+static int wait_chains(const struct dataset *ds, struct xa_result *r, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!(dataset__features(ds) & XLP_FEAT_TIMELINE))
+		return 0;
+	ret = waitchain__build(ds, NULL, &r->waits, err, errlen);
+	if (!ret)
+		ret = waitchain__blockers(r->waits, r->slow, &r->blockers, &r->nblockers);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
+	return ret;
+}
+
 static int label_runs(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
 {
 	size_t n = dataset__nruns(ds);
@@ -137,6 +152,10 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 		ret = xa_fallback(ds, o, r);
 	if (ret)
 		goto cleanup;
+	ret = wait_chains(ds, r, err, errlen);
+	told = ret != 0;
+	if (ret)
+		goto cleanup;
 	*out = r;
 	r = NULL;
 cleanup:
@@ -167,5 +186,7 @@ void analysis__free(struct xa_result *r)
 	free(r->cand);
 	free(r->rows);
 	free(r->slow);
+	waitchain__free(r->waits);
+	free(r->blockers);
 	free(r);
 }

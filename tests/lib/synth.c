@@ -966,6 +966,21 @@ static int tl_ev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uin
 	return trace_writer__append(s->w, &r.h);
 }
 
+int synth__sched(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint32_t arg,
+		 uint16_t detail, uint64_t t)
+{
+	return tl_ev(s, kind, pid, tid, arg, detail, t);
+}
+
+int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct xlp_task_rec k = {
+		.h = {.type = XLP_R_TASK, .size = sizeof(k)}, .pid = pid, .tid = tid};
+
+	strncpy(k.comm, comm, sizeof(k.comm) - 1);
+	return trace_writer__append(s->w, &k.h);
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};

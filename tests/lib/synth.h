@@ -62,6 +62,11 @@ int synth__sampled(const char *path);
  * kind and a switch-out of a thread never seen (both to be skipped).
  */
 int synth__timeline(const char *path);
+/* One record --timeline scheduling event (struct xlp_sched_rec's fields). */
+int synth__sched(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint32_t arg,
+		 uint16_t detail, uint64_t t);
+/* The name of a thread outside the traced ones (struct xlp_task_rec). */
+int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

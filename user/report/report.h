@@ -119,4 +119,19 @@ size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max);
 /* The whole-run fallback's test, one line. */
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len);
 
+/* ---- wait chains of a timeline (report_waits.c) ---- */
+
+struct jsonw;
+
+#define REPORT_MAX_BLOCKERS 64 /* listed in JSON, largest in slow runs first */
+/* The slow (fast) run whose latency is nearest the class's median; SIZE_MAX: none. */
+size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow);
+/* A blocker in words: "pool-1 (tid 812) on a CPU in load_index", "the disk, through pool-1 (tid
+ * 812)". */
+const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+			    size_t len);
+/* The text section and the JSON key "wait_chains"; nothing without a timeline. */
+void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
+void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r);
+
 #endif

@@ -430,6 +430,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	baseline(f, ds, r);
 	if (r->status != XA_OK)
 		table(f, ds, r);
+	report__waits_text(f, ds, r);
 	limits(f, ds, r);
 	fputs("\nVerdict: ", f);
 	/* first: what it rests on, when that is a partial sample */
