@@ -450,7 +450,8 @@ SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled
 /* Sampled CPU time spreads the slow mode wider than measured time (1 ms
  * samples, and each slow run's share of the machine's noise): 18 slow runs
  * of 80 left a 6x mode at p = 0.001-0.003 in CI, the report rightly saying
- * "record more runs"; 160 give it 40 (README, The analysis: power). */
+ * "record more runs"; 160 give it 40 (README: Evidence, its operating
+ * characteristic). */
 SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
 	 .args = {"--runs", "160"})
 SCENARIO(sampled_background_load, "bgload", {{"compute_checksum", "cpu_wait"}}, .sampled = true,
