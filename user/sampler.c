@@ -172,7 +172,9 @@ void sampler__add_pid(struct sampler *sm, int pid)
 {
 	if (!pid_may_read(&sm->seen, pid))
 		return;
-	symbolizer__add_pid(sm->sym, pid); /* gone already: its build-ids may still be known */
+	/* gone already: its build-ids may still be known */
+	if (!symbolizer__add_pid(sm->sym, pid))
+		symbolizer__prepare(sm->sym, pid);
 	if (sm->unw)
 		unwinder__prepare(sm->unw, pid);
 }

@@ -932,6 +932,20 @@ cleanup:
 	return err;
 }
 
+int symbolizer__prepare(struct symbolizer *s, int pid)
+{
+	size_t at = pid_find(s, pid);
+	struct xsym x;
+
+	symbolizer__kernel(s, 0, &x);
+	if (at == s->npids || s->pids[at].pid != pid)
+		return -ESRCH;
+	for (size_t i = 0; i < s->pids[at].nmaps; i++)
+		if (s->pids[at].maps[i].file)
+			file_load(s->pids[at].maps[i].file);
+	return 0;
+}
+
 int symbolizer__user_build_id(struct symbolizer *s, const unsigned char id[XLP_BUILD_ID_LEN],
 			      uint64_t file_offset, struct xsym *out)
 {

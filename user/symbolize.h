@@ -63,6 +63,15 @@ int symbolizer__add_file(struct symbolizer *s, const char *path);
  */
 int symbolizer__add_pid(struct symbolizer *s, int pid);
 
+/*
+ * Load now what pid's frames will need (/proc/kallsyms, the symbol table of
+ * every file it maps; symbolizer__add_pid first), so that the first samples
+ * do not pay for it: done at attach, before the target is released, it
+ * keeps tens of ms of reading out of the first runs. 0, or -ESRCH when pid
+ * is not known.
+ */
+int symbolizer__prepare(struct symbolizer *s, int pid);
+
 /* A user frame by build-id and file offset. Always fills *out; 0 if kind is XSYM_SYMBOL. */
 int symbolizer__user_build_id(struct symbolizer *s, const unsigned char id[XLP_BUILD_ID_LEN],
 			      uint64_t file_offset, struct xsym *out);
