@@ -305,11 +305,11 @@ scorecard: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
 	$(Q)status=0; tests/e2e/scorecard || status=1; tests/real/scorecard || status=1; exit $$status
 
-# Debian's nginx and redis-server under xlprobe (tests/real/server_*): not
-# in make test until they pass reliably (README, Testing)
+# Debian's nginx and redis-server under xlprobe alone (also in make test)
 servers-test: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
-	$(Q)status=0; for t in tests/real/server_*; do XLP_ROOT=$$PWD $$t || status=1; done; exit $$status
+	$(Q)status=0; for t in tests/real/test_nginx tests/real/test_redis; do \
+		XLP_ROOT=$$PWD $$t || status=1; done; exit $$status
 
 format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')

@@ -12,7 +12,7 @@ set -eu
 # minimal Debian 12 (priority standard, not required) does not have;
 # tests/root/test_timeline decodes the Perfetto export with protoc;
 # chromium: tests/unit/test_html_chromium loads the HTML report in it, headless.
-# tests/real/server_nginx and server_redis run Debian's servers as shipped:
+# tests/real/test_nginx and test_redis run Debian's servers as shipped:
 # nginx-light (the worker serves static files), wrk (its steady client,
 # paced by a Lua script), redis-server and redis-tools (redis-cli fills the
 # list), python3 (the redis client, tests/real/redis/client.py). Installing

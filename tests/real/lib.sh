@@ -285,7 +285,8 @@ record() {
 	# shellcheck disable=SC2016 # $1 is the inner shell's
 	[ -n "${RECORD_CG:-}" ] && join=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$RECORD_CG")
 	# in the background: a TERM to the scenario stops it at once (stop_recording)
-	timeout -k 5 180 "${join[@]}" "$XL" record -o "$trace" "$@" >"$trace.out" 2>"$trace.err" &
+	# shellcheck disable=SC2086 # XLP_REAL_RECORD_ARGS: more options, split (investigations)
+	timeout -k 5 180 "${join[@]}" "$XL" record -o "$trace" "$@" ${XLP_REAL_RECORD_ARGS:-} >"$trace.out" 2>"$trace.err" &
 	RECORDING=$!
 	undo stop_recording
 	if ! wait "$RECORDING"; then

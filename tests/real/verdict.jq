@@ -1,5 +1,5 @@
 # Why a report (xlprobe report --json) does not meet the expectation
-# $fn (functions separated by |, or "-" for no accusation), $factor (factors
+# $fn (functions separated by |, "-" for no accusation, or "-" among them), $factor (factors
 # separated by |: any of them), $peer ("-": any); empty when it does. The
 # expected function must be critical with an expected factor, and no
 # critical function may carry another.
@@ -15,6 +15,9 @@
 | ($cf | map("\(.f)/\(.x)") | join(", ")) as $found
 | if $fn == "-" then
     if ($cf | length) == 0 then "" else "accused \($found) though nothing was perturbed" end
+  # "-" among other functions: nothing accused, or one of them (a slowdown
+  # the machine itself makes, measured without xlprobe: tests/real/expected)
+  elif ($cf | length) == 0 and any($fns[]; . == "-") then ""
   # "[whole-run]" among the functions: the whole run's answer (no function
   # named, the slow runs explained by a resource) with an expected factor
   # is accepted too

@@ -1,4 +1,4 @@
--- tests/real/server_nginx: wrk as a steady client. One connection asks for
+-- tests/real/test_nginx: wrk as a steady client. One connection asks for
 -- the files /f0.bin .. /f(N-1).bin in turn, pausing PAUSE ms after each
 -- response (wrk's delay()): a fixed pace, whatever the server's latency.
 -- With LOG, each request's start (CLOCK_REALTIME, us) and latency (us) as

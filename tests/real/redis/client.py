@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""tests/real/server_redis: a steady redis client. One connection sends the
+"""tests/real/test_redis: a steady redis client. One connection sends the
 command ARGS, reads the whole reply, pauses PAUSE ms, and again, until
 killed. Each request's start (CLOCK_REALTIME, us), latency (us) and
 status (OK, or ERR for an error reply) go to LOG, a line each: the ground
