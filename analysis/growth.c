@@ -230,6 +230,33 @@ static void split_calls(const struct dataset *ds, const struct xa_result *r, str
 			   ((calls[1] ? s->per_call_slow : 0) - (calls[0] ? s->per_call_fast : 0));
 }
 
+/* One run's block requests into d (slow or fast), their sums into rq and by. */
+static void disk_tally(struct xa_disk_cpu *d, int slow, const uint64_t *ctr, double rq[2],
+		       double by[2])
+{
+	bool with = ctr[XLP_C_DISK_RQ] > 0;
+
+	if (slow) {
+		d->nslow++;
+		d->slow_with += with;
+	} else {
+		d->nfast++;
+		d->fast_with += with;
+	}
+	rq[slow] += (double)ctr[XLP_C_DISK_RQ];
+	by[slow] += (double)ctr[XLP_C_DISK_BYTES];
+}
+
+/* Per-run means, and Fisher's test: the runs with block requests are the slow ones. */
+static void disk_test(struct xa_disk_cpu *d, const double rq[2], const double by[2])
+{
+	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
+	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
+	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
+	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
+	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+}
+
 static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 			const struct xa_result *r, const struct resources *res, size_t k,
 			struct xa_critical *c)
@@ -247,23 +274,10 @@ static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 		const struct ds_res *x = resources__get(res, k, run);
 		double t = (double)dataset__time(ds, run, c->func);
 		int slow = c->gt ? t > c->threshold_ns : t <= c->threshold_ns;
-		bool with = x->ctr[XLP_C_DISK_RQ] > 0;
 
-		if (slow) {
-			d->nslow++;
-			d->slow_with += with;
-		} else {
-			d->nfast++;
-			d->fast_with += with;
-		}
-		rq[slow] += (double)x->ctr[XLP_C_DISK_RQ];
-		by[slow] += (double)x->ctr[XLP_C_DISK_BYTES];
+		disk_tally(d, slow, x->ctr, rq, by);
 	}
-	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
-	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
-	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
-	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
-	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	disk_test(d, rq, by);
 	d->holds = d->p <= o->alpha_evidence;
 }
 
@@ -376,26 +390,11 @@ static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts 
 	d->tested = true;
 	for (size_t run = 0; run < dataset__nruns(ds); run++) {
 		const struct ds_run *x = dataset__run(ds, run);
-		int slow = !!r->slow[run];
-		bool with = x->base[XLP_C_DISK_RQ] > 0;
 
-		if (!x->has_base)
-			continue;
-		if (slow) {
-			d->nslow++;
-			d->slow_with += with;
-		} else {
-			d->nfast++;
-			d->fast_with += with;
-		}
-		rq[slow] += (double)x->base[XLP_C_DISK_RQ];
-		by[slow] += (double)x->base[XLP_C_DISK_BYTES];
+		if (x->has_base)
+			disk_tally(d, !!r->slow[run], x->base, rq, by);
 	}
-	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
-	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
-	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
-	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
-	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	disk_test(d, rq, by);
 	/* more CPU in the slow runs (the factor's Fisher test) that came with their block requests
 	 */
 	d->holds = fb->p <= o->alpha_evidence && d->p <= o->alpha_evidence;

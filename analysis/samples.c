@@ -431,39 +431,46 @@ cleanup:
 }
 
 /*
- * The runs' own thread's tree (r->own), for the whole-run fallback: when
- * every run has its thread's counters (not launches).
+ * A tree over whole runs (step 2's, as the baseline of PerfProbe V-D):
+ * over the process's counters (ds_run.base, the runs that have them), or
+ * over the runs' own thread (ds_run.own, only when every run has it: not
+ * launches), what the whole-run fallback tests. *has tells whether it was
+ * fitted.
  */
-static int fit_own(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
+		    const struct xa_result *r, bool own, struct xa_step2 *out, bool *has)
 {
-	size_t nr = dataset__nruns(ds);
+	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
 	int err;
 
+	*has = false;
 	for (size_t run = 0; run < nr; run++)
-		if (!dataset__run(ds, run)->has_own)
-			return 0;
-	if (!nr)
+		n += own ? dataset__run(ds, run)->has_own : dataset__run(ds, run)->has_base;
+	if (!n || (own && n < nr))
 		return 0;
 	err = s2_alloc(&b, nr);
 	if (err)
 		goto cleanup;
-	for (size_t run = 0; run < nr; run++) {
+	for (size_t run = 0, i = 0; run < nr; run++) {
 		const struct ds_run *x = dataset__run(ds, run);
 
-		s2_set(&b, nr, run, x->own, x->latency_ns, r->slow[run], run);
+		if (own ? x->has_own : x->has_base)
+			s2_set(&b, n, i++, own ? x->own : x->base, x->latency_ns, r->slow[run],
+			       run);
 	}
-	b.in = (struct xa_s2_input){.n = nr,
+	b.in = (struct xa_s2_input){.n = n,
 				    .x = b.x,
 				    .cycles = b.cycles,
 				    .time = b.time,
 				    .slow = b.slow,
 				    .features = r->features,
 				    .time_ref = r->lab.median_ns};
-	err = xa_step2_fit(&b.in, o, &r->own);
+	err = xa_step2_fit(&b.in, o, out);
+	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
 	if (!err) {
-		rank_factors(&b, nr, &r->own, o, false);
-		r->has_own = true;
+		rank_factors(&b, n, out, o, false);
+		*has = true;
 	}
 cleanup:
 	s2_free(&b);
@@ -472,42 +479,12 @@ cleanup:
 
 int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
 {
-	size_t nr = dataset__nruns(ds), n = 0;
-	struct s2_buf b;
-	int err;
+	int err = fit_runs(ds, o, r, true, &r->own, &r->has_own);
 
-	err = fit_own(ds, o, r);
-	if (err)
-		return err;
-	err = s2_alloc(&b, nr);
-	if (err)
-		goto cleanup;
-	for (size_t run = 0; run < nr; run++)
-		n += dataset__run(ds, run)->has_base;
-	for (size_t run = 0, i = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
-
-		if (x->has_base)
-			s2_set(&b, n, i++, x->base, x->latency_ns, r->slow[run], run);
-	}
-	r->has_base = n > 0;
-	if (!n)
-		goto cleanup;
-	b.in = (struct xa_s2_input){.n = n,
-				    .x = b.x,
-				    .cycles = b.cycles,
-				    .time = b.time,
-				    .slow = b.slow,
-				    .features = r->features,
-				    .time_ref = r->lab.median_ns};
-	err = xa_step2_fit(&b.in, o, &r->base);
-	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
 	if (!err)
-		rank_factors(&b, n, &r->base, o, false);
-	for (size_t i = 0; !err && r->base.nfactors && i < r->ncrit; i++)
+		err = fit_runs(ds, o, r, false, &r->base, &r->has_base);
+	for (size_t i = 0; !err && r->has_base && r->base.nfactors && i < r->ncrit; i++)
 		for (size_t j = 0; j < r->crit[i].s2.nfactors; j++)
 			r->agrees |= r->crit[i].s2.factors[j].feat == r->base.factors[0].feat;
-cleanup:
-	s2_free(&b);
 	return err;
 }
