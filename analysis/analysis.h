@@ -101,6 +101,7 @@ struct xa_factor {
 	uint32_t slow_hits, fast_hits; /* slow / fast samples on the slow side */
 	uint32_t nslow, nfast;
 	bool from_freq_check; /* cpu_run replaced by cpu_freq: same cycles, slower CPU */
+	bool from_beyond;     /* no tree split: the resource beyond the bulk (evidence 4) */
 	double share;	      /* its part of the added time (time factors; NAN otherwise) */
 };
 

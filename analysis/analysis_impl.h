@@ -27,6 +27,9 @@ struct xa_s2_input {
 
 int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o, struct xa_step2 *s);
 void xa_step2_release(struct xa_step2 *s);
+/* no factor in the tree: f (beyond the bulk) at its best split, without the gap rule */
+int xa_step2_factor_of(const struct xa_s2_input *in, const struct analysis_opts *o,
+		       struct xa_step2 *s, enum xa_feat f);
 
 /* r->cand: union over runs of each run's K longest functions (PerfProbe IV-B). */
 int xa_candidates(const struct dataset *ds, unsigned K, struct xa_result *r);

@@ -421,6 +421,13 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
 		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
+		if (!c->s2.nfactors && c->ev.beyond) {
+			err = xa_step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
+			if (!err && c->s2.nfactors) {
+				rank_factors(&b, n, &c->s2, o, false);
+				resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
+			}
+		}
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)

@@ -236,6 +236,44 @@ cleanup:
 	return err;
 }
 
+/*
+ * The tree names no factor, yet the evidence showed one resource beyond the
+ * bulk (samples.c, test 4): that resource is the factor, at its best
+ * one-feature split, without the tree's gap rule. Sampled times are
+ * multiples of a period stretched by off-CPU thinning (nginx under a cold
+ * disk: a 164 ms resolution), and the narrowest slow-fast gap of a
+ * resource that tracks the function's time then falls under gap_frac of
+ * its range; the beyond test, with its p printed, stands in for it.
+ */
+int xa_step2_factor_of(const struct xa_s2_input *in, const struct analysis_opts *o,
+		       struct xa_step2 *s, enum xa_feat f)
+{
+	struct analysis_opts o2 = *o;
+	struct dtree_cond c;
+	bool pruned;
+	int err;
+
+	if (s->nfactors || !s->avail[f])
+		return 0;
+	o2.tree.gap_frac = 0;
+	err = single_split(in->x + f * in->n, in->slow, in->n, DTREE_HIGH, &o2, &pruned, &c);
+	if (err || c.node == UINT32_MAX)
+		return err;
+	free(s->factors);
+	s->factors = calloc(1, sizeof(*s->factors));
+	if (!s->factors)
+		return -ENOMEM;
+	s->factors[0] = (struct xa_factor){.feat = f,
+					   .gt = c.gt,
+					   .threshold = c.threshold,
+					   .slow_median = s->slow_median[f],
+					   .fast_median = s->fast_median[f],
+					   .from_beyond = true};
+	evidence(in->x + f * in->n, in->slow, in->n, &s->factors[0]);
+	s->nfactors = 1;
+	return 0;
+}
+
 void xa_step2_release(struct xa_step2 *s)
 {
 	dtree__free(s->tree);

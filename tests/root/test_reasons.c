@@ -477,8 +477,8 @@ TEST(reason_timer)
  * file dropped from the page cache to a TCP socket whose reader keeps up
  * (tests/workloads/sendfile.c). The syscall's fd is the socket, yet the
  * thread sleeps in D state on the file's pages while its own read-ahead
- * requests are in flight: those sleeps are disk, and disk, not the
- * socket's net, holds most of each call's sleep.
+ * requests are in flight: those sleeps are disk, and only the
+ * interruptible sleeps (the socket's buffer full) may be net.
  */
 TEST(reason_disk_in_sendfile_to_socket)
 {
@@ -530,8 +530,15 @@ TEST(reason_disk_in_sendfile_to_socket)
 		      "send_cold #%d: disk %llu ns of %llu ns in D state:%s", i,
 		      (unsigned long long)v[XLP_C_DISK], (unsigned long long)v[XLP_C_SLEEP_D],
 		      fmt_reasons(v));
-		CHECK(v[XLP_C_DISK] > v[XLP_C_NET], "send_cold #%d: disk %llu ns, net %llu ns:%s",
-		      i, (unsigned long long)v[XLP_C_DISK], (unsigned long long)v[XLP_C_NET],
+		/*
+		 * The socket's share is what the call slept interruptibly
+		 * (the sink fell behind): never any of the D-state sleep.
+		 * How the two compare depends on the disk's and the sink's
+		 * speeds of the day, so it is not asserted.
+		 */
+		CHECK(v[XLP_C_NET] <= v[XLP_C_SLEEP_S],
+		      "send_cold #%d: net %llu ns, interruptible sleep %llu ns:%s", i,
+		      (unsigned long long)v[XLP_C_NET], (unsigned long long)v[XLP_C_SLEEP_S],
 		      fmt_reasons(v));
 		CHECK(reasons_sum(v) == sleep_of(v),
 		      "send_cold #%d: reasons add up to %llu, sleep %llu", i, reasons_sum(v),

@@ -859,6 +859,38 @@ TEST(worker_losing_its_cpu_beyond_the_bulk)
 }
 
 /*
+ * Debian's nginx sending files from a cold disk, recorded by sampling
+ * alone (tests/data/nginx-sendfile-cold-sampled.xlp, a CI run of
+ * tests/real/test_nginx's nginx_disk_sampled that the disk made 80 ms
+ * slow): a sampled time is known to 164 ms (the period times the off-CPU
+ * thinning), and the narrowest slow / fast gap in disk_block, 14 ms, falls
+ * under the tree's gap rule (5 % of its range). The tree split nothing and
+ * the verdict said "(no resource factor found)", though the disk holds
+ * 100 % of the added time beyond the bulk (p = 1e-07). The resource beyond
+ * the bulk is the factor, at its best split, and the verdict says it.
+ */
+TEST(factor_from_beyond_when_the_tree_cannot_split_real_nginx)
+{
+	char path[512], err[4096];
+	struct json *j;
+
+	snprintf(path, sizeof(path), "%s/tests/data/nginx-sendfile-cold-sampled.xlp", tl_root());
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "%s", err);
+	REQUIRE(json__len(json__get(j, "critical_functions")) >= 1, "%s: %s", str(j, "status"),
+		str(j, "verdict"));
+	CHECK(!strcmp(str(j, "critical_functions[0].function"), "ngx_linux_sendfile_chain"), "%s",
+	      str(j, "critical_functions[0].function"));
+	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
+	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
+	      str(j, "critical_functions[0].factors[0].factor"));
+	CHECK(json__bool(json__get(j, "critical_functions[0].factors[0].from_beyond")) == 1,
+	      "the tree split it: the trace no longer tests the rule");
+	CHECK(strstr(str(j, "verdict"), "because of disk_block"), "%s", str(j, "verdict"));
+	json__free(j);
+}
+
+/*
  * A file read through page faults, evicted in some of 60 runs, as the
  * issue saw it: the disk blocks in 9 runs (~1.5 ms on ~10 ms of computing,
  * +15 %), and 7 runs are as slow from computing longer (the natural tail,

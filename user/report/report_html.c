@@ -54,6 +54,8 @@ static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *pee
 			x->nslow, x->fast_hits, x->nfast);
 		if (x->from_freq_check)
 			fputs(" (cpu_run grew but not the work done: lower CPU frequency)", f);
+		if (x->from_beyond)
+			fputs(" (no split of the tree: the resource beyond the bulk)", f);
 		if (x->feat == XA_IPC && peer && peer->found) {
 			fprintf(f, "; waiting for pid %u (", peer->pid);
 			html_esc(f, peer->comm);

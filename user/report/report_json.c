@@ -113,6 +113,7 @@ static void factors(struct jsonw *w, const struct xa_step2 *s)
 		jsonw__uint(w, "slow", f->nslow);
 		jsonw__uint(w, "fast", f->nfast);
 		jsonw__bool(w, "frequency_check", f->from_freq_check);
+		jsonw__bool(w, "from_beyond", f->from_beyond);
 		jsonw__num(w, "share", f->share);
 		jsonw__end_obj(w);
 	}

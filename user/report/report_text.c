@@ -138,6 +138,9 @@ static void factor_line(FILE *f, const struct xa_factor *x, const char *what)
 	if (x->from_freq_check)
 		fprintf(f, "    (cpu_run grew, but not the work done: the CPU ran at a lower "
 			   "frequency)\n");
+	if (x->from_beyond)
+		fprintf(f, "    (no split of the tree: the resource beyond the bulk, at its best "
+			   "split)\n");
 }
 
 static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
