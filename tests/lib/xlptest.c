@@ -316,8 +316,12 @@ int xt_parse_calls(char *out, struct xt_wl_call *c, int max)
 
 	for (char *l = strtok_r(out, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save))
 		if (sscanf(l, "CALL %31s %u %llu %llu", c[n].func, &c[n].tid, &c[n].start,
-			   &c[n].end) == 4)
+			   &c[n].end) == 4) {
+			/* a fifth field: the caller's clock before the call */
+			if (sscanf(l, "CALL %*s %*u %*u %*u %llu", &c[n].before) != 1)
+				c[n].before = 0;
 			n++;
+		}
 	return n;
 }
 

@@ -90,6 +90,7 @@ struct xt_wl_call {
 	char func[32];
 	unsigned tid;
 	unsigned long long start, end;
+	unsigned long long before; /* the caller's clock before the call, or 0 */
 };
 
 /* The CALL lines of out (modified: split into lines); how many, at most max. */

@@ -23,7 +23,10 @@
  * exiting (a test looks at the finished process).
  *
  * stdout: one line per completed call, children before their parent,
- *   CALL <func> <tid> <start_ns> <end_ns>     (CLOCK_MONOTONIC)
+ *   CALL <func> <tid> <start_ns> <end_ns> <before_ns>     (CLOCK_MONOTONIC)
+ * start is read inside the function, after its entry probe; before by its
+ * caller just before the call, so that the entry lies between the two (a
+ * thread preempted on its way in may read start long after its entry).
  * or for --bench: BENCH <N> <elapsed_ns> <ns_per_call>.
  * The lines are printed after each parent() returns, never inside a
  * measured function.
@@ -38,7 +41,7 @@
 
 struct call {
 	const char *func;
-	uint64_t start, end;
+	uint64_t start, end, before;
 };
 
 struct opts {
@@ -54,14 +57,15 @@ struct opts {
 static struct opts o = {.iterations = 5, .threads = 1, .bench = -1};
 static __thread struct call call_log[LOG_SIZE];
 static __thread int nr_calls;
+static __thread uint64_t next_before; /* the caller's clock just before a call */
 static pthread_barrier_t start_barrier;
 
-static void log_call(const char *func, uint64_t start)
+static void log_call(const char *func, uint64_t before, uint64_t start)
 {
 	uint64_t end = wl_now_ns();
 
 	if (nr_calls < LOG_SIZE)
-		call_log[nr_calls++] = (struct call){func, start, end};
+		call_log[nr_calls++] = (struct call){func, start, end, before};
 }
 
 static void flush_log(void)
@@ -70,8 +74,9 @@ static void flush_log(void)
 
 	flockfile(stdout);
 	for (int i = 0; i < nr_calls; i++)
-		printf("CALL %s %d %llu %llu\n", call_log[i].func, tid,
-		       (unsigned long long)call_log[i].start, (unsigned long long)call_log[i].end);
+		printf("CALL %s %d %llu %llu %llu\n", call_log[i].func, tid,
+		       (unsigned long long)call_log[i].start, (unsigned long long)call_log[i].end,
+		       (unsigned long long)call_log[i].before);
 	fflush(stdout);
 	funlockfile(stdout);
 	nr_calls = 0;
@@ -79,28 +84,30 @@ static void flush_log(void)
 
 MARKED void spin_20ms(void)
 {
-	uint64_t start = wl_now_ns();
+	uint64_t before = next_before, start = wl_now_ns();
 
 	wl_burn_cpu_ns(20 * NS_PER_MS);
-	log_call("spin_20ms", start);
+	log_call("spin_20ms", before, start);
 }
 
 MARKED void sleep_20ms(void)
 {
-	uint64_t start = wl_now_ns();
+	uint64_t before = next_before, start = wl_now_ns();
 
 	wl_sleep_ns(20 * NS_PER_MS);
-	log_call("sleep_20ms", start);
+	log_call("sleep_20ms", before, start);
 }
 
 MARKED void parent(void)
 {
-	uint64_t start = wl_now_ns();
+	uint64_t before = next_before, start = wl_now_ns();
 
+	next_before = wl_now_ns();
 	spin_20ms();
+	next_before = wl_now_ns();
 	sleep_20ms();
 	wl_burn_cpu_ns(2 * NS_PER_MS);
-	log_call("parent", start);
+	log_call("parent", before, start);
 }
 
 /*
@@ -116,6 +123,7 @@ MARKED void cheap(void)
 static void run_parents(void)
 {
 	for (long i = 0; i < o.iterations; i++) {
+		next_before = wl_now_ns();
 		parent();
 		flush_log();
 	}
