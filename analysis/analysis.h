@@ -157,6 +157,8 @@ struct xa_evidence {
 	/* the other runs' streaks above their median / chance's: a drift of
 	 * the whole workload (1: none; NAN: too few runs) */
 	double bulk_streaks;
+	/* 1 - bulk_streaks (0 without drift): the chain the runs test takes as H0 */
+	double persistence;
 	bool bursty;
 	bool cpu_bursts; /* bursty, but only CPU time grew: the CPU was slower */
 	bool cpu_mode;	 /* a distinct mode, but in those bursts: the same slower CPU */

@@ -56,6 +56,73 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *ex
 	return ev__norm_cdf((runs - mu + 0.5) / sqrt(var));
 }
 
+/* log(exp(a) + exp(b)) */
+static double log_add(double a, double b)
+{
+	if (isinf(a) && a < 0)
+		return b;
+	if (isinf(b) && b < 0)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+double ev__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks)
+{
+	double n1 = 0, n0, q, l11, l00, l10, l01, lp1, lp0, all = -INFINITY, tail = -INFINITY;
+	uint32_t r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		n1 += !!seq[i];
+		r += seq[i] && (i == 0 || !seq[i - 1]);
+	}
+	*streaks = r;
+	n0 = (double)n - n1;
+	if (n1 < 1 || n0 < 1 || n < 3)
+		return 1.0;
+	lambda = lambda > 0 ? (lambda < 0.9 ? lambda : 0.9) : 0;
+	/*
+	 * A stationary two-state chain with P(1) = q and lag-1 correlation
+	 * lambda: P(1 | 0) = q (1 - lambda), P(0 | 1) = (1 - q) (1 - lambda).
+	 * A sequence's chance depends only on its start and its counts of
+	 * each transition; those follow from (r1, r0) streaks of 1s and 0s
+	 * and which state it starts and ends in, and C(n1 - 1, r1 - 1)
+	 * C(n0 - 1, r0 - 1) sequences share them. So P(r1 | n1) is exact, a
+	 * sum of at most 4 min(n1, n0 + 1) terms; lambda = 0 gives the
+	 * hypergeometric test above.
+	 */
+	q = n1 / (double)n;
+	l01 = log(q * (1 - lambda));
+	l10 = log((1 - q) * (1 - lambda));
+	l11 = log1p(-(1 - q) * (1 - lambda));
+	l00 = log1p(-q * (1 - lambda));
+	lp1 = log(q);
+	lp0 = log1p(-q);
+	for (double r1 = 1; r1 <= n1 && r1 <= n0 + 1; r1++) {
+		/* (start, end): 11: r0 = r1 - 1; 10, 01: r0 = r1; 00: r0 = r1 + 1 */
+		const double r0s[4] = {r1 - 1, r1, r1, r1 + 1};
+		const double st[4] = {lp1, lp1, lp0, lp0};
+		const double t10[4] = {r1 - 1, r1, r1 - 1, r1};
+		double term = -INFINITY;
+
+		for (int c = 0; c < 4; c++) {
+			/* transitions 0 -> 1: one per streak of 0s not at the end */
+			double r0 = r0s[c], t01 = r0 - (c == 1 || c == 3), x;
+
+			if (r0 < 1 || r0 > n0)
+				continue;
+			x = st[c] + (n1 - r1) * l11 + (n0 - r0) * l00 + t10[c] * l10 + t01 * l01 +
+			    lchoose(n1 - 1, r1 - 1) + lchoose(n0 - 1, r0 - 1);
+			term = log_add(term, x);
+		}
+		all = log_add(all, term);
+		if (r1 <= r)
+			tail = log_add(tail, term);
+	}
+	if (isinf(all))
+		return 1.0;
+	return fmin(1.0, exp(tail - all));
+}
+
 struct ranked {
 	double v;
 	uint8_t slow;

@@ -27,6 +27,15 @@ double ev__norm_cdf(double z);
 double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected);
 
 /*
+ * The runs test when the whole sequence drifts: H0 is a stationary
+ * two-state Markov chain whose lag-1 correlation is lambda (0: the test
+ * above; clamped to [0, 0.9]), with the observed share of 1s. Returns the
+ * exact P(this few streaks of 1s or fewer | their number); *streaks as
+ * above.
+ */
+double ev__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks);
+
+/*
  * Mann-Whitney U test: are the values of the slow samples larger than
  * those of the fast ones? H0: both come from one distribution. One-sided
  * p-value, normal approximation with the tie correction, never below the

@@ -37,6 +37,57 @@ TEST(runs_test_counts_bursts)
 	CHECK(ev__runs_test(burst, 0, &streaks, &expected) == 1.0, "empty");
 }
 
+/*
+ * The runs test under a drift: lambda = 0 is the exact test; for lambda
+ * = 0.5 the formula agrees with 200 000 simulated chains of 40 runs,
+ * conditioned on their number of 1s; the more persistent the chain, the
+ * likelier few streaks are.
+ */
+TEST(runs_test_markov_exact_and_simulated)
+{
+	uint8_t seq[40], burst[40];
+	uint32_t r, streaks;
+	double expected, p0, p5, p8;
+	uint64_t st = 77;
+	unsigned hit = 0, cond = 0;
+
+	for (int i = 0; i < 40; i++)
+		burst[i] = (i >= 10 && i < 14) || (i >= 30 && i < 34); /* 8 ones, 2 streaks */
+	p0 = ev__runs_test_markov(burst, 40, 0, &r);
+	CHECK(r == 2 && fabs(p0 - ev__runs_test(burst, 40, &streaks, &expected)) < 1e-12,
+	      "lambda 0: %g vs %g", p0, ev__runs_test(burst, 40, &streaks, &expected));
+	p5 = ev__runs_test_markov(burst, 40, 0.5, &r);
+	p8 = ev__runs_test_markov(burst, 40, 0.8, &r);
+	CHECK(p0 < p5 && p5 < p8 && p8 <= 1, "p %g %g %g", p0, p5, p8);
+	/* simulated: q = 8/40, lambda 0.5 */
+	for (int k = 0; k < 200000; k++) {
+		double q = 0.2, lam = 0.5;
+		unsigned n1 = 0;
+
+		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+		seq[0] = (double)(st >> 11) / 9007199254740992.0 < q;
+		for (int i = 1; i < 40; i++) {
+			double u, p1 = seq[i - 1] ? 1 - (1 - q) * (1 - lam) : q * (1 - lam);
+
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			u = (double)(st >> 11) / 9007199254740992.0;
+			seq[i] = u < p1;
+		}
+		for (int i = 0; i < 40; i++)
+			n1 += seq[i];
+		if (n1 != 8)
+			continue;
+		cond++;
+		ev__runs_test_markov(seq, 40, 0, &r);
+		hit += r <= 2;
+	}
+	double emp = (double)hit / cond, se = sqrt(p5 * (1 - p5) / cond);
+
+	CHECK(cond > 5000 && fabs(emp - p5) < 4 * se + 1e-4,
+	      "simulated P(<= 2 streaks | 8 of 40) %.5f (%u of %u), formula %.5f", emp, hit, cond,
+	      p5);
+}
+
 TEST(mann_whitney_by_hand)
 {
 	double v[6] = {1, 2, 3, 4, 5, 6};

@@ -369,8 +369,9 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	if (!isnan(e->bulk_streaks) && e->bulk_streaks < 1)
 		put(buf, len, &used,
 		    "; the other runs drift: %.0f %% of the streaks chance gives them, so bursts "
-		    "need %.0f %% or fewer",
-		    100 * e->bulk_streaks, 50 * e->bulk_streaks);
+		    "need %.0f %% or fewer, and the test takes runs that persist as much (lag-1 "
+		    "correlation %.2f)",
+		    100 * e->bulk_streaks, 50 * e->bulk_streaks, e->persistence);
 	if (isnan(e->res_p))
 		put(buf, len, &used, "\nresource: no factor to test");
 	else if (e->res_feat == XA_CPU_FREQ)

@@ -243,6 +243,7 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__uint(w, "bursts", e->bursts);
 	jsonw__num(w, "bursts_by_chance", e->bursts_expected);
 	jsonw__num(w, "other_runs_streak_ratio", e->bulk_streaks);
+	jsonw__num(w, "persistence", e->persistence);
 	jsonw__num(w, "p", e->runs_p);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "resource");
