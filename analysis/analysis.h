@@ -285,6 +285,15 @@ struct xa_critical {
 	struct xa_calls calls;
 	struct xa_disk_cpu disk_cpu;
 	struct xa_growth growth;
+	/*
+	 * Who held it up (issue 22), with a timeline and a waiting factor:
+	 * the wait-chain blocker (r->blockers) other than the run's thread
+	 * itself that adds the most per slow run over a fast one, when that
+	 * is at least factor_share of the function's added time; blocker is
+	 * SIZE_MAX otherwise.
+	 */
+	size_t blocker;
+	double blocker_added; /* ns per slow run over a fast one */
 };
 
 /*
@@ -324,6 +333,9 @@ struct xa_fallback {
 	 */
 	struct xa_disk_cpu disk_cpu;
 	struct xa_growth growth;
+	/* who held the runs up, as xa_critical's (a waiting factor, a timeline) */
+	size_t blocker;
+	double blocker_added;
 };
 
 /* A precondition's test on one function: lo < time <= hi (tests merged). */

@@ -5,6 +5,7 @@
  * function, the whole-run baseline (PerfProbe section V-D), the table.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,70 @@ static int wait_chains(const struct dataset *ds, struct xa_result *r, char *err,
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
 	return ret;
+}
+
+/* A factor that is a sleep another thread (or a device) ends. */
+static bool waiting_factor(enum xa_feat f)
+{
+	return f == XA_SLEEP_S || f == XA_SLEEP_D || f == XA_DISK || f == XA_NET || f == XA_IPC ||
+	       f == XA_LOCK || f == XA_TIMER || f == XA_OTHER;
+}
+
+/*
+ * Follow the wait (issue 22): a function slow because it waited names the
+ * blocker that added the most to its slow runs' waits. The chains cover
+ * the run's window, not the function's calls alone, hence the bar: the
+ * blocker must add at least factor_share of the function's added time.
+ */
+static void blocker_of(const struct analysis_opts *o, const struct xa_result *r, enum xa_feat f,
+		       double added, size_t *blocker, double *blocker_added)
+{
+	double ns = (double)r->lab.nslow, nf = (double)(r->lab.n - r->lab.nslow), best = 0;
+
+	*blocker = SIZE_MAX;
+	*blocker_added = NAN;
+	if (!r->blockers || !waiting_factor(f) || !(ns > 0) || !(nf > 0) || !(added > 0))
+		return;
+	for (size_t i = 0; i < r->nblockers; i++) {
+		const struct wc_blocker *b = &r->blockers[i];
+		double add = b->slow_ns / ns - b->fast_ns / nf;
+
+		if (b->self || add <= best)
+			continue;
+		best = add;
+		*blocker = i;
+	}
+	if (*blocker != SIZE_MAX && best >= o->factor_share * added)
+		*blocker_added = best;
+	else
+		*blocker = SIZE_MAX;
+}
+
+static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+{
+	struct xa_fallback *fb = &r->fallback;
+	double sum[2] = {0, 0}, cnt[2] = {0, 0};
+
+	for (size_t k = 0; k < r->ncrit + r->nrejected; k++) {
+		struct xa_critical *c = &r->crit[k];
+
+		c->blocker = SIZE_MAX;
+		c->blocker_added = NAN;
+		if (c->s2.nfactors)
+			blocker_of(o, r, c->s2.factors[0].feat, c->ev.added, &c->blocker,
+				   &c->blocker_added);
+	}
+	fb->blocker = SIZE_MAX;
+	fb->blocker_added = NAN;
+	if (!fb->holds || !r->slow)
+		return;
+	for (size_t i = 0; i < dataset__nruns(ds); i++) {
+		sum[!!r->slow[i]] += dataset__run(ds, i)->latency_ns;
+		cnt[!!r->slow[i]]++;
+	}
+	if (cnt[0] && cnt[1])
+		blocker_of(o, r, fb->feat, fb->share * (sum[1] / cnt[1] - sum[0] / cnt[0]),
+			   &fb->blocker, &fb->blocker_added);
 }
 
 static int label_runs(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
@@ -156,6 +221,7 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
+	blocked_by(ds, o, r);
 	*out = r;
 	r = NULL;
 cleanup:

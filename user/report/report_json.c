@@ -417,6 +417,23 @@ static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 	jsonw__end_obj(w);
 }
 
+/* who held the runs up: an entry of wait_chains.blockers (index, text, ns added) */
+static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
+		       size_t blocker, double added)
+{
+	char b[256];
+
+	if (blocker >= r->nblockers) {
+		jsonw__null(w, "blocked_by");
+		return;
+	}
+	jsonw__begin_obj(w, "blocked_by");
+	jsonw__uint(w, "blocker", blocker);
+	jsonw__str(w, "text", report__blocker(ds, &r->blockers[blocker], b, sizeof(b)));
+	jsonw__round(w, "added_ns_per_slow_run", added);
+	jsonw__end_obj(w);
+}
+
 static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_fallback *fb = &r->fallback;
@@ -463,6 +480,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	}
 	disk_on_cpu(w, &fb->disk_cpu);
 	growth(w, "growth", ds, g);
+	blocked_by(w, ds, r, fb->blocker, fb->blocker_added);
 	jsonw__end_obj(w);
 }
 
@@ -499,6 +517,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	} else {
 		jsonw__null(w, "peer");
 	}
+	blocked_by(w, ds, r, c->blocker, c->blocker_added);
 	calls(w, &c->calls);
 	disk_on_cpu(w, &c->disk_cpu);
 	growth(w, "growth", ds, &c->growth);

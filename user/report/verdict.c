@@ -51,6 +51,15 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 	/* the one-line "because": only when a frame's share grew beyond chance */
 	if (report__because(ds, &c->growth, why, sizeof(why))[0])
 		put(v, len, ", grown in %s", why);
+	/* who held it up: the wait chains' blocker (record --timeline) */
+	if (c->blocker < r->nblockers) {
+		char b[256], add[32], fadd[32];
+
+		put(v, len, "; it waited for %s (%s of the %s added per slow run)",
+		    report__blocker(ds, &r->blockers[c->blocker], b, sizeof(b)),
+		    report__dur(c->blocker_added, add, sizeof(add)),
+		    report__dur(c->ev.added, fadd, sizeof(fadd)));
+	}
 }
 
 /* No function accused, but the whole run's resource explains the slow runs. */
@@ -76,6 +85,13 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 		    "%u of %u fast, Fisher %s)",
 		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
 		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
+	if (fb->blocker < r->nblockers) {
+		char b[256], add[32];
+
+		put(v, len, "; it waited for %s (%s per slow run more than per fast one)",
+		    report__blocker(ds, &r->blockers[fb->blocker], b, sizeof(b)),
+		    report__dur(fb->blocker_added, add, sizeof(add)));
+	}
 	if (!g->diff || !g->deepest)
 		return;
 	/* the deepest user frame, then the deepest one (a kernel function) */
