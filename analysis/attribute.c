@@ -76,8 +76,17 @@ static bool waiting_factor(enum xa_feat f)
  * the run's window, not the function's calls alone, hence the bar: the
  * blocker must add at least factor_share of the function's added time.
  */
+static bool in_chain(const struct xa_critical *c, uint32_t func)
+{
+	for (size_t i = 0; i < c->nchain; i++)
+		if (c->chain[i] == func)
+			return true;
+	return false;
+}
+
 static void blocker_of(const struct analysis_opts *o, const struct xa_result *r, enum xa_feat f,
-		       double added, size_t *blocker, double *blocker_added)
+		       double added, const struct xa_critical *c, size_t *blocker,
+		       double *blocker_added)
 {
 	double ns = (double)r->lab.nslow, nf = (double)(r->lab.n - r->lab.nslow), best = 0;
 
@@ -98,6 +107,28 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 		*blocker_added = best;
 	else
 		*blocker = SIZE_MAX;
+	/*
+	 * A function of the run that ran on the blocker's thread (a pool's
+	 * task, marked: the run's functions are its process's calls in its
+	 * window, any thread) is not held up by that thread: it is that
+	 * thread's work, and its own factor is the answer. Its threads are
+	 * those seen running it on the chains.
+	 */
+	if (c && *blocker != SIZE_MAX) {
+		const struct wc_blocker *top = &r->blockers[*blocker];
+
+		for (size_t i = 0; i < r->nblockers && *blocker != SIZE_MAX; i++) {
+			const struct wc_blocker *b = &r->blockers[i];
+
+			if (b->state != WC_RAN || !in_chain(c, b->func))
+				continue;
+			if (b->blocker_tid == top->blocker_tid ||
+			    (top->waker_tid && b->blocker_tid == top->waker_tid))
+				*blocker = SIZE_MAX;
+		}
+	}
+	if (*blocker == SIZE_MAX)
+		*blocker_added = NAN;
 }
 
 static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
@@ -111,7 +142,7 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
 		c->blocker = SIZE_MAX;
 		c->blocker_added = NAN;
 		if (c->s2.nfactors)
-			blocker_of(o, r, c->s2.factors[0].feat, c->ev.added, &c->blocker,
+			blocker_of(o, r, c->s2.factors[0].feat, c->ev.added, c, &c->blocker,
 				   &c->blocker_added);
 	}
 	fb->blocker = SIZE_MAX;
@@ -123,7 +154,7 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
 		cnt[!!r->slow[i]]++;
 	}
 	if (cnt[0] && cnt[1])
-		blocker_of(o, r, fb->feat, fb->share * (sum[1] / cnt[1] - sum[0] / cnt[0]),
+		blocker_of(o, r, fb->feat, fb->share * (sum[1] / cnt[1] - sum[0] / cnt[0]), NULL,
 			   &fb->blocker, &fb->blocker_added);
 }
 

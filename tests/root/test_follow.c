@@ -149,7 +149,8 @@ TEST(forked_children_probed_from_their_fork_record_on)
 		if (l[i].before > f->probed_ns) {
 			/* began once its probes were set: recorded, and its
 			 * depth is right when its parent() was seen too */
-			CHECK(c, "child %u: %s called at %llu, after its probes (%llu), not recorded",
+			CHECK(c,
+			      "child %u: %s called at %llu, after its probes (%llu), not recorded",
 			      l[i].tid, l[i].func, l[i].before, (unsigned long long)f->probed_ns);
 			seen += !!c;
 		} else {
