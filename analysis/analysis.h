@@ -410,6 +410,21 @@ struct xa_result {
 	struct waitchain *waits;
 	struct wc_blocker *blockers;
 	size_t nblockers;
+	/*
+	 * XA_NO_PRECOND, no whole-run answer, and chains: the blocker whose
+	 * part of each run's latency ranks the slow runs first (evidence 4's
+	 * test over the chains' pieces, attribute.c), when it holds
+	 * factor_share of the added latency
+	 */
+	struct xa_wait_answer {
+		bool tested, holds;
+		size_t blocker;		 /* index in blockers */
+		double slow_ns, fast_ns; /* per slow / fast run */
+		double share;		 /* of the added latency */
+		struct ev_top top;	 /* the ranked runs' test */
+		double p;		 /* top.p corrected for every window of every blocker */
+		uint32_t tests, tried;	 /* windows, blockers */
+	} wait_answer;
 };
 
 /* Negative errno, with a one-line reason in err. */

@@ -158,6 +158,98 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
 			   &fb->blocker, &fb->blocker_added);
 }
 
+#define WAIT_ANSWER_TRIES 16 /* blockers tried, the largest in slow runs first */
+
+static bool piece_is(const struct wc_piece *p, const struct wc_blocker *b)
+{
+	return p->waker_tid == b->waker_tid && p->blocker_pid == b->blocker_pid &&
+	       p->blocker_tid == b->blocker_tid && p->state == b->state && p->reason == b->reason &&
+	       !p->depth == b->self && p->func == b->func;
+}
+
+/*
+ * No function and no resource of the whole run explains the slow runs, but
+ * the run's thread waited the whole time (a condition variable's
+ * lock_wait, in proportion to the latency): follow the wait. Each blocker
+ * of the chains has its part of each run's latency; ranked by it, are the
+ * top runs the slow ones? Evidence 4's test (ev__top_share), corrected
+ * over every window of every blocker tried, and the blocker must hold
+ * factor_share of the added latency and its top runs min_cover of the slow
+ * runs. A thread pool reading a cold file in a quarter of the runs: the
+ * disk through pool-1, 0.8 ms per slow run against 34 us per fast one, in
+ * runs whose wait on the condition variable tracked their latency.
+ */
+static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+{
+	struct xa_wait_answer *a = &r->wait_answer;
+	size_t n = dataset__nruns(ds), k = 0, idx[WAIT_ANSWER_TRIES];
+	double *v = calloc(WAIT_ANSWER_TRIES * n + 1, sizeof(*v)), *q = malloc(n * sizeof(*q) + 1);
+	double lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
+	struct ev_top top[WAIT_ANSWER_TRIES];
+	int err = -ENOMEM;
+
+	memset(a, 0, sizeof(*a));
+	a->blocker = SIZE_MAX;
+	if (!v || !q)
+		goto cleanup;
+	err = 0;
+	if (r->status != XA_NO_PRECOND || r->fallback.holds || !r->waits || !r->slow)
+		goto cleanup;
+	for (size_t i = 0; i < r->nblockers && k < WAIT_ANSWER_TRIES; i++)
+		if (!r->blockers[i].self && r->blockers[i].slow_ns > 0)
+			idx[k++] = i;
+	for (size_t run = 0; run < n; run++) {
+		lat[!!r->slow[run]] += dataset__run(ds, run)->latency_ns;
+		cnt[!!r->slow[run]]++;
+		for (size_t i = 0; i < waitchain__npieces(r->waits, run); i++) {
+			const struct wc_piece *p = waitchain__piece(r->waits, run, i);
+
+			for (size_t j = 0; j < k; j++)
+				if (piece_is(p, &r->blockers[idx[j]]))
+					v[j * n + run] += (double)p->ns;
+		}
+	}
+	if (!k || !cnt[0] || !cnt[1] || !(lat[1] / cnt[1] > lat[0] / cnt[0]))
+		goto cleanup;
+	a->tested = true;
+	a->tried = (uint32_t)k;
+	for (size_t j = 0; j < k; j++) {
+		for (size_t run = 0; run < n; run++) {
+			double l = dataset__run(ds, run)->latency_ns;
+
+			q[run] = l > 0 ? v[j * n + run] / l : NAN;
+		}
+		err = ev__top_share(q, r->slow, n, &top[j]);
+		if (err)
+			goto cleanup;
+		a->tests += top[j].windows;
+	}
+	for (size_t j = 0; j < k; j++) {
+		const struct wc_blocker *b = &r->blockers[idx[j]];
+		double s = b->slow_ns / cnt[1], f = b->fast_ns / cnt[0];
+		double share = (s - f) / (lat[1] / cnt[1] - lat[0] / cnt[0]);
+		double p = top[j].w ? -expm1((double)a->tests * log1p(-top[j].p)) : 1;
+		bool ok = p <= o->alpha_evidence && share >= o->factor_share &&
+			  top[j].hits >= xa_min_cover(o, top[j].nslow);
+
+		/* the smallest p that passes the bars, else the smallest p */
+		if (a->holds ? !(ok && p < best) : !(ok || p < best))
+			continue;
+		best = p;
+		a->holds = ok;
+		a->blocker = idx[j];
+		a->slow_ns = s;
+		a->fast_ns = f;
+		a->share = share;
+		a->top = top[j];
+		a->p = p;
+	}
+cleanup:
+	free(v);
+	free(q);
+	return err;
+}
+
 static int label_runs(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
 {
 	size_t n = dataset__nruns(ds);
@@ -253,6 +345,9 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	if (ret)
 		goto cleanup;
 	blocked_by(ds, o, r);
+	ret = wait_answer(ds, o, r);
+	if (ret)
+		goto cleanup;
 	*out = r;
 	r = NULL;
 cleanup:

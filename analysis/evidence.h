@@ -52,6 +52,27 @@ double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
 double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n);
 
 /*
+ * Runs ranked by a share (q[i]: a resource's part of run i's time; NAN:
+ * not ranked), largest first: of the top w, how many are slow? Fisher's
+ * exact test, one-sided, at the best w of a grid fixed before the labels
+ * are seen (1, 2, ... 6, 8, 10, 13, 17... growing by a third, each moved to
+ * the end of its ties, plus the number of runs with a share above 0), up
+ * to n / 2, where slow runs are at least half the top w. H0: the shares
+ * are independent of the labels. p is uncorrected: windows says how many
+ * places the grid had, for a correction over every share tried.
+ */
+struct ev_top {
+	double p;	    /* Fisher's p at the best w; 1 when no window qualifies */
+	uint32_t w, hits;   /* the best window, and its slow runs */
+	uint32_t nslow, n;  /* slow runs ranked, runs ranked */
+	uint32_t windows;   /* places on the grid */
+	double cut;	    /* the smallest share among the top w; NAN without one */
+	double fast_median; /* the fast runs' median share */
+};
+
+int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top *out);
+
+/*
  * Gap between the fast and the slow side of a split against the spacings
  * on its minority side (up to n / 2 of them), on log values. H0: one smooth unimodal
  * density. Spacings of an ordered sample behave locally like independent

@@ -218,21 +218,6 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 		e->res_share = e->res_fast_share = e->res_excess = e->res_p = NAN;
 }
 
-struct share_item {
-	double q;
-	uint8_t slow;
-};
-
-/* Largest share first; ties slow last (the p-value is then never too small). */
-static int cmp_share(const void *a, const void *b)
-{
-	const struct share_item *x = a, *y = b;
-
-	if (x->q != y->q)
-		return x->q > y->q ? -1 : 1;
-	return (int)x->slow - (int)y->slow;
-}
-
 /*
  * Evidence 4 (significance.c): a resource beyond the bulk. Each run where
  * the function ran has the resource's share of the function's time; if
@@ -260,8 +245,9 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 			    const struct xa_step2 *s, const struct analysis_opts *o,
 			    struct xa_evidence *e)
 {
-	struct share_item *it = malloc(n * sizeof(*it) + 1);
-	double tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
+	double *q = malloc(n * sizeof(*q) + 1), tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
+	struct ev_top top[XA_NFEAT];
+	bool tried[XA_NFEAT] = {0};
 	uint32_t tests = 0;
 
 	e->beyond = e->beyond_large = false;
@@ -269,114 +255,57 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 	e->beyond_tests = 0;
 	e->beyond_top = e->beyond_slow = e->beyond_nslow = e->beyond_n = 0;
 	e->beyond_cut = e->beyond_fast_median = e->beyond_added_share = NAN;
-	if (!it)
+	if (!q)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		tm[!!slow[i]] += b->time[i];
 		cnt[!!slow[i]]++;
 	}
 	/* the windows first: the correction counts every one, whatever it shows */
-	for (int pass = 0; pass < 2; pass++) {
-		for (int f = 0; f < XA_NFEAT; f++) {
-			const double *v = b->x + f * n;
-			double vm[2] = {0, 0}, added, share, p, pmin = 2, *fq;
-			size_t m = 0, nslow = 0, hits = 0, whits = 0, w = 0, nf = 0, npos = 0;
-			bool ok, large;
+	for (int f = 0; f < XA_NFEAT; f++) {
+		const double *v = b->x + f * n;
 
-			if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN ||
-			    f == XA_CPU_STEAL)
-				continue;
-			for (size_t i = 0; i < n; i++) {
-				vm[!!slow[i]] += v[i];
-				if (!(b->time[i] > 0))
-					continue;
-				it[m].q = v[i] > 0 ? v[i] / b->time[i] : 0;
-				it[m].slow = !!slow[i];
-				nslow += it[m].slow;
-				m++;
-			}
-			qsort(it, m, sizeof(*it), cmp_share);
-			while (npos < m && it[npos].q > 0)
-				npos++;
-			for (size_t i = 0, next = 1; i < m; i++) {
-				hits += it[i].slow;
-				/* among the top half, above 0 */
-				if (i + 1 > m / 2 || !(it[i].q > 0))
-					break;
-				/*
-				 * On a grid of w growing by a third (1, 2, ... 6, 8, 10,
-				 * 13, 17...), each moved to the end of its ties, and
-				 * every run where the resource was used at all (a
-				 * resource the fast runs never use): places chosen
-				 * before the labels are seen, few enough that correcting
-				 * for them costs little, close enough that one of them
-				 * is near the best w.
-				 */
-				if ((i + 1 < next && i + 1 != npos) ||
-				    (i + 1 < m && it[i + 1].q == it[i].q))
-					continue;
-				next = i + 1 + ((i + 1) / 3 > 1 ? (i + 1) / 3 : 1);
-				if (!pass) {
-					tests++;
-					continue;
-				}
-				/*
-				 * Only where the slow runs are most of the top w: a
-				 * resource that marks the slow runs, not one a little
-				 * more common in them (on a busy machine, preemptions
-				 * in 35 of 49 slow runs of an unperturbed PostgreSQL
-				 * sort and in 93 of 359 fast ones, p = 2e-08). Fewer
-				 * windows than the correction counts: conservative.
-				 */
-				if (2 * hits < i + 1 ||
-				    (double)hits * (double)m <= (double)(i + 1) * (double)nslow)
-					continue;
-				p = ev__fisher((uint32_t)hits, (uint32_t)nslow, (uint32_t)(i + 1),
-					       (uint32_t)m);
-				if (p < pmin) {
-					pmin = p;
-					w = i + 1;
-					whits = hits;
-				}
-			}
-			if (!pass)
-				continue;
-			if (pmin > 1) /* no window where slow runs are the most */
-				pmin = 1;
-			added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
-			share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
-			p = pmin < 1 ? -expm1((double)tests * log1p(-pmin)) : 1;
-			large = share >= o->factor_share &&
-				whits >= xa_min_cover(o, (uint32_t)nslow);
-			ok = p <= o->alpha_evidence && large;
-			/* the smallest p that passes the bars, else the smallest p */
-			if (e->beyond ? !(ok && p < best) : !(ok || p < best))
-				continue;
-			best = p;
-			e->beyond = ok;
-			e->beyond_large = large;
-			e->beyond_feat = (enum xa_feat)f;
-			e->beyond_top = (uint32_t)w;
-			e->beyond_slow = (uint32_t)whits;
-			e->beyond_nslow = (uint32_t)nslow;
-			e->beyond_n = (uint32_t)m;
-			e->beyond_p = p;
-			e->beyond_added_share = share;
-			/* the cut, and the fast runs' median share (shown) */
-			fq = malloc(m * sizeof(*fq) + 1);
-			e->beyond_cut = NAN;
-			if (fq) {
-				for (size_t i = 0; i < m; i++)
-					if (!it[i].slow)
-						fq[nf++] = it[i].q;
-				e->beyond_cut = w ? it[w - 1].q : NAN;
-				e->beyond_fast_median = nf ? stats__median(fq, nf) : NAN;
-				free(fq);
-			}
-		}
+		if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN || f == XA_CPU_STEAL)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			q[i] = !(b->time[i] > 0) ? NAN : v[i] > 0 ? v[i] / b->time[i] : 0;
+		if (ev__top_share(q, slow, n, &top[f]))
+			continue;
+		tried[f] = true;
+		tests += top[f].windows;
+	}
+	for (int f = 0; f < XA_NFEAT; f++) {
+		const double *v = b->x + f * n;
+		double vm[2] = {0, 0}, added, share, p;
+		bool ok, large;
+
+		if (!tried[f])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			vm[!!slow[i]] += v[i];
+		added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
+		share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
+		p = top[f].w ? -expm1((double)tests * log1p(-top[f].p)) : 1;
+		large = share >= o->factor_share && top[f].hits >= xa_min_cover(o, top[f].nslow);
+		ok = p <= o->alpha_evidence && large;
+		/* the smallest p that passes the bars, else the smallest p */
+		if (e->beyond ? !(ok && p < best) : !(ok || p < best))
+			continue;
+		best = p;
+		e->beyond = ok;
+		e->beyond_large = large;
+		e->beyond_feat = (enum xa_feat)f;
+		e->beyond_top = top[f].w;
+		e->beyond_slow = top[f].hits;
+		e->beyond_nslow = top[f].nslow;
+		e->beyond_n = top[f].n;
+		e->beyond_p = p;
+		e->beyond_added_share = share;
+		e->beyond_cut = top[f].cut;
+		e->beyond_fast_median = top[f].fast_median;
 	}
 	e->beyond_tests = tests;
-	free(it);
+	free(q);
 }
 
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,

@@ -922,4 +922,63 @@ TEST(accused_function_names_its_blocker_synthetic)
 	json__free(j);
 }
 
+/*
+ * The run's thread waits for pool-1 the whole run: pool-1 computes
+ * 40 +- 5 ms in every run, and in a quarter of 40 runs reads the disk for
+ * 10 ms first. The run's ipc_wait tracks its latency (in proportion: the
+ * whole run's test refuses it), but ranked by the disk-through-pool-1
+ * part of their latency the top runs are the slow ones: the verdict
+ * follows the wait.
+ */
+TEST(wait_answer_when_the_whole_run_waits_in_proportion_synthetic)
+{
+	enum { NRUNS = 40 };
+	static struct ev ev[16 * NRUNS];
+	static struct run runs[NRUNS];
+	static uint64_t ctr[NRUNS * XLP_NR_CTR];
+	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
+	const char *tl = synth__tmp("wait-answer.xlp");
+	uint64_t rs = 4242;
+	char err[4096];
+	struct json *j;
+	size_t n = 0;
+	const char *v;
+
+	for (int i = 0; i < NRUNS; i++) {
+		double t = 200.0 * i, d = i % 4 == 3 ? 10 : 0, c = 40 + 10 * (tl_rnd01(&rs) - 0.5);
+		struct synth_usage u = {.cpu_run = MS(1), .ipc = MS(c + d)};
+
+		runs[i] = (struct run){MS(t), MS(1 + c + d)};
+		synth__counters(&u, ctr + i * XLP_NR_CTR);
+		ev[n++] = (struct ev)IN(A, t);
+		ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
+		ev[n++] = (struct ev)OUT_S(A, t + 1);
+		ev[n++] = (struct ev)IN(B, t + 1);
+		if (d) {
+			ev[n++] = (struct ev)OUT_D(B, t + 1.5);
+			ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + 1.5 + d);
+			ev[n++] = (struct ev)IN(B, t + 1.5 + d);
+		}
+		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 1 + c + d);
+		ev[n++] = (struct ev)IN(A, t + 1 + c + d);
+		ev[n++] = (struct ev)OUT_S(B, t + 1.1 + c + d);
+	}
+	REQUIRE(!write_trace_ctr(tl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n,
+				 nm, 2, runs, NRUNS, ctr),
+		"write");
+	j = report_json_of(tl, err, sizeof(err));
+	REQUIRE(j, "report: %s", err);
+	v = json__str(json__get(j, "verdict"));
+	CHECK(!json__bool(json__get(j, "whole_run.holds")), "the whole run answered: %s", v);
+	/* every slow run is a perturbed one, some perturbed runs stay under the cut */
+	CHECK(json__bool(json__get(j, "wait_answer.holds")) == 1 &&
+		      json__num(json__get(j, "wait_answer.top_slow")) ==
+			      json__num(json__get(j, "wait_answer.slow_runs")),
+	      "%s", v);
+	CHECK(v && strstr(v, "their thread's waits do: it waited for the disk, through pool-1 "
+			     "(tid 11), 10.0 ms per slow run against "),
+	      "%s", v);
+	json__free(j);
+}
+
 TEST_MAIN()

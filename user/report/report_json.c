@@ -434,6 +434,33 @@ static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct x
 	jsonw__end_obj(w);
 }
 
+/* the waits followed, when nothing else answered (attribute.c, wait_answer) */
+static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct xa_wait_answer *a = &r->wait_answer;
+	char b[256];
+
+	if (!a->tested || a->blocker >= r->nblockers) {
+		jsonw__null(w, "wait_answer");
+		return;
+	}
+	jsonw__begin_obj(w, "wait_answer");
+	jsonw__bool(w, "holds", a->holds);
+	jsonw__uint(w, "blocker", a->blocker);
+	jsonw__str(w, "text", report__blocker(ds, &r->blockers[a->blocker], b, sizeof(b)));
+	jsonw__round(w, "slow_ns_per_run", a->slow_ns);
+	jsonw__round(w, "fast_ns_per_run", a->fast_ns);
+	jsonw__num(w, "share_of_added", a->share);
+	jsonw__uint(w, "top_runs", a->top.w);
+	jsonw__uint(w, "top_slow", a->top.hits);
+	jsonw__uint(w, "slow_runs", a->top.nslow);
+	jsonw__uint(w, "runs", a->top.n);
+	jsonw__uint(w, "tests", a->tests);
+	jsonw__uint(w, "blockers_tried", a->tried);
+	jsonw__num(w, "p", a->p);
+	jsonw__end_obj(w);
+}
+
 static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_fallback *fb = &r->fallback;
@@ -671,6 +698,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	criticals(&w, ds, r);
 	baseline(&w, r);
 	whole_run(&w, ds, r);
+	wait_answer(&w, ds, r);
 	step1_tree(&w, ds, r);
 	functions(&w, ds, r);
 	limits(&w, ds, r);

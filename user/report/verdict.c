@@ -106,6 +106,24 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 	    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr, sizeof(fr)));
 }
 
+/* No function, no whole-run resource: the run's thread's waits, followed, do. */
+static void wait_run(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+		     size_t *len)
+{
+	const struct xa_wait_answer *a = &r->wait_answer;
+	char b[256], s[32], f[32], p[32], sh[256];
+
+	put(v, len,
+	    "no function explains the slow runs, nor a resource of the whole run, but their "
+	    "thread's waits do: it waited for %s, %s per slow run against %s per fast one, %s; "
+	    "the %u runs where it takes the largest part of the latency hold %u of the %u slow "
+	    "runs (Fisher %s, for %u tries)",
+	    report__blocker(ds, &r->blockers[a->blocker], b, sizeof(b)),
+	    report__dur(a->slow_ns, s, sizeof(s)), report__dur(a->fast_ns, f, sizeof(f)),
+	    report__share(a->share, sh, sizeof(sh)), a->top.w, a->top.hits, a->top.nslow,
+	    report__p(a->p, p, sizeof(p)), a->tests);
+}
+
 void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
 {
 	char rule[64], thr[32];
@@ -134,6 +152,10 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 	case XA_NO_PRECOND:
 		if (r->fallback.holds) {
 			whole_run(ds, r, v, &len);
+			break;
+		}
+		if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers) {
+			wait_run(ds, r, v, &len);
 			break;
 		}
 		put(v, &len, "no slowdown precondition found");
