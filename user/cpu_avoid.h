@@ -18,14 +18,16 @@ struct cpu_avoid *cpu_avoid__new(void);
 void cpu_avoid__free(struct cpu_avoid *a);
 
 /*
- * A thread that ran the interaction: its CPUs are the ones to keep off
- * (an event loop pinned to one CPU beside helper threads on the others).
+ * A thread that ran the interaction or a marked function: its CPUs are the
+ * ones to keep off (an event loop pinned to one CPU beside helper threads
+ * on the others; a pool thread doing a run's work).
  */
 bool cpu_avoid__note_tid(struct cpu_avoid *a, pid_t tid); /* true: a new one */
 
 /*
- * Read the affinity of the threads that ran the interaction (of every
- * thread of pid until one did, or when more than 64 did); when together
+ * Read the affinity of the threads that ran the interaction or a marked
+ * function (of every thread of pid, -p's or the launched command's, until
+ * one did, or when more than 64 did); when together
  * they leave some of the recorder's CPUs free, run the recorder on those
  * only, otherwise on all of its CPUs again. 1 when the recorder's CPUs changed, 0 when
  * not, negative errno when pid's threads cannot be read.

@@ -171,8 +171,13 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 
 		r->ncalls++;
 		r->nruns += !!(c->flags & XLP_CALL_INTERACTION);
-		if ((c->flags & XLP_CALL_INTERACTION) &&
-		    cpu_avoid__note_tid(r->avoid, (pid_t)c->tid))
+		/*
+		 * Every thread that runs a marked function, not only the
+		 * interaction's: a pool thread doing a run's work, preempted by
+		 * the recorder woken on its CPU, was accused of cpu_wait in an
+		 * unperturbed run (tests/root/test_pool).
+		 */
+		if (cpu_avoid__note_tid(r->avoid, (pid_t)c->tid))
 			r->avoid_new = true;
 	} else if (h->type == XLP_R_PROC) {
 		const struct xlp_proc_rec *p = (const void *)h;
@@ -540,20 +545,22 @@ static void reader_realtime(struct recorder *r, int prio, uint64_t now)
  */
 static void reader_off_target(struct recorder *r)
 {
+	pid_t pid = r->o.pid ? r->o.pid : r->child ? launch__pid(r->child) : 0;
 	int ret;
 
-	if (!r->o.pid)
-		return;
+	/* made before a launch starts, so that its first runs' threads are noted */
 	if (!r->avoid) {
 		r->avoid = cpu_avoid__new();
 		if (!r->avoid)
 			return;
 	}
-	ret = cpu_avoid__update(r->avoid, r->o.pid);
+	if (pid <= 0)
+		return;
+	ret = cpu_avoid__update(r->avoid, pid);
 	if (ret == 1)
-		xlp_dbg("recorder off %d CPU(s) of PID %d", cpu_avoid__count(r->avoid), r->o.pid);
+		xlp_dbg("recorder off %d CPU(s) of PID %d", cpu_avoid__count(r->avoid), pid);
 	else if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
-		xlp_dbg("cannot read the CPUs of PID %d: %s", r->o.pid, strerror(-ret));
+		xlp_dbg("cannot read the CPUs of PID %d: %s", pid, strerror(-ret));
 }
 
 static void reader_nice(struct recorder *r)

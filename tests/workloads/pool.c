@@ -13,10 +13,11 @@
  * Every fourth run (i % 4 == 3) is perturbed, outside the interaction:
  *   cold  the file is dropped from the page cache before the run
  *         (posix_fadvise DONTNEED): the task reads it from the disk
- *   cpu   a busy child process ("hog", pinned to pool-1's CPU) runs for
- *         the run: pool-1 waits for its CPU
+ *   cpu   a busy child process ("hog", pinned to pool-1's CPU) runs while
+ *         pool-1 runs the task (pool-1 continues it, and stops it before
+ *         waking the main thread): pool-1 waits for its CPU
  *   none  nothing
- * pool-1 is pinned to the last CPU, the main thread to the first.
+ * pool-1 and the main thread are pinned to the first CPU.
  * stdout: "RUN <i> <perturbed> <ns>" per run, then DONE.
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
@@ -31,6 +32,8 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t posted = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
 static int queued, done;
 static int file_fd = -1, pool_cpu;
+static pid_t hog = -1;		 /* cpu mode: stopped but while pool-1 runs a perturbed task */
+static volatile int perturb_now; /* set by main before a perturbed run */
 static char path[] = "/var/tmp/xlp-pool-XXXXXX";
 static volatile uint64_t sink;
 
@@ -60,7 +63,12 @@ static void *pool_thread(void *arg)
 			pthread_cond_wait(&posted, &mu);
 		queued = 0;
 		pthread_mutex_unlock(&mu);
+		if (hog > 0 && perturb_now)
+			kill(hog, SIGCONT);
 		load_index();
+		/* stopped before main is woken: only pool-1 loses its CPU */
+		if (hog > 0 && perturb_now)
+			kill(hog, SIGSTOP);
 		pthread_mutex_lock(&mu);
 		done = 1;
 		pthread_cond_signal(&done_cv);
@@ -96,7 +104,7 @@ static void make_file(void)
 		wl_die("fsync");
 }
 
-/* A process that spins on pool-1's CPU until killed. */
+/* A process that spins on pool-1's CPU while pool-1 lets it (SIGCONT / SIGSTOP). */
 static pid_t start_hog(void)
 {
 	pid_t pid = fork();
@@ -105,7 +113,9 @@ static pid_t start_hog(void)
 		wl_die("fork");
 	if (!pid) {
 		prctl(PR_SET_NAME, "hog");
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		wl_pin_self(pool_cpu);
+		raise(SIGSTOP);
 		for (;;)
 			sink++;
 	}
@@ -116,7 +126,6 @@ int main(int argc, char **argv)
 {
 	const char *mode = "none";
 	long iterations = 60;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t t;
 
 	for (int i = 1; i < argc; i++) {
@@ -133,34 +142,44 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pool: unknown mode %s\n", mode);
 		return 2;
 	}
-	pool_cpu = ncpu > 1 ? (int)ncpu - 1 : 0;
-	wl_pin_self(0);
+	/*
+	 * pool-1 on the main thread's CPU, which sleeps while it works: the
+	 * recorder keeps off the CPUs of the threads it sees run marked
+	 * functions when others are left (user/cpu_avoid.c), and on a 2-CPU
+	 * machine two pinned CPUs would leave it none.
+	 */
+	pool_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int)sysconf(_SC_NPROCESSORS_ONLN) - 1 : 0;
+	wl_pin_self(pool_cpu);
 	make_file();
+	if (!strcmp(mode, "cpu")) {
+		int st;
+
+		hog = start_hog();
+		if (waitpid(hog, &st, WUNTRACED) != hog || !WIFSTOPPED(st))
+			wl_die("hog");
+	}
 	if (pthread_create(&t, NULL, pool_thread, NULL))
 		wl_die("pthread_create");
 	/* warm: the file in the page cache, the pool's first task done */
 	dispatch_and_wait();
 	for (long i = 0; i < iterations; i++) {
 		bool perturb = i % 4 == 3;
-		pid_t hog = -1;
 		uint64_t t0;
 
 		if (perturb && !strcmp(mode, "cold") &&
 		    posix_fadvise(file_fd, 0, 0, POSIX_FADV_DONTNEED))
 			wl_die("fadvise");
-		if (perturb && !strcmp(mode, "cpu")) {
-			hog = start_hog();
-			wl_sleep_ns(5 * NS_PER_MS); /* on its CPU before the run */
-		}
+		perturb_now = perturb;
 		t0 = wl_now_ns();
 		dispatch_and_wait();
 		t0 = wl_now_ns() - t0;
-		if (hog > 0) {
-			kill(hog, SIGKILL);
-			waitpid(hog, NULL, 0);
-		}
+		perturb_now = 0;
 		printf("RUN %ld %d %llu\n", i, perturb, (unsigned long long)t0);
 		wl_sleep_ns(5 * NS_PER_MS);
+	}
+	if (hog > 0) {
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
 	}
 	unlink(path);
 	printf("DONE\n");
