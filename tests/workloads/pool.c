@@ -67,8 +67,13 @@ static void *pool_thread(void *arg)
 			kill(hog, SIGCONT);
 		load_index();
 		/* stopped before main is woken: only pool-1 loses its CPU */
-		if (hog > 0 && perturb_now)
+		if (hog > 0 && perturb_now) {
+			int st;
+
 			kill(hog, SIGSTOP);
+			if (waitpid(hog, &st, WUNTRACED) != hog)
+				wl_die("waitpid hog");
+		}
 		pthread_mutex_lock(&mu);
 		done = 1;
 		pthread_cond_signal(&done_cv);
