@@ -237,7 +237,6 @@ int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top 
 {
 	struct share_item *it = malloc(n * sizeof(*it) + 1);
 	size_t m = 0, hits = 0, npos = 0;
-	double fast_q;
 
 	*out = (struct ev_top){.p = 1, .cut = NAN};
 	if (!it)
@@ -290,22 +289,16 @@ int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top 
 		}
 	}
 	out->cut = out->w ? it[out->w - 1].q : NAN;
-	/* the fast runs' median share (shown) */
-	m = 0;
-	for (size_t i = 0; i < out->n; i++)
-		if (!it[i].slow)
-			it[m++].q = it[i].q;
-	out->fast_median = NAN;
-	if (m) {
-		double *fq = malloc(m * sizeof(*fq) + 1);
+	/* the fast runs' median share (shown), over a copy of their shares */
+	{
+		double *fq = malloc((out->n - out->nslow) * sizeof(*fq) + 1);
 
-		if (fq) {
-			for (size_t i = 0; i < m; i++)
-				fq[i] = it[i].q;
-			fast_q = stats__median(fq, m);
-			out->fast_median = fast_q;
-			free(fq);
-		}
+		m = 0;
+		for (size_t i = 0; fq && i < out->n; i++)
+			if (!it[i].slow)
+				fq[m++] = it[i].q;
+		out->fast_median = fq && m ? stats__median(fq, m) : NAN;
+		free(fq);
 	}
 	free(it);
 	return 0;

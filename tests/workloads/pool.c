@@ -93,22 +93,6 @@ MARKED void dispatch_and_wait(void)
 	pthread_mutex_unlock(&mu);
 }
 
-static void make_file(void)
-{
-	static char buf[1 << 16];
-
-	file_fd = mkstemp(path);
-	if (file_fd < 0)
-		wl_die("mkstemp");
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (char)(i * 131 + 7);
-	for (int i = 0; i < FILE_SIZE / (int)sizeof(buf); i++)
-		if (!wl_write_all(file_fd, buf, sizeof(buf)))
-			wl_die("write");
-	if (fsync(file_fd))
-		wl_die("fsync");
-}
-
 /* A process that spins on pool-1's CPU while pool-1 lets it (SIGCONT / SIGSTOP). */
 static pid_t start_hog(void)
 {
@@ -155,7 +139,7 @@ int main(int argc, char **argv)
 	 */
 	pool_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int)sysconf(_SC_NPROCESSORS_ONLN) - 1 : 0;
 	wl_pin_self(pool_cpu);
-	make_file();
+	file_fd = wl_make_file(path, FILE_SIZE);
 	if (!strcmp(mode, "cpu")) {
 		int st;
 

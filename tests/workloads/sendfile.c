@@ -42,23 +42,6 @@ MARKED void send_cold(void)
 	}
 }
 
-static void make_file(void)
-{
-	static char buf[1 << 16];
-
-	file_fd = mkstemp(path);
-	if (file_fd < 0)
-		wl_die("mkstemp");
-	/* data the disk must really hold: no hole, no zero page */
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (char)(i * 131 + 7);
-	for (int i = 0; i < FILE_SIZE / (int)sizeof(buf); i++)
-		if (write(file_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-			wl_die("write");
-	if (fsync(file_fd))
-		wl_die("fsync");
-}
-
 /* The child reads the connection to its end, as fast as it can. */
 static pid_t start_sink(void)
 {
@@ -104,7 +87,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	make_file();
+	file_fd = wl_make_file(path, FILE_SIZE);
 	sink = start_sink();
 	for (long i = 0; i < iterations; i++) {
 		uint64_t start, end;

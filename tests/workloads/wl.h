@@ -165,4 +165,26 @@ static inline bool wl_write_all(int fd, const void *buf, size_t len)
 	return true;
 }
 
+/*
+ * A file of size bytes (a multiple of 64 KiB) from the template path (its
+ * XXXXXX replaced), holding data the disk must really store (no hole, no
+ * zero page), written and synced: its fd, open for reading and writing.
+ */
+static inline int wl_make_file(char *path, size_t size)
+{
+	static char buf[1 << 16];
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		wl_die("mkstemp");
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 131 + 7);
+	for (size_t i = 0; i < size / sizeof(buf); i++)
+		if (!wl_write_all(fd, buf, sizeof(buf)))
+			wl_die("write");
+	if (fsync(fd))
+		wl_die("fsync");
+	return fd;
+}
+
 #endif
