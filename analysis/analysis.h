@@ -16,6 +16,7 @@
 #include "dtree.h"
 #include "evidence.h"
 #include "labels.h"
+#include "tasks.h"
 #include "waitchain.h"
 
 /* Resource features of step 2 (order = tie-break order). */
@@ -425,6 +426,29 @@ struct xa_result {
 		double p;		 /* top.p corrected for every window of every blocker */
 		uint32_t tests, tried;	 /* windows, blockers */
 	} wait_answer;
+	/*
+	 * record --task-post / --task-run: the async tasks (tasks.h), NULL
+	 * without task events; and whether the runs' tasks' queue time
+	 * explains the slow runs (task_answer.c): ranked by the part of
+	 * their latency their tasks spent queued, are the top runs the slow
+	 * ones (evidence 4's test, ev__top_share)? When it holds factor_share
+	 * of the added latency, what held the queue: the task function whose
+	 * executions overlapped the queued time most, per slow run over fast
+	 */
+	struct tasks *tasks;
+	struct xa_task_answer {
+		bool tested, holds;
+		uint32_t slow_tasks, fast_tasks;     /* posted in slow / fast runs */
+		double slow_queue_ns, fast_queue_ns; /* per slow / fast run */
+		double slow_exec_ns, fast_exec_ns;
+		double share; /* (slow - fast queue) / added latency */
+		struct ev_top top;
+		double p;	   /* top.p corrected for its windows */
+		uint32_t func;	   /* what held the queue, DS_NO_FUNC: unknown */
+		double held_ns;	   /* by it, per slow run minus per fast run */
+		uint32_t run_tid;  /* a worker that ran it (the most time) */
+		uint32_t own_func; /* the runs' own tasks' function (most queue time) */
+	} task_answer;
 };
 
 /* Negative errno, with a one-line reason in err. */

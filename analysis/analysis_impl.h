@@ -38,6 +38,9 @@ int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_
 
 /* Minimum slow samples a precondition's leaf must hold. */
 uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow);
+/* the runs' async tasks and their queue's answer (task_answer.c) */
+int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		   char *err, size_t errlen);
 
 /* Step 2 of critical function k (resources slot k), peer included. */
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,

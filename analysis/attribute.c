@@ -122,8 +122,13 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 
 			if (b->state != WC_RAN || !in_chain(c, b->func))
 				continue;
-			if (b->blocker_tid == top->blocker_tid ||
-			    (top->waker_tid && b->blocker_tid == top->waker_tid))
+			/* a group's threads are known by their name */
+			if (top->threads > 1
+				    ? !strncmp(b->comm, top->comm, XLP_COMM_LEN) ||
+					      (top->waker_tid &&
+					       !strncmp(b->comm, top->waker_comm, XLP_COMM_LEN))
+				    : b->blocker_tid == top->blocker_tid ||
+					      (top->waker_tid && b->blocker_tid == top->waker_tid))
 				*blocker = SIZE_MAX;
 		}
 	}
@@ -159,13 +164,6 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
 }
 
 #define WAIT_ANSWER_TRIES 16 /* blockers tried, the largest in slow runs first */
-
-static bool piece_is(const struct wc_piece *p, const struct wc_blocker *b)
-{
-	return p->waker_tid == b->waker_tid && p->blocker_pid == b->blocker_pid &&
-	       p->blocker_tid == b->blocker_tid && p->state == b->state && p->reason == b->reason &&
-	       !p->depth == b->self && p->func == b->func;
-}
 
 /*
  * No function and no resource of the whole run explains the slow runs, but
@@ -205,7 +203,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 			const struct wc_piece *p = waitchain__piece(r->waits, run, i);
 
 			for (size_t j = 0; j < k; j++)
-				if (piece_is(p, &r->blockers[idx[j]]))
+				if (waitchain__piece_of(p, &r->blockers[idx[j]]))
 					v[j * n + run] += (double)p->ns;
 		}
 	}
@@ -348,6 +346,10 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	ret = wait_answer(ds, o, r);
 	if (ret)
 		goto cleanup;
+	ret = xa_task_answer(ds, o, r, err, errlen);
+	told = ret != 0;
+	if (ret)
+		goto cleanup;
 	*out = r;
 	r = NULL;
 cleanup:
@@ -380,5 +382,6 @@ void analysis__free(struct xa_result *r)
 	free(r->slow);
 	waitchain__free(r->waits);
 	free(r->blockers);
+	tasks__free(r->tasks);
 	free(r);
 }

@@ -96,9 +96,17 @@ const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, si
 size_t waitchain__npieces(const struct waitchain *wc, size_t run);
 const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
-/* The pieces of every run summed per (first hop, blocker, state, reason, self, function). */
+/*
+ * The pieces of every run summed per (first hop, blocker, state, reason,
+ * self, function): one thread's. When several threads' blockers differ
+ * only by the threads (by their names, first hop and blocker alike: a lock
+ * held by another client's backend, a new one each time), they are also
+ * summed together, as a group of `threads` blockers: its tids are one
+ * member's, for the text's "through" rule only.
+ */
 struct wc_blocker {
 	uint32_t waker_tid, blocker_pid, blocker_tid;
+	uint32_t threads; /* 1: one thread's; more: a group of that many blockers by name */
 	uint16_t state, reason;
 	bool self;     /* the waiting thread itself (depth 0) */
 	uint32_t func; /* as wc_piece's */
@@ -109,9 +117,15 @@ struct wc_blocker {
 
 /*
  * slow: per run, non-zero when slow. *out (malloc'd, the caller frees it)
- * sorted by slow_ns then fast_ns, highest first; *n entries.
+ * sorted by slow_ns then fast_ns, highest first; *n entries, the groups
+ * among them.
  */
 int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct wc_blocker **out,
 			size_t *n);
+
+/* Is piece p one of blocker b's (b a thread's, or a group's)? */
+bool waitchain__piece_of(const struct wc_piece *p, const struct wc_blocker *b);
+/* Is one thread's blocker b a member of group g? */
+bool waitchain__member_of(const struct wc_blocker *b, const struct wc_blocker *g);
 
 #endif

@@ -90,6 +90,32 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	steal_reset(t, steal_clock(task, t->last_cpu));
 }
 
+/* record --task-post / --task-run: the task's key, an argument of the call
+ * (the first five: what libbpf's PT_REGS_PARM gives on every architecture) */
+static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t, __u32 flags,
+				       __u32 func_id, __u64 now)
+{
+	__u32 n = XLP_COOKIE_TASK_ARG_OF(flags);
+	struct xlp_taskev_rec r;
+
+	r.h.type = XLP_R_TASKEV;
+	r.h.size = sizeof(r);
+	r.h.cpu = bpf_get_smp_processor_id();
+	r.pid = t->pid;
+	r.tid = t->tid;
+	r.entry_ns = now;
+	/* read, not loaded: a load through a computed ctx offset is refused */
+	r.key = n == 0	 ? PT_REGS_PARM1_CORE(ctx)
+		: n == 1 ? PT_REGS_PARM2_CORE(ctx)
+		: n == 2 ? PT_REGS_PARM3_CORE(ctx)
+		: n == 3 ? PT_REGS_PARM4_CORE(ctx)
+			 : PT_REGS_PARM5_CORE(ctx);
+	r.func_id = func_id;
+	r.kind = (flags & XLP_COOKIE_TASK_POST) ? XLP_TASKEV_POST : XLP_TASKEV_RUN;
+	r.arg = (__u16)n;
+	emit(&r, sizeof(r));
+}
+
 SEC("uprobe")
 int xlp_func_entry(struct pt_regs *ctx)
 {
@@ -116,6 +142,8 @@ int xlp_func_entry(struct pt_regs *ctx)
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
 		f->child[i] = 0;
+	if ((cookie >> 32) & (XLP_COOKIE_TASK_POST | XLP_COOKIE_TASK_RUN))
+		task_event(ctx, t, (__u32)(cookie >> 32), (__u32)cookie, now);
 	if (!t->run_depth && (f->flags & XLP_CALL_INTERACTION)) {
 		struct xlp_proc *p = proc_get(t);
 

@@ -16,6 +16,7 @@
  */
 #include "reasons.bpf.h"
 #include "prewake.bpf.h"
+#include "tlhist.bpf.h"
 
 /*
  * The on-CPU and runqueue time of a slice as the kernel itself counts them
@@ -166,18 +167,17 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 }
 
 /*
- * record --timeline: a thread that woke a traced one (named in tl_named by
+ * record --timeline: a thread that woke a traced one (named by
  * bpf/waker.bpf.c) is on the timeline from then on with its own switches
  * and wakeups, so that the waker's side of a wakeup shows what it was
- * doing. Only under --timeline: a hash lookup per switch of any thread.
+ * doing; until then its last events are kept (bpf/tlhist.bpf.h). Only
+ * under --timeline: a task storage lookup per switch of any thread.
  */
 static __always_inline void tl_waker(__u16 kind, struct task_struct *task, __u16 detail, __u64 now)
 {
-	__u32 tid = task->pid;
-
-	if (!cfg_timeline || !tid || !bpf_map_lookup_elem(&tl_named, &tid))
+	if (!cfg_timeline || !task->pid)
 		return;
-	tl_emit(kind, task->tgid, tid, 0, detail, now ? now : bpf_ktime_get_ns());
+	tlhist_event(task, kind, 0, detail, now);
 }
 
 static __always_inline int sched_switch(void *ctx, bool preempt, struct task_struct *prev,
@@ -262,8 +262,9 @@ static __always_inline void wakeup(struct task_struct *p, bool is_new)
 	__u64 now;
 
 	if (!t) {
-		/* its sleep's reason is not known: detail 0 */
-		tl_waker(XLP_SCHED_WAKEUP, p, 0, 0);
+		/* its waker and, from an interrupt, the reason it names */
+		if (cfg_timeline)
+			tlhist_wakeup(p);
 		return;
 	}
 	state = t->state;

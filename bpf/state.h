@@ -148,6 +148,27 @@ enum xlp_waker {
 	XLP_W_SOFTIRQ,	  /* another softirq */
 };
 
+/*
+ * record --timeline: an untraced thread's last scheduling events, kept
+ * until it wakes a thread on the timeline (bpf/tlhist.bpf.h); BPF only.
+ */
+#define XLP_TL_HIST 32
+#define XLP_TL_MAX_NAMED 4096 /* threads put on the timeline as wakers, at most */
+struct xlp_tl_ev {
+	__u64 t;
+	__u32 arg;    /* as struct xlp_sched_rec's */
+	__u16 kind;   /* enum xlp_sched_kind */
+	__u16 detail; /* as struct xlp_sched_rec's */
+};
+struct xlp_tl_hist {
+	struct xlp_tl_ev ev[XLP_TL_HIST]; /* a ring: event k at k % XLP_TL_HIST */
+	__u32 n;			  /* events kept since the last dump */
+	__u32 waker;			  /* its last waker's tid (sched_waking); 0: an interrupt */
+	__u32 waker_kind;		  /* enum xlp_waker of that wakeup */
+	__u16 state;			  /* enum xlp_sched_state it left its CPU in last */
+	__u16 named;			  /* on the timeline: its events go out live */
+};
+
 /* what the CPU is doing besides running a task (bpf/waker.bpf.c); BPF only */
 struct xlp_irqctx {
 	__u32 hardirq; /* nesting depth of interrupt handlers */

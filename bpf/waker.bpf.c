@@ -8,6 +8,7 @@
  * timer, the NET softirqs are the network, the BLOCK softirq is I/O.
  */
 #include "reasons.bpf.h"
+#include "tlhist.bpf.h"
 
 #define NET_TX_SOFTIRQ 2
 #define NET_RX_SOFTIRQ 3
@@ -104,16 +105,27 @@ static __always_inline __u32 waker_kind(struct task_struct *p, struct task_struc
 
 /*
  * The name of a waker the timeline will show, once: a traced thread's goes
- * out in its thread record, another's here (a later rename is not seen).
+ * out in its thread record, another's here (a later rename is not seen),
+ * followed by its events before this wakeup (bpf/tlhist.bpf.h).
  */
 static __always_inline void tl_name(struct task_struct *cur)
 {
 	__u32 tid = cur->pid, one = 1;
+	struct xlp_tl_hist *h = NULL;
 	struct xlp_task_rec r;
 
-	if (tid_tracked(tid) || bpf_map_lookup_elem(&tl_named, &tid))
+	if (tid_tracked(tid))
 		return;
-	bpf_map_update_elem(&tl_named, &tid, &one, BPF_ANY);
+	if (cfg_tl_history) {
+		h = tlhist_get(cur, true);
+		if (!h || h->named || tl_nnamed >= XLP_TL_MAX_NAMED)
+			return;
+		__sync_fetch_and_add(&tl_nnamed, 1);
+	} else {
+		if (bpf_map_lookup_elem(&tl_named, &tid))
+			return;
+		bpf_map_update_elem(&tl_named, &tid, &one, BPF_ANY);
+	}
 	r.h.type = XLP_R_TASK;
 	r.h.size = sizeof(r);
 	r.h.cpu = bpf_get_smp_processor_id();
@@ -121,6 +133,32 @@ static __always_inline void tl_name(struct task_struct *cur)
 	r.tid = tid;
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
 	emit(&r, sizeof(r));
+	if (h)
+		tlhist_dump(cur);
+}
+
+/*
+ * An untraced thread's waker, for its timeline (bpf/tlhist.bpf.h). A
+ * thread that wakes one already on the timeline joins it too, so that a
+ * chain can be followed through threads nobody traces (a lock holder
+ * woken by its client, a worker process woken by its parent).
+ */
+static __always_inline void tl_waking(struct task_struct *p)
+{
+	struct xlp_tl_hist *h = cfg_tl_history ? tlhist_get(p, true) : NULL;
+	struct task_struct *cur;
+	__u32 kind;
+
+	if (!h)
+		return;
+	cur = bpf_get_current_task_btf();
+	kind = waker_kind(p, cur);
+	h->waker_kind = kind;
+	h->waker = kind == XLP_W_SAME_PROC || kind == XLP_W_OTHER_PROC || kind == XLP_W_KTHREAD
+			   ? (__u32)cur->pid
+			   : 0;
+	if (h->named && h->waker)
+		tl_name(cur);
 }
 
 SEC("tp_btf/sched_waking")
@@ -130,8 +168,10 @@ int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	__u32 kind;
 
-	if (!t)
+	if (!t) {
+		tl_waking(p);
 		return 0;
+	}
 	cur = bpf_get_current_task_btf();
 	kind = waker_kind(p, cur);
 	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_during_sleep(t));

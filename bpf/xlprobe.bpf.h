@@ -41,6 +41,9 @@
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
 /* record --timeline: send every scheduling event of traced threads */
 XLP_GLOBAL(volatile const __u32 cfg_timeline, 0);
+/* and an untraced waker's events before its first wakeup of a traced
+ * thread (bpf/tlhist.bpf.h); --no-waker-history clears it */
+XLP_GLOBAL(volatile const __u32 cfg_tl_history, 0);
 /* record's prewake (bpf/prewake.bpf.h); --no-prewake clears it */
 XLP_GLOBAL(volatile const __u32 cfg_prewake, 0);
 /* wake the reader only once this much is queued (it also polls on a timer) */
@@ -56,6 +59,8 @@ XLP_GLOBAL(volatile const __u32 cfg_test_drop_switch, 0);
 /* ---- state (bss) ---- */
 XLP_GLOBAL(__u32 next_proc_slot, 0);
 XLP_GLOBAL(__u32 nr_threads, 0); /* traced threads alive: at most XLP_MAX_THREADS */
+/* untraced threads put on the timeline as wakers: at most XLP_TL_MAX_NAMED */
+XLP_GLOBAL(__u32 tl_nnamed, 0);
 /* inputs of the iterators of bpf/control.bpf.c, set by user space: the
  * process whose threads to register, the instant to close intervals at */
 XLP_GLOBAL(__u32 add_pid, 0);
@@ -148,9 +153,13 @@ XLP_MAP(run_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries
 
 XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 
-/* record --timeline: wakers whose name went out (xlp_task_rec) */
+/* record --timeline --no-waker-history: wakers whose name went out (xlp_task_rec) */
 XLP_MAP(tl_named, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 4096);
 	__type(key, __u32); __type(value, __u32););
+
+/* record --timeline: untraced threads' last events (bpf/tlhist.bpf.h) */
+XLP_MAP(tl_hist, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int); __type(value, struct xlp_tl_hist););
 
 XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
 	__type(value, struct xlp_irqctx););

@@ -127,8 +127,9 @@ enum xlp_rec_type {
 	XLP_R_SYM = 11,	     /* struct xlp_sym_rec: a frame's name, before its stacks */
 	XLP_R_SAMPLING = 12, /* struct xlp_sampling_rec: the sampler's cost and period */
 	/* record --timeline (readers that predate them skip them): */
-	XLP_R_SCHED = 13, /* struct xlp_sched_rec: one scheduling event */
-	XLP_R_TASK = 14,  /* struct xlp_task_rec: a waker's name, before its first wakeup */
+	XLP_R_SCHED = 13,  /* struct xlp_sched_rec: one scheduling event */
+	XLP_R_TASK = 14,   /* struct xlp_task_rec: a waker's name, before its first wakeup */
+	XLP_R_TASKEV = 15, /* struct xlp_taskev_rec: an async task posted or started */
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -494,6 +495,28 @@ struct xlp_task_rec {
 	char comm[XLP_COMM_LEN];
 };
 
+/*
+ * record --task-post / --task-run (PersisDroid's asynchronous tasks): a
+ * marked function that hands a task off, or starts running one, with the
+ * task's identity, the value of one of its arguments (a pointer). Sent at
+ * the call's entry; entry_ns equals its call record's.
+ */
+enum xlp_taskev_kind {
+	XLP_TASKEV_POST = 1,
+	XLP_TASKEV_RUN = 2,
+};
+
+struct xlp_taskev_rec {
+	struct xlp_hdr h;
+	__u32 pid;
+	__u32 tid;
+	__u64 entry_ns;
+	__u64 key;     /* the argument's value */
+	__u32 func_id; /* the marked function */
+	__u16 kind;    /* enum xlp_taskev_kind */
+	__u16 arg;     /* which argument: 0 the first */
+};
+
 /* struct xlp_stack_rec.flags */
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
@@ -600,6 +623,11 @@ struct xlp_sample_cost {
  * lookup per call).
  */
 #define XLP_COOKIE(id, flags) ((__u64)(flags) << 32 | (__u32)(id))
+/* more cookie flags: the function posts or runs async tasks, keyed by argument N */
+#define XLP_COOKIE_TASK_POST (1u << 8)
+#define XLP_COOKIE_TASK_RUN (1u << 9)
+#define XLP_COOKIE_TASK_ARG(n) ((__u32)(n) << 12) /* n in 0..4 */
+#define XLP_COOKIE_TASK_ARG_OF(flags) (((flags) >> 12) & 7)
 
 /*
  * Input and output of the SEC("syscall") programs of bpf/control.bpf.c, run
@@ -655,6 +683,7 @@ _Static_assert(sizeof(struct xlp_call_rec) < 65536, "record size must fit xlp_hd
 _Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");
 _Static_assert(sizeof(struct xlp_sched_rec) == 32, "xlp_sched_rec layout");
 _Static_assert(sizeof(struct xlp_task_rec) == 32, "xlp_task_rec layout");
+_Static_assert(sizeof(struct xlp_taskev_rec) == 40, "xlp_taskev_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

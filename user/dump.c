@@ -455,7 +455,10 @@ static void rec_sched(struct dump *d, const struct xlp_hdr *h)
 		break;
 	case XLP_SCHED_WAKEUP:
 		field_u64(d, "waker_tid", r->arg);
-		if (r->detail < XLP_NR_CTR)
+		/* 0: not known (a thread woke it: its own reason is the waker's) */
+		if (!r->detail)
+			field_cstr(d, "reason", "unknown");
+		else if (r->detail < XLP_NR_CTR)
 			field_cstr(d, "reason", xlp_ctr_names[r->detail]);
 		else
 			field_u64(d, "reason", r->detail);
@@ -479,6 +482,22 @@ static void rec_task(struct dump *d, const struct xlp_hdr *h)
 	field_comm(d, "comm", r->comm);
 }
 
+static void rec_taskev(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_taskev_rec *r = (const void *)h;
+
+	field_cstr(d, "kind",
+		   r->kind == XLP_TASKEV_POST  ? "post"
+		   : r->kind == XLP_TASKEV_RUN ? "run"
+					       : "unknown");
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	field_u64(d, "entry_ns", r->entry_ns);
+	field_u64(d, "key", r->key);
+	field_u64(d, "func_id", r->func_id);
+	field_u64(d, "arg", r->arg);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -499,6 +518,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_SAMPLING] = {"sampling", sizeof(struct xlp_sampling_rec), rec_sampling},
 	[XLP_R_SCHED] = {"sched", sizeof(struct xlp_sched_rec), rec_sched},
 	[XLP_R_TASK] = {"task", sizeof(struct xlp_task_rec), rec_task},
+	[XLP_R_TASKEV] = {"taskev", sizeof(struct xlp_taskev_rec), rec_taskev},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -92,6 +92,11 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
 		const struct xlp_func_info *f = &r->meta.funcs[i];
 		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
+
+		if (f->flags & (XLP_FUNC_TASK_POST | XLP_FUNC_TASK_RUN))
+			flags |= ((f->flags & XLP_FUNC_TASK_RUN) ? XLP_COOKIE_TASK_RUN
+								 : XLP_COOKIE_TASK_POST) |
+				 XLP_COOKIE_TASK_ARG(XLP_FUNC_TASK_ARG_OF(f->flags));
 		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
 					       err, errlen);
 
@@ -293,6 +298,18 @@ static int resolve_funcs(struct recorder *r)
 		err = resolve_spec(r, r->o.interaction, XLP_FUNC_INTERACTION);
 	for (int i = 0; i < r->o.nfuncs && !err; i++)
 		err = resolve_spec(r, r->o.funcs[i], 0);
+	for (int i = 0; i < r->o.ntasks && !err; i++) {
+		/* BINARY:SYMBOL:argN, checked by record_opts */
+		const char *spec = r->o.task_specs[i], *a = strrchr(spec, ':');
+		char *fs = strndup(spec, (size_t)(a - spec));
+
+		if (!fs)
+			return -ENOMEM;
+		err = resolve_spec(r, fs,
+				   (r->o.task_run[i] ? XLP_FUNC_TASK_RUN : XLP_FUNC_TASK_POST) |
+					   XLP_FUNC_TASK_ARG(a[4] - '0'));
+		free(fs);
+	}
 	return err;
 }
 
@@ -884,6 +901,7 @@ static int setup(struct recorder *r)
 				  .ringbuf_bytes = r->o.ringbuf_bytes,
 				  .sample_hz = r->o.sample_hz,
 				  .timeline = r->o.timeline,
+				  .waker_history = r->o.timeline && !r->o.no_waker_history,
 				  .prewake = !r->o.no_prewake,
 				  /* built without libdw: nothing could unwind a copy */
 				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,

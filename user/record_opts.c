@@ -38,6 +38,16 @@ static const char help[] =
 	"  -i, --interaction BINARY:SYMBOL\n"
 	"                           the function whose calls are the runs (the interaction\n"
 	"                           the user waits for); it is marked too\n"
+	"      --task-post BINARY:SYMBOL:argN\n"
+	"                           a function that hands an async task off (posts it to\n"
+	"                           a queue, a thread pool, a handler); the task is the\n"
+	"                           value of its argument N (0: the first), a pointer.\n"
+	"                           Marked too. Repeatable\n"
+	"      --task-run BINARY:SYMBOL:argN\n"
+	"                           a function that runs one task, the same value as its\n"
+	"                           argument N: each task's queue time (posted to\n"
+	"                           started) and execution (this call) are reported per\n"
+	"                           run. Marked too. Repeatable\n"
 	"      --min-dur DUR        drop calls shorter than DUR in the kernel (counted, and\n"
 	"                           still subtracted from their parent's exclusive time);\n"
 	"                           e.g. 100us, 2ms; default 0\n"
@@ -79,6 +89,13 @@ static const char help[] =
 	"                           lost ones counted in rb_full), for 'xlprobe export\n"
 	"                           --perfetto'. Without it the trace holds totals and\n"
 	"                           calls only\n"
+	"      --no-waker-history   with --timeline: a waker outside the traced threads\n"
+	"                           is on the timeline from its first wakeup of one on\n"
+	"                           only. By default its last 32 scheduling events\n"
+	"                           before it are kept (for every thread of the machine,\n"
+	"                           in task storage) and written then, so that a wait\n"
+	"                           can be followed into what it did while the run\n"
+	"                           waited\n"
 	"      --no-prewake         runs start at their interaction's entry. By default\n"
 	"                           a run entered by a thread just woken from a sleep\n"
 	"                           (no sleep and no marked call since the wakeup: an\n"
@@ -180,6 +197,25 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'i':
 		o->interaction = arg;
 		return 0;
+	case 'A':
+	case 'B': {
+		const char *a = strrchr(arg, ':');
+
+		if (o->ntasks >= (int)(sizeof(o->task_specs) / sizeof(o->task_specs[0])))
+			return bad("too many --task-post/--task-run options (at most 64)%s", "");
+		if (!a || strncmp(a, ":arg", 4) || a[4] < '0' || a[4] > '4' || a[5] || a == arg)
+			return bad(c == 'A'
+					   ? "bad --task-post '%s': expected BINARY:SYMBOL:argN, N "
+					     "from 0 (the first argument) to 4, e.g. "
+					     "/usr/bin/app:post_task:arg0"
+					   : "bad --task-run '%s': expected BINARY:SYMBOL:argN, N "
+					     "from 0 (the first argument) to 4, e.g. "
+					     "/usr/bin/app:run_task:arg0",
+				   arg);
+		o->task_run[o->ntasks] = c == 'B';
+		o->task_specs[o->ntasks++] = arg;
+		return 0;
+	}
 	case 'o':
 		o->output = arg;
 		return 0;
@@ -241,6 +277,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'W':
 		o->no_prewake = true;
 		return 0;
+	case 'H':
+		o->no_waker_history = true;
+		return 0;
 	case 'R':
 		if (!strcmp(arg, "off")) {
 			o->realtime = XLP_RT_OFF;
@@ -288,6 +327,9 @@ static int check(struct record_opts *o)
 		return bad("--repeat needs a command%s: xlprobe record --repeat N ... -- CMD", "");
 	if (o->cmd && !o->repeat)
 		o->repeat = 1;
+	if (o->no_waker_history && !o->timeline)
+		return bad("--no-waker-history without --timeline%s: add --timeline, or drop it",
+			   "");
 	if (o->no_sample && o->sample_hz)
 		return bad("both --no-sample and --sample/--freq given%s: keep one", "");
 	/* no function marked but the runs': the samples find the functions */
@@ -295,6 +337,10 @@ static int check(struct record_opts *o)
 		o->sample_hz = XLP_SAMPLE_HZ_DEFAULT;
 	if (!o->sample_bound_ppm)
 		o->sample_bound_ppm = XLP_SAMPLE_BOUND_PPM_DEFAULT;
+	if (o->ntasks && !o->interaction)
+		return bad("--task-post/--task-run without --interaction%s: the tasks are split "
+			   "per run; add --interaction BINARY:SYMBOL",
+			   "");
 	if (!o->nfuncs && !o->interaction && !o->repeat && !o->sample_hz)
 		return bad("nothing to record%s: give --func BINARY:SYMBOL and/or --interaction, "
 			   "or sample stacks (drop --no-sample)",
@@ -308,6 +354,8 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"pid", required_argument, NULL, 'p'},
 		{"func", required_argument, NULL, 'f'},
 		{"interaction", required_argument, NULL, 'i'},
+		{"task-post", required_argument, NULL, 'A'},
+		{"task-run", required_argument, NULL, 'B'},
 		{"output", required_argument, NULL, 'o'},
 		{"duration", required_argument, NULL, 'd'},
 		{"min-dur", required_argument, NULL, 'm'},
@@ -320,6 +368,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"freq", required_argument, NULL, 'F'},
 		{"timeline", no_argument, NULL, 'T'},
 		{"no-prewake", no_argument, NULL, 'W'},
+		{"no-waker-history", no_argument, NULL, 'H'},
 		{"realtime", required_argument, NULL, 'R'},
 		{"stack-copy", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},

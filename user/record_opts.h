@@ -23,7 +23,11 @@ struct record_opts {
 	const char *funcs[1024]; /* --func specs */
 	int nfuncs;
 	const char *interaction; /* --interaction spec */
-	uint64_t duration_ns;	 /* -d; 0 = until stopped */
+	/* --task-post / --task-run specs (BINARY:SYMBOL:argN) */
+	const char *task_specs[64];
+	bool task_run[64]; /* --task-run, else --task-post */
+	int ntasks;
+	uint64_t duration_ns; /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;
 	unsigned repeat;	   /* launches; 1 by default with a command */
@@ -33,6 +37,7 @@ struct record_opts {
 	bool no_sample;		   /* --no-sample */
 	bool timeline;		   /* --timeline: scheduling events (XLP_R_SCHED) */
 	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
+	bool no_waker_history;	   /* --no-waker-history: no untraced waker's past events */
 	bool no_prewake;	   /* --no-prewake: runs start at their handler's entry */
 	/* --realtime: the reader's SCHED_FIFO priority from the start (1-99),
 	 * XLP_RT_OFF never, XLP_RT_AUTO (default) 1 once it falls behind */

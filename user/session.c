@@ -463,6 +463,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	}
 	s->skel->rodata->cfg_min_dur_ns = opts->min_dur_ns;
 	s->skel->rodata->cfg_timeline = opts->timeline;
+	s->skel->rodata->cfg_tl_history = opts->timeline && opts->waker_history;
 	s->skel->rodata->cfg_prewake = opts->prewake;
 	/* test build: every Nth preemption of a traced thread goes unseen */
 	drop = xlp_test_hook("DROP_SWITCH");
@@ -553,8 +554,7 @@ int session__follow_children(struct session *s)
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo,
-		    .bpf_cookie = XLP_COOKIE(id, flags & XLP_CALL_INTERACTION));
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = XLP_COOKIE(id, flags));
 	struct bpf_link *l;
 
 	if (id >= XLP_MAX_FUNCS) {

@@ -23,6 +23,7 @@ struct session_opts {
 	uint32_t ringbuf_bytes; /* power of two, >= page size */
 	uint32_t sample_hz;	/* record --sample: stack samples per second per CPU; 0: none */
 	bool timeline;		/* record --timeline: scheduling events */
+	bool waker_history;	/* and untraced wakers' events before they woke one */
 	bool prewake;		/* runs hold the runqueue wait since their wakeup */
 	uint32_t stack_copy; /* record --stack-copy: user-stack bytes per sample (CFI); 0: none */
 	session_record_fn on_record;

@@ -923,6 +923,100 @@ TEST(accused_function_names_its_blocker_synthetic)
 }
 
 /*
+ * A row lock held by another client's session, a new process each time
+ * (tids 100 + i, all named "postgres", untraced: task records): in a
+ * quarter of 40 runs the holder sleeps 40 ms on a timer before it commits
+ * and wakes the run's thread, its sleep known from the events it kept
+ * before it joined the timeline (bpf/tlhist.bpf.h: earlier timestamps
+ * than its first wakeup of a traced thread). No single holder adds much
+ * per slow run; grouped by name they add the 40 ms, and the verdict names
+ * the holders' timer.
+ */
+TEST(holders_grouped_by_name_synthetic)
+{
+	enum { NRUNS = 40 };
+	static struct ev ev[16 * NRUNS];
+	static struct name nm[1 + NRUNS];
+	const char *path = synth__tmp("holders.xlp");
+	uint64_t c[XLP_NR_CTR];
+	struct synth *s = NULL;
+	char err[4096], key[64];
+	const struct json *b;
+	struct json *j;
+	size_t n = 0;
+	int e;
+
+	nm[0] = (struct name){10, A, "app", false};
+	for (int i = 0; i < NRUNS; i++) {
+		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0;
+		uint32_t h = 100 + (uint32_t)i;
+
+		nm[1 + i] = (struct name){h, h, "postgres", true};
+		ev[n++] = (struct ev)IN(A, t);
+		ev[n++] = (struct ev)OUT_S(A, t + 1);
+		/* the holder: on a CPU from before the wait, asleep on its timer when slow */
+		ev[n++] = (struct ev)IN(h, t + 0.5);
+		if (d) {
+			ev[n++] = (struct ev)OUT_S(h, t + 1.5);
+			ev[n++] = (struct ev)WAKE(h, 0, XLP_C_TIMER, t + 1.5 + d);
+			ev[n++] = (struct ev)IN(h, t + 1.5 + d);
+		}
+		ev[n++] = (struct ev)WAKE(A, h, XLP_C_IPC, t + 2 + d);
+		ev[n++] = (struct ev)IN(A, t + 2 + d);
+		ev[n++] = (struct ev)OUT_S(h, t + 2.5 + d);
+	}
+	e = synth__open(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, 0, funcs, 3,
+			&s);
+	memset(c, 0, sizeof(c));
+	for (size_t i = 0; i < 1 + NRUNS && !e; i++)
+		e = nm[i].task ? synth__task(s, nm[i].pid, nm[i].tid, nm[i].comm)
+			       : synth__thread(s, nm[i].pid, nm[i].tid, 0, nm[i].comm, c);
+	for (size_t i = 0; i < n && !e; i++)
+		e = synth__sched(s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
+				 ev[i].detail, T0 + ev[i].t);
+	for (int i = 0; i < NRUNS && !e; i++) {
+		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0;
+		struct synth_usage li = {.cpu_run = MS(0.2), .ipc = MS(1 + d)},
+				   run = {.cpu_run = MS(1) + MS(0.5), .ipc = MS(1 + d)};
+
+		synth__counters(&li, c);
+		c[XLP_C_WALL] = MS(1.2 + d);
+		e = synth__call(s, F_LOAD, 10, A, 1, T0 + MS(t + 0.8), c, NULL, 0, NULL);
+		synth__counters(&run, c);
+		c[XLP_C_WALL] = MS(2.5 + d);
+		e = e ? e : synth__call(s, F_CLICK, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
+	j = report_json_of(path, err, sizeof(err));
+	REQUIRE(j, "report: %s", err);
+	CHECK(json__str(json__get(j, "critical_functions[0].function")) &&
+		      !strcmp(json__str(json__get(j, "critical_functions[0].function")),
+			      "load_index"),
+	      "%s", json__str(json__get(j, "verdict")));
+	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]",
+		 json__num(json__get(j, "critical_functions[0].blocked_by.blocker")));
+	b = json__get(j, key);
+	REQUIRE(b, "no blocker: %s", json__str(json__get(j, "verdict")));
+	CHECK(json__num(json__get(b, "threads")) == NRUNS / 4 &&
+		      !strcmp(json__str(json__get(b, "state")), "device") &&
+		      !strcmp(json__str(json__get(b, "reason")), "timer") &&
+		      json__num(json__get(b, "blocker_tid")) == 0,
+	      "%s", json__str(json__get(b, "text")));
+	CHECK(json__num(json__get(j, "critical_functions[0].blocked_by.added_ns_per_slow_run")) ==
+		      MS(40),
+	      "%g",
+	      json__num(json__get(j, "critical_functions[0].blocked_by.added_ns_per_slow_run")));
+	CHECK(strstr(json__str(json__get(j, "verdict")),
+		     "; it waited for a timer, through postgres (10 threads) (40.0 ms of the"),
+	      "%s", json__str(json__get(j, "verdict")));
+	/* each holder alone is a blocker too, in the JSON report */
+	CHECK(json__num(json__get(j, "wait_chains.blockers[1].threads")) == 1 ||
+		      json__num(json__get(j, "wait_chains.blockers[2].threads")) == 1,
+	      "no thread's own blocker");
+	json__free(j);
+}
+
+/*
  * The run's thread waits for pool-1 the whole run: pool-1 computes
  * 40 +- 5 ms in every run, and in a quarter of 40 runs reads the disk for
  * 10 ms first. The run's ipc_wait tracks its latency (in proportion: the

@@ -1,23 +1,33 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * pool: an interaction that hands its work to a thread pool and waits for
- * it, for the wait-chain tests (tests/root/test_pool.c, issue 22).
+ * pool: an interaction that hands its work to a worker and waits for it,
+ * for the wait-chain tests (tests/root/test_pool.c, issue 22).
  *
- *   dispatch_and_wait()  posts one task to the pool's queue and waits on a
- *                        condition variable until it is done
- *   load_index()         the task, on thread "pool-1": reads a 4 MiB file
- *                        (under /var/tmp) and hashes it (a few ms)
+ *   dispatch_and_wait()  posts one task (post_task) and waits until it is
+ *                        done: on a condition variable (thread pool), or
+ *                        reading the reply from a pipe (--peer)
+ *   run_task()           the worker runs a task (its argument: the task)
+ *   load_index()         the interaction's task: reads a 4 MiB file (under
+ *                        /var/tmp) and hashes it (a few ms)
+ *   warm_cache()         a background task the app queues (queue mode):
+ *                        hashes the file from the page cache (a few ms)
  *
- *   pool --mode none|cold|cpu [--iterations N]
+ *   pool --mode none|cold|cpu|queue [--iterations N] [--peer] [--wait]
  *
- * Every fourth run (i % 4 == 3) is perturbed, outside the interaction:
- *   cold  the file is dropped from the page cache before the run
- *         (posix_fadvise DONTNEED): the task reads it from the disk
- *   cpu   a busy child process ("hog", pinned to pool-1's CPU) runs while
- *         pool-1 runs the task (pool-1 continues it, and stops it before
- *         waking the main thread): pool-1 waits for its CPU
- *   none  nothing
- * pool-1 and the main thread are pinned to the first CPU.
+ * The worker is thread "pool-1", or with --peer a child process "peer-1"
+ * fed through a pipe (its tasks are numbers: it has its own copies). Every
+ * fourth run (i % 4 == 3) is perturbed, outside the interaction:
+ *   cold   the file is dropped from the page cache before the run
+ *          (posix_fadvise DONTNEED): the task reads it from the disk
+ *   cpu    a busy process ("hog", pinned to the worker's CPU) runs while
+ *          the worker runs the task (the worker continues it, and stops
+ *          it before answering): the worker waits for its CPU
+ *   queue  the app queues three warm_cache tasks just before the run's
+ *          own (thread pool only): its task waits behind them
+ *   none   nothing
+ * The worker and the main thread are pinned to the last CPU. --wait
+ * prints "READY <pid>" once the worker runs, and waits for SIGUSR1 before
+ * the runs (for record -p: a peer forked before it is not traced).
  * stdout: "RUN <i> <perturbed> <ns>" per run, then DONE.
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
@@ -27,17 +37,25 @@
 #include <sys/wait.h>
 
 #define FILE_SIZE (4 * 1024 * 1024)
+#define BACKGROUND 3
+
+enum { T_LOAD = 1, T_WARM = 2 };
+
+struct task {
+	int kind, perturb, done;
+	struct task *next;
+};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t posted = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
-static int queued, done;
-static int file_fd = -1, pool_cpu;
-static pid_t hog = -1;		 /* cpu mode: stopped but while pool-1 runs a perturbed task */
-static volatile int perturb_now; /* set by main before a perturbed run */
+static struct task *head, *tail;
+static int file_fd = -1, pool_cpu, to_peer = -1, from_peer = -1;
+static bool cpu_mode;
+static pid_t hog = -1; /* cpu mode: stopped but while the worker runs a perturbed task */
 static char path[] = "/var/tmp/xlp-pool-XXXXXX";
 static volatile uint64_t sink;
 
-MARKED void load_index(void)
+static uint64_t hash_file(void)
 {
 	static char buf[1 << 16];
 	uint64_t sum = 0;
@@ -49,54 +67,32 @@ MARKED void load_index(void)
 		for (size_t i = 0; i < sizeof(buf); i++)
 			sum = sum * 31 + (unsigned char)buf[i];
 	}
-	sink = sum;
+	return sum;
 }
 
-static void *pool_thread(void *arg)
+MARKED void load_index(void)
 {
-	(void)arg;
-	prctl(PR_SET_NAME, "pool-1");
-	wl_pin_self(pool_cpu);
-	for (;;) {
-		pthread_mutex_lock(&mu);
-		while (!queued)
-			pthread_cond_wait(&posted, &mu);
-		queued = 0;
-		pthread_mutex_unlock(&mu);
-		if (hog > 0 && perturb_now)
-			kill(hog, SIGCONT);
+	sink = hash_file();
+}
+
+MARKED void warm_cache(void)
+{
+	sink = hash_file();
+}
+
+MARKED void run_task(struct task *t)
+{
+	if (t->kind == T_LOAD)
 		load_index();
-		/* stopped before main is woken: only pool-1 loses its CPU */
-		if (hog > 0 && perturb_now) {
-			int st;
-
-			kill(hog, SIGSTOP);
-			if (waitpid(hog, &st, WUNTRACED) != hog)
-				wl_die("waitpid hog");
-		}
-		pthread_mutex_lock(&mu);
-		done = 1;
-		pthread_cond_signal(&done_cv);
-		pthread_mutex_unlock(&mu);
-	}
-	return NULL;
+	else
+		warm_cache();
 }
 
-MARKED void dispatch_and_wait(void)
-{
-	pthread_mutex_lock(&mu);
-	done = 0;
-	queued = 1;
-	pthread_cond_signal(&posted);
-	while (!done)
-		pthread_cond_wait(&done_cv, &mu);
-	pthread_mutex_unlock(&mu);
-}
-
-/* A process that spins on pool-1's CPU while pool-1 lets it (SIGCONT / SIGSTOP). */
+/* A process that spins on the worker's CPU while the worker lets it (SIGCONT / SIGSTOP). */
 static pid_t start_hog(void)
 {
 	pid_t pid = fork();
+	int st;
 
 	if (pid < 0)
 		wl_die("fork");
@@ -108,13 +104,147 @@ static pid_t start_hog(void)
 		for (;;)
 			sink++;
 	}
+	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+		wl_die("hog");
 	return pid;
+}
+
+/* the worker's side of a task: the hog runs only while a perturbed one does */
+static void work(struct task *t)
+{
+	if (hog > 0 && t->perturb)
+		kill(hog, SIGCONT);
+	run_task(t);
+	/* stopped before the answer: only the worker loses its CPU */
+	if (hog > 0 && t->perturb) {
+		int st;
+
+		kill(hog, SIGSTOP);
+		if (waitpid(hog, &st, WUNTRACED) != hog)
+			wl_die("waitpid hog");
+	}
+}
+
+static void *pool_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "pool-1");
+	wl_pin_self(pool_cpu);
+	if (cpu_mode)
+		hog = start_hog();
+	for (;;) {
+		struct task *t;
+
+		pthread_mutex_lock(&mu);
+		while (!head)
+			pthread_cond_wait(&posted, &mu);
+		t = head;
+		head = t->next;
+		if (!head)
+			tail = NULL;
+		pthread_mutex_unlock(&mu);
+		work(t);
+		pthread_mutex_lock(&mu);
+		t->done = 1;
+		pthread_cond_broadcast(&done_cv);
+		pthread_mutex_unlock(&mu);
+	}
+	return NULL;
+}
+
+/* peer-1: one byte per task (its kind, + 'P' - 1 when perturbed), one byte back */
+static void peer_main(int in, int out)
+{
+	prctl(PR_SET_NAME, "peer-1");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	wl_pin_self(pool_cpu);
+	if (cpu_mode)
+		hog = start_hog();
+	for (;;) {
+		struct task t = {0};
+		unsigned char c;
+
+		if (!wl_read_full(in, &c, 1))
+			_exit(0);
+		t.kind = c & 0x7f;
+		t.perturb = !!(c & 0x80);
+		work(&t);
+		if (!wl_write_all(out, "D", 1))
+			_exit(1);
+	}
+}
+
+MARKED void post_task(struct task *t)
+{
+	unsigned char c;
+
+	if (to_peer >= 0) {
+		c = (unsigned char)(t->kind | (t->perturb ? 0x80 : 0));
+		if (!wl_write_all(to_peer, &c, 1))
+			wl_die("write to peer");
+		return;
+	}
+	pthread_mutex_lock(&mu);
+	t->next = NULL;
+	if (tail)
+		tail->next = t;
+	else
+		head = t;
+	tail = t;
+	pthread_cond_signal(&posted);
+	pthread_mutex_unlock(&mu);
+}
+
+static void wait_task(struct task *t)
+{
+	char c;
+
+	if (from_peer >= 0) {
+		if (!wl_read_full(from_peer, &c, 1))
+			wl_die("read from peer");
+		return;
+	}
+	pthread_mutex_lock(&mu);
+	while (!t->done)
+		pthread_cond_wait(&done_cv, &mu);
+	pthread_mutex_unlock(&mu);
+}
+
+MARKED void dispatch_and_wait(bool perturb)
+{
+	struct task t = {.kind = T_LOAD, .perturb = perturb};
+
+	post_task(&t);
+	wait_task(&t);
+}
+
+static void start_peer(void)
+{
+	int a[2], b[2];
+	pid_t pid;
+
+	if (pipe(a) || pipe(b))
+		wl_die("pipe");
+	pid = fork();
+	if (pid < 0)
+		wl_die("fork");
+	if (!pid) {
+		close(a[1]);
+		close(b[0]);
+		peer_main(a[0], b[1]);
+	}
+	close(a[0]);
+	close(b[1]);
+	to_peer = a[1];
+	from_peer = b[0];
 }
 
 int main(int argc, char **argv)
 {
+	static struct task bg[BACKGROUND];
 	const char *mode = "none";
 	long iterations = 60;
+	bool peer = false, ready = false;
 	pthread_t t;
 
 	for (int i = 1; i < argc; i++) {
@@ -122,35 +252,45 @@ int main(int argc, char **argv)
 			mode = argv[++i];
 		else if (!strcmp(argv[i], "--iterations") && i + 1 < argc)
 			iterations = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--peer"))
+			peer = true;
+		else if (!strcmp(argv[i], "--wait"))
+			ready = true;
 		else {
-			fprintf(stderr, "usage: pool --mode none|cold|cpu [--iterations N]\n");
+			fprintf(stderr, "usage: pool --mode none|cold|cpu|queue [--iterations N] "
+					"[--peer] [--wait]\n");
 			return 2;
 		}
 	}
-	if (strcmp(mode, "none") && strcmp(mode, "cold") && strcmp(mode, "cpu")) {
+	if (strcmp(mode, "none") && strcmp(mode, "cold") && strcmp(mode, "cpu") &&
+	    strcmp(mode, "queue")) {
 		fprintf(stderr, "pool: unknown mode %s\n", mode);
 		return 2;
 	}
+	if (peer && !strcmp(mode, "queue")) {
+		fprintf(stderr, "pool: --mode queue needs the thread pool (no --peer)\n");
+		return 2;
+	}
+	cpu_mode = !strcmp(mode, "cpu");
 	/*
-	 * pool-1 on the main thread's CPU, which sleeps while it works: the
-	 * recorder keeps off the CPUs of the threads it sees run marked
+	 * The worker on the main thread's CPU, which sleeps while it works:
+	 * the recorder keeps off the CPUs of the threads it sees run marked
 	 * functions when others are left (user/cpu_avoid.c), and on a 2-CPU
 	 * machine two pinned CPUs would leave it none.
 	 */
 	pool_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int)sysconf(_SC_NPROCESSORS_ONLN) - 1 : 0;
 	wl_pin_self(pool_cpu);
 	file_fd = wl_make_file(path, FILE_SIZE);
-	if (!strcmp(mode, "cpu")) {
-		int st;
-
-		hog = start_hog();
-		if (waitpid(hog, &st, WUNTRACED) != hog || !WIFSTOPPED(st))
-			wl_die("hog");
-	}
-	if (pthread_create(&t, NULL, pool_thread, NULL))
+	if (ready)
+		wl_block_usr1();
+	if (peer)
+		start_peer();
+	else if (pthread_create(&t, NULL, pool_thread, NULL))
 		wl_die("pthread_create");
-	/* warm: the file in the page cache, the pool's first task done */
-	dispatch_and_wait();
+	/* warm: the file in the page cache, the worker's first task done */
+	dispatch_and_wait(false);
+	if (ready)
+		wl_announce_wait("READY");
 	for (long i = 0; i < iterations; i++) {
 		bool perturb = i % 4 == 3;
 		uint64_t t0;
@@ -158,17 +298,21 @@ int main(int argc, char **argv)
 		if (perturb && !strcmp(mode, "cold") &&
 		    posix_fadvise(file_fd, 0, 0, POSIX_FADV_DONTNEED))
 			wl_die("fadvise");
-		perturb_now = perturb;
+		if (perturb && !strcmp(mode, "queue"))
+			for (int k = 0; k < BACKGROUND; k++) {
+				bg[k] = (struct task){.kind = T_WARM};
+				post_task(&bg[k]);
+			}
 		t0 = wl_now_ns();
-		dispatch_and_wait();
+		dispatch_and_wait(perturb && cpu_mode);
 		t0 = wl_now_ns() - t0;
-		perturb_now = 0;
 		printf("RUN %ld %d %llu\n", i, perturb, (unsigned long long)t0);
 		wl_sleep_ns(5 * NS_PER_MS);
 	}
-	if (hog > 0) {
-		kill(hog, SIGKILL);
-		waitpid(hog, NULL, 0);
+	if (peer) {
+		close(to_peer);
+		while (wait(NULL) > 0)
+			;
 	}
 	unlink(path);
 	printf("DONE\n");

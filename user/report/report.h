@@ -134,4 +134,13 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
 void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r);
 
+/* ---- async tasks (report_tasks.c) ---- */
+
+/* The verdict's clause on the runs' tasks' queue: "its tasks waited in the queue ..." */
+const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
+				size_t len);
+/* The text section and the JSON key "tasks"; nothing without task events. */
+void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
+void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r);
+
 #endif

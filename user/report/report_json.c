@@ -704,6 +704,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	limits(&w, ds, r);
 	sampling(&w, ds, r);
 	report__waits_json(&w, ds, r);
+	report__tasks_json(&w, ds, r);
 	report__verdict(ds, r, &v);
 	report__caveat(ds, &lost, &sent, cav, sizeof(cav));
 	jsonw__begin_obj(&w, "loss");

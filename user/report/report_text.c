@@ -434,6 +434,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (r->status != XA_OK)
 		table(f, ds, r);
 	report__waits_text(f, ds, r);
+	report__tasks_text(f, ds, r);
 	limits(f, ds, r);
 	fputs("\nVerdict: ", f);
 	/* first: what it rests on, when that is a partial sample */

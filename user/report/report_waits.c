@@ -32,12 +32,15 @@ size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, 
 	return best;
 }
 
-/* "pool-1 (tid 812)", "tid 812" */
-static const char *who(const char *comm, uint32_t tid, char *buf, size_t len)
+/* "pool-1 (tid 812)", "tid 812"; a group of n > 1: "postgres (86 threads)" */
+static const char *who(const char *comm, uint32_t tid, uint32_t n, char *buf, size_t len)
 {
 	char name[2 * XLP_COMM_LEN + 16];
 
-	if (comm[0])
+	if (n > 1)
+		snprintf(buf, len, "%s (%u threads)",
+			 comm[0] ? xlp_text(comm, name, sizeof(name)) : "unnamed", n);
+	else if (comm[0])
 		snprintf(buf, len, "%s (tid %u)", xlp_text(comm, name, sizeof(name)), tid);
 	else
 		snprintf(buf, len, "tid %u", tid);
@@ -64,10 +67,10 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 	char w[64], v[64], via[96] = "", in[160] = "", sym[128];
 	const char *why = b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL;
 
-	who(b->comm, b->blocker_tid, w, sizeof(w));
+	who(b->comm, b->blocker_tid, b->threads, w, sizeof(w));
 	if (b->waker_tid && !(b->waker_tid == b->blocker_tid && b->state != WC_CYCLE))
 		snprintf(via, sizeof(via), ", through %s",
-			 who(b->waker_comm, b->waker_tid, v, sizeof(v)));
+			 who(b->waker_comm, b->waker_tid, b->threads, v, sizeof(v)));
 	switch (b->state) {
 	case WC_RAN:
 		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
@@ -109,6 +112,7 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 static struct wc_blocker piece_blocker(const struct wc_piece *p)
 {
 	struct wc_blocker b = {.func = p->func,
+			       .threads = 1,
 			       .waker_tid = p->waker_tid,
 			       .blocker_pid = p->blocker_pid,
 			       .blocker_tid = p->blocker_tid,
@@ -121,13 +125,21 @@ static struct wc_blocker piece_blocker(const struct wc_piece *p)
 	return b;
 }
 
+static bool in_group(const struct xa_result *r, const struct wc_blocker *b)
+{
+	for (size_t i = 0; i < r->nblockers; i++)
+		if (waitchain__member_of(b, &r->blockers[i]))
+			return true;
+	return false;
+}
+
 void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
 	const struct wc_info *in;
 	char a[32], b[32], line[256];
-	size_t run;
+	size_t run, shown = 0, more = 0, members = 0;
 
 	if (!r->waits)
 		return;
@@ -139,15 +151,25 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 		return;
 	}
 	fprintf(f, "  %9s %9s  (per slow run, per fast run)\n", "slow", "fast");
-	for (size_t i = 0; i < r->nblockers && i < MAX_BLOCKERS; i++) {
+	for (size_t i = 0; i < r->nblockers; i++) {
 		const struct wc_blocker *k = &r->blockers[i];
 
+		/* a group's members are in the JSON report */
+		if (in_group(r, k)) {
+			members++;
+			continue;
+		}
+		if (shown++ == MAX_BLOCKERS) {
+			more++;
+			continue;
+		}
 		fprintf(f, "  %9s %9s  %s\n", report__dur(k->slow_ns / ns, a, sizeof(a)),
 			report__dur(k->fast_ns / nf, b, sizeof(b)),
 			report__blocker(ds, k, line, sizeof(line)));
 	}
-	if (r->nblockers > MAX_BLOCKERS)
-		fprintf(f, "  (%zu more, in the JSON report)\n", r->nblockers - MAX_BLOCKERS);
+	if (more || members)
+		fprintf(f, "  (%zu more, %zu in groups above, in the JSON report)\n", more,
+			members);
 	run = report__typical_run(ds, r, true);
 	if (run != SIZE_MAX) {
 		const struct ds_run *x = dataset__run(ds, run);
@@ -201,13 +223,15 @@ static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct
 	jsonw__str(w, "reason",
 		   b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
 	jsonw__bool(w, "self", b->self);
-	jsonw__uint(w, "blocker_pid", b->blocker_pid);
-	jsonw__uint(w, "blocker_tid", b->blocker_tid);
+	/* a group's are its members' */
+	jsonw__uint(w, "blocker_pid", b->threads > 1 ? 0 : b->blocker_pid);
+	jsonw__uint(w, "blocker_tid", b->threads > 1 ? 0 : b->blocker_tid);
 	name_json(w, "blocker", b->comm);
-	jsonw__uint(w, "via_tid", b->waker_tid);
+	jsonw__uint(w, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
 	name_json(w, "via", b->waker_comm);
 	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->symbol : NULL);
 	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
+	jsonw__uint(w, "threads", b->threads);
 	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));
 }
 

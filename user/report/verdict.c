@@ -124,9 +124,19 @@ static void wait_run(const struct dataset *ds, const struct xa_result *r, struct
 	    report__p(a->p, p, sizeof(p)), a->tests);
 }
 
+/* the runs' async tasks' queue, when it explains the slow runs (record --task-post) */
+static void tasks(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+		  size_t *len)
+{
+	char clause[1024];
+
+	if (r->task_answer.holds)
+		put(v, len, "; %s", report__task_clause(ds, r, clause, sizeof(clause)));
+}
+
 void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
 {
-	char rule[64], thr[32];
+	char rule[64], thr[32], clause[1024];
 	size_t len = 0;
 
 	v->text[0] = v->note[0] = 0;
@@ -152,10 +162,20 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 	case XA_NO_PRECOND:
 		if (r->fallback.holds) {
 			whole_run(ds, r, v, &len);
+			tasks(ds, r, v, &len);
 			break;
 		}
 		if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers) {
 			wait_run(ds, r, v, &len);
+			tasks(ds, r, v, &len);
+			break;
+		}
+		if (r->task_answer.holds) {
+			put(v, &len,
+			    "no function explains the slow runs, nor a resource of the whole run, "
+			    "but "
+			    "their async tasks do: ");
+			put(v, &len, "%s", report__task_clause(ds, r, clause, sizeof(clause)));
 			break;
 		}
 		put(v, &len, "no slowdown precondition found");
@@ -184,6 +204,7 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 			critical(ds, r, i, v, &len);
 		if (!r->ncrit)
 			put(v, &len, "functions being faster than usual (see the preconditions)");
+		tasks(ds, r, v, &len);
 		break;
 	}
 }

@@ -76,6 +76,7 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 	case XLP_R_SAMPLE:
 	case XLP_R_SCHED:
 	case XLP_R_TASK:
+	case XLP_R_TASKEV:
 		return true;
 	default:
 		return false;
@@ -84,6 +85,11 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 
 /* struct xlp_func_info.flags */
 #define XLP_FUNC_INTERACTION (1u << 0)
+#define XLP_FUNC_TASK_POST (1u << 1) /* record --task-post: hands a task off */
+#define XLP_FUNC_TASK_RUN (1u << 2)  /* record --task-run: runs a task */
+/* the task's key is argument N (0: the first) */
+#define XLP_FUNC_TASK_ARG(n) ((uint32_t)(n) << 8)
+#define XLP_FUNC_TASK_ARG_OF(flags) (((flags) >> 8) & 7)
 
 struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */

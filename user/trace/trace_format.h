@@ -49,6 +49,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_sched_rec);
 	case XLP_R_TASK:
 		return sizeof(struct xlp_task_rec);
+	case XLP_R_TASKEV:
+		return sizeof(struct xlp_taskev_rec);
 	case XLP_R_SAMPLING:
 		return sizeof(struct xlp_sampling_rec);
 	default:

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Async tasks (record --task-post / --task-run; analysis/tasks.h) in the
+ * text and JSON reports: per task function, how many, queue time and
+ * execution per task in slow runs and in fast ones; the queue's answer
+ * and what held it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jsonw.h"
+#include "report.h"
+
+struct fn_row {
+	uint32_t n[2];		  /* tasks of fast [0] / slow [1] runs */
+	double queue[2], exec[2]; /* summed */
+	uint32_t other;		  /* tasks posted outside any run */
+};
+
+static const char *fname(const struct dataset *ds, uint32_t f)
+{
+	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->symbol : "(unknown)";
+}
+
+const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
+				size_t len)
+{
+	const struct xa_task_answer *a = &r->task_answer;
+	char s[32], f[32], h[32], sh[256];
+	int n;
+
+	buf[0] = 0;
+	if (!a->holds)
+		return buf;
+	n = snprintf(buf, len,
+		     "its tasks (%s) waited in the queue %s per slow run against %s per fast one, "
+		     "%s",
+		     fname(ds, a->own_func), report__dur(a->slow_queue_ns, s, sizeof(s)),
+		     report__dur(a->fast_queue_ns, f, sizeof(f)),
+		     report__share(a->share, sh, sizeof(sh)));
+	if (n > 0 && (size_t)n < len && a->func != DS_NO_FUNC && a->held_ns > 0)
+		snprintf(buf + n, len - (size_t)n,
+			 ", behind %s tasks on the workers (%s per slow run more than per fast "
+			 "one, tid %u)",
+			 fname(ds, a->func), report__dur(a->held_ns, h, sizeof(h)), a->run_tid);
+	return buf;
+}
+
+static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *r)
+{
+	size_t nf = dataset__nfuncs(ds);
+	struct fn_row *rows = calloc(nf + 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < tasks__n(r->tasks); i++) {
+		const struct tk_task *t = tasks__task(r->tasks, i);
+		struct fn_row *x = &rows[t->func < nf ? t->func : nf];
+		int k;
+
+		if (t->run == TK_NO_RUN || !r->slow) {
+			x->other++;
+			continue;
+		}
+		k = !!r->slow[t->run];
+		x->n[k]++;
+		x->queue[k] += (double)(t->start_ns - t->post_ns);
+		x->exec[k] += (double)(t->end_ns - t->start_ns);
+	}
+	return rows;
+}
+
+void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct xa_task_answer *a = &r->task_answer;
+	const struct tk_info *in;
+	size_t nf = dataset__nfuncs(ds);
+	struct fn_row *rows;
+	char b[4][32], line[1024], p[32];
+
+	if (!r->tasks)
+		return;
+	in = tasks__info(r->tasks);
+	fprintf(f,
+		"\nAsync tasks (--task-post / --task-run): %llu posted, %llu started, %llu "
+		"matched (%llu never started, %llu started unposted, %llu without their call)\n",
+		(unsigned long long)in->posts, (unsigned long long)in->starts,
+		(unsigned long long)in->tasks, (unsigned long long)in->unstarted,
+		(unsigned long long)in->unposted, (unsigned long long)in->no_call);
+	rows = rows_of(ds, r);
+	if (!rows)
+		return;
+	fprintf(f, "  %-24s %6s %6s %6s  %21s  %21s\n", "task", "slow", "fast", "other",
+		"queue slow / fast", "run slow / fast");
+	for (size_t i = 0; i <= nf; i++) {
+		const struct fn_row *x = &rows[i];
+
+		if (!x->n[0] && !x->n[1] && !x->other)
+			continue;
+		fprintf(f, "  %-24s %6u %6u %6u  %10s / %-9s  %10s / %-9s\n",
+			i < nf ? fname(ds, (uint32_t)i) : "(unknown)", x->n[1], x->n[0], x->other,
+			x->n[1] ? report__dur(x->queue[1] / x->n[1], b[0], 32) : "-",
+			x->n[0] ? report__dur(x->queue[0] / x->n[0], b[1], 32) : "-",
+			x->n[1] ? report__dur(x->exec[1] / x->n[1], b[2], 32) : "-",
+			x->n[0] ? report__dur(x->exec[0] / x->n[0], b[3], 32) : "-");
+	}
+	fprintf(f, "  (per task; slow / fast: posted in a slow / fast run; other: outside any run)\n");
+	free(rows);
+	if (!a->tested)
+		return;
+	fprintf(f,
+		"  queue per run: %s slow, %s fast (%s); the %u runs where it takes the "
+		"largest part of the latency hold %u of the %u slow runs (Fisher %s)%s\n",
+		report__dur(a->slow_queue_ns, b[0], 32), report__dur(a->fast_queue_ns, b[1], 32),
+		report__share(a->share, line, sizeof(line)), a->top.w, a->top.hits, a->top.nslow,
+		report__p(a->p, p, sizeof(p)), a->holds ? ": it explains the slow runs" : "");
+	if (a->holds && report__task_clause(ds, r, line, sizeof(line))[0])
+		fprintf(f, "  %s\n", line);
+}
+
+void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+{
+	const struct xa_task_answer *a = &r->task_answer;
+	const struct tk_info *in;
+	size_t nf = dataset__nfuncs(ds);
+	struct fn_row *rows;
+	char line[1024];
+
+	if (!r->tasks)
+		return;
+	in = tasks__info(r->tasks);
+	jsonw__begin_obj(w, "tasks");
+	jsonw__uint(w, "posted", in->posts);
+	jsonw__uint(w, "started", in->starts);
+	jsonw__uint(w, "matched", in->tasks);
+	jsonw__uint(w, "unstarted", in->unstarted);
+	jsonw__uint(w, "unposted", in->unposted);
+	jsonw__uint(w, "no_call", in->no_call);
+	jsonw__begin_arr(w, "functions");
+	rows = rows_of(ds, r);
+	for (size_t i = 0; rows && i <= nf; i++) {
+		const struct fn_row *x = &rows[i];
+
+		if (!x->n[0] && !x->n[1] && !x->other)
+			continue;
+		jsonw__begin_obj(w, NULL);
+		jsonw__str(w, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
+		jsonw__uint(w, "slow_tasks", x->n[1]);
+		jsonw__uint(w, "fast_tasks", x->n[0]);
+		jsonw__uint(w, "other_tasks", x->other);
+		jsonw__round(w, "slow_queue_ns_per_task", x->n[1] ? x->queue[1] / x->n[1] : NAN);
+		jsonw__round(w, "fast_queue_ns_per_task", x->n[0] ? x->queue[0] / x->n[0] : NAN);
+		jsonw__round(w, "slow_run_ns_per_task", x->n[1] ? x->exec[1] / x->n[1] : NAN);
+		jsonw__round(w, "fast_run_ns_per_task", x->n[0] ? x->exec[0] / x->n[0] : NAN);
+		jsonw__end_obj(w);
+	}
+	free(rows);
+	jsonw__end_arr(w);
+	if (!a->tested) {
+		jsonw__null(w, "answer");
+		jsonw__end_obj(w);
+		return;
+	}
+	jsonw__begin_obj(w, "answer");
+	jsonw__bool(w, "holds", a->holds);
+	jsonw__round(w, "slow_queue_ns_per_run", a->slow_queue_ns);
+	jsonw__round(w, "fast_queue_ns_per_run", a->fast_queue_ns);
+	jsonw__round(w, "slow_run_ns_per_run", a->slow_exec_ns);
+	jsonw__round(w, "fast_run_ns_per_run", a->fast_exec_ns);
+	jsonw__num(w, "share_of_added", a->share);
+	jsonw__uint(w, "top_runs", a->top.w);
+	jsonw__uint(w, "top_slow", a->top.hits);
+	jsonw__uint(w, "slow_runs", a->top.nslow);
+	jsonw__num(w, "p", a->p);
+	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
+	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
+	jsonw__uint(w, "held_by_tid", a->run_tid);
+	jsonw__str(w, "text", report__task_clause(ds, r, line, sizeof(line)));
+	jsonw__end_obj(w);
+	jsonw__end_obj(w);
+}
