@@ -31,7 +31,7 @@ static const char usage[] =
 	"one set of runs; functions are matched by symbol and binary file name.\n"
 	"\n"
 	"Output:\n"
-	"  --json              JSON (schema \"xlprobe-report/2\") instead of text\n"
+	"  --json              JSON (schema \"xlprobe-report/3\") instead of text\n"
 	"  -o, --output FILE   write the report to FILE instead of standard output\n"
 	"  --html FILE         also write a self-contained HTML page to FILE\n"
 	"\n"

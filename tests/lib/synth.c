@@ -981,6 +981,20 @@ int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm)
 	return trace_writer__append(s->w, &k.h);
 }
 
+int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t entry_ns,
+		  uint64_t key, uint32_t func)
+{
+	struct xlp_taskev_rec k = {.h = {.type = XLP_R_TASKEV, .size = sizeof(k)},
+				   .pid = pid,
+				   .tid = tid,
+				   .entry_ns = entry_ns,
+				   .key = key,
+				   .func_id = func,
+				   .kind = kind};
+
+	return trace_writer__append(s->w, &k.h);
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};

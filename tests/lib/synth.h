@@ -67,6 +67,9 @@ int synth__sched(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uin
 		 uint16_t detail, uint64_t t);
 /* The name of a thread outside the traced ones (struct xlp_task_rec). */
 int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm);
+/* an async task's post or start (XLP_TASKEV_*), at its marked call's entry */
+int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t entry_ns,
+		  uint64_t key, uint32_t func);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

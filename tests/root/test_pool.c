@@ -20,42 +20,92 @@
 
 static char xl[256], wl[256], out[1 << 16], err[1 << 16];
 
+enum {
+	MARKED_TASK = 1 << 0, /* load_index marked (and warm_cache) */
+	PEER = 1 << 1,	      /* the worker is process peer-1 (pool --peer) */
+	TASKS = 1 << 2,	      /* --task-post post_task:arg0 --task-run run_task:arg0 */
+	ATTACH = 1 << 3,      /* record -p after the peer is forked: peer-1 is not traced */
+};
+
 /* record the workload in a mode, report it as JSON; NULL on failure */
-static struct json *record_pool(const char *mode, bool marked)
+static struct json *record_pool_opts(const char *mode, unsigned opts)
 {
-	char trace[512], js[512], inter[300], func[300], name[64];
-	char *rec[] = {
-		xl,    "record", "-q", "-o", trace, "--timeline", "--no-sample", "--interaction",
-		inter, "--func", func, "--", wl,    "--mode",	  (char *)mode,	 NULL};
-	char *rec_unmarked[] = {xl,
-				"record",
-				"-q",
-				"-o",
-				trace,
-				"--timeline",
-				"--no-sample",
-				"--interaction",
-				inter,
-				"--",
-				wl,
-				"--mode",
-				(char *)mode,
-				NULL};
+	char trace[512], js[512], inter[300], func[300], warm[300], post[300], run[300];
+	char name[96], pid_s[16];
+	char *rec[40], *wla[8];
 	char *rep[] = {xl, "report", "--json", "-o", js, trace, NULL};
 	char jerr[256];
 	struct json *j;
-	int rc;
+	int rc, a = 0, b = 0;
 
-	snprintf(name, sizeof(name), "pool-%s%s.xlp", mode, marked ? "" : "-unmarked");
+	snprintf(name, sizeof(name), "pool-%s-%x.xlp", mode, opts);
 	snprintf(trace, sizeof(trace), "%s", xt_tmp_path(name));
-	snprintf(name, sizeof(name), "pool-%s%s.json", mode, marked ? "" : "-unmarked");
+	snprintf(name, sizeof(name), "pool-%s-%x.json", mode, opts);
 	snprintf(js, sizeof(js), "%s", xt_tmp_path(name));
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/pool", wl, sizeof(wl));
 	snprintf(inter, sizeof(inter), "%s:dispatch_and_wait", wl);
 	snprintf(func, sizeof(func), "%s:load_index", wl);
-	rc = xt_run(marked ? rec : rec_unmarked, 180000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 0, "record exit %d: %s", rc, err);
+	snprintf(warm, sizeof(warm), "%s:warm_cache", wl);
+	snprintf(post, sizeof(post), "%s:post_task:arg0", wl);
+	snprintf(run, sizeof(run), "%s:run_task:arg0", wl);
+	wla[b++] = wl;
+	wla[b++] = "--mode";
+	wla[b++] = (char *)mode;
+	if (opts & PEER)
+		wla[b++] = "--peer";
+	if (opts & ATTACH)
+		wla[b++] = "--wait";
+	wla[b] = NULL;
+	rec[a++] = xl;
+	rec[a++] = "record";
+	if (!(opts & ATTACH)) /* -p: xt_record_start waits for the "recording" line */
+		rec[a++] = "-q";
+	rec[a++] = "-o";
+	rec[a++] = trace;
+	rec[a++] = "--timeline";
+	rec[a++] = "--no-sample";
+	rec[a++] = "--interaction";
+	rec[a++] = inter;
+	if (opts & MARKED_TASK) {
+		rec[a++] = "--func";
+		rec[a++] = func;
+		rec[a++] = "--func";
+		rec[a++] = warm;
+	}
+	if (opts & TASKS) {
+		rec[a++] = "--task-post";
+		rec[a++] = post;
+		rec[a++] = "--task-run";
+		rec[a++] = run;
+	}
+	if (opts & ATTACH) {
+		struct xt_proc w, x;
+		int pid = xt_spawn_ready(wla, &w, 20000);
+
+		CHECK(pid > 0, "pool did not start");
+		if (pid <= 0)
+			return NULL;
+		snprintf(pid_s, sizeof(pid_s), "%d", pid);
+		rec[a++] = "-p";
+		rec[a++] = pid_s;
+		rec[a] = NULL;
+		if (xt_record_start(rec, &x, &w, 30000)) {
+			CHECK(0, "xlprobe did not attach");
+			return NULL;
+		}
+		rc = xt_wait(&w, 180000, out, sizeof(out), NULL, 0);
+		CHECK(rc == 0, "pool exit %d", rc);
+		rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
+		CHECK(rc == 0, "record exit %d: %s", rc, err);
+	} else {
+		rec[a++] = "--";
+		for (int i = 0; i < b; i++)
+			rec[a++] = wla[i];
+		rec[a] = NULL;
+		rc = xt_run(rec, 180000, out, sizeof(out), err, sizeof(err));
+		CHECK(rc == 0, "record exit %d: %s", rc, err);
+	}
 	CHECK(strstr(out, "DONE"), "the workload did not finish: %s", out);
 	if (rc)
 		return NULL;
@@ -66,9 +116,13 @@ static struct json *record_pool(const char *mode, bool marked)
 	j = json__load(js, jerr, sizeof(jerr));
 	CHECK(j, "report JSON: %s", jerr);
 	if (j)
-		fprintf(stderr, "  %s%s: %s\n", mode, marked ? "" : " (interaction only)",
-			json__str(json__get(j, "verdict")));
+		fprintf(stderr, "  %s (%x): %s\n", mode, opts, json__str(json__get(j, "verdict")));
 	return j;
+}
+
+static struct json *record_pool(const char *mode, bool marked)
+{
+	return record_pool_opts(mode, marked ? MARKED_TASK : 0);
 }
 
 /* the blocked_by of the verdict's answer: the first accused function's, or the whole run's */
@@ -245,6 +299,141 @@ TEST(pool_unperturbed_interaction_only_accuses_nothing)
 	CHECK(st && strcmp(st, "ok") && json__bool(json__get(j, "whole_run.holds")) != 1 &&
 		      json__bool(json__get(j, "wait_answer.holds")) != 1,
 	      "%s: %s", st, json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+/*
+ * The app queues three warm_cache tasks just before a quarter of the runs
+ * (queue mode): the run's own task, load_index, waits in the queue behind
+ * them. With the hand-off and the start marked (--task-post, --task-run),
+ * the verdict names the queue time of the runs' tasks and what held it.
+ */
+TEST(pool_queue_names_the_queue_and_the_tasks_that_held_it)
+{
+	struct json *j = record_pool_opts("queue", MARKED_TASK | TASKS);
+	const char *fn, *by, *v;
+
+	REQUIRE(j, "-");
+	fn = json__str(json__get(j, "tasks.answer.function"));
+	by = json__str(json__get(j, "tasks.answer.held_by"));
+	v = json__str(json__get(j, "verdict"));
+	CHECK(json__bool(json__get(j, "tasks.answer.holds")) == 1 && fn &&
+		      !strcmp(fn, "load_index") && by && !strcmp(by, "warm_cache"),
+	      "%s", v);
+	CHECK(v && strstr(v, "waited in the queue") && strstr(v, "behind warm_cache"), "%s", v);
+	/* every post matched with its start: nothing lost, nothing unmatched */
+	CHECK(json__num(json__get(j, "tasks.posted")) > 0 &&
+		      json__num(json__get(j, "tasks.matched")) ==
+			      json__num(json__get(j, "tasks.posted")) &&
+		      json__num(json__get(j, "tasks.no_call")) == 0,
+	      "posted %g, matched %g, without their call %g",
+	      json__num(json__get(j, "tasks.posted")), json__num(json__get(j, "tasks.matched")),
+	      json__num(json__get(j, "tasks.no_call")));
+	json__free(j);
+}
+
+/* The twin: the same markers, nothing queued before the runs: no queue answer. */
+TEST(pool_unperturbed_tasks_accuse_no_queue)
+{
+	struct json *j = record_pool_opts("none", MARKED_TASK | TASKS);
+
+	REQUIRE(j, "-");
+	CHECK(json__get(j, "tasks.answer") &&
+		      json__bool(json__get(j, "tasks.answer.holds")) != 1,
+	      "%s", json__str(json__get(j, "verdict")));
+	CHECK(!strstr(json__str(json__get(j, "verdict")), "queue"), "%s",
+	      json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+/*
+ * The answer's blocker: the verdict's blocked_by (a function's or the
+ * whole run's), else the waits' answer; NULL when none.
+ */
+static const struct json *answer_blocker(const struct json *j)
+{
+	const struct json *b = blocked_by(j);
+	char key[64];
+
+	if (!b && json__bool(json__get(j, "wait_answer.holds")) == 1)
+		b = json__get(j, "wait_answer");
+	if (!b)
+		return NULL;
+	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]", json__num(json__get(b, "blocker")));
+	return json__get(j, key);
+}
+
+static bool str_is(const struct json *j, const char *key, const char *want)
+{
+	const char *v = json__str(json__get(j, key));
+
+	return v && !strcmp(v, want);
+}
+
+/*
+ * The worker is a process, peer-1, fed through a pipe (launched: xlprobe
+ * follows the fork, and load_index is marked in it). A run's functions are
+ * its own process's calls: the run waits for peer-1 (ipc_wait), and the
+ * verdict follows that wait into peer-1: its load_index on a CPU or the
+ * disk through it (cold), waiting for a CPU (cpu), nothing (none).
+ */
+TEST(peer_cold_file_names_the_peer_reading_the_file)
+{
+	struct json *j = record_pool_opts("cold", MARKED_TASK | PEER);
+	const struct json *k;
+
+	REQUIRE(j, "-");
+	k = answer_blocker(j);
+	CHECK(k && ((str_is(k, "state", "ran") && str_is(k, "blocker", "peer-1") &&
+		     str_is(k, "function", "load_index")) ||
+		    (str_is(k, "state", "device") && str_is(k, "reason", "disk") &&
+		     str_is(k, "via", "peer-1"))),
+	      "%s", json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+TEST(peer_cpu_contention_names_the_peer_waiting_for_a_cpu)
+{
+	struct json *j = record_pool_opts("cpu", MARKED_TASK | PEER);
+	const struct json *k;
+
+	REQUIRE(j, "-");
+	k = answer_blocker(j);
+	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", "peer-1"), "%s",
+	      json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+TEST(peer_unperturbed_accuses_nothing)
+{
+	struct json *j = record_pool_opts("none", MARKED_TASK | PEER);
+	const char *st;
+
+	REQUIRE(j, "-");
+	st = json__str(json__get(j, "status"));
+	CHECK(st && strcmp(st, "ok") && !blocked_by(j) &&
+		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
+		      json__bool(json__get(j, "wait_answer.holds")) != 1,
+	      "%s: %s", st, json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+/*
+ * record -p after the peer was forked: peer-1 is not traced (no probe, no
+ * accounting); only the interaction is marked. The wait is followed into
+ * it all the same, from its scheduling events on the timeline (from its
+ * first wakeup of the run's thread on, and the events it kept before):
+ * the answer names peer-1 waiting for a CPU.
+ */
+TEST(untraced_peer_cpu_contention_followed_into_the_peer)
+{
+	struct json *j = record_pool_opts("cpu", PEER | ATTACH);
+	const struct json *k;
+
+	REQUIRE(j, "-");
+	k = answer_blocker(j);
+	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", "peer-1"), "%s",
+	      json__str(json__get(j, "verdict")));
 	json__free(j);
 }
 

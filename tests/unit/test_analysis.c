@@ -63,7 +63,7 @@ static void expect(const struct json *j, const char *func, const char *factor)
 	const char *verdict = json__str(json__get(j, "verdict"));
 
 	REQUIRE(j, "-");
-	CHECK(str_is(j, "schema", "xlprobe-report/2"), "-");
+	CHECK(str_is(j, "schema", "xlprobe-report/3"), "-");
 	CHECK(str_is(j, "status", "ok"), "status %s", json__str(json__get(j, "status")));
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "-");
 	CHECK(json__num(json__get(j, "runs.slow")) == 15, "%g slow",

@@ -125,7 +125,7 @@ static long attr(const char *s, const char *name)
 	return p && p < end ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-/* Nodes of a JSON tree (xlprobe-report/2: "root", each split with "le" and "gt"). */
+/* Nodes of a JSON tree (xlprobe-report/3: "root", each split with "le" and "gt"). */
 static size_t json_nodes(const struct json *n)
 {
 	if (!n)

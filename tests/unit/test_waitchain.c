@@ -7,6 +7,7 @@
  * B = 11, C = 12 (pid 10), X = 13 (another thread on a CPU).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include "testlib.h"
 #include "dataset.h"
@@ -1013,6 +1014,95 @@ TEST(holders_grouped_by_name_synthetic)
 	CHECK(json__num(json__get(j, "wait_chains.blockers[1].threads")) == 1 ||
 		      json__num(json__get(j, "wait_chains.blockers[2].threads")) == 1,
 	      "no thread's own blocker");
+	json__free(j);
+}
+
+/*
+ * Async tasks (record --task-post / --task-run): every run of thread A
+ * posts one task (key 0x1000 + i) and waits for it; worker W (tid 11)
+ * runs it, load_index, 3 ms. Before a quarter of the 40 runs, outside
+ * them, the app posts three warm_cache tasks of 4 ms each: the run's task
+ * waits in the queue 12 ms behind them, and no wakeup says why (W is on a
+ * CPU all along). The queue's answer names the runs' tasks' queue time and
+ * warm_cache as what held it.
+ */
+TEST(task_queued_behind_busy_workers_synthetic)
+{
+	enum { NRUNS = 40, F_ON, F_POST, F_RUN, F_LI, F_WARM };
+	static const struct synth_func tf[] = {
+		{"/usr/bin/app", "on_click", true},    {"/usr/bin/app", "post_task", false},
+		{"/usr/bin/app", "run_task", false},   {"/usr/bin/app", "load_index", false},
+		{"/usr/bin/app", "warm_cache", false},
+	};
+	const char *path = synth__tmp("tasks.xlp");
+	uint64_t c[XLP_NR_CTR] = {0};
+	struct synth *s = NULL;
+	char err[4096];
+	struct json *j;
+	const char *v;
+	int e = synth__open(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS, 0, tf, 5, &s);
+
+	for (int i = 0; i < NRUNS && !e; i++) {
+		double t = 100.0 * i, w = 0.6;
+		uint64_t key = 0x1000 + (uint64_t)i;
+
+		if (i % 4 == 3)
+			for (int k = 0; k < 3; k++) {
+				uint64_t bk = 0x9000 + 3 * (uint64_t)i + (uint64_t)k;
+				double st = t + 0.2 + 4 * k;
+
+				e |= synth__taskev(s, XLP_TASKEV_POST, 10, A, T0 + MS(t - 0.1 + 0.01 * k),
+						   bk, F_POST - F_ON);
+				c[XLP_C_WALL] = MS(0.005);
+				e |= synth__call(s, F_POST - F_ON, 10, A, 0, T0 + MS(t - 0.1 + 0.01 * k),
+						 c, NULL, 0, NULL);
+				e |= synth__taskev(s, XLP_TASKEV_RUN, 10, B, T0 + MS(st), bk,
+						   F_RUN - F_ON);
+				c[XLP_C_WALL] = MS(3.9);
+				e |= synth__call(s, F_WARM - F_ON, 10, B, 1, T0 + MS(st + 0.05), c, NULL, 0,
+						 NULL);
+				c[XLP_C_WALL] = MS(4);
+				e |= synth__call(s, F_RUN - F_ON, 10, B, 0, T0 + MS(st), c, NULL, 0, NULL);
+				w = st + 4 - t;
+			}
+		e |= synth__taskev(s, XLP_TASKEV_POST, 10, A, T0 + MS(t + 0.5), key, F_POST - F_ON);
+		c[XLP_C_WALL] = MS(0.005);
+		e |= synth__call(s, F_POST - F_ON, 10, A, 1, T0 + MS(t + 0.5), c, NULL, 0, NULL);
+		e |= synth__taskev(s, XLP_TASKEV_RUN, 10, B, T0 + MS(t + w), key, F_RUN - F_ON);
+		c[XLP_C_WALL] = MS(2.9);
+		e |= synth__call(s, F_LI - F_ON, 10, B, 1, T0 + MS(t + w + 0.05), c, NULL, 0, NULL);
+		c[XLP_C_WALL] = MS(3);
+		e |= synth__call(s, F_RUN - F_ON, 10, B, 0, T0 + MS(t + w), c, NULL, 0, NULL);
+		c[XLP_C_WALL] = MS(w + 3.5);
+		c[XLP_C_LOCK] = MS(w + 2.9);
+		e |= synth__call(s, 0, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+		c[XLP_C_LOCK] = 0;
+	}
+	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
+	j = report_json_of(path, err, sizeof(err));
+	REQUIRE(j, "report: %s", err);
+	v = json__str(json__get(j, "verdict"));
+	CHECK(json__num(json__get(j, "tasks.posted")) == NRUNS + 3 * NRUNS / 4 &&
+		      json__num(json__get(j, "tasks.matched")) == NRUNS + 3 * NRUNS / 4 &&
+		      json__num(json__get(j, "tasks.no_call")) == 0,
+	      "posted %g, matched %g", json__num(json__get(j, "tasks.posted")),
+	      json__num(json__get(j, "tasks.matched")));
+	CHECK(json__bool(json__get(j, "tasks.answer.holds")) == 1 &&
+		      !strcmp(json__str(json__get(j, "tasks.answer.function")), "load_index") &&
+		      !strcmp(json__str(json__get(j, "tasks.answer.held_by")), "warm_cache"),
+	      "%s", v);
+	/* queued 12.2 ms in slow runs, 0.1 ms in fast: 12.1 ms more, all warm_cache's */
+	CHECK(fabs(json__num(json__get(j, "tasks.answer.slow_queue_ns_per_run")) - MS(11.7)) < 1 &&
+		      fabs(json__num(json__get(j, "tasks.answer.fast_queue_ns_per_run")) - MS(0.1)) <
+			      1 &&
+		      fabs(json__num(json__get(j, "tasks.answer.held_ns_per_slow_run")) - MS(11.7)) <
+			      1,
+	      "queue %g / %g, held %g", json__num(json__get(j, "tasks.answer.slow_queue_ns_per_run")),
+	      json__num(json__get(j, "tasks.answer.fast_queue_ns_per_run")),
+	      json__num(json__get(j, "tasks.answer.held_ns_per_slow_run")));
+	CHECK(v && strstr(v, "its tasks (load_index) waited in the queue 11.7 ms per slow run") &&
+		      strstr(v, "behind warm_cache tasks"),
+	      "%s", v);
 	json__free(j);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Report writers: text for a terminal, JSON (schema xlprobe-report/2), HTML.
+ * Report writers: text for a terminal, JSON (schema xlprobe-report/3), HTML.
  * Every sentence of a report is written here: the analysis below gives
  * numbers and enums only.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * JSON report, schema "xlprobe-report/2" (documented in README.md): the
+ * JSON report, schema "xlprobe-report/3" (documented in README.md): the
  * text report's content, plus every tree whole (nodes, feature statistics
  * and pruning decisions). Numbers in ns (or kHz for cpu_freq) are rounded
  * to integers; missing values are null.
@@ -689,7 +689,7 @@ int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 	jsonw__init(&w, f);
 	jsonw__begin_obj(&w, NULL);
-	jsonw__str(&w, "schema", "xlprobe-report/2");
+	jsonw__str(&w, "schema", "xlprobe-report/3");
 	traces(&w, ds);
 	runs(&w, ds, r);
 	jsonw__str(&w, "status", status_name(r->status));
