@@ -21,9 +21,9 @@
 
 struct held {
 	const struct dataset *ds;
-	double *by;	  /* per function, summed over the slow runs' tasks minus the fast ones' */
-	double w;	  /* this task's weight: 1 / slow runs, or -1 / fast runs */
-	uint32_t *tid;	  /* per function: a worker that ran it */
+	double *by;    /* per function, summed over the slow runs' tasks minus the fast ones' */
+	double w;      /* this task's weight: 1 / slow runs, or -1 / fast runs */
+	uint32_t *tid; /* per function: a worker that ran it */
 };
 
 static void on_held(void *ctx, const struct tk_task *by, double ns)
@@ -67,8 +67,8 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 		goto cleanup;
 	for (size_t i = 0; i < tasks__n(r->tasks); i++) {
 		const struct tk_task *t = tasks__task(r->tasks, i);
-		double queue = (double)(t->start_ns - t->post_ns), exec = (double)(t->end_ns -
-										 t->start_ns);
+		double queue = (double)(t->start_ns - t->post_ns),
+		       exec = (double)(t->end_ns - t->start_ns);
 		bool slow;
 
 		if (t->run == TK_NO_RUN)

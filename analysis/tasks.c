@@ -199,9 +199,8 @@ static const struct kcall *call_of(const struct file_pass *fp, const struct tev 
 /* the task's function: the first marked call directly inside its run call */
 static uint32_t task_func(const struct file_pass *fp, const struct kcall *c)
 {
-	for (const struct kcall *k = c + 1; k < fp->calls + fp->ncalls && k->tid == c->tid &&
-					     k->entry < c->end;
-	     k++)
+	for (const struct kcall *k = c + 1;
+	     k < fp->calls + fp->ncalls && k->tid == c->tid && k->entry < c->end; k++)
 		if (k->depth == c->depth + 1 && k->end <= c->end && k->func != DS_NONE)
 			return k->func;
 	return c->func;
@@ -291,7 +290,7 @@ static const struct dataset *sort_ds;
 static int run_cmp(const void *a, const void *b)
 {
 	const struct ds_run *x = dataset__run(sort_ds, *(const size_t *)a),
-			   *y = dataset__run(sort_ds, *(const size_t *)b);
+			    *y = dataset__run(sort_ds, *(const size_t *)b);
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }

@@ -34,8 +34,7 @@ static __always_inline struct xlp_tl_hist *tlhist_get(struct task_struct *task, 
 {
 	if (!cfg_timeline || !task->pid)
 		return NULL;
-	return bpf_task_storage_get(&tl_hist, task, 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	return bpf_task_storage_get(&tl_hist, task, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
 /* the sleep's reason from the context that ended it (enum xlp_waker) */

@@ -8,6 +8,9 @@
 #   1. scheduler overhead: a pinned pipe ping-pong alone / under xlprobe
 #      record (with and without a marked function) / under perf record,
 #      plus the BPF programs' cost per event from bpf_stats
+#   1b. the timeline's cost on untraced threads: the same ping-pong, not
+#      traced, while xlprobe records an idle process without / with
+#      --timeline (without / with the waker history) / perf record -a
 #   2. uprobe cost: an empty function called in a loop alone / under an
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
 #   3. analysis speed: .output/tests/bench/bench_analysis, when built
@@ -537,6 +540,91 @@ printf '  %-56s %8s %8s\n' "all xlprobe BPF programs (incl. other processes' eve
 	"${ALL_BPF[xl]}" "${ALL_BPF[xlf]}"
 printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPUS:-$WCPU}" \
 	"${READER[xl]}" "${READER[xlf]}"
+
+# ---- 1b. the timeline's cost beside the traced threads ------------------------
+#
+# record --timeline follows the wakers outside the traced threads: every
+# switch and wakeup of the machine pays a lookup, and with the waker
+# history (the default) a task storage write (README, "Wait chains"). Here
+# the ping-pong is NOT traced: xlprobe records an idle process (-p of a
+# sleep), so what the ping-pong pays is what the rest of a machine pays.
+# perf record -a of the same tracepoints is what a system-wide scheduler
+# trace costs (the timeline needs the wakers' events, not the whole
+# machine's, but it is the baseline users know).
+
+# One timed untraced ping-pong beside tracer $1; sets RES.
+run_ppu() {
+	local v=$1 out=$TMP/ppu.out terr=$TMP/ppu.tracer sl tr="" args=()
+
+	RES=""
+	: >"$out"
+	: >"$terr"
+	if [ "$v" != alone ]; then
+		# an idle target: funcs waits for SIGUSR1 before its loop (killed after)
+		"$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		sl=$!
+		BG_PIDS+=("$sl")
+		wait_for_line "$TMP/ppu.idle" '^READY' "$sl" || return
+		case $v in
+		xl) args=(--no-sample) ;;
+		tl_nohist) args=(--no-sample --timeline --no-waker-history) ;;
+		tl) args=(--no-sample --timeline) ;;
+		esac
+		if [ "$v" = perf ]; then
+			"${ON_TRACER_CPUS[@]}" "$PERF" record -a "${PERF_EVENTS[@]}" -o "$TMP/perfu.data" \
+				>"$terr" 2>&1 &
+			tr=$!
+			sleep 2
+		else
+			"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/ppu.xlp" -p "$sl" \
+				--interaction "$FUNCS:cheap" "${args[@]}" >/dev/null 2>"$terr" &
+			tr=$!
+			wait_for_line "$terr" '^xlprobe: recording' "$tr" || { kill "$sl"; return; }
+		fi
+		BG_PIDS+=("$tr")
+	fi
+	timeout -k 5 "$RUN_TIMEOUT" "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
+	RES=$(awk '$1 == "ROUNDTRIPS" { print $4 }' "$out")
+	if [ -n "$tr" ]; then
+		kill -INT "$tr" 2>/dev/null
+		bg_wait "$tr" 30
+		kill "$sl" 2>/dev/null
+		wait "$sl" 2>/dev/null
+	fi
+}
+
+PPU_VARIANTS=(alone xl tl_nohist tl)
+[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
+declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [perf]="")
+declare -A PPU_LABEL=(
+	[alone]="alone"
+	[xl]="xlprobe record -p IDLE"
+	[tl_nohist]="  --timeline --no-waker-history"
+	[tl]="  --timeline (waker history)"
+	[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
+)
+echo
+echo "== 1b. The timeline beside the traced threads: the same ping-pong, untraced, while xlprobe records an idle process =="
+for ((r = 0; r < REPS; r++)); do
+	for v in "${PPU_VARIANTS[@]}"; do
+		run_ppu "$v"
+		if [ -n "$RES" ]; then
+			PPU_RUNS[$v]+="$RES "
+		else
+			note "run '${PPU_LABEL[$v]}' failed"
+			tail -3 "$TMP/ppu.tracer" >&2
+		fi
+	done
+done
+# shellcheck disable=SC2086 # word splitting of the run lists is intended
+base=$(median ${PPU_RUNS[alone]})
+printf '%-56s %12s %9s  %s\n' "variant" "ns/roundtrip" "slowdown" "runs"
+for v in "${PPU_VARIANTS[@]}"; do
+	# shellcheck disable=SC2086
+	m=$(median ${PPU_RUNS[$v]})
+	printf '%-56s %12s %9s  %s\n' "${PPU_LABEL[$v]}" "$m" \
+		"$(calc 'printf "%.2fx", a / b' "$m" "$base")" "${PPU_RUNS[$v]:-(failed)}"
+done
 
 # ---- 2. uprobe cost --------------------------------------------------------------
 

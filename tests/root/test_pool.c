@@ -338,8 +338,7 @@ TEST(pool_unperturbed_tasks_accuse_no_queue)
 	struct json *j = record_pool_opts("none", MARKED_TASK | TASKS);
 
 	REQUIRE(j, "-");
-	CHECK(json__get(j, "tasks.answer") &&
-		      json__bool(json__get(j, "tasks.answer.holds")) != 1,
+	CHECK(json__get(j, "tasks.answer") && json__bool(json__get(j, "tasks.answer.holds")) != 1,
 	      "%s", json__str(json__get(j, "verdict")));
 	CHECK(!strstr(json__str(json__get(j, "verdict")), "queue"), "%s",
 	      json__str(json__get(j, "verdict")));
@@ -359,7 +358,8 @@ static const struct json *answer_blocker(const struct json *j)
 		b = json__get(j, "wait_answer");
 	if (!b)
 		return NULL;
-	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]", json__num(json__get(b, "blocker")));
+	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]",
+		 json__num(json__get(b, "blocker")));
 	return json__get(j, key);
 }
 

@@ -1051,18 +1051,19 @@ TEST(task_queued_behind_busy_workers_synthetic)
 				uint64_t bk = 0x9000 + 3 * (uint64_t)i + (uint64_t)k;
 				double st = t + 0.2 + 4 * k;
 
-				e |= synth__taskev(s, XLP_TASKEV_POST, 10, A, T0 + MS(t - 0.1 + 0.01 * k),
-						   bk, F_POST - F_ON);
+				e |= synth__taskev(s, XLP_TASKEV_POST, 10, A,
+						   T0 + MS(t - 0.1 + 0.01 * k), bk, F_POST - F_ON);
 				c[XLP_C_WALL] = MS(0.005);
-				e |= synth__call(s, F_POST - F_ON, 10, A, 0, T0 + MS(t - 0.1 + 0.01 * k),
-						 c, NULL, 0, NULL);
+				e |= synth__call(s, F_POST - F_ON, 10, A, 0,
+						 T0 + MS(t - 0.1 + 0.01 * k), c, NULL, 0, NULL);
 				e |= synth__taskev(s, XLP_TASKEV_RUN, 10, B, T0 + MS(st), bk,
 						   F_RUN - F_ON);
 				c[XLP_C_WALL] = MS(3.9);
-				e |= synth__call(s, F_WARM - F_ON, 10, B, 1, T0 + MS(st + 0.05), c, NULL, 0,
-						 NULL);
+				e |= synth__call(s, F_WARM - F_ON, 10, B, 1, T0 + MS(st + 0.05), c,
+						 NULL, 0, NULL);
 				c[XLP_C_WALL] = MS(4);
-				e |= synth__call(s, F_RUN - F_ON, 10, B, 0, T0 + MS(st), c, NULL, 0, NULL);
+				e |= synth__call(s, F_RUN - F_ON, 10, B, 0, T0 + MS(st), c, NULL, 0,
+						 NULL);
 				w = st + 4 - t;
 			}
 		e |= synth__taskev(s, XLP_TASKEV_POST, 10, A, T0 + MS(t + 0.5), key, F_POST - F_ON);
@@ -1093,11 +1094,12 @@ TEST(task_queued_behind_busy_workers_synthetic)
 	      "%s", v);
 	/* queued 12.2 ms in slow runs, 0.1 ms in fast: 12.1 ms more, all warm_cache's */
 	CHECK(fabs(json__num(json__get(j, "tasks.answer.slow_queue_ns_per_run")) - MS(11.7)) < 1 &&
-		      fabs(json__num(json__get(j, "tasks.answer.fast_queue_ns_per_run")) - MS(0.1)) <
-			      1 &&
-		      fabs(json__num(json__get(j, "tasks.answer.held_ns_per_slow_run")) - MS(11.7)) <
-			      1,
-	      "queue %g / %g, held %g", json__num(json__get(j, "tasks.answer.slow_queue_ns_per_run")),
+		      fabs(json__num(json__get(j, "tasks.answer.fast_queue_ns_per_run")) -
+			   MS(0.1)) < 1 &&
+		      fabs(json__num(json__get(j, "tasks.answer.held_ns_per_slow_run")) -
+			   MS(11.7)) < 1,
+	      "queue %g / %g, held %g",
+	      json__num(json__get(j, "tasks.answer.slow_queue_ns_per_run")),
 	      json__num(json__get(j, "tasks.answer.fast_queue_ns_per_run")),
 	      json__num(json__get(j, "tasks.answer.held_ns_per_slow_run")));
 	CHECK(v && strstr(v, "its tasks (load_index) waited in the queue 11.7 ms per slow run") &&

@@ -105,7 +105,8 @@ void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_resul
 			x->n[1] ? report__dur(x->exec[1] / x->n[1], b[2], 32) : "-",
 			x->n[0] ? report__dur(x->exec[0] / x->n[0], b[3], 32) : "-");
 	}
-	fprintf(f, "  (per task; slow / fast: posted in a slow / fast run; other: outside any run)\n");
+	fprintf(f,
+		"  (per task; slow / fast: posted in a slow / fast run; other: outside any run)\n");
 	free(rows);
 	if (!a->tested)
 		return;
