@@ -189,7 +189,10 @@ struct xa_evidence {
 	double beyond_added_share; /* its part of the function's added time (run labels) */
 	double beyond_p;	   /* Fisher's p of the best w, corrected */
 	uint32_t beyond_tests;	   /* the windows x resources the correction is for */
-	bool significant;	   /* (mode || bursty || resource || beyond), not CPU-only bursts */
+	/* its added time is below co_share of the added latency: whatever the
+	 * tests say, it does not explain the slow runs */
+	bool small;
+	bool significant; /* (mode || bursty || resource || beyond), not CPU-only bursts, !small */
 };
 
 #define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */

@@ -92,7 +92,14 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 
 	*blocker = SIZE_MAX;
 	*blocker_added = NAN;
-	if (!r->blockers || !waiting_factor(f) || !(ns > 0) || !(nf > 0) || !(added > 0))
+	/*
+	 * A wait, or for the whole run (c NULL) its thread's wait for a CPU
+	 * too: a thread that waits for its CPU and for a worker sharing it
+	 * (both behind the same hog) is held up by both, and the chains say
+	 * which worker
+	 */
+	if (!r->blockers || !(waiting_factor(f) || (!c && f == XA_CPU_WAIT)) || !(ns > 0) ||
+	    !(nf > 0) || !(added > 0))
 		return;
 	for (size_t i = 0; i < r->nblockers; i++) {
 		const struct wc_blocker *b = &r->blockers[i];

@@ -217,6 +217,7 @@ void dataset__free(struct dataset *ds)
 		free(ds->files[i].fmap);
 		free(ds->files[i].qmap);
 		free(ds->files[i].is_interaction);
+		free(ds->files[i].is_end);
 	}
 	for (size_t i = 0; i < ds->nfuncs; i++) {
 		free(ds->funcs[i].symbol);

@@ -79,6 +79,8 @@ struct ds_drops {
 	/* records read that the programs produced (xlp_rec_from_programs):
 	 * with rb_full and lost_by_reader, what they sent */
 	uint64_t program_records;
+	/* record --until: keyed runs' begins and ends that found no partner */
+	uint64_t unmatched_begins, unmatched_ends;
 	size_t ntruncated; /* files without a valid footer */
 	size_t ndamaged;   /* files with a footer that does not match what was read */
 };
@@ -103,6 +105,11 @@ struct ds_file_info {
 	uint64_t nrecords;
 	size_t nruns;
 	const char *interaction; /* symbol, NULL in launch mode */
+	/* record --until: runs span threads, from the interaction's call to
+	 * the --until function's with the same key; the calls of either that
+	 * found no partner (one still open at the end, a lost record) */
+	bool keyed;
+	uint64_t unmatched_begins, unmatched_ends;
 	const char *damage; /* what is missing or was skipped (trace_reader__describe), or NULL */
 };
 

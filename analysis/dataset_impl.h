@@ -20,6 +20,7 @@ struct ds_file {
 	 */
 	uint32_t *qmap;
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
+	uint8_t *is_end;	 /* local func id -> 1 when it ends keyed runs (--until) */
 	size_t run_off, nruns;	 /* runs of this file, sorted by (pid, start) */
 };
 

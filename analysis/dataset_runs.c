@@ -24,7 +24,16 @@ struct base_rec {
 	uint64_t ctr[XLP_NR_CTR];
 };
 
+/* record --until: a keyed run's begin or end (XLP_TASKEV_BEGIN / END), or an end call */
+struct kev {
+	uint64_t t, key, end; /* end: for an end call, its return */
+	uint32_t pid, tid;
+	uint16_t kind; /* XLP_TASKEV_BEGIN / END; 0: an end call */
+};
+
 struct pass1 {
+	struct kev *kev;
+	size_t nkev, kev_cap;
 	struct cand *cand;
 	size_t ncand, cand_cap;
 	struct base_rec *base;
@@ -67,12 +76,38 @@ static int add_base(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t at, co
 	return 0;
 }
 
+static int add_kev(struct pass1 *p, const struct kev *k)
+{
+	if (xlp_grow((void **)&p->kev, &p->kev_cap, p->nkev, sizeof(*p->kev)))
+		return -ENOMEM;
+	p->kev[p->nkev++] = *k;
+	return 0;
+}
+
 static int take_record(struct pass1 *p, const struct ds_file *f, const struct xlp_hdr *h)
 {
+	if (h->type == XLP_R_TASKEV && h->size >= sizeof(struct xlp_taskev_rec) && f->info.keyed) {
+		const struct xlp_taskev_rec *k = (const void *)h;
+
+		if (k->kind != XLP_TASKEV_BEGIN && k->kind != XLP_TASKEV_END)
+			return 0;
+		return add_kev(p, &(struct kev){.t = k->entry_ns,
+						.key = k->key,
+						.pid = k->pid,
+						.tid = k->tid,
+						.kind = k->kind});
+	}
 	if (h->type == XLP_R_CALL && h->size >= sizeof(struct xlp_call_rec)) {
 		const struct xlp_call_rec *c = (const void *)h;
 
-		if (f->info.launches || c->func_id >= f->nlocal || !f->is_interaction[c->func_id])
+		if (f->info.keyed && c->func_id < f->nlocal && f->is_end[c->func_id])
+			return add_kev(p, &(struct kev){.t = c->entry_ns,
+							.end = c->entry_ns + c->incl[XLP_C_WALL],
+							.pid = c->pid,
+							.tid = c->tid});
+		/* keyed runs come from their keys, not from the interaction's calls */
+		if (f->info.launches || f->info.keyed || c->func_id >= f->nlocal ||
+		    !f->is_interaction[c->func_id])
 			return 0;
 		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
 				c->incl);
@@ -191,11 +226,98 @@ static const struct base_rec *find_base(const struct pass1 *p, uint32_t pid, uin
 	return NULL;
 }
 
+static int cmp_kev(const void *a, const void *b)
+{
+	const struct kev *x = a, *y = b;
+
+	if (!x->kind != !y->kind) /* the end calls last, apart */
+		return !x->kind ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->kind && x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind); /* a begin before its end */
+}
+
+/* An end call's return: the call on the end's thread that entered with it. */
+static uint64_t end_of_call(const struct kev *calls, size_t n, const struct kev *e)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* calls are sorted by (pid, t) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (calls[mid].pid < e->pid || (calls[mid].pid == e->pid && calls[mid].t < e->t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && calls[lo].pid == e->pid && calls[lo].t == e->t; lo++)
+		if (calls[lo].tid == e->tid)
+			return calls[lo].end;
+	return e->t; /* its call record lost: the run ends at its entry */
+}
+
+/*
+ * record --until: a run from the interaction's call to the --until
+ * function's call with the same key in its process, on whichever threads;
+ * its thread is the one that ended it (the wait chains follow that
+ * thread's waits back over the run). A begin with no end before the next
+ * begin of its key, an end with no begin: counted, not runs. No whole-run
+ * counters (the BPF side keeps them per thread and call).
+ */
+static int keyed_runs(struct ds_file *f, struct pass1 *p)
+{
+	const struct kev *begin = NULL, *calls;
+	size_t nev = 0;
+	int ret = 0;
+
+	if (p->nkev)
+		xlp_sort(p->kev, p->nkev, sizeof(*p->kev), cmp_kev);
+	while (nev < p->nkev && p->kev[nev].kind)
+		nev++;
+	calls = p->kev + nev;
+	for (size_t i = 0; i < nev && !ret; i++) {
+		const struct kev *e = &p->kev[i];
+
+		if (begin && (begin->pid != e->pid || begin->key != e->key)) {
+			f->info.unmatched_begins++;
+			begin = NULL;
+		}
+		if (e->kind == XLP_TASKEV_BEGIN) {
+			f->info.unmatched_begins += begin != NULL;
+			begin = e;
+		} else if (!begin) {
+			f->info.unmatched_ends++;
+		} else {
+			ret = add_cand(p, e->pid, e->tid, begin->t,
+				       end_of_call(calls, p->nkev - nev, e), NULL);
+			begin = NULL;
+		}
+	}
+	f->info.unmatched_begins += begin != NULL;
+	return ret;
+}
+
 static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 {
 	struct ds_file *f = &ds->files[fi];
+	int ret;
 
-	drop_nested(p);
+	if (f->info.keyed) {
+		ret = keyed_runs(f, p);
+		if (ret)
+			return ret;
+		ds->drops.unmatched_begins += f->info.unmatched_begins;
+		ds->drops.unmatched_ends += f->info.unmatched_ends;
+		p->nbase = 0; /* run records hold the interaction call's window, not the run's */
+		/* keyed runs overlap on an event loop's thread: none is nested in another */
+		xlp_sort(p->cand, p->ncand, sizeof(*p->cand), cmp_cand_time);
+	} else {
+		drop_nested(p);
+	}
 	xlp_sort(p->base, p->nbase, sizeof(*p->base), cmp_base);
 	f->run_off = ds->nruns;
 	for (size_t i = 0; i < p->ncand; i++) {
@@ -259,7 +381,8 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	f->fmap = malloc((size_t)n * sizeof(*f->fmap) + 1);
 	f->qmap = malloc((size_t)n * sizeof(*f->qmap) + 1);
 	f->is_interaction = calloc((size_t)n + 1, 1);
-	if (!f->fmap || !f->qmap || !f->is_interaction)
+	f->is_end = calloc((size_t)n + 1, 1);
+	if (!f->fmap || !f->qmap || !f->is_interaction || !f->is_end)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
 		f->fmap[i] = f->qmap[i] = DS_NONE;
@@ -275,6 +398,10 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 			return -EBADMSG;
 		}
 
+		if (fi->flags & XLP_FUNC_RUN_END) {
+			f->is_end[fi->id] = 1;
+			f->info.keyed = true;
+		}
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
 			if (!f->interaction &&
@@ -362,7 +489,13 @@ static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds
 static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, char *err,
 		    size_t errlen)
 {
-	if (f->interaction)
+	if (f->info.keyed)
+		snprintf(err, errlen,
+			 "%s has no runs: no call of the --until function had the key of an "
+			 "earlier call of %s (%llu begins, %llu ends unmatched): check --key",
+			 f->path, f->interaction, (unsigned long long)f->info.unmatched_begins,
+			 (unsigned long long)f->info.unmatched_ends);
+	else if (f->interaction)
 		snprintf(err, errlen,
 			 "%s has no runs: the interaction function %s never returned while "
 			 "recording: record longer, or check --interaction",
@@ -423,5 +556,6 @@ cleanup:
 	trace_reader__close(r);
 	free(p.cand);
 	free(p.base);
+	free(p.kev);
 	return ret;
 }

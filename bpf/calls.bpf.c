@@ -111,7 +111,10 @@ static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t
 		: n == 3 ? PT_REGS_PARM4_CORE(ctx)
 			 : PT_REGS_PARM5_CORE(ctx);
 	r.func_id = func_id;
-	r.kind = (flags & XLP_COOKIE_TASK_POST) ? XLP_TASKEV_POST : XLP_TASKEV_RUN;
+	r.kind = (flags & XLP_COOKIE_TASK_POST)	  ? XLP_TASKEV_POST
+		 : (flags & XLP_COOKIE_TASK_RUN)  ? XLP_TASKEV_RUN
+		 : (flags & XLP_COOKIE_RUN_BEGIN) ? XLP_TASKEV_BEGIN
+						  : XLP_TASKEV_END;
 	r.arg = (__u16)n;
 	emit(&r, sizeof(r));
 }
@@ -142,7 +145,7 @@ int xlp_func_entry(struct pt_regs *ctx)
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
 		f->child[i] = 0;
-	if ((cookie >> 32) & (XLP_COOKIE_TASK_POST | XLP_COOKIE_TASK_RUN))
+	if ((cookie >> 32) & XLP_COOKIE_KEYED)
 		task_event(ctx, t, (__u32)(cookie >> 32), (__u32)cookie, now);
 	if (!t->run_depth && (f->flags & XLP_CALL_INTERACTION)) {
 		struct xlp_proc *p = proc_get(t);

@@ -504,6 +504,10 @@ struct xlp_task_rec {
 enum xlp_taskev_kind {
 	XLP_TASKEV_POST = 1,
 	XLP_TASKEV_RUN = 2,
+	/* record --interaction BEGIN --until END --key argN: a run that spans
+	 * threads, from BEGIN's call to END's with the same key */
+	XLP_TASKEV_BEGIN = 3,
+	XLP_TASKEV_END = 4,
 };
 
 struct xlp_taskev_rec {
@@ -626,6 +630,10 @@ struct xlp_sample_cost {
 /* more cookie flags: the function posts or runs async tasks, keyed by argument N */
 #define XLP_COOKIE_TASK_POST (1u << 8)
 #define XLP_COOKIE_TASK_RUN (1u << 9)
+#define XLP_COOKIE_RUN_BEGIN (1u << 10) /* --interaction with --until: a keyed run begins */
+#define XLP_COOKIE_RUN_END (1u << 11)	/* --until: a keyed run ends */
+#define XLP_COOKIE_KEYED                                                                           \
+	(XLP_COOKIE_TASK_POST | XLP_COOKIE_TASK_RUN | XLP_COOKIE_RUN_BEGIN | XLP_COOKIE_RUN_END)
 #define XLP_COOKIE_TASK_ARG(n) ((__u32)(n) << 12) /* n in 0..4 */
 #define XLP_COOKIE_TASK_ARG_OF(flags) (((flags) >> 12) & 7)
 

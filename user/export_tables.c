@@ -18,6 +18,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dataset.h"
 #include "escape.h"
 #include "export.h"
 #include "jsonw.h"
@@ -25,6 +26,7 @@
 #include "outfile.h"
 #include "trace.h"
 #include "util.h"
+#include "waitchain.h"
 
 const char export_tables_help[] =
 	"Usage: xlprobe export --jsonl [--table TABLE] [-o FILE] TRACE...\n"
@@ -49,6 +51,12 @@ const char export_tables_help[] =
 	"           (incl_wall ...) and exclusive (excl_wall ...)\n"
 	"  threads  one row per thread record: pid, tid, comm, first_ns, last_ns,\n"
 	"           the thread's total of every counter\n"
+	"  waits    one row per piece of a wait of a run's thread, from the wait\n"
+	"           chains of a trace recorded with --timeline (README, \"Wait\n"
+	"           chains\"): run, the waiting thread, the wait, the piece's\n"
+	"           start and ns, depth, the blocker's state (ran, cpu_wait,\n"
+	"           device, asleep, untraced, cycle, depth_limit), reason,\n"
+	"           blocker and first hop (pid, tid, name) and function\n"
 	"  traces   one row per trace, after its other rows: file, status\n"
 	"           (complete, truncated, damaged), what is damaged, records\n"
 	"           read, its rows in each table, and what was lost while\n"
@@ -68,7 +76,7 @@ const char export_tables_help[] =
 	"                     characters and bytes that are not UTF-8 written as\n"
 	"                     \\xNN (\\n for a line break); an empty field is null.\n"
 	"                     One table: needs --table\n"
-	"      --table TABLE  runs, calls, threads or traces\n"
+	"      --table TABLE  runs, calls, threads, waits or traces\n"
 	"  -o, --output FILE  write here (created 0600, put in place once complete;\n"
 	"                     default: standard output)\n"
 	"  -h, --help         this text\n"
@@ -88,9 +96,9 @@ const char export_tables_help[] =
 	"  duckdb :memory: \"SELECT host, median(latency_ns)\n"
 	"                   FROM read_json_auto('runs.jsonl') GROUP BY host\"\n";
 
-enum tt_table { TT_RUNS, TT_CALLS, TT_THREADS, TT_TRACES, TT_NTABLES };
+enum tt_table { TT_RUNS, TT_CALLS, TT_THREADS, TT_WAITS, TT_TRACES, TT_NTABLES };
 
-static const char *const table_names[TT_NTABLES] = {"runs", "calls", "threads", "traces"};
+static const char *const table_names[TT_NTABLES] = {"runs", "calls", "threads", "waits", "traces"};
 
 /* ---- the row writer: one column list per table, for both formats and the header ---- */
 
@@ -602,8 +610,78 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 	col_u64(w, "run_rows", t->rows[TT_RUNS]);
 	col_u64(w, "call_rows", t->rows[TT_CALLS]);
 	col_u64(w, "thread_rows", t->rows[TT_THREADS]);
+	col_u64(w, "wait_rows", t->rows[TT_WAITS]);
 	cols_drops(w, t, end);
 	row_end(w);
+}
+
+/* One piece of a wait of run `run` (its index in the trace, from 1). */
+static void row_wait(struct tt *e, const struct tt_trace *t, const struct dataset *ds, size_t run,
+		     const struct ds_run *r, const struct wc_wait *wt, const struct wc_piece *p)
+{
+	bool fn = p->func != DS_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
+	struct tw *w = &e->w;
+
+	row_begin(w, TT_WAITS);
+	cols_trace(w, t);
+	col_u64(w, "run", run);
+	col_u64(w, "pid", r->pid);
+	col_u64(w, "tid", r->tid);
+	col_u64(w, "run_start_ns", r->start_ns);
+	col_u64(w, "wait_start_ns", wt->start_ns);
+	col_u64(w, "wait_ns", wt->end_ns - wt->start_ns);
+	col_u64(w, "start_ns", p->start_ns);
+	col_u64(w, "ns", p->ns);
+	col_u64(w, "depth", p->depth);
+	col_str(w, "state", wc_state_name(p->state));
+	col_str(w, "reason", p->reason && p->reason < XLP_NR_CTR ? xlp_ctr_names[p->reason] : NULL);
+	col_u64(w, "blocker_pid", p->blocker_pid);
+	col_u64(w, "blocker_tid", p->blocker_tid);
+	col_strn(w, "blocker", p->comm[0] ? p->comm : NULL, strnlen(p->comm, XLP_COMM_LEN));
+	col_u64(w, "via_tid", p->waker_tid);
+	col_strn(w, "via", p->waker_comm[0] ? p->waker_comm : NULL,
+		 strnlen(p->waker_comm, XLP_COMM_LEN));
+	col_str(w, "function", fn ? dataset__func(ds, p->func)->symbol : NULL);
+	row_end(w);
+}
+
+/*
+ * The waits table of one trace: its wait chains (the analysis layer's),
+ * from the file read once more. Nothing for a trace without a timeline.
+ */
+static int rows_waits(struct tt *e, struct tt_trace *t)
+{
+	const char *paths[] = {t->path};
+	struct dataset_opts o = {0};
+	struct dataset *ds = NULL;
+	struct waitchain *wc = NULL;
+	char err[PATH_MAX + 512];
+	int ret;
+
+	if (!(t->m->features & XLP_FEAT_TIMELINE))
+		return 0;
+	ret = dataset__load(paths, 1, &o, &ds, err, sizeof(err));
+	if (!ret)
+		ret = waitchain__build(ds, NULL, &wc, err, sizeof(err));
+	if (ret == -ENODATA) {
+		ret = 0; /* no runs with a thread: no waits */
+	} else if (ret) {
+		xlp_err("%s: waits: %s", t->path, err);
+	} else {
+		for (size_t run = 0; run < dataset__nruns(ds); run++)
+			for (size_t i = 0; i < waitchain__nwaits(wc, run); i++) {
+				const struct wc_wait *wt = waitchain__wait(wc, run, i);
+
+				for (size_t k = wt->first; k < wt->first + wt->n; k++) {
+					row_wait(e, t, ds, run + 1, dataset__run(ds, run), wt,
+						 waitchain__piece(wc, run, k));
+					t->rows[TT_WAITS]++;
+				}
+			}
+	}
+	waitchain__free(wc);
+	dataset__free(ds);
+	return ret;
 }
 
 /* The CSV header: a table's row function, writing names, on an empty record. */
@@ -620,6 +698,9 @@ static void csv_header(struct tt *e)
 		row_call(e, &t, &(struct xlp_call_rec){0});
 	else if (e->table == TT_THREADS)
 		row_thread(e, &t, &(struct xlp_thread_rec){0});
+	else if (e->table == TT_WAITS)
+		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct wc_wait){0},
+			 &(struct wc_piece){0});
 	else
 		row_trace(e, &t, &end);
 	e->w.names = false;
@@ -693,6 +774,8 @@ static int export_trace(struct tt *e, const char *path)
 	}
 	if (wants(e, TT_RUNS))
 		rows_launches(e, &t);
+	if (wants(e, TT_WAITS) && rows_waits(e, &t))
+		goto cleanup;
 	end_of(&end, r);
 	warn_partial(&t, &end);
 	if (wants(e, TT_TRACES))
@@ -764,7 +847,7 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 			a->table = parse_table(optarg);
 			if (a->table < 0) {
 				xlp_err("export: unknown table '%s': choose runs, calls, "
-					"threads or traces",
+					"threads, waits or traces",
 					optarg);
 				ret = 2;
 			}
@@ -788,8 +871,8 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 		return 2;
 	}
 	if (a->csv && a->table < 0) {
-		xlp_err("export: --csv writes one table: add --table runs, calls, threads or "
-			"traces");
+		xlp_err("export: --csv writes one table: add --table runs, calls, threads, "
+			"waits or traces");
 		return 2;
 	}
 	if (!a->npaths) {

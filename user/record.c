@@ -93,9 +93,13 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 		const struct xlp_func_info *f = &r->meta.funcs[i];
 		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
 
-		if (f->flags & (XLP_FUNC_TASK_POST | XLP_FUNC_TASK_RUN))
-			flags |= ((f->flags & XLP_FUNC_TASK_RUN) ? XLP_COOKIE_TASK_RUN
-								 : XLP_COOKIE_TASK_POST) |
+		/* the key's kind: one per function (a function given twice keeps the first) */
+		if (f->flags & (XLP_FUNC_TASK_POST | XLP_FUNC_TASK_RUN | XLP_FUNC_RUN_BEGIN |
+				XLP_FUNC_RUN_END))
+			flags |= ((f->flags & XLP_FUNC_RUN_BEGIN)  ? XLP_COOKIE_RUN_BEGIN
+				  : (f->flags & XLP_FUNC_RUN_END)  ? XLP_COOKIE_RUN_END
+				  : (f->flags & XLP_FUNC_TASK_RUN) ? XLP_COOKIE_TASK_RUN
+								   : XLP_COOKIE_TASK_POST) |
 				 XLP_COOKIE_TASK_ARG(XLP_FUNC_TASK_ARG_OF(f->flags));
 		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
 					       err, errlen);
@@ -294,8 +298,16 @@ static int resolve_funcs(struct recorder *r)
 {
 	int err = 0;
 
+	/* --until: the interaction begins keyed runs, --until's function ends them */
 	if (r->o.interaction)
-		err = resolve_spec(r, r->o.interaction, XLP_FUNC_INTERACTION);
+		err = resolve_spec(
+			r, r->o.interaction,
+			XLP_FUNC_INTERACTION |
+				(r->o.until ? XLP_FUNC_RUN_BEGIN | XLP_FUNC_TASK_ARG(r->o.key_arg)
+					    : 0));
+	if (r->o.until && !err)
+		err = resolve_spec(r, r->o.until,
+				   XLP_FUNC_RUN_END | XLP_FUNC_TASK_ARG(r->o.key_arg));
 	for (int i = 0; i < r->o.nfuncs && !err; i++)
 		err = resolve_spec(r, r->o.funcs[i], 0);
 	for (int i = 0; i < r->o.ntasks && !err; i++) {

@@ -38,6 +38,12 @@ static const char help[] =
 	"  -i, --interaction BINARY:SYMBOL\n"
 	"                           the function whose calls are the runs (the interaction\n"
 	"                           the user waits for); it is marked too\n"
+	"      --until BINARY:SYMBOL\n"
+	"      --key argN           runs that span threads: a run goes from a call of\n"
+	"                           --interaction to the call of --until with the same\n"
+	"                           value of argument N (0-4: a request pointer), on any\n"
+	"                           threads of the process (an event loop that hands a\n"
+	"                           request to a pool and finishes it when notified)\n"
 	"      --task-post BINARY:SYMBOL:argN\n"
 	"                           a function that hands an async task off (posts it to\n"
 	"                           a queue, a thread pool, a handler); the task is the\n"
@@ -197,6 +203,17 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'i':
 		o->interaction = arg;
 		return 0;
+	case 'E':
+		o->until = arg;
+		return 0;
+	case 'K':
+		if (strncmp(arg, "arg", 3) || arg[3] < '0' || arg[3] > '4' || arg[4])
+			return bad("bad --key '%s': expected argN, N from 0 (the first argument) "
+				   "to 4, "
+				   "e.g. --key arg0",
+				   arg);
+		o->key_arg = arg[3] - '0';
+		return 0;
 	case 'A':
 	case 'B': {
 		const char *a = strrchr(arg, ':');
@@ -337,6 +354,15 @@ static int check(struct record_opts *o)
 		o->sample_hz = XLP_SAMPLE_HZ_DEFAULT;
 	if (!o->sample_bound_ppm)
 		o->sample_bound_ppm = XLP_SAMPLE_BOUND_PPM_DEFAULT;
+	if (!o->until != (o->key_arg < 0))
+		return bad("--until and --key go together%s: a run goes from --interaction's call "
+			   "to --until's with the same --key argument, e.g. --interaction "
+			   "./srv:begin_request --until ./srv:end_request --key arg0",
+			   "");
+	if (o->until && !o->interaction)
+		return bad("--until without --interaction%s: add --interaction BINARY:SYMBOL, "
+			   "where the runs begin",
+			   "");
 	if (o->ntasks && !o->interaction)
 		return bad("--task-post/--task-run without --interaction%s: the tasks are split "
 			   "per run; add --interaction BINARY:SYMBOL",
@@ -354,6 +380,8 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"pid", required_argument, NULL, 'p'},
 		{"func", required_argument, NULL, 'f'},
 		{"interaction", required_argument, NULL, 'i'},
+		{"until", required_argument, NULL, 'E'},
+		{"key", required_argument, NULL, 'K'},
 		{"task-post", required_argument, NULL, 'A'},
 		{"task-run", required_argument, NULL, 'B'},
 		{"output", required_argument, NULL, 'o'},
@@ -379,6 +407,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
+	o->key_arg = -1;
 	o->output = "xlprobe.xlp";
 	o->ringbuf_bytes = 16u << 20;
 	o->realtime = XLP_RT_AUTO;

@@ -27,6 +27,8 @@ struct record_opts {
 	const char *task_specs[64];
 	bool task_run[64]; /* --task-run, else --task-post */
 	int ntasks;
+	const char *until;    /* --until BINARY:SYMBOL: runs span threads, to END's call */
+	int key_arg;	      /* --key argN: N, -1 when not given */
 	uint64_t duration_ns; /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;

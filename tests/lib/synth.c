@@ -43,13 +43,13 @@ int synth__open(const char *path, uint32_t features, uint32_t repeat,
 	if (nfuncs > XLP_MAX_FUNCS)
 		return -EINVAL;
 	for (size_t i = 0; i < nfuncs; i++)
-		fi[i] = (struct xlp_func_info){.id = (uint32_t)i,
-					       .flags = funcs[i].interaction ? XLP_FUNC_INTERACTION
-									     : 0,
-					       .offset = 0x1000 + 16 * i,
-					       .binary = (char *)funcs[i].binary,
-					       .symbol = (char *)funcs[i].symbol,
-					       .build_id = ""};
+		fi[i] = (struct xlp_func_info){
+			.id = (uint32_t)i,
+			.flags = (funcs[i].interaction ? XLP_FUNC_INTERACTION : 0) | funcs[i].flags,
+			.offset = 0x1000 + 16 * i,
+			.binary = (char *)funcs[i].binary,
+			.symbol = (char *)funcs[i].symbol,
+			.build_id = ""};
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

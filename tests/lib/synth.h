@@ -18,6 +18,7 @@ struct synth;
 struct synth_func {
 	const char *binary, *symbol;
 	bool interaction;
+	uint32_t flags; /* more XLP_FUNC_* (--until, --task-*) */
 };
 
 /* Opens path for writing with a meta holding funcs (ids = indices). */

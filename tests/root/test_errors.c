@@ -252,4 +252,32 @@ TEST(bad_usage)
 	check_message("bad PID 'abc'");
 }
 
+/* The issue-22 options: each misuse named, with its fix, exit 2. */
+TEST(bad_wait_and_task_options)
+{
+	char *a[] = {"-p", "12", "-i", "/bin/true:main", "--until", "/bin/true:main"};
+	char *b[] = {"-p", "12", "--until", "/bin/true:main", "--key", "arg0"};
+	char *c[] = {"-p", "12", "-i", "/bin/true:main", "--task-post", "/bin/true:main"};
+	char *d[] = {"-p", "12", "-i", "/bin/true:main", "--task-run", "/bin/true:main:arg7"};
+	char *e[] = {"-p", "12", "--task-post", "/bin/true:main:arg0"};
+	char *f[] = {"-p", "12", "-i", "/bin/true:main", "--no-waker-history"};
+	char *g[] = {"-p", "12", "-i", "/bin/true:main", "--until", "/bin/true:main", "--key", "x"};
+
+	init_paths();
+	CHECK(record(a, 6) == 2);
+	check_message("--until and --key go together");
+	CHECK(record(b, 6) == 2);
+	check_message("--until without --interaction");
+	CHECK(record(c, 6) == 2);
+	check_message("bad --task-post '/bin/true:main': expected BINARY:SYMBOL:argN");
+	CHECK(record(d, 6) == 2);
+	check_message("bad --task-run '/bin/true:main:arg7'");
+	CHECK(record(e, 4) == 2);
+	check_message("--task-post/--task-run without --interaction");
+	CHECK(record(f, 5) == 2);
+	check_message("--no-waker-history without --timeline");
+	CHECK(record(g, 8) == 2);
+	check_message("bad --key 'x'");
+}
+
 TEST_MAIN()

@@ -19,19 +19,47 @@
 #include "xlptest.h"
 
 static char xl[256], wl[256], out[1 << 16], err[1 << 16];
+static double wl_median_ns; /* the last workload's median run, by its own clock */
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the median of the workload's "RUN i perturbed ns" lines */
+static double median_of_runs(const char *text)
+{
+	static double v[4096];
+	size_t n = 0;
+
+	for (const char *p = strstr(text, "RUN "); p && n < 4096; p = strstr(p + 1, "RUN ")) {
+		int i, pert;
+		double ns;
+
+		if (sscanf(p, "RUN %d %d %lf", &i, &pert, &ns) == 3)
+			v[n++] = ns;
+	}
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(v[0]), dbl_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 enum {
 	MARKED_TASK = 1 << 0, /* load_index marked (and warm_cache) */
 	PEER = 1 << 1,	      /* the worker is process peer-1 (pool --peer) */
 	TASKS = 1 << 2,	      /* --task-post post_task:arg0 --task-run run_task:arg0 */
 	ATTACH = 1 << 3,      /* record -p after the peer is forked: peer-1 is not traced */
+	ASYNC = 1 << 4,	      /* pool --async: keyed runs, request_begin .. request_end */
 };
 
 /* record the workload in a mode, report it as JSON; NULL on failure */
 static struct json *record_pool_opts(const char *mode, unsigned opts)
 {
 	char trace[512], js[512], inter[300], func[300], warm[300], post[300], run[300];
-	char name[96], pid_s[16];
+	char name[96], pid_s[16], until[300];
 	char *rec[40], *wla[8];
 	char *rep[] = {xl, "report", "--json", "-o", js, trace, NULL};
 	char jerr[256];
@@ -44,7 +72,9 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	snprintf(js, sizeof(js), "%s", xt_tmp_path(name));
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/pool", wl, sizeof(wl));
-	snprintf(inter, sizeof(inter), "%s:dispatch_and_wait", wl);
+	snprintf(inter, sizeof(inter), "%s:%s", wl,
+		 opts & ASYNC ? "request_begin" : "dispatch_and_wait");
+	snprintf(until, sizeof(until), "%s:request_end", wl);
 	snprintf(func, sizeof(func), "%s:load_index", wl);
 	snprintf(warm, sizeof(warm), "%s:warm_cache", wl);
 	snprintf(post, sizeof(post), "%s:post_task:arg0", wl);
@@ -56,6 +86,8 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 		wla[b++] = "--peer";
 	if (opts & ATTACH)
 		wla[b++] = "--wait";
+	if (opts & ASYNC)
+		wla[b++] = "--async";
 	wla[b] = NULL;
 	rec[a++] = xl;
 	rec[a++] = "record";
@@ -67,6 +99,12 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	rec[a++] = "--no-sample";
 	rec[a++] = "--interaction";
 	rec[a++] = inter;
+	if (opts & ASYNC) {
+		rec[a++] = "--until";
+		rec[a++] = until;
+		rec[a++] = "--key";
+		rec[a++] = "arg0";
+	}
 	if (opts & MARKED_TASK) {
 		rec[a++] = "--func";
 		rec[a++] = func;
@@ -107,6 +145,7 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 		CHECK(rc == 0, "record exit %d: %s", rc, err);
 	}
 	CHECK(strstr(out, "DONE"), "the workload did not finish: %s", out);
+	wl_median_ns = median_of_runs(out);
 	if (rc)
 		return NULL;
 	rc = xt_run(rep, 60000, out, sizeof(out), err, sizeof(err));
@@ -434,6 +473,53 @@ TEST(untraced_peer_cpu_contention_followed_into_the_peer)
 	k = answer_blocker(j);
 	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", "peer-1"), "%s",
 	      json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+/*
+ * An event loop's request (pool --async): request_begin(req) posts the
+ * task and returns, pool-1 runs it and tells the main thread through a
+ * pipe, which then calls request_end(req). Recorded with --interaction
+ * request_begin --until request_end --key arg0, a run spans both calls
+ * and both threads: 60 runs, each as long as the workload measured it,
+ * and the cold file's runs name the task with the disk.
+ */
+TEST(async_runs_span_threads_and_name_the_task)
+{
+	struct json *j = record_pool_opts("cold", MARKED_TASK | ASYNC);
+
+	REQUIRE(j, "-");
+	CHECK(json__num(json__get(j, "runs.count")) == 60, "%g runs",
+	      json__num(json__get(j, "runs.count")));
+	/*
+	 * A run is the window from request_begin's entry to request_end's
+	 * return, inside the loop's own clock around them: not request_begin's
+	 * few microseconds, but the wait for pool-1 too.
+	 */
+	CHECK(json__num(json__get(j, "runs.median_ns")) <= wl_median_ns &&
+		      json__num(json__get(j, "runs.median_ns")) >= 0.5 * wl_median_ns,
+	      "median run %g ns, the workload measured %g ns",
+	      json__num(json__get(j, "runs.median_ns")), wl_median_ns);
+	CHECK(!strcmp(accused(j, "function"), "load_index") &&
+		      (!strcmp(accused(j, "factor"), "disk_block") ||
+		       (!strcmp(accused(j, "factor"), "cpu_run") &&
+			json__bool(json__get(j, "critical_functions[0].disk_on_cpu.holds")) == 1)),
+	      "%s", json__str(json__get(j, "verdict")));
+	json__free(j);
+}
+
+TEST(async_unperturbed_accuses_nothing)
+{
+	struct json *j = record_pool_opts("none", MARKED_TASK | ASYNC);
+	const char *st;
+
+	REQUIRE(j, "-");
+	CHECK(json__num(json__get(j, "runs.count")) == 60, "%g runs",
+	      json__num(json__get(j, "runs.count")));
+	st = json__str(json__get(j, "status"));
+	CHECK(st && strcmp(st, "ok") && json__bool(json__get(j, "whole_run.holds")) != 1 &&
+		      json__bool(json__get(j, "wait_answer.holds")) != 1,
+	      "%s: %s", st, json__str(json__get(j, "verdict")));
 	json__free(j);
 }
 

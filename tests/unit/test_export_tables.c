@@ -388,6 +388,38 @@ TEST(csv_known_trace)
 		 "['handle_request', 'parse,\"x\"']");
 }
 
+/*
+ * The waits table of a trace recorded with --timeline (synth__timeline:
+ * 6 runs, each one sleep of its thread ended by "peer", a thread with no
+ * events of its own, then 0.1 ms runnable): two pieces per wait, adding
+ * up to it, the same in CSV and JSONL, counted in the traces row (the
+ * runs' thread has no name: no thread record).
+ */
+TEST(waits_table_of_a_timeline)
+{
+	const char *path = tmp("timeline.xlp"), *j = tmp("waits.jsonl"), *c = tmp("waits.csv");
+	const char *sp = spec("jsonl", NULL, j);
+
+	REQUIRE(synth__timeline(path) == 0, "synth__timeline");
+	REQUIRE(export("--jsonl", "-o", j, path, NULL) == 0 && !err[0], "%s", err);
+	CHECK_PY("len(T['waits']), T['traces'][0]['wait_rows']", sp, NULL, "(12, 12)");
+	CHECK_PY("all(sum(p['ns'] for p in T['waits'] if (p['run'], p['wait_start_ns']) == "
+		 "(r['run'], r['wait_start_ns'])) == r['wait_ns'] for r in T['waits'])",
+		 sp, NULL, "True");
+	CHECK_PY("sorted({(r['state'], r['blocker'], r['depth']) for r in T['waits']})", sp, NULL,
+		 "[('cpu_wait', None, 0), ('untraced', 'peer', 1)]");
+	CHECK_PY("[r['wait_ns'] for r in T['waits'] if r['state'] == 'untraced']", sp, NULL,
+		 "[20100000, 20100000, 20100000, 20100000, 20100000, 80100000]");
+	REQUIRE(export("--csv", "--table", "waits", "-o", c, path, NULL) == 0 && !err[0], "%s",
+		err);
+	CHECK_PY("T['waits'] == D[1][0]['waits'] and K['waits'] == D[1][1]['waits']",
+		 spec("csv", "waits", c), sp, "True");
+	/* a trace without a timeline has no waits: the header alone */
+	REQUIRE(export("--csv", "--table", "waits", "-o", c, known(), NULL) == 0, "%s", err);
+	CHECK_PY("len(T['waits']), K['waits'][:5]", spec("csv", "waits", c), NULL,
+		 "(0, ['trace_id', 'host', 'kernel', 'run', 'pid'])");
+}
+
 TEST(launches)
 {
 	const char *path = launches(), *o = tmp("launches.jsonl"), *sp = spec("jsonl", NULL, o);

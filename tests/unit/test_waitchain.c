@@ -1109,6 +1109,58 @@ TEST(task_queued_behind_busy_workers_synthetic)
 }
 
 /*
+ * record --until: runs from the interaction's call on thread A to the
+ * --until function's call with the same key on thread B (an event loop
+ * handing a request over). 20 runs, two keys alternating, run i ending
+ * at its end call's return, 1 + i ms after its begin; a begin no end
+ * closes and an end no begin opened are counted, not runs.
+ */
+TEST(keyed_runs_span_threads_synthetic)
+{
+	static const struct synth_func kf[] = {
+		{"/usr/bin/app", "begin_request", true, XLP_FUNC_RUN_BEGIN},
+		{"/usr/bin/app", "end_request", false, XLP_FUNC_RUN_END},
+	};
+	const char *path = synth__tmp("keyed.xlp");
+	uint64_t c[XLP_NR_CTR] = {0};
+	struct synth *s = NULL;
+	struct dataset *ds;
+	int e = synth__open(path, XLP_FEAT_SCHED, 0, kf, 2, &s);
+
+	for (int i = 0; i < 20 && !e; i++) {
+		double t = 10.0 * i, d = 0.5 + i;
+		uint64_t key = 0x100 + (uint64_t)(i % 2);
+
+		e |= synth__taskev(s, XLP_TASKEV_BEGIN, 10, A, T0 + MS(t), key, 0);
+		c[XLP_C_WALL] = MS(0.01);
+		e |= synth__call(s, 0, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+		e |= synth__taskev(s, XLP_TASKEV_END, 10, B, T0 + MS(t + d), key, 1);
+		c[XLP_C_WALL] = MS(0.5);
+		e |= synth__call(s, 1, 10, B, 0, T0 + MS(t + d), c, NULL, 0, NULL);
+	}
+	e |= synth__taskev(s, XLP_TASKEV_END, 10, B, T0 + MS(300), 0x998, 1);
+	e |= synth__taskev(s, XLP_TASKEV_BEGIN, 10, A, T0 + MS(301), 0x999, 0);
+	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
+	ds = ds_load(path);
+	REQUIRE(ds, "-");
+	CHECK(dataset__nruns(ds) == 20, "%zu runs", dataset__nruns(ds));
+	for (size_t i = 0; i < dataset__nruns(ds) && i < 20; i++) {
+		const struct ds_run *r = dataset__run(ds, i);
+
+		CHECK(r->tid == B && r->start_ns == T0 + MS(10.0 * (double)i) &&
+			      r->latency_ns == (double)(MS(0.5 + (double)i) + MS(0.5)) &&
+			      !r->has_base,
+		      "run %zu: tid %u, start %llu, %.0f ns", i, r->tid,
+		      (unsigned long long)(r->start_ns - T0), r->latency_ns);
+	}
+	CHECK(dataset__drops(ds)->unmatched_begins == 1 && dataset__drops(ds)->unmatched_ends == 1,
+	      "unmatched: %llu begins, %llu ends",
+	      (unsigned long long)dataset__drops(ds)->unmatched_begins,
+	      (unsigned long long)dataset__drops(ds)->unmatched_ends);
+	dataset__free(ds);
+}
+
+/*
  * The run's thread waits for pool-1 the whole run: pool-1 computes
  * 40 +- 5 ms in every run, and in a quarter of 40 runs reads the disk for
  * 10 ms first. The run's ipc_wait tracks its latency (in proportion: the

@@ -12,7 +12,13 @@
  *   warm_cache()         a background task the app queues (queue mode):
  *                        hashes the file from the page cache (a few ms)
  *
- *   pool --mode none|cold|cpu|queue [--iterations N] [--peer] [--wait]
+ *   request_begin()      --async: the interaction begins (its argument: the
+ *                        request), posts the task and returns; pool-1 tells
+ *                        the main thread when it is done (a pipe), which
+ *                        then calls request_end() with the same request:
+ *                        an event loop's request, spanning two threads
+ *
+ *   pool --mode none|cold|cpu|queue [--iterations N] [--peer|--async] [--wait]
  *
  * The worker is thread "pool-1", or with --peer a child process "peer-1"
  * fed through a pipe (its tasks are numbers: it has its own copies). Every
@@ -41,15 +47,21 @@
 
 enum { T_LOAD = 1, T_WARM = 2 };
 
+struct request {
+	int id;
+	volatile int done;
+};
+
 struct task {
 	int kind, perturb, done;
+	struct request *req; /* --async: tell the main thread when done */
 	struct task *next;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t posted = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
 static struct task *head, *tail;
-static int file_fd = -1, pool_cpu, to_peer = -1, from_peer = -1;
+static int file_fd = -1, pool_cpu, to_peer = -1, from_peer = -1, notify[2] = {-1, -1};
 static bool cpu_mode;
 static pid_t hog = -1; /* cpu mode: stopped but while the worker runs a perturbed task */
 static char path[] = "/var/tmp/xlp-pool-XXXXXX";
@@ -144,6 +156,13 @@ static void *pool_thread(void *arg)
 			tail = NULL;
 		pthread_mutex_unlock(&mu);
 		work(t);
+		if (t->req) { /* the event loop learns of it from the pipe */
+			struct request *r = t->req;
+
+			if (!wl_write_all(notify[1], &r, sizeof(r)))
+				wl_die("notify");
+			continue;
+		}
 		pthread_mutex_lock(&mu);
 		t->done = 1;
 		pthread_cond_broadcast(&done_cv);
@@ -218,6 +237,29 @@ MARKED void dispatch_and_wait(bool perturb)
 	wait_task(&t);
 }
 
+/* --async: a request begins, its task is posted; the loop goes on */
+MARKED void request_begin(struct request *r, struct task *t)
+{
+	post_task(t);
+	(void)r;
+}
+
+MARKED void request_end(struct request *r)
+{
+	r->done = 1;
+}
+
+/* the event loop's wait for the pool's answer: the request it names ends */
+static void async_run(struct request *r, struct task *t)
+{
+	struct request *got;
+
+	request_begin(r, t);
+	if (!wl_read_full(notify[0], &got, sizeof(got)))
+		wl_die("read notify");
+	request_end(got);
+}
+
 static void start_peer(void)
 {
 	int a[2], b[2];
@@ -244,7 +286,9 @@ int main(int argc, char **argv)
 	static struct task bg[BACKGROUND];
 	const char *mode = "none";
 	long iterations = 60;
-	bool peer = false, ready = false;
+	bool peer = false, ready = false, async = false;
+	static struct request reqs[2];
+	static struct task atask[2];
 	pthread_t t;
 
 	for (int i = 1; i < argc; i++) {
@@ -256,9 +300,11 @@ int main(int argc, char **argv)
 			peer = true;
 		else if (!strcmp(argv[i], "--wait"))
 			ready = true;
+		else if (!strcmp(argv[i], "--async"))
+			async = true;
 		else {
 			fprintf(stderr, "usage: pool --mode none|cold|cpu|queue [--iterations N] "
-					"[--peer] [--wait]\n");
+					"[--peer|--async] [--wait]\n");
 			return 2;
 		}
 	}
@@ -267,6 +313,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pool: unknown mode %s\n", mode);
 		return 2;
 	}
+	if (peer && async) {
+		fprintf(stderr, "pool: --async needs the thread pool (no --peer)\n");
+		return 2;
+	}
+	if (async && pipe(notify))
+		wl_die("pipe");
 	if (peer && !strcmp(mode, "queue")) {
 		fprintf(stderr, "pool: --mode queue needs the thread pool (no --peer)\n");
 		return 2;
@@ -308,7 +360,17 @@ int main(int argc, char **argv)
 				post_task(&bg[k]);
 			}
 		t0 = wl_now_ns();
-		dispatch_and_wait(perturb && cpu_mode);
+		if (async) {
+			/* two requests, alternating: a key is reused once its run ended */
+			struct request *r = &reqs[i % 2];
+
+			*r = (struct request){.id = (int)i};
+			atask[i % 2] = (struct task){
+				.kind = T_LOAD, .perturb = perturb && cpu_mode, .req = r};
+			async_run(r, &atask[i % 2]);
+		} else {
+			dispatch_and_wait(perturb && cpu_mode);
+		}
 		t0 = wl_now_ns() - t0;
 		printf("RUN %ld %d %llu\n", i, perturb, (unsigned long long)t0);
 		wl_sleep_ns(5 * NS_PER_MS);

@@ -84,6 +84,14 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 "processes forked while recording that exited before their uprobes could be set, "
 		 "or could not get them: none of their marked calls is recorded",
 		 d->forks_unprobed},
+		{"runs_unmatched_begins",
+		 "calls of the interaction whose key no --until call closed (still open at the "
+		 "end, or a record lost): not runs",
+		 d->unmatched_begins},
+		{"runs_unmatched_ends",
+		 "calls of the --until function with no open run of their key (begun before the "
+		 "recording, or a record lost)",
+		 d->unmatched_ends},
 		{"samples_malformed",
 		 "stack samples, names or stacks skipped: ids out of order or frames past their "
 		 "record (a damaged or forged trace)",
@@ -404,6 +412,8 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
 	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
 	    e->significant ? "a slowdown with a cause"
+	    : e->small	   ? "too small a part of the added latency to explain the slow runs "
+			     "(under 20 %)"
 	    : report__thin(r, e)
 		    ? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
 		    : "no evidence of a cause: the natural tail of the workload",

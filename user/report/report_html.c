@@ -7,7 +7,9 @@
  * what was not measured or lost. The plots are drawn by report_html_*.c.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "report.h"
 #include "report_html.h"
 
@@ -193,6 +195,34 @@ static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result 
 				"Differential flame graph of the whole run's resource: slow runs, "
 				"coloured by the change from fast runs",
 				ds, &r->fallback.growth);
+	free(buf);
+}
+
+/*
+ * A text section (the wait chains, the async tasks) as preformatted text:
+ * the same words as the text report, escaped for HTML.
+ */
+static void text_section(FILE *f, const char *title,
+			 void (*fn)(FILE *f, const struct dataset *ds, const struct xa_result *r),
+			 const struct dataset *ds, const struct xa_result *r)
+{
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	fn(m, ds, r);
+	if (fclose(m) || !len) {
+		free(buf);
+		return;
+	}
+	/* the section's own first line is its title: skip it */
+	body = buf + strspn(buf, "\n");
+	body = strchr(body, '\n') ? strchr(body, '\n') + 1 : body;
+	fprintf(f, "<h2>%s</h2><pre>", title);
+	html_esc(f, body);
+	fputs("</pre>\n", f);
 	free(buf);
 }
 
@@ -383,6 +413,13 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		criticals(f, ds, r);
 	baseline(f, r);
 	whole_run(f, ds, r);
+	if (r->waits)
+		text_section(f,
+			     "Wait chains: what ended each wait of a run's thread, and what it did "
+			     "meanwhile",
+			     report__waits_text, ds, r);
+	if (r->tasks)
+		text_section(f, "Async tasks: queue time and execution", report__tasks_text, ds, r);
 	functions(f, ds, r);
 	limits(f, ds, r);
 	fputs("</body></html>\n", f);

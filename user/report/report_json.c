@@ -217,6 +217,7 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
 	jsonw__bool(w, "significant", e->significant);
+	jsonw__bool(w, "small", e->small);
 	jsonw__round(w, "latency_gap_ns", e->latency_gap);
 	jsonw__num(w, "share", e->share);
 	jsonw__begin_obj(w, "mode");

@@ -87,6 +87,8 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 #define XLP_FUNC_INTERACTION (1u << 0)
 #define XLP_FUNC_TASK_POST (1u << 1) /* record --task-post: hands a task off */
 #define XLP_FUNC_TASK_RUN (1u << 2)  /* record --task-run: runs a task */
+#define XLP_FUNC_RUN_BEGIN (1u << 3) /* the interaction, with --until: a keyed run begins */
+#define XLP_FUNC_RUN_END (1u << 4)   /* record --until: a keyed run ends */
 /* the task's key is argument N (0: the first) */
 #define XLP_FUNC_TASK_ARG(n) ((uint32_t)(n) << 8)
 #define XLP_FUNC_TASK_ARG_OF(flags) (((flags) >> 8) & 7)
