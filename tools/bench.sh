@@ -20,8 +20,9 @@
 #   5. reading forged files: .output/tests/bench/bench_read, the time for
 #      sizes N, 2N, 4N and its growth per doubling (2x: linear)
 #   6. a real application: PostgreSQL 15's pgbench throughput alone / under
-#      xlprobe record -p on its backend (scheduler only, and with a probe
-#      set) / under perf record of the same scheduler tracepoints
+#      xlprobe record -p on its backend (scheduler only, the same with
+#      --timeline: what the wait chains need, and with a probe set) / under
+#      perf record of the same scheduler tracepoints
 #   7. stack sampling: a pinned CPU-bound run alone / sampled at the default
 #      bound / at a fixed 999 Hz, and the cost per window the trace records
 #      as the stack depth (the cost per sample) changes
@@ -1023,10 +1024,13 @@ run_pg() {
 		return
 	fi
 	case $v in
-	xls | xl)
+	xls | xlt | xl)
 		args=(-p "$backend" -o "$TMP/pg.xlp" "${PG_PROBES[@]}")
 		# record wants a function; a lock wait is never called under -S
 		[ "$v" = xls ] && args=(-p "$backend" -o "$TMP/pg.xlp" -f "$PGBIN/postgres:ProcSleep")
+		# what the wait chains need: every scheduling event, and the wakers' history
+		[ "$v" = xlt ] && args=(-p "$backend" -o "$TMP/pg.xlp" -f "$PGBIN/postgres:ProcSleep"
+			--timeline)
 		# not -q: "recording PID" on stderr says every probe is attached
 		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record "${args[@]}" >/dev/null 2>"$terr" &
 		tp=$!
@@ -1085,14 +1089,15 @@ else
 	fi
 fi
 if [ "$PG_UP" = 1 ]; then
-	PG_VARIANTS=(alone xls xl)
+	PG_VARIANTS=(alone xls xlt xl)
 	[ "$HAVE_PERF" = 1 ] && PG_VARIANTS+=(perf)
-	declare -A PG_RUNS=([alone]="" [xls]="" [xl]="" [perf]="")
-	declare -A PG_CALLS=([xls]="" [xl]="")
-	declare -A PG_MED=([alone]=n/a [xls]=n/a [xl]=n/a [perf]=n/a)
+	declare -A PG_RUNS=([alone]="" [xls]="" [xlt]="" [xl]="" [perf]="")
+	declare -A PG_CALLS=([xls]="" [xlt]="" [xl]="")
+	declare -A PG_MED=([alone]=n/a [xls]=n/a [xlt]=n/a [xl]=n/a [perf]=n/a)
 	declare -A PG_LABEL=(
 		[alone]="alone"
 		[xls]="xlprobe record -p BACKEND -f ProcSleep (never called)"
+		[xlt]="  the same with --timeline (what the wait chains need)"
 		[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
 		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
 	)
@@ -1119,7 +1124,7 @@ if [ "$PG_UP" = 1 ]; then
 	pbest=$(maximum ${PG_RUNS[alone]})
 	# "best": the loss between the fastest runs, less exposed to other sessions' bursts
 	printf '%-62s %9s %7s %7s  %s\n' "variant" "tps" "loss" "best" "runs"
-	for v in alone xls xl perf; do
+	for v in alone xls xlt xl perf; do
 		if [ "$v" = perf ] && [ "$HAVE_PERF" = 0 ]; then
 			printf '%-62s %9s %7s %7s  %s\n' "${PG_LABEL[$v]}" "n/a" "n/a" "n/a" "(perf not found)"
 			continue
@@ -1146,6 +1151,13 @@ if [ "$PG_UP" = 1 ]; then
 	[ "$ploss" != n/a ] && verdict=$(calc 'print (a <= b) ? "met" : "OVER"' "$ploss" "$PG_TARGET_PCT")
 	echo "throughput loss under xlprobe with the probe set: $ploss %; target <= $PG_TARGET_PCT %: $verdict" \
 		"(perf record: $(calc 'printf "%.1f", (1 - a / b) * 100' "${PG_MED[perf]}" "$pbase") %; PerfProbe reports 3.5 %)"
+	# issue 22: the scheduler accounting alone, and with the timeline, below perf's
+	for v in xls xlt; do
+		l=$(calc 'printf "%.1f", (1 - a / b) * 100' "${PG_MED[$v]}" "$pbase")
+		lp=$(calc 'printf "%.1f", (1 - a / b) * 100' "${PG_MED[perf]}" "$pbase")
+		echo "loss, ${PG_LABEL[$v]# }: $l %; perf record of the same tracepoints: $lp %:" \
+			"$(calc 'print (a < b) ? "below perf" : "NOT below perf"' "$l" "$lp")"
+	done
 fi
 [ -n "$PG_DIR" ] && pg_teardown
 [ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
