@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dataset_impl.h"
 #include "tasks.h"
+#include "util.h"
 
 /* tasks looked back at for what held one in its queue (a bound, not a rule) */
 #define HOLDER_SCAN 4096
@@ -34,21 +35,6 @@ struct tasks {
 	size_t n, cap;
 	size_t *by_start; /* indices by start_ns */
 };
-
-static void *grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	q = realloc(p, c * size);
-	if (q)
-		*cap = c;
-	return q;
-}
 
 static int tev_cmp(const void *a, const void *b)
 {
@@ -109,10 +95,8 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 
 	if (!has_tid(fp, c->tid))
 		return 0;
-	k = grow(fp->calls, &fp->callcap, fp->ncalls + 1, sizeof(*k));
-	if (!k)
+	if (xlp_grow((void **)&fp->calls, &fp->callcap, fp->ncalls, sizeof(*fp->calls)))
 		return -ENOMEM;
-	fp->calls = k;
 	k = &fp->calls[fp->ncalls++];
 	k->entry = c->entry_ns;
 	k->end = c->entry_ns + c->incl[XLP_C_WALL];
@@ -137,18 +121,15 @@ static int read_events(struct file_pass *fp, struct tk_info *info, char *err, si
 	}
 	while ((ret = trace_reader__next(r, &h)) > 0) {
 		const struct xlp_taskev_rec *k = (const void *)h;
-		struct tev *e;
 
 		if (h->type != XLP_R_TASKEV || h->size < sizeof(*k))
 			continue;
 		if (k->kind != XLP_TASKEV_POST && k->kind != XLP_TASKEV_RUN)
 			continue;
-		e = grow(fp->ev, &fp->evcap, fp->nev + 1, sizeof(*e));
-		if (!e) {
+		if (xlp_grow((void **)&fp->ev, &fp->evcap, fp->nev, sizeof(*fp->ev))) {
 			ret = -ENOMEM;
 			break;
 		}
-		fp->ev = e;
 		fp->ev[fp->nev++] = (struct tev){
 			.t = k->entry_ns,
 			.key = k->key,
@@ -210,11 +191,10 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 		    const struct tev *start)
 {
 	const struct kcall *c = call_of(fp, start);
-	struct tk_task *t = grow(tk->t, &tk->cap, tk->n + 1, sizeof(*t));
+	struct tk_task *t;
 
-	if (!t)
+	if (xlp_grow((void **)&tk->t, &tk->cap, tk->n, sizeof(*tk->t)))
 		return -ENOMEM;
-	tk->t = t;
 	t = &tk->t[tk->n++];
 	memset(t, 0, sizeof(*t));
 	t->key = post->key;
@@ -285,22 +265,18 @@ cleanup:
 	return ret;
 }
 
-static const struct dataset *sort_ds;
-
-static int run_cmp(const void *a, const void *b)
+static int run_cmp(const void *a, const void *b, void *ds)
 {
-	const struct ds_run *x = dataset__run(sort_ds, *(const size_t *)a),
-			    *y = dataset__run(sort_ds, *(const size_t *)b);
+	const struct ds_run *x = dataset__run(ds, *(const size_t *)a),
+			    *y = dataset__run(ds, *(const size_t *)b);
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static const struct tasks *sort_tk;
-
-static int start_cmp(const void *a, const void *b)
+static int start_cmp(const void *a, const void *b, void *tasks)
 {
-	const struct tk_task *x = &sort_tk->t[*(const size_t *)a],
-			     *y = &sort_tk->t[*(const size_t *)b];
+	const struct tasks *tk = tasks;
+	const struct tk_task *x = &tk->t[*(const size_t *)a], *y = &tk->t[*(const size_t *)b];
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
@@ -363,12 +339,6 @@ void tasks__holders(const struct tasks *tk, size_t i,
 	}
 }
 
-static void add_held(void *ctx, const struct tk_task *by, double ns)
-{
-	(void)by;
-	*(double *)ctx += ns;
-}
-
 int tasks__build(const struct dataset *ds, struct tasks **out, char *err, size_t errlen)
 {
 	struct tasks *tk = calloc(1, sizeof(*tk));
@@ -396,18 +366,14 @@ int tasks__build(const struct dataset *ds, struct tasks **out, char *err, size_t
 		qsort(tk->t, tk->n, sizeof(*tk->t), post_cmp);
 	for (size_t i = 0; i < nruns; i++)
 		runs[i] = i;
-	sort_ds = ds;
 	if (nruns)
-		qsort(runs, nruns, sizeof(*runs), run_cmp);
+		qsort_r(runs, nruns, sizeof(*runs), run_cmp, (void *)ds);
 	for (size_t i = 0; i < tk->n; i++) {
 		run_of(ds, runs, nruns, &tk->t[i]);
 		tk->by_start[i] = i;
 	}
-	sort_tk = tk;
 	if (tk->n)
-		qsort(tk->by_start, tk->n, sizeof(*tk->by_start), start_cmp);
-	for (size_t i = 0; i < tk->n; i++)
-		tasks__holders(tk, i, add_held, &tk->t[i].held_ns);
+		qsort_r(tk->by_start, tk->n, sizeof(*tk->by_start), start_cmp, tk);
 	tk->info.tasks = tk->n;
 	*out = tk;
 	tk = NULL;

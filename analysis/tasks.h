@@ -30,7 +30,6 @@ struct tk_task {
 	uint32_t pid, post_tid, run_tid;
 	uint32_t func;		  /* its function (dataset), DS_NO_FUNC when unknown */
 	uint64_t ctr[XLP_NR_CTR]; /* its execution's counters (the run call's, inclusive) */
-	double held_ns;		  /* of its queue time, other tasks on a CPU of a worker */
 };
 
 struct tk_info {

@@ -302,29 +302,47 @@ TEST(pool_cold_file_interaction_only_chains_lead_into_the_pool)
 	json__free(j);
 }
 
+/*
+ * The answer's blocker: the verdict's blocked_by (a function's or the
+ * whole run's), else the waits' answer; NULL when none.
+ */
+static const struct json *answer_blocker(const struct json *j)
+{
+	const struct json *b = blocked_by(j);
+	char key[64];
+
+	if (!b && json__bool(json__get(j, "wait_answer.holds")) == 1)
+		b = json__get(j, "wait_answer");
+	if (!b)
+		return NULL;
+	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]",
+		 json__num(json__get(b, "blocker")));
+	return json__get(j, key);
+}
+
+static bool str_is(const struct json *j, const char *key, const char *want)
+{
+	const char *v = json__str(json__get(j, key));
+
+	return v && !strcmp(v, want);
+}
+
+/* the answer's blocker is `who` waiting for a CPU */
+static void check_cpu_wait_blocker(const struct json *j, const char *who)
+{
+	const struct json *k = answer_blocker(j);
+
+	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", who), "%s",
+	      json__str(json__get(j, "verdict")));
+}
+
 /* Only the interaction marked, pool-1's CPU taken: the answer follows the wait to it. */
 TEST(pool_cpu_contention_interaction_only_names_the_pool_waiting_for_a_cpu)
 {
 	struct json *j = record_pool("cpu", false);
-	const struct json *b;
-	char key[64];
-	const struct json *k = NULL;
 
 	REQUIRE(j, "-");
-	b = blocked_by(j);
-	if (!b && json__bool(json__get(j, "wait_answer.holds")) == 1)
-		b = json__get(j, "wait_answer");
-	CHECK(b, "no blocker named: %s", json__str(json__get(j, "verdict")));
-	if (b) {
-		snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]",
-			 json__num(json__get(b, "blocker")));
-		k = json__get(j, key);
-	}
-	CHECK(k && json__str(json__get(k, "state")) &&
-		      !strcmp(json__str(json__get(k, "state")), "cpu_wait") &&
-		      json__str(json__get(k, "blocker")) &&
-		      !strcmp(json__str(json__get(k, "blocker")), "pool-1"),
-	      "%s", json__str(json__get(j, "verdict")));
+	check_cpu_wait_blocker(j, "pool-1");
 	json__free(j);
 }
 
@@ -385,31 +403,6 @@ TEST(pool_unperturbed_tasks_accuse_no_queue)
 }
 
 /*
- * The answer's blocker: the verdict's blocked_by (a function's or the
- * whole run's), else the waits' answer; NULL when none.
- */
-static const struct json *answer_blocker(const struct json *j)
-{
-	const struct json *b = blocked_by(j);
-	char key[64];
-
-	if (!b && json__bool(json__get(j, "wait_answer.holds")) == 1)
-		b = json__get(j, "wait_answer");
-	if (!b)
-		return NULL;
-	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]",
-		 json__num(json__get(b, "blocker")));
-	return json__get(j, key);
-}
-
-static bool str_is(const struct json *j, const char *key, const char *want)
-{
-	const char *v = json__str(json__get(j, key));
-
-	return v && !strcmp(v, want);
-}
-
-/*
  * The worker is a process, peer-1, fed through a pipe (launched: xlprobe
  * follows the fork, and load_index is marked in it). A run's functions are
  * its own process's calls: the run waits for peer-1 (ipc_wait), and the
@@ -434,12 +427,9 @@ TEST(peer_cold_file_names_the_peer_reading_the_file)
 TEST(peer_cpu_contention_names_the_peer_waiting_for_a_cpu)
 {
 	struct json *j = record_pool_opts("cpu", MARKED_TASK | PEER);
-	const struct json *k;
 
 	REQUIRE(j, "-");
-	k = answer_blocker(j);
-	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", "peer-1"), "%s",
-	      json__str(json__get(j, "verdict")));
+	check_cpu_wait_blocker(j, "peer-1");
 	json__free(j);
 }
 
@@ -467,12 +457,9 @@ TEST(peer_unperturbed_accuses_nothing)
 TEST(untraced_peer_cpu_contention_followed_into_the_peer)
 {
 	struct json *j = record_pool_opts("cpu", PEER | ATTACH);
-	const struct json *k;
 
 	REQUIRE(j, "-");
-	k = answer_blocker(j);
-	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", "peer-1"), "%s",
-	      json__str(json__get(j, "verdict")));
+	check_cpu_wait_blocker(j, "peer-1");
 	json__free(j);
 }
 
