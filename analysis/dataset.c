@@ -80,7 +80,7 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 	f->symbol = strdup(sym);
 	f->binary = strdup(bin);
 	f->path = strdup(binary ? binary : "");
-	f->sampled = f->root = f->runtime = false;
+	f->sampled = f->root = f->runtime = f->queued = false;
 	if (!f->symbol || !f->binary || !f->path) {
 		free(f->symbol);
 		free(f->binary);

@@ -44,6 +44,9 @@ struct ds_func {
 	bool sampled;
 	bool root;    /* sampled, on every sample of every launch: names nothing */
 	bool runtime; /* sampled, of the C/C++ runtime (libc...): names nothing */
+	/* the runqueue wait before an interaction (DS_QUEUED_SUFFIX): a part
+	 * of the run with no work of its own, all of it cpu_wait */
+	bool queued;
 };
 
 struct ds_run {
@@ -60,6 +63,10 @@ struct ds_run {
 	 * counters, which add up to its latency (not for a launch) */
 	bool has_own;
 	uint64_t own[XLP_NR_CTR];
+	/* on-CPU stack samples taken on the run's thread during it, and the
+	 * sampler's cost removed from latency_ns and own cpu_run for them */
+	uint32_t on_samples;
+	uint64_t sampler_ns;
 };
 
 /* Loss and damage, summed over the files (struct trace_integrity). */
@@ -96,6 +103,15 @@ struct ds_sample_info {
 	/* what one sample can stand for at most: the longest period times the
 	 * off-CPU thinning (xlp_sampling_rec); sampled times are known to it */
 	uint64_t resolution_ns;
+	/* the observer effect: each on-CPU sample stops its thread for the
+	 * sampling programs' measured cost (xlp_sampling_rec.cost_ns over the
+	 * stacks they took); that cost is removed from the run it fell in,
+	 * or runs that happened to be sampled look slow because they were */
+	uint64_t sampler_cost_ns; /* per stack taken, the largest over the files */
+	uint64_t sampler_removed_ns; /* from all runs */
+	/* samples whose weight was scaled down to what their run measured of
+	 * their resource (dataset_samples.c calibrate) */
+	uint64_t calibrated;
 };
 
 struct ds_file_info {

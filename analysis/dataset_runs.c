@@ -362,8 +362,13 @@ static int intern_queued(struct dataset *ds, const struct xlp_func_info *fi)
 {
 	char name[320];
 
+	int g;
+
 	snprintf(name, sizeof(name), "%.256s " DS_QUEUED_SUFFIX, fi->symbol ? fi->symbol : "?");
-	return ds_intern_func(ds, name, fi->binary);
+	g = ds_intern_func(ds, name, fi->binary);
+	if (g >= 0)
+		ds->funcs[g].queued = true;
+	return g;
 }
 
 /*

@@ -53,6 +53,7 @@ struct spass {
 	const struct xlp_sample_rec *rec; /* the sample being placed */
 	uint32_t stack;			  /* its dataset stack */
 	uint32_t kstack;		  /* its dataset kernel stack */
+	uint64_t cost_ns, stacks_taken;	  /* the sampling windows' sums */
 	int err;
 };
 
@@ -287,6 +288,8 @@ static void place(void *ctx, size_t run)
 					      .weight = p->rec->weight_ns};
 	ds->sinfo.in_runs++;
 	ds->sinfo.unplaced += p->stack == DS_NONE;
+	if (p->rec->kind == XLP_SAMPLE_ON_CPU && r->tid == p->rec->tid)
+		ds->runs[run].on_samples++;
 }
 
 static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
@@ -324,9 +327,17 @@ static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
 	return p->err;
 }
 
-static void take_window(struct dataset *ds, const struct xlp_sampling_rec *w)
+static void take_window(struct spass *p, const struct xlp_sampling_rec *w)
 {
+	struct dataset *ds = p->ds;
 	uint64_t every = w->off_every > 1 ? w->off_every : 1, res;
+
+	/* forged counts cannot wrap the sums (each is at most 2^40) */
+	if (w->cost_ns < (1ull << 40) && w->on_samples < (1ull << 40) &&
+	    w->off_captures < (1ull << 40)) {
+		p->cost_ns += w->cost_ns;
+		p->stacks_taken += w->on_samples + w->off_captures;
+	}
 
 	/* a forged period cannot make the product wrap */
 	if (w->period_ns > UINT64_MAX / every)
@@ -334,6 +345,49 @@ static void take_window(struct dataset *ds, const struct xlp_sampling_rec *w)
 	res = w->period_ns * every;
 	if (res > ds->sinfo.resolution_ns)
 		ds->sinfo.resolution_ns = res;
+}
+
+/*
+ * An on-CPU sample stops the thread for as long as the sampling programs
+ * run (on these VMs tens of microseconds for a user stack: MACHINE.md), so
+ * a run that happened to be sampled is slower by that much, and a 1 ms
+ * period on 150 us requests makes "slow" mean "sampled": every function on
+ * the samples' stacks would be seen in slow runs only. The cost the
+ * programs measured per stack in this file is taken off each sampled run's
+ * latency and its thread's cpu_run (where the kernel accounts it).
+ */
+static void remove_sampler_cost(struct spass *p)
+{
+	struct dataset *ds = p->ds;
+	const struct ds_file *f = &ds->files[p->file];
+	uint64_t per;
+
+	if (!p->stacks_taken)
+		return;
+	per = p->cost_ns / p->stacks_taken;
+	if (per > ds->sinfo.sampler_cost_ns)
+		ds->sinfo.sampler_cost_ns = per;
+	for (size_t i = f->run_off; i < f->run_off + f->nruns; i++) {
+		struct ds_run *r = &ds->runs[i];
+		uint64_t sub = per * r->on_samples;
+
+		if (!sub)
+			continue;
+		/* never more than the time the run's thread spent on a CPU */
+		if ((double)sub > r->latency_ns)
+			sub = (uint64_t)r->latency_ns;
+		if (r->has_own && sub > r->own[XLP_C_CPU_RUN])
+			sub = r->own[XLP_C_CPU_RUN];
+		if (r->has_base && sub > r->base[XLP_C_CPU_RUN])
+			sub = r->base[XLP_C_CPU_RUN];
+		r->latency_ns -= (double)sub;
+		if (r->has_own)
+			r->own[XLP_C_CPU_RUN] -= sub;
+		if (r->has_base)
+			r->base[XLP_C_CPU_RUN] -= sub;
+		r->sampler_ns = sub;
+		ds->sinfo.sampler_removed_ns += sub;
+	}
 }
 
 int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
@@ -361,7 +415,7 @@ int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
 		else if (h->type == XLP_R_SAMPLE && h->size >= sizeof(struct xlp_sample_rec))
 			ret = take_sample(&p, (const void *)h);
 		else if (h->type == XLP_R_SAMPLING && h->size >= sizeof(struct xlp_sampling_rec))
-			take_window(ds, (const void *)h);
+			take_window(&p, (const void *)h);
 		if (ret < 0)
 			break;
 	}
@@ -369,6 +423,8 @@ int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path,
 			 ret == -ENOMEM ? "out of memory: analyse fewer or smaller traces"
 					: "unreadable: check the file");
+	else
+		remove_sampler_cost(&p);
 	for (size_t i = 0; i < p.nsyms; i++) {
 		free(p.syms[i].name);
 		free(p.syms[i].module);
@@ -502,6 +558,41 @@ static void add_sampled_time(void *ctx, const struct ds_smp *s, int32_t g)
 	ds->ncalls[k]++;
 }
 
+/*
+ * A sample stands for a whole period (1 ms or more), a run can be far
+ * shorter: one sample in a 150 us request would say 1 ms on a CPU, and the
+ * function it fell in would look slow in every run the sampler happened to
+ * hit. The samples of a run are scaled down, per resource, to what the
+ * run's thread measured of it (its own counters; for a launch the
+ * process's): an estimate never exceeds the measurement it estimates.
+ */
+static int calibrate(struct dataset *ds)
+{
+	uint64_t *sum = calloc(ds->nruns * XLP_NR_CTR + 1, sizeof(*sum));
+
+	if (!sum)
+		return -ENOMEM;
+	for (size_t i = 0; i < ds->nsmp; i++)
+		sum[ds->smp[i].run * XLP_NR_CTR + ds->smp[i].reason] += ds->smp[i].weight;
+	for (size_t i = 0; i < ds->nsmp; i++) {
+		struct ds_smp *s = &ds->smp[i];
+		const struct ds_run *r = &ds->runs[s->run];
+		uint64_t w = sum[s->run * XLP_NR_CTR + s->reason];
+		double bound = r->has_own    ? (double)r->own[s->reason]
+			       : r->has_base ? (double)r->base[s->reason]
+					     : r->latency_ns;
+
+		if (bound > r->latency_ns && r->tid)
+			bound = r->latency_ns;
+		if ((double)w > bound) {
+			ds->sinfo.calibrated++;
+			s->weight = (uint64_t)((double)s->weight * bound / (double)w);
+		}
+	}
+	free(sum);
+	return 0;
+}
+
 int ds_sample_times(struct dataset *ds)
 {
 	uint64_t *total = calloc(ds->nruns + 1, sizeof(*total));
@@ -509,6 +600,11 @@ int ds_sample_times(struct dataset *ds)
 
 	if (!total)
 		return -ENOMEM;
+	ret = calibrate(ds);
+	if (ret) {
+		free(total);
+		return ret;
+	}
 	for (size_t i = 0; i < ds->nsmp; i++) {
 		ds->sinfo.weight_in_runs += ds->smp[i].weight;
 		if (ds->smp[i].stack != DS_NONE)

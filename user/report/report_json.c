@@ -675,6 +675,9 @@ static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_
 	jsonw__uint(w, "malformed", s->malformed);
 	jsonw__uint(w, "weight_in_runs_ns", s->weight_in_runs);
 	jsonw__uint(w, "resolution_ns", s->resolution_ns);
+	jsonw__uint(w, "sampler_cost_ns", s->sampler_cost_ns);
+	jsonw__uint(w, "sampler_removed_ns", s->sampler_removed_ns);
+	jsonw__uint(w, "calibrated", s->calibrated);
 	jsonw__uint(w, "root_functions", s->roots);
 	report__func_args(ds, r, args, sizeof(args));
 	jsonw__str(w, "func_args", args[0] ? args : NULL);

@@ -97,6 +97,18 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fprintf(f, "  %zu slow: latency > %s (%s)\n", r->lab.nslow,
 		report__dur(r->lab.threshold_ns, d4, sizeof(d4)),
 		report__rule(r, rule, sizeof(rule)));
+	if (dataset__samples(ds)->sampler_removed_ns)
+		fprintf(f,
+			"  latencies without the sampler's own cost: %s per stack it took, %s "
+			"in all taken off the runs it sampled\n",
+			report__dur((double)dataset__samples(ds)->sampler_cost_ns, d1, sizeof(d1)),
+			report__dur((double)dataset__samples(ds)->sampler_removed_ns, d2,
+				    sizeof(d2)));
+	if (dataset__samples(ds)->calibrated)
+		fprintf(f,
+			"  %llu stack samples stood for more than their run measured of their "
+			"resource: scaled down to it\n",
+			(unsigned long long)dataset__samples(ds)->calibrated);
 	queued(f, ds, r);
 }
 
