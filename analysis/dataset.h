@@ -67,6 +67,9 @@ struct ds_run {
 	 * sampler's cost removed from latency_ns and own cpu_run for them */
 	uint32_t on_samples;
 	uint64_t sampler_ns;
+	/* the workload size the run was given (record --size, --sizes,
+	 * --size-arg; struct xlp_size_rec), NAN when the trace gives none */
+	double size;
 };
 
 /* Loss and damage, summed over the files (struct trace_integrity). */
@@ -107,7 +110,7 @@ struct ds_sample_info {
 	 * sampling programs' measured cost (xlp_sampling_rec.cost_ns over the
 	 * stacks they took); that cost is removed from the run it fell in,
 	 * or runs that happened to be sampled look slow because they were */
-	uint64_t sampler_cost_ns; /* per stack taken, the largest over the files */
+	uint64_t sampler_cost_ns;    /* per stack taken, the largest over the files */
 	uint64_t sampler_removed_ns; /* from all runs */
 	/* samples whose weight was scaled down to what their run measured of
 	 * their resource (dataset_samples.c calibrate) */

@@ -4,6 +4,7 @@
  * baselines (PerfProbe section V-D) and what was lost while recording.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		r->start_ns = c->start;
 		r->end_ns = c->end;
 		r->latency_ns = (double)(c->end - c->start);
+		r->size = NAN;
 		r->queued_ns = c->has_own ? c->own[XLP_C_QUEUED] : 0;
 		r->has_own = c->has_own;
 		if (c->has_own)
