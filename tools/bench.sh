@@ -13,7 +13,8 @@
 #      --timeline (without / with the waker history) / perf record -a
 #   2. uprobe cost: an empty function called in a loop alone / under an
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
-#   3. analysis speed: .output/tests/bench/bench_analysis, when built
+#   3. analysis speed: .output/tests/bench/bench_analysis, when built, and
+#      report --growth's fit of 500 functions (bench_scaling)
 #   4. what the building blocks of xlprobe's BPF programs cost here
 #      (tests/bench/micro/, built by the Makefile into
 #      .output/tests/bench/micro/): where 1 and 2's time goes
@@ -815,6 +816,11 @@ if [ -x "$ANALYSIS" ]; then
 	timeout -k 5 300 "$ANALYSIS" || note "bench_analysis failed (exit $?)"
 else
 	echo "n/a: $ANALYSIS not built"
+fi
+if [ -x "$OUT/tests/bench/bench_scaling" ]; then
+	timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_scaling failed (exit $?)"
+else
+	echo "n/a: $OUT/tests/bench/bench_scaling not built"
 fi
 
 # ---- 4. BPF building blocks ------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "report.h"
+#include "scaling.h"
 #include "util.h"
 
 static const char usage[] =
@@ -65,6 +66,14 @@ static const char usage[] =
 	"                      function's median time) (default 0.05)\n"
 	"  --exclusive         exclusive times: without nested marked calls\n"
 	"\n"
+	"How each function grows with the workload (ΔInfer, SUNCAT):\n"
+	"  --growth            fit per function its calls, time, self time and\n"
+	"                      resources against the runs' workload sizes (record\n"
+	"                      --size, --sizes, --size-arg) with the models 1, log n,\n"
+	"                      n, n log n, n^2, n^3, 2^n, and predict which function\n"
+	"                      takes the run over; needs 4 or more sizes spanning 8x\n"
+	"  --predict-size N    the size to predict (default 10x the largest measured)\n"
+	"\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"The report lists the runs (count, median, p90, max, how many are slow and by\n"
@@ -80,7 +89,8 @@ static const char usage[] =
 	"Examples:\n"
 	"  xlprobe report session.xlp\n"
 	"  xlprobe report --slow 250ms --json -o report.json day1.xlp day2.xlp\n"
-	"  xlprobe report --html report.html session.xlp\n";
+	"  xlprobe report --html report.html session.xlp\n"
+	"  xlprobe report --growth --predict-size 1000000 sizes.xlp\n";
 
 enum {
 	OPT_JSON = 256,
@@ -96,6 +106,8 @@ enum {
 	OPT_MINSLOW,
 	OPT_EVALPHA,
 	OPT_EXCL,
+	OPT_GROWTH,
+	OPT_PREDICT,
 };
 
 static const struct option longopts[] = {
@@ -113,12 +125,15 @@ static const struct option longopts[] = {
 	{"min-slowdown", required_argument, NULL, OPT_MINSLOW},
 	{"evidence-alpha", required_argument, NULL, OPT_EVALPHA},
 	{"exclusive", no_argument, NULL, OPT_EXCL},
+	{"growth", no_argument, NULL, OPT_GROWTH},
+	{"predict-size", required_argument, NULL, OPT_PREDICT},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
 
 struct report_opts {
-	bool json, exclusive;
+	bool json, exclusive, growth;
+	double predict_size; /* 0: ten times the largest measured */
 	const char *out, *html;
 	struct analysis_opts a;
 };
@@ -209,6 +224,11 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 	case OPT_EXCL:
 		o->exclusive = true;
 		return 0;
+	case OPT_GROWTH:
+		o->growth = true;
+		return 0;
+	case OPT_PREDICT:
+		return parse_num("--predict-size", arg, 1, 1e15, &o->predict_size);
 	}
 	return -EINVAL;
 }
@@ -260,7 +280,44 @@ static void warn_truncated(const struct dataset *ds)
 	}
 }
 
-typedef int (*writer_fn)(FILE *f, const struct dataset *ds, const struct xa_result *r);
+/* What a report is written from: PerfProbe's analysis, or --growth's. */
+struct report_job {
+	const struct dataset *ds;
+	const struct xa_result *r;
+	const struct sc_result *g;
+};
+
+typedef int (*writer_fn)(FILE *f, const struct report_job *j);
+
+static int text_w(FILE *f, const struct report_job *j)
+{
+	return report__text(f, j->ds, j->r);
+}
+
+static int json_w(FILE *f, const struct report_job *j)
+{
+	return report__json(f, j->ds, j->r);
+}
+
+static int html_w(FILE *f, const struct report_job *j)
+{
+	return report__html(f, j->ds, j->r);
+}
+
+static int growth_text_w(FILE *f, const struct report_job *j)
+{
+	return report__growth_text(f, j->ds, j->g);
+}
+
+static int growth_json_w(FILE *f, const struct report_job *j)
+{
+	return report__growth_json(f, j->ds, j->g);
+}
+
+static int growth_html_w(FILE *f, const struct report_job *j)
+{
+	return report__growth_html(f, j->ds, j->g);
+}
 
 /*
  * Opens an output file before any work, so a bad path fails at once. The
@@ -282,8 +339,7 @@ static int open_output(const char *path, const char *opt, struct outfile **of)
 }
 
 /* Writes one output (of, or stdout when NULL) and commits it; frees of. */
-static int write_to(struct outfile *of, const char *path, writer_fn fn, const struct dataset *ds,
-		    const struct xa_result *r)
+static int write_to(struct outfile *of, const char *path, writer_fn fn, const struct report_job *j)
 {
 	char msg[PATH_MAX + 256];
 	FILE *f = of ? outfile__stream(of) : stdout;
@@ -295,7 +351,7 @@ static int write_to(struct outfile *of, const char *path, writer_fn fn, const st
 		outfile__abort(of);
 		return err;
 	}
-	err = fn(f, ds, r);
+	err = fn(f, j);
 	if (!err && !of && fflush(f))
 		err = -errno;
 	if (err) {
@@ -317,6 +373,8 @@ int cmd_report(int argc, char **argv)
 	struct dataset_opts dopt = {0};
 	struct outfile *out = NULL, *html = NULL;
 	struct xa_result *res = NULL;
+	struct sc_result *growth = NULL;
+	struct report_job job = {0};
 	struct dataset *ds = NULL;
 	struct report_opts o;
 	char err[512] = "";
@@ -325,6 +383,11 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	if (o.predict_size > 0 && !o.growth) {
+		xlp_err("--predict-size needs --growth: xlprobe report --growth --predict-size N "
+			"FILE...");
+		return 2;
+	}
 	if (optind >= argc) {
 		xlp_err("no trace file given: run 'xlprobe report FILE...' (see 'xlprobe report "
 			"--help')");
@@ -341,13 +404,27 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		goto fail;
 	warn_truncated(ds);
+	job.ds = ds;
+	if (o.growth) {
+		ret = scaling__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
+		if (ret)
+			goto fail;
+		job.g = growth;
+		ret = write_to(out, o.out, o.json ? growth_json_w : growth_text_w, &job);
+		out = NULL;
+		if (!ret && html)
+			ret = write_to(html, o.html, growth_html_w, &job);
+		html = NULL;
+		goto cleanup;
+	}
 	ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
 		goto fail;
-	ret = write_to(out, o.out, o.json ? report__json : report__text, ds, res);
+	job.r = res;
+	ret = write_to(out, o.out, o.json ? json_w : text_w, &job);
 	out = NULL;
 	if (!ret && html)
-		ret = write_to(html, o.html, report__html, ds, res);
+		ret = write_to(html, o.html, html_w, &job);
 	html = NULL;
 	goto cleanup;
 fail:
@@ -356,6 +433,7 @@ cleanup:
 	outfile__abort(out);
 	outfile__abort(html);
 	analysis__free(res);
+	scaling__free(growth);
 	dataset__free(ds);
 	return ret ? 1 : 0;
 }

@@ -14,6 +14,23 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r);
 
+/* ---- report --growth (analysis/scaling.h): report_scaling.c, report_html_scaling.c ---- */
+
+struct sc_result;
+struct sc_series;
+struct jsonw;
+int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_result *r);
+int report__growth_json(FILE *f, const struct dataset *ds, const struct sc_result *r);
+int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_result *r);
+/* The one-line prediction: which function takes the run over, or why none is predicted. */
+void report__growth_verdict(const struct dataset *ds, const struct sc_result *r, char *buf,
+			    size_t len);
+/* "calls", "time", "self", "cpu_run"... */
+const char *report__growth_metric(int metric);
+/* "n^2/128", "2.1 ns x n log n" */
+const char *report__growth_term(const struct sc_series *s, char *buf, size_t len);
+void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const struct sc_result *r);
+
 /* The one-sentence answer every report ends with (or starts with, in HTML). */
 struct report_verdict {
 	char text[1024];

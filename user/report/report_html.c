@@ -13,7 +13,7 @@
 #include "report.h"
 #include "report_html.h"
 
-static const char style[] =
+const char html_style[] =
 	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}"
 	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}"
 	".verdict{background:#f4f7ff;border-left:4px solid #3367d6;padding:.6em 1em}"
@@ -373,7 +373,7 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fprintf(f,
 		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
 		"</title><style>%s</style></head><body>\n<h1>xlprobe report</h1>\n",
-		style);
+		html_style);
 	report__verdict(ds, r, &v);
 	fputs("<p class=\"verdict\">", f);
 	/* first: what it rests on, when that is a partial sample */

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include "analysis.h"
 
+/* The page's style sheet (report_html.c), for every HTML report. */
+extern const char html_style[];
+
 /* ---- escaping (every string from a trace goes through these) ---- */
 
 void html_esc(FILE *f, const char *s);

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report --growth: every function's series against the workload size
+ * (temporal inference), then which function takes the run over at the
+ * predicted size and through which callee (spatial inference, ΔInfer
+ * section 6). See scaling.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scaling.h"
+#include "trace.h"
+#include "util.h"
+
+/* the resources fitted for the leading functions (XLP_C_*) */
+static const int res_fitted[] = {XLP_C_CPU_RUN, XLP_C_CPU_WAIT, XLP_C_DISK,
+				 XLP_C_NET,	XLP_C_IPC,	XLP_C_LOCK,
+				 XLP_C_TIMER,	XLP_C_OTHER,	XLP_C_CPU_STEAL};
+
+struct ctx {
+	const struct sc_input *in;
+	struct sc_result *r;
+	struct sc_groups *g;
+	double *scratch, *vals;
+};
+
+/* Medians per size of v, fitted when SC_MIN_SIZES sizes have one. */
+static int series_of(struct ctx *c, const double *v, uint32_t func, int metric,
+		     struct sc_series *s)
+{
+	struct sc_result *r = c->r;
+	double *x = c->vals, *y = c->vals + r->nsizes;
+	size_t m = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->func = func;
+	s->metric = metric;
+	s->med = malloc(r->nsizes * sizeof(*s->med));
+	if (!s->med)
+		return -ENOMEM;
+	sc_groups__medians(c->g, v, c->scratch, s->med);
+	for (size_t k = 0; k < r->nsizes; k++)
+		if (!isnan(s->med[k])) {
+			x[m] = r->sizes[k];
+			y[m++] = s->med[k];
+		}
+	s->now = s->med[r->nsizes - 1];
+	if (m < SC_MIN_SIZES || scaling__fit(x, y, m, &s->fit)) {
+		s->fit.model = SC_NMODELS;
+		s->predicted = NAN;
+		return 0;
+	}
+	s->predicted = scaling__predict(&s->fit, r->predict_size);
+	return 0;
+}
+
+static int32_t add_series(struct ctx *c, const double *v, uint32_t func, int metric)
+{
+	struct sc_result *r = c->r;
+	size_t cap = r->nseries;
+	struct sc_series *n;
+
+	/* grown one at a time: the count is small (functions times a few) */
+	n = realloc(r->series, (cap + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->series = n;
+	if (series_of(c, v, func, metric, &r->series[r->nseries]))
+		return -ENOMEM;
+	return (int32_t)r->nseries++;
+}
+
+static bool all_zero(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != 0 && !isnan(v[i]))
+			return false;
+	return true;
+}
+
+/* A function's time without its marked callees' (the pairs under it). */
+static void self_time(const struct sc_input *in, size_t f, double *out)
+{
+	memcpy(out, in->time + f * in->nruns, in->nruns * sizeof(*out));
+	for (size_t p = 0; p < in->npairs; p++)
+		if (in->pairs[p].parent == f)
+			for (size_t i = 0; i < in->nruns; i++)
+				out[i] = fmax(0, out[i] - in->pairs[p].time[i]);
+}
+
+static bool has_callees(const struct sc_input *in, size_t f)
+{
+	for (size_t p = 0; p < in->npairs; p++)
+		if (in->pairs[p].parent == f)
+			return true;
+	return false;
+}
+
+static int func_series(struct ctx *c, size_t f, double *tmp)
+{
+	const struct sc_input *in = c->in;
+	struct sc_result *r = c->r;
+	struct sc_func *sf = &r->funcs[r->nfuncs];
+	const double *t = in->time + f * in->nruns;
+	int32_t i;
+
+	if (all_zero(t, in->nruns))
+		return 0; /* never ran in a run with a size */
+	*sf = (struct sc_func){.func = (uint32_t)f, .time = -1, .calls = -1, .self = -1,
+			       .callee = -1, .callee_calls = -1};
+	i = add_series(c, t, (uint32_t)f, SC_M_TIME);
+	if (i < 0)
+		return i;
+	r->funcs[r->nfuncs].time = i;
+	if (in->calls && !isnan(in->calls[f * in->nruns])) {
+		i = add_series(c, in->calls + f * in->nruns, (uint32_t)f, SC_M_CALLS);
+		if (i < 0)
+			return i;
+		r->funcs[r->nfuncs].calls = i;
+	}
+	if (has_callees(in, f)) {
+		self_time(in, f, tmp);
+		i = add_series(c, tmp, (uint32_t)f, SC_M_SELF);
+		if (i < 0)
+			return i;
+		r->funcs[r->nfuncs].self = i;
+	}
+	r->nfuncs++;
+	return 0;
+}
+
+static int32_t func_index(const struct sc_result *r, uint32_t f)
+{
+	for (size_t i = 0; i < r->nfuncs; i++)
+		if (r->funcs[i].func == f)
+			return (int32_t)i;
+	return -1;
+}
+
+/*
+ * A function with marked callees is predicted as the sum of its parts:
+ * its self time's model and each callee's under it. One model for the
+ * whole would bend a mixture (n log n of its own, n^2 from a callee) into
+ * whichever term dominates the sizes measured.
+ */
+static int spatial(struct ctx *c, struct sc_func *sf)
+{
+	const struct sc_input *in = c->in;
+	struct sc_result *r = c->r;
+	const struct sc_series *t = &r->series[sf->time];
+	double parts = 0, growth, best = 0, *d;
+	int32_t *who;
+	size_t n = 0;
+	bool ok = sf->self >= 0 && !isnan(r->series[sf->self].predicted);
+
+	sf->predicted = t->predicted;
+	if (sf->self < 0)
+		return 0;
+	d = malloc(in->npairs * sizeof(*d) + 1);
+	who = malloc(in->npairs * sizeof(*who) + 1);
+	if (!d || !who) {
+		free(d);
+		free(who);
+		return -ENOMEM;
+	}
+	if (ok)
+		parts = r->series[sf->self].predicted;
+	for (size_t p = 0; p < in->npairs; p++) {
+		struct sc_series s;
+
+		if (in->pairs[p].parent != sf->func)
+			continue;
+		if (series_of(c, in->pairs[p].time, in->pairs[p].child, SC_M_TIME, &s)) {
+			free(d);
+			free(who);
+			return -ENOMEM;
+		}
+		ok = ok && !isnan(s.predicted);
+		parts += s.predicted;
+		/* the callee's growth under this function, now to predicted */
+		d[n] = s.predicted - s.now;
+		who[n++] = func_index(r, in->pairs[p].child);
+		free(s.med);
+	}
+	if (ok) {
+		sf->predicted = parts;
+		sf->from_parts = true;
+	}
+	growth = sf->predicted - t->now;
+	for (size_t i = 0; i < n && growth > 0; i++)
+		if (who[i] >= 0 && d[i] / growth > best) {
+			best = d[i] / growth;
+			sf->callee = who[i];
+		}
+	free(d);
+	free(who);
+	sf->callee_share = best;
+	/* named when it holds at least half of the growth */
+	if (sf->callee_share < 0.5)
+		sf->callee = -1;
+	if (sf->callee >= 0) {
+		const struct sc_func *cf = &r->funcs[sf->callee];
+
+		sf->callee_calls = cf->calls;
+		if (cf->calls >= 0 && sf->calls >= 0 &&
+		    r->series[cf->calls].fit.model < SC_NMODELS &&
+		    r->series[sf->calls].fit.model < SC_NMODELS)
+			sf->transition = scaling__model_order(r->series[cf->calls].fit.model) >=
+					 scaling__model_order(r->series[sf->calls].fit.model) + 1;
+	}
+	return 0;
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct sc_func *x = a, *y = b;
+	double p = isnan(x->predicted_share) ? -1 : x->predicted_share;
+	double q = isnan(y->predicted_share) ? -1 : y->predicted_share;
+
+	if (p != q)
+		return p > q ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static void shares(struct sc_result *r)
+{
+	double whole = r->latency.predicted, now = r->latency.now, best = -1;
+
+	/* a function's time is part of the run: the latency's own model, if
+	 * it predicts less than a part, is the one that is short */
+	for (size_t i = 0; i < r->nfuncs; i++)
+		if (!isnan(r->funcs[i].predicted) && !(r->funcs[i].predicted <= whole))
+			whole = r->funcs[i].predicted;
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		struct sc_func *f = &r->funcs[i];
+
+		f->predicted_share = whole > 0 ? f->predicted / whole : NAN;
+		f->now_share = now > 0 ? r->series[f->time].now / now : NAN;
+	}
+	/* callee indices point into funcs: sort a copy of the order, remap */
+	{
+		uint32_t *old = malloc(r->nfuncs * sizeof(*old) + 1);
+		int32_t *to = malloc(r->nfuncs * sizeof(*to) + 1);
+
+		if (old && to) {
+			for (size_t i = 0; i < r->nfuncs; i++)
+				old[i] = r->funcs[i].func;
+			qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_share);
+			for (size_t i = 0; i < r->nfuncs; i++)
+				for (size_t j = 0; j < r->nfuncs; j++)
+					if (r->funcs[j].func == old[i])
+						to[i] = (int32_t)j;
+			for (size_t i = 0; i < r->nfuncs; i++)
+				if (r->funcs[i].callee >= 0)
+					r->funcs[i].callee = to[r->funcs[i].callee];
+		}
+		free(old);
+		free(to);
+	}
+	r->bottleneck = r->nfuncs && !isnan(r->funcs[0].predicted_share) ? 0 : -1;
+	r->now_top = -1;
+	for (size_t i = 0; i < r->nfuncs; i++)
+		if (!isnan(r->funcs[i].now_share) && r->funcs[i].now_share > best) {
+			best = r->funcs[i].now_share;
+			r->now_top = (int32_t)i;
+		}
+}
+
+static int resources(struct ctx *c, double *tmp)
+{
+	const struct sc_input *in = c->in;
+	struct sc_result *r = c->r;
+	size_t n = r->nfuncs < SC_RES_FUNCS ? r->nfuncs : SC_RES_FUNCS;
+
+	if (!in->res)
+		return 0;
+	if (in->res_prepare) {
+		uint32_t ids[SC_RES_FUNCS];
+		int err;
+
+		for (size_t i = 0; i < n; i++)
+			ids[i] = r->funcs[i].func;
+		err = in->res_prepare(in->res_ctx, ids, n);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(res_fitted) / sizeof(res_fitted[0]); k++) {
+			int err;
+
+			if (res_fitted[k] >= in->nres)
+				continue;
+			err = in->res(in->res_ctx, r->funcs[i].func, res_fitted[k], tmp);
+			if (err)
+				return err;
+			if (all_zero(tmp, in->nruns))
+				continue;
+			err = add_series(c, tmp, r->funcs[i].func, SC_M_RES0 + res_fitted[k]);
+			if (err < 0)
+				return err;
+		}
+	return 0;
+}
+
+static int analyse(struct ctx *c, double predict_size)
+{
+	const struct sc_input *in = c->in;
+	struct sc_result *r = c->r;
+	double *tmp = malloc(in->nruns * sizeof(*tmp) + 1);
+	int err = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	r->predict_size = predict_size > 0 ? predict_size : 10 * r->sizes[r->nsizes - 1];
+	err = series_of(c, in->latency, 0, SC_M_TIME, &r->latency);
+	r->funcs = calloc(in->nfuncs + 1, sizeof(*r->funcs));
+	if (!err && !r->funcs)
+		err = -ENOMEM;
+	for (size_t f = 0; !err && f < in->nfuncs; f++)
+		err = func_series(c, f, tmp);
+	for (size_t i = 0; !err && i < r->nfuncs; i++)
+		err = spatial(c, &r->funcs[i]);
+	if (!err)
+		shares(r);
+	if (!err)
+		err = resources(c, tmp);
+	free(tmp);
+	return err;
+}
+
+int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_result **out)
+{
+	struct sc_result *r = calloc(1, sizeof(*r));
+	struct ctx c = {.in = in, .r = r};
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->bottleneck = r->now_top = -1;
+	err = scaling__groups(in->size, in->nruns, &c.g);
+	if (err)
+		goto cleanup;
+	r->nsizes = sc_groups__n(c.g);
+	r->sizes = malloc(r->nsizes * sizeof(*r->sizes) + 1);
+	r->runs = malloc(r->nsizes * sizeof(*r->runs) + 1);
+	c.scratch = malloc(in->nruns * sizeof(*c.scratch) + 1);
+	c.vals = malloc(2 * r->nsizes * sizeof(*c.vals) + 1);
+	err = r->sizes && r->runs && c.scratch && c.vals ? 0 : -ENOMEM;
+	if (err)
+		goto cleanup;
+	memcpy(r->sizes, sc_groups__sizes(c.g), r->nsizes * sizeof(*r->sizes));
+	for (size_t k = 0; k < r->nsizes; k++) {
+		r->runs[k] = sc_groups__runs(c.g, k);
+		r->fitted_runs += r->runs[k];
+	}
+	if (scaling__check_sizes(r->sizes, r->nsizes, r->why, sizeof(r->why))) {
+		r->refused = true;
+		r->predict_size = predict_size;
+		goto cleanup;
+	}
+	err = analyse(&c, predict_size);
+cleanup:
+	sc_groups__free(c.g);
+	free(c.scratch);
+	free(c.vals);
+	if (err)
+		scaling__free(r);
+	else
+		*out = r;
+	return err;
+}
+
+void scaling__free(struct sc_result *r)
+{
+	if (!r)
+		return;
+	free(r->latency.med);
+	for (size_t i = 0; i < r->nseries; i++)
+		free(r->series[i].med);
+	free(r->series);
+	free(r->funcs);
+	free(r->sizes);
+	free(r->runs);
+	free(r->func_ids);
+	free(r);
+}
+
+const struct sc_series *scaling__series(const struct sc_result *r, int32_t i)
+{
+	return i >= 0 && (size_t)i < r->nseries ? &r->series[i] : NULL;
+}

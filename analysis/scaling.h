@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * How each function grows with the workload (report --growth): ΔInfer
+ * (ISSTA'13) fits complexity models to a program location's iteration
+ * counts over runs at several workload sizes (temporal inference) and
+ * compares a caller's order with its callees' to find the loops that
+ * drive the whole (spatial inference, section 6); SUNCAT (ISSTA'14)
+ * summarizes a small run as repetition patterns and shows how each grows.
+ *
+ * Here a series is one number per run (a function's call count, its time,
+ * one of its resources) against the run's size (struct ds_run.size);
+ * the per-size median stands for each size (single runs are noisy), and
+ * the models y = a + b * g(n), a >= 0 and b >= 0 (a fixed cost must not
+ * bend the fit), g one of 1, log n, n, n log n, n^2, n^3, 2^n, are fitted
+ * by least squares on relative residuals (times span orders of magnitude:
+ * an absolute fit would follow the largest size alone) and chosen by the
+ * corrected Akaike criterion (AICc, for so few points). A power law
+ * y = c * n^k fitted on log-log gives the exponent with a 95 % interval.
+ * The chosen model is checked by fitting the sizes but the largest and
+ * predicting it.
+ */
+#ifndef XLP_SCALING_H
+#define XLP_SCALING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sc_model {
+	SC_CONST,
+	SC_LOG,
+	SC_LIN,
+	SC_NLOGN,
+	SC_QUAD,
+	SC_CUBIC,
+	SC_EXP,
+	SC_NMODELS,
+};
+
+/* "1", "log n", "n", "n log n", "n^2", "n^3", "2^n" */
+const char *scaling__model_name(enum sc_model m);
+/* The order ΔInfer abstracts (section 6.1): 0, 0.5, 1, 1.5, 2, 3, 10. */
+double scaling__model_order(enum sc_model m);
+/* g(n) of the model (2^n overflows to inf past n = 1023). */
+double scaling__g(enum sc_model m, double n);
+
+/* The refusal rule: at least this many distinct sizes spanning this much. */
+#define SC_MIN_SIZES 4
+#define SC_MIN_SPAN 8.0
+
+/*
+ * 0 when the sizes (any order, repeats allowed) can be fitted; else
+ * -EDOM with why ("3 distinct sizes: ...") in a one-line message.
+ */
+int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len);
+
+struct sc_fit {
+	enum sc_model model;
+	double a, b;	/* y = a + b * g(n), both >= 0 (b may underflow for 2^n) */
+	double bn, xref; /* b * g(xref): what predictions use */
+	double rms;	/* RMS of the relative residuals (y - fit) / y */
+	double aicc;
+	/* the next best model when its AICc is within 2 of the chosen one:
+	 * the data do not tell them apart (SC_NMODELS when none) */
+	enum sc_model close;
+	/* power law y = c * n^k on log-log (points with y > 0) */
+	double exponent, exponent_lo, exponent_hi; /* NAN when < 3 such points */
+	/* the check: the model chosen on the sizes but the largest, and its
+	 * prediction of the largest (relative error: |pred - y| / y) */
+	enum sc_model holdout_model;
+	double holdout_pred, holdout_err; /* NAN when fewer than 4 sizes */
+};
+
+/*
+ * Fits the points (x[i], y[i]), x distinct and ascending, y >= 0. Returns
+ * 0, or -EINVAL when n < 2.
+ */
+int scaling__fit(const double *x, const double *y, size_t n, struct sc_fit *out);
+/* The fit's value at size n. */
+double scaling__predict(const struct sc_fit *f, double n);
+
+/*
+ * Runs grouped by size, for per-size medians of many series: built once
+ * from the runs' sizes (NAN: the run has none and is left out).
+ */
+struct sc_groups;
+
+int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out);
+void sc_groups__free(struct sc_groups *g); /* accepts NULL */
+size_t sc_groups__n(const struct sc_groups *g);	      /* distinct sizes */
+const double *sc_groups__sizes(const struct sc_groups *g); /* ascending */
+size_t sc_groups__runs(const struct sc_groups *g, size_t k);  /* runs of size k */
+/*
+ * Per-size medians of one series (one value per run, indexed as the runs
+ * given to scaling__groups) into med[sc_groups__n(g)]; scratch must hold
+ * nruns doubles. Runs whose value is NAN are left out (a size with none
+ * gets NAN).
+ */
+void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch,
+			double *med);
+
+
+/* ---- the analysis: series of every function, spatial inference ---- */
+
+/* metrics: a function's calls per run, its time (inclusive), its self
+ * time (without its marked callees), then XLP_C_* resources */
+enum sc_metric { SC_M_CALLS, SC_M_TIME, SC_M_SELF, SC_M_RES0 };
+
+/* A caller-callee pair: the callee's time under the caller, per run. */
+struct sc_pair {
+	uint32_t parent, child; /* indices into sc_input's functions */
+	const double *time;	/* nruns */
+};
+
+/*
+ * What the analysis reads: per run its size and latency, per function
+ * and run its calls (NAN: not counted, a sampled function), its time, and
+ * the marked callers and callees. Resources are asked for only for the
+ * functions the ranking puts first (res(): fills v[nruns], XLP_C_* c).
+ */
+struct sc_input {
+	size_t nruns, nfuncs;
+	const double *size, *latency;	/* nruns */
+	const double *calls, *time;	/* nfuncs * nruns, function-major */
+	const char *const *names;	/* nfuncs, for messages */
+	const struct sc_pair *pairs;
+	size_t npairs;
+	int (*res_prepare)(void *ctx, const uint32_t *funcs, size_t n); /* may be NULL */
+	int (*res)(void *ctx, size_t func, int c, double *v);
+	void *res_ctx;
+	int nres; /* resources res() knows (XLP_C_* 0 .. nres - 1) */
+};
+
+struct sc_series {
+	uint32_t func;
+	int metric;   /* enum sc_metric, or SC_M_RES0 + XLP_C_* */
+	double *med;  /* per size (sc_result.nsizes), NAN where no run had it */
+	struct sc_fit fit;
+	double now;	  /* the median at the largest size measured */
+	double predicted; /* at sc_result.predict_size */
+};
+
+struct sc_func {
+	uint32_t func;
+	int32_t time, calls, self; /* indices into series, -1 when none */
+	double now_share;	   /* of the run's latency at the largest size */
+	double predicted;	   /* its time at the predicted size */
+	double predicted_share;	   /* of the predicted latency */
+	bool from_parts;	   /* predicted as its self time plus its callees' */
+	/* where its growth is: the callee holding most of it (-1: none holds
+	 * half), its share, and the callee's calls per run */
+	int32_t callee;
+	double callee_share;
+	int32_t callee_calls; /* series index, -1 */
+	/* ΔInfer's complexity transition (6.2): the callee's calls grow at
+	 * least an order faster than this function's own */
+	bool transition;
+};
+
+struct sc_result {
+	bool refused;
+	char why[256];
+	size_t nsizes;
+	double *sizes;
+	size_t *runs; /* per size */
+	double predict_size;
+	struct sc_series latency; /* the run's latency (func unused) */
+	size_t nseries;
+	struct sc_series *series;
+	size_t nfuncs;
+	struct sc_func *funcs;	    /* by predicted share, largest first */
+	int32_t bottleneck, now_top; /* indices into funcs, -1 */
+	size_t fitted_runs;	    /* runs with a size */
+	/* scaling__from_dataset: sc_func.func -> dataset function */
+	uint32_t *func_ids;
+};
+
+/* Resources are fitted for the first few functions of the ranking. */
+#define SC_RES_FUNCS 10
+
+/*
+ * predict_size <= 0: ten times the largest size measured. A refusal (too
+ * few sizes, too narrow a span) is a result with refused and why set.
+ */
+int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_result **out);
+void scaling__free(struct sc_result *r); /* accepts NULL */
+const struct sc_series *scaling__series(const struct sc_result *r, int32_t i);
+
+struct dataset;
+
+/*
+ * From a dataset: every function that ran in a run with a size (marked:
+ * calls, time, self, resources; sampled: time), the marked callees under
+ * each marked function. No run with a size is a refusal too.
+ */
+int scaling__from_dataset(const struct dataset *ds, double predict_size, struct sc_result **out,
+			  char *err, size_t errlen);
+
+#endif

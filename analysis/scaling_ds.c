@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* report --growth: a dataset's runs as the series scaling.c fits. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dataset.h"
+#include "scaling.h"
+#include "trace.h"
+
+struct dsin {
+	const struct dataset *ds;
+	struct sc_input in;
+	uint32_t *ids; /* compact index -> dataset function */
+	double *size, *lat, *calls, *time;
+	struct sc_pair *pairs;
+	struct nesting *nest;
+	struct resources *res;
+	uint32_t res_ids[SC_RES_FUNCS];
+	size_t nres_ids;
+};
+
+static bool counted(const struct ds_func *f)
+{
+	/* a runqueue wait before the interaction is not the program's work,
+	 * nor is a sampled root or runtime frame anything to grow */
+	return !f->queued && !f->root && !f->runtime;
+}
+
+static int pick_funcs(struct dsin *d, size_t nr)
+{
+	const struct dataset *ds = d->ds;
+	size_t nf = dataset__nfuncs(ds);
+
+	d->ids = malloc(nf * sizeof(*d->ids) + 1);
+	if (!d->ids)
+		return -ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		bool ran = false;
+
+		if (!counted(dataset__func(ds, f)))
+			continue;
+		for (size_t r = 0; r < nr && !ran; r++)
+			ran = !isnan(d->size[r]) && dataset__time(ds, r, f) > 0;
+		if (ran)
+			d->ids[d->in.nfuncs++] = (uint32_t)f;
+	}
+	return 0;
+}
+
+static int fill(struct dsin *d, size_t nr)
+{
+	const struct dataset *ds = d->ds;
+	size_t nf = d->in.nfuncs;
+
+	d->calls = malloc(nf * nr * sizeof(*d->calls) + 1);
+	d->time = malloc(nf * nr * sizeof(*d->time) + 1);
+	if (!d->calls || !d->time)
+		return -ENOMEM;
+	for (size_t k = 0; k < nf; k++) {
+		bool sampled = dataset__func(ds, d->ids[k])->sampled;
+
+		for (size_t r = 0; r < nr; r++) {
+			d->time[k * nr + r] = (double)dataset__time(ds, r, d->ids[k]);
+			d->calls[k * nr + r] =
+				sampled ? NAN : (double)dataset__ncalls(ds, r, d->ids[k]);
+		}
+	}
+	return 0;
+}
+
+static int32_t compact(const struct dsin *d, uint32_t f)
+{
+	for (size_t k = 0; k < d->in.nfuncs; k++)
+		if (d->ids[k] == f)
+			return (int32_t)k;
+	return -1;
+}
+
+/* The direct callees of every marked function, with their time under it. */
+static int pairs(struct dsin *d, char *err, size_t errlen)
+{
+	uint32_t *anc = malloc(d->in.nfuncs * sizeof(*anc) + 1);
+	size_t nanc = 0, total = 0;
+	int ret;
+
+	if (!anc)
+		return -ENOMEM;
+	for (size_t k = 0; k < d->in.nfuncs; k++)
+		if (!dataset__func(d->ds, d->ids[k])->sampled)
+			anc[nanc++] = d->ids[k];
+	ret = nanc ? dataset__nesting(d->ds, anc, nanc, &d->nest, err, errlen) : 0;
+	for (size_t a = 0; !ret && d->nest && a < nanc; a++)
+		total += nesting__npairs(d->nest, a);
+	d->pairs = malloc(total * sizeof(*d->pairs) + 1);
+	if (!ret && !d->pairs)
+		ret = -ENOMEM;
+	for (size_t a = 0; !ret && d->nest && a < nanc; a++)
+		for (size_t i = 0; i < nesting__npairs(d->nest, a); i++) {
+			const struct ds_nest_pair *p = nesting__pair(d->nest, a, i);
+			int32_t parent = compact(d, anc[a]), child = compact(d, p->child);
+
+			if (p->parent != anc[a] || parent < 0 || child < 0)
+				continue; /* not a direct callee */
+			d->pairs[d->in.npairs++] = (struct sc_pair){
+				.parent = (uint32_t)parent, .child = (uint32_t)child, .time = p->time};
+		}
+	free(anc);
+	return ret;
+}
+
+static int res_prepare(void *ctx, const uint32_t *funcs, size_t n)
+{
+	struct dsin *d = ctx;
+	char err[256];
+
+	d->nres_ids = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!dataset__func(d->ds, d->ids[funcs[i]])->sampled)
+			d->res_ids[d->nres_ids++] = d->ids[funcs[i]];
+	return d->nres_ids ? dataset__resources(d->ds, d->res_ids, d->nres_ids, &d->res, err,
+						sizeof(err))
+			   : 0;
+}
+
+static int res_get(void *ctx, size_t func, int c, double *v)
+{
+	struct dsin *d = ctx;
+	size_t nr = d->in.nruns, k;
+
+	for (k = 0; k < d->nres_ids; k++)
+		if (d->res_ids[k] == d->ids[func])
+			break;
+	for (size_t r = 0; r < nr; r++)
+		v[r] = k < d->nres_ids && d->res ? (double)resources__get(d->res, k, r)->ctr[c] : 0;
+	return 0;
+}
+
+int scaling__from_dataset(const struct dataset *ds, double predict_size, struct sc_result **out,
+			  char *err, size_t errlen)
+{
+	size_t nr = dataset__nruns(ds), sized = 0;
+	struct dsin d = {.ds = ds};
+	int ret;
+
+	*out = NULL;
+	d.size = malloc(nr * sizeof(*d.size) + 1);
+	d.lat = malloc(nr * sizeof(*d.lat) + 1);
+	if (!d.size || !d.lat) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t r = 0; r < nr; r++) {
+		d.size[r] = dataset__run(ds, r)->size;
+		d.lat[r] = dataset__run(ds, r)->latency_ns;
+		sized += !isnan(d.size[r]);
+	}
+	if (!sized) {
+		snprintf(err, errlen,
+			 "no run has a workload size: record with --size N, --sizes A,B,... or "
+			 "--size-arg K");
+		ret = -EDOM;
+		goto cleanup;
+	}
+	ret = pick_funcs(&d, nr);
+	if (!ret)
+		ret = fill(&d, nr);
+	if (!ret)
+		ret = pairs(&d, err, errlen);
+	if (ret)
+		goto cleanup;
+	d.in.nruns = nr;
+	d.in.size = d.size;
+	d.in.latency = d.lat;
+	d.in.calls = d.calls;
+	d.in.time = d.time;
+	d.in.pairs = d.pairs;
+	d.in.res_prepare = res_prepare;
+	d.in.res = res_get;
+	d.in.res_ctx = &d;
+	d.in.nres = XLP_NR_CTR;
+	ret = scaling__analyse(&d.in, predict_size, out);
+	if (!ret) {
+		(*out)->func_ids = d.ids;
+		d.ids = NULL;
+	}
+cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
+	nesting__free(d.nest);
+	resources__free(d.res);
+	free(d.ids);
+	free(d.size);
+	free(d.lat);
+	free(d.calls);
+	free(d.time);
+	free(d.pairs);
+	return ret;
+}

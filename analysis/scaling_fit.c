@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The complexity models of scaling.h: fit, choice, power law, hold-out.
+ * Pure arithmetic on the per-size points; deterministic.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scaling.h"
+
+static const char *const names[SC_NMODELS] = {"1",	 "log n", "n",	 "n log n",
+					      "n^2", "n^3",   "2^n"};
+static const double orders[SC_NMODELS] = {0, 0.5, 1, 1.5, 2, 3, 10};
+
+const char *scaling__model_name(enum sc_model m)
+{
+	return m < SC_NMODELS ? names[m] : "?";
+}
+
+double scaling__model_order(enum sc_model m)
+{
+	return m < SC_NMODELS ? orders[m] : NAN;
+}
+
+double scaling__g(enum sc_model m, double n)
+{
+	switch (m) {
+	case SC_CONST:
+		return 1;
+	case SC_LOG:
+		return log(n);
+	case SC_LIN:
+		return n;
+	case SC_NLOGN:
+		return n * log(n);
+	case SC_QUAD:
+		return n * n;
+	case SC_CUBIC:
+		return n * n * n;
+	case SC_EXP:
+		return exp2(n);
+	default:
+		return NAN;
+	}
+}
+
+/* g(n) / g(xref): the fit is conditioned at any size (2^16000 is inf). */
+static double g_norm(enum sc_model m, double n, double xref)
+{
+	if (m == SC_EXP)
+		return exp2(n - xref);
+	return scaling__g(m, n) / scaling__g(m, xref);
+}
+
+int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len)
+{
+	double lo = INFINITY, hi = 0, *s = malloc(n * sizeof(*s) + 1);
+	size_t distinct = 0, m = 0;
+
+	if (!s) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(sizes[i]) && sizes[i] > 0)
+			s[m++] = sizes[i];
+	for (size_t i = 0; i < m; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = s[j] == s[i];
+		distinct += !seen;
+		lo = fmin(lo, s[i]);
+		hi = fmax(hi, s[i]);
+	}
+	free(s);
+	if (distinct < SC_MIN_SIZES) {
+		snprintf(why, len,
+			 "%zu distinct workload size%s: a model needs %d or more (record more "
+			 "sizes: record --sizes, or --size per recording)",
+			 distinct, distinct == 1 ? "" : "s", SC_MIN_SIZES);
+		return -EDOM;
+	}
+	if (hi / lo < SC_MIN_SPAN) {
+		snprintf(why, len,
+			 "the sizes span %.3gx (%.6g to %.6g): a model needs %gx or more (record "
+			 "smaller and larger sizes)",
+			 hi / lo, lo, hi, SC_MIN_SPAN);
+		return -EDOM;
+	}
+	return 0;
+}
+
+struct one {
+	double a, bn, rss, t; /* t: the slope over its standard error */
+	int informed;	      /* sizes where the term is above 1e-6 of its largest */
+};
+
+/*
+ * Weighted least squares of y = a + bn * g_norm on relative residuals
+ * (weight 1 / y^2; a zero y weighs as a thousandth of the largest), with
+ * a >= 0 and bn >= 0: a negative intercept is refitted through the origin,
+ * a negative slope leaves the constant.
+ */
+static struct one fit_one(enum sc_model m, const double *x, const double *y, size_t n)
+{
+	double ymax = 0, S = 0, Sg = 0, Sgg = 0, Sy = 0, Sgy = 0, det;
+	struct one o = {0};
+
+	for (size_t i = 0; i < n; i++)
+		ymax = fmax(ymax, y[i]);
+	for (size_t i = 0; i < n; i++) {
+		double w = 1 / pow(fmax(y[i], ymax > 0 ? 1e-3 * ymax : 1), 2);
+		double g = m == SC_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
+
+		o.informed += g >= 1e-6;
+		S += w;
+		Sg += w * g;
+		Sgg += w * g * g;
+		Sy += w * y[i];
+		Sgy += w * g * y[i];
+	}
+	det = S * Sgg - Sg * Sg;
+	if (m != SC_CONST && det > 1e-12 * S * Sgg) {
+		o.bn = (S * Sgy - Sg * Sy) / det;
+		o.a = (Sy - o.bn * Sg) / S;
+	}
+	if (m == SC_CONST || o.bn <= 0 || !(det > 1e-12 * S * Sgg)) {
+		o.bn = 0;
+		o.a = Sy / S;
+	} else if (o.a < 0) {
+		o.a = 0;
+		o.bn = Sgg > 0 ? Sgy / Sgg : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double w = 1 / pow(fmax(y[i], ymax > 0 ? 1e-3 * ymax : 1), 2);
+		double g = m == SC_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
+		double r = y[i] - o.a - o.bn * g;
+
+		o.rss += w * r * r;
+	}
+	if (m != SC_CONST && o.bn > 0 && n > 2 && det > 0) {
+		double s2 = o.rss / (double)(n - 2);
+
+		o.t = s2 > 0 ? o.bn / sqrt(s2 * S / det) : INFINITY;
+	}
+	return o;
+}
+
+static double aicc(double rss, size_t n, int k)
+{
+	double v = fmax(rss / (double)n, 1e-12);
+	double corr = (int)n - k - 1 > 0 ? 2.0 * k * (k + 1) / (double)((int)n - k - 1) : 1e9;
+
+	return (double)n * log(v) + 2.0 * k + corr;
+}
+
+/* Two-sided 95 % quantile of Student's t with dof degrees of freedom. */
+static double t975(size_t dof)
+{
+	static const double t[] = {0,	  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+				   2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+				   2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+				   2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+
+	return dof < sizeof(t) / sizeof(t[0]) ? t[dof] : 1.96 + 2.4 / (double)dof;
+}
+
+/*
+ * The model of least AICc (ties: the lower order); *close the runner-up
+ * within 2. A growing model must grow beyond the noise: its slope's t
+ * statistic significant at 5 % (two-sided), or AICc alone would read
+ * growth into a constant's noise in 7 % of series (log n, n, even 2^n:
+ * tests/unit/test_scaling.c measures it). And the term must be more than
+ * a step at the last size: above 1e-6 of its largest at 3 sizes or more
+ * (2^n over 1 000 .. 512 000 is 0 but at the end, and fits anything that
+ * turns up there).
+ */
+static enum sc_model choose(const double *x, const double *y, size_t n, struct one *best,
+			    double *best_aicc, enum sc_model *close)
+{
+	double ic[SC_NMODELS];
+	struct one o[SC_NMODELS];
+	enum sc_model b = SC_CONST;
+
+	for (int m = 0; m < SC_NMODELS; m++) {
+		o[m] = fit_one((enum sc_model)m, x, y, n);
+		/* a slope clamped to 0 is the constant with a parameter more */
+		ic[m] = m != SC_CONST &&
+					(o[m].bn == 0 || o[m].t < t975(n - 2) || o[m].informed < 3)
+				? INFINITY
+				: aicc(o[m].rss, n, m == SC_CONST ? 1 : 2);
+		if (ic[m] < ic[b] - 1e-9)
+			b = (enum sc_model)m;
+	}
+	*close = SC_NMODELS;
+	for (int m = 0; m < SC_NMODELS; m++)
+		if (m != (int)b && ic[m] - ic[b] < 2 &&
+		    (*close == SC_NMODELS || ic[m] < ic[*close]))
+			*close = (enum sc_model)m;
+	*best = o[b];
+	*best_aicc = ic[b];
+	return b;
+}
+
+static void power_law(const double *x, const double *y, size_t n, struct sc_fit *f)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0, res = 0, k, c;
+	size_t m = 0;
+
+	f->exponent = f->exponent_lo = f->exponent_hi = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (y[i] > 0) {
+			mx += log(x[i]);
+			my += log(y[i]);
+			m++;
+		}
+	if (m < 3)
+		return;
+	mx /= (double)m;
+	my /= (double)m;
+	for (size_t i = 0; i < n; i++)
+		if (y[i] > 0) {
+			sxx += (log(x[i]) - mx) * (log(x[i]) - mx);
+			sxy += (log(x[i]) - mx) * (log(y[i]) - my);
+		}
+	if (sxx <= 0)
+		return;
+	k = sxy / sxx;
+	c = my - k * mx;
+	for (size_t i = 0; i < n; i++)
+		if (y[i] > 0)
+			res += pow(log(y[i]) - c - k * log(x[i]), 2);
+	f->exponent = k;
+	f->exponent_lo = k - t975(m - 2) * sqrt(res / (double)(m - 2) / sxx);
+	f->exponent_hi = 2 * k - f->exponent_lo;
+}
+
+int scaling__fit(const double *x, const double *y, size_t n, struct sc_fit *out)
+{
+	struct one o;
+	enum sc_model close;
+	double ic;
+
+	memset(out, 0, sizeof(*out));
+	out->exponent = out->exponent_lo = out->exponent_hi = NAN;
+	out->holdout_pred = out->holdout_err = NAN;
+	out->holdout_model = out->close = SC_NMODELS;
+	if (n < 2)
+		return -EINVAL;
+	out->model = choose(x, y, n, &o, &ic, &close);
+	out->close = close;
+	out->a = o.a;
+	out->bn = o.bn;
+	out->xref = x[n - 1];
+	out->b = out->model == SC_CONST ? 0
+		 : out->model == SC_EXP ? o.bn * exp2(-out->xref)
+					: o.bn / scaling__g(out->model, out->xref);
+	out->rms = sqrt(o.rss / (double)n);
+	out->aicc = ic;
+	power_law(x, y, n, out);
+	if (n >= SC_MIN_SIZES) {
+		struct sc_fit h;
+
+		scaling__fit(x, y, n - 1, &h);
+		out->holdout_model = h.model;
+		out->holdout_pred = scaling__predict(&h, x[n - 1]);
+		out->holdout_err =
+			y[n - 1] > 0 ? fabs(out->holdout_pred - y[n - 1]) / y[n - 1] : NAN;
+	}
+	return 0;
+}
+
+double scaling__predict(const struct sc_fit *f, double n)
+{
+	if (f->model == SC_CONST || f->bn == 0)
+		return f->a;
+	return f->a + f->bn * g_norm(f->model, n, f->xref);
+}
+
+/* ---- runs grouped by size ---- */
+
+struct sc_groups {
+	size_t n;
+	double *size;
+	size_t *off, *cnt;
+	size_t *idx; /* run indices, by size */
+};
+
+static int cmp_by_size(const void *a, const void *b, void *ctx)
+{
+	const double *s = ctx;
+	double x = s[*(const size_t *)a], y = s[*(const size_t *)b];
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out)
+{
+	struct sc_groups *g = calloc(1, sizeof(*g));
+	size_t m = 0;
+
+	*out = NULL;
+	if (!g)
+		return -ENOMEM;
+	g->idx = malloc(nruns * sizeof(*g->idx) + 1);
+	g->size = malloc(nruns * sizeof(*g->size) + 1);
+	g->off = malloc(nruns * sizeof(*g->off) + 1);
+	g->cnt = malloc(nruns * sizeof(*g->cnt) + 1);
+	if (!g->idx || !g->size || !g->off || !g->cnt) {
+		sc_groups__free(g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nruns; i++)
+		if (isfinite(run_size[i]))
+			g->idx[m++] = i;
+	qsort_r(g->idx, m, sizeof(*g->idx), cmp_by_size, (void *)run_size);
+	for (size_t i = 0; i < m; i++) {
+		if (!g->n || g->size[g->n - 1] != run_size[g->idx[i]]) {
+			g->size[g->n] = run_size[g->idx[i]];
+			g->off[g->n] = i;
+			g->cnt[g->n++] = 0;
+		}
+		g->cnt[g->n - 1]++;
+	}
+	*out = g;
+	return 0;
+}
+
+void sc_groups__free(struct sc_groups *g)
+{
+	if (!g)
+		return;
+	free(g->idx);
+	free(g->size);
+	free(g->off);
+	free(g->cnt);
+	free(g);
+}
+
+size_t sc_groups__n(const struct sc_groups *g)
+{
+	return g->n;
+}
+
+const double *sc_groups__sizes(const struct sc_groups *g)
+{
+	return g->size;
+}
+
+size_t sc_groups__runs(const struct sc_groups *g, size_t k)
+{
+	return g->cnt[k];
+}
+
+/* The k-th smallest of v[0..n) (Hoare's selection; v is reordered). */
+static double select_k(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double p = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch, double *med)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < g->cnt[k]; i++) {
+			double x = v[g->idx[g->off[k] + i]];
+
+			if (!isnan(x))
+				scratch[m++] = x;
+		}
+		if (!m) {
+			med[k] = NAN;
+			continue;
+		}
+		med[k] = select_k(scratch, m, m / 2);
+		if (m % 2 == 0) {
+			double lo = scratch[0];
+
+			/* the lower middle: the largest of what selection left below */
+			for (size_t i = 1; i < m / 2; i++)
+				lo = fmax(lo, scratch[i]);
+			med[k] = (med[k] + lo) / 2;
+		}
+	}
+}

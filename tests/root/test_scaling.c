@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report --growth on real eBPF (issue 23): tests/workloads/grow.c sorts n
+ * records with costly comparisons (parse, n log n) then compares every
+ * 32nd with every 32nd through same_key (dedupe, n^2 / 1024 calls).
+ * Recorded at 250 .. 4 000 records, parse takes most of the run; the
+ * report must predict that at ten times the largest size dedupe takes it
+ * over, with n^2 as its model and same_key, called n^2/1024 times, as
+ * where its growth is. Sizes given per launch (--sizes) and per call
+ * (--size-arg); too few sizes are refused. Root.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testlib.h"
+#include "json.h"
+#include "xlptest.h"
+
+static char xl[256], wl[256], out[1 << 16], err[1 << 16];
+static char fparse[300], fdedupe[300], fsame[300], fjob[300];
+
+static void paths(void)
+{
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/grow", wl, sizeof(wl));
+	snprintf(fparse, sizeof(fparse), "%s:parse", wl);
+	snprintf(fdedupe, sizeof(fdedupe), "%s:dedupe", wl);
+	snprintf(fsame, sizeof(fsame), "%s:same_key", wl);
+	snprintf(fjob, sizeof(fjob), "%s:job", wl);
+}
+
+static struct json *growth_of(const char *trace, const char *name, const struct json **g)
+{
+	const char *js = xt_tmp_path(name);
+	char *rep[] = {xl, "report", "--growth", "--json", "-o", (char *)js, (char *)trace, NULL};
+	char jerr[256];
+	struct json *j;
+	int rc;
+
+	rc = xt_run(rep, 120000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0, "report --growth exit %d: %s", rc, err);
+	if (rc)
+		return NULL;
+	j = json__load(js, jerr, sizeof(jerr));
+	CHECK(j, "report JSON: %s", jerr);
+	*g = j ? json__get(j, "growth") : NULL;
+	return j;
+}
+
+static const char *str_at(const struct json *o, const char *k1, const char *k2)
+{
+	const struct json *x = json__get(o, k1);
+
+	return json__str(k2 ? json__get(x, k2) : x);
+}
+
+/* The metric of a function in growth.functions[], or NULL. */
+static const struct json *series(const struct json *g, const char *func, const char *metric)
+{
+	const struct json *a = json__get(g, "functions");
+
+	for (size_t i = 0; i < json__len(a); i++) {
+		const char *f = json__str(json__get(json__at(a, i), "function"));
+		const char *m = json__str(json__get(json__at(a, i), "metric"));
+
+		if (f && m && !strcmp(f, func) && !strcmp(m, metric))
+			return json__at(a, i);
+	}
+	return NULL;
+}
+
+static void check_prediction(const struct json *g)
+{
+	const char *b = str_at(g, "bottleneck", "function"), *now = str_at(g, "dominant_now", "function");
+	const struct json *callee = json__get(json__get(g, "bottleneck"), "callee");
+	const char *pm = json__str(json__get(series(g, "parse", "time"), "model"));
+
+	fprintf(stderr, "  verdict: %s\n", str_at(g, "verdict", NULL));
+	CHECK(json__bool(json__get(g, "refused")) == 0, "refused: %s", str_at(g, "why", NULL));
+	CHECK(json__len(json__get(g, "sizes")) == 5, "5 sizes");
+	CHECK(now && !strcmp(now, "parse"), "parse takes most of the run now, not %s", now);
+	CHECK(b && !strcmp(b, "dedupe"), "dedupe takes it over, not %s", b);
+	CHECK(!strcmp(str_at(g, "bottleneck", "model") ?: "", "n^2"), "dedupe's model: %s",
+	      str_at(g, "bottleneck", "model"));
+	CHECK(!strcmp(json__str(json__get(callee, "function")) ?: "", "same_key"),
+	      "its growth is in same_key");
+	CHECK(!strcmp(json__str(json__get(callee, "calls_model")) ?: "", "n^2"),
+	      "same_key's calls grow n^2: %s", json__str(json__get(callee, "calls_model")));
+	CHECK(json__num(json__get(callee, "growth_share")) > 0.5, "%g",
+	      json__num(json__get(callee, "growth_share")));
+	/* same_key runs (n/32)^2 times: the count is exact, so is its model */
+	CHECK(fabs(json__num(json__get(series(g, "same_key", "calls"), "b")) - 1.0 / 1024) < 1e-4,
+	      "b = %g", json__num(json__get(series(g, "same_key", "calls"), "b")));
+	/* a merge sort: n log n comparisons; over 16x, n and n log n differ by 40 % */
+	CHECK(pm && (!strcmp(pm, "n log n") || !strcmp(pm, "n")), "parse's model: %s", pm);
+	CHECK(json__num(json__get(series(g, "parse", "calls"), "a")) == 1 &&
+		      !strcmp(json__str(json__get(series(g, "parse", "calls"), "model")) ?: "",
+			      "1"),
+	      "parse runs once per job");
+}
+
+TEST(future_bottleneck_named_with_model_and_callee_launches)
+{
+	const char *trace = xt_tmp_path("grow.xlp");
+	char *rec[] = {xl,	"record",   "-q",      "-o",	   (char *)trace,
+		       "--repeat", "3",	    "--sizes", "250,500,1000,2000,4000",
+		       "-f",	fparse,	    "-f",      fdedupe, "-f",
+		       fsame,	"--",	    wl,	       "{}",	   NULL};
+	const struct json *g = NULL;
+	struct json *j;
+	int rc;
+
+	paths();
+	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	j = growth_of(trace, "grow.json", &g);
+	REQUIRE(g, "no growth object");
+	check_prediction(g);
+	json__free(j);
+}
+
+TEST(future_bottleneck_named_with_size_from_an_argument)
+{
+	const char *trace = xt_tmp_path("jobs.xlp");
+	char *rec[] = {xl,	 "record", "-q",	  "-o", (char *)trace, "-i",  fjob,
+		       "--size-arg", "0",	   "-f",	  fparse, "-f", fdedupe,      "-f",
+		       fsame,	 "--",	   wl,		  "--jobs", "250", "250", "500",
+		       "500",	 "1000",   "1000",	  "2000", "2000", "4000", "4000",
+		       NULL};
+	const struct json *g = NULL;
+	struct json *j;
+	int rc;
+
+	paths();
+	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	j = growth_of(trace, "jobs.json", &g);
+	REQUIRE(g, "no growth object");
+	check_prediction(g);
+	json__free(j);
+}
+
+TEST(three_sizes_are_refused_with_the_reason)
+{
+	const char *trace = xt_tmp_path("three.xlp");
+	char *rec[] = {xl, "record", "-q", "-o", (char *)trace, "--sizes", "250,1000,4000",
+		       "-f", fdedupe, "--", wl, "{}", NULL};
+	char *txt[] = {xl, "report", "--growth", (char *)trace, NULL};
+	const struct json *g = NULL;
+	struct json *j;
+	int rc;
+
+	paths();
+	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	j = growth_of(trace, "three.json", &g);
+	REQUIRE(g, "no growth object");
+	CHECK(json__bool(json__get(g, "refused")) == 1, "3 sizes predicted");
+	CHECK(strstr(str_at(g, "why", NULL) ?: "", "3 distinct workload sizes"), "%s",
+	      str_at(g, "why", NULL));
+	CHECK(json__get(g, "bottleneck") && json__is_null(json__get(g, "bottleneck")),
+	      "no bottleneck");
+	json__free(j);
+	rc = xt_run(txt, 60000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0 && strstr(out, "Verdict: no prediction: 3 distinct workload sizes"),
+	      "exit %d: %s", rc, out);
+}
+
+TEST(no_size_in_the_trace_is_an_error)
+{
+	const char *trace = xt_tmp_path("nosize.xlp");
+	char *rec[] = {xl, "record", "-q", "-o", (char *)trace, "-f", fdedupe, "--", wl, "300",
+		       NULL};
+	char *rep[] = {xl, "report", "--growth", (char *)trace, NULL};
+	int rc;
+
+	paths();
+	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	rc = xt_run(rep, 60000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 1, "exit %d", rc);
+	XT_CHECK_MESSAGE(err, "no run has a workload size: record with --size N");
+}
+
+TEST_MAIN()
