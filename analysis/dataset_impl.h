@@ -104,6 +104,39 @@ int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
 				  double w),
 		      void *ctx);
 
+/* ---- workload sizes (dataset_size.c): struct ds_run.size ---- */
+
+struct ds_size_ev {
+	uint64_t t;
+	uint32_t pid, tid; /* tid 0 but for a call's size */
+	uint64_t v;	   /* the size; for a fork, the parent's pid */
+};
+
+/* What one file says of sizes, zeroed to begin. */
+struct ds_sizes {
+	struct ds_size_ev *call; /* record --size-arg: XLP_TASKEV_SIZE */
+	size_t ncall, call_cap;
+	struct ds_size_ev *launch; /* --sizes: XLP_SIZE_LAUNCH */
+	size_t nlaunch, launch_cap;
+	struct ds_size_ev *fork; /* processes forked (XLP_R_FORK), to find their launch */
+	size_t nfork, fork_cap;
+	bool has_whole; /* --size: XLP_SIZE_RECORDING */
+	uint64_t whole;
+};
+
+/* Keeps what a record says of sizes (others ignored): 0 or -ENOMEM. */
+int ds_sizes_take(struct ds_sizes *z, const struct xlp_hdr *h);
+/* After the last record, before ds_sizes_of. */
+void ds_sizes_ready(struct ds_sizes *z);
+/*
+ * The size of a run of pid that began at start on thread tid (0: a launch),
+ * its handler entering queued ns later (prewake): its call's size, else its
+ * launch's, else the recording's, else NAN.
+ */
+double ds_sizes_of(const struct ds_sizes *z, uint32_t pid, uint32_t tid, uint64_t start,
+		   uint64_t queued);
+void ds_sizes_free(struct ds_sizes *z);
+
 /* Pass 1: runs, baselines, drops of file fi (appends to ds->runs). */
 int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen);
 

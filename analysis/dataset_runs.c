@@ -4,7 +4,6 @@
  * baselines (PerfProbe section V-D) and what was lost while recording.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 struct cand {
 	uint32_t pid, tid;
+	uint32_t btid; /* the thread it began on: tid, but for a keyed run */
 	uint64_t start, end;
 	bool has_own;
 	uint64_t own[XLP_NR_CTR]; /* an interaction call's incl[] */
@@ -44,6 +44,7 @@ struct pass1 {
 	uint64_t nrecords;
 	uint64_t nprog; /* of them, produced by the programs */
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
+	struct ds_sizes sizes;
 };
 
 /* own: the interaction call's counters, NULL for a launch */
@@ -55,7 +56,8 @@ static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start,
 	if (xlp_grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
 	c = &p->cand[p->ncand++];
-	*c = (struct cand){.pid = pid, .tid = tid, .start = start, .end = end, .has_own = !!own};
+	*c = (struct cand){
+		.pid = pid, .tid = tid, .btid = tid, .start = start, .end = end, .has_own = !!own};
 	if (own)
 		memcpy(c->own, own, sizeof(c->own));
 	return 0;
@@ -87,6 +89,8 @@ static int add_kev(struct pass1 *p, const struct kev *k)
 
 static int take_record(struct pass1 *p, const struct ds_file *f, const struct xlp_hdr *h)
 {
+	if (ds_sizes_take(&p->sizes, h))
+		return -ENOMEM;
 	if (h->type == XLP_R_TASKEV && h->size >= sizeof(struct xlp_taskev_rec) && f->info.keyed) {
 		const struct xlp_taskev_rec *k = (const void *)h;
 
@@ -295,6 +299,8 @@ static int keyed_runs(struct ds_file *f, struct pass1 *p)
 		} else {
 			ret = add_cand(p, e->pid, e->tid, begin->t,
 				       end_of_call(calls, p->nkev - nev, e), NULL);
+			if (!ret) /* its size is the begin's */
+				p->cand[p->ncand - 1].btid = begin->tid;
 			begin = NULL;
 		}
 	}
@@ -320,6 +326,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		drop_nested(p);
 	}
 	xlp_sort(p->base, p->nbase, sizeof(*p->base), cmp_base);
+	ds_sizes_ready(&p->sizes);
 	f->run_off = ds->nruns;
 	for (size_t i = 0; i < p->ncand; i++) {
 		const struct cand *c = &p->cand[i];
@@ -336,8 +343,8 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		r->start_ns = c->start;
 		r->end_ns = c->end;
 		r->latency_ns = (double)(c->end - c->start);
-		r->size = NAN;
 		r->queued_ns = c->has_own ? c->own[XLP_C_QUEUED] : 0;
+		r->size = ds_sizes_of(&p->sizes, c->pid, c->btid, c->start, r->queued_ns);
 		r->has_own = c->has_own;
 		if (c->has_own)
 			memcpy(r->own, c->own, sizeof(r->own));
@@ -564,5 +571,6 @@ cleanup:
 	free(p.cand);
 	free(p.base);
 	free(p.kev);
+	ds_sizes_free(&p.sizes);
 	return ret;
 }

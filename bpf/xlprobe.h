@@ -130,6 +130,9 @@ enum xlp_rec_type {
 	XLP_R_SCHED = 13,  /* struct xlp_sched_rec: one scheduling event */
 	XLP_R_TASK = 14,   /* struct xlp_task_rec: a waker's name, before its first wakeup */
 	XLP_R_TASKEV = 15, /* struct xlp_taskev_rec: an async task posted or started */
+	/* struct xlp_size_rec: a workload size (record --size, --sizes; the
+	 * recorder's, readers that predate it skip it) */
+	XLP_R_SIZE = 16,
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -508,6 +511,10 @@ enum xlp_taskev_kind {
 	 * threads, from BEGIN's call to END's with the same key */
 	XLP_TASKEV_BEGIN = 3,
 	XLP_TASKEV_END = 4,
+	/* record --size-arg N: the interaction's argument N at the entry of a
+	 * call that starts a run, the run's workload size; entry_ns is the
+	 * handler's entry (the call record's entry_ns + queued) */
+	XLP_TASKEV_SIZE = 5,
 };
 
 struct xlp_taskev_rec {
@@ -519,6 +526,26 @@ struct xlp_taskev_rec {
 	__u32 func_id; /* the marked function */
 	__u16 kind;    /* enum xlp_taskev_kind */
 	__u16 arg;     /* which argument: 0 the first */
+};
+
+/*
+ * The workload size runs were given, as the recorder was told it (struct
+ * xlp_size_rec.flags says which runs): record --size N labels the whole
+ * recording, --sizes one launch each, written before the launch is
+ * released. Per-call sizes (--size-arg) come from the programs, as
+ * XLP_TASKEV_SIZE events.
+ */
+#define XLP_SIZE_RECORDING (1u << 0) /* every run of the recording */
+#define XLP_SIZE_LAUNCH (1u << 1)    /* the runs of launch pid (and of what it forks) */
+
+struct xlp_size_rec {
+	struct xlp_hdr h;
+	__u32 pid;     /* XLP_SIZE_LAUNCH: the launch's pid; else 0 */
+	__u32 tid;     /* 0: any thread of pid */
+	__u64 time_ns; /* CLOCK_MONOTONIC: when it was written */
+	__u64 size;    /* > 0 */
+	__u32 flags;   /* XLP_SIZE_* */
+	__u32 run;     /* XLP_SIZE_LAUNCH: the launch's index (xlp_launch_rec.run) */
 };
 
 /* struct xlp_stack_rec.flags */
@@ -636,6 +663,11 @@ struct xlp_sample_cost {
 	(XLP_COOKIE_TASK_POST | XLP_COOKIE_TASK_RUN | XLP_COOKIE_RUN_BEGIN | XLP_COOKIE_RUN_END)
 #define XLP_COOKIE_TASK_ARG(n) ((__u32)(n) << 12) /* n in 0..4 */
 #define XLP_COOKIE_TASK_ARG_OF(flags) (((flags) >> 12) & 7)
+/* --size-arg N on the interaction: a run's size is its argument N (apart
+ * from the key's, which --until may give the same function) */
+#define XLP_COOKIE_SIZE (1u << 15)
+#define XLP_COOKIE_SIZE_ARG(n) ((__u32)(n) << 16) /* n in 0..4 */
+#define XLP_COOKIE_SIZE_ARG_OF(flags) (((flags) >> 16) & 7)
 
 /*
  * Input and output of the SEC("syscall") programs of bpf/control.bpf.c, run
@@ -692,6 +724,7 @@ _Static_assert(sizeof(struct xlp_ctl) == 32, "xlp_ctl layout");
 _Static_assert(sizeof(struct xlp_sched_rec) == 32, "xlp_sched_rec layout");
 _Static_assert(sizeof(struct xlp_task_rec) == 32, "xlp_task_rec layout");
 _Static_assert(sizeof(struct xlp_taskev_rec) == 40, "xlp_taskev_rec layout");
+_Static_assert(sizeof(struct xlp_size_rec) == 40, "xlp_size_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

@@ -88,6 +88,7 @@ static const struct flag_name feat_names[] = {
 
 static const struct flag_name func_flag_names[] = {
 	{XLP_FUNC_INTERACTION, "interaction"},
+	{XLP_FUNC_SIZE, "size"},
 };
 
 static const struct flag_name call_flag_names[] = {
@@ -487,15 +488,35 @@ static void rec_taskev(struct dump *d, const struct xlp_hdr *h)
 	const struct xlp_taskev_rec *r = (const void *)h;
 
 	field_cstr(d, "kind",
-		   r->kind == XLP_TASKEV_POST  ? "post"
-		   : r->kind == XLP_TASKEV_RUN ? "run"
-					       : "unknown");
+		   r->kind == XLP_TASKEV_POST	 ? "post"
+		   : r->kind == XLP_TASKEV_RUN	 ? "run"
+		   : r->kind == XLP_TASKEV_BEGIN ? "begin"
+		   : r->kind == XLP_TASKEV_END	 ? "end"
+		   : r->kind == XLP_TASKEV_SIZE	 ? "size"
+						 : "unknown");
 	field_u64(d, "pid", r->pid);
 	field_u64(d, "tid", r->tid);
 	field_u64(d, "entry_ns", r->entry_ns);
 	field_u64(d, "key", r->key);
 	field_u64(d, "func_id", r->func_id);
 	field_u64(d, "arg", r->arg);
+}
+
+static const struct flag_name size_flag_names[] = {
+	{XLP_SIZE_RECORDING, "recording"},
+	{XLP_SIZE_LAUNCH, "launch"},
+};
+
+static void rec_size(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_size_rec *r = (const void *)h;
+
+	field_u64(d, "size", r->size);
+	field_flags(d, "flags", r->flags, size_flag_names, ARRAY_SIZE(size_flag_names));
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	field_u64(d, "run", r->run);
+	field_u64(d, "time_ns", r->time_ns);
 }
 
 struct rec_kind {
@@ -519,6 +540,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_SCHED] = {"sched", sizeof(struct xlp_sched_rec), rec_sched},
 	[XLP_R_TASK] = {"task", sizeof(struct xlp_task_rec), rec_task},
 	[XLP_R_TASKEV] = {"taskev", sizeof(struct xlp_taskev_rec), rec_taskev},
+	[XLP_R_SIZE] = {"size", sizeof(struct xlp_size_rec), rec_size},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)
@@ -602,7 +624,11 @@ static void dump__func(struct dump *d, const struct xlp_func_info *f)
 	else
 		fprintf(d->out, " offset=0x%" PRIx64, f->offset);
 	field_cstr(d, "build_id", f->build_id);
-	field_flags(d, "flags", f->flags, func_flag_names, ARRAY_SIZE(func_flag_names));
+	/* the size's argument apart: a number, not flags */
+	field_flags(d, "flags", f->flags & ~XLP_FUNC_SIZE_ARG(7), func_flag_names,
+		    ARRAY_SIZE(func_flag_names));
+	if (f->flags & XLP_FUNC_SIZE)
+		field_u64(d, "size_arg", XLP_FUNC_SIZE_ARG_OF(f->flags));
 	if (d->json)
 		jsonw__end_obj(&d->jw);
 	else

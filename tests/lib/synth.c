@@ -995,6 +995,28 @@ int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, ui
 	return trace_writer__append(s->w, &k.h);
 }
 
+int synth__size(struct synth *s, uint32_t flags, uint32_t pid, uint64_t time_ns, uint64_t size)
+{
+	struct xlp_size_rec z = {.h = {.type = XLP_R_SIZE, .size = sizeof(z)},
+				 .pid = pid,
+				 .time_ns = time_ns,
+				 .size = size,
+				 .flags = flags};
+
+	return trace_writer__append(s->w, &z.h);
+}
+
+int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, uint32_t flags)
+{
+	struct xlp_fork_rec f = {.h = {.type = XLP_R_FORK, .size = sizeof(f)},
+				 .pid = pid,
+				 .ppid = ppid,
+				 .fork_ns = fork_ns,
+				 .flags = flags};
+
+	return trace_writer__append(s->w, &f.h);
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};

@@ -71,6 +71,10 @@ int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm);
 /* an async task's post or start (XLP_TASKEV_*), at its marked call's entry */
 int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 		  uint64_t key, uint32_t func);
+/* A workload size the recorder wrote (struct xlp_size_rec; XLP_SIZE_* flags) */
+int synth__size(struct synth *s, uint32_t flags, uint32_t pid, uint64_t time_ns, uint64_t size);
+/* A process a traced one forked (struct xlp_fork_rec; XLP_FORK_* flags) */
+int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, uint32_t flags);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

@@ -63,7 +63,9 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
  */
 #define XLP_LOSS_CAVEAT 0.02
 
-/* Records the BPF programs produce (the others are the recorder's own). */
+/* Records the BPF programs produce (the others are the recorder's own:
+ * names, stacks, statistics, launches, sizes). A --size-arg size is an
+ * XLP_R_TASKEV: the programs'. */
 static inline bool xlp_rec_from_programs(uint16_t type)
 {
 	switch (type) {
@@ -92,6 +94,10 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 /* the task's key is argument N (0: the first) */
 #define XLP_FUNC_TASK_ARG(n) ((uint32_t)(n) << 8)
 #define XLP_FUNC_TASK_ARG_OF(flags) (((flags) >> 8) & 7)
+/* record --size-arg N: the interaction's argument N is each run's size */
+#define XLP_FUNC_SIZE (1u << 5)
+#define XLP_FUNC_SIZE_ARG(n) ((uint32_t)(n) << 12)
+#define XLP_FUNC_SIZE_ARG_OF(flags) (((flags) >> 12) & 7)
 
 struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */

@@ -53,6 +53,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_taskev_rec);
 	case XLP_R_SAMPLING:
 		return sizeof(struct xlp_sampling_rec);
+	case XLP_R_SIZE:
+		return sizeof(struct xlp_size_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}
