@@ -90,12 +90,21 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	steal_reset(t, steal_clock(task, t->last_cpu));
 }
 
-/* record --task-post / --task-run: the task's key, an argument of the call
- * (the first five: what libbpf's PT_REGS_PARM gives on every architecture) */
-static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t, __u32 flags,
-				       __u32 func_id, __u64 now)
+/* Argument n of the call (the first five: what libbpf's PT_REGS_PARM gives
+ * on every architecture), read, not loaded: a load through a computed ctx
+ * offset is refused. */
+static __always_inline __u64 call_arg(struct pt_regs *ctx, __u32 n)
 {
-	__u32 n = XLP_COOKIE_TASK_ARG_OF(flags);
+	return n == 0	? PT_REGS_PARM1_CORE(ctx)
+	       : n == 1 ? PT_REGS_PARM2_CORE(ctx)
+	       : n == 2 ? PT_REGS_PARM3_CORE(ctx)
+	       : n == 3 ? PT_REGS_PARM4_CORE(ctx)
+			: PT_REGS_PARM5_CORE(ctx);
+}
+
+static __always_inline void taskev_emit(struct xlp_thread *t, __u16 kind, __u32 n, __u64 key,
+					__u32 func_id, __u64 now)
+{
 	struct xlp_taskev_rec r;
 
 	r.h.type = XLP_R_TASKEV;
@@ -104,19 +113,24 @@ static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t
 	r.pid = t->pid;
 	r.tid = t->tid;
 	r.entry_ns = now;
-	/* read, not loaded: a load through a computed ctx offset is refused */
-	r.key = n == 0	 ? PT_REGS_PARM1_CORE(ctx)
-		: n == 1 ? PT_REGS_PARM2_CORE(ctx)
-		: n == 2 ? PT_REGS_PARM3_CORE(ctx)
-		: n == 3 ? PT_REGS_PARM4_CORE(ctx)
-			 : PT_REGS_PARM5_CORE(ctx);
+	r.key = key;
 	r.func_id = func_id;
-	r.kind = (flags & XLP_COOKIE_TASK_POST)	  ? XLP_TASKEV_POST
-		 : (flags & XLP_COOKIE_TASK_RUN)  ? XLP_TASKEV_RUN
-		 : (flags & XLP_COOKIE_RUN_BEGIN) ? XLP_TASKEV_BEGIN
-						  : XLP_TASKEV_END;
+	r.kind = kind;
 	r.arg = (__u16)n;
 	emit(&r, sizeof(r));
+}
+
+/* record --task-post / --task-run / --until: the task's or the run's key */
+static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t, __u32 flags,
+				       __u32 func_id, __u64 now)
+{
+	__u32 n = XLP_COOKIE_TASK_ARG_OF(flags);
+	__u16 kind = (flags & XLP_COOKIE_TASK_POST)   ? XLP_TASKEV_POST
+		     : (flags & XLP_COOKIE_TASK_RUN)  ? XLP_TASKEV_RUN
+		     : (flags & XLP_COOKIE_RUN_BEGIN) ? XLP_TASKEV_BEGIN
+						      : XLP_TASKEV_END;
+
+	taskev_emit(t, kind, n, call_arg(ctx, n), func_id, now);
 }
 
 SEC("uprobe")
@@ -154,6 +168,13 @@ int xlp_func_entry(struct pt_regs *ctx)
 			proc_now(p, t, now, t->run_proc_snap);
 			t->run_depth = d + 1;
 			prewake_begin(t, p, f, now);
+			/* --size-arg: once per run, not per nested interaction call */
+			if ((cookie >> 32) & XLP_COOKIE_SIZE) {
+				__u32 n = XLP_COOKIE_SIZE_ARG_OF((__u32)(cookie >> 32));
+
+				taskev_emit(t, XLP_TASKEV_SIZE, n, call_arg(ctx, n), (__u32)cookie,
+					    now);
+			}
 		}
 	}
 	/* the first marked call since the wakeup, whichever it is */

@@ -31,6 +31,7 @@
 #include "testhooks.h"
 #include "trace.h"
 #include "util.h"
+#include "workload_size.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -101,6 +102,9 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 				  : (f->flags & XLP_FUNC_TASK_RUN) ? XLP_COOKIE_TASK_RUN
 								   : XLP_COOKIE_TASK_POST) |
 				 XLP_COOKIE_TASK_ARG(XLP_FUNC_TASK_ARG_OF(f->flags));
+		if (f->flags & XLP_FUNC_SIZE)
+			flags |= XLP_COOKIE_SIZE |
+				 XLP_COOKIE_SIZE_ARG(XLP_FUNC_SIZE_ARG_OF(f->flags));
 		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
 					       err, errlen);
 
@@ -304,7 +308,10 @@ static int resolve_funcs(struct recorder *r)
 			r, r->o.interaction,
 			XLP_FUNC_INTERACTION |
 				(r->o.until ? XLP_FUNC_RUN_BEGIN | XLP_FUNC_TASK_ARG(r->o.key_arg)
-					    : 0));
+					    : 0) |
+				(r->o.size_arg >= 0
+					 ? XLP_FUNC_SIZE | XLP_FUNC_SIZE_ARG(r->o.size_arg)
+					 : 0));
 	if (r->o.until && !err)
 		err = resolve_spec(r, r->o.until,
 				   XLP_FUNC_RUN_END | XLP_FUNC_TASK_ARG(r->o.key_arg));
@@ -398,7 +405,7 @@ static void fill_meta(struct recorder *r)
 	m->start_ns = xlp_now_ns();
 	m->min_dur_ns = r->o.min_dur_ns;
 	m->target_pid = (uint32_t)r->o.pid;
-	m->repeat = r->o.cmd ? r->o.repeat : 0;
+	m->repeat = r->o.cmd ? record_opts__launches(&r->o) : 0;
 	m->host = strdup(u.nodename);
 	m->kernel = strdup(u.release);
 	m->cmdline = r->o.cmd ? join_args(r->o.cmd) : pid_cmdline(r->o.pid);
@@ -422,12 +429,42 @@ static int attach_funcs(struct recorder *r, pid_t pid)
 	return ret;
 }
 
+/* --sizes: the size of launch i (0-based), repeat launches per size */
+static uint64_t launch_size(const struct recorder *r, unsigned i)
+{
+	return r->o.nsizes ? r->o.sizes[i / r->o.repeat % r->o.nsizes] : 0;
+}
+
+/* record --size, --sizes: the size the runs were given, written before they run */
+static void write_size(struct recorder *r, uint32_t flags, pid_t pid, uint64_t size)
+{
+	struct xlp_size_rec s = {.h = {XLP_R_SIZE, sizeof(s), 0},
+				 .pid = (uint32_t)pid,
+				 .time_ns = xlp_now_ns(),
+				 .size = size,
+				 .flags = flags,
+				 .run = (flags & XLP_SIZE_LAUNCH) ? r->launches : 0};
+
+	write_rec(r, &s.h);
+}
+
 /* Forks the next launch, held before exec, and probes it. */
 static int start_launch(struct recorder *r)
 {
+	char **argv = r->o.cmd;
 	int ret;
 
-	ret = launch__fork(r->o.cmd, &r->child);
+	/* its own copy of the command, its size in place of every {} */
+	if (r->o.nsizes) {
+		argv = wsize__argv(r->o.cmd, launch_size(r, r->launches));
+		if (!argv) {
+			xlp_err("out of memory: cannot start launch %u", r->launches + 1);
+			return -ENOMEM;
+		}
+	}
+	ret = launch__fork(argv, &r->child);
+	if (argv != r->o.cmd)
+		wsize__free_argv(argv);
 	if (ret) {
 		xlp_err("cannot start '%s': %s", r->o.cmd[0], strerror(-ret));
 		return ret;
@@ -446,6 +483,8 @@ static int release_launch(struct recorder *r)
 	char err[512];
 	int ret;
 
+	if (r->o.nsizes)
+		write_size(r, XLP_SIZE_LAUNCH, launch__pid(r->child), launch_size(r, r->launches));
 	/* before the child may exec: the kernel times it from then on */
 	ret = session__watch_launch(r->sess, launch__pid(r->child));
 	if (ret)
@@ -506,7 +545,7 @@ static int finish_launch(struct recorder *r, int code)
 	if (!r->o.probe_forks)
 		session__detach_funcs(r->sess, 0);
 	on_record(r, &l.h);
-	if (r->launches >= r->o.repeat || stop_signal || r->ended)
+	if (r->launches >= record_opts__launches(&r->o) || stop_signal || r->ended)
 		return 1;
 	ret = start_launch(r);
 	return ret ? ret : release_launch(r);
@@ -958,6 +997,8 @@ static int setup(struct recorder *r)
 			strerror(-ret));
 		return ret;
 	}
+	if (r->o.size)
+		write_size(r, XLP_SIZE_RECORDING, 0, r->o.size);
 	if (r->o.sample_hz) {
 		ret = sampler__new(r->sess, write_rec, r, &r->sampler);
 		if (!ret && r->o.pid)
@@ -997,7 +1038,7 @@ static int setup(struct recorder *r)
 			 r->meta.nfuncs, into);
 	else
 		xlp_info("recording %u launch(es) of %s, %u function(s), into %s; Ctrl-C to stop",
-			 r->o.repeat, r->o.cmd[0], r->meta.nfuncs, into);
+			 record_opts__launches(&r->o), r->o.cmd[0], r->meta.nfuncs, into);
 	return r->o.cmd ? release_launch(r) : 0;
 }
 

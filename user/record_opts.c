@@ -9,6 +9,7 @@
 #include "record_opts.h"
 #include "xlprobe.h"
 #include "util.h"
+#include "workload_size.h"
 
 static const char help[] =
 	"Usage: xlprobe record -p PID --func BINARY:SYMBOL [options]\n"
@@ -24,6 +25,9 @@ static const char help[] =
 	"  -- COMMAND [ARGS]        launch COMMAND, held before exec until every probe is\n"
 	"                           attached; recording ends when it exits\n"
 	"      --repeat N           launch COMMAND N times in a row; each launch is a run\n"
+	"      --sizes N1,N2,...    launch COMMAND --repeat times per size, sizes in this\n"
+	"                           order, each launch with its size in place of every\n"
+	"                           {} in COMMAND and ARGS, and its runs labelled with it\n"
 	"      --probe-forks        set the marked functions' uprobes machine-wide from the\n"
 	"                           start: every process running the binary pays a trap\n"
 	"                           per call. Without it they are set in the target and,\n"
@@ -54,6 +58,11 @@ static const char help[] =
 	"                           argument N: each task's queue time (posted to\n"
 	"                           started) and execution (this call) are reported per\n"
 	"                           run. Marked too. Repeatable\n"
+	"      --size N             label every run with workload size N (a positive\n"
+	"                           integer), for fitting how functions grow with it\n"
+	"      --size-arg N         a run's workload size is argument N (0: the first,\n"
+	"                           to 4) of its --interaction call, an integer, at the\n"
+	"                           call's entry\n"
 	"      --min-dur DUR        drop calls shorter than DUR in the kernel (counted, and\n"
 	"                           still subtracted from their parent's exclusive time);\n"
 	"                           e.g. 100us, 2ms; default 0\n"
@@ -129,7 +138,9 @@ static const char help[] =
 	"Examples:\n"
 	"  sudo xlprobe record -p 4242 -f ./app:decode_frame -f libssl.so.3:SSL_read \\\n"
 	"       -i ./app:handle_click -d 120 -o session.xlp\n"
-	"  sudo xlprobe record --repeat 50 -f ./app:load -- ./app --open big.db\n";
+	"  sudo xlprobe record --repeat 50 -f ./app:load -- ./app --open big.db\n"
+	"  sudo xlprobe record --repeat 5 --sizes 1000,2000,4000 -f ./sort:merge -- \\\n"
+	"       ./sort --n {}\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -250,6 +261,29 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 			return bad("bad --repeat '%s': expected a count >= 1", arg);
 		o->repeat = (unsigned)v;
 		return 0;
+	case 'z':
+		if (wsize__parse(arg, &o->size))
+			return bad("bad --size '%s': expected a positive integer (the workload's "
+				   "size) up to 2^53, e.g. --size 1000",
+				   arg);
+		return 0;
+	case 'Z':
+		if (wsize__parse_list(arg, o->sizes, XLP_MAX_SIZES, &o->nsizes))
+			return bad("bad --sizes '%s': expected at most 256 positive integers "
+				   "separated by commas, e.g. --sizes 1000,2000,4000",
+				   arg);
+		return 0;
+	case 'Y': {
+		/* N, or argN as --key takes it */
+		const char *n = strncmp(arg, "arg", 3) ? arg : arg + 3;
+
+		if (n[0] < '0' || n[0] > '4' || n[1])
+			return bad("bad --size-arg '%s': expected N from 0 (the first argument) to "
+				   "4, e.g. --size-arg 0",
+				   arg);
+		o->size_arg = n[0] - '0';
+		return 0;
+	}
 	case 'b':
 		if (parse_size(arg, &o->ringbuf_bytes))
 			return bad("bad --buffer-size '%s': expected a power of two from the page "
@@ -333,8 +367,40 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	return -EINVAL;
 }
 
+/* --size, --sizes, --size-arg: one source of size per run */
+static int check_sizes(const struct record_opts *o)
+{
+	if (o->size && o->nsizes)
+		return bad("both --size and --sizes given%s: --size labels every run with one "
+			   "size, --sizes launches the command once per size; keep one",
+			   "");
+	if (o->size_arg >= 0 && o->nsizes)
+		return bad("both --size-arg and --sizes given%s: a run's size is the "
+			   "interaction's argument or its launch's; keep one",
+			   "");
+	if (o->size_arg >= 0 && !o->interaction)
+		return bad("--size-arg without --interaction%s: the size is an argument of the "
+			   "interaction function; add --interaction BINARY:SYMBOL",
+			   "");
+	if (o->nsizes && !o->cmd)
+		return bad("--sizes needs a command%s: xlprobe record --sizes 1000,2000 ... -- "
+			   "CMD ARGS {}",
+			   "");
+	if (o->nsizes && !wsize__has_slot(o->cmd))
+		return bad("--sizes without {} in the command%s: each launch gets its size where "
+			   "{} stands; add it to COMMAND or ARGS, e.g. -- ./bench --n {}",
+			   "");
+	if (o->nsizes && (unsigned long long)o->repeat * o->nsizes > XLP_MAX_LAUNCHES)
+		return bad("too many launches%s: --repeat times the number of --sizes is over "
+			   "100000; give fewer",
+			   "");
+	return 0;
+}
+
 static int check(struct record_opts *o)
 {
+	int err;
+
 	if (o->pid && o->cmd)
 		return bad("both -p and a command given%s: trace a running PID or launch one", "");
 	if (!o->pid && !o->cmd)
@@ -344,6 +410,9 @@ static int check(struct record_opts *o)
 		return bad("--repeat needs a command%s: xlprobe record --repeat N ... -- CMD", "");
 	if (o->cmd && !o->repeat)
 		o->repeat = 1;
+	err = check_sizes(o);
+	if (err)
+		return err;
 	if (o->no_waker_history && !o->timeline)
 		return bad("--no-waker-history without --timeline%s: add --timeline, or drop it",
 			   "");
@@ -388,6 +457,9 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"min-dur", required_argument, NULL, 'm'},
 		{"repeat", required_argument, NULL, 'r'},
+		{"size", required_argument, NULL, 'z'},
+		{"sizes", required_argument, NULL, 'Z'},
+		{"size-arg", required_argument, NULL, 'Y'},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"probe-forks", no_argument, NULL, 'P'},
 		{"sample", no_argument, NULL, 'S'},
@@ -408,6 +480,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->key_arg = -1;
+	o->size_arg = -1;
 	o->output = "xlprobe.xlp";
 	o->ringbuf_bytes = 16u << 20;
 	o->realtime = XLP_RT_AUTO;

@@ -16,6 +16,8 @@
 #define XLP_RT_OFF 0
 /* --stack-copy: bytes of user stack copied per sample for CFI unwinding (README, Stack sampling) */
 #define XLP_STACK_COPY_DEFAULT 8192
+#define XLP_MAX_SIZES 256	/* --sizes */
+#define XLP_MAX_LAUNCHES 100000 /* --repeat, times the --sizes */
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
@@ -32,7 +34,7 @@ struct record_opts {
 	uint64_t duration_ns; /* -d; 0 = until stopped */
 	uint64_t min_dur_ns;
 	const char *output;
-	unsigned repeat;	   /* launches; 1 by default with a command */
+	unsigned repeat;	   /* launches; 1 by default with a command (per size, --sizes) */
 	uint32_t ringbuf_bytes;	   /* --buffer-size: a power of two, page size to XLP_RINGBUF_MAX */
 	bool probe_forks;	   /* uprobes system-wide, so forked children run them */
 	uint32_t sample_hz;	   /* --sample / -F: stack samples per second per CPU; 0: off */
@@ -45,9 +47,21 @@ struct record_opts {
 	 * XLP_RT_OFF never, XLP_RT_AUTO (default) 1 once it falls behind */
 	int realtime;
 	uint32_t stack_copy; /* --stack-copy: bytes, at most XLP_UCOPY_MAX; 0: frame pointers */
+	/* --sizes: the command is launched repeat times per size, in this
+	 * order, with the size in place of every {} */
+	uint64_t sizes[XLP_MAX_SIZES];
+	unsigned nsizes;
+	uint64_t size; /* --size: every run's workload size; 0: none */
+	int size_arg;  /* --size-arg N: a run's size is the interaction's argument N; -1: none */
 	bool quiet;
 	int verbose;
 };
+
+/* Launches in all: --repeat per size of --sizes. */
+static inline unsigned record_opts__launches(const struct record_opts *o)
+{
+	return o->repeat * (o->nsizes ? o->nsizes : 1);
+}
 
 /* 0 = run, 1 = --help printed (exit 0), negative = bad usage (message printed) */
 int record_opts__parse(int argc, char **argv, struct record_opts *o);

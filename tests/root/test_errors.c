@@ -280,4 +280,41 @@ TEST(bad_wait_and_task_options)
 	check_message("bad --key 'x'");
 }
 
+/* record --size, --sizes, --size-arg: each misuse named, with its fix, exit 2. */
+TEST(bad_size_options)
+{
+	struct {
+		char *args[10];
+		const char *want;
+	} c[] = {
+		{{"--size", "0", "--", "/bin/true"}, "bad --size '0': expected a positive integer"},
+		{{"--size", "-3", "--", "/bin/true"}, "bad --size '-3'"},
+		{{"--size", "12k", "--", "/bin/true"}, "bad --size '12k'"},
+		{{"--sizes", "1,,2", "--", "/bin/true", "{}"}, "bad --sizes '1,,2'"},
+		{{"--sizes", "3,0", "--", "/bin/true", "{}"}, "bad --sizes '3,0'"},
+		{{"--sizes", "3,5", "--", "/bin/true"}, "--sizes without {} in the command"},
+		{{"--sizes", "3", "-p", "12"}, "--sizes needs a command"},
+		{{"--size", "3", "--sizes", "3", "--", "/bin/true", "{}"},
+		 "both --size and --sizes given"},
+		{{"-i", "/bin/true:main", "--size-arg", "0", "--sizes", "3", "--", "/bin/true",
+		  "{}"},
+		 "both --size-arg and --sizes given"},
+		{{"--size-arg", "0", "--", "/bin/true"}, "--size-arg without --interaction"},
+		{{"-i", "/bin/true:main", "--size-arg", "5", "--", "/bin/true"},
+		 "bad --size-arg '5': expected N from 0"},
+		{{"-i", "/bin/true:main", "--size-arg", "x", "--", "/bin/true"},
+		 "bad --size-arg 'x'"},
+	};
+
+	init_paths();
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int n = 0;
+
+		while (n < 10 && c[i].args[n])
+			n++;
+		CHECK(record(c[i].args, n) == 2, "case %zu", i);
+		check_message(c[i].want);
+	}
+}
+
 TEST_MAIN()
