@@ -27,8 +27,7 @@ struct ctx {
 };
 
 /* Medians per size of v, fitted when SC_MIN_SIZES sizes have one. */
-static int series_of(struct ctx *c, const double *v, uint32_t func, int metric,
-		     struct sc_series *s)
+static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, struct sc_series *s)
 {
 	struct sc_result *r = c->r;
 	double *x = c->vals, *y = c->vals + r->nsizes;
@@ -108,8 +107,12 @@ static int func_series(struct ctx *c, size_t f, double *tmp)
 
 	if (all_zero(t, in->nruns))
 		return 0; /* never ran in a run with a size */
-	*sf = (struct sc_func){.func = (uint32_t)f, .time = -1, .calls = -1, .self = -1,
-			       .callee = -1, .callee_calls = -1};
+	*sf = (struct sc_func){.func = (uint32_t)f,
+			       .time = -1,
+			       .calls = -1,
+			       .self = -1,
+			       .callee = -1,
+			       .callee_calls = -1};
 	i = add_series(c, t, (uint32_t)f, SC_M_TIME);
 	if (i < 0)
 		return i;
@@ -213,6 +216,55 @@ static int spatial(struct ctx *c, struct sc_func *sf)
 	return 0;
 }
 
+static bool is_callee(const struct sc_input *in, uint32_t f)
+{
+	for (size_t p = 0; p < in->npairs; p++)
+		if (in->pairs[p].child == f)
+			return true;
+	return false;
+}
+
+/*
+ * The run's latency predicted from its parts, as a function's: the
+ * outermost marked functions (counted calls, no marked caller) predicted
+ * each, and the rest of the run (start-up, unmarked code) with a model of
+ * its own. One model for the whole bends like one for a mixture.
+ */
+static int latency_parts(struct ctx *c, double *rest)
+{
+	const struct sc_input *in = c->in;
+	struct sc_result *r = c->r;
+	struct sc_series s;
+	double parts = 0;
+	bool any = false;
+
+	memcpy(rest, in->latency, in->nruns * sizeof(*rest));
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct sc_func *f = &r->funcs[i];
+
+		if (f->calls < 0 || is_callee(in, f->func))
+			continue;
+		if (isnan(f->predicted))
+			return 0;
+		any = true;
+		parts += f->predicted;
+		for (size_t k = 0; k < in->nruns; k++)
+			rest[k] -= in->time[f->func * in->nruns + k];
+	}
+	if (!any)
+		return 0;
+	for (size_t k = 0; k < in->nruns; k++)
+		rest[k] = fmax(0, rest[k]);
+	if (series_of(c, rest, 0, SC_M_TIME, &s))
+		return -ENOMEM;
+	if (!isnan(s.predicted)) {
+		r->latency.predicted = parts + s.predicted;
+		r->latency_from_parts = true;
+	}
+	free(s.med);
+	return 0;
+}
+
 static int cmp_share(const void *a, const void *b)
 {
 	const struct sc_func *x = a, *y = b;
@@ -300,6 +352,11 @@ static int resources(struct ctx *c, double *tmp)
 			err = add_series(c, tmp, r->funcs[i].func, SC_M_RES0 + res_fitted[k]);
 			if (err < 0)
 				return err;
+			/* a resource whose median is 0 at every size has no growth to show */
+			if (all_zero(r->series[err].med, r->nsizes)) {
+				free(r->series[err].med);
+				r->nseries--;
+			}
 		}
 	return 0;
 }
@@ -322,6 +379,8 @@ static int analyse(struct ctx *c, double predict_size)
 		err = func_series(c, f, tmp);
 	for (size_t i = 0; !err && i < r->nfuncs; i++)
 		err = spatial(c, &r->funcs[i]);
+	if (!err)
+		err = latency_parts(c, tmp);
 	if (!err)
 		shares(r);
 	if (!err)

@@ -56,9 +56,9 @@ int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len);
 
 struct sc_fit {
 	enum sc_model model;
-	double a, b;	/* y = a + b * g(n), both >= 0 (b may underflow for 2^n) */
+	double a, b;	 /* y = a + b * g(n), both >= 0 (b may underflow for 2^n) */
 	double bn, xref; /* b * g(xref): what predictions use */
-	double rms;	/* RMS of the relative residuals (y - fit) / y */
+	double rms;	 /* RMS of the relative residuals (y - fit) / y */
 	double aicc;
 	/* the next best model when its AICc is within 2 of the chosen one:
 	 * the data do not tell them apart (SC_NMODELS when none) */
@@ -86,19 +86,17 @@ double scaling__predict(const struct sc_fit *f, double n);
 struct sc_groups;
 
 int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out);
-void sc_groups__free(struct sc_groups *g); /* accepts NULL */
-size_t sc_groups__n(const struct sc_groups *g);	      /* distinct sizes */
-const double *sc_groups__sizes(const struct sc_groups *g); /* ascending */
-size_t sc_groups__runs(const struct sc_groups *g, size_t k);  /* runs of size k */
+void sc_groups__free(struct sc_groups *g);		     /* accepts NULL */
+size_t sc_groups__n(const struct sc_groups *g);		     /* distinct sizes */
+const double *sc_groups__sizes(const struct sc_groups *g);   /* ascending */
+size_t sc_groups__runs(const struct sc_groups *g, size_t k); /* runs of size k */
 /*
  * Per-size medians of one series (one value per run, indexed as the runs
  * given to scaling__groups) into med[sc_groups__n(g)]; scratch must hold
  * nruns doubles. Runs whose value is NAN are left out (a size with none
  * gets NAN).
  */
-void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch,
-			double *med);
-
+void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch, double *med);
 
 /* ---- the analysis: series of every function, spatial inference ---- */
 
@@ -120,9 +118,9 @@ struct sc_pair {
  */
 struct sc_input {
 	size_t nruns, nfuncs;
-	const double *size, *latency;	/* nruns */
-	const double *calls, *time;	/* nfuncs * nruns, function-major */
-	const char *const *names;	/* nfuncs, for messages */
+	const double *size, *latency; /* nruns */
+	const double *calls, *time;   /* nfuncs * nruns, function-major */
+	const char *const *names;     /* nfuncs, for messages */
 	const struct sc_pair *pairs;
 	size_t npairs;
 	int (*res_prepare)(void *ctx, const uint32_t *funcs, size_t n); /* may be NULL */
@@ -133,8 +131,8 @@ struct sc_input {
 
 struct sc_series {
 	uint32_t func;
-	int metric;   /* enum sc_metric, or SC_M_RES0 + XLP_C_* */
-	double *med;  /* per size (sc_result.nsizes), NAN where no run had it */
+	int metric;  /* enum sc_metric, or SC_M_RES0 + XLP_C_* */
+	double *med; /* per size (sc_result.nsizes), NAN where no run had it */
 	struct sc_fit fit;
 	double now;	  /* the median at the largest size measured */
 	double predicted; /* at sc_result.predict_size */
@@ -165,12 +163,15 @@ struct sc_result {
 	size_t *runs; /* per size */
 	double predict_size;
 	struct sc_series latency; /* the run's latency (func unused) */
+	/* latency.predicted is the outermost marked functions' predictions
+	 * plus the rest of the run's model */
+	bool latency_from_parts;
 	size_t nseries;
 	struct sc_series *series;
 	size_t nfuncs;
-	struct sc_func *funcs;	    /* by predicted share, largest first */
+	struct sc_func *funcs;	     /* by predicted share, largest first */
 	int32_t bottleneck, now_top; /* indices into funcs, -1 */
-	size_t fitted_runs;	    /* runs with a size */
+	size_t fitted_runs;	     /* runs with a size */
 	/* scaling__from_dataset: sc_func.func -> dataset function */
 	uint32_t *func_ids;
 };

@@ -16,9 +16,11 @@ struct dsin {
 	double *size, *lat, *calls, *time;
 	struct sc_pair *pairs;
 	struct nesting *nest;
-	struct resources *res;
-	uint32_t res_ids[SC_RES_FUNCS];
+	struct resources *res; /* of every marked function */
+	uint32_t *res_ids;     /* its index -> dataset function */
+	int32_t *res_of;       /* compact index -> index into res, -1: sampled */
 	size_t nres_ids;
+	double *pair_work; /* the pairs' times less their interference */
 };
 
 static bool counted(const struct ds_func *f)
@@ -49,6 +51,38 @@ static int pick_funcs(struct dsin *d, size_t nr)
 	return 0;
 }
 
+/* The marked functions' resources, per run, in one pass over the files. */
+static int marked_resources(struct dsin *d, char *err, size_t errlen)
+{
+	d->res_ids = malloc(d->in.nfuncs * sizeof(*d->res_ids) + 1);
+	d->res_of = malloc(d->in.nfuncs * sizeof(*d->res_of) + 1);
+	if (!d->res_ids || !d->res_of)
+		return -ENOMEM;
+	for (size_t k = 0; k < d->in.nfuncs; k++) {
+		d->res_of[k] = -1;
+		if (!dataset__func(d->ds, d->ids[k])->sampled) {
+			d->res_of[k] = (int32_t)d->nres_ids;
+			d->res_ids[d->nres_ids++] = d->ids[k];
+		}
+	}
+	return d->nres_ids
+		       ? dataset__resources(d->ds, d->res_ids, d->nres_ids, &d->res, err, errlen)
+		       : 0;
+}
+
+/* What other processes and the host took: the runqueue wait, the steal. */
+static double interference(const uint64_t *ctr)
+{
+	return (double)ctr[XLP_C_CPU_WAIT] + (double)ctr[XLP_C_CPU_STEAL];
+}
+
+/*
+ * A marked function's time is its work: its wall time less the time it
+ * waited for a CPU (cpu_wait) or lost to the host (cpu_steal). Those
+ * depend on what else ran on the machine, not on the input (a build on
+ * the other CPU made xz's 128 KiB runs slower than its 256 KiB ones); they
+ * are fitted apart, as resources.
+ */
 static int fill(struct dsin *d, size_t nr)
 {
 	const struct dataset *ds = d->ds;
@@ -62,7 +96,13 @@ static int fill(struct dsin *d, size_t nr)
 		bool sampled = dataset__func(ds, d->ids[k])->sampled;
 
 		for (size_t r = 0; r < nr; r++) {
-			d->time[k * nr + r] = (double)dataset__time(ds, r, d->ids[k]);
+			double t = (double)dataset__time(ds, r, d->ids[k]);
+
+			if (d->res && d->res_of[k] >= 0)
+				t = fmax(0, t - interference(resources__get(d->res,
+									    (size_t)d->res_of[k], r)
+								     ->ctr));
+			d->time[k * nr + r] = t;
 			d->calls[k * nr + r] =
 				sampled ? NAN : (double)dataset__ncalls(ds, r, d->ids[k]);
 		}
@@ -76,6 +116,29 @@ static int32_t compact(const struct dsin *d, uint32_t f)
 		if (d->ids[k] == f)
 			return (int32_t)k;
 	return -1;
+}
+
+/*
+ * A callee's time under its caller, as work: its wall time there scaled by
+ * the callee's work over its wall time in the run (exact when it is called
+ * from that caller only). Into d->pair_work, one row per pair.
+ */
+static const double *pair_work(struct dsin *d, size_t child, const double *wall, size_t cap)
+{
+	size_t nr = d->in.nruns;
+	double *w;
+
+	if (!d->pair_work)
+		d->pair_work = malloc(cap * nr * sizeof(*d->pair_work) + 1);
+	if (!d->pair_work)
+		return wall;
+	w = d->pair_work + d->in.npairs * nr;
+	for (size_t r = 0; r < nr; r++) {
+		double all = (double)dataset__time(d->ds, r, d->ids[child]);
+
+		w[r] = all > 0 ? wall[r] * d->time[child * nr + r] / all : 0;
+	}
+	return w;
 }
 
 /* The direct callees of every marked function, with their time under it. */
@@ -103,37 +166,25 @@ static int pairs(struct dsin *d, char *err, size_t errlen)
 
 			if (p->parent != anc[a] || parent < 0 || child < 0)
 				continue; /* not a direct callee */
-			d->pairs[d->in.npairs++] = (struct sc_pair){
-				.parent = (uint32_t)parent, .child = (uint32_t)child, .time = p->time};
+			d->pairs[d->in.npairs] = (struct sc_pair){
+				.parent = (uint32_t)parent,
+				.child = (uint32_t)child,
+				.time = pair_work(d, (size_t)child, p->time, total)};
+			d->in.npairs++;
 		}
 	free(anc);
 	return ret;
 }
 
-static int res_prepare(void *ctx, const uint32_t *funcs, size_t n)
-{
-	struct dsin *d = ctx;
-	char err[256];
-
-	d->nres_ids = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!dataset__func(d->ds, d->ids[funcs[i]])->sampled)
-			d->res_ids[d->nres_ids++] = d->ids[funcs[i]];
-	return d->nres_ids ? dataset__resources(d->ds, d->res_ids, d->nres_ids, &d->res, err,
-						sizeof(err))
-			   : 0;
-}
-
 static int res_get(void *ctx, size_t func, int c, double *v)
 {
 	struct dsin *d = ctx;
-	size_t nr = d->in.nruns, k;
+	size_t nr = d->in.nruns;
 
-	for (k = 0; k < d->nres_ids; k++)
-		if (d->res_ids[k] == d->ids[func])
-			break;
 	for (size_t r = 0; r < nr; r++)
-		v[r] = k < d->nres_ids && d->res ? (double)resources__get(d->res, k, r)->ctr[c] : 0;
+		v[r] = d->res && d->res_of[func] >= 0
+			       ? (double)resources__get(d->res, (size_t)d->res_of[func], r)->ctr[c]
+			       : 0;
 	return 0;
 }
 
@@ -152,8 +203,17 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 		goto cleanup;
 	}
 	for (size_t r = 0; r < nr; r++) {
-		d.size[r] = dataset__run(ds, r)->size;
-		d.lat[r] = dataset__run(ds, r)->latency_ns;
+		const struct ds_run *x = dataset__run(ds, r);
+
+		d.size[r] = x->size;
+		/* the run's work, as its functions' (fill) */
+		d.lat[r] = x->latency_ns;
+		/* a process's counters are its threads' summed: they are one
+		 * thread's, and can be taken off its wall time, when they fit in it */
+		if (x->has_own ||
+		    (x->has_base &&
+		     (double)(x->base[XLP_C_CPU_RUN] + x->base[XLP_C_CPU_WAIT]) <= x->latency_ns))
+			d.lat[r] = fmax(0, d.lat[r] - interference(x->has_own ? x->own : x->base));
 		sized += !isnan(d.size[r]);
 	}
 	if (!sized) {
@@ -164,6 +224,9 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 		goto cleanup;
 	}
 	ret = pick_funcs(&d, nr);
+	d.in.nruns = nr;
+	if (!ret)
+		ret = marked_resources(&d, err, errlen);
 	if (!ret)
 		ret = fill(&d, nr);
 	if (!ret)
@@ -176,7 +239,6 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 	d.in.calls = d.calls;
 	d.in.time = d.time;
 	d.in.pairs = d.pairs;
-	d.in.res_prepare = res_prepare;
 	d.in.res = res_get;
 	d.in.res_ctx = &d;
 	d.in.nres = XLP_NR_CTR;
@@ -196,5 +258,8 @@ cleanup:
 	free(d.calls);
 	free(d.time);
 	free(d.pairs);
+	free(d.pair_work);
+	free(d.res_ids);
+	free(d.res_of);
 	return ret;
 }

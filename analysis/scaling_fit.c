@@ -11,8 +11,7 @@
 #include <string.h>
 #include "scaling.h"
 
-static const char *const names[SC_NMODELS] = {"1",	 "log n", "n",	 "n log n",
-					      "n^2", "n^3",   "2^n"};
+static const char *const names[SC_NMODELS] = {"1", "log n", "n", "n log n", "n^2", "n^3", "2^n"};
 static const double orders[SC_NMODELS] = {0, 0.5, 1, 1.5, 2, 3, 10};
 
 const char *scaling__model_name(enum sc_model m)
@@ -189,8 +188,7 @@ static enum sc_model choose(const double *x, const double *y, size_t n, struct o
 	for (int m = 0; m < SC_NMODELS; m++) {
 		o[m] = fit_one((enum sc_model)m, x, y, n);
 		/* a slope clamped to 0 is the constant with a parameter more */
-		ic[m] = m != SC_CONST &&
-					(o[m].bn == 0 || o[m].t < t975(n - 2) || o[m].informed < 3)
+		ic[m] = m != SC_CONST && (o[m].bn == 0 || o[m].t < t975(n - 2) || o[m].informed < 3)
 				? INFINITY
 				: aicc(o[m].rss, n, m == SC_CONST ? 1 : 2);
 		if (ic[m] < ic[b] - 1e-9)

@@ -30,8 +30,14 @@ int main(int argc, char **argv)
 	double *size = malloc(nr * sizeof(*size)), *lat = malloc(nr * sizeof(*lat));
 	double *calls = malloc(nf * nr * sizeof(*calls)), *time = malloc(nf * nr * sizeof(*time));
 	struct sc_pair *pairs = calloc(np + 1, sizeof(*pairs));
-	struct sc_input in = {.nruns = nr, .nfuncs = nf, .size = size, .latency = lat,
-			      .calls = calls, .time = time, .pairs = pairs, .npairs = np};
+	struct sc_input in = {.nruns = nr,
+			      .nfuncs = nf,
+			      .size = size,
+			      .latency = lat,
+			      .calls = calls,
+			      .time = time,
+			      .pairs = pairs,
+			      .npairs = np};
 	uint64_t s = 1;
 	struct sc_result *r;
 	double t0, t1;
@@ -53,7 +59,8 @@ int main(int argc, char **argv)
 			lat[i] += time[f * nr + i];
 		}
 	for (size_t p = 0; p < np; p++)
-		pairs[p] = (struct sc_pair){.parent = (uint32_t)(10 * p), .child = (uint32_t)(10 * p + 1),
+		pairs[p] = (struct sc_pair){.parent = (uint32_t)(10 * p),
+					    .child = (uint32_t)(10 * p + 1),
 					    .time = time + (10 * p + 1) * nr};
 	t0 = now_s();
 	if (scaling__analyse(&in, 0, &r))

@@ -945,7 +945,10 @@ int synth__sampled(const char *path)
 		err |= synth__sample(s, 10, 11, t + 100, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
 		err |= synth__sample(s, 10, 10, t + 9000000, 1000000, K_NOINTER + 1, XLP_C_CPU_RUN);
 		err |= synth__sample(s, 10, 10, t + d + 1000, 1000000, K_LOAD + 1, XLP_C_CPU_RUN);
-		synth__counters(&(struct synth_usage){.cpu_run = (double)d}, c);
+		/* what the run measured: its samples never stand for more */
+		synth__counters(
+			&(struct synth_usage){.cpu_run = 10000000, .disk = (double)d - 10000000},
+			c);
 		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
 	}
 	err |= synth__close(s, NULL, 0);
@@ -963,6 +966,21 @@ static int tl_ev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uin
 	r.arg = arg;
 	r.kind = kind;
 	r.detail = detail;
+	return trace_writer__append(s->w, &r.h);
+}
+
+int synth__sampling(struct synth *s, uint64_t start_ns, uint64_t end_ns, uint64_t period_ns,
+		    uint64_t cost_ns, uint64_t on_samples, uint64_t off_captures)
+{
+	struct xlp_sampling_rec r = {.h = {.type = XLP_R_SAMPLING, .size = sizeof(r)}};
+
+	r.start_ns = start_ns;
+	r.end_ns = end_ns;
+	r.period_ns = r.next_period_ns = period_ns;
+	r.cost_ns = cost_ns;
+	r.on_samples = on_samples;
+	r.off_captures = off_captures;
+	r.off_every = r.next_off_every = 1;
 	return trace_writer__append(s->w, &r.h);
 }
 

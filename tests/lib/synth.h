@@ -45,6 +45,9 @@ int synth__kstack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n
 /* A sample with a user and a kernel stack (ids + 1, 0: none). */
 int synth__ksample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
 		   uint64_t weight_ns, uint32_t ustack, uint32_t kstack, uint32_t reason);
+/* A sampling window (struct xlp_sampling_rec): what the sampler cost and took. */
+int synth__sampling(struct synth *s, uint64_t start_ns, uint64_t end_ns, uint64_t period_ns,
+		    uint64_t cost_ns, uint64_t on_samples, uint64_t off_captures);
 /* ustack: a stack id + 1, 0 for none; reason: XLP_C_CPU_RUN on a CPU, else the wait's */
 int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
 		  uint32_t ustack, uint32_t reason);

@@ -7,7 +7,9 @@
  * report must predict that at ten times the largest size dedupe takes it
  * over, with n^2 as its model and same_key, called n^2/1024 times, as
  * where its growth is. Sizes given per launch (--sizes) and per call
- * (--size-arg); too few sizes are refused. Root.
+ * (--size-arg), 3 runs per size (the median of each size stands for it:
+ * a single run is the noise of the machine); too few sizes are refused.
+ * Root.
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +74,8 @@ static const struct json *series(const struct json *g, const char *func, const c
 
 static void check_prediction(const struct json *g)
 {
-	const char *b = str_at(g, "bottleneck", "function"), *now = str_at(g, "dominant_now", "function");
+	const char *b = str_at(g, "bottleneck", "function"),
+		   *now = str_at(g, "dominant_now", "function");
 	const struct json *callee = json__get(json__get(g, "bottleneck"), "callee");
 	const char *pm = json__str(json__get(series(g, "parse", "time"), "model"));
 
@@ -103,10 +106,25 @@ static void check_prediction(const struct json *g)
 TEST(future_bottleneck_named_with_model_and_callee_launches)
 {
 	const char *trace = xt_tmp_path("grow.xlp");
-	char *rec[] = {xl,	"record",   "-q",      "-o",	   (char *)trace,
-		       "--repeat", "3",	    "--sizes", "250,500,1000,2000,4000",
-		       "-f",	fparse,	    "-f",      fdedupe, "-f",
-		       fsame,	"--",	    wl,	       "{}",	   NULL};
+	char *rec[] = {xl,
+		       "record",
+		       "-q",
+		       "-o",
+		       (char *)trace,
+		       "--repeat",
+		       "3",
+		       "--sizes",
+		       "250,500,1000,2000,4000",
+		       "-f",
+		       fparse,
+		       "-f",
+		       fdedupe,
+		       "-f",
+		       fsame,
+		       "--",
+		       wl,
+		       "{}",
+		       NULL};
 	const struct json *g = NULL;
 	struct json *j;
 	int rc;
@@ -123,11 +141,11 @@ TEST(future_bottleneck_named_with_model_and_callee_launches)
 TEST(future_bottleneck_named_with_size_from_an_argument)
 {
 	const char *trace = xt_tmp_path("jobs.xlp");
-	char *rec[] = {xl,	 "record", "-q",	  "-o", (char *)trace, "-i",  fjob,
-		       "--size-arg", "0",	   "-f",	  fparse, "-f", fdedupe,      "-f",
-		       fsame,	 "--",	   wl,		  "--jobs", "250", "250", "500",
-		       "500",	 "1000",   "1000",	  "2000", "2000", "4000", "4000",
-		       NULL};
+	char *rec[] = {xl,	     "record", "-q",   "-o",	 (char *)trace, "-i",	 fjob,
+		       "--size-arg", "0",      "-f",   fparse,	 "-f",		fdedupe, "-f",
+		       fsame,	     "--",     wl,     "--jobs", "250",		"250",	 "250",
+		       "500",	     "500",    "500",  "1000",	 "1000",	"1000",	 "2000",
+		       "2000",	     "2000",   "4000", "4000",	 "4000",	NULL};
 	const struct json *g = NULL;
 	struct json *j;
 	int rc;
@@ -144,8 +162,8 @@ TEST(future_bottleneck_named_with_size_from_an_argument)
 TEST(three_sizes_are_refused_with_the_reason)
 {
 	const char *trace = xt_tmp_path("three.xlp");
-	char *rec[] = {xl, "record", "-q", "-o", (char *)trace, "--sizes", "250,1000,4000",
-		       "-f", fdedupe, "--", wl, "{}", NULL};
+	char *rec[] = {xl,   "record", "-q", "-o", (char *)trace, "--sizes", "250,1000,4000",
+		       "-f", fdedupe,  "--", wl,   "{}",	  NULL};
 	char *txt[] = {xl, "report", "--growth", (char *)trace, NULL};
 	const struct json *g = NULL;
 	struct json *j;
@@ -170,8 +188,8 @@ TEST(three_sizes_are_refused_with_the_reason)
 TEST(no_size_in_the_trace_is_an_error)
 {
 	const char *trace = xt_tmp_path("nosize.xlp");
-	char *rec[] = {xl, "record", "-q", "-o", (char *)trace, "-f", fdedupe, "--", wl, "300",
-		       NULL};
+	char *rec[] = {xl,	"record", "-q", "-o",  (char *)trace, "-f",
+		       fdedupe, "--",	  wl,	"300", NULL};
 	char *rep[] = {xl, "report", "--growth", (char *)trace, NULL};
 	int rc;
 

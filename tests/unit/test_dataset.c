@@ -249,6 +249,59 @@ TEST(launch_mode_runs)
 	dataset__free(ds);
 }
 
+/*
+ * The sampler's observer effect: 10 runs of 200 us on a CPU, every other
+ * one hit by a 1 ms sample in compute; the window says the sampler took 5
+ * stacks for 250 us. A sampled run is 50 us shorter without that cost, and
+ * its sample stands for its 150 us on a CPU, not for 1 ms.
+ */
+TEST(sampler_cost_removed_and_samples_bounded_by_the_run)
+{
+	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
+	const uint32_t compute[] = {0, 1};
+	const char *path = tmp("observer.xlp");
+	const char *paths[] = {path};
+	const struct ds_sample_info *si;
+	uint64_t c[XLP_NR_CTR];
+	struct synth *s = NULL;
+	struct dataset *ds;
+	int fc;
+
+	REQUIRE(!synth__open(path, XLP_FEAT_SAMPLE, 0, f, 1, &s), "-");
+	CHECK(!synth__sym(s, 0, XLP_SYM_FUNCTION, "app", "compute"), "-");
+	CHECK(!synth__sym(s, 1, XLP_SYM_FUNCTION, "app", "on_click"), "-");
+	CHECK(!synth__stack(s, 0, compute, 2), "-");
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t t = (i + 1) * 1000000000ull;
+
+		if (i % 2 == 0)
+			CHECK(!synth__sample(s, 10, 10, t + 100000, 1000000, 1, XLP_C_CPU_RUN),
+			      "-");
+		synth__counters(&(struct synth_usage){.cpu_run = 200000}, c);
+		CHECK(!synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL), "-");
+	}
+	CHECK(!synth__sampling(s, 0, 20000000000ull, 1000000, 250000, 5, 0), "-");
+	REQUIRE(!synth__close(s, NULL, 0), "-");
+	ds = load(paths, 1, false);
+	REQUIRE(ds);
+	si = dataset__samples(ds);
+	CHECK(si->sampler_cost_ns == 50000 && si->sampler_removed_ns == 250000, "%llu %llu",
+	      (unsigned long long)si->sampler_cost_ns, (unsigned long long)si->sampler_removed_ns);
+	CHECK(si->calibrated == 5, "%llu", (unsigned long long)si->calibrated);
+	fc = find(ds, "compute");
+	REQUIRE(fc >= 0, "compute not found");
+	for (size_t i = 0; i < dataset__nruns(ds); i++) {
+		const struct ds_run *r = dataset__run(ds, i);
+		bool hit = i % 2 == 0;
+
+		CHECK(r->latency_ns == (hit ? 150000 : 200000), "run %zu: %g", i, r->latency_ns);
+		CHECK(r->own[XLP_C_CPU_RUN] == (hit ? 150000u : 200000u), "run %zu", i);
+		CHECK(dataset__time(ds, i, (size_t)fc) == (hit ? 150000u : 0), "run %zu: %llu", i,
+		      (unsigned long long)dataset__time(ds, i, (size_t)fc));
+	}
+	dataset__free(ds);
+}
+
 /* synth__sampled (tests/lib/synth.h): 20 runs, every 4th slow by a 50 ms disk wait under load */
 TEST(sampled_functions_under_the_interaction)
 {

@@ -105,8 +105,7 @@ TEST(power_law_exponent_and_interval)
 	for (int i = 0; i < 6; i++)
 		y[i] = 3 * pow(x[i], 1.5) * (1 + 0.02 * noise(&seed));
 	REQUIRE(!scaling__fit(x, y, 6, &f), "fit");
-	CHECK(f.exponent_lo < 1.5 && 1.5 < f.exponent_hi, "[%g, %g]", f.exponent_lo,
-	      f.exponent_hi);
+	CHECK(f.exponent_lo < 1.5 && 1.5 < f.exponent_hi, "[%g, %g]", f.exponent_lo, f.exponent_hi);
 	CHECK(f.exponent_hi - f.exponent_lo < 0.1, "width %g", f.exponent_hi - f.exponent_lo);
 }
 

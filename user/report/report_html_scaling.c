@@ -75,8 +75,8 @@ static void axes(FILE *f, const struct loglog *b, bool ns)
 	for (double e = b->y0; e <= b->y1; e++) {
 		double y = py(b, pow(10, e));
 
-		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", GL, y,
-			GW - GR, y);
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", GL,
+			y, GW - GR, y);
 		if (ns)
 			report__dur(pow(10, e), t, sizeof(t));
 		else
@@ -105,8 +105,9 @@ static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, 
 	snprintf(sid, sizeof(sid), "growth-%zu", id);
 	/* the curve's points that fall inside the plot */
 	for (int i = 0; i < NCURVE; i++) {
-		double x = pow(10, log10(r->sizes[0]) + i * (log10(r->predict_size) -
-							     log10(r->sizes[0])) / (NCURVE - 1));
+		double x = pow(10, log10(r->sizes[0]) +
+					   i * (log10(r->predict_size) - log10(r->sizes[0])) /
+						   (NCURVE - 1));
 		double y = scaling__predict(&s->fit, x);
 
 		ncurve += y > 0 && isfinite(y) && log10(y) <= b.y1 && log10(y) >= b.y0;
@@ -116,8 +117,9 @@ static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, 
 	axes(f, &b, ns);
 	fputs("<polyline fill=\"none\" stroke=\"#3367d6\" stroke-width=\"1.5\" points=\"", f);
 	for (int i = 0; i < NCURVE; i++) {
-		double x = pow(10, log10(r->sizes[0]) + i * (log10(r->predict_size) -
-							     log10(r->sizes[0])) / (NCURVE - 1));
+		double x = pow(10, log10(r->sizes[0]) +
+					   i * (log10(r->predict_size) - log10(r->sizes[0])) /
+						   (NCURVE - 1));
 		double y = scaling__predict(&s->fit, x);
 
 		if (y > 0 && isfinite(y) && log10(y) <= b.y1 && log10(y) >= b.y0)
@@ -143,7 +145,8 @@ int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_resul
 
 	fprintf(f,
 		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report "
-		"--growth</title><style>%s</style></head><body>\n<h1>xlprobe report --growth</h1>\n",
+		"--growth</title><style>%s</style></head><body>\n<h1>xlprobe report "
+		"--growth</h1>\n",
 		html_style);
 	report__growth_verdict(ds, r, v, sizeof(v));
 	fputs("<p class=\"verdict\">", f);

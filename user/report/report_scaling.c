@@ -14,10 +14,10 @@
 #include "scaling.h"
 
 static const char *const res_names[XLP_NR_CTR] = {
-	[XLP_C_CPU_RUN] = "cpu_run",	[XLP_C_CPU_WAIT] = "cpu_wait",
-	[XLP_C_DISK] = "disk_block",	[XLP_C_NET] = "net_block",
-	[XLP_C_IPC] = "ipc_wait",	[XLP_C_LOCK] = "lock_wait",
-	[XLP_C_TIMER] = "timer_sleep", [XLP_C_OTHER] = "other_sleep",
+	[XLP_C_CPU_RUN] = "cpu_run",	 [XLP_C_CPU_WAIT] = "cpu_wait",
+	[XLP_C_DISK] = "disk_block",	 [XLP_C_NET] = "net_block",
+	[XLP_C_IPC] = "ipc_wait",	 [XLP_C_LOCK] = "lock_wait",
+	[XLP_C_TIMER] = "timer_sleep",	 [XLP_C_OTHER] = "other_sleep",
 	[XLP_C_CPU_STEAL] = "cpu_steal",
 };
 
@@ -55,7 +55,7 @@ const char *report__growth_term(const struct sc_series *s, char *buf, size_t len
 	else if (s->fit.model == SC_CONST)
 		snprintf(buf, len, "%.3g%s", s->fit.a, t ? " ns" : "");
 	else if (!t && s->fit.b > 0 && s->fit.b < 1)
-		snprintf(buf, len, "%s/%.3g", g, 1 / s->fit.b);
+		snprintf(buf, len, "%s/%.4g", g, 1 / s->fit.b);
 	else
 		snprintf(buf, len, "%.3g%s %s", s->fit.b, t ? " ns x" : "", g);
 	return buf;
@@ -84,7 +84,7 @@ static void series_line(FILE *f, const struct sc_result *r, const struct sc_seri
 		snprintf(sn, sizeof(sn), "%3.0f %%", 100 * share_now);
 	if (!isnan(share))
 		snprintf(sp, sizeof(sp), "%3.0f %%", 100 * share);
-	fprintf(f, "  %-24.24s %-11s %-8s %-18s %-19s %5.1f %% %10s %5s %10s %5s\n", name,
+	fprintf(f, "  %-24.24s %-11s %-8s %-22s %-19s %5.1f %% %10s %5s %10s %5s\n", name,
 		report__growth_metric(s->metric), scaling__model_name(s->fit.model),
 		report__growth_term(s, term, sizeof(term)), ci, 100 * s->fit.rms,
 		value(s, s->now, now, sizeof(now)), sn, value(s, s->predicted, pred, sizeof(pred)),
@@ -110,7 +110,8 @@ static const char *callee_line(const struct dataset *ds, const struct sc_result 
 		snprintf(buf + n, len - (size_t)n,
 			 " (a loop: its calls grow %s where %s's grow %s; ΔInfer's complexity "
 			 "transition)",
-			 scaling__model_name(cc->fit.model), a, scaling__model_name(own->fit.model));
+			 scaling__model_name(cc->fit.model), a,
+			 scaling__model_name(own->fit.model));
 	return buf;
 }
 
@@ -126,8 +127,9 @@ void report__growth_verdict(const struct dataset *ds, const struct sc_result *r,
 		return;
 	}
 	if (r->bottleneck < 0) {
-		snprintf(buf, len, "no prediction: no function has a model (each needs a value at "
-				   "%d sizes)",
+		snprintf(buf, len,
+			 "no prediction: no function has a model (each needs a value at "
+			 "%d sizes)",
 			 SC_MIN_SIZES);
 		return;
 	}
@@ -148,8 +150,9 @@ void report__growth_verdict(const struct dataset *ds, const struct sc_result *r,
 			 "at %.6g, %s will take %.0f %% of the run (%s, predicted %s), where %s "
 			 "takes the most now (%.0f %% at %.6g)",
 			 r->predict_size, a, 100 * bf->predicted_share,
-			 scaling__model_name(t->fit.model), report__dur(bf->predicted, d, sizeof(d)),
-			 b, 100 * nf->now_share, r->sizes[r->nsizes - 1]);
+			 scaling__model_name(t->fit.model),
+			 report__dur(bf->predicted, d, sizeof(d)), b, 100 * nf->now_share,
+			 r->sizes[r->nsizes - 1]);
 }
 
 static void sizes_text(FILE *f, const struct sc_result *r)
@@ -194,10 +197,9 @@ int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_resul
 		fprintf(f, "\nVerdict: %s\n", v);
 		return ferror(f) ? -EIO : 0;
 	}
-	fprintf(f,
-		"\nModels (a + b g(n), chosen by AICc; exponent: power law on log-log, 95 %% "
-		"interval; rms: relative)\n");
-	fprintf(f, "  %-24s %-11s %-8s %-18s %-19s %7s %10s %5s %10s %5s\n", "function", "metric",
+	fprintf(f, "\nModels (a + b g(n), chosen by AICc; exponent: power law on log-log, 95 %% "
+		   "interval; rms: relative)\n");
+	fprintf(f, "  %-24s %-11s %-8s %-22s %-19s %7s %10s %5s %10s %5s\n", "function", "metric",
 		"model", "b g(n)", "exponent", "rms", "now", "share", "predicted", "share");
 	series_line(f, r, &r->latency, "[the run's latency]", NAN, NAN);
 	for (size_t i = 0; i < r->nfuncs; i++) {
@@ -213,9 +215,14 @@ int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_resul
 			if (r->series[k].func == fn->func && r->series[k].metric >= SC_M_RES0)
 				series_line(f, r, &r->series[k], "", NAN, NAN);
 	}
-	fprintf(f, "  (now: at %.6g; predicted: at %.6g; share: of the run's latency%s)\n",
+	fprintf(f,
+		"  (now: at %.6g; predicted: at %.6g; share: of the run's latency; a function with "
+		"marked callees is predicted as its self time plus theirs%s)\n",
 		r->sizes[r->nsizes - 1], r->predict_size,
-		"; a function with marked callees is predicted as its self time plus theirs");
+		r->latency_from_parts
+			? "; the run's latency as its outermost marked functions plus "
+			  "the rest of the run"
+			: "");
 	fputs("\nGrowth\n", f);
 	for (size_t i = 0; i < r->nfuncs && i < 5; i++)
 		if (r->funcs[i].callee >= 0)
@@ -345,6 +352,7 @@ void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const st
 		fit_json(w, &r->latency);
 		jsonw__num(w, "now_ns", r->latency.now);
 		jsonw__num(w, "predicted_ns", r->latency.predicted);
+		jsonw__bool(w, "predicted_from_parts", r->latency_from_parts);
 		jsonw__end_obj(w);
 	}
 	jsonw__begin_arr(w, "functions");
