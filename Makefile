@@ -118,7 +118,7 @@ E2E_SRCS := $(sort $(wildcard tests/e2e/*.c))
 WL_SRCS := $(sort $(wildcard tests/workloads/*.c) $(wildcard tests/e2e/workloads/*.c))
 BENCH_SRCS := $(sort $(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
 TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(BENCH_SRCS))
-WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS))
+WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS)) $(OUTPUT)/tests/workloads/build2/lagwl
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
 # keep the objects of test programs: intermediate files of pattern rules
@@ -214,6 +214,13 @@ $(OUTPUT)/tests/workloads/timed: tests/workloads/timed.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) -static -Wl,-e,timed_entry $< -o $@
+
+# lagwl rebuilt with other code before its functions: the same program in
+# another build (other addresses, another build-id; tests/root/test_issues.c)
+$(OUTPUT)/tests/workloads/build2/lagwl: tests/workloads/lagwl.c tests/workloads/wl.h
+	$(call msg,CC-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) -DLAGWL_BUILD2 $< -o $@ -lm
 
 $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "dataset_impl.h"
 
-static const char *base_name(const char *path)
+const char *ds_base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -58,7 +58,7 @@ static int func_index_grow(struct dataset *ds)
 
 int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 {
-	const char *sym = symbol ? symbol : "?", *bin = base_name(binary);
+	const char *sym = symbol ? symbol : "?", *bin = ds_base_name(binary);
 	struct ds_func *f;
 	uint32_t *slot;
 
@@ -213,6 +213,9 @@ void dataset__free(struct dataset *ds)
 	for (size_t i = 0; i < ds->nfiles; i++) {
 		free(ds->files[i].path);
 		free(ds->files[i].interaction);
+		free(ds->files[i].host);
+		free(ds->files[i].build_id);
+		free(ds->files[i].landmark_binary);
 		free(ds->files[i].damage);
 		free(ds->files[i].fmap);
 		free(ds->files[i].qmap);

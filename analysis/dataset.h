@@ -130,6 +130,12 @@ struct ds_file_info {
 	bool keyed;
 	uint64_t unmatched_begins, unmatched_ends;
 	const char *damage; /* what is missing or was skipped (trace_reader__describe), or NULL */
+	/* where and what: the recording's host, CLOCK_REALTIME - CLOCK_MONOTONIC
+	 * at its start (a run's wall-clock time), the first interaction's
+	 * binary (basename) and its build-id ("" when none) */
+	const char *host;
+	int64_t boot_offset_ns;
+	const char *landmark_binary, *build_id;
 };
 
 struct dataset;

@@ -7,11 +7,15 @@
 
 #define DS_NONE UINT32_MAX
 
+/* The file name of a path ("" for NULL). */
+const char *ds_base_name(const char *path);
+
 struct ds_file {
 	struct ds_file_info info;
 	char *path;
 	char *interaction;
 	char *damage;
+	char *host, *build_id, *landmark_binary; /* ds_file_info's */
 	uint32_t nlocal;
 	uint32_t *fmap; /* local func id -> global func, DS_NONE for interactions */
 	/*

@@ -419,7 +419,9 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
 			if (!f->interaction &&
-			    !(f->interaction = strdup(fi->symbol ? fi->symbol : "?")))
+			    (!(f->interaction = strdup(fi->symbol ? fi->symbol : "?")) ||
+			     !(f->landmark_binary = strdup(ds_base_name(fi->binary))) ||
+			     !(f->build_id = strdup(fi->build_id ? fi->build_id : ""))))
 				return -ENOMEM;
 			if (m->features & XLP_FEAT_PREWAKE) {
 				g = intern_queued(ds, fi);
@@ -435,6 +437,8 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 		f->fmap[fi->id] = (uint32_t)g;
 	}
 	f->info.interaction = f->interaction;
+	f->info.landmark_binary = f->landmark_binary;
+	f->info.build_id = f->build_id;
 	f->info.launches = !f->interaction;
 	return 0;
 }
@@ -543,6 +547,12 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 	}
 	m = trace_reader__meta(r);
 	f->info.features = m->features;
+	f->info.boot_offset_ns = m->boot_offset_ns;
+	if (!(f->host = strdup(m->host ? m->host : ""))) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	f->info.host = f->host;
 	ds->features &= m->features;
 	ret = map_funcs(ds, f, m, err, errlen);
 	ret = ret ? ret : read_records(r, &p, f, err, errlen);

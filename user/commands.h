@@ -7,6 +7,7 @@ int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_issues(int argc, char **argv);		/* user/issues_cmd.c */
 int cmd_export_perfetto(int argc, char **argv); /* export --perfetto (user/export_perfetto.c) */
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 #include "dataset.h"
 #include "escape.h"
+#include "issues.h"
 #include "export.h"
 #include "jsonw.h"
 #include "log.h"
@@ -96,9 +97,19 @@ const char export_tables_help[] =
 	"  duckdb :memory: \"SELECT host, median(latency_ns)\n"
 	"                   FROM read_json_auto('runs.jsonl') GROUP BY host\"\n";
 
-enum tt_table { TT_RUNS, TT_CALLS, TT_THREADS, TT_WAITS, TT_TRACES, TT_NTABLES };
+enum tt_table {
+	TT_RUNS,
+	TT_CALLS,
+	TT_THREADS,
+	TT_WAITS,
+	TT_TRACES,
+	TT_LAGS,
+	TT_ISSUES,
+	TT_NTABLES
+};
 
-static const char *const table_names[TT_NTABLES] = {"runs", "calls", "threads", "waits", "traces"};
+static const char *const table_names[TT_NTABLES] = {"runs",   "calls", "threads", "waits",
+						    "traces", "lags",  "issues"};
 
 /* ---- the row writer: one column list per table, for both formats and the header ---- */
 
@@ -243,14 +254,17 @@ struct tt_end {
 
 struct tt {
 	struct tw w;
-	int table;     /* enum tt_table, or -1: every table (JSONL) */
-	int write_err; /* errno of the first failed write */
+	int table;	    /* enum tt_table, or -1: every table (JSONL) */
+	int write_err;	    /* errno of the first failed write */
+	double lag_ns;	    /* lags and issues: a run lags at or past it */
+	struct is_set *iss; /* issues: every trace's lags */
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
+/* lags and issues analyse each trace (analysis/issues.h): asked for by name only */
 static bool wants(const struct tt *e, enum tt_table t)
 {
-	return e->table < 0 || e->table == (int)t;
+	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
 }
 
 /* FNV-1a over bytes; integers go in little-endian, so every host agrees. */
@@ -684,6 +698,81 @@ static int rows_waits(struct tt *e, struct tt_trace *t)
 	return ret;
 }
 
+/* One run of a trace, lagging or not, with its issue's fingerprint (issues.h). */
+static void row_lag(struct tt *e, const struct tt_trace *t, const struct is_set *s,
+		    const struct is_run *x)
+{
+	const struct is_issue *i = s && x->issue >= 0 ? issues__get(s, (size_t)x->issue) : NULL;
+	const struct is_session *ss = s && issues__nsessions(s) ? issues__session(s, 0) : NULL;
+	struct tw *w = &e->w;
+
+	row_begin(w, TT_LAGS);
+	cols_trace(w, t);
+	col_u64(w, "run", x->run);
+	col_str(w, "landmark", i ? i->landmark : t->interaction ? t->interaction : "[launch]");
+	col_str(w, "build_id", ss ? ss->build_id : NULL);
+	col_s64(w, "start_unix_ns", x->wall_ns);
+	col_u64(w, "latency_ns", (uint64_t)x->latency_ns);
+	col_bool(w, "lag", i != NULL);
+	col_str(w, "fingerprint", i ? i->fingerprint : NULL);
+	col_str(w, "function", i ? i->function : NULL);
+	col_str(w, "binary", i ? i->binary : NULL);
+	col_str(w, "factor", i ? i->factor : NULL);
+	row_end(w);
+}
+
+static void row_issue(struct tt *e, const struct is_issue *i)
+{
+	struct tw *w = &e->w;
+
+	row_begin(w, TT_ISSUES);
+	col_str(w, "fingerprint", i->fingerprint);
+	col_str(w, "landmark", i->landmark);
+	col_str(w, "landmark_binary", i->landmark_binary);
+	col_str(w, "function", i->function);
+	col_str(w, "binary", i->binary);
+	col_str(w, "factor", i->factor);
+	col_u64(w, "sessions", i->sessions);
+	col_u64(w, "hosts", i->hosts);
+	col_u64(w, "builds", i->builds);
+	col_u64(w, "runs", i->runs);
+	col_u64(w, "lag_p50_ns", (uint64_t)i->p50_ns);
+	col_u64(w, "lag_p95_ns", (uint64_t)i->p95_ns);
+	col_u64(w, "lag_max_ns", (uint64_t)i->max_ns);
+	col_u64(w, "impact_ns", (uint64_t)i->impact_ns);
+	col_s64(w, "first_seen_unix_ns", i->first_ns);
+	col_s64(w, "last_seen_unix_ns", i->last_ns);
+	row_end(w);
+}
+
+/* The lags table of one trace, and its lags into the issues of all. */
+static int rows_lags(struct tt *e, struct tt_trace *t)
+{
+	char err[PATH_MAX + 512];
+	struct is_set *s = NULL;
+	int ret;
+
+	if (e->table == TT_ISSUES) {
+		ret = issues__add(e->iss, t->path, err, sizeof(err));
+		if (ret)
+			xlp_err("%s: issues: %s", t->path, err);
+		return ret;
+	}
+	ret = issues__new(e->lag_ns, &s);
+	ret = ret ? ret : issues__add(s, t->path, err, sizeof(err));
+	if (ret == -ENOMEM)
+		snprintf(err, sizeof(err), "out of memory");
+	ret = ret ? ret : issues__finish(s);
+	if (ret)
+		xlp_err("%s: lags: %s", t->path, err);
+	for (size_t k = 0; !ret && k < issues__nruns(s); k++) {
+		row_lag(e, t, s, issues__run(s, k));
+		t->rows[TT_LAGS]++;
+	}
+	issues__free(s);
+	return ret;
+}
+
 /* The CSV header: a table's row function, writing names, on an empty record. */
 static void csv_header(struct tt *e)
 {
@@ -701,6 +790,10 @@ static void csv_header(struct tt *e)
 	else if (e->table == TT_WAITS)
 		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct wc_wait){0},
 			 &(struct wc_piece){0});
+	else if (e->table == TT_LAGS)
+		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});
+	else if (e->table == TT_ISSUES)
+		row_issue(e, &(struct is_issue){.fingerprint = ""});
 	else
 		row_trace(e, &t, &end);
 	e->w.names = false;
@@ -776,6 +869,8 @@ static int export_trace(struct tt *e, const char *path)
 		rows_launches(e, &t);
 	if (wants(e, TT_WAITS) && rows_waits(e, &t))
 		goto cleanup;
+	if ((e->table == TT_LAGS || e->table == TT_ISSUES) && rows_lags(e, &t))
+		goto cleanup;
 	end_of(&end, r);
 	warn_partial(&t, &end);
 	if (wants(e, TT_TRACES))
@@ -801,6 +896,7 @@ bool export_tables__wanted(int argc, char **argv)
 struct tt_args {
 	bool jsonl, csv;
 	int table;
+	uint64_t lag_ns;
 	const char *out;
 	char **paths;
 	int npaths;
@@ -831,13 +927,17 @@ static void bad_option(int c, char **argv)
 static int parse_args(int argc, char **argv, struct tt_args *a)
 {
 	static const struct option longopts[] = {
-		{"jsonl", no_argument, NULL, 'J'},	 {"csv", no_argument, NULL, 'C'},
-		{"table", required_argument, NULL, 'T'}, {"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},	 {},
+		{"jsonl", no_argument, NULL, 'J'},
+		{"csv", no_argument, NULL, 'C'},
+		{"table", required_argument, NULL, 'T'},
+		{"output", required_argument, NULL, 'o'},
+		{"lag", required_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{},
 	};
 	int c, opterr_was = opterr, ret = -1;
 
-	*a = (struct tt_args){.table = -1};
+	*a = (struct tt_args){.table = -1, .lag_ns = 100000000};
 	optind = 1;
 	opterr = 0; /* one line of ours, not getopt's too */
 	while (ret < 0 && (c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
@@ -847,12 +947,19 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 			a->table = parse_table(optarg);
 			if (a->table < 0) {
 				xlp_err("export: unknown table '%s': choose runs, calls, "
-					"threads, waits or traces",
+					"threads, waits, traces, lags or issues",
 					optarg);
 				ret = 2;
 			}
 		} else if (c == 'o') {
 			a->out = optarg;
+		} else if (c == 'L') {
+			if (xlp_parse_duration(optarg, 0, &a->lag_ns) || !a->lag_ns) {
+				xlp_err("export: bad --lag '%s': give a duration with a unit, e.g. "
+					"100ms",
+					optarg);
+				ret = 2;
+			}
 		} else if (c == 'h') {
 			fputs(export_tables_help, stdout);
 			ret = 0;
@@ -872,7 +979,7 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 	}
 	if (a->csv && a->table < 0) {
 		xlp_err("export: --csv writes one table: add --table runs, calls, threads, "
-			"waits or traces");
+			"waits, traces, lags or issues");
 		return 2;
 	}
 	if (!a->npaths) {
@@ -903,6 +1010,7 @@ static int check_traces(char **paths, int n)
 
 static void tt_init(struct tt *e, const struct tt_args *a, FILE *f)
 {
+	e->lag_ns = (double)a->lag_ns;
 	/* one thread writes: stdio's lock per call was most of the time */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	e->table = a->table;
@@ -924,10 +1032,20 @@ static int write_tables(const struct tt_args *a, FILE *f)
 	int err = 0;
 
 	tt_init(&e, a, f);
+	if (e.table == TT_ISSUES && issues__new(e.lag_ns, &e.iss)) {
+		xlp_err("export: out of memory");
+		return -1;
+	}
 	if (a->csv)
 		csv_header(&e);
 	for (int i = 0; i < a->npaths && !err; i++)
 		err = export_trace(&e, a->paths[i]);
+	if (!err && e.iss) {
+		err = issues__finish(e.iss) ? -1 : 0;
+		for (size_t k = 0; !err && k < issues__n(e.iss); k++)
+			row_issue(&e, issues__get(e.iss, k));
+	}
+	issues__free(e.iss);
 	if (!e.write_err && ferror(f))
 		e.write_err = errno ? errno : EIO;
 	if (e.write_err)

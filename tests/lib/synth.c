@@ -22,6 +22,14 @@ struct synth {
 int synth__open(const char *path, uint32_t features, uint32_t repeat,
 		const struct synth_func *funcs, size_t nfuncs, struct synth **out)
 {
+	return synth__open_on(path, features, repeat, funcs, nfuncs,
+			      &(struct synth_host){"synth", "", 0x1000}, out);
+}
+
+int synth__open_on(const char *path, uint32_t features, uint32_t repeat,
+		   const struct synth_func *funcs, size_t nfuncs, const struct synth_host *h,
+		   struct synth **out)
+{
 	struct xlp_func_info fi[XLP_MAX_FUNCS];
 	struct xlp_trace_meta m = {
 		.ncpus = 2,
@@ -29,7 +37,7 @@ int synth__open(const char *path, uint32_t features, uint32_t repeat,
 		.features = features,
 		.start_ns = 1000000000ull,
 		.repeat = repeat,
-		.host = "synth",
+		.host = (char *)h->host,
 		.kernel = "6.18.0",
 		.cmdline = "app --serve",
 		.notes = "",
@@ -46,10 +54,10 @@ int synth__open(const char *path, uint32_t features, uint32_t repeat,
 		fi[i] = (struct xlp_func_info){
 			.id = (uint32_t)i,
 			.flags = (funcs[i].interaction ? XLP_FUNC_INTERACTION : 0) | funcs[i].flags,
-			.offset = 0x1000 + 16 * i,
+			.offset = h->offset + 16 * i,
 			.binary = (char *)funcs[i].binary,
 			.symbol = (char *)funcs[i].symbol,
-			.build_id = ""};
+			.build_id = (char *)h->build_id};
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

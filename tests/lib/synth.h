@@ -21,9 +21,20 @@ struct synth_func {
 	uint32_t flags; /* more XLP_FUNC_* (--until, --task-*) */
 };
 
+/* Where a synthetic trace was recorded: host, the binaries' build-id, the
+ * functions' offsets from (a rebuild moves them). */
+struct synth_host {
+	const char *host, *build_id;
+	uint64_t offset;
+};
+
 /* Opens path for writing with a meta holding funcs (ids = indices). */
 int synth__open(const char *path, uint32_t features, uint32_t repeat,
 		const struct synth_func *funcs, size_t nfuncs, struct synth **out);
+/* The same, recorded on h (synth__open: host "synth", no build-id, 0x1000). */
+int synth__open_on(const char *path, uint32_t features, uint32_t repeat,
+		   const struct synth_func *funcs, size_t nfuncs, const struct synth_host *h,
+		   struct synth **out);
 int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
 		uint64_t entry_ns, const uint64_t *incl, const uint64_t *excl /* NULL: = incl */,
 		uint32_t peer_pid, const char *peer_comm /* NULL: no peer */);

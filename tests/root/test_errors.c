@@ -317,4 +317,43 @@ TEST(bad_size_options)
 	}
 }
 
+/* xlprobe CMD ARGS...: the exit status, stderr in err. */
+static int command(char **args, int n)
+{
+	char *argv[16] = {xl};
+
+	for (int i = 0; i < n && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[n + 1] = NULL;
+	return xt_run(argv, 30000, NULL, 0, err, sizeof(err));
+}
+
+/* report --growth and xlprobe issues: each misuse named, with its fix, exit 2. */
+TEST(bad_growth_and_issues_options)
+{
+	char *a[] = {"report", "--predict-size", "1000", "x.xlp"};
+	char *b[] = {"report", "--growth", "--predict-size", "zero", "x.xlp"};
+	char *c[] = {"issues"};
+	char *d[] = {"issues", "--lag", "100", "x.xlp"};
+	char *e[] = {"issues", "--frobnicate", "x.xlp"};
+	char *f[] = {"issues", "/nonexistent/x.xlp"};
+	char *g[] = {"export", "--csv", "--table", "lags", "--lag", "soon", "x.xlp"};
+
+	init_paths();
+	CHECK(command(a, 4) == 2);
+	check_message("--predict-size needs --growth");
+	CHECK(command(b, 5) == 2);
+	check_message("invalid --predict-size 'zero'");
+	CHECK(command(c, 1) == 2);
+	check_message("no trace file given");
+	CHECK(command(d, 4) == 2);
+	check_message("bad --lag '100': give a duration with a unit");
+	CHECK(command(e, 3) == 2);
+	check_message("unknown option '--frobnicate'");
+	CHECK(command(f, 2) == 1);
+	check_message("/nonexistent/x.xlp");
+	CHECK(command(g, 7) == 2);
+	check_message("bad --lag 'soon'");
+}
+
 TEST_MAIN()

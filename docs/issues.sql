@@ -1,0 +1,25 @@
+-- The issues table of `xlprobe issues`, computed from the fleet table
+-- `lags` (xlprobe export --csv --table lags, or --jsonl) of any number of
+-- traces from any number of hosts. Standard SQL: SQLite, DuckDB,
+-- PostgreSQL and ClickHouse run it as it is (README, "In the wild").
+-- Each row: an issue (one fingerprint: landmark, culprit, factor by name),
+-- its sessions (traces), hosts, builds (distinct build-ids), lagging runs,
+-- longest lag, total perceptible lag (the ranking) and first / last seen.
+-- The lag percentiles need an engine's own function (ClickHouse:
+-- quantileExact(0.5)(latency_ns); DuckDB: quantile_cont(latency_ns, 0.5)).
+SELECT fingerprint,
+       landmark,
+       function,
+       factor,
+       COUNT(DISTINCT trace_id) AS sessions,
+       COUNT(DISTINCT host) AS hosts,
+       COUNT(DISTINCT NULLIF(build_id, '')) AS builds,
+       COUNT(*) AS runs,
+       MAX(latency_ns) AS lag_max_ns,
+       SUM(latency_ns) AS impact_ns,
+       MIN(start_unix_ns) AS first_seen_unix_ns,
+       MAX(start_unix_ns) AS last_seen_unix_ns
+FROM lags
+WHERE NULLIF(fingerprint, '') IS NOT NULL
+GROUP BY fingerprint, landmark, function, factor
+ORDER BY impact_ns DESC, fingerprint;
