@@ -110,8 +110,7 @@ static const char *run_factor(const struct ds_run *r, bool sleeps)
 	return name;
 }
 
-static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res,
-				 size_t run)
+static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res, size_t run)
 {
 	const struct ds_run *r = dataset__run(ds, run);
 	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL};
@@ -127,15 +126,16 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 			c.binary = dataset__func(ds, x->func)->binary;
 			c.function = dataset__func(ds, x->func)->symbol;
 			c.factor = f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true)
-				   : f < XA_NFEAT			? xa_feat_name(f)
-									: "time";
+				   : f < XA_NFEAT		      ? xa_feat_name(f)
+								      : "time";
 			return c;
 		}
 	}
 	if (res->status == XA_NO_PRECOND && res->fallback.holds) {
 		enum xa_feat f = res->fallback.feat;
 
-		c.factor = f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true) : xa_feat_name(f);
+		c.factor =
+			f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true) : xa_feat_name(f);
 		return c;
 	}
 	/* the deepest function holding half the run: the one with least time */
@@ -304,7 +304,8 @@ static int stats_of(struct is_set *s, size_t k, double *lat, uint8_t *mark)
 	for (size_t j = 0; j < s->nsess; j++) {
 		i->sessions += mark[j];
 		i->hosts += mark[j] && !seen_before(s, mark, j, host_of);
-		i->builds += mark[j] && s->sess[j].build_id[0] && !seen_before(s, mark, j, build_of);
+		i->builds +=
+			mark[j] && s->sess[j].build_id[0] && !seen_before(s, mark, j, build_of);
 	}
 	return 0;
 }
@@ -352,7 +353,7 @@ int issues__finish(struct is_set *s)
 	double *lat = malloc(s->nruns * sizeof(*lat) + 1);
 	uint8_t *mark = malloc(s->nsess + 1);
 	int32_t *to = malloc(s->niss * sizeof(*to) + 1);
-	char (*fp)[17] = malloc(s->niss * sizeof(*fp) + 1);
+	char(*fp)[17] = malloc(s->niss * sizeof(*fp) + 1);
 	int ret = lat && mark && to && fp ? 0 : -ENOMEM;
 
 	for (size_t k = 0; !ret && k < s->niss; k++) {

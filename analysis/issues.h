@@ -46,10 +46,10 @@ struct is_session {
 /* One run of a session, lagging or not (the fleet table's row). */
 struct is_run {
 	uint32_t session;
-	uint32_t run;	    /* 1-based, in the session's order (the report's) */
+	uint32_t run; /* 1-based, in the session's order (the report's) */
 	double latency_ns;
-	int64_t wall_ns;    /* CLOCK_REALTIME of its start */
-	int32_t issue;	    /* index into the issues, -1 when it did not lag */
+	int64_t wall_ns; /* CLOCK_REALTIME of its start */
+	int32_t issue;	 /* index into the issues, -1 when it did not lag */
 };
 
 struct is_issue {

@@ -103,8 +103,8 @@ static int parse_args(int argc, char **argv, struct issues_opts *o)
 	return 0;
 }
 
-static int write_one(const char *path, const char *opt,
-		     int (*fn)(FILE *f, const struct is_set *s), const struct is_set *s)
+static int write_one(const char *path, const char *opt, int (*fn)(FILE *f, const struct is_set *s),
+		     const struct is_set *s)
 {
 	char err[PATH_MAX + 256];
 	struct outfile *of = NULL;

@@ -24,8 +24,8 @@ static char xl[256], out[1 << 16], err[1 << 16], big[1 << 18];
 static int record(const char *trace, const char *wl, const char *mode)
 {
 	char inter[300], f1[300], f2[300];
-	char *argv[] = {xl,	"record", "-q", "-o", (char *)trace, "-i", inter, "-f",	    f1,
-			"-f", f2,	  "--", (char *)wl, (char *)mode, "25", NULL};
+	char *argv[] = {xl, "record", "-q", "-o", (char *)trace, "-i",	       inter, "-f",
+			f1, "-f",     f2,   "--", (char *)wl,	 (char *)mode, "25",  NULL};
 
 	snprintf(inter, sizeof(inter), "%s:on_event", wl);
 	snprintf(f1, sizeof(f1), "%s:render", wl);
@@ -55,15 +55,19 @@ TEST(four_sessions_two_issues_and_the_same_table_in_sql)
 		   *d = xt_tmp_path("d.xlp"), *js = xt_tmp_path("issues.json"),
 		   *csv = xt_tmp_path("lags.csv");
 	char wl1[256], wl2[256], root[256], sql[300], import[400];
-	char *iss[] = {xl, "issues", "--json", "-o", (char *)js, (char *)a, (char *)b, (char *)c,
-		       (char *)d, NULL};
-	char *exp[] = {xl,	   "export", "--csv", "--table", "lags", "-o", (char *)csv,
+	char *iss[] = {xl,	  "issues",  "--json",	"-o",	   (char *)js,
 		       (char *)a, (char *)b, (char *)c, (char *)d, NULL};
-	char *sq[] = {"/usr/bin/sqlite3", "-json", ":memory:",
+	char *exp[] = {xl,	    "export",  "--csv",	  "--table", "lags",	"-o",
+		       (char *)csv, (char *)a, (char *)b, (char *)c, (char *)d, NULL};
+	char *sq[] = {"/usr/bin/sqlite3",
+		      "-json",
+		      ":memory:",
 		      "CREATE TABLE lags (trace_id TEXT, host TEXT, kernel TEXT, run INTEGER, "
 		      "landmark TEXT, build_id TEXT, start_unix_ns INTEGER, latency_ns INTEGER, "
 		      "lag TEXT, fingerprint TEXT, function TEXT, binary TEXT, factor TEXT)",
-		      import, sql, NULL};
+		      import,
+		      sql,
+		      NULL};
 	const struct json *issues, *r, *l, *row;
 	struct json *j, *q;
 	char jerr[256];
@@ -90,10 +94,12 @@ TEST(four_sessions_two_issues_and_the_same_table_in_sql)
 	CHECK(!strcmp(json__str(json__get(l, "factor")) ?: "", "timer_sleep"), "load's factor %s",
 	      json__str(json__get(l, "factor")));
 	CHECK(json__num(json__get(r, "sessions")) == 2 && json__num(json__get(r, "builds")) == 2 &&
-		      json__num(json__get(r, "hosts")) == 1 && json__num(json__get(r, "runs")) == 10,
+		      json__num(json__get(r, "hosts")) == 1 &&
+		      json__num(json__get(r, "runs")) == 10,
 	      "render: sessions, builds, hosts, runs");
 	CHECK(json__num(json__get(l, "sessions")) == 2 && json__num(json__get(l, "builds")) == 1 &&
-		      json__num(json__get(l, "hosts")) == 1 && json__num(json__get(l, "runs")) == 10,
+		      json__num(json__get(l, "hosts")) == 1 &&
+		      json__num(json__get(l, "runs")) == 10,
 	      "load: sessions, builds, hosts, runs");
 	CHECK(!strcmp(json__str(json__get(r, "landmark")) ?: "", "on_event"), "landmark");
 	CHECK(json__len(json__get(r, "examples")) == 3, "examples");

@@ -72,6 +72,30 @@ static const struct json *series(const struct json *g, const char *func, const c
 	return NULL;
 }
 
+/* The HTML page: a log-log plot per leading function, 5 sizes each. */
+static void html_plots(const char *trace)
+{
+	const char *html = xt_tmp_path("grow.html");
+	char *rep[] = {xl, "report", "--growth", "--html", (char *)html, (char *)trace, NULL};
+	static char page[1 << 20];
+	size_t n = 0, plots = 0;
+	FILE *f;
+	int rc;
+
+	rc = xt_run(rep, 120000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "report --growth --html exit %d: %s", rc, err);
+	f = fopen(html, "r");
+	REQUIRE(f, "no %s", html);
+	n = fread(page, 1, sizeof(page) - 1, f);
+	fclose(f);
+	page[n] = 0;
+	for (const char *p = page; (p = strstr(p, "data-plot=\"growth\" data-points=\"5\"")); p++)
+		plots++;
+	/* the latency, then time and calls of parse, dedupe and same_key */
+	CHECK(plots >= 7, "%zu plots of 5 sizes", plots);
+	CHECK(strstr(page, "dedupe"), "dedupe is on the page");
+}
+
 static void check_prediction(const struct json *g)
 {
 	const char *b = str_at(g, "bottleneck", "function"),
@@ -136,6 +160,7 @@ TEST(future_bottleneck_named_with_model_and_callee_launches)
 	REQUIRE(g, "no growth object");
 	check_prediction(g);
 	json__free(j);
+	html_plots(trace);
 }
 
 TEST(future_bottleneck_named_with_size_from_an_argument)

@@ -77,8 +77,7 @@ static struct is_set *issues_of(const char *const *paths, size_t n)
 
 TEST(same_issue_across_hosts_and_rebuilds)
 {
-	const char *a = xt_tmp_path("a.xlp"), *b = xt_tmp_path("b.xlp"),
-		   *c = xt_tmp_path("c.xlp");
+	const char *a = xt_tmp_path("a.xlp"), *b = xt_tmp_path("b.xlp"), *c = xt_tmp_path("c.xlp");
 	const char *paths[] = {a, b, c};
 	const struct is_issue *i;
 	struct is_set *s;
@@ -91,12 +90,12 @@ TEST(same_issue_across_hosts_and_rebuilds)
 	REQUIRE(s, "issues");
 	REQUIRE(issues__n(s) == 1, "%zu issues", issues__n(s));
 	i = issues__get(s, 0);
-	CHECK(!strcmp(i->function, "render") && !strcmp(i->factor, "cpu_run"), "%s %s",
-	      i->function, i->factor);
+	CHECK(!strcmp(i->function, "render") && !strcmp(i->factor, "cpu_run"), "%s %s", i->function,
+	      i->factor);
 	CHECK(!strcmp(i->landmark, "on_event") && !strcmp(i->landmark_binary, "app"), "%s %s",
 	      i->landmark, i->landmark_binary);
-	CHECK(i->sessions == 3 && i->hosts == 2 && i->builds == 2 && i->runs == 18, "%zu %zu %zu %zu",
-	      i->sessions, i->hosts, i->builds, i->runs);
+	CHECK(i->sessions == 3 && i->hosts == 2 && i->builds == 2 && i->runs == 18,
+	      "%zu %zu %zu %zu", i->sessions, i->hosts, i->builds, i->runs);
 	/* every lag is 155 ms: render 153, load 2 */
 	CHECK(i->max_ns == 155e6 && i->p50_ns == 155e6 && i->impact_ns == 18 * 155e6, "%g %g %g",
 	      i->max_ns, i->p50_ns, i->impact_ns);

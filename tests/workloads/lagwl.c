@@ -52,8 +52,8 @@ int main(int argc, char **argv)
 {
 	int n;
 
-	if (argc != 3 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "sleep") &&
-			  strcmp(argv[1], "none"))) {
+	if (argc != 3 ||
+	    (strcmp(argv[1], "cpu") && strcmp(argv[1], "sleep") && strcmp(argv[1], "none"))) {
 		fprintf(stderr, "usage: lagwl cpu|sleep|none N\n");
 		return 2;
 	}

@@ -23,9 +23,8 @@ const char *report__utc(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(ns / 1000000 % 1000));
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 	return buf;
 }
 
@@ -63,11 +62,13 @@ int report__issues_text(FILE *f, const struct is_set *s)
 			"%s\n",
 			k + 1, i->fingerprint, report__dur(i->impact_ns, d[0], sizeof(d[0])),
 			i->runs, i->runs == 1 ? "" : "s", xlp_text(i->landmark, l, sizeof(l)),
-			xlp_text(i->landmark_binary, lb, sizeof(lb)), who(i, w, sizeof(w)), i->factor);
+			xlp_text(i->landmark_binary, lb, sizeof(lb)), who(i, w, sizeof(w)),
+			i->factor);
 		fprintf(f,
 			"  sessions %zu, hosts %zu, builds %zu; lag p50 %s, p95 %s, max %s; first "
 			"%s, last %s\n",
-			i->sessions, i->hosts, i->builds, report__dur(i->p50_ns, d[1], sizeof(d[1])),
+			i->sessions, i->hosts, i->builds,
+			report__dur(i->p50_ns, d[1], sizeof(d[1])),
 			report__dur(i->p95_ns, d[2], sizeof(d[2])),
 			report__dur(i->max_ns, d[3], sizeof(d[3])),
 			report__utc(i->first_ns, t1, sizeof(t1)),
@@ -173,7 +174,8 @@ int report__issues_html(FILE *f, const struct is_set *s)
 		fputs("</td><td>", f);
 		html_esc(f, i->factor);
 		fprintf(f,
-			"</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%s</td><td>%s</td>"
+			"</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%s</td><td>%s</"
+			"td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			i->sessions, i->hosts, i->builds, i->runs,
 			report__dur(i->p50_ns, d[0], sizeof(d[0])),
