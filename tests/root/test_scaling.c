@@ -96,6 +96,18 @@ static void html_plots(const char *trace)
 	CHECK(strstr(page, "dedupe"), "dedupe is on the page");
 }
 
+/* Records rec, then reads its growth report (NULL after a failed check). */
+static struct json *record_growth(char **rec, const char *trace, const char *name,
+				  const struct json **g)
+{
+	int rc;
+
+	paths();
+	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0, "record exit %d: %s", rc, err);
+	return rc ? NULL : growth_of(trace, name, g);
+}
+
 static void check_prediction(const struct json *g)
 {
 	const char *b = str_at(g, "bottleneck", "function"),
@@ -150,13 +162,8 @@ TEST(future_bottleneck_named_with_model_and_callee_launches)
 		       "{}",
 		       NULL};
 	const struct json *g = NULL;
-	struct json *j;
-	int rc;
+	struct json *j = record_growth(rec, trace, "grow.json", &g);
 
-	paths();
-	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	j = growth_of(trace, "grow.json", &g);
 	REQUIRE(g, "no growth object");
 	check_prediction(g);
 	json__free(j);
@@ -172,13 +179,8 @@ TEST(future_bottleneck_named_with_size_from_an_argument)
 		       "500",	     "500",    "500",  "1000",	 "1000",	"1000",	 "2000",
 		       "2000",	     "2000",   "4000", "4000",	 "4000",	NULL};
 	const struct json *g = NULL;
-	struct json *j;
-	int rc;
+	struct json *j = record_growth(rec, trace, "jobs.json", &g);
 
-	paths();
-	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	j = growth_of(trace, "jobs.json", &g);
 	REQUIRE(g, "no growth object");
 	check_prediction(g);
 	json__free(j);
@@ -191,13 +193,8 @@ TEST(three_sizes_are_refused_with_the_reason)
 		       "-f", fdedupe,  "--", wl,   "{}",	  NULL};
 	char *txt[] = {xl, "report", "--growth", (char *)trace, NULL};
 	const struct json *g = NULL;
-	struct json *j;
-	int rc;
+	struct json *j = record_growth(rec, trace, "three.json", &g);
 
-	paths();
-	rc = xt_run(rec, 300000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	j = growth_of(trace, "three.json", &g);
 	REQUIRE(g, "no growth object");
 	CHECK(json__bool(json__get(g, "refused")) == 1, "3 sizes predicted");
 	CHECK(strstr(str_at(g, "why", NULL) ?: "", "3 distinct workload sizes"), "%s",
@@ -205,7 +202,7 @@ TEST(three_sizes_are_refused_with_the_reason)
 	CHECK(json__get(g, "bottleneck") && json__is_null(json__get(g, "bottleneck")),
 	      "no bottleneck");
 	json__free(j);
-	rc = xt_run(txt, 60000, out, sizeof(out), err, sizeof(err));
+	int rc = xt_run(txt, 60000, out, sizeof(out), err, sizeof(err));
 	CHECK(rc == 0 && strstr(out, "Verdict: no prediction: 3 distinct workload sizes"),
 	      "exit %d: %s", rc, out);
 }
