@@ -48,30 +48,39 @@ TEST_SKEL := $(OUTPUT)/xlprobe_test.skel.h
 #   trace     user/trace/   the trace file: format, reader, writer (+ bpf/xlprobe.h)
 #   analysis  analysis/     runs, labels, trees, both steps: data, no wording
 #   report    user/report/  text / JSON / HTML writers and every sentence in them
-#   cli       user/         the xlprobe commands (user/*.c: new files join it)
+#   symbols   user/symbols/ ELF symbols (--func), stack unwinding, frame names
+#   export    user/export/  export: folded stacks, Perfetto, fleet tables
+#   record    user/record/  record: options, BPF session, sampler, launches
+#   cli       user/cli/     main and the analysing commands (report, dump, issues)
 #
 # One archive and one include path per layer, and a layer compiles with the
 # -I of itself and the layers below only, so an include in the wrong
 # direction does not build. `make check-layers` (run by make test) proves
 # it with probes that must fail, and rejects "../" includes and symbols a
 # layer takes from one above it.
-LAYERS := lib trace analysis report cli
+LAYERS := lib trace analysis report symbols export record cli
 lib_DIR := user/lib
 trace_DIR := user/trace
 analysis_DIR := analysis
 report_DIR := user/report
-cli_DIR := user
+symbols_DIR := user/symbols
+export_DIR := user/export
+record_DIR := user/record
+cli_DIR := user/cli
 lib_INC := -Iuser/lib
 trace_INC := $(lib_INC) -Iuser/trace -Ibpf
 analysis_INC := $(trace_INC) -Ianalysis
 report_INC := $(analysis_INC) -Iuser/report
-cli_INC := $(report_INC) -Iuser -I$(OUTPUT)
+symbols_INC := $(report_INC) -Iuser/symbols
+export_INC := $(symbols_INC) -Iuser/export
+record_INC := $(export_INC) -Iuser/record -I$(OUTPUT)
+cli_INC := $(record_INC) -Iuser/cli
 $(foreach L,$(LAYERS),$(eval $(L)_SRCS := $(sort $(wildcard $($(L)_DIR)/*.c))))
 $(foreach L,$(LAYERS),$(eval $(L)_HDRS := $(sort $(wildcard $($(L)_DIR)/*.h))))
-cli_SRCS := $(filter-out user/main.c,$(cli_SRCS))
-# the BPF <-> user-space contract belongs to the trace layer, the skeleton to the CLI
+cli_SRCS := $(filter-out user/cli/main.c,$(cli_SRCS))
+# the BPF <-> user-space contract belongs to the trace layer, the skeleton to the recorder
 trace_HDRS += bpf/xlprobe.h
-cli_HDRS += $(SKEL)
+record_HDRS += $(SKEL)
 $(foreach L,$(LAYERS),$(eval $(L)_AR := $(OUTPUT)/libxlprobe-$(L).a))
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 # archives in link order: a layer before the layers it uses
@@ -160,12 +169,12 @@ $(TEST_SKEL): $(OUTPUT)/xlprobe_test.bpf.o
 # need the skeleton first. Pattern rules of a subdirectory (user/lib/%)
 # win over user/% (shorter stem).
 define layer_rules
-$(OUTPUT)/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+$(OUTPUT)/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@
 
-$(OUTPUT)/obj-hooks/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+$(OUTPUT)/obj-hooks/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -DXLP_TEST_HOOKS -c $$< -o $$@
@@ -176,11 +185,11 @@ $($(1)_AR): $(patsubst %.c,$(OUTPUT)/obj/%.o,$($(1)_SRCS))
 endef
 $(foreach L,$(LAYERS),$(eval $(call layer_rules,$(L))))
 
-$(BIN): $(OUTPUT)/obj/user/main.o $(LAYER_ARS)
+$(BIN): $(OUTPUT)/obj/user/cli/main.o $(LAYER_ARS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(TEST_BIN): $(OUTPUT)/obj/user/main.o $(HOOK_OBJS) $(filter-out $(patsubst %.c,$(OUTPUT)/obj/%.o,$(HOOK_SRCS)),$(LIB_OBJS))
+$(TEST_BIN): $(OUTPUT)/obj/user/cli/main.o $(HOOK_OBJS) $(filter-out $(patsubst %.c,$(OUTPUT)/obj/%.o,$(HOOK_SRCS)),$(LIB_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -270,7 +279,7 @@ build-tests: build-fuzz $(FUZZ_TEST_BINS)
 
 # the layers again, one archive each, with the same include paths
 define fuzz_layer_rules
-$(OUTPUT)/fuzz/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter cli,$(1)),| $(SKEL))
+$(OUTPUT)/fuzz/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC-FUZZ,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@

@@ -5,7 +5,7 @@
  * user and kernel stacks go into the stack maps and a sample record names
  * them. User stacks are kept as build-id + file offset (the kernel resolves
  * the mapping at the sample): they stay nameable after the process exits,
- * and user space names them as it reads the record (user/symbolize.h).
+ * and user space names them as it reads the record (user/symbols/symbolize.h).
  * Off-CPU samples come from the scheduler programs (offcpu_capture,
  * offcpu_charge in bpf/xlprobe.bpf.h), on the same period.
  */

@@ -3,7 +3,7 @@
  * The user stack copied for unwinding with CFI (record --sample): the
  * thread's user registers and the top cfg_ucopy_bytes of its stack, sent
  * as an xlp_ucopy_rec that the recorder unwinds with the binaries' own
- * .eh_frame / .debug_frame (user/stack_unwind.h). A frame-pointer walk stops or
+ * .eh_frame / .debug_frame (user/symbols/stack_unwind.h). A frame-pointer walk stops or
  * skips callers in code built without frame pointers (Debian's glibc,
  * nginx, redis) and in frameless leaves; the tables do not. Included by
  * xlprobe.bpf.h; the cost is timed with the rest of a sample's
@@ -131,7 +131,7 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 	return b->r.seq;
 }
 #else
-/* arm64: not yet (user/stack_unwind.c knows x86-64's registers only): frame pointers */
+/* arm64: not yet (user/symbols/stack_unwind.c knows x86-64's registers only): frame pointers */
 static __always_inline __u64 ucopy_send(__u32 pid, __u32 tid)
 {
 	return 0;

@@ -69,14 +69,14 @@ XLP_GLOBAL(__u64 flush_ns, 0);
  * record --sample: the perf events' period, the time an on-CPU sample
  * stands for and the tick of the off-CPU samples' virtual clock; 0 when not
  * sampling. The recorder changes it as it adapts the period to the cost
- * it measures (user/sampler.c), together with the perf events' own.
+ * it measures (user/record/sampler.c), together with the perf events' own.
  */
 XLP_GLOBAL(__u64 sample_period_ns, 0);
 /*
  * A switch-out takes the stacks with chance 1 / offcpu_every, and a wait
  * whose stacks were taken weighs offcpu_every times its ticks: unbiased,
  * and the recorder raises it when the stack walks at every switch would
- * cost more than the bound allows (user/sampler.c).
+ * cost more than the bound allows (user/record/sampler.c).
  */
 XLP_GLOBAL(__u32 offcpu_every, 1);
 

@@ -299,7 +299,7 @@ struct xlp_fork_rec {
 /*
  * Stack sampling (record --sample, bpf/sample.bpf.c). The programs send a
  * sample with the kernel's stack-map ids; the recorder names the frames at
- * once (user/symbolize.h) and writes, before the first sample that needs
+ * once (user/symbols/symbolize.h) and writes, before the first sample that needs
  * them, one xlp_sym_rec per distinct name and one xlp_stack_rec per
  * distinct stack, and in the sample the trace's stack ids instead.
  */
@@ -352,7 +352,7 @@ struct xlp_sample_ev {
 
 /*
  * The user stack as a sample found it, for unwinding with the binaries'
- * own CFI (.eh_frame, .debug_frame) at record time (user/stack_unwind.h): the
+ * own CFI (.eh_frame, .debug_frame) at record time (user/symbols/stack_unwind.h): the
  * thread's user registers (those the kernel saved at its entry, x86-64
  * struct pt_regs order) and the stack's top len bytes from regs' sp. Ring
  * buffer only: sent just before its on-CPU sample, or at the switch-out
@@ -555,7 +555,7 @@ struct xlp_size_rec {
 /*
  * How a user stack was unwound (bits 2-3; 0 in traces that predate it:
  * frame pointers) and where its unwinding stopped (bits 4-7; 0: not said).
- * user/stack_unwind.h tells the rules.
+ * user/symbols/stack_unwind.h tells the rules.
  */
 #define XLP_STACK_METHOD_SHIFT 2
 #define XLP_STACK_METHOD_MASK (3u << XLP_STACK_METHOD_SHIFT)
@@ -597,7 +597,7 @@ struct xlp_stack_rec {
 	struct xlp_stack_frame frames[];
 };
 
-/* struct xlp_sym_rec.kind (user/symbolize.h's enum xsym_kind) */
+/* struct xlp_sym_rec.kind (user/symbols/symbolize.h's enum xsym_kind) */
 #define XLP_SYM_FUNCTION 0 /* a function; frames' offsets from its start */
 #define XLP_SYM_FILE 1	   /* a file without a symbol there: "[base+0xOFF]" */
 #define XLP_SYM_UNKNOWN 2  /* nothing known: "[unknown]" */

@@ -19,7 +19,7 @@ set -eu
 # them may start Debian's default instances (ports 80 and 6379); the tests
 # run their own, on free ports, and leave those alone.
 # libdw-dev: elfutils' libdw, which unwinds sampled stacks with CFI
-# (user/stack_unwind.c); elfutils: eu-stack, tests/root/test_unwind's reference.
+# (user/symbols/stack_unwind.c); elfutils: eu-stack, tests/root/test_unwind's reference.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium

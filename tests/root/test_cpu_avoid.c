@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * record -p keeps off the CPUs of the thread that runs the interaction
- * when it is pinned (user/cpu_avoid.h): a nice -20 reader that unwinds
+ * when it is pinned (user/record/cpu_avoid.h): a nice -20 reader that unwinds
  * samples on the measured thread's CPU makes it wait for that CPU, and
  * the recording then shows a cpu_wait the thread would not have had (the
  * e2e app's worker, pinned to CPU 1: sampled runs accused of cpu_wait).

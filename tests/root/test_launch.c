@@ -222,7 +222,7 @@ TEST(launch_latency_is_the_commands_own_300ms)
 
 /*
  * The recorder notices each exit at once (the launch's pidfd wakes its
- * poll), rather than at its next 100 ms poll timeout (user/record.c
+ * poll), rather than at its next 100 ms poll timeout (user/record/record.c
  * run_loop): the next launch's exec follows an exit by far less than that
  * period, whatever the machine's speed (the whole run's time, the BPF
  * programs' load and verification included, is not the question: it grew

@@ -3,7 +3,7 @@
  * Stacks of code built without frame pointers (issue 20): record --sample
  * on tests/workloads/nofp (-O2 -fomit-frame-pointer, calling glibc, which
  * Debian builds the same way). The stacks are unwound with the binaries'
- * CFI from the registers and stack top the programs copy (user/stack_unwind.h).
+ * CFI from the registers and stack top the programs copy (user/symbols/stack_unwind.h).
  * The reference is elfutils' eu-stack, which stops the blocked workload
  * with ptrace and unwinds it itself: the off-CPU sample of the same wait
  * must agree with it frame for frame. Real eBPF, root.
@@ -462,7 +462,7 @@ TEST(chains_through_marked_functions_are_whole)
 /*
  * A marked function entered by a tail call has no frame: tail_a jumps to
  * spin_c. Its pending uretprobe says where it returns to, and the unwinder
- * puts it back between main and spin_c (user/stack_unwind.c tail_calls):
+ * puts it back between main and spin_c (user/symbols/stack_unwind.c tail_calls):
  * nginx's interaction, ngx_http_process_request, ends in such a jump, and
  * its requests' samples were no run's without it.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Frame naming (user/symbolize.c). Expected names come from elsewhere:
+ * Frame naming (user/symbols/symbolize.c). Expected names come from elsewhere:
  * nm and readelf for the files, dlsym() and /proc/self/maps for this
  * process, a parse of /proc/kallsyms of our own for the kernel. Files:
  * tests/workloads/symtest (make .output/tests/workloads/symtest), builds

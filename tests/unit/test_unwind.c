@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The unwinding module (user/stack_unwind.c) on a snapshot of this process's
+ * The unwinding module (user/symbols/stack_unwind.c) on a snapshot of this process's
  * own registers and stack, taken as the sampling programs take one (the
  * registers in struct pt_regs order, the stack's top bytes from sp): a
  * known chain ut_a -> ut_b -> ut_c -> snap, whose return addresses

@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 	/*
 	 * The worker on the main thread's CPU, which sleeps while it works:
 	 * the recorder keeps off the CPUs of the threads it sees run marked
-	 * functions when others are left (user/cpu_avoid.c), and on a 2-CPU
+	 * functions when others are left (user/record/cpu_avoid.c), and on a 2-CPU
 	 * machine two pinned CPUs would leave it none.
 	 */
 	pool_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int)sysconf(_SC_NPROCESSORS_ONLN) - 1 : 0;

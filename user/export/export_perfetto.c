@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "commands.h"
+#include "export.h"
 #include "escape.h"
 #include "labels.h"
 #include "log.h"

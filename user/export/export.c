@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
 #include "export.h"
 #include "log.h"
 #include "outfile.h"

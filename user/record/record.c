@@ -18,12 +18,12 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "commands.h"
 #include "cpu_avoid.h"
 #include "elfsym.h"
 #include "launch.h"
 #include "log.h"
 #include "outfile.h"
+#include "record.h"
 #include "record_opts.h"
 #include "sampler.h"
 #include "stack_unwind.h"

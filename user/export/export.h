@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The formats of xlprobe export besides --folded, each in a file of its
- * own; user/export.c parses the command line far enough to pick one.
+ * own; user/export/export.c parses the command line far enough to pick one.
  */
 #ifndef XLP_EXPORT_H
 #define XLP_EXPORT_H
 
 #include <stdbool.h>
 
-/* ---- --jsonl / --csv: fleet tables (user/export_tables.c) ---- */
+/* The command: --folded here, the other formats below (user/export/export.c). */
+int cmd_export(int argc, char **argv);
+/* export --perfetto (user/export/export_perfetto.c) */
+int cmd_export_perfetto(int argc, char **argv);
+
+/* ---- --jsonl / --csv: fleet tables (user/export/export_tables.c) ---- */
 
 /* The --help text of the tables, printed after --folded's. */
 extern const char export_tables_help[];

@@ -2,7 +2,7 @@
 /*
  * record --sample: turns the sampling program's records into the trace's.
  * A sample names its stacks by the kernel's stack-map ids; the sampler
- * reads each new stack once, names its frames (user/symbolize.h) and
+ * reads each new stack once, names its frames (user/symbols/symbolize.h) and
  * writes the xlp_sym_rec and xlp_stack_rec records it needs before the
  * sample, whose ids it rewrites to the trace's own.
  */
@@ -57,7 +57,7 @@ int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t s
 /*
  * rec, as the program sent it (ucaller, useq: struct xlp_sample_ev): writes what it needs, then
  * rewrites its stack ids to the trace's (the caller writes rec itself). Its user stack is unwound
- * with CFI from the copy useq names when there is one (user/stack_unwind.h), else it is the
+ * with CFI from the copy useq names when there is one (user/symbols/stack_unwind.h), else it is the
  * frame-pointer walk. Returns 0 or a negative errno from the writer or an allocation.
  */
 int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t ucaller,

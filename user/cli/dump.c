@@ -397,7 +397,7 @@ static void rec_stack(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "id", r->id);
 	field_flags(d, "flags", r->flags & ~(XLP_STACK_METHOD_MASK | XLP_STACK_STOP_MASK),
 		    stack_flag_names, ARRAY_SIZE(stack_flag_names));
-	/* how a user stack was unwound and why it stopped (user/stack_unwind.h) */
+	/* how a user stack was unwound and why it stopped (user/symbols/stack_unwind.h) */
 	if (!(r->flags & XLP_STACK_KERNEL)) {
 		field_cstr(d, "unwound",
 			   unwind__method_name((r->flags & XLP_STACK_METHOD_MASK) >>

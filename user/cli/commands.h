@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Sub-commands of the xlprobe binary; each returns the process exit code. */
+#ifndef XLP_COMMANDS_H
+#define XLP_COMMANDS_H
+
+/* record and export live in their own layers */
+#include "export.h"
+#include "record.h"
+
+int cmd_dump(int argc, char **argv);   /* user/cli/dump.c */
+int cmd_report(int argc, char **argv); /* user/cli/report_cmd.c */
+int cmd_issues(int argc, char **argv); /* user/cli/issues_cmd.c */
+
+#endif
