@@ -917,10 +917,13 @@ TEST(worker_losing_its_cpu_beyond_the_bulk)
  * thinning), and the narrowest slow / fast gap in disk_block, 14 ms, falls
  * under the tree's gap rule (5 % of its range). The tree split nothing and
  * the verdict said "(no resource factor found)", though the disk holds
- * 100 % of the added time beyond the bulk (p = 1e-07). The resource beyond
- * the bulk is the factor, at its best split, and the verdict says it.
+ * 100 % of the added time beyond the bulk (p = 1e-07); the resource beyond
+ * the bulk was made the factor. Since samples are bounded by what their
+ * run measured (dataset_samples.c calibrate), a sample no longer stands
+ * for 164 ms in a 30 ms run, the gap is clear and the tree splits it
+ * itself: the factor and the verdict must still be the disk's.
  */
-TEST(factor_from_beyond_when_the_tree_cannot_split_real_nginx)
+TEST(disk_factor_on_real_nginx_sampled)
 {
 	char path[512], err[4096];
 	struct json *j;
@@ -935,8 +938,6 @@ TEST(factor_from_beyond_when_the_tree_cannot_split_real_nginx)
 	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
 	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
 	      str(j, "critical_functions[0].factors[0].factor"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].factors[0].from_beyond")) == 1,
-	      "the tree split it: the trace no longer tests the rule");
 	CHECK(strstr(str(j, "verdict"), "because of disk_block"), "%s", str(j, "verdict"));
 	json__free(j);
 }
