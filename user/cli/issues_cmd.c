@@ -103,37 +103,19 @@ static int parse_args(int argc, char **argv, struct issues_opts *o)
 	return 0;
 }
 
-static int write_one(const char *path, const char *opt, int (*fn)(FILE *f, const struct is_set *s),
-		     const struct is_set *s)
+static int text_to(FILE *f, const void *s)
 {
-	char err[PATH_MAX + 256];
-	struct outfile *of = NULL;
-	FILE *f = stdout;
-	int ret;
+	return report__issues_text(f, s);
+}
 
-	if (path) {
-		ret = outfile__open(path, 0, &of, err, sizeof(err));
-		if (ret) {
-			xlp_err("%s with %s", err, opt);
-			return ret;
-		}
-		f = outfile__stream(of);
-	}
-	ret = f ? fn(f, s) : -ENOMEM;
-	if (!ret && !of && fflush(f))
-		ret = -errno;
-	if (ret) {
-		xlp_err("cannot write %s: %s: check the free space", path ? path : "the issues",
-			strerror(-ret));
-		outfile__abort(of);
-		return ret;
-	}
-	if (of) {
-		ret = outfile__commit(of, err, sizeof(err));
-		if (ret)
-			xlp_err("%s", err);
-	}
-	return ret;
+static int json_to(FILE *f, const void *s)
+{
+	return report__issues_json(f, s);
+}
+
+static int html_to(FILE *f, const void *s)
+{
+	return report__issues_html(f, s);
 }
 
 int cmd_issues(int argc, char **argv)
@@ -155,9 +137,9 @@ int cmd_issues(int argc, char **argv)
 	if (!ret)
 		ret = issues__finish(s);
 	if (!ret)
-		ret = write_one(o.out, "-o", o.json ? report__issues_json : report__issues_text, s);
+		ret = outfile__write_with(o.out, "-o", o.json ? json_to : text_to, s);
 	if (!ret && o.html)
-		ret = write_one(o.html, "--html", report__issues_html, s);
+		ret = outfile__write_with(o.html, "--html", html_to, s);
 	issues__free(s);
 	return ret ? 1 : 0;
 }

@@ -241,6 +241,13 @@ static int cmp_line(const void *a, const void *b)
  * line: each group of samples with the same stacks is written out, then
  * the lines merged by their text.
  */
+static int write_folded(struct exporter *e, FILE *f);
+
+static int folded_to(FILE *f, const void *e)
+{
+	return write_folded((struct exporter *)e, f);
+}
+
 static int write_folded(struct exporter *e, FILE *f)
 {
 	struct ex_line *lines = NULL;
@@ -341,7 +348,6 @@ int cmd_export(int argc, char **argv)
 	};
 	struct exporter e = {.kernel = true};
 	struct trace_reader *r = NULL;
-	struct outfile *of = NULL;
 	const char *out = NULL;
 	char why[PATH_MAX + 256];
 	bool folded = false;
@@ -419,29 +425,9 @@ int cmd_export(int argc, char **argv)
 		xlp_warn("%" PRIu64 " of %zu samples have no user stack (the kernel could not keep "
 			 "it: see 'xlprobe dump', ustack_err)",
 			 e.no_ustack, e.nsamples);
-	if (out && outfile__open(out, 0, &of, why, sizeof(why))) {
-		xlp_err("%s with -o", why);
-		goto cleanup;
-	}
-	err = write_folded(&e, of ? outfile__stream(of) : stdout);
-	if (!err && !of && fflush(stdout))
-		err = -errno;
-	if (err) {
-		xlp_err("cannot write %s: %s: check the free space", out ? out : "the output",
-			strerror(-err));
-		outfile__abort(of);
-		of = NULL;
-		goto cleanup;
-	}
-	if (of && outfile__commit(of, why, sizeof(why))) {
-		of = NULL;
-		xlp_err("%s", why);
-		goto cleanup;
-	}
-	of = NULL;
-	ret = 0;
+	if (!outfile__write_with(out, "-o", folded_to, &e))
+		ret = 0;
 cleanup:
-	outfile__abort(of);
 	trace_reader__close(r);
 	exporter__free(&e);
 	return ret;

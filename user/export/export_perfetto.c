@@ -818,6 +818,13 @@ static int pf__names(struct pf *pf)
 	return 0;
 }
 
+static int pf__write(struct pf *pf, FILE *f);
+
+static int pf_to(FILE *f, const void *pf)
+{
+	return pf__write((struct pf *)pf, f);
+}
+
 static int pf__write(struct pf *pf, FILE *f)
 {
 	struct pbw w = {0};
@@ -874,7 +881,6 @@ int cmd_export_perfetto(int argc, char **argv)
 	};
 	struct trace_reader *r = NULL;
 	const struct xlp_trace_footer *ft;
-	struct outfile *of = NULL;
 	char why[PATH_MAX + 256];
 	const char *out = NULL, *path;
 	struct pf pf = {0};
@@ -934,27 +940,9 @@ int cmd_export_perfetto(int argc, char **argv)
 	}
 	warn_status(r, path);
 	warn_losses(r, &pf, path);
-	if (out && outfile__open(out, 0, &of, why, sizeof(why))) {
-		xlp_err("%s with -o", why);
-		goto cleanup;
-	}
-	err = pf__write(&pf, of ? outfile__stream(of) : stdout);
-	if (err) {
-		xlp_err("cannot write %s: %s: check the free space", out ? out : "the output",
-			strerror(-err));
-		outfile__abort(of);
-		of = NULL;
-		goto cleanup;
-	}
-	if (of && outfile__commit(of, why, sizeof(why))) {
-		of = NULL;
-		xlp_err("%s", why);
-		goto cleanup;
-	}
-	of = NULL;
-	ret = 0;
+	if (!outfile__write_with(out, "-o", pf_to, &pf))
+		ret = 0;
 cleanup:
-	outfile__abort(of);
 	pf__free(&pf);
 	trace_reader__close(r);
 	return ret;

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "log.h"
 #include "outfile.h"
 
 #ifndef RENAME_NOREPLACE
@@ -566,4 +567,37 @@ void outfile__abort(struct outfile *f)
 	if (f->tmp[0] && !f->keep_tmp && is_ours(f, f->tmp))
 		unlinkat(f->dirfd, f->tmp, 0);
 	outfile__free(f);
+}
+
+int outfile__write_with(const char *path, const char *opt, int (*fn)(FILE *f, const void *ctx),
+			const void *ctx)
+{
+	char err[PATH_MAX + 256];
+	struct outfile *of = NULL;
+	FILE *f = stdout;
+	int ret;
+
+	if (path) {
+		ret = outfile__open(path, 0, &of, err, sizeof(err));
+		if (ret) {
+			xlp_err("%s with %s", err, opt);
+			return ret;
+		}
+		f = outfile__stream(of);
+	}
+	ret = f ? fn(f, ctx) : -ENOMEM;
+	if (!ret && !of && fflush(f))
+		ret = -errno;
+	if (ret) {
+		xlp_err("cannot write %s: %s: check the free space", path ? path : "the output",
+			strerror(-ret));
+		outfile__abort(of);
+		return ret;
+	}
+	if (of) {
+		ret = outfile__commit(of, err, sizeof(err));
+		if (ret)
+			xlp_err("%s", err);
+	}
+	return ret;
 }

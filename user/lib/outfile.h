@@ -56,4 +56,13 @@ int outfile__commit(struct outfile *f, char *err, size_t errlen);
 /* Removes what was created (never anything else) and frees f. Accepts NULL. */
 void outfile__abort(struct outfile *f);
 
+/*
+ * One whole output written by fn: to path (opened, written, put in place
+ * only when complete) or, path NULL, to standard output (flushed). Any
+ * failure is one message on stderr naming the file and the fix ("... with
+ * -o" when opt is "-o"). 0 or -errno.
+ */
+int outfile__write_with(const char *path, const char *opt, int (*fn)(FILE *f, const void *ctx),
+			const void *ctx);
+
 #endif
