@@ -80,7 +80,7 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 	f->symbol = strdup(sym);
 	f->binary = strdup(bin);
 	f->path = strdup(binary ? binary : "");
-	f->sampled = f->root = f->runtime = f->queued = false;
+	f->sampled = f->root = f->runtime = f->queued = f->landmark = false;
 	if (!f->symbol || !f->binary || !f->path) {
 		free(f->symbol);
 		free(f->binary);
@@ -157,6 +157,16 @@ cleanup:
 	return ret;
 }
 
+static int summary_latencies(struct dataset *ds)
+{
+	ds->summ_lat = malloc(ds->nsumm * sizeof(*ds->summ_lat) + 1);
+	if (!ds->summ_lat)
+		return -ENOMEM;
+	for (size_t i = 0; i < ds->nsumm; i++)
+		ds->summ_lat[i] = ds->summ[i].latency_ns;
+	return 0;
+}
+
 int dataset__load(const char *const *paths, size_t npaths, const struct dataset_opts *o,
 		  struct dataset **out, char *err, size_t errlen)
 {
@@ -193,7 +203,8 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 			goto cleanup;
 	}
 	ret = read_times(ds, err, errlen);
-	if (!ret && ds_sample_times(ds)) {
+	ds->ntimed = ds->nfuncs;
+	if (!ret && (ds_sample_times(ds) || ds_intern_landmarks(ds) || summary_latencies(ds))) {
 		snprintf(err, errlen, "out of memory: analyse fewer traces");
 		ret = -ENOMEM;
 	}
@@ -221,6 +232,13 @@ void dataset__free(struct dataset *ds)
 		free(ds->files[i].qmap);
 		free(ds->files[i].is_interaction);
 		free(ds->files[i].is_end);
+		free(ds->files[i].lidx);
+		for (size_t k = 0; k < ds->files[i].nlandmarks; k++) {
+			free(ds->files[i].landmarks[k]);
+			free(ds->files[i].landmark_bins[k]);
+		}
+		free(ds->files[i].landmarks);
+		free(ds->files[i].landmark_bins);
 	}
 	for (size_t i = 0; i < ds->nfuncs; i++) {
 		free(ds->funcs[i].symbol);
@@ -230,6 +248,8 @@ void dataset__free(struct dataset *ds)
 	free(ds->files);
 	free(ds->funcs);
 	free(ds->runs);
+	free(ds->summ);
+	free(ds->summ_lat);
 	free(ds->win_lo);
 	free(ds->win_hi);
 	free(ds->seg);
@@ -269,12 +289,24 @@ const struct ds_func *dataset__func(const struct dataset *ds, size_t f)
 
 uint64_t dataset__time(const struct dataset *ds, size_t r, size_t f)
 {
-	return ds->time[r * ds->nfuncs + f];
+	return f < ds->ntimed ? ds->time[r * ds->ntimed + f] : 0;
 }
 
 uint32_t dataset__ncalls(const struct dataset *ds, size_t r, size_t f)
 {
-	return ds->ncalls[r * ds->nfuncs + f];
+	return f < ds->ntimed ? ds->ncalls[r * ds->ntimed + f] : 0;
+}
+
+size_t dataset__summary_runs(const struct dataset *ds, const double **latency_ns)
+{
+	if (latency_ns)
+		*latency_ns = ds->summ_lat;
+	return ds->nsumm;
+}
+
+const struct ds_run *dataset__summary_run(const struct dataset *ds, size_t i)
+{
+	return &ds->summ[i];
 }
 
 uint32_t dataset__features(const struct dataset *ds)

@@ -3,10 +3,12 @@
  * Trace files -> runs x functions.
  *
  * A run (PerfProbe: one execution of an interaction) is
- *   - an invocation of a function marked XLP_FUNC_INTERACTION: window
- *     [entry, entry + wall), baseline = the XLP_R_RUN record of the same
- *     pid, tid and entry (process-wide counter deltas over the run); an
- *     interaction nested in another one of the same thread is not a run;
+ *   - an invocation of a function marked XLP_FUNC_INTERACTION (any of the
+ *     landmarks, record -i given several times): window [entry, entry +
+ *     wall), baseline = the XLP_R_RUN record of the same pid, tid and
+ *     entry (process-wide counter deltas over the run); an interaction
+ *     nested in another one of the same thread, of the same landmark or
+ *     another, is not a run: it is part of the outer one's;
  *   - else, when the trace was recorded with --repeat, a launch
  *     (XLP_R_LAUNCH): every call of that pid belongs to it, baseline = the
  *     XLP_R_PROC record of the pid.
@@ -16,6 +18,13 @@
  * invocation nested in another one of the same function on the same
  * thread (recursion is counted once); with exclusive, the sum of excl[WALL].
  * Functions are matched across files by (symbol, basename of binary).
+ *
+ * record --lag: a run whose call record has XLP_CALL_SUMMARY was written
+ * without what ran inside it. It is not in the runs (dataset__nruns): the
+ * analysis compares runs by what ran in them, and such a run would look
+ * like one where nothing did. Its count and latency are kept apart
+ * (dataset__summary_runs). The runs with detail are those that lagged and
+ * one in K of the others: a kept run that did not lag stands for K.
  */
 #ifndef XLP_DATASET_H
 #define XLP_DATASET_H
@@ -47,6 +56,9 @@ struct ds_func {
 	/* the runqueue wait before an interaction (DS_QUEUED_SUFFIX): a part
 	 * of the run with no work of its own, all of it cpu_wait */
 	bool queued;
+	/* an interaction (a run's landmark): never timed in a run, so never a
+	 * feature, unless another trace marks or samples the same function */
+	bool landmark;
 };
 
 struct ds_run {
@@ -70,6 +82,12 @@ struct ds_run {
 	/* the workload size the run was given (record --size, --sizes,
 	 * --size-arg; struct xlp_size_rec), NAN when the trace gives none */
 	double size;
+	/* the function whose call is the run (a dataset function, landmark
+	 * set), DS_NO_FUNC for a launch */
+	uint32_t landmark;
+	/* record --lag: written as its call alone, what ran inside it left out;
+	 * such runs are apart (dataset__summary_run), never in dataset__run */
+	bool summary;
 };
 
 /* Loss and damage, summed over the files (struct trace_integrity). */
@@ -91,6 +109,12 @@ struct ds_drops {
 	uint64_t program_records;
 	/* record --until: keyed runs' begins and ends that found no partner */
 	uint64_t unmatched_begins, unmatched_ends;
+	/* record --lag (struct xlp_lag_rec; without it, a truncated file: the
+	 * summarized runs read): runs written as their call alone, the records
+	 * of theirs left out and their bytes, and the runs under the threshold
+	 * whose detail was written with no choice (a thread's first, a full
+	 * buffer) */
+	uint64_t lag_summarized, lag_left_out, lag_left_out_bytes, lag_written_through;
 	size_t ntruncated; /* files without a valid footer */
 	size_t ndamaged;   /* files with a footer that does not match what was read */
 };
@@ -129,6 +153,14 @@ struct ds_file_info {
 	 * found no partner (one still open at the end, a lost record) */
 	bool keyed;
 	uint64_t unmatched_begins, unmatched_ends;
+	/* the interaction functions (landmarks), interaction being the first */
+	const char *const *landmarks;
+	size_t nlandmarks;
+	/* record --lag: its threshold and K (0 without), and its runs written
+	 * as their call alone: not in nruns (dataset__summary_runs) */
+	uint64_t lag_ns;
+	uint32_t lag_keep;
+	size_t nsummary;
 	const char *damage; /* what is missing or was skipped (trace_reader__describe), or NULL */
 	/* where and what: the recording's host, CLOCK_REALTIME - CLOCK_MONOTONIC
 	 * at its start (a run's wall-clock time), the first interaction's
@@ -162,6 +194,13 @@ const struct ds_drops *dataset__drops(const struct dataset *ds);
 const struct ds_sample_info *dataset__samples(const struct dataset *ds);
 size_t dataset__nfiles(const struct dataset *ds);
 const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
+/*
+ * record --lag: the runs written as their call alone (summary), kept out of
+ * the runs above: their number, and in *latency_ns (when not NULL) their
+ * latencies in the same order as dataset__summary_run.
+ */
+size_t dataset__summary_runs(const struct dataset *ds, const double **latency_ns);
+const struct ds_run *dataset__summary_run(const struct dataset *ds, size_t i);
 
 /* ---- resource usage of chosen functions (a further pass over the files) ---- */
 

@@ -24,8 +24,13 @@ struct ds_file {
 	 */
 	uint32_t *qmap;
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
-	uint8_t *is_end;	 /* local func id -> 1 when it ends keyed runs (--until) */
-	size_t run_off, nruns;	 /* runs of this file, sorted by (pid, start) */
+	/* the interactions (landmarks) in table order: symbols, binaries, and
+	 * the local func id -> index among them (DS_NONE: not one) */
+	char **landmarks, **landmark_bins;
+	size_t nlandmarks;
+	uint32_t *lidx;
+	uint8_t *is_end;       /* local func id -> 1 when it ends keyed runs (--until) */
+	size_t run_off, nruns; /* runs of this file, sorted by (pid, start) */
 };
 
 /* A sample in a run: its stack's functions under the interaction. */
@@ -49,14 +54,21 @@ struct dataset {
 	size_t nfuncs, func_cap;
 	struct ds_run *runs;
 	size_t nruns, run_cap;
+	/* record --lag: runs written as their call alone, apart (dataset.h) */
+	struct ds_run *summ;
+	double *summ_lat;
+	size_t nsumm, summ_cap;
 	uint64_t *win_lo, *win_hi; /* per run: calls entering in [lo, hi) belong to it */
 	/* max tree over win_hi (leaves at [seg_size, seg_size + nruns), 0 past
 	 * them): ds_runs_at() finds the runs holding a time without walking
 	 * over the ones that ended before it */
 	uint64_t *seg;
 	size_t seg_size;
-	uint64_t *time;	  /* nruns x nfuncs */
-	uint32_t *ncalls; /* nruns x nfuncs */
+	/* nruns x ntimed: the functions known when the times were read (the
+	 * landmarks are interned after, and have none) */
+	uint64_t *time;
+	uint32_t *ncalls;
+	size_t ntimed;
 	uint32_t features;
 	struct ds_drops drops;
 	/* stack samples placed in runs (dataset_samples.c) */
@@ -143,6 +155,12 @@ void ds_sizes_free(struct ds_sizes *z);
 
 /* Pass 1: runs, baselines, drops of file fi (appends to ds->runs). */
 int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen);
+/*
+ * After the times: the landmarks as dataset functions (interned last, so
+ * that the other functions keep the ids they always had), and the runs'
+ * landmark from the index pass 1 left there. 0 or -ENOMEM.
+ */
+int ds_intern_landmarks(struct dataset *ds);
 
 /*
  * A pass over the call records of one file. For every tracked function

@@ -14,6 +14,8 @@ struct cand {
 	uint32_t pid, tid;
 	uint32_t btid; /* the thread it began on: tid, but for a keyed run */
 	uint64_t start, end;
+	uint32_t landmark; /* index into the file's landmarks, DS_NONE for a launch */
+	bool summary;	   /* record --lag: its call alone (XLP_CALL_SUMMARY) */
 	bool has_own;
 	uint64_t own[XLP_NR_CTR]; /* an interaction call's incl[] */
 };
@@ -29,6 +31,7 @@ struct base_rec {
 struct kev {
 	uint64_t t, key, end; /* end: for an end call, its return */
 	uint32_t pid, tid;
+	uint32_t func; /* a begin's function (local id) */
 	uint16_t kind; /* XLP_TASKEV_BEGIN / END; 0: an end call */
 };
 
@@ -41,6 +44,8 @@ struct pass1 {
 	size_t nbase, base_cap;
 	bool have_stats;
 	struct xlp_stats_rec stats; /* the last one: drops of a truncated file */
+	bool have_lag;
+	struct xlp_lag_rec lag; /* record --lag's counts */
 	uint64_t nrecords;
 	uint64_t nprog; /* of them, produced by the programs */
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
@@ -56,8 +61,13 @@ static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start,
 	if (xlp_grow((void **)&p->cand, &p->cand_cap, p->ncand, sizeof(*p->cand)))
 		return -ENOMEM;
 	c = &p->cand[p->ncand++];
-	*c = (struct cand){
-		.pid = pid, .tid = tid, .btid = tid, .start = start, .end = end, .has_own = !!own};
+	*c = (struct cand){.pid = pid,
+			   .tid = tid,
+			   .btid = tid,
+			   .start = start,
+			   .end = end,
+			   .landmark = DS_NONE,
+			   .has_own = !!own};
 	if (own)
 		memcpy(c->own, own, sizeof(c->own));
 	return 0;
@@ -100,10 +110,12 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 						.key = k->key,
 						.pid = k->pid,
 						.tid = k->tid,
+						.func = k->func_id,
 						.kind = k->kind});
 	}
 	if (h->type == XLP_R_CALL && h->size >= sizeof(struct xlp_call_rec)) {
 		const struct xlp_call_rec *c = (const void *)h;
+		int ret;
 
 		if (f->info.keyed && c->func_id < f->nlocal && f->is_end[c->func_id])
 			return add_kev(p, &(struct kev){.t = c->entry_ns,
@@ -114,8 +126,17 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 		if (f->info.launches || f->info.keyed || c->func_id >= f->nlocal ||
 		    !f->is_interaction[c->func_id])
 			return 0;
-		return add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
-				c->incl);
+		ret = add_cand(p, c->pid, c->tid, c->entry_ns, c->entry_ns + c->incl[XLP_C_WALL],
+			       c->incl);
+		if (!ret) {
+			p->cand[p->ncand - 1].landmark = f->lidx[c->func_id];
+			p->cand[p->ncand - 1].summary = !!(c->flags & XLP_CALL_SUMMARY);
+		}
+		return ret;
+	}
+	if (h->type == XLP_R_LAG && h->size >= sizeof(struct xlp_lag_rec)) {
+		memcpy(&p->lag, h, sizeof(p->lag));
+		p->have_lag = true;
 	}
 	if (h->type == XLP_R_RUN && h->size >= sizeof(struct xlp_run_rec)) {
 		const struct xlp_run_rec *r = (const void *)h;
@@ -194,7 +215,11 @@ static int cmp_base(const void *a, const void *b)
 	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* An interaction invoked inside another one on the same thread is part of it. */
+/*
+ * An interaction invoked inside another one on the same thread is part of
+ * it, whichever landmark either is: the outer call is the run (the inner
+ * one's time is in it, and counting both would count it twice).
+ */
 static void drop_nested(struct pass1 *p)
 {
 	size_t kept = 0;
@@ -299,8 +324,11 @@ static int keyed_runs(struct ds_file *f, struct pass1 *p)
 		} else {
 			ret = add_cand(p, e->pid, e->tid, begin->t,
 				       end_of_call(calls, p->nkev - nev, e), NULL);
-			if (!ret) /* its size is the begin's */
+			if (!ret) { /* its size and landmark are the begin's */
 				p->cand[p->ncand - 1].btid = begin->tid;
+				p->cand[p->ncand - 1].landmark =
+					begin->func < f->nlocal ? f->lidx[begin->func] : DS_NONE;
+			}
 			begin = NULL;
 		}
 	}
@@ -333,10 +361,22 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		const struct base_rec *b;
 		struct ds_run *r;
 
-		if (xlp_grow((void **)&ds->runs, &ds->run_cap, ds->nruns, sizeof(*ds->runs)))
-			return -ENOMEM;
-		r = &ds->runs[ds->nruns++];
+		if (c->summary) {
+			if (xlp_grow((void **)&ds->summ, &ds->summ_cap, ds->nsumm,
+				     sizeof(*ds->summ)))
+				return -ENOMEM;
+			r = &ds->summ[ds->nsumm++];
+			f->info.nsummary++;
+		} else {
+			if (xlp_grow((void **)&ds->runs, &ds->run_cap, ds->nruns,
+				     sizeof(*ds->runs)))
+				return -ENOMEM;
+			r = &ds->runs[ds->nruns++];
+		}
 		memset(r, 0, sizeof(*r));
+		/* an index among the file's landmarks until ds_intern_landmarks */
+		r->landmark = c->landmark;
+		r->summary = c->summary;
 		r->file = (uint32_t)fi;
 		r->pid = c->pid;
 		r->tid = c->tid;
@@ -396,12 +436,17 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	f->qmap = malloc((size_t)n * sizeof(*f->qmap) + 1);
 	f->is_interaction = calloc((size_t)n + 1, 1);
 	f->is_end = calloc((size_t)n + 1, 1);
-	if (!f->fmap || !f->qmap || !f->is_interaction || !f->is_end)
+	f->lidx = malloc((size_t)n * sizeof(*f->lidx) + 1);
+	f->landmarks = calloc((size_t)n + 1, sizeof(*f->landmarks));
+	f->landmark_bins = calloc((size_t)n + 1, sizeof(*f->landmark_bins));
+	if (!f->fmap || !f->qmap || !f->is_interaction || !f->is_end || !f->lidx || !f->landmarks ||
+	    !f->landmark_bins)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		f->fmap[i] = f->qmap[i] = DS_NONE;
+		f->fmap[i] = f->qmap[i] = f->lidx[i] = DS_NONE;
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct xlp_func_info *fi = &m->funcs[i];
+		size_t k;
 		int g;
 
 		if (fi->id != i) {
@@ -418,6 +463,12 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 		}
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
+			k = f->nlandmarks++;
+			f->lidx[fi->id] = (uint32_t)k;
+			f->landmarks[k] = strdup(fi->symbol ? fi->symbol : "?");
+			f->landmark_bins[k] = strdup(fi->binary ? fi->binary : "");
+			if (!f->landmarks[k] || !f->landmark_bins[k])
+				return -ENOMEM;
 			if (!f->interaction &&
 			    (!(f->interaction = strdup(fi->symbol ? fi->symbol : "?")) ||
 			     !(f->landmark_binary = strdup(ds_base_name(fi->binary))) ||
@@ -439,6 +490,8 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	f->info.interaction = f->interaction;
 	f->info.landmark_binary = f->landmark_binary;
 	f->info.build_id = f->build_id;
+	f->info.landmarks = (const char *const *)f->landmarks;
+	f->info.nlandmarks = f->nlandmarks;
 	f->info.launches = !f->interaction;
 	return 0;
 }
@@ -470,6 +523,14 @@ static int take_drops(struct dataset *ds, struct trace_reader *r, const struct p
 	ds->drops.missing_records += in->missing_records;
 	ds->drops.extra_records += in->extra_records;
 	ds->drops.forks_late += p->forks_late;
+	if (p->have_lag) {
+		f->info.lag_ns = p->lag.threshold_ns;
+		f->info.lag_keep = p->lag.keep;
+		ds->drops.lag_summarized += p->lag.summarized;
+		ds->drops.lag_left_out += p->lag.records_left_out;
+		ds->drops.lag_left_out_bytes += p->lag.bytes_left_out;
+		ds->drops.lag_written_through += p->lag.written_through;
+	}
 	ds->drops.forks_unprobed += p->forks_unprobed;
 	if (p->fork_window_max_ns > ds->drops.fork_window_max_ns)
 		ds->drops.fork_window_max_ns = p->fork_window_max_ns;
@@ -507,7 +568,12 @@ static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds
 static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, char *err,
 		    size_t errlen)
 {
-	if (f->info.keyed)
+	if (f->info.nsummary)
+		snprintf(err, errlen,
+			 "%s has no runs with their detail: all %zu were summarized by record "
+			 "--lag (none lagged): record with a lower --lag or --lag-keep 1",
+			 f->path, f->info.nsummary);
+	else if (f->info.keyed)
 		snprintf(err, errlen,
 			 "%s has no runs: no call of the --until function had the key of an "
 			 "earlier call of %s (%llu begins, %llu ends unmatched): check --key",
@@ -569,6 +635,9 @@ int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 		goto cleanup;
 	}
 	ret = append_runs(ds, fi, &p);
+	/* without the counts (a truncated file), the summarized runs read */
+	if (!ret && !p.have_lag)
+		ds->drops.lag_summarized += f->info.nsummary;
 	if (!ret && !f->nruns) {
 		no_runs(f, m, err, errlen);
 		ret = -ENODATA;
@@ -582,5 +651,50 @@ cleanup:
 	free(p.base);
 	free(p.kev);
 	ds_sizes_free(&p.sizes);
+	return ret;
+}
+
+/* The landmark of each run: from an index among its file's, a dataset function. */
+static void set_landmarks(const struct dataset *ds, struct ds_run *runs, size_t n,
+			  const uint32_t *const *g)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_file *f = &ds->files[runs[i].file];
+
+		runs[i].landmark = runs[i].landmark < f->nlandmarks
+					   ? g[runs[i].file][runs[i].landmark]
+					   : DS_NO_FUNC;
+	}
+}
+
+int ds_intern_landmarks(struct dataset *ds)
+{
+	uint32_t **g = calloc(ds->nfiles + 1, sizeof(*g));
+	int ret = -ENOMEM;
+
+	if (!g)
+		return -ENOMEM;
+	for (size_t fi = 0; fi < ds->nfiles; fi++) {
+		const struct ds_file *f = &ds->files[fi];
+
+		g[fi] = malloc(f->nlandmarks * sizeof(**g) + 1);
+		if (!g[fi])
+			goto cleanup;
+		for (size_t k = 0; k < f->nlandmarks; k++) {
+			int id = ds_intern_func(ds, f->landmarks[k], f->landmark_bins[k]);
+
+			if (id < 0)
+				goto cleanup;
+			ds->funcs[id].landmark = true;
+			g[fi][k] = (uint32_t)id;
+		}
+	}
+	set_landmarks(ds, ds->runs, ds->nruns, (const uint32_t *const *)g);
+	set_landmarks(ds, ds->summ, ds->nsumm, (const uint32_t *const *)g);
+	ret = 0;
+cleanup:
+	for (size_t fi = 0; fi < ds->nfiles; fi++)
+		free(g[fi]);
+	free(g);
 	return ret;
 }

@@ -166,6 +166,25 @@ static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
 	return 0;
 }
 
+/*
+ * The landmark (record -i, several) a stack's run is of: the outermost
+ * frame naming one, as a landmark called in another's run is part of it.
+ * NULL when none is on the stack.
+ */
+static const char *outer_landmark(const struct spass *p, const struct lstack *s)
+{
+	const struct ds_file *f = &p->ds->files[p->file];
+
+	for (size_t i = s->n; i-- > 0;) {
+		const struct lsym *y = &p->syms[s->syms[i]];
+
+		for (size_t k = 0; y->kind == XLP_SYM_FUNCTION && k < f->nlandmarks; k++)
+			if (!strcmp(y->name, f->landmarks[k]))
+				return f->landmarks[k];
+	}
+	return NULL;
+}
+
 /* The dataset stack of a local one: its functions under the interaction. */
 static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 {
@@ -181,11 +200,13 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 	}
 	s->ds = DS_NONE;
 	if (inter) {
-		for (cut = 0; cut < s->n; cut++)
+		/* the run's is the outermost landmark on it; its innermost frame */
+		inter = outer_landmark(p, s);
+		for (cut = 0; inter && cut < s->n; cut++)
 			if (p->syms[s->syms[cut]].kind == XLP_SYM_FUNCTION &&
 			    !strcmp(p->syms[s->syms[cut]].name, inter))
 				break;
-		if (cut == s->n) {
+		if (!inter || cut == s->n) {
 			*out = DS_NONE;
 			return 0;
 		}

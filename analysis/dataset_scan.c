@@ -132,7 +132,9 @@ static void on_queued(const struct ds_scan *s, const struct ds_file *f,
 	uint64_t vals[XLP_NR_CTR] = {0};
 	struct add_ctx a = {.s = s, .vals = vals, .sign = 1};
 
-	if (g == DS_NONE || s->slot[g] < 0 || !c->incl[XLP_C_QUEUED])
+	/* record --lag: a run written as its call alone is in no run's table */
+	if (g == DS_NONE || s->slot[g] < 0 || !c->incl[XLP_C_QUEUED] ||
+	    (c->flags & XLP_CALL_SUMMARY))
 		return;
 	a.slot = s->slot[g];
 	vals[XLP_C_WALL] = vals[XLP_C_CPU_WAIT] = vals[XLP_C_QUEUED] = c->incl[XLP_C_QUEUED];

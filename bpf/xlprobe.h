@@ -133,6 +133,9 @@ enum xlp_rec_type {
 	/* struct xlp_size_rec: a workload size (record --size, --sizes; the
 	 * recorder's, readers that predate it skip it) */
 	XLP_R_SIZE = 16,
+	/* struct xlp_lag_rec: what record --lag wrote and left out (the
+	 * recorder's, readers that predate it skip it) */
+	XLP_R_LAG = 17,
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -146,6 +149,14 @@ struct xlp_hdr {
 /* struct xlp_call_rec.flags */
 #define XLP_CALL_INTERACTION (1u << 0) /* the function marks the runs */
 #define XLP_CALL_IPC_PEER (1u << 1)    /* ipc_peer_* filled in */
+/*
+ * Set by the recorder (record --lag), never by the programs: the call that
+ * ended a run that did not lag and was not kept as a sample of the others.
+ * The call and its counters are the run's; what ran inside it (nested
+ * calls, stack samples, scheduling events, task events, its xlp_run_rec)
+ * was left out on purpose, counted in struct xlp_lag_rec.
+ */
+#define XLP_CALL_SUMMARY (1u << 2)
 
 /* One completed invocation of a marked function. */
 struct xlp_call_rec {
@@ -617,6 +628,32 @@ struct xlp_sym_rec {
 	char text[];
 };
 
+/*
+ * record --lag DUR --lag-keep K (LagHunter's perceptible runs): every run
+ * is counted and timed by its interaction's call record, but the records
+ * of what ran inside it are written only for the runs that lag (latency
+ * >= DUR) and one in K of the others. Written by the recorder at the end
+ * of the recording; the counts since its start. runs = lagging + sampled
+ * + summarized + written_through.
+ */
+struct xlp_lag_rec {
+	struct xlp_hdr h;
+	__u64 threshold_ns; /* --lag */
+	__u32 keep;	    /* --lag-keep: one normal run in keep keeps its detail */
+	__u32 flags;	    /* 0 */
+	__u64 runs;	    /* runs that ended (their call records: all written) */
+	__u64 lagging;	    /* latency >= threshold_ns: detail written */
+	__u64 sampled;	    /* the others kept as the one in keep: detail written */
+	__u64 summarized;   /* the others: detail left out, the call has XLP_CALL_SUMMARY */
+	/* the others whose detail was written with no choice made: a thread's
+	 * first run (its records were not held yet), or a run whose records
+	 * reached the per-thread buffer's cap and were written as they came */
+	__u64 written_through;
+	__u64 records_left_out; /* records of summarized runs not written */
+	__u64 bytes_left_out;	/* their size, before compression */
+	__u64 spills;		/* times a thread's held records reached the cap */
+};
+
 struct xlp_stats_rec {
 	struct xlp_hdr h;
 	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
@@ -725,6 +762,7 @@ _Static_assert(sizeof(struct xlp_sched_rec) == 32, "xlp_sched_rec layout");
 _Static_assert(sizeof(struct xlp_task_rec) == 32, "xlp_task_rec layout");
 _Static_assert(sizeof(struct xlp_taskev_rec) == 40, "xlp_taskev_rec layout");
 _Static_assert(sizeof(struct xlp_size_rec) == 40, "xlp_size_rec layout");
+_Static_assert(sizeof(struct xlp_lag_rec) == 88, "xlp_lag_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

@@ -92,6 +92,31 @@ int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint
 	return trace_writer__append(s->w, &c.h);
 }
 
+int synth__call_flags(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
+		      uint64_t entry_ns, const uint64_t *incl, uint16_t flags)
+{
+	struct xlp_call_rec c = {.h = {.type = XLP_R_CALL, .size = sizeof(c)}};
+
+	c.func_id = func;
+	c.pid = pid;
+	c.tid = tid;
+	c.depth = depth;
+	c.flags = flags;
+	c.entry_ns = entry_ns;
+	memcpy(c.incl, incl, sizeof(c.incl));
+	memcpy(c.excl, incl, sizeof(c.excl));
+	s->ncalls++;
+	return trace_writer__append(s->w, &c.h);
+}
+
+int synth__lag(struct synth *s, const struct xlp_lag_rec *lag)
+{
+	struct xlp_lag_rec l = *lag;
+
+	l.h = (struct xlp_hdr){.type = XLP_R_LAG, .size = sizeof(l)};
+	return trace_writer__append(s->w, &l.h);
+}
+
 int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 	       const uint64_t *proc)
 {

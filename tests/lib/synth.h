@@ -38,6 +38,11 @@ int synth__open_on(const char *path, uint32_t features, uint32_t repeat,
 int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
 		uint64_t entry_ns, const uint64_t *incl, const uint64_t *excl /* NULL: = incl */,
 		uint32_t peer_pid, const char *peer_comm /* NULL: no peer */);
+/* A run's call with more XLP_CALL_* flags (XLP_CALL_SUMMARY: record --lag's). */
+int synth__call_flags(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
+		      uint64_t entry_ns, const uint64_t *incl, uint16_t flags);
+/* record --lag's counts (struct xlp_lag_rec, h filled in here). */
+int synth__lag(struct synth *s, const struct xlp_lag_rec *lag);
 int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 	       const uint64_t *proc);
 int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns);

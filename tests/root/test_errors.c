@@ -356,4 +356,39 @@ TEST(bad_growth_and_issues_options)
 	check_message("bad --lag 'soon'");
 }
 
+/* record --lag, --lag-keep, several -i: each misuse named, with its fix, exit 2. */
+TEST(bad_lag_options)
+{
+	struct {
+		char *args[12];
+		const char *want;
+	} c[] = {
+		{{"--lag", "100ms", "--", "/bin/true"}, "--lag without --interaction"},
+		{{"-i", "/bin/true:main", "--lag", "100", "--", "/bin/true"},
+		 "bad --lag '100': expected a duration above 0 with its unit"},
+		{{"-i", "/bin/true:main", "--lag", "0ms", "--", "/bin/true"}, "bad --lag '0ms'"},
+		{{"-i", "/bin/true:main", "--lag", "soon", "--", "/bin/true"}, "bad --lag 'soon'"},
+		{{"-i", "/bin/true:main", "--lag", "100ms", "--lag-keep", "0", "--", "/bin/true"},
+		 "bad --lag-keep '0': expected a count from 1"},
+		{{"-i", "/bin/true:main", "--lag-keep", "5", "--", "/bin/true"},
+		 "--lag-keep without --lag"},
+		{{"-i", "/bin/true:main", "-i", "/bin/true:exit", "--until", "/bin/true:main",
+		  "--key", "arg0", "--", "/bin/true"},
+		 "--until with several --interaction"},
+		{{"-i", "/bin/true:main", "--until", "/bin/true:exit", "--key", "arg0", "--lag",
+		  "100ms", "--", "/bin/true"},
+		 "--lag with --until"},
+	};
+
+	init_paths();
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int n = 0;
+
+		while (n < 12 && c[i].args[n])
+			n++;
+		CHECK(record(c[i].args, n) == 2, "case %zu", i);
+		check_message(c[i].want);
+	}
+}
+
 TEST_MAIN()

@@ -91,10 +91,17 @@ TEST(runs_windows_and_recursion)
 	ds = load(&path, 1, false);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 2, "%zu runs", dataset__nruns(ds));
-	CHECK(dataset__nfuncs(ds) == 2, "interaction is not a feature: %zu", dataset__nfuncs(ds));
+	/* the interaction is a function (the runs' landmark), never a feature */
+	CHECK(dataset__nfuncs(ds) == 3, "f, g and the landmark: %zu", dataset__nfuncs(ds));
 	f = find(ds, "f");
 	g = find(ds, "g");
 	REQUIRE(f >= 0 && g >= 0, "-");
+	CHECK(f == 0 && g == 1 && find(ds, "on_click") == 2, "landmarks come last");
+	CHECK(dataset__func(ds, 2)->landmark && dataset__run(ds, 0)->landmark == 2 &&
+		      dataset__run(ds, 1)->landmark == 2,
+	      "-");
+	CHECK(!dataset__time(ds, 0, 2) && !dataset__time(ds, 1, 2) && !dataset__ncalls(ds, 0, 2),
+	      "a landmark has no time");
 	CHECK(dataset__run(ds, 0)->latency_ns == 200, "%g", dataset__run(ds, 0)->latency_ns);
 	CHECK(dataset__run(ds, 1)->latency_ns == 100, "%g", dataset__run(ds, 1)->latency_ns);
 	/* 100 (outer f, inner ones taken back) + 10 (other thread) */
@@ -215,7 +222,11 @@ TEST(files_matched_by_symbol_and_basename)
 	ds = load(paths, 2, false);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 2, "-");
-	CHECK(dataset__nfuncs(ds) == 2, "work once, other once: %zu", dataset__nfuncs(ds));
+	CHECK(dataset__nfuncs(ds) == 3, "work, other, on_click once each: %zu",
+	      dataset__nfuncs(ds));
+	CHECK(dataset__run(ds, 0)->landmark == dataset__run(ds, 1)->landmark &&
+		      dataset__run(ds, 0)->landmark == (uint32_t)find(ds, "on_click"),
+	      "one landmark across the files");
 	CHECK(dataset__time(ds, 0, find(ds, "work")) == 10, "%llu",
 	      (unsigned long long)dataset__time(ds, 0, find(ds, "work")));
 	CHECK(dataset__time(ds, 1, find(ds, "work")) == 20, "%llu",
@@ -324,7 +335,9 @@ TEST(sampled_functions_under_the_interaction)
 	fc = find(ds, "compute");
 	fp = find(ds, "pread");
 	REQUIRE(fl >= 0 && fc >= 0 && fp >= 0, "load %d compute %d pread %d", fl, fc, fp);
-	CHECK(find(ds, "main") < 0 && find(ds, "on_click") < 0,
+	/* on_click is there as the runs' landmark only */
+	CHECK(find(ds, "main") < 0 && dataset__func(ds, find(ds, "on_click"))->landmark &&
+		      !dataset__func(ds, find(ds, "on_click"))->sampled,
 	      "a frame at or above the interaction became a function");
 	CHECK(dataset__func(ds, fl)->sampled && !dataset__func(ds, fl)->runtime);
 	CHECK(dataset__func(ds, fp)->runtime, "libc's pread names nothing");

@@ -94,6 +94,7 @@ static const struct flag_name func_flag_names[] = {
 static const struct flag_name call_flag_names[] = {
 	{XLP_CALL_INTERACTION, "interaction"},
 	{XLP_CALL_IPC_PEER, "ipc_peer"},
+	{XLP_CALL_SUMMARY, "summary"},
 };
 
 static const struct flag_name launch_flag_names[] = {
@@ -519,6 +520,23 @@ static void rec_size(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "time_ns", r->time_ns);
 }
 
+/* record --lag: what the recorder wrote of the runs, and left out */
+static void rec_lag(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_lag_rec *r = (const void *)h;
+
+	field_u64(d, "threshold_ns", r->threshold_ns);
+	field_u64(d, "keep", r->keep);
+	field_u64(d, "runs", r->runs);
+	field_u64(d, "lagging", r->lagging);
+	field_u64(d, "sampled", r->sampled);
+	field_u64(d, "summarized", r->summarized);
+	field_u64(d, "written_through", r->written_through);
+	field_u64(d, "records_left_out", r->records_left_out);
+	field_u64(d, "bytes_left_out", r->bytes_left_out);
+	field_u64(d, "spills", r->spills);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -541,6 +559,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_TASK] = {"task", sizeof(struct xlp_task_rec), rec_task},
 	[XLP_R_TASKEV] = {"taskev", sizeof(struct xlp_taskev_rec), rec_taskev},
 	[XLP_R_SIZE] = {"size", sizeof(struct xlp_size_rec), rec_size},
+	[XLP_R_LAG] = {"lag", sizeof(struct xlp_lag_rec), rec_lag},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "cpu_avoid.h"
 #include "elfsym.h"
+#include "lag_filter.h"
 #include "launch.h"
 #include "log.h"
 #include "outfile.h"
@@ -62,6 +63,7 @@ struct recorder {
 	struct trace_writer *w;
 	struct launch *child;
 	struct sampler *sampler; /* record --sample */
+	struct lag_filter *lag;	 /* record --lag */
 	struct xlp_trace_meta meta;
 	struct elfsym_target *targets;
 	size_t ntargets;
@@ -222,7 +224,13 @@ static int on_record(void *ctx, const struct xlp_hdr *h)
 		sampler__sample(r->sampler, &sample, ev.ucaller, ev.useq);
 		h = &sample.h;
 	}
-	write_rec(r, h);
+	if (!r->lag) {
+		write_rec(r, h);
+	} else if (lag_filter__record(r->lag, h) == -ENOMEM && !r->write_err) {
+		/* holding it failed: a partial trace would not say so */
+		xlp_err("out of memory holding records for --lag: recording stopped");
+		r->write_err = -ENOMEM;
+	}
 	return 0;
 }
 
@@ -303,9 +311,9 @@ static int resolve_funcs(struct recorder *r)
 	int err = 0;
 
 	/* --until: the interaction begins keyed runs, --until's function ends them */
-	if (r->o.interaction)
+	for (int i = 0; i < r->o.ninteractions && !err; i++)
 		err = resolve_spec(
-			r, r->o.interaction,
+			r, r->o.interactions[i],
 			XLP_FUNC_INTERACTION |
 				(r->o.until ? XLP_FUNC_RUN_BEGIN | XLP_FUNC_TASK_ARG(r->o.key_arg)
 					    : 0) |
@@ -833,6 +841,26 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			 "was taken by xlprobe (release to reap) and is less exact; flagged in the "
 			 "trace",
 			 r->untimed, r->launches);
+	if (r->lag) {
+		/* what is still held belongs to runs that never ended: written */
+		struct xlp_lag_rec lr;
+
+		lag_filter__flush(r->lag);
+		lag_filter__stats(r->lag, &lr);
+		write_rec(r, &lr.h);
+		if (!r->o.quiet)
+			fprintf(stderr,
+				"%sxlprobe: --lag: %llu runs: %llu lagged, %llu kept as samples, "
+				"%llu written whole unchosen, %llu summarized (%llu records, %.1f "
+				"MB "
+				"left out)\n",
+				isatty(STDERR_FILENO) ? "\r\033[K" : "",
+				(unsigned long long)lr.runs, (unsigned long long)lr.lagging,
+				(unsigned long long)lr.sampled,
+				(unsigned long long)lr.written_through,
+				(unsigned long long)lr.summarized,
+				(unsigned long long)lr.records_left_out, lr.bytes_left_out / 1e6);
+	}
 	memcpy(sr.stat, f.stat, sizeof(sr.stat));
 	sr.lost_by_reader = r->lost;
 	on_record(r, &sr.h);
@@ -999,6 +1027,13 @@ static int setup(struct recorder *r)
 	}
 	if (r->o.size)
 		write_size(r, XLP_SIZE_RECORDING, 0, r->o.size);
+	if (r->o.lag_ns) {
+		ret = lag_filter__new(r->o.lag_ns, r->o.lag_keep, write_rec, r, &r->lag);
+		if (ret) {
+			xlp_err("out of memory: cannot record with --lag");
+			return ret;
+		}
+	}
 	if (r->o.sample_hz) {
 		ret = sampler__new(r->sess, write_rec, r, &r->sampler);
 		if (!ret && r->o.pid)
@@ -1097,6 +1132,7 @@ int cmd_record(int argc, char **argv)
 	launch__free(r.child);
 	session__close(r.sess);
 	sampler__free(r.sampler);
+	lag_filter__free(r.lag);
 	cpu_avoid__free(r.avoid);
 	xlp_trace_meta__free(&r.meta);
 	return ret;

@@ -41,7 +41,9 @@ static const char help[] =
 	"                           a glob (parse_*). Each call becomes one record.\n"
 	"  -i, --interaction BINARY:SYMBOL\n"
 	"                           the function whose calls are the runs (the interaction\n"
-	"                           the user waits for); it is marked too\n"
+	"                           the user waits for); it is marked too. Repeatable, up\n"
+	"                           to 16 (landmarks): a call of any of them is a run; one\n"
+	"                           called inside another's run is part of that run\n"
 	"      --until BINARY:SYMBOL\n"
 	"      --key argN           runs that span threads: a run goes from a call of\n"
 	"                           --interaction to the call of --until with the same\n"
@@ -92,6 +94,14 @@ static const char help[] =
 	"\n"
 	"Recording:\n"
 	"  -o, --output FILE        trace file (default xlprobe.xlp)\n"
+	"      --lag DUR            long recordings: every run is counted and timed, but\n"
+	"                           what ran inside it (nested calls, stack samples,\n"
+	"                           scheduling events) is written only for the runs that\n"
+	"                           lag, latency >= DUR, and for a sample of the others;\n"
+	"                           needs -i. Give the unit: LagHunter's threshold of\n"
+	"                           perceptible lag is 100 ms (--lag 100ms)\n"
+	"      --lag-keep K         with --lag: one run in K of those that do not lag\n"
+	"                           keeps its detail (default 20; 1 keeps every run's)\n"
 	"  -d, --duration SECONDS   stop after this long (also 500ms, 2m)\n"
 	"      --buffer-size SIZE   ring buffer size: a power of two from the page size\n"
 	"                           to 1G; MB unless given with K, M or G (default 16)\n"
@@ -139,6 +149,8 @@ static const char help[] =
 	"  sudo xlprobe record -p 4242 -f ./app:decode_frame -f libssl.so.3:SSL_read \\\n"
 	"       -i ./app:handle_click -d 120 -o session.xlp\n"
 	"  sudo xlprobe record --repeat 50 -f ./app:load -- ./app --open big.db\n"
+	"  sudo xlprobe record -p 4242 -i ./app:on_click -i ./app:on_key --lag 100ms \\\n"
+	"       -f ./app:render -d 28800 -o day.xlp\n"
 	"  sudo xlprobe record --repeat 5 --sizes 1000,2000,4000 -f ./sort:merge -- \\\n"
 	"       ./sort --n {}\n";
 
@@ -212,7 +224,29 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 		o->funcs[o->nfuncs++] = arg;
 		return 0;
 	case 'i':
-		o->interaction = arg;
+		if (o->ninteractions >= XLP_MAX_LANDMARKS)
+			return bad("too many --interaction options (at most 16)%s: mark the others "
+				   "with --func",
+				   "");
+		o->interactions[o->ninteractions++] = arg;
+		return 0;
+	case 'L': {
+		size_t n = strlen(arg);
+
+		/* a unit, always: 100 alone could be seconds or milliseconds */
+		if (xlp_parse_duration(arg, 1, &o->lag_ns) || !o->lag_ns || !n ||
+		    (arg[n - 1] >= '0' && arg[n - 1] <= '9') || arg[n - 1] == '.')
+			return bad("bad --lag '%s': expected a duration above 0 with its unit, "
+				   "e.g. --lag 100ms (LagHunter's perceptible lag)",
+				   arg);
+		return 0;
+	}
+	case 'k':
+		if (parse_num(arg, 1000000, &v) || !v)
+			return bad("bad --lag-keep '%s': expected a count from 1 (keep every run's "
+				   "detail) to 1000000, e.g. --lag-keep 20",
+				   arg);
+		o->lag_keep = (unsigned)v;
 		return 0;
 	case 'E':
 		o->until = arg;
@@ -378,7 +412,7 @@ static int check_sizes(const struct record_opts *o)
 		return bad("both --size-arg and --sizes given%s: a run's size is the "
 			   "interaction's argument or its launch's; keep one",
 			   "");
-	if (o->size_arg >= 0 && !o->interaction)
+	if (o->size_arg >= 0 && !o->ninteractions)
 		return bad("--size-arg without --interaction%s: the size is an argument of the "
 			   "interaction function; add --interaction BINARY:SYMBOL",
 			   "");
@@ -394,6 +428,27 @@ static int check_sizes(const struct record_opts *o)
 		return bad("too many launches%s: --repeat times the number of --sizes is over "
 			   "100000; give fewer",
 			   "");
+	return 0;
+}
+
+/* --lag, --lag-keep */
+static int check_lag(struct record_opts *o)
+{
+	if (o->lag_keep && !o->lag_ns)
+		return bad("--lag-keep without --lag%s: add --lag DUR, e.g. --lag 100ms", "");
+	if (!o->lag_ns)
+		return 0;
+	if (!o->ninteractions)
+		return bad("--lag without --interaction%s: runs are the calls of an interaction; "
+			   "add -i BINARY:SYMBOL",
+			   "");
+	/* the recorder holds a thread's records until its run ends there */
+	if (o->until)
+		return bad("--lag with --until%s: a keyed run spans threads and --lag keeps or "
+			   "leaves out a run's records per thread; drop one",
+			   "");
+	if (!o->lag_keep)
+		o->lag_keep = XLP_LAG_KEEP_DEFAULT;
 	return 0;
 }
 
@@ -428,15 +483,22 @@ static int check(struct record_opts *o)
 			   "to --until's with the same --key argument, e.g. --interaction "
 			   "./srv:begin_request --until ./srv:end_request --key arg0",
 			   "");
-	if (o->until && !o->interaction)
+	if (o->until && !o->ninteractions)
 		return bad("--until without --interaction%s: add --interaction BINARY:SYMBOL, "
 			   "where the runs begin",
 			   "");
-	if (o->ntasks && !o->interaction)
+	if (o->until && o->ninteractions > 1)
+		return bad("--until with several --interaction%s: a keyed run begins at one "
+			   "function; give one -i, or drop --until",
+			   "");
+	err = check_lag(o);
+	if (err)
+		return err;
+	if (o->ntasks && !o->ninteractions)
 		return bad("--task-post/--task-run without --interaction%s: the tasks are split "
 			   "per run; add --interaction BINARY:SYMBOL",
 			   "");
-	if (!o->nfuncs && !o->interaction && !o->repeat && !o->sample_hz)
+	if (!o->nfuncs && !o->ninteractions && !o->repeat && !o->sample_hz)
 		return bad("nothing to record%s: give --func BINARY:SYMBOL and/or --interaction, "
 			   "or sample stacks (drop --no-sample)",
 			   "");
@@ -460,6 +522,8 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"size", required_argument, NULL, 'z'},
 		{"sizes", required_argument, NULL, 'Z'},
 		{"size-arg", required_argument, NULL, 'Y'},
+		{"lag", required_argument, NULL, 'L'},
+		{"lag-keep", required_argument, NULL, 'k'},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"probe-forks", no_argument, NULL, 'P'},
 		{"sample", no_argument, NULL, 'S'},

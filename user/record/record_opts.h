@@ -18,13 +18,17 @@
 #define XLP_STACK_COPY_DEFAULT 8192
 #define XLP_MAX_SIZES 256	/* --sizes */
 #define XLP_MAX_LAUNCHES 100000 /* --repeat, times the --sizes */
+#define XLP_MAX_LANDMARKS 16	/* --interaction given several times */
+#define XLP_LAG_KEEP_DEFAULT 20 /* --lag-keep */
 
 struct record_opts {
 	pid_t pid;		 /* -p; 0 when launching */
 	char **cmd;		 /* after --; NULL when attaching */
 	const char *funcs[1024]; /* --func specs */
 	int nfuncs;
-	const char *interaction; /* --interaction spec */
+	/* --interaction specs: a call of any of them is a run (LagHunter's landmarks) */
+	const char *interactions[XLP_MAX_LANDMARKS];
+	int ninteractions;
 	/* --task-post / --task-run specs (BINARY:SYMBOL:argN) */
 	const char *task_specs[64];
 	bool task_run[64]; /* --task-run, else --task-post */
@@ -53,6 +57,10 @@ struct record_opts {
 	unsigned nsizes;
 	uint64_t size; /* --size: every run's workload size; 0: none */
 	int size_arg;  /* --size-arg N: a run's size is the interaction's argument N; -1: none */
+	/* --lag DUR: a run's detail is written only when it lags (latency >= it)
+	 * or is the one in lag_keep of the others kept (user/record/lag_filter.h); 0: off */
+	uint64_t lag_ns;
+	unsigned lag_keep; /* --lag-keep K; 0 when not given */
 	bool quiet;
 	int verbose;
 };

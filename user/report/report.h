@@ -58,7 +58,10 @@ const char *report__value(enum xa_feat f, double v, char *buf, size_t len);
 struct report_drop {
 	const char *name, *what;
 	uint64_t count;
+	/* left out on purpose (record --lag), not lost: shown apart */
+	bool chosen;
 };
+#define REPORT_MAX_DROPS 32
 size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t max);
 /*
  * Whether the analysis rests on a partial sample: more than XLP_LOSS_CAVEAT
@@ -74,6 +77,18 @@ struct report_queued {
 	double share;			 /* of the added latency (slow mean - fast mean) */
 };
 void report__queued(const struct dataset *ds, const struct xa_result *r, struct report_queued *q);
+/*
+ * record --lag: the runs written as their call alone, kept out of the
+ * analysis (dataset__summary_runs), and the threshold and K they were
+ * recorded with (those of the first trace that has them; 0 without).
+ */
+struct report_summary {
+	size_t runs;
+	double median_ns, max_ns; /* NAN without such runs */
+	uint64_t lag_ns;
+	uint32_t keep;
+};
+void report__summary(const struct dataset *ds, struct report_summary *s);
 /* What the recording could not measure, one line each ("CPU frequency: unavailable (...)"). */
 size_t report__unavailable(uint32_t features, const char **out, size_t max);
 /* A precondition's test: "f > 1.2 ms", "f <= 3 ms", "1.2 ms < f <= 3 ms". */

@@ -92,6 +92,21 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 "calls of the --until function with no open run of their key (begun before the "
 		 "recording, or a record lost)",
 		 d->unmatched_ends},
+		{"lag_runs_summarized",
+		 "runs that did not lag, written by record --lag as their interaction call "
+		 "alone (count and latency) and left out of the analysis, which compares what "
+		 "ran in the runs",
+		 d->lag_summarized, true},
+		{"lag_records_left_out",
+		 "records of what ran inside those runs (nested calls, stack samples, "
+		 "scheduling events) not written",
+		 d->lag_left_out, true},
+		{"lag_bytes_left_out", "their bytes, before compression", d->lag_left_out_bytes,
+		 true},
+		{"lag_runs_written_through",
+		 "runs that did not lag written whole with no choice made (a thread's first "
+		 "run, or its held records past the buffer's cap): not a sample of one in K",
+		 d->lag_written_through, true},
 		{"samples_malformed",
 		 "stack samples, names or stacks skipped: ids out of order or frames past their "
 		 "record (a damaged or forged trace)",
@@ -108,6 +123,22 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		if (all[i].count && n < max)
 			out[n++] = all[i];
 	return n;
+}
+
+void report__summary(const struct dataset *ds, struct report_summary *s)
+{
+	const double *lat;
+
+	*s = (struct report_summary){.median_ns = NAN, .max_ns = NAN};
+	s->runs = dataset__summary_runs(ds, &lat);
+	for (size_t i = 0; i < dataset__nfiles(ds) && !s->lag_ns; i++) {
+		s->lag_ns = dataset__file(ds, i)->lag_ns;
+		s->keep = dataset__file(ds, i)->lag_keep;
+	}
+	if (!s->runs)
+		return;
+	s->median_ns = stats__median(lat, s->runs);
+	s->max_ns = stats__quantile(lat, s->runs, 1.0);
 }
 
 size_t report__unavailable(uint32_t features, const char **out, size_t max)

@@ -333,8 +333,9 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const char *un[8];
-	struct report_drop d[24];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
+	struct report_drop d[REPORT_MAX_DROPS];
+	size_t nu = report__unavailable(r->features, un, 8),
+	       nd = report__drops(ds, d, REPORT_MAX_DROPS);
 
 	fputs("<h2>Not measured, lost</h2><ul>", f);
 	for (size_t i = 0; i < nu; i++)

@@ -155,8 +155,16 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 	struct report_queued q;
 	char rule[64];
 
+	struct report_summary sum;
+
+	report__summary(ds, &sum);
 	jsonw__begin_obj(w, "runs");
 	jsonw__uint(w, "count", r->lab.n);
+	/* record --lag: counted and timed, not analysed (not in count) */
+	jsonw__uint(w, "summarized", sum.runs);
+	jsonw__round(w, "summarized_median_ns", sum.median_ns);
+	jsonw__uint(w, "lag_ns", sum.lag_ns);
+	jsonw__uint(w, "lag_keep", sum.keep);
 	jsonw__uint(w, "slow", r->lab.nslow);
 	jsonw__uint(w, "fast", r->lab.n - r->lab.nslow);
 	jsonw__str(w, "rule", report__rule(r, rule, sizeof(rule)));
@@ -633,6 +641,11 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 		jsonw__str(w, "path", fi->path);
 		jsonw__str(w, "interaction", fi->interaction);
 		jsonw__uint(w, "runs", fi->nruns);
+		jsonw__uint(w, "summarized", fi->nsummary);
+		jsonw__begin_arr(w, "landmarks");
+		for (size_t k = 0; k < fi->nlandmarks; k++)
+			jsonw__str(w, NULL, fi->landmarks[k]);
+		jsonw__end_arr(w);
 		jsonw__uint(w, "records", fi->nrecords);
 		jsonw__bool(w, "truncated", fi->truncated);
 		jsonw__str(w, "damage", fi->damage);
@@ -646,8 +659,9 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 {
 	bool damaged = false;
 	const char *un[8];
-	struct report_drop d[24];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
+	struct report_drop d[REPORT_MAX_DROPS];
+	size_t nu = report__unavailable(r->features, un, 8),
+	       nd = report__drops(ds, d, REPORT_MAX_DROPS);
 
 	jsonw__begin_arr(w, "unavailable");
 	for (size_t i = 0; i < nu; i++)

@@ -58,6 +58,25 @@ static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fputs(" (in their latency and cpu_wait; record --no-prewake leaves it out)\n", f);
 }
 
+/* record --lag: the runs counted and timed, but not analysed */
+static void summarized(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	struct report_summary s;
+	char d1[32], d2[32], d3[32];
+
+	report__summary(ds, &s);
+	if (!s.runs)
+		return;
+	fprintf(f,
+		"  %zu more runs summarized by record --lag %s: %zu runs in all. Counted and "
+		"timed only (median %s, max %s), so left out of the analysis, which compares "
+		"what ran in the runs: the runs above are those that lagged and one in %u of "
+		"the others, each of which stands for %u\n",
+		s.runs, report__dur((double)s.lag_ns, d1, sizeof(d1)), r->lab.n + s.runs,
+		report__dur(s.median_ns, d2, sizeof(d2)), report__dur(s.max_ns, d3, sizeof(d3)),
+		s.keep, s.keep);
+}
+
 static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	size_t nf = dataset__nfiles(ds);
@@ -66,7 +85,12 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	char cav[256];
 	uint64_t lost, sent;
 
-	if (nf == 1 && fi->interaction)
+	if (nf == 1 && fi->nlandmarks > 1)
+		fprintf(f, "xlprobe report: %s: %zu runs of %s and %zu other landmark%s\n",
+			xlp_text(fi->path, p, sizeof(p)), r->lab.n,
+			xlp_text(fi->interaction, s, sizeof(s)), fi->nlandmarks - 1,
+			fi->nlandmarks > 2 ? "s" : "");
+	else if (nf == 1 && fi->interaction)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", xlp_text(fi->path, p, sizeof(p)),
 			r->lab.n, xlp_text(fi->interaction, s, sizeof(s)));
 	else if (nf == 1)
@@ -97,6 +121,7 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fprintf(f, "  %zu slow: latency > %s (%s)\n", r->lab.nslow,
 		report__dur(r->lab.threshold_ns, d4, sizeof(d4)),
 		report__rule(r, rule, sizeof(rule)));
+	summarized(f, ds, r);
 	if (dataset__samples(ds)->sampler_removed_ns)
 		fprintf(f,
 			"  latencies without the sampler's own cost: %s per stack it took, %s "
@@ -399,8 +424,10 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const char *un[8];
-	struct report_drop d[24];
-	size_t nu = report__unavailable(r->features, un, 8), nd = report__drops(ds, d, 24);
+	struct report_drop d[REPORT_MAX_DROPS];
+	size_t nu = report__unavailable(r->features, un, 8),
+	       nd = report__drops(ds, d, REPORT_MAX_DROPS);
+	size_t nlost = 0;
 
 	fprintf(f, "\nNot measured\n");
 	for (size_t i = 0; i < nu; i++)
@@ -409,9 +436,17 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		fprintf(f, "  nothing: every counter was available\n");
 	fprintf(f, "Lost\n");
 	for (size_t i = 0; i < nd; i++)
-		fprintf(f, "  %s %llu: %s\n", d[i].name, (unsigned long long)d[i].count, d[i].what);
-	if (!nd)
+		if (!d[i].chosen && ++nlost)
+			fprintf(f, "  %s %llu: %s\n", d[i].name, (unsigned long long)d[i].count,
+				d[i].what);
+	if (!nlost)
 		fprintf(f, "  no events lost\n");
+	/* a summary is no loss, but what it left out is said as plainly */
+	for (size_t i = 0, n = 0; i < nd; i++)
+		if (d[i].chosen)
+			fprintf(f, "%s  %s %llu: %s\n",
+				n++ ? "" : "Left out on purpose (record --lag)\n", d[i].name,
+				(unsigned long long)d[i].count, d[i].what);
 }
 
 int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)

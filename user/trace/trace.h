@@ -64,7 +64,7 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
 #define XLP_LOSS_CAVEAT 0.02
 
 /* Records the BPF programs produce (the others are the recorder's own:
- * names, stacks, statistics, launches, sizes). A --size-arg size is an
+ * names, stacks, statistics, launches, sizes, --lag counts). A --size-arg size is an
  * XLP_R_TASKEV: the programs'. */
 static inline bool xlp_rec_from_programs(uint16_t type)
 {

@@ -55,6 +55,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_sampling_rec);
 	case XLP_R_SIZE:
 		return sizeof(struct xlp_size_rec);
+	case XLP_R_LAG:
+		return sizeof(struct xlp_lag_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}
