@@ -37,6 +37,10 @@
 #      sample in the traced thread as a ratio to frame pointers, the
 #      recorder's time per unwound stack, and the default 3 % bound with CFI on.
 #      BENCH_ONLY=unwind runs this section alone.
+#  10. record --lag over a long recording: pgbench for XLP_BENCH_LAG_SECONDS
+#      (600) alone / under record -p BACKEND -i PortalRun --lag 100ms / the
+#      same without --lag: throughput against alone, and trace bytes per
+#      hour. BENCH_ONLY=lag runs this section alone.
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -297,6 +301,83 @@ if [ "$FOREIGN" -gt 0 ]; then
 		"(bpftool perf list): the 'alone' runs are not alone"
 fi
 
+# ---- PostgreSQL (sections 6 and 10; section 6 says how and why) ----------------
+
+PG_PORT=54339 # names the socket file only: the cluster has no TCP
+PG_FUNCS=(standard_ExecutorRun index_getnext_slot FileRead tuplesort_performsort heap_update
+	XactLockTableWait ProcSleep)
+PG_PROBES=(-i "$PGBIN/postgres:PortalRun")
+for f in "${PG_FUNCS[@]}"; do PG_PROBES+=(-f "$PGBIN/postgres:$f"); done
+
+pg_psql() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+# Moves this script into a new cgroup v1 cpu group with ten times the
+# default cpu.shares; what it starts from then on inherits the group.
+pg_cgroup_join() {
+	local root=/sys/fs/cgroup/cpu
+
+	[ -f "$root/cgroup.procs" ] || return 1
+	PG_CG=$root/xlprobe-bench-$$
+	mkdir "$PG_CG" && echo 10240 >"$PG_CG/cpu.shares" && echo $$ >"$PG_CG/cgroup.procs"
+}
+
+# Back to the root group, with whatever is left in ours, and removes it.
+pg_cgroup_leave() {
+	local cg=$PG_CG pid
+
+	PG_CG=""
+	while read -r pid; do
+		echo "$pid" >"$(dirname "$cg")/cgroup.procs"
+	done <"$cg/cgroup.procs"
+	rmdir "$cg"
+}
+
+# A throwaway cluster in $TMP/pg, run by user postgres, pinned to the
+# workload CPU, with pgbench's tables; pg_teardown (also from cleanup)
+# stops it, rm -rf $TMP removes it.
+pg_setup() {
+	local opts="-p $PG_PORT -k $TMP/pg -c listen_addresses= -c autovacuum=off -c fsync=off"
+
+	PG_DIR=$TMP/pg
+	export PGHOST=$PG_DIR PGPORT=$PG_PORT PGUSER=postgres PGDATABASE=postgres
+	# postgres must reach its directory through ours (0700 from mktemp)
+	chmod 711 "$TMP" && mkdir "$PG_DIR" && chown postgres: "$PG_DIR" || return 1
+	runuser -u postgres -- "$PGBIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -N \
+		>>"$LOG" 2>&1 || return 1
+	taskset -c "$WCPU" runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DIR/data" \
+		-l "$PG_DIR/log" -o "$opts" -w -t 60 start >>"$LOG" 2>&1 || return 1
+	# pgbench -b select-only's script
+	printf '%s\n' '\set aid random(1, 100000 * :scale)' \
+		'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' >"$TMP/select.pgb"
+	"$PGBIN/pgbench" -i -q -s 1 >>"$LOG" 2>&1 && pg_psql -c CHECKPOINT >>"$LOG" 2>&1
+}
+
+pg_teardown() {
+	local dir=$PG_DIR pm
+
+	PG_DIR=""
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop \
+		>/dev/null 2>&1 && return
+	pm=$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)
+	[ -n "$pm" ] && kill -KILL "$pm" 2>/dev/null
+}
+
+# The server process of pgbench $1's connection, once it ran a query
+# (pgbench's first connection only checks the server and runs none, given
+# a script file).
+pg_backend() {
+	local i b
+
+	for ((i = 0; i < 100; i++)); do
+		b=$(pg_psql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'
+			AND query_start IS NOT NULL" 2>>"$LOG")
+		case $b in '' | *[!0-9]*) ;; *) echo "$b"; return 0 ;; esac
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 # ---- 9. unwinding with CFI (a function: BENCH_ONLY=unwind runs it alone) -------
 bench_unwind() {
 	local NOFP=$OUT/tests/workloads/nofp v r
@@ -380,8 +461,100 @@ bench_unwind() {
 			100 * c / u, mx, (100 * c / u <= 3) ? "met" : "OVER"; else print "default bound with CFI: n/a" }'
 }
 
+# ---- 10. record --lag over a long recording (a function: BENCH_ONLY=lag runs it alone) ----
+
+# README, "record --lag": what a day of recording costs. Section 6's
+# pgbench select-only load, one client, for XLP_BENCH_LAG_SECONDS (600),
+# three ways, one run each: alone, under record -p BACKEND -i PortalRun
+# --lag 100ms, and the same without --lag. Each transaction is a run; at
+# scale 1 none lags, so --lag keeps one in 20 and summarizes the rest. The
+# throughput of each against alone, and the trace's bytes over the time the
+# recorder was attached, extrapolated to an hour. One run each: a long
+# run's tps is a mean already, and three long runs fill the budget.
+lag_one() {
+	local v=$1 secs=$2 out=$TMP/lag-$v.pgbench terr=$TMP/lag-$v.err pb tp="" backend ta te args
+
+	LAG_TPS="" LAG_BPH="" LAG_RUNS=""
+	: >"$out"
+	: >"$terr"
+	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 -T "$secs" \
+		>"$out" 2>&1 &
+	pb=$!
+	BG_PIDS+=("$pb")
+	if ! backend=$(pg_backend "$pb"); then
+		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
+		bg_wait "$pb" 5
+		return
+	fi
+	if [ "$v" != alone ]; then
+		args=(-p "$backend" -o "$TMP/lag-$v.xlp" -i "$PGBIN/postgres:PortalRun")
+		[ "$v" = lag ] && args+=(--lag 100ms)
+		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record "${args[@]}" >/dev/null 2>"$terr" &
+		tp=$!
+		BG_PIDS+=("$tp")
+		wait_for_line "$terr" 'recording PID' "$tp" || note "$v did not attach"
+		ta=$(date +%s%N)
+	fi
+	bg_wait "$pb" $((secs + 60))
+	LAG_TPS=$(awk '$1 == "tps" && $2 == "=" { printf "%.1f", $3; exit }' "$out")
+	[ -n "$tp" ] || return
+	# the recorder stops when the backend exits with its client
+	bg_wait "$tp" 60
+	te=$(date +%s%N)
+	cat "$terr" >>"$LOG"
+	LAG_RUNS=$(sed -n 's/.*wrote .*: \([0-9]*\) runs,.*/\1/p' "$terr")
+	LAG_BPH=$(calc 'printf "%.1f", a * 3600e9 / b / 1e6' "$(stat -c %s "$TMP/lag-$v.xlp" 2>/dev/null ||
+		echo n/a)" "$((te - ta))")
+	rm -f "$TMP/lag-$v.xlp"
+}
+
+bench_lag() {
+	local secs=${XLP_BENCH_LAG_SECONDS:-600} v
+	declare -A tps=() bph=() runs=() label=([alone]="alone"
+		[lag]="xlprobe record -p BACKEND -i PortalRun --lag 100ms"
+		[full]="xlprobe record -p BACKEND -i PortalRun (no --lag)")
+
+	echo
+	echo "== 10. record --lag: pgbench select-only for $secs s, 1 client, on CPU $WCPU; one run each =="
+	case $secs in '' | *[!0-9]* | 0)
+		echo "n/a: XLP_BENCH_LAG_SECONDS must be a positive number of seconds"
+		return
+		;;
+	esac
+	if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/pgbench" ] || ! id postgres >/dev/null 2>&1; then
+		echo "n/a: PostgreSQL 15 not found in $PGBIN (tools/install-deps.sh installs postgresql-15)"
+		return
+	fi
+	pg_cgroup_join 2>>"$LOG" || note "no cpu cgroup: other sessions' load weighs fully"
+	if pg_setup; then
+		for v in alone lag full; do
+			lag_one "$v" "$secs"
+			tps[$v]=${LAG_TPS:-n/a} bph[$v]=${LAG_BPH:-n/a} runs[$v]=${LAG_RUNS:-n/a}
+		done
+		printf '%-52s %9s %7s %7s %12s %10s\n' "variant" "tps" "ratio" "loss" "trace MB/h" "runs"
+		for v in alone lag full; do
+			printf '%-52s %9s %7s %7s %12s %10s\n' "${label[$v]}" "${tps[$v]}" \
+				"$(calc 'printf "%.3f", a / b' "${tps[$v]}" "${tps[alone]}")" \
+				"$(calc 'printf "%.1f %%", (1 - a / b) * 100' "${tps[$v]}" "${tps[alone]}")" \
+				"$([ "$v" = alone ] && echo - || echo "${bph[$v]}")" \
+				"$([ "$v" = alone ] && echo - || echo "${runs[$v]}")"
+		done
+		echo "trace per hour with --lag 100ms: ${bph[lag]} MB, without: ${bph[full]} MB" \
+			"($(calc 'printf "%.1f", b / a' "${bph[lag]}" "${bph[full]}")x smaller)"
+	else
+		echo "n/a: the PostgreSQL cluster did not start (see the log lines below)"
+		tail -n 5 "$LOG"
+	fi
+	[ -n "$PG_DIR" ] && pg_teardown
+	[ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
+}
+
 if [ "${BENCH_ONLY:-}" = unwind ]; then
 	bench_unwind
+	exit 0
+fi
+if [ "${BENCH_ONLY:-}" = lag ]; then
+	bench_lag
 	exit 0
 fi
 
@@ -921,81 +1094,6 @@ fi
 # index_getnext_slot (twice) fire every transaction; the calls recorded per
 # second are printed.
 
-PG_PORT=54339 # names the socket file only: the cluster has no TCP
-PG_FUNCS=(standard_ExecutorRun index_getnext_slot FileRead tuplesort_performsort heap_update
-	XactLockTableWait ProcSleep)
-PG_PROBES=(-i "$PGBIN/postgres:PortalRun")
-for f in "${PG_FUNCS[@]}"; do PG_PROBES+=(-f "$PGBIN/postgres:$f"); done
-
-pg_psql() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-
-# Moves this script into a new cgroup v1 cpu group with ten times the
-# default cpu.shares; what it starts from then on inherits the group.
-pg_cgroup_join() {
-	local root=/sys/fs/cgroup/cpu
-
-	[ -f "$root/cgroup.procs" ] || return 1
-	PG_CG=$root/xlprobe-bench-$$
-	mkdir "$PG_CG" && echo 10240 >"$PG_CG/cpu.shares" && echo $$ >"$PG_CG/cgroup.procs"
-}
-
-# Back to the root group, with whatever is left in ours, and removes it.
-pg_cgroup_leave() {
-	local cg=$PG_CG pid
-
-	PG_CG=""
-	while read -r pid; do
-		echo "$pid" >"$(dirname "$cg")/cgroup.procs"
-	done <"$cg/cgroup.procs"
-	rmdir "$cg"
-}
-
-# A throwaway cluster in $TMP/pg, run by user postgres, pinned to the
-# workload CPU, with pgbench's tables; pg_teardown (also from cleanup)
-# stops it, rm -rf $TMP removes it.
-pg_setup() {
-	local opts="-p $PG_PORT -k $TMP/pg -c listen_addresses= -c autovacuum=off -c fsync=off"
-
-	PG_DIR=$TMP/pg
-	export PGHOST=$PG_DIR PGPORT=$PG_PORT PGUSER=postgres PGDATABASE=postgres
-	# postgres must reach its directory through ours (0700 from mktemp)
-	chmod 711 "$TMP" && mkdir "$PG_DIR" && chown postgres: "$PG_DIR" || return 1
-	runuser -u postgres -- "$PGBIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -N \
-		>>"$LOG" 2>&1 || return 1
-	taskset -c "$WCPU" runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DIR/data" \
-		-l "$PG_DIR/log" -o "$opts" -w -t 60 start >>"$LOG" 2>&1 || return 1
-	# pgbench -b select-only's script
-	printf '%s\n' '\set aid random(1, 100000 * :scale)' \
-		'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' >"$TMP/select.pgb"
-	"$PGBIN/pgbench" -i -q -s 1 >>"$LOG" 2>&1 && pg_psql -c CHECKPOINT >>"$LOG" 2>&1
-}
-
-pg_teardown() {
-	local dir=$PG_DIR pm
-
-	PG_DIR=""
-	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop \
-		>/dev/null 2>&1 && return
-	pm=$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)
-	[ -n "$pm" ] && kill -KILL "$pm" 2>/dev/null
-}
-
-# The server process of pgbench $1's connection, once it ran a query
-# (pgbench's first connection only checks the server and runs none, given
-# a script file).
-pg_backend() {
-	local i b
-
-	for ((i = 0; i < 100; i++)); do
-		b=$(pg_psql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'
-			AND query_start IS NOT NULL" 2>>"$LOG")
-		case $b in '' | *[!0-9]*) ;; *) echo "$b"; return 0 ;; esac
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
 # perf record prints nothing once attached: it has when it holds one
 # perf_event file per event (one thread)
 perf_attached() {
@@ -1245,6 +1343,7 @@ else
 	echo "n/a: $SIGSIM not built"
 fi
 bench_unwind
+bench_lag
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
 notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)
