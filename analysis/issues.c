@@ -153,10 +153,17 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 	return c;
 }
 
-static int32_t issue_of(struct is_set *s, const struct ds_file_info *fi, struct culprit c)
+/* lmk: the run's landmark (record -i several times), DS_NO_FUNC: the file's first */
+static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct ds_file_info *fi,
+			uint32_t lmk, struct culprit c)
 {
-	const char *lb = fi->landmark_binary ? fi->landmark_binary : "";
-	const char *lm = fi->interaction ? fi->interaction : "[launch]";
+	bool own = lmk != DS_NO_FUNC && lmk < dataset__nfuncs(ds);
+	const char *lb = own		       ? dataset__func(ds, lmk)->binary
+			 : fi->landmark_binary ? fi->landmark_binary
+					       : "";
+	const char *lm = own		   ? dataset__func(ds, lmk)->symbol
+			 : fi->interaction ? fi->interaction
+					   : "[launch]";
 	struct is_issue *i;
 	char fp[17];
 
@@ -213,7 +220,7 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_
 		int32_t k = -1;
 
 		if (r->latency_ns >= s->lag_ns) {
-			k = issue_of(s, fi, culprit_of(ds, res, i));
+			k = issue_of(s, ds, fi, r->landmark, culprit_of(ds, res, i));
 			if (k < 0)
 				return k;
 			x->lags++;
