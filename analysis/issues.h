@@ -40,7 +40,7 @@ void issues__fingerprint(const char *landmark_binary, const char *landmark, cons
 
 struct is_session {
 	char *path, *host, *build_id;
-	size_t runs, lags;
+	size_t runs, lags; /* runs: those record --lag summarized too */
 };
 
 /* One run of a session, lagging or not (the fleet table's row). */

@@ -43,15 +43,17 @@ static const char *who(const struct is_issue *i, char *buf, size_t len)
 int report__issues_text(FILE *f, const struct is_set *s)
 {
 	char d[4][32], w[400], l[160], lb[160], t1[40], t2[40];
-	size_t lags = 0;
+	size_t lags = 0, runs = 0;
 
-	for (size_t k = 0; k < issues__nsessions(s); k++)
+	for (size_t k = 0; k < issues__nsessions(s); k++) {
 		lags += issues__session(s, k)->lags;
+		runs += issues__session(s, k)->runs;
+	}
 	fprintf(f,
 		"xlprobe issues: %zu session%s, %zu run%s, %zu lag%s (at or past %s), %zu "
 		"issue%s (%s)\n",
-		issues__nsessions(s), issues__nsessions(s) == 1 ? "" : "s", issues__nruns(s),
-		issues__nruns(s) == 1 ? "" : "s", lags, lags == 1 ? "" : "s",
+		issues__nsessions(s), issues__nsessions(s) == 1 ? "" : "s", runs,
+		runs == 1 ? "" : "s", lags, lags == 1 ? "" : "s",
 		report__dur(issues__lag_ns(s), d[0], sizeof(d[0])), issues__n(s),
 		issues__n(s) == 1 ? "" : "s", XLP_ISSUE_SCHEME);
 	for (size_t k = 0; k < issues__n(s); k++) {
