@@ -4,7 +4,7 @@
  * OSDI'18, and Perfetto's critical path): from the scheduling events of a
  * record --timeline trace, every off-CPU interval (a wait) of a run's
  * thread inside the run's window, cut into pieces charged to what held it
- * up. The rules (README, "Wait chains"):
+ * up. The rules (docs/analysis.md, "Wait chains"):
  *   - the part after the thread's wakeup (or after a preemption) is its
  *     own runqueue wait: cpu_wait of the thread itself;
  *   - its sleep is charged to the thread that woke it, over the sleep,

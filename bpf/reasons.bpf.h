@@ -13,7 +13,7 @@
  * The reason is decided at the wakeup, when the waker is known, and charged
  * with the sleep. No syscall tracepoint is involved: raw_syscalls would put
  * every syscall of the machine on the kernel's slow path (~100 ns each
- * here, uretprobe returns included: README, "Overhead"), for a number the
+ * here, uretprobe returns included: docs/overhead.md), for a number the
  * registers of a blocked task still hold. The helpers take scalars so that
  * bpf/selftest.bpf.c can drive them with bpf_prog_test_run_opts.
  */

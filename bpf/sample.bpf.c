@@ -68,7 +68,7 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 		emit(&ev, sizeof(ev));
 	}
 	/* the pause of the interrupted thread, as far as this program goes
-	 * (the timer interrupt around it is not counted: README, Sampling) */
+	 * (the timer interrupt around it is not counted: docs/recording.md, Stack sampling) */
 	c = sample_cost_add(t0);
 	if (c)
 		c->on_samples++;

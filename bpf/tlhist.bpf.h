@@ -17,7 +17,7 @@
  * uninterruptible sleep: disk), since the syscall witnesses of
  * bpf/reasons.bpf.h are kept for traced threads only.
  *
- * Chosen by measurement over the alternatives (README, "Wait chains";
+ * Chosen by measurement over the alternatives (docs/analysis.md, "Wait chains";
  * make bench section 1): the kernel's per-thread counters read at the two
  * wakeups of a handoff say how much the waker ran and waited, but not
  * when, nor on what it slept (task_delayacct is off by default), nor

@@ -1,7 +1,7 @@
 -- The issues table of `xlprobe issues`, computed from the fleet table
 -- `lags` (xlprobe export --csv --table lags, or --jsonl) of any number of
 -- traces from any number of hosts. Standard SQL: SQLite, DuckDB,
--- PostgreSQL and ClickHouse run it as it is (README, "In the wild").
+-- PostgreSQL and ClickHouse run it as it is (docs/issues.md, "In the wild").
 -- Each row: an issue (one fingerprint: landmark, culprit, factor by name),
 -- its sessions (traces), hosts, builds (distinct build-ids), lagging runs,
 -- longest lag, total perceptible lag (the ranking) and first / last seen.

@@ -463,7 +463,7 @@ bench_unwind() {
 
 # ---- 10. record --lag over a long recording (a function: BENCH_ONLY=lag runs it alone) ----
 
-# README, "record --lag": what a day of recording costs. Section 6's
+# docs/recording.md, "record --lag": what a day of recording costs. Section 6's
 # pgbench select-only load, one client, for XLP_BENCH_LAG_SECONDS (600),
 # three ways, one run each: alone, under record -p BACKEND -i PortalRun
 # --lag 100ms, and the same without --lag. Each transaction is a run; at
@@ -720,7 +720,7 @@ printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPU
 #
 # record --timeline follows the wakers outside the traced threads: every
 # switch and wakeup of the machine pays a lookup, and with the waker
-# history (the default) a task storage write (README, "Wait chains"). Here
+# history (the default) a task storage write (docs/analysis.md, "Wait chains"). Here
 # the ping-pong is NOT traced: xlprobe records an idle process (-p of a
 # sleep), so what the ping-pong pays is what the rest of a machine pays.
 # perf record -a of the same tracepoints is what a system-wide scheduler

@@ -3,7 +3,7 @@
  * The operating characteristic of the evidence rules (tests/lib/sigsim.h):
  * false accusation rates on natural shapes, detection rates on perturbed
  * ones, by number of runs. Seeded: the same table every time. Prints the
- * table (make bench; README "Evidence: its operating characteristic").
+ * table (make bench; docs/analysis.md, "Evidence: its operating characteristic").
  * Usage: bench_significance [TRIALS [NAME]]   (default 1000 trials up to
  * 200 runs; NAME: only the shapes whose name holds it)
  */

@@ -137,7 +137,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 		 * walks raise the period or the thinning. These scenarios
 		 * test the analysis on samples; the adaptive rate has its own
 		 * test (tests/root/test_sample), so they take the widest bound
-		 * (README, Stack sampling).
+		 * (docs/recording.md, Stack sampling).
 		 */
 		xargv[n++] = "--sample-overhead";
 		xargv[n++] = "50";
@@ -422,7 +422,7 @@ out:
 SCENARIO(network_delay, "net", {{"fetch_remote", "net_block"}})
 /* CPU-only causes are told from a tail by their distinct mode alone; the
  * slow runs' own spread (background CPU noise scales with their length)
- * needs 20 of them, not 10, for p <= 0.001 (README, The analysis). */
+ * needs 20 of them, not 10, for p <= 0.001 (docs/analysis.md). */
 SCENARIO(programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .args = {"--runs", "80"})
 SCENARIO(background_load_other_process, "bgload", {{"compute_checksum", "cpu_wait"}},
 	 .whole_run = true)
@@ -458,13 +458,13 @@ SCENARIO(no_perturbation, "none", {{NULL, NULL}})
  * period stays there for this app at the 3 % bound): each is long enough
  * to be sampled. A function is found when its added time in a slow run
  * spans several periods and its fast runs' time differs from it by more
- * than a period (README, Stack sampling: what sampling can find).
+ * than a period (docs/recording.md, Stack sampling: what sampling can find).
  */
 SCENARIO(sampled_network_delay, "net", {{"fetch_remote", "net_block"}}, .sampled = true)
 /* Sampled CPU time spreads the slow mode wider than measured time (1 ms
  * samples, and each slow run's share of the machine's noise): 18 slow runs
  * of 80 left a 6x mode at p = 0.001-0.003 in CI, the report rightly saying
- * "record more runs"; 160 give it 40 (README: Evidence, its operating
+ * "record more runs"; 160 give it 40 (docs/analysis.md: Evidence, its operating
  * characteristic). */
 SCENARIO(sampled_programming_flaw, "cpu", {{"compute_checksum", "cpu_run"}}, .sampled = true,
 	 .args = {"--runs", "160"})

@@ -64,7 +64,7 @@ static uint64_t mix(uint64_t x)
 }
 
 /* Not a leaf: a leaf function gets no frame-pointer prologue, and a uprobe
- * on its first instruction is single-stepped (README, Overhead). */
+ * on its first instruction is single-stepped (docs/overhead.md). */
 void prepare_request(int seq)
 {
 	for (int i = 0; i < 20000; i++)

@@ -422,8 +422,8 @@ TEST(reason_disk)
 		long want = rec.w.disk_bytes;
 
 		/* no request counts here: blk-throttle dispatches held bios from a
-		 * kernel worker, so they cannot be attributed (README,
-		 * Limitations); disk_requests_attributed_unthrottled checks them */
+		 * kernel worker, so they cannot be attributed
+		 * (docs/limitations.md); disk_requests_attributed_unthrottled checks them */
 		(void)b;
 		(void)want;
 		/* O_DIRECT waits in io_schedule(): uninterruptible */

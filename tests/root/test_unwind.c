@@ -339,7 +339,7 @@ TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 /*
  * "Whole" is main down to the leaf: now and then a recording of a launched
  * command has all its stacks stop at __libc_start_call_main (bad_frame),
- * not yet understood (README Limitations); frame pointers alone never
+ * not yet understood (docs/limitations.md); frame pointers alone never
  * find main;spin_a;spin_b;spin_c here.
  */
 TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
@@ -502,7 +502,7 @@ TEST(marked_function_entered_by_a_tail_call_is_on_the_stack)
 		 * main;tail_a;spin_c, not the whole chain to _start: one
 		 * recording in four or so stops all its stacks at
 		 * __libc_start_call_main (bad_frame) here, not yet understood
-		 * (README Limitations); what this test holds is tail_a's place
+		 * (docs/limitations.md); what this test holds is tail_a's place
 		 */
 		if (!samples[i].off && st && st->n && holds(st, &tail[5], 1, false)) {
 			in_spin++;

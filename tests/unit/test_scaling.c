@@ -67,7 +67,7 @@ TEST(each_model_with_intercept_and_noise_is_classified)
 	/*
 	 * +-2 % noise, medians of 9: every growing series classified right;
 	 * a constant is read as growing when its noise trends, at the slope
-	 * test's 5 % (README, Growth: measured 4 %)
+	 * test's 5 % (docs/growth.md: measured 4 %)
 	 */
 	for (int m = 0; m < SC_NMODELS; m++)
 		CHECK(wrong[m] <= (m == SC_CONST ? tries / 20 : 0), "%s: %d of %d misclassified",

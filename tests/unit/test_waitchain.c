@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * analysis/waitchain.c on hand-written timelines: one test per rule of
- * README's "Wait chains" (a recursive chain, an interrupt waker, a cycle,
+ * docs/analysis.md, "Wait chains" (a recursive chain, an interrupt waker, a cycle,
  * a runnable waker, an untraced waker, the depth limit) and time conserved
  * on random timelines. Threads: A = tid 10 (the runs' thread, pid 10),
  * B = 11, C = 12 (pid 10), X = 13 (another thread on a CPU).

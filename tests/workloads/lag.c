@@ -2,7 +2,7 @@
 /*
  * lag: an interactive program's events at a steady rate, some of which a
  * person would perceive (LagHunter's 100 ms), for tests/root/test_lag.c
- * and README's record --lag sizes.
+ * and docs/recording.md's record --lag sizes.
  *
  *   lag [--calls N] [--slow-every K] [--key] [--seconds S]
  *

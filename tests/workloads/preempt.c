@@ -6,7 +6,7 @@
  *
  *   request()        the interaction: handler()
  *   handler()        starts with lea (the kernel single-steps its uprobe:
- *                    README, "Overhead") and jumps to handler_body()
+ *                    docs/overhead.md) and jumps to handler_body()
  *   handler_body()   W/4 of CPU work, filter(), W/4 of CPU work
  *   filter()         W/2 of CPU work
  *

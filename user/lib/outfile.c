@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Output files, created so that root never writes where someone else
- * pointed it (see outfile.h and README.md, "Security").
+ * pointed it (see outfile.h and docs/security.md, "Writing files").
  *
  * Every step works on the directory's fd and the last component of the
  * path, so a check and the act it guards see the same directory. The

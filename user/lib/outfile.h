@@ -2,7 +2,7 @@
 /*
  * Every file xlprobe writes (trace, report, HTML page) is created here, so
  * that a root xlprobe never writes through a link or into a file someone
- * else planted at the path (README.md, "Security"):
+ * else planted at the path (docs/security.md, "Writing files"):
  *
  * - the directory is opened once; everything after is relative to it;
  * - the last component of the path is never followed;

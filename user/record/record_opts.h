@@ -14,7 +14,8 @@
 /* record_opts.realtime */
 #define XLP_RT_AUTO (-1)
 #define XLP_RT_OFF 0
-/* --stack-copy: bytes of user stack copied per sample for CFI unwinding (README, Stack sampling) */
+/* --stack-copy: bytes of user stack copied per sample for CFI unwinding
+ * (docs/recording.md, Stack sampling) */
 #define XLP_STACK_COPY_DEFAULT 8192
 #define XLP_MAX_SIZES 256	/* --sizes */
 #define XLP_MAX_LAUNCHES 100000 /* --repeat, times the --sizes */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * JSON report, schema "xlprobe-report/3" (documented in README.md): the
+ * JSON report, schema "xlprobe-report/3" (documented in docs/json.md): the
  * text report's content, plus every tree whole (nodes, feature statistics
  * and pruning decisions). Numbers in ns (or kHz for cpu_freq) are rounded
  * to integers; missing values are null.

@@ -2,7 +2,7 @@
 /*
  * The xlprobe trace file: a header, zlib-compressed chunks of records
  * (struct xlp_hdr + payload, as defined in bpf/xlprobe.h), a footer.
- * See README.md, "Trace file format", for the byte layout.
+ * See docs/trace-format.md, "Trace file format", for the byte layout.
  */
 #ifndef XLP_TRACE_H
 #define XLP_TRACE_H
@@ -15,8 +15,8 @@
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
 /*
- * Version of the file: its framing (header, chunks, footer; README.md,
- * "Trace file format") and the record layouts of bpf/xlprobe.h, whose own
+ * Version of the file: its framing (header, chunks, footer;
+ * docs/trace-format.md) and the record layouts of bpf/xlprobe.h, whose own
  * XLP_FORMAT_VERSION counts only the latter. Version 2 numbers the chunks
  * and gives each chunk header its own CRC; version 3 adds the compact call
  * record (XLP_R_CALL_COMPACT), which the reader expands: an older reader
@@ -58,7 +58,7 @@ extern const char *const xlp_stat_names[XLP_NR_STAT];
  * report puts it first in its verdict. A reporting threshold, not a
  * detection rule: at median + 1 sigma about 16 % of the runs are slow, and
  * a full ring buffer loses records in the busiest periods, where the slow
- * runs are, so 2 % lost could be an eighth of the slow runs (README,
+ * runs are, so 2 % lost could be an eighth of the slow runs (docs/recording.md,
  * "Keeping up").
  */
 #define XLP_LOSS_CAVEAT 0.02

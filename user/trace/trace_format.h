@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Byte-layout constants of the trace file shared by the writer and the
- * reader (the layout itself is described in trace_writer.c and README.md).
+ * reader (the layout itself is described in trace_writer.c and docs/trace-format.md).
  */
 #ifndef XLP_TRACE_FORMAT_H
 #define XLP_TRACE_FORMAT_H
