@@ -11,6 +11,7 @@
  * With XLP_SCORECARD=1 each scenario also prints one "SCORE" line
  * (tests/e2e/scorecard).
  */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -174,17 +175,32 @@ static struct json *report(const char *trace)
 	return j;
 }
 
-/* "fn/factor[, fn/factor]" of what the report accuses. */
+/*
+ * "fn/factor[, fn/factor]" of what the report accuses; a drill-down chain
+ * in full ("compute_checksum → crunch/cpu_run"), as the judge reads it.
+ */
 static void found_str(const struct json *j, char *buf, size_t len)
 {
 	const struct json *cf = json__key(j, "critical_functions");
 
 	buf[0] = 0;
 	for (size_t i = 0; i < json__len(cf); i++) {
-		const struct json *f = json__at(cf, i);
+		const struct json *f = json__at(cf, i), *chain = json__key(f, "chain");
 		const char *fac = json__str(json__get(f, "factors[0].factor"));
 		size_t used = strlen(buf);
 
+		if (json__len(chain) > 1) {
+			for (size_t k = 0; k < json__len(chain) && used < len; k++) {
+				snprintf(buf + used, len - used, "%s%s",
+					 k   ? " → "
+					 : i ? ", "
+					     : "",
+					 json__str(json__get(json__at(chain, k), "function")));
+				used = strlen(buf);
+			}
+			snprintf(buf + used, len - used, "/%s", fac ? fac : "-");
+			continue;
+		}
 		snprintf(buf + used, len - used, "%s%s/%s", i ? ", " : "",
 			 json__str(json__key(f, "function")), fac ? fac : "-");
 	}
@@ -193,11 +209,13 @@ static void found_str(const struct json *j, char *buf, size_t len)
 }
 
 /*
- * The critical function named name; with stack samples also the one whose
- * drill-down chain passes through it (compute_checksum → crunch: the chain
- * ends at the deepest function that holds the added time).
+ * The critical function named name, or the one whose drill-down chain
+ * passes through it: the chain ends at the deepest function that holds the
+ * added time (compute_checksum → crunch: crunch, which only stack samples
+ * see, is named, a deeper true answer), and it is the verdict's own
+ * account of where that time is.
  */
-static const struct json *find_function(const struct json *j, const char *name, bool in_chain)
+static const struct json *find_function(const struct json *j, const char *name)
 {
 	const struct json *cf = json__key(j, "critical_functions");
 
@@ -208,7 +226,7 @@ static const struct json *find_function(const struct json *j, const char *name, 
 
 		if (fn && !strcmp(fn, name))
 			return c;
-		for (size_t k = 0; in_chain && k < json__len(chain); k++) {
+		for (size_t k = 0; k < json__len(chain); k++) {
 			fn = json__str(json__key(json__at(chain, k), "function"));
 			if (fn && !strcmp(fn, name))
 				return c;
@@ -284,7 +302,7 @@ static void check_report(const struct scenario *s, const struct json *j)
 		      "a precondition without a rejected function says nothing");
 	}
 	for (int i = 0; i < n; i++) {
-		const struct json *f = find_function(j, s->want[i].function, s->sampled);
+		const struct json *f = find_function(j, s->want[i].function);
 		const char *fac;
 
 		/*
@@ -483,5 +501,89 @@ SCENARIO(sampled_two_causes, "two",
 	 {{"fetch_remote", "net_block"}, {"compute_checksum", "cpu_run"}}, .sampled = true,
 	 .args = {"--runs", "320", "--cpu-mult", "10", "--delay-ms", "100"})
 SCENARIO(sampled_no_perturbation, "none", {{NULL, NULL}}, .sampled = true)
+
+/* ---- the judge itself, on crafted reports (no recording, no root) ---- */
+
+/* Failed checks of check_report on text; they are not counted, nor shown. */
+static int judge(const struct scenario *s, const char *text)
+{
+	int before = tl_failed_checks, failed, fd = dup(2), null = open("/dev/null", O_WRONLY);
+	char perr[256];
+	struct json *j = json__parse(text, perr, sizeof(perr));
+
+	if (!j) {
+		fprintf(stderr, "  crafted JSON: %s\n", perr);
+		return -1;
+	}
+	fflush(stderr);
+	dup2(null, 2);
+	check_report(s, j);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	close(null);
+	json__free(j);
+	failed = tl_failed_checks - before;
+	tl_failed_checks = before;
+	return failed;
+}
+
+/* crunch accused with factor fac, its chain from chain_head (or alone), and another */
+static const char *crafted(char *buf, size_t len, const char *chain_head, const char *fac,
+			   const char *other)
+{
+	char chain[128] = "";
+
+	if (chain_head)
+		snprintf(chain, sizeof(chain), "{\"function\": \"%s\"}, ", chain_head);
+	snprintf(buf, len,
+		 "{\"status\": \"ok\", \"preconditions\": [{}], \"rejected_functions\": [],"
+		 " \"critical_functions\": [{\"function\": \"crunch\", \"sampled\": true,"
+		 " \"chain\": [%s{\"function\": \"crunch\"}], \"factors\": [{\"factor\":"
+		 " \"%s\"}], \"peer\": null}%s]}",
+		 chain, fac,
+		 other ? ", {\"function\": \"render\", \"sampled\": true, \"chain\": [],"
+			 " \"factors\": [{\"factor\": \"lock_wait\"}], \"peer\": null}"
+		       : "");
+	return buf;
+}
+
+/*
+ * The expected function anywhere on the chain of the function accused is
+ * found (the sampled bg_disk_cpu named crunch, compute_checksum → crunch,
+ * and the scorecard had said FAIL for it); the judge still fails a chain
+ * without it, the wrong factor, and a second accusation.
+ */
+TEST(judge_accepts_the_expected_function_on_the_chain)
+{
+	static const struct scenario sampled = {"cpu",
+						{{"compute_checksum", "cpu_run"}},
+						.sampled = true},
+				     marked = {"cpu", {{"compute_checksum", "cpu_run"}}};
+	char buf[1024], found[256];
+	struct json *j;
+
+	CHECK(judge(&sampled, crafted(buf, sizeof(buf), "compute_checksum", "cpu_run", NULL)) == 0,
+	      "%s", buf);
+	CHECK(judge(&marked, crafted(buf, sizeof(buf), "compute_checksum", "cpu_run", NULL)) == 0,
+	      "%s", buf);
+	CHECK(judge(&sampled, crafted(buf, sizeof(buf), NULL, "cpu_run", NULL)) > 0,
+	      "crunch alone passed for compute_checksum");
+	CHECK(judge(&sampled, crafted(buf, sizeof(buf), "load_config", "cpu_run", NULL)) > 0,
+	      "a chain without compute_checksum passed");
+	CHECK(judge(&sampled, crafted(buf, sizeof(buf), "compute_checksum", "cpu_wait", NULL)) > 0,
+	      "the wrong factor passed");
+	CHECK(judge(&sampled, crafted(buf, sizeof(buf), "compute_checksum", "cpu_run", "render")) >
+		      0,
+	      "a second accusation passed");
+	/* the scorecard's "found" shows the chain the judge read */
+	j = json__parse(crafted(buf, sizeof(buf), "compute_checksum", "cpu_run", "render"), NULL,
+			0);
+	REQUIRE(j, "crafted JSON");
+	found_str(j, found, sizeof(found));
+	CHECK(!strcmp(found, "compute_checksum → crunch/cpu_run, render/lock_wait"), "found: %s",
+	      found);
+	json__free(j);
+}
 
 TEST_MAIN()

@@ -336,8 +336,11 @@ const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct 
 		 * entry is after it (bpf/prewake.bpf.h) */
 		uint64_t entry = r->entry_ns + r->incl[XLP_C_QUEUED];
 
+		/* between the caller's clock before the call and the function's
+		 * own first reading when the workload gives both: how long the
+		 * entry probe takes, longer on a slower machine, does not matter */
 		if ((int)r->func_id == fid && r->tid == c->tid && entry <= c->start &&
-		    c->start - entry < within_ns)
+		    (c->before ? entry >= c->before : c->start - entry < within_ns))
 			return r;
 	}
 	return NULL;

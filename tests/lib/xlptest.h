@@ -97,9 +97,10 @@ struct xt_wl_call {
 int xt_parse_calls(char *out, struct xt_wl_call *c, int max);
 /*
  * The trace's record of the call c logged: same function and thread, its
- * entry (the handler's: entry_ns + queued for a run with a prewake) at
- * most within_ns before the workload read its clock (the entry probe
- * fires first). NULL if none.
+ * entry (the handler's: entry_ns + queued for a run with a prewake)
+ * before the workload read its clock (the entry probe fires first), and
+ * after the caller's clock before the call (c->before), or without it at
+ * most within_ns before. NULL if none.
  */
 const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct xt_wl_call *c,
 					 unsigned long long within_ns);

@@ -1,8 +1,11 @@
 # Why a report (xlprobe report --json) does not meet the expectation
 # $fn (functions separated by |, "-" for no accusation, or "-" among them), $factor (factors
 # separated by |: any of them), $peer ("-": any); empty when it does. The
-# expected function must be critical with an expected factor, and no
-# critical function may carry another.
+# expected function must be critical, or on a critical function's chain
+# (the drill-down from the outermost critical function to the deepest one
+# that holds the added time, which is the one named: a deeper true answer),
+# with an expected factor, and no critical function may carry another.
+def base: sub(" \\[queued before it\\]$"; "");
 ($fn | split("|")) as $fns
 | ($factor | split("|")) as $factors
 # A function slowed because its CPU did not run it (cpu_steal: the
@@ -10,9 +13,9 @@
 # the scenario: it is left out of the judgement (tests/e2e/test_e2e.c).
 # The runqueue wait before an interaction (its pseudo-function "SYMBOL
 # [queued before it]") is the interaction's own: it is judged as SYMBOL.
-| [.critical_functions[] | {f: (.function | sub(" \\[queued before it\\]$"; "")), x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}
+| [.critical_functions[] | {f: (.function | base), c: [.chain[]?.function | base], x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}
    | select(.x != "cpu_steal")] as $cf
-| ($cf | map("\(.f)/\(.x)") | join(", ")) as $found
+| ($cf | map("\(if (.c | length) > 1 then .c | join(" → ") else .f end)/\(.x)") | join(", ")) as $found
 | if $fn == "-" then
     if ($cf | length) == 0 then "" else "accused \($found) though nothing was perturbed" end
   # "-" among other functions: nothing accused, or one of them (a slowdown
@@ -25,7 +28,7 @@
        and ((.whole_run.factor // "") as $wf | any($factors[]; . == $wf)) then ""
   elif ($cf | length) == 0 then "no accusation (\(.status)), expected \($fn)/\($factor)"
   else
-    ($cf | map(select(.f as $f | any($fns[]; . == $f)))) as $hit
+    ($cf | map(select([.f] + .c | any(.[]; . as $f | any($fns[]; . == $f))))) as $hit
     | if ($hit | length) == 0 then "found \($found), expected \($fn)/\($factor)"
       elif ($hit | map(select(.x as $x | any($factors[]; . == $x))) | length) == 0 then "found \($found), expected factor \($factor)"
       elif ($cf | map(select(.x as $x | any($factors[]; . == $x) | not)) | length) > 0 then "found \($found): a wrong factor besides"

@@ -12,7 +12,8 @@
 #include "testlib.h"
 #include "xlptest.h"
 
-#define MS 1000000ull
+/* the recorder's poll timeout (user/record.c run_loop) */
+#define POLL_PERIOD_NS 100000000ull
 
 /* What one launch of timed printed. */
 struct own {
@@ -86,8 +87,11 @@ static void record(const char *name, int repeat, bool sleep_mode, const char *du
 /*
  * Every launch: timed by the kernel, its window holds the command's own
  * (exec before the first instruction, exit after the last clock reading),
- * and its length agrees with the command's own clock within 1 ms plus what
- * the kernel charged the process outside that clock.
+ * and its length agrees with the command's own clock within what the
+ * kernel charged the process outside that clock, plus its stolen time and
+ * 1 % of the command's own time (no fixed slack: a slower machine
+ * stretches what lies between the kernel's events and the clock readings;
+ * here the difference stayed 1.5 ms or more below the allowance).
  *
  * The command's clock cannot see exec before its first instruction nor exit
  * after its last reading, yet both are its life (`time` counts them), and
@@ -134,8 +138,10 @@ static void check_launches(const struct rec_result *res, int repeat)
 			  : 0;
 		wait = th ? th->tot[XLP_C_CPU_WAIT] : 0;
 		outside = life > o->elapsed ? life - o->elapsed : 0;
+		/* stolen time is no state of the thread's accounting (life) */
+		outside += th ? th->tot[XLP_C_CPU_STEAL] : 0;
 		diff = span > o->elapsed ? span - o->elapsed : o->elapsed - span;
-		CHECK(diff <= 1 * MS + outside,
+		CHECK(diff <= outside + o->elapsed / 100,
 		      "launch %zu: latency %llu ns, the command measured %llu ns (exec to its "
 		      "first instruction %lld ns, its last clock reading to exit %lld ns, "
 		      "waiting for a CPU %llu ns, accounted %llu ns, asleep %llu + %llu ns, on a "
@@ -160,16 +166,24 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * The median time from a launch's exit to the next one's exec, in the
- * trace: what the recorder took to notice the exit and start again.
+ * trace, less the next one's life before its exec (from the recorder's
+ * fork: its thread's first event), which the machine's speed sets: what
+ * the recorder took to notice the exit and fork again.
  */
 static unsigned long long median_gap_ns(const struct xt_trace *t)
 {
 	unsigned long long g[64];
 	size_t n = 0;
 
-	for (size_t i = 1; i < t->nlaunches && n < 64; i++)
-		if (t->launches[i].start_ns > t->launches[i - 1].end_ns)
-			g[n++] = t->launches[i].start_ns - t->launches[i - 1].end_ns;
+	for (size_t i = 1; i < t->nlaunches && n < 64; i++) {
+		const struct xlp_thread_rec *th = xt_thread(t, t->launches[i].pid);
+		uint64_t from = t->launches[i - 1].end_ns, to = t->launches[i].start_ns;
+
+		if (th && th->first_ns > from && th->first_ns < to)
+			to = th->first_ns;
+		if (to > from)
+			g[n++] = to - from;
+	}
 	if (!n)
 		return 0;
 	qsort(g, n, sizeof(g[0]), cmp_u64);
@@ -193,11 +207,11 @@ static void record_and_check(const char *name, int repeat, bool sleep_mode, cons
 		unsigned long long gap = median_gap_ns(&res->t);
 
 		fprintf(stderr,
-			"  median %llu us from a launch's exit to the next exec (%llu ms in all)\n",
+			"  median %llu us from a launch's exit to the next fork (%llu ms in all)\n",
 			gap / 1000, res->wall_ms);
 		CHECK(gap < max_gap_ns,
 		      "%d launches of a %s command: a median %llu us from one's exit to the next "
-		      "exec",
+		      "fork",
 		      repeat, dur, gap / 1000);
 	}
 	if (res->loaded) {
@@ -223,14 +237,16 @@ TEST(launch_latency_is_the_commands_own_300ms)
 /*
  * The recorder notices each exit at once (the launch's pidfd wakes its
  * poll), rather than at its next 100 ms poll timeout (user/record/record.c
- * run_loop): the next launch's exec follows an exit by far less than that
- * period, whatever the machine's speed (the whole run's time, the BPF
+ * run_loop): the next launch's fork follows an exit by far less than that
+ * period, whatever the machine's speed (the bound is a quarter of the
+ * recorder's own period; the new process's fork and exec, 1.5-12 ms on a
+ * loaded VM, are left out of the gap, and the whole run's time, the BPF
  * programs' load and verification included, is not the question: it grew
  * from 0.12 to 2.2 s with the programs and on slower machines).
  */
 TEST(repeat_20_short_launches_follow_each_other)
 {
-	record_and_check("short20.xlp", 20, false, "1ms", 100 * MS / 4);
+	record_and_check("short20.xlp", 20, false, "1ms", POLL_PERIOD_NS / 4);
 }
 
 /*

@@ -6,6 +6,8 @@
  * as the analysis has: a bar per run, a stacked group per critical
  * function, the trees' nodes, the chain's links, the flame graph's
  * frames. The JSON report of the same trace gives the expected numbers.
+ * A copy of each page with a measuring script shows that nothing runs past
+ * the page's column (long lines wrap, wide tables scroll in their box).
  * Screenshots are left in .output/ (report-screenshot*.png) for people to
  * look at.
  */
@@ -16,6 +18,8 @@
 #include "synth.h"
 
 static char err[1 << 14];
+
+static long attr(const char *s, const char *name);
 
 struct page {
 	char *dom;
@@ -52,10 +56,71 @@ static int chromium(const char *args, const char *html, const char *out)
 }
 
 /*
+ * A script appended to a copy of the page (the report has none): every
+ * element outside a scrolling box that reaches past the body's column, or
+ * whose content (a long line of a <pre>) sticks out of its own box, listed
+ * in <pre id="xlp-overflow" data-n="N">, with the page's scroll width.
+ */
+static const char overflow_probe[] =
+	"<script>(function(){"
+	"var b=document.body.getBoundingClientRect(),out=[];"
+	"function scrolls(e){for(var a=e.parentElement;a&&a!==document.body;a=a.parentElement)"
+	"if(getComputedStyle(a).overflowX!=='visible')return true;return false}"
+	"document.body.querySelectorAll('*').forEach(function(e){"
+	"var r=e.getBoundingClientRect(),own=getComputedStyle(e).overflowX==='visible'&&"
+	"e.clientWidth>0&&e.scrollWidth>e.clientWidth+1;"
+	"if((r.right>b.right+1||own)&&!scrolls(e))out.push(e.tagName+' '+Math.round("
+	"Math.max(r.right-b.right,e.scrollWidth-e.clientWidth))+'px: '+"
+	"(e.textContent||'').replace(/\\s+/g,' ').slice(0,80))});"
+	"var p=document.createElement('pre');p.id='xlp-overflow';"
+	"p.setAttribute('data-n',out.length);"
+	"p.setAttribute('data-page',document.documentElement.scrollWidth+'/'+innerWidth);"
+	"p.textContent=out.slice(0,8).join('\\n');document.body.appendChild(p)})()</script>";
+
+/*
+ * Nothing on the page runs past its column at width px: long evidence
+ * lines wrap, wide tables scroll in their own box (a page that scrolls
+ * sideways hides the right half of every paragraph).
+ */
+static void no_overflow_at(const char *html, int width)
+{
+	const char *probe = synth__tmp("probe.html"), *dom = synth__tmp("probe-dom.html");
+	char args[64], *page, *d, *res;
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	page = (char *)synth__slurp(html, &n);
+	REQUIRE(page && strstr(page, "</body>"), "no page");
+	f = fopen(probe, "w");
+	REQUIRE(f, "%s", probe);
+	fwrite(page, 1, (size_t)(strstr(page, "</body>") - page), f);
+	fprintf(f, "%s</body></html>\n", overflow_probe);
+	fclose(f);
+	free(page);
+	snprintf(args, sizeof(args), "--window-size=%d,3000 --dump-dom", width);
+	rc = chromium(args, probe, dom);
+	CHECK(rc == 0, "chromium --dump-dom exited %d", rc);
+	d = (char *)synth__slurp(dom, &n);
+	res = d ? strstr(d, "<pre id=\"xlp-overflow\"") : NULL;
+	CHECK(res && attr(res, "data-n") == 0, "at %d px, %ld element(s) past the column: %.1200s",
+	      width, attr(res, "data-n"), res ? res : "(no probe result)");
+	free(d);
+}
+
+/* at the screenshots' width, and at one narrower than the column */
+static void check_no_overflow(void)
+{
+	no_overflow_at(synth__tmp("r.html"), 1200);
+	no_overflow_at(synth__tmp("r.html"), 800);
+}
+
+/*
  * Writes the HTML and JSON reports of trace, loads the page in chromium,
  * and takes a screenshot into .output/NAME when shot is not NULL.
  */
-static bool load(const char *trace, const char *shot, struct page *p)
+static bool load_opt(const char *trace, const char *shot, struct page *p, const char *opt,
+		     const char *val)
 {
 	const char *html = synth__tmp("r.html"), *js = synth__tmp("r.json");
 	const char *dom = synth__tmp("dom.html");
@@ -65,8 +130,12 @@ static bool load(const char *trace, const char *shot, struct page *p)
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", js, "--html", html, trace,
-			   NULL);
+	if (opt)
+		rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", js, "--html", html,
+				   opt, val, trace, NULL);
+	else
+		rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", js, "--html", html,
+				   trace, NULL);
 	CHECK(rc == 0, "report exited %d: %s", rc, err);
 	p->j = json__load(js, jerr, sizeof(jerr));
 	CHECK(p->j, "%s", jerr);
@@ -85,6 +154,11 @@ static bool load(const char *trace, const char *shot, struct page *p)
 		      (long long)st.st_size);
 	}
 	return p->j && p->dom;
+}
+
+static bool load(const char *trace, const char *shot, struct page *p)
+{
+	return load_opt(trace, shot, p, NULL, NULL);
 }
 
 static void unload(struct page *p)
@@ -266,6 +340,7 @@ TEST(plots_in_dom)
 
 	REQUIRE(!synth__scenario(&sc), "synth");
 	REQUIRE(load(sc.path, "report-screenshot.png", &p), "-");
+	check_no_overflow();
 	check_page(&p);
 	CHECK(!strcmp(json__str(json__get(p.j, "critical_functions[0].function")), "query_db"),
 	      "%s", json__str(json__get(p.j, "critical_functions[0].function")));
@@ -327,6 +402,7 @@ TEST(chain_in_dom)
 
 	REQUIRE(!write_chain(path), "synth");
 	REQUIRE(load(path, NULL, &p), "-");
+	check_no_overflow();
 	check_page(&p);
 	CHECK(json__len(json__get(p.j, "critical_functions[0].chain")) == 4, "chain: %s",
 	      json__str(json__get(p.j, "verdict")));
@@ -343,6 +419,7 @@ TEST(flame_in_dom)
 
 	REQUIRE(!synth__sampled(path), "synth");
 	REQUIRE(load(path, "report-screenshot-sampled.png", &p), "-");
+	check_no_overflow();
 	check_chains(&p);
 	CHECK(json__len(json__get(p.j, "critical_functions[0].context_tree")) > 1, "%s",
 	      json__str(json__get(p.j, "verdict")));
@@ -367,6 +444,7 @@ TEST(many_runs_aggregated)
 
 	REQUIRE(!synth__scenario(&sc), "synth");
 	REQUIRE(load(sc.path, NULL, &p), "-");
+	check_no_overflow();
 	s = svg(p.dom, "plot-latency-runs");
 	bars = attr(s, "data-bars");
 	per = attr(s, "data-per-bar");
@@ -383,6 +461,108 @@ TEST(many_runs_aggregated)
 	CHECK(strstr(p.dom, "3000 runs in ") && strstr(p.dom, " consecutive runs"),
 	      "the caption gives the count");
 	CHECK(strlen(p.dom) < 400000, "DOM of %zu bytes", strlen(p.dom));
+	unload(&p);
+}
+
+/*
+ * handle_request calls NF - 1 functions once per run, each on the CPU a
+ * little longer than the one before; the first, whose symbol is 300
+ * characters without a space, waits for the disk in a quarter of the runs.
+ */
+#define NF 46
+
+static int write_many(const char *path)
+{
+	static struct synth_func f[NF];
+	static char names[NF][320];
+	uint64_t seed = 3, t = 1000000000, self[XLP_NR_CTR], incl[XLP_NR_CTR];
+	struct synth *s;
+	int err;
+
+	f[0] = (struct synth_func){"/opt/app/bin/app", "handle_request", true};
+	for (int k = 1; k < NF; k++) {
+		if (k == 1) {
+			memset(names[k], 0, sizeof(names[k]));
+			strcpy(names[k], "ns::Cache<ns::Key,ns::Value>::");
+			while (strlen(names[k]) < 290)
+				strcat(names[k], "load_");
+			strcat(names[k], "blocks");
+		} else {
+			snprintf(names[k], sizeof(names[k]), "step_%02d", k);
+		}
+		f[k] = (struct synth_func){"/opt/app/bin/app", names[k], false};
+	}
+	err = synth__open(path,
+			  XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS |
+				  XLP_FEAT_BLOCK,
+			  0, f, NF, &s);
+	if (err)
+		return err;
+	for (int i = 0; i < 80 && !err; i++) {
+		bool slow = tl_rnd01(&seed) < 0.25;
+		struct synth_usage own = {.cpu_run = 0.1e6};
+		uint64_t entry = t;
+
+		memset(incl, 0, sizeof(incl));
+		for (int k = 1; k < NF && !err; k++) {
+			struct synth_usage u = {.cpu_run = (0.05 + 0.002 * k) * 1e6 *
+							   (1 + 0.1 * tl_rnd01(&seed))};
+
+			if (k == 1 && slow)
+				u.disk = 10e6 * (1 + 0.2 * tl_rnd01(&seed));
+			synth__counters(&u, self);
+			err = synth__call(s, (uint32_t)k, 1000, 1000, 1, entry, self, self, 0,
+					  NULL);
+			entry += self[XLP_C_WALL];
+			for (int x = 0; x < XLP_NR_CTR; x++)
+				incl[x] += self[x];
+		}
+		synth__counters(&own, self);
+		for (int x = 0; x < XLP_NR_CTR; x++)
+			incl[x] += self[x];
+		err = err ? err : synth__call(s, 0, 1000, 1000, 0, t, incl, self, 0, NULL);
+		err = err ? err : synth__run(s, 0, 1000, 1000, t, incl);
+		t += incl[XLP_C_WALL] + 1000000;
+	}
+	if (err) {
+		synth__abort(s);
+		return err;
+	}
+	return synth__close(s, NULL, 0);
+}
+
+/*
+ * --top-k 100 keeps every function in the analysis: the page's Functions
+ * table shows the 30 longest and says how many the text and JSON add; the
+ * long symbol wraps in the headings and the evidence.
+ */
+TEST(functions_capped_long_names_wrap)
+{
+	const char *path = synth__tmp("many-funcs.xlp");
+	size_t rows, nj;
+	const char *tab, *end;
+	char want[128];
+	struct page p;
+
+	REQUIRE(!write_many(path), "synth");
+	REQUIRE(load_opt(path, "report-screenshot-functions.png", &p, "--top-k", "100"), "-");
+	check_no_overflow();
+	nj = json__len(json__get(p.j, "functions"));
+	CHECK(nj > 30, "%zu functions in the JSON report", nj);
+	CHECK(strstr(json__str(json__get(p.j, "critical_functions[0].function")) ?: "",
+		     "load_load_"),
+	      "%s", json__str(json__get(p.j, "verdict")));
+	tab = strstr(p.dom, "<h2>Functions</h2>");
+	end = tab ? strstr(tab, "</table>") : NULL;
+	REQUIRE(end, "no Functions table");
+	rows = 0;
+	for (const char *q = strstr(tab, "<tr>"); q && q < end; q = strstr(q + 1, "<tr>"))
+		rows++;
+	CHECK(rows == 1 + 30, "%zu rows with the header", rows);
+	snprintf(want, sizeof(want), "%zu more functions, with less time, left out here", nj - 30);
+	CHECK(strstr(end, want), "no \"%s\"", want);
+	snprintf(want, sizeof(want), "the text and JSON reports list all %zu.", nj);
+	CHECK(strstr(end, want), "no \"%s\"", want);
 	unload(&p);
 }
 

@@ -6,6 +6,7 @@
 #include "testlib.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static char out[1 << 16], err[1 << 14];
 
@@ -33,8 +34,34 @@ TEST(no_file)
 {
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), NULL);
 
-	CHECK(rc == 1, "rc %d", rc);
-	CHECK(one_error_line(err, "no trace file given: run 'xlprobe report FILE...'"), "%s", err);
+	/* a usage error, exit 2 as for dump and export (1 is unusable input) */
+	CHECK(rc == 2, "rc %d", rc);
+	CHECK(one_error_line(err, "report: no trace file given: run 'xlprobe report FILE...'"),
+	      "%s", err);
+	CHECK(!out[0], "stdout '%s'", out);
+}
+
+/*
+ * The binary, as a user runs it: no trace file is a usage error for each
+ * command that reads one, exit 2 and one line naming the command and the fix.
+ */
+TEST(no_file_exits_2_like_dump_and_export)
+{
+	static const char *const cmds[][2] = {
+		{"report", NULL}, {"dump", NULL}, {"export", "--jsonl"}};
+	char xl[256], want[64];
+
+	xt_out("xlprobe", xl, sizeof(xl));
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *argv[] = {xl, (char *)cmds[i][0], (char *)cmds[i][1], NULL};
+		int rc = xt_run(argv, 10000, out, sizeof(out), err, sizeof(err));
+
+		CHECK(rc == 2, "%s without a file: exit %d", cmds[i][0], rc);
+		snprintf(want, sizeof(want), "%s: no trace file given: run 'xlprobe %s", cmds[i][0],
+			 cmds[i][0]);
+		XT_CHECK_MESSAGE(err, want);
+		CHECK(!out[0], "%s: stdout '%s'", cmds[i][0], out);
+	}
 }
 
 TEST(missing_file)

@@ -84,7 +84,7 @@ static const char usage[] =
 	"short is analysed up to its last whole chunk, with a warning.\n"
 	"\n"
 	"Exit status: 0 report written, 1 unusable input (missing, empty or newer\n"
-	"trace, no runs), 2 bad option.\n"
+	"trace, no runs), 2 bad option or no FILE.\n"
 	"\n"
 	"Examples:\n"
 	"  xlprobe report session.xlp\n"
@@ -388,10 +388,10 @@ int cmd_report(int argc, char **argv)
 			"FILE...");
 		return 2;
 	}
+	/* a usage error, as for dump and export: exit 2, not 1 (unusable input) */
 	if (optind >= argc) {
-		xlp_err("no trace file given: run 'xlprobe report FILE...' (see 'xlprobe report "
-			"--help')");
-		return 1;
+		xlp_err("report: no trace file given: run 'xlprobe report FILE...' (see --help)");
+		return 2;
 	}
 	ret = open_output(o.out, "-o", &out);
 	if (!ret)

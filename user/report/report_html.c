@@ -17,7 +17,12 @@ const char html_style[] =
 	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}"
 	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}"
 	".verdict{background:#f4f7ff;border-left:4px solid #3367d6;padding:.6em 1em}"
-	"table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}"
+	/* long evidence lines and unbroken symbols wrap, a table wider than the
+	 * column (the Functions table: a column per resource) scrolls in its own box: the
+	 * page itself never scrolls sideways */
+	"body{overflow-wrap:break-word}pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+	"table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}"
+	"td,th{padding:2px 10px;text-align:right}"
 	"td:first-child,th:first-child{text-align:left}tr:nth-child(even){background:#f6f6f6}"
 	".slow{color:#c0392b}.tree ul{list-style:none;padding-left:1.4em;margin:0}"
 	".tree li{margin:2px 0}.leaf{color:#666}.na{color:#999}.warn{color:#b35c00}"
@@ -303,8 +308,16 @@ static void baseline(FILE *f, const struct xa_result *r)
 			&r->base);
 }
 
+/*
+ * Rows of the Functions table on the page: --top-k sets how many functions
+ * the analysis keeps (hundreds with a large one on a sampled trace), and a
+ * page of hundreds of rows buries the rest; the text and JSON list them all.
+ */
+#define HTML_MAX_FUNC_ROWS 30
+
 static void functions(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
+	size_t n = r->nrows < HTML_MAX_FUNC_ROWS ? r->nrows : HTML_MAX_FUNC_ROWS;
 	char a[32];
 
 	fputs("<h2>Functions</h2><p>Median over the runs where each ran.</p><table><tr><th>function"
@@ -313,7 +326,8 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 	for (int k = 0; k < XA_NFEAT; k++)
 		fprintf(f, "<th>%s</th>", xa_feat_name(k));
 	fputs("</tr>", f);
-	for (size_t i = 0; i < r->nrows; i++) {
+	/* the rows come longest median time first: the page keeps the top n */
+	for (size_t i = 0; i < n; i++) {
 		const struct xa_func_row *row = &r->rows[i];
 
 		fputs("<tr><td>", f);
@@ -328,6 +342,11 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 		fputs("</tr>", f);
 	}
 	fputs("</table>\n", f);
+	if (n < r->nrows)
+		fprintf(f,
+			"<p class=\"more\">%zu more functions, with less time, left out here: the "
+			"text and JSON reports list all %zu.</p>\n",
+			r->nrows - n, r->nrows);
 }
 
 static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)

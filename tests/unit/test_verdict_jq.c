@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The real-software suite's judge, tests/real/verdict.jq, on crafted
+ * reports: what it accepts and what it fails, without recording anything
+ * (the suite itself needs root, Debian's servers and minutes).
+ */
+#include <stdio.h>
+#include "testlib.h"
+#include "synth.h"
+
+/* A critical function: its chain (outermost first, ending with fn), factor and peer. */
+static void crit(char *buf, size_t len, const char *fn, const char *chain, const char *fac,
+		 const char *peer)
+{
+	char p[64] = "null";
+
+	if (peer)
+		snprintf(p, sizeof(p), "{\"pid\": 7, \"comm\": \"%s\"}", peer);
+	snprintf(buf, len,
+		 "{\"function\": \"%s\", \"chain\": [%s], \"factors\": [{\"factor\": \"%s\"}],"
+		 " \"peer\": %s}",
+		 fn, chain, fac, p);
+}
+
+/*
+ * verdict.jq's answer for the report whose critical functions are crits
+ * (JSON objects, comma-separated) against "fn factor peer" of
+ * tests/real/expected; "" when it passes.
+ */
+static const char *verdict(const char *crits, const char *fn, const char *factor, const char *peer)
+{
+	static char out[1024];
+	const char *path = synth__tmp("report.json");
+	char cmd[2048];
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f)
+		return "(cannot write the crafted report)";
+	fprintf(f, "{\"status\": \"ok\", \"critical_functions\": [%s]}\n", crits);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "jq -r --arg fn '%s' --arg factor '%s' --arg peer '%s' -f "
+		 "'%s/tests/real/verdict.jq' "
+		 "'%s' 2>&1",
+		 fn, factor, peer, tl_root(), path);
+	rc = tl_run(cmd, out, sizeof(out));
+	out[strcspn(out, "\n")] = 0;
+	if (rc) /* 127: jq not installed (make deps) */
+		snprintf(out, sizeof(out), "(jq exited %d)", rc);
+	return out;
+}
+
+#define CHECK_VERDICT(got, want)                                                                   \
+	do {                                                                                       \
+		const char *g_ = (got), *w_ = (want);                                              \
+		CHECK(!strcmp(g_, w_), "verdict \"%s\", want \"%s\"", g_, w_);                     \
+	} while (0)
+
+#define LINK(fn) "{\"function\": \"" fn "\"}"
+
+/*
+ * The deepest function of the chain is the one named: the expected one
+ * anywhere on it is found (compute_checksum → crunch, crunch seen by stack
+ * samples only).
+ */
+TEST(expected_function_on_the_chain)
+{
+	char c[512];
+
+	crit(c, sizeof(c), "crunch", LINK("compute_checksum") ", " LINK("crunch"), "cpu_run", NULL);
+	CHECK_VERDICT(verdict(c, "compute_checksum", "cpu_run", "-"), "");
+	/* one of several expected functions */
+	CHECK_VERDICT(verdict(c, "main|compute_checksum", "cpu_run", "-"), "");
+	/* the factor is still the critical function's */
+	CHECK_VERDICT(verdict(c, "compute_checksum", "cpu_wait", "-"),
+		      "found compute_checksum → crunch/cpu_run, expected factor cpu_wait");
+	/* accused though nothing was perturbed: the chain in the message */
+	CHECK_VERDICT(verdict(c, "-", "-", "-"),
+		      "accused compute_checksum → crunch/cpu_run though nothing was perturbed");
+}
+
+/* A chain without the expected function, or none, fails as before. */
+TEST(expected_function_not_on_the_chain)
+{
+	char c[512];
+
+	crit(c, sizeof(c), "crunch", LINK("crunch"), "cpu_run", NULL);
+	CHECK_VERDICT(verdict(c, "compute_checksum", "cpu_run", "-"),
+		      "found crunch/cpu_run, expected compute_checksum/cpu_run");
+	crit(c, sizeof(c), "crunch", LINK("load_config") ", " LINK("crunch"), "cpu_run", NULL);
+	CHECK_VERDICT(verdict(c, "compute_checksum", "cpu_run", "-"),
+		      "found load_config → crunch/cpu_run, expected compute_checksum/cpu_run");
+	/* a report of schema 1 had no chain: the function alone is judged */
+	CHECK_VERDICT(verdict("{\"function\": \"FileRead\", \"factors\": [{\"factor\": "
+			      "\"disk_block\"}], \"peer\": null}",
+			      "FileRead", "disk_block", "-"),
+		      "");
+}
+
+/* The other rules: a second factor, the peer, the queued pseudo-function, steal. */
+TEST(other_rules_unchanged)
+{
+	char a[512], b[512], both[1100];
+
+	crit(a, sizeof(a), "crunch", LINK("compute_checksum") ", " LINK("crunch"), "cpu_run", NULL);
+	crit(b, sizeof(b), "render", LINK("render"), "lock_wait", NULL);
+	snprintf(both, sizeof(both), "%s, %s", a, b);
+	CHECK_VERDICT(verdict(both, "compute_checksum", "cpu_run", "-"),
+		      "found compute_checksum → crunch/cpu_run, render/lock_wait: a wrong factor "
+		      "besides");
+	/* stolen CPU time is the host's, left out */
+	crit(b, sizeof(b), "render", LINK("render"), "cpu_steal", NULL);
+	snprintf(both, sizeof(both), "%s, %s", a, b);
+	CHECK_VERDICT(verdict(both, "compute_checksum", "cpu_run", "-"), "");
+	crit(a, sizeof(a), "ProcSleep", LINK("ProcSleep"), "ipc_wait", "postgres");
+	CHECK_VERDICT(verdict(a, "ProcSleep", "ipc_wait", "postgres"), "");
+	CHECK_VERDICT(verdict(a, "ProcSleep", "ipc_wait", "nginx"),
+		      "found ProcSleep/ipc_wait with IPC peer postgres, expected nginx");
+	crit(a, sizeof(a), "call [queued before it]", LINK("call [queued before it]"), "cpu_wait",
+	     NULL);
+	CHECK_VERDICT(verdict(a, "call", "cpu_wait", "-"), "");
+}
+
+TEST_MAIN()
