@@ -47,7 +47,9 @@
 # sessions load it (shared/MACHINE.md). The targets are informative; the
 # script exits 0 whenever it could measure.
 #
-# Environment: ROUNDTRIPS (100000), CALLS (200000), REPS (5),
+# Environment: XLP_BENCH_SECTIONS (the sections to run, e.g. "1 2 6";
+# default all of 1 1b 2 3 4 5 6 7 8 9 10),
+# ROUNDTRIPS (100000), CALLS (200000), REPS (5),
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
 # and PG_WARMUP (4) per pgbench run, PGBIN (/usr/lib/postgresql/15/bin;
@@ -242,6 +244,22 @@ prog_stats() {
 for n in "$ROUNDTRIPS" "$CALLS" "$REPS" "$PG_SECONDS" "$PG_WARMUP"; do
 	case $n in '' | *[!0-9]* | 0) die "ROUNDTRIPS, CALLS, REPS, PG_SECONDS and PG_WARMUP must be positive integers" ;; esac
 done
+# XLP_BENCH_SECTIONS="1 2 6" (or "1,2,6") runs those sections only;
+# BENCH_ONLY=unwind or lag, the older way, runs section 9 or 10 alone
+BENCH_SECTIONS="1 1b 2 3 4 5 6 7 8 9 10"
+SECTIONS=$(printf '%s' "${XLP_BENCH_SECTIONS:-}" | tr ',' ' ')
+if [ -z "${SECTIONS// /}" ]; then
+	case ${BENCH_ONLY:-} in unwind) SECTIONS=9 ;; lag) SECTIONS=10 ;; esac
+fi
+for n in $SECTIONS; do
+	case " $BENCH_SECTIONS " in *" $n "*) ;; *) die "XLP_BENCH_SECTIONS: no section '$n' (sections: $BENCH_SECTIONS)" ;; esac
+done
+# want N: section N runs
+want() {
+	[ -z "${SECTIONS// /}" ] && return 0
+	case " $SECTIONS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 [ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats, tracefs): run 'sudo make bench'"
 for b in "$XLPROBE" "$PINGPONG" "$FUNCS"; do
 	[ -x "$b" ] || die "$b is missing: run 'make build-tests' first"
@@ -381,6 +399,7 @@ pg_backend() {
 # ---- 9. unwinding with CFI (a function: BENCH_ONLY=unwind runs it alone) -------
 bench_unwind() {
 	local NOFP=$OUT/tests/workloads/nofp v r
+	want 9 || return 0
 	echo
 	echo "== 9. Unwinding with CFI: cost per sample against frame pointers; the bound at 3 % =="
 	if [ ! -x "$NOFP" ]; then
@@ -472,7 +491,8 @@ bench_unwind() {
 # recorder was attached, extrapolated to an hour. One run each: a long
 # run's tps is a mean already, and three long runs fill the budget.
 lag_one() {
-	local v=$1 secs=$2 out=$TMP/lag-$v.pgbench terr=$TMP/lag-$v.err pb tp="" backend ta te args
+	local v=$1 secs=$2
+	local out=$TMP/lag-$v.pgbench terr=$TMP/lag-$v.err pb tp="" backend ta te args
 
 	LAG_TPS="" LAG_BPH="" LAG_RUNS=""
 	: >"$out"
@@ -514,6 +534,7 @@ bench_lag() {
 		[lag]="xlprobe record -p BACKEND -i PortalRun --lag 100ms"
 		[full]="xlprobe record -p BACKEND -i PortalRun (no --lag)")
 
+	want 10 || return 0
 	echo
 	echo "== 10. record --lag: pgbench select-only for $secs s, 1 client, on CPU $WCPU; one run each =="
 	case $secs in '' | *[!0-9]* | 0)
@@ -548,15 +569,6 @@ bench_lag() {
 	[ -n "$PG_DIR" ] && pg_teardown
 	[ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
 }
-
-if [ "${BENCH_ONLY:-}" = unwind ]; then
-	bench_unwind
-	exit 0
-fi
-if [ "${BENCH_ONLY:-}" = lag ]; then
-	bench_lag
-	exit 0
-fi
 
 # ---- 1. scheduler overhead ---------------------------------------------------
 
@@ -622,99 +634,101 @@ stats_pp() {
 	rm -f "$TMP/wrapper.pid" # its PID may be reused: never kill it again
 }
 
-PP_VARIANTS=(alone xl xlf)
-[ "$HAVE_PERF" = 1 ] && PP_VARIANTS+=(perf)
-declare -A PP_RUNS=([alone]="" [xl]="" [xlf]="" [perf]="")
-declare -A PP_MED=([alone]=n/a [xl]=n/a [xlf]=n/a [perf]=n/a)
-declare -A PP_IWI=([alone]=0 [xl]=0 [xlf]=0 [perf]=0)
-declare -A ALL_BPF=([xl]=n/a [xlf]=n/a) READER=([xl]=n/a [xlf]=n/a)
-declare -A PP_LABEL=(
-	[alone]="alone"
-	[xl]="xlprobe record"
-	[xlf]="xlprobe record --func roundtrip"
-	[perf]="perf record -e sched:sched_{switch,wakeup,waking}"
-)
+if want 1; then
+	PP_VARIANTS=(alone xl xlf)
+	[ "$HAVE_PERF" = 1 ] && PP_VARIANTS+=(perf)
+	declare -A PP_RUNS=([alone]="" [xl]="" [xlf]="" [perf]="")
+	declare -A PP_MED=([alone]=n/a [xl]=n/a [xlf]=n/a [perf]=n/a)
+	declare -A PP_IWI=([alone]=0 [xl]=0 [xlf]=0 [perf]=0)
+	declare -A ALL_BPF=([xl]=n/a [xlf]=n/a) READER=([xl]=n/a [xlf]=n/a)
+	declare -A PP_LABEL=(
+		[alone]="alone"
+		[xl]="xlprobe record"
+		[xlf]="xlprobe record --func roundtrip"
+		[perf]="perf record -e sched:sched_{switch,wakeup,waking}"
+	)
 
-echo
-echo "== 1. Scheduler overhead: pipe ping-pong, $ROUNDTRIPS round trips, both threads on CPU $WCPU =="
-echo "(IPI/1k: irq_work self-interrupts on that CPU per 1000 round trips, i.e. ring buffer wakeups)"
-sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG" # timed runs without the stats' own clock reads
-run_pp alone # warm-up: page cache, first-run effects
-for ((r = 0; r < REPS; r++)); do
-	for v in "${PP_VARIANTS[@]}"; do
-		i0=$(iwi_count)
-		run_pp "$v"
-		PP_IWI[$v]=$((${PP_IWI[$v]} + $(iwi_count) - i0))
-		if [ -n "$RES" ]; then
-			PP_RUNS[$v]+="$RES "
-		else
-			note "run '${PP_LABEL[$v]}' failed (see log below)"
-			tail -3 "$LOG" >&2
-		fi
+	echo
+	echo "== 1. Scheduler overhead: pipe ping-pong, $ROUNDTRIPS round trips, both threads on CPU $WCPU =="
+	echo "(IPI/1k: irq_work self-interrupts on that CPU per 1000 round trips, i.e. ring buffer wakeups)"
+	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG" # timed runs without the stats' own clock reads
+	run_pp alone # warm-up: page cache, first-run effects
+	for ((r = 0; r < REPS; r++)); do
+		for v in "${PP_VARIANTS[@]}"; do
+			i0=$(iwi_count)
+			run_pp "$v"
+			PP_IWI[$v]=$((${PP_IWI[$v]} + $(iwi_count) - i0))
+			if [ -n "$RES" ]; then
+				PP_RUNS[$v]+="$RES "
+			else
+				note "run '${PP_LABEL[$v]}' failed (see log below)"
+				tail -3 "$LOG" >&2
+			fi
+		done
 	done
-done
 
-# shellcheck disable=SC2086 # word splitting of the run lists is intended
-base=$(median ${PP_RUNS[alone]})
-# "best": the ratio of the fastest runs, less exposed to other sessions' bursts
-printf '%-50s %12s %9s %6s %7s  %s\n' "variant" "ns/roundtrip" "slowdown" "best" "IPI/1k" "runs"
-for v in alone xl xlf perf; do
-	if [ "$v" = perf ] && [ "$HAVE_PERF" = 0 ]; then
-		printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" "(perf not found)"
-		continue
-	fi
-	# shellcheck disable=SC2086
-	m=$(median ${PP_RUNS[$v]})
-	ratio=$(calc 'printf "%.2fx", a / b' "$m" "$base")
-	[ "$m" = n/a ] && ratio=n/a
-	ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${PP_IWI[$v]}" "$ROUNDTRIPS" "$REPS")
-	# shellcheck disable=SC2086
-	best=$(calc 'printf "%.2fx", a / b' "$(minimum ${PP_RUNS[$v]})" "$(minimum ${PP_RUNS[alone]})")
-	printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "$m" "$ratio" "$best" "$ipi" \
-		"${PP_RUNS[$v]:-(failed)}"
-	PP_MED[$v]=$m
-done
+	# shellcheck disable=SC2086 # word splitting of the run lists is intended
+	base=$(median ${PP_RUNS[alone]})
+	# "best": the ratio of the fastest runs, less exposed to other sessions' bursts
+	printf '%-50s %12s %9s %6s %7s  %s\n' "variant" "ns/roundtrip" "slowdown" "best" "IPI/1k" "runs"
+	for v in alone xl xlf perf; do
+		if [ "$v" = perf ] && [ "$HAVE_PERF" = 0 ]; then
+			printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" "(perf not found)"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		m=$(median ${PP_RUNS[$v]})
+		ratio=$(calc 'printf "%.2fx", a / b' "$m" "$base")
+		[ "$m" = n/a ] && ratio=n/a
+		ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${PP_IWI[$v]}" "$ROUNDTRIPS" "$REPS")
+		# shellcheck disable=SC2086
+		best=$(calc 'printf "%.2fx", a / b' "$(minimum ${PP_RUNS[$v]})" "$(minimum ${PP_RUNS[alone]})")
+		printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "$m" "$ratio" "$best" "$ipi" \
+			"${PP_RUNS[$v]:-(failed)}"
+		PP_MED[$v]=$m
+	done
 
-# bpf_stats: one more run of each xlprobe variant
-sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
-stats_pp xl
-stats_pp xlf
-sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
+	# bpf_stats: one more run of each xlprobe variant
+	sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
+	stats_pp xl
+	stats_pp xlf
+	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 
-echo
-echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide: other"
-echo "processes' events take the untraced fast path):"
-printf '%-24s %11s %8s %8s   %11s %8s %8s\n' "program" "run_cnt" "per rt" "avg ns" \
-	"run_cnt" "per rt" "avg ns"
-printf '%-24s %29s   %29s\n' "" "[xlprobe record]" "[--func roundtrip]"
-for v in xl xlf; do [ -s "$TMP/stats.$v" ] || : >"$TMP/stats.$v"; done
-sort -u -k1,1 "$TMP/stats.xl" "$TMP/stats.xlf" | awk '{ print $1 }' | while read -r p; do
-	a=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xl")
-	b=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xlf")
-	[ -z "$a$b" ] && continue # never ran in either
-	printf '%-24s %29s   %29s\n' "$p" "${a:-0}" "${b:-0}"
-done
-SCHED_PROGS="xlp_sched_switch xlp_sched_wakeup xlp_sched_waking xlp_sched_wakeup_new"
-echo "scheduler programs (switch + wakeup + waking + wakeup_new), average per event:"
-for v in xl xlf; do
-	sched=$(awk -v list="$SCHED_PROGS" 'BEGIN { split(list, l, " "); for (i in l) s[l[i]] = 1 }
-		$1 in s { c += $2; t += $3 } END { if (c) printf "%.0f %d", t / c, c; else print "n/a 0" }' "$TMP/stats.$v")
-	avg=${sched% *}
-	verdict=n/a
-	[ "$avg" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$avg" "$SCHED_TARGET_NS")
-	printf '  %-34s %6s ns over %7s events   target <= %d ns: %s\n' \
-		"${PP_LABEL[$v]}" "$avg" "${sched#* }" "$SCHED_TARGET_NS" "$verdict"
-	ALL_BPF[$v]=$(awk -v n="$ROUNDTRIPS" '{ t += $3 } END { printf "%.0f", t / n }' "$TMP/stats.$v")
-	READER[$v]=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/cpu.$v" 2>/dev/null || echo n/a)" "$ROUNDTRIPS")
-done
-printf '%-58s %8s %8s\n' "per round trip, ns:" "xlprobe" "--func"
-printf '  %-56s %8s %8s\n' "added wall time (medians of the timed runs)" \
-	"$(calc 'printf "%.0f", a - b' "${PP_MED[xl]}" "$base")" \
-	"$(calc 'printf "%.0f", a - b' "${PP_MED[xlf]}" "$base")"
-printf '  %-56s %8s %8s\n' "all xlprobe BPF programs (incl. other processes' events)" \
-	"${ALL_BPF[xl]}" "${ALL_BPF[xlf]}"
-printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPUS:-$WCPU}" \
-	"${READER[xl]}" "${READER[xlf]}"
+	echo
+	echo "BPF programs (bpf_stats, one extra run each with stats on; counts are machine-wide: other"
+	echo "processes' events take the untraced fast path):"
+	printf '%-24s %11s %8s %8s   %11s %8s %8s\n' "program" "run_cnt" "per rt" "avg ns" \
+		"run_cnt" "per rt" "avg ns"
+	printf '%-24s %29s   %29s\n' "" "[xlprobe record]" "[--func roundtrip]"
+	for v in xl xlf; do [ -s "$TMP/stats.$v" ] || : >"$TMP/stats.$v"; done
+	sort -u -k1,1 "$TMP/stats.xl" "$TMP/stats.xlf" | awk '{ print $1 }' | while read -r p; do
+		a=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xl")
+		b=$(awk -v p="$p" -v n="$ROUNDTRIPS" '$1 == p && $2 > 0 { printf "%11d %8.2f %8.0f", $2, $2 / n, $3 / $2 }' "$TMP/stats.xlf")
+		[ -z "$a$b" ] && continue # never ran in either
+		printf '%-24s %29s   %29s\n' "$p" "${a:-0}" "${b:-0}"
+	done
+	SCHED_PROGS="xlp_sched_switch xlp_sched_wakeup xlp_sched_waking xlp_sched_wakeup_new"
+	echo "scheduler programs (switch + wakeup + waking + wakeup_new), average per event:"
+	for v in xl xlf; do
+		sched=$(awk -v list="$SCHED_PROGS" 'BEGIN { split(list, l, " "); for (i in l) s[l[i]] = 1 }
+			$1 in s { c += $2; t += $3 } END { if (c) printf "%.0f %d", t / c, c; else print "n/a 0" }' "$TMP/stats.$v")
+		avg=${sched% *}
+		verdict=n/a
+		[ "$avg" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$avg" "$SCHED_TARGET_NS")
+		printf '  %-34s %6s ns over %7s events   target <= %d ns: %s\n' \
+			"${PP_LABEL[$v]}" "$avg" "${sched#* }" "$SCHED_TARGET_NS" "$verdict"
+		ALL_BPF[$v]=$(awk -v n="$ROUNDTRIPS" '{ t += $3 } END { printf "%.0f", t / n }' "$TMP/stats.$v")
+		READER[$v]=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/cpu.$v" 2>/dev/null || echo n/a)" "$ROUNDTRIPS")
+	done
+	printf '%-58s %8s %8s\n' "per round trip, ns:" "xlprobe" "--func"
+	printf '  %-56s %8s %8s\n' "added wall time (medians of the timed runs)" \
+		"$(calc 'printf "%.0f", a - b' "${PP_MED[xl]}" "$base")" \
+		"$(calc 'printf "%.0f", a - b' "${PP_MED[xlf]}" "$base")"
+	printf '  %-56s %8s %8s\n' "all xlprobe BPF programs (incl. other processes' events)" \
+		"${ALL_BPF[xl]}" "${ALL_BPF[xlf]}"
+	printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPUS:-$WCPU}" \
+		"${READER[xl]}" "${READER[xlf]}"
+fi
 
 # ---- 1b. the timeline's cost beside the traced threads ------------------------
 #
@@ -768,38 +782,40 @@ run_ppu() {
 	fi
 }
 
-PPU_VARIANTS=(alone xl tl_nohist tl)
-[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
-declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [perf]="")
-declare -A PPU_LABEL=(
-	[alone]="alone"
-	[xl]="xlprobe record -p IDLE"
-	[tl_nohist]="  --timeline --no-waker-history"
-	[tl]="  --timeline (waker history)"
-	[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
-)
-echo
-echo "== 1b. The timeline beside the traced threads: the same ping-pong, untraced, while xlprobe records an idle process =="
-for ((r = 0; r < REPS; r++)); do
-	for v in "${PPU_VARIANTS[@]}"; do
-		run_ppu "$v"
-		if [ -n "$RES" ]; then
-			PPU_RUNS[$v]+="$RES "
-		else
-			note "run '${PPU_LABEL[$v]}' failed"
-			tail -3 "$TMP/ppu.tracer" >&2
-		fi
+if want 1b; then
+	PPU_VARIANTS=(alone xl tl_nohist tl)
+	[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
+	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [perf]="")
+	declare -A PPU_LABEL=(
+		[alone]="alone"
+		[xl]="xlprobe record -p IDLE"
+		[tl_nohist]="  --timeline --no-waker-history"
+		[tl]="  --timeline (waker history)"
+		[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
+	)
+	echo
+	echo "== 1b. The timeline beside the traced threads: the same ping-pong, untraced, while xlprobe records an idle process =="
+	for ((r = 0; r < REPS; r++)); do
+		for v in "${PPU_VARIANTS[@]}"; do
+			run_ppu "$v"
+			if [ -n "$RES" ]; then
+				PPU_RUNS[$v]+="$RES "
+			else
+				note "run '${PPU_LABEL[$v]}' failed"
+				tail -3 "$TMP/ppu.tracer" >&2
+			fi
+		done
 	done
-done
-# shellcheck disable=SC2086 # word splitting of the run lists is intended
-base=$(median ${PPU_RUNS[alone]})
-printf '%-56s %12s %9s  %s\n' "variant" "ns/roundtrip" "slowdown" "runs"
-for v in "${PPU_VARIANTS[@]}"; do
-	# shellcheck disable=SC2086
-	m=$(median ${PPU_RUNS[$v]})
-	printf '%-56s %12s %9s  %s\n' "${PPU_LABEL[$v]}" "$m" \
-		"$(calc 'printf "%.2fx", a / b' "$m" "$base")" "${PPU_RUNS[$v]:-(failed)}"
-done
+	# shellcheck disable=SC2086 # word splitting of the run lists is intended
+	base=$(median ${PPU_RUNS[alone]})
+	printf '%-56s %12s %9s  %s\n' "variant" "ns/roundtrip" "slowdown" "runs"
+	for v in "${PPU_VARIANTS[@]}"; do
+		# shellcheck disable=SC2086
+		m=$(median ${PPU_RUNS[$v]})
+		printf '%-56s %12s %9s  %s\n' "${PPU_LABEL[$v]}" "$m" \
+			"$(calc 'printf "%.2fx", a / b' "$m" "$base")" "${PPU_RUNS[$v]:-(failed)}"
+	done
+fi
 
 # ---- 2. uprobe cost --------------------------------------------------------------
 
@@ -897,103 +913,107 @@ stats_up() {
 	[ -s "$TMP/upstats.$v" ] || note "no bpf_stats for $v"
 }
 
-echo
-echo "== 2. Uprobe cost: funcs --bench $CALLS (empty cheap(), push %rbp prologue), CPU $WCPU =="
-UP_VARIANTS=(alone xl)
-[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt xl)
-declare -A UP_RUNS=([alone]="" [bt]="" [xl]="")
-declare -A UP_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
-declare -A UP_IWI=([alone]=0 [bt]=0 [xl]=0)
-declare -A UP_LABEL=(
-	[alone]="alone"
-	[bt]="bpftrace uprobe+uretprobe {} (-p)"
-	[xl]="xlprobe record -p --func cheap"
-)
-sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
-run_up alone # warm-up
-for ((r = 0; r < REPS; r++)); do
-	for v in "${UP_VARIANTS[@]}"; do
-		i0=$(iwi_count)
-		run_up "$v"
-		UP_IWI[$v]=$((${UP_IWI[$v]} + $(iwi_count) - i0))
-		if [ -n "$RES" ]; then
-			UP_RUNS[$v]+="$RES "
-		else
-			note "run '${UP_LABEL[$v]}' failed (see log below)"
-			tail -3 "$LOG" >&2
-		fi
+if want 2; then
+	echo
+	echo "== 2. Uprobe cost: funcs --bench $CALLS (empty cheap(), push %rbp prologue), CPU $WCPU =="
+	UP_VARIANTS=(alone xl)
+	[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt xl)
+	declare -A UP_RUNS=([alone]="" [bt]="" [xl]="")
+	declare -A UP_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
+	declare -A UP_IWI=([alone]=0 [bt]=0 [xl]=0)
+	declare -A UP_LABEL=(
+		[alone]="alone"
+		[bt]="bpftrace uprobe+uretprobe {} (-p)"
+		[xl]="xlprobe record -p --func cheap"
+	)
+	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
+	run_up alone # warm-up
+	for ((r = 0; r < REPS; r++)); do
+		for v in "${UP_VARIANTS[@]}"; do
+			i0=$(iwi_count)
+			run_up "$v"
+			UP_IWI[$v]=$((${UP_IWI[$v]} + $(iwi_count) - i0))
+			if [ -n "$RES" ]; then
+				UP_RUNS[$v]+="$RES "
+			else
+				note "run '${UP_LABEL[$v]}' failed (see log below)"
+				tail -3 "$LOG" >&2
+			fi
+		done
 	done
-done
-# shellcheck disable=SC2086
-ubase=$(median ${UP_RUNS[alone]})
-printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
-for v in alone bt xl; do
-	if [ "$v" = bt ] && [ "$HAVE_BPFTRACE" = 0 ]; then
-		printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "n/a" "n/a" "n/a" "(bpftrace not found)"
-		continue
+	# shellcheck disable=SC2086
+	ubase=$(median ${UP_RUNS[alone]})
+	printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
+	for v in alone bt xl; do
+		if [ "$v" = bt ] && [ "$HAVE_BPFTRACE" = 0 ]; then
+			printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "n/a" "n/a" "n/a" "(bpftrace not found)"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		m=$(median ${UP_RUNS[$v]})
+		cost=$(calc 'printf "%.1f", a - b' "$m" "$ubase")
+		ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${UP_IWI[$v]}" "$CALLS" "$REPS")
+		printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "$m" "$cost" "$ipi" "${UP_RUNS[$v]:-(failed)}"
+		UP_COST[$v]=$cost
+	done
+	if [ "$HAVE_BPFTRACE" = 1 ]; then
+		ratio=$(calc 'printf "%.2f", a / b' "${UP_COST[xl]}" "${UP_COST[bt]}")
+		verdict=n/a
+		[ "$ratio" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$ratio" "$UPROBE_TARGET")
+		# shellcheck disable=SC2086
+		best=$(calc 'printf "%.2f", (a - c) / (b - c)' "$(minimum ${UP_RUNS[xl]})" \
+			"$(minimum ${UP_RUNS[bt]})" "$(minimum ${UP_RUNS[alone]})")
+		echo "cost ratio xlprobe / bpftrace: ${ratio}x (fastest runs: ${best}x); target <= ${UPROBE_TARGET}x: $verdict"
 	fi
-	# shellcheck disable=SC2086
-	m=$(median ${UP_RUNS[$v]})
-	cost=$(calc 'printf "%.1f", a - b' "$m" "$ubase")
-	ipi=$(calc 'printf "%.1f", a * 1000 / (b * c)' "${UP_IWI[$v]}" "$CALLS" "$REPS")
-	printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "$m" "$cost" "$ipi" "${UP_RUNS[$v]:-(failed)}"
-	UP_COST[$v]=$cost
-done
-if [ "$HAVE_BPFTRACE" = 1 ]; then
-	ratio=$(calc 'printf "%.2f", a / b' "${UP_COST[xl]}" "${UP_COST[bt]}")
-	verdict=n/a
-	[ "$ratio" != n/a ] && verdict=$(calc 'print (a <= b) ? "PASS" : "OVER"' "$ratio" "$UPROBE_TARGET")
-	# shellcheck disable=SC2086
-	best=$(calc 'printf "%.2f", (a - c) / (b - c)' "$(minimum ${UP_RUNS[xl]})" \
-		"$(minimum ${UP_RUNS[bt]})" "$(minimum ${UP_RUNS[alone]})")
-	echo "cost ratio xlprobe / bpftrace: ${ratio}x (fastest runs: ${best}x); target <= ${UPROBE_TARGET}x: $verdict"
-fi
 
-sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
-[ "$HAVE_BPFTRACE" = 1 ] && stats_up bt
-stats_up xl
-sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
-echo "BPF programs per call (bpf_stats, one extra run each; the rest of the cost is the uprobe"
-echo "machinery both pay: int3 trap, emulated push, return-address hijack, uretprobe trampoline):"
-printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "avg ns"
-for v in bt xl; do
-	[ -s "$TMP/upstats.$v" ] || continue
-	# bpftrace's uprobe and uretprobe programs are both named after the
-	# function; xlprobe's other programs see background events only (it
-	# attaches no syscall tracepoint, which the uretprobe() syscall a
-	# uretprobe returns through on x86 since 6.11 would hit once per call)
-	awk -v n="$CALLS" -v tr="$v" '
-		BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
-		$2 == 0 { next }
-		tr == "bt" || $1 ~ /^xlp_func_/ {
-			printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
-			t += $3
-			next
-		}
-		{ oc += $2; ot += $3 }
-		END {
-			if (oc) printf "  %-10s %-24s %9d %9s %8.0f   other processes: not per call\n", name, "other xlp_* programs", oc, "-", ot / oc
-			printf "  %-10s %-24s %9s %9s %8.0f   per call\n", name, "total", "", "", t / n
-	}' "$TMP/upstats.$v"
-done
-if [ -s "$TMP/upcpu.xl" ]; then
-	echo "  xlprobe's reader (user space, on CPU ${TRACER_CPUS:-$WCPU}): $(calc 'printf "%.0f", a / b' \
-		"$(cat "$TMP/upcpu.xl")" "$CALLS") ns of CPU per call; $(cat "$TMP/updrop.xl" 2>/dev/null)"
+	sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
+	[ "$HAVE_BPFTRACE" = 1 ] && stats_up bt
+	stats_up xl
+	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
+	echo "BPF programs per call (bpf_stats, one extra run each; the rest of the cost is the uprobe"
+	echo "machinery both pay: int3 trap, emulated push, return-address hijack, uretprobe trampoline):"
+	printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "avg ns"
+	for v in bt xl; do
+		[ -s "$TMP/upstats.$v" ] || continue
+		# bpftrace's uprobe and uretprobe programs are both named after the
+		# function; xlprobe's other programs see background events only (it
+		# attaches no syscall tracepoint, which the uretprobe() syscall a
+		# uretprobe returns through on x86 since 6.11 would hit once per call)
+		awk -v n="$CALLS" -v tr="$v" '
+			BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
+			$2 == 0 { next }
+			tr == "bt" || $1 ~ /^xlp_func_/ {
+				printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
+				t += $3
+				next
+			}
+			{ oc += $2; ot += $3 }
+			END {
+				if (oc) printf "  %-10s %-24s %9d %9s %8.0f   other processes: not per call\n", name, "other xlp_* programs", oc, "-", ot / oc
+				printf "  %-10s %-24s %9s %9s %8.0f   per call\n", name, "total", "", "", t / n
+		}' "$TMP/upstats.$v"
+	done
+	if [ -s "$TMP/upcpu.xl" ]; then
+		echo "  xlprobe's reader (user space, on CPU ${TRACER_CPUS:-$WCPU}): $(calc 'printf "%.0f", a / b' \
+			"$(cat "$TMP/upcpu.xl")" "$CALLS") ns of CPU per call; $(cat "$TMP/updrop.xl" 2>/dev/null)"
+	fi
 fi
 
 # ---- 3. analysis speed -------------------------------------------------------------
 
-echo
-echo "== 3. Analysis speed =="
-if [ -x "$ANALYSIS" ]; then
-	timeout -k 5 300 "$ANALYSIS" || note "bench_analysis failed (exit $?)"
-else
-	echo "n/a: $ANALYSIS not built"
-fi
-if [ -x "$OUT/tests/bench/bench_scaling" ]; then
-	timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_scaling failed (exit $?)"
-else
-	echo "n/a: $OUT/tests/bench/bench_scaling not built"
+if want 3; then
+	echo
+	echo "== 3. Analysis speed =="
+	if [ -x "$ANALYSIS" ]; then
+		timeout -k 5 300 "$ANALYSIS" || note "bench_analysis failed (exit $?)"
+	else
+		echo "n/a: $ANALYSIS not built"
+	fi
+	if [ -x "$OUT/tests/bench/bench_scaling" ]; then
+		timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_scaling failed (exit $?)"
+	else
+		echo "n/a: $OUT/tests/bench/bench_scaling not built"
+	fi
 fi
 
 # ---- 4. BPF building blocks ------------------------------------------------------
@@ -1001,55 +1021,59 @@ fi
 # What each primitive of xlprobe's programs costs here, to tell where the
 # time of section 1 and 2 goes (.output/tests/bench/micro/bpf_micro, built
 # by `make build-tests` from tests/bench/micro/).
-MICRO_PROGS="m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m13_task_storage_hit
-	m14_task_storage_miss m3_array_lookup m4_8_probe_reads m5_8_direct_loads m15_task_pt_regs
-	m6_4_atomic_adds m7_4_plain_adds m8_snapshot_40_u64 m9_ringbuf_output_376
-	m10_ringbuf_reserve_376 m11_ringbuf_reserve_64"
-echo
-echo "== 4. Cost of BPF building blocks here (tests/bench/micro: $(echo $MICRO_PROGS | wc -w) programs on tp_btf/sys_enter) =="
-declare -A MICRO_DESC=(
-	[m0_gate_only]="floor: tgid check only (first program, colder)"
-	[m12_gate_only_last]="floor: the same, last program (bpf_stats' clock incl.)"
-	[m1_ktime]="bpf_ktime_get_ns()"
-	[m2_hash_lookup]="hash lookup, u32 key (a tid-keyed thread table)"
-	[m13_task_storage_hit]="task storage lookup, entry present (thread_get)"
-	[m14_task_storage_miss]="task storage lookup, no entry (untraced task)"
-	[m3_array_lookup]="array lookup (inlined)"
-	[m4_8_probe_reads]="8 bpf_probe_read_kernel (BPF_CORE_READ)"
-	[m5_8_direct_loads]="the same 8 fields as direct BTF loads"
-	[m15_task_pt_regs]="syscall nr + 2 args from bpf_task_pt_regs()"
-	[m6_4_atomic_adds]="4 __sync_fetch_and_add (ctr_add's process sum)"
-	[m7_4_plain_adds]="4 plain adds"
-	[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (a full entry frame)"
-	[m9_ringbuf_output_376]="376 B call record: scratch + bpf_ringbuf_output"
-	[m10_ringbuf_reserve_376]="376 B record reserved and written in place"
-	[m11_ringbuf_reserve_64]="64 B record reserved in place"
-)
-if [ ! -x "$MICRO" ]; then
-	echo "n/a: $MICRO not built (make build-tests)"
-else
-	for ((r = 0; r < 3; r++)); do
-		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$MICRO" 200000 >>"$TMP/micro.out" 2>>"$LOG"
-	done
-	# medians of 3 runs; "added" is over the floor of the last program: the
-	# first one also pays for cold caches
-	# shellcheck disable=SC2046 # one number per run
-	floor=$(median $(awk '$1 == "m12_gate_only_last" { print $3 }' "$TMP/micro.out"))
-	printf '  %-56s %8s %8s\n' "program (each on every syscall of the driver)" "avg ns" "added"
-	for p in $MICRO_PROGS; do
+if want 4; then
+	MICRO_PROGS="m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m13_task_storage_hit
+		m14_task_storage_miss m3_array_lookup m4_8_probe_reads m5_8_direct_loads m15_task_pt_regs
+		m6_4_atomic_adds m7_4_plain_adds m8_snapshot_40_u64 m9_ringbuf_output_376
+		m10_ringbuf_reserve_376 m11_ringbuf_reserve_64"
+	echo
+	echo "== 4. Cost of BPF building blocks here (tests/bench/micro: $(echo "$MICRO_PROGS" | wc -w) programs on tp_btf/sys_enter) =="
+	declare -A MICRO_DESC=(
+		[m0_gate_only]="floor: tgid check only (first program, colder)"
+		[m12_gate_only_last]="floor: the same, last program (bpf_stats' clock incl.)"
+		[m1_ktime]="bpf_ktime_get_ns()"
+		[m2_hash_lookup]="hash lookup, u32 key (a tid-keyed thread table)"
+		[m13_task_storage_hit]="task storage lookup, entry present (thread_get)"
+		[m14_task_storage_miss]="task storage lookup, no entry (untraced task)"
+		[m3_array_lookup]="array lookup (inlined)"
+		[m4_8_probe_reads]="8 bpf_probe_read_kernel (BPF_CORE_READ)"
+		[m5_8_direct_loads]="the same 8 fields as direct BTF loads"
+		[m15_task_pt_regs]="syscall nr + 2 args from bpf_task_pt_regs()"
+		[m6_4_atomic_adds]="4 __sync_fetch_and_add (ctr_add's process sum)"
+		[m7_4_plain_adds]="4 plain adds"
+		[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (a full entry frame)"
+		[m9_ringbuf_output_376]="376 B call record: scratch + bpf_ringbuf_output"
+		[m10_ringbuf_reserve_376]="376 B record reserved and written in place"
+		[m11_ringbuf_reserve_64]="64 B record reserved in place"
+	)
+	if [ ! -x "$MICRO" ]; then
+		echo "n/a: $MICRO not built (make build-tests)"
+	else
+		for ((r = 0; r < 3; r++)); do
+			timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$MICRO" 200000 >>"$TMP/micro.out" 2>>"$LOG"
+		done
+		# medians of 3 runs; "added" is over the floor of the last program: the
+		# first one also pays for cold caches
 		# shellcheck disable=SC2046 # one number per run
-		m=$(median $(awk -v p="$p" '$1 == p { print $3 }' "$TMP/micro.out"))
-		printf '  %-56s %8s %8s\n' "${MICRO_DESC[$p]}" "$m" "$(calc 'printf "%+.0f", a - b' "$m" "$floor")"
-	done
+		floor=$(median $(awk '$1 == "m12_gate_only_last" { print $3 }' "$TMP/micro.out"))
+		printf '  %-56s %8s %8s\n' "program (each on every syscall of the driver)" "avg ns" "added"
+		for p in $MICRO_PROGS; do
+			# shellcheck disable=SC2046 # one number per run
+			m=$(median $(awk -v p="$p" '$1 == p { print $3 }' "$TMP/micro.out"))
+			printf '  %-56s %8s %8s\n' "${MICRO_DESC[$p]}" "$m" "$(calc 'printf "%+.0f", a - b' "$m" "$floor")"
+		done
+	fi
 fi
 
 # ---- 5. reading forged files ----------------------------------------------------
-echo
-echo "== 5. Reading forged files (linear time) =="
-if [ -x "$OUT/tests/bench/bench_read" ]; then
-	XLP_ROOT=$ROOT timeout -k 5 300 "$OUT/tests/bench/bench_read" || note "bench_read failed (exit $?)"
-else
-	echo "n/a: $OUT/tests/bench/bench_read not built"
+if want 5; then
+	echo
+	echo "== 5. Reading forged files (linear time) =="
+	if [ -x "$OUT/tests/bench/bench_read" ]; then
+		XLP_ROOT=$ROOT timeout -k 5 300 "$OUT/tests/bench/bench_read" || note "bench_read failed (exit $?)"
+	else
+		echo "n/a: $OUT/tests/bench/bench_read not built"
+	fi
 fi
 
 # ---- 6. a real application: PostgreSQL ------------------------------------------
@@ -1177,19 +1201,21 @@ run_pg() {
 	[ -n "$RES" ] || note "pgbench run ($v) gave no progress: $(tail -n 2 "$out" | tr '\n' ' ')"
 }
 
-echo
-echo "== 6. PostgreSQL 15: pgbench select-only, 1 client, tps over ${PG_SECONDS} s; client and server on CPU $WCPU =="
 PG_UP=0
-if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/pgbench" ] || ! id postgres >/dev/null 2>&1; then
-	echo "n/a: PostgreSQL 15 not found in $PGBIN (tools/install-deps.sh installs postgresql-15)"
-else
-	# before the cluster starts: its processes inherit the group
-	pg_cgroup_join 2>>"$LOG" || note "no cpu cgroup: other sessions' load weighs fully"
-	if pg_setup; then
-		PG_UP=1
+if want 6; then
+	echo
+	echo "== 6. PostgreSQL 15: pgbench select-only, 1 client, tps over ${PG_SECONDS} s; client and server on CPU $WCPU =="
+	if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/pgbench" ] || ! id postgres >/dev/null 2>&1; then
+		echo "n/a: PostgreSQL 15 not found in $PGBIN (tools/install-deps.sh installs postgresql-15)"
 	else
-		echo "n/a: the PostgreSQL cluster did not start (see the log lines below)"
-		tail -n 5 "$LOG"
+		# before the cluster starts: its processes inherit the group
+		pg_cgroup_join 2>>"$LOG" || note "no cpu cgroup: other sessions' load weighs fully"
+		if pg_setup; then
+			PG_UP=1
+		else
+			echo "n/a: the PostgreSQL cluster did not start (see the log lines below)"
+			tail -n 5 "$LOG"
+		fi
 	fi
 fi
 if [ "$PG_UP" = 1 ]; then
@@ -1266,81 +1292,85 @@ fi
 [ -n "$PG_DIR" ] && pg_teardown
 [ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
 
-echo
-echo "== 7. Stack sampling: what it costs, and its bound (PerfProbe III-B) =="
-STACKS=$OUT/tests/workloads/stacks
-if [ ! -x "$STACKS" ]; then
-	echo "n/a: $STACKS not built (make build-tests)"
-else
-	# the work a pinned CPU-bound run does in 2 s of its CPU time (stacks
-	# prints its iterations): alone / under record --sample at the default
-	# bound (3 %) and at -F 999 with the bound off (50 %). The programs run
-	# in the tick's interrupt on the sampled thread, so their time is in
-	# its CPU time and the iterations drop by the share they take; the
-	# recorder's start and stop are outside the measure (a wall clock
-	# around `record -- cmd` counted its ~1 s of BPF loading).
-	declare -A SM_RUNS=([alone]="" [bound]="" [fixed]="")
-	declare -A SM_LABEL=([alone]="alone" [bound]="xlprobe record --sample (bound 3 %)"
-		[fixed]="xlprobe record --sample --sample-overhead 50 (999 Hz)")
-	sm_run() {
-		local t0 t1 rec=()
-		case $1 in
-		bound) rec=("$XLPROBE" record -q --sample -o "$TMP/sm.xlp" --) ;;
-		fixed) rec=("$XLPROBE" record -q --sample --sample-overhead 50 -o "$TMP/sm.xlp" --) ;;
-		esac
-		RES=$(timeout -k 5 "$RUN_TIMEOUT" "${rec[@]}" taskset -c "$WCPU" "$STACKS" --ms 2000 \
-			2>>"$LOG" | awk '$1 == "DONE" { print $2 }') || RES=""
-	}
-	for ((r = 0; r < REPS; r++)); do
-		for v in alone bound fixed; do
-			sm_run "$v"
-			[ -n "$RES" ] && SM_RUNS[$v]+="$RES "
-		done
-	done
-	# shellcheck disable=SC2086
-	sbase=$(median ${SM_RUNS[alone]})
-	printf '%-58s %12s %8s  %s\n' "variant (stacks --ms 2000 of CPU, pinned)" "iterations" \
-		"slowdown" "runs (millions)"
-	for v in alone bound fixed; do
-		# shellcheck disable=SC2086
-		m=$(median ${SM_RUNS[$v]})
-		printf '%-58s %12.0f %8s  %s\n' "${SM_LABEL[$v]}" "${m:-0}" \
-			"$(calc 'printf "%.3f", a / b' "$sbase" "$m")" \
-			"$(for x in ${SM_RUNS[$v]}; do printf '%d ' $((x / 1000000)); done)"
-	done
-	# what the trace says sampling cost, per window: a phase of shallow
-	# stacks then one 60 frames deep (a dearer walk) at a 0.5 % bound
-	if "$XLPROBE" record -q --sample-overhead 0.5 -o "$TMP/smd.xlp" -- taskset -c "$WCPU" \
-		"$STACKS" --ms 1500 --deep-ms 1500 >/dev/null 2>>"$LOG"; then
-		echo "bound 0.5 %, 1.5 s shallow then 1.5 s deep; per window (period, cost per on-CPU sample, cost / CPU):"
-		"$XLPROBE" dump "$TMP/smd.xlp" | awk '
-			$1 == "sampling" {
-				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-				n++
-				o = v["cpu_ns"] > 0 ? 100 * v["cost_ns"] / v["cpu_ns"] : 0
-				printf "  %2d  period %7.2f ms -> %7.2f ms  %6.1f us/sample  %5.2f %%%s\n", n,
-					v["period_ns"] / 1e6, v["next_period_ns"] / 1e6,
-					v["on_samples"] ? v["cost_ns"] / v["on_samples"] / 1e3 : 0, o,
-					n == 1 ? "  (the floor period, before any measure)" : ""
-				if (n > 1) { c += v["cost_ns"]; u += v["cpu_ns"]; if (o > mx) mx = o }
-			}
-			END {
-				if (u > 0)
-					printf "after the first window: cost / CPU %.2f %%, the worst window %.2f %%; bound 0.5 %%: %s\n",
-						100 * c / u, mx, (100 * c / u <= 0.5) ? "met" : "OVER"
-			}'
+if want 7; then
+	echo
+	echo "== 7. Stack sampling: what it costs, and its bound (PerfProbe III-B) =="
+	STACKS=$OUT/tests/workloads/stacks
+	if [ ! -x "$STACKS" ]; then
+		echo "n/a: $STACKS not built (make build-tests)"
 	else
-		echo "n/a: the recording failed (see the log)"
+		# the work a pinned CPU-bound run does in 2 s of its CPU time (stacks
+		# prints its iterations): alone / under record --sample at the default
+		# bound (3 %) and at -F 999 with the bound off (50 %). The programs run
+		# in the tick's interrupt on the sampled thread, so their time is in
+		# its CPU time and the iterations drop by the share they take; the
+		# recorder's start and stop are outside the measure (a wall clock
+		# around `record -- cmd` counted its ~1 s of BPF loading).
+		declare -A SM_RUNS=([alone]="" [bound]="" [fixed]="")
+		declare -A SM_LABEL=([alone]="alone" [bound]="xlprobe record --sample (bound 3 %)"
+			[fixed]="xlprobe record --sample --sample-overhead 50 (999 Hz)")
+		sm_run() {
+			local rec=()
+			case $1 in
+			bound) rec=("$XLPROBE" record -q --sample -o "$TMP/sm.xlp" --) ;;
+			fixed) rec=("$XLPROBE" record -q --sample --sample-overhead 50 -o "$TMP/sm.xlp" --) ;;
+			esac
+			RES=$(timeout -k 5 "$RUN_TIMEOUT" "${rec[@]}" taskset -c "$WCPU" "$STACKS" --ms 2000 \
+				2>>"$LOG" | awk '$1 == "DONE" { print $2 }') || RES=""
+		}
+		for ((r = 0; r < REPS; r++)); do
+			for v in alone bound fixed; do
+				sm_run "$v"
+				[ -n "$RES" ] && SM_RUNS[$v]+="$RES "
+			done
+		done
+		# shellcheck disable=SC2086
+		sbase=$(median ${SM_RUNS[alone]})
+		printf '%-58s %12s %8s  %s\n' "variant (stacks --ms 2000 of CPU, pinned)" "iterations" \
+			"slowdown" "runs (millions)"
+		for v in alone bound fixed; do
+			# shellcheck disable=SC2086
+			m=$(median ${SM_RUNS[$v]})
+			printf '%-58s %12.0f %8s  %s\n' "${SM_LABEL[$v]}" "${m:-0}" \
+				"$(calc 'printf "%.3f", a / b' "$sbase" "$m")" \
+				"$(for x in ${SM_RUNS[$v]}; do printf '%d ' $((x / 1000000)); done)"
+		done
+		# what the trace says sampling cost, per window: a phase of shallow
+		# stacks then one 60 frames deep (a dearer walk) at a 0.5 % bound
+		if "$XLPROBE" record -q --sample-overhead 0.5 -o "$TMP/smd.xlp" -- taskset -c "$WCPU" \
+			"$STACKS" --ms 1500 --deep-ms 1500 >/dev/null 2>>"$LOG"; then
+			echo "bound 0.5 %, 1.5 s shallow then 1.5 s deep; per window (period, cost per on-CPU sample, cost / CPU):"
+			"$XLPROBE" dump "$TMP/smd.xlp" | awk '
+				$1 == "sampling" {
+					for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+					n++
+					o = v["cpu_ns"] > 0 ? 100 * v["cost_ns"] / v["cpu_ns"] : 0
+					printf "  %2d  period %7.2f ms -> %7.2f ms  %6.1f us/sample  %5.2f %%%s\n", n,
+						v["period_ns"] / 1e6, v["next_period_ns"] / 1e6,
+						v["on_samples"] ? v["cost_ns"] / v["on_samples"] / 1e3 : 0, o,
+						n == 1 ? "  (the floor period, before any measure)" : ""
+					if (n > 1) { c += v["cost_ns"]; u += v["cpu_ns"]; if (o > mx) mx = o }
+				}
+				END {
+					if (u > 0)
+						printf "after the first window: cost / CPU %.2f %%, the worst window %.2f %%; bound 0.5 %%: %s\n",
+							100 * c / u, mx, (100 * c / u <= 0.5) ? "met" : "OVER"
+				}'
+		else
+			echo "n/a: the recording failed (see the log)"
+		fi
 	fi
 fi
 
-echo
-echo "== 8. Evidence: false accusations and detection (README \"Evidence: its operating characteristic\") =="
-if [ -x "$SIGSIM" ]; then
-	# CPU-bound and single-threaded: a few minutes at the default trials
-	timeout -k 5 3600 "$SIGSIM" "$SIG_TRIALS" || note "bench_significance failed (exit $?)"
-else
-	echo "n/a: $SIGSIM not built"
+if want 8; then
+	echo
+	echo "== 8. Evidence: false accusations and detection (README \"Evidence: its operating characteristic\") =="
+	if [ -x "$SIGSIM" ]; then
+		# CPU-bound and single-threaded: a few minutes at the default trials
+		timeout -k 5 3600 "$SIGSIM" "$SIG_TRIALS" || note "bench_significance failed (exit $?)"
+	else
+		echo "n/a: $SIGSIM not built"
+	fi
 fi
 bench_unwind
 bench_lag
