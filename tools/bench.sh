@@ -305,6 +305,9 @@ bench_summary() {
 			if [ "$ratio" = n/a ]; then
 				ratio=-
 				verdict="n/a: the reference added no measurable cost"
+			elif [ "$(calc 'print (a <= 0) ? 1 : 0' "$x")" = 1 ]; then
+				# alone was slower than under xlprobe: the cost is in the noise
+				verdict="$verdict (xlprobe's cost within the noise)"
 			fi
 		fi
 		printf '%-3s %-86s %9s %9s %7s %8s  %s\n' "$r" "${SUM_WHAT[$r]}" "$x" "$ref" "$ratio" \
