@@ -48,7 +48,7 @@
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
 # sessions load it (shared/MACHINE.md). The script ends with a summary of
 # four ratios, each against its reference tool measured in this run, with
-# its target and "met" or "OVER" (README "Overhead"); absolute times are
+# its target and "met" or "OVER" (docs/overhead.md); absolute times are
 # printed as information and judged nowhere: they follow the machine. The
 # targets are informative; the script exits 0 whenever it could measure.
 #
