@@ -157,19 +157,16 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 }
 
 /*
- * ref: what a resource's part of the fast runs is a part of: the
- * function's time, or for the runqueue wait before an interaction (all
- * cpu_wait by construction, so always "in proportion" to itself) the
- * runs' latency, as for the whole run (attribute.c): the wait is judged
- * against the run it delayed (Debian's redis-server behind two nice -10
- * hogs: 116 runs queued, 74 slow, a 100 % share in both classes).
+ * The runqueue wait before an interaction is all cpu_wait, so always "in
+ * proportion" to itself: only a distinct mode or bursts accuse it. Judging
+ * it against the runs' latency instead was tried (2026-11-28) and accused
+ * the natural runqueue waits of unperturbed nginx and redis-server.
  */
 static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
-			      const struct analysis_opts *o, double res, const double *ref,
-			      struct xa_evidence *e)
+			      const struct analysis_opts *o, double res, struct xa_evidence *e)
 {
 	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
-	double tfast = class_mean(ref ? ref : b->time, b->slow, n, 0);
+	double tfast = class_mean(b->time, b->slow, n, 0);
 	bool have = false;
 
 	e->resource = false;
@@ -322,21 +319,12 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 {
 	struct xa_critical *c = &r->crit[k];
 	size_t nr = dataset__nruns(ds), n = 0;
-	double *lat = NULL;
 	struct s2_buf b;
 	int err;
 
 	err = s2_alloc(&b, nr);
 	if (err)
 		goto cleanup;
-	if (dataset__func(ds, c->func)->queued) {
-		lat = malloc(nr * sizeof(*lat) + 1);
-		err = lat ? 0 : -ENOMEM;
-		for (size_t run = 0; lat && run < nr; run++)
-			lat[run] = dataset__run(ds, run)->latency_ns;
-		if (err)
-			goto cleanup;
-	}
 	/*
 	 * Every run is a sample: one where the function did not run used 0 ns
 	 * of everything, as in step 1 (a lock wait's ProcSleep runs only in
@@ -366,13 +354,13 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	err = xa_step2_fit(&b.in, o, &c->s2);
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
-		resource_evidence(&b, n, &c->s2, o, c->res_ns, lat, &c->ev);
+		resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
 		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
 		if (!c->s2.nfactors && c->ev.beyond) {
 			err = xa_step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
 			if (!err && c->s2.nfactors) {
 				rank_factors(&b, n, &c->s2, o, false);
-				resource_evidence(&b, n, &c->s2, o, c->res_ns, lat, &c->ev);
+				resource_evidence(&b, n, &c->s2, o, c->res_ns, &c->ev);
 			}
 		}
 	}
@@ -380,7 +368,6 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		if (c->s2.factors[i].feat == XA_IPC)
 			pick_peer(res, k, &b, n, nr, &c->peer);
 cleanup:
-	free(lat);
 	s2_free(&b);
 	return err;
 }
