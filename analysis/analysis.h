@@ -301,6 +301,29 @@ struct xa_critical {
 };
 
 /*
+ * An answer resting on other threads' CPU work (cpu_work.c): a whole-run
+ * wait whose added time they spent on a CPU, or a blocker of the waits
+ * followed that was on a CPU. The run's CPU work (its latency less the
+ * pieces of its waits that were not a thread on a CPU or its own runqueue
+ * wait) is judged as a function's CPU time is: out of proportion to the
+ * latency, or a distinct mode not in bursts; else the answer is dismissed.
+ */
+struct xa_cpu_work {
+	bool tested;	/* the answer's added time was mostly other threads on a CPU */
+	bool dismissed; /* and the run's CPU work explains nothing beyond a slower CPU */
+	double proxy;	/* of the answer's added time, the part other threads spent on a CPU */
+	double share, fast_share, excess; /* the CPU work's part of the added / fast latency */
+	double p_mw;
+	bool out_of_proportion;
+	double threshold; /* the split: as many runs above it as are slow */
+	struct ev_gap gap;
+	bool mode;
+	double runs_p, bursts_expected;
+	uint32_t bursts;
+	bool bursty;
+};
+
+/*
  * No function named, but the whole run explains the slow runs: the
  * baseline's time factor whose runs past its threshold are the slow ones
  * (Fisher's exact test at alpha_evidence) and that either grew out of
@@ -340,6 +363,8 @@ struct xa_fallback {
 	/* who held the runs up, as xa_critical's (a waiting factor, a timeline) */
 	size_t blocker;
 	double blocker_added;
+	/* a wait that was other threads' CPU work: dismissed, holds is false */
+	struct xa_cpu_work cpu_work;
 };
 
 /* A precondition's test on one function: lo < time <= hi (tests merged). */
@@ -428,6 +453,8 @@ struct xa_result {
 		struct ev_top top;	 /* the ranked runs' test */
 		double p;		 /* top.p corrected for every window of every blocker */
 		uint32_t tests, tried;	 /* windows, blockers */
+		/* blockers on a CPU: the run's CPU work judged (dismissed: none holds) */
+		struct xa_cpu_work cpu_work;
 	} wait_answer;
 	/*
 	 * record --task-post / --task-run: the async tasks (tasks.h), NULL

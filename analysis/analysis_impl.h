@@ -68,6 +68,27 @@ struct xa_order {
 	size_t i;
 };
 int xa_order_cmp(const void *a, const void *b);
+
+/*
+ * cpu_work.c: the runs' CPU work, for an answer whose added time
+ * (answer_added ns per slow run over a fast one) rests on waits: tested
+ * when other threads on a CPU hold half of it at least (all_ran: the
+ * answer is such a blocker).
+ */
+int xa_cpu_work(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		double answer_added, bool all_ran, struct xa_cpu_work *w);
+
+/* Evidence 2 (significance.c) over any per-run values: xa_evidence's fields */
+struct xa_bursts {
+	uint32_t nslow_side; /* runs past the threshold */
+	double runs_p;
+	uint32_t bursts;
+	double bursts_expected;
+	double bulk_streaks, persistence;
+	bool bursty;
+};
+int xa_bursts(const double *t, const struct xa_order *ord, size_t n, double threshold, bool gt,
+	      const struct analysis_opts *o, struct xa_bursts *b);
 /* Evidence 1 and 2 and the shares of c (3 comes from its step 2). */
 int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		struct xa_critical *c);

@@ -170,6 +170,34 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
 			   &fb->blocker, &fb->blocker_added);
 }
 
+/*
+ * The whole run's answer, a wait of the run's thread, when other threads
+ * spent its added time on a CPU: their CPU work, judged as such
+ * (cpu_work.c); dismissed, the answer no longer holds.
+ */
+static int fallback_cpu_work(const struct dataset *ds, const struct analysis_opts *o,
+			     struct xa_result *r)
+{
+	struct xa_fallback *fb = &r->fallback;
+	size_t n = dataset__nruns(ds);
+	double *lat;
+	int err;
+
+	if (!fb->holds || !waiting_factor(fb->feat) || !r->waits || !r->slow)
+		return 0;
+	lat = malloc(n * sizeof(*lat) + 1);
+	if (!lat)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		lat[i] = dataset__run(ds, i)->latency_ns;
+	err = xa_cpu_work(ds, o, r, fmin(fb->share, 1) * xa_added(lat, r->slow, n), false,
+			  &fb->cpu_work);
+	if (!err && fb->cpu_work.tested && fb->cpu_work.dismissed)
+		fb->holds = false;
+	free(lat);
+	return err;
+}
+
 #define WAIT_ANSWER_TRIES 16 /* blockers tried, the largest in slow runs first */
 
 /*
@@ -191,6 +219,8 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 	double *v = calloc(WAIT_ANSWER_TRIES * n + 1, sizeof(*v)), *q = malloc(n * sizeof(*q) + 1);
 	double lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
 	struct ev_top top[WAIT_ANSWER_TRIES];
+	struct xa_cpu_work cw;
+	bool any_ran = false;
 	int err = -ENOMEM;
 
 	memset(a, 0, sizeof(*a));
@@ -218,6 +248,15 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		goto cleanup;
 	a->tested = true;
 	a->tried = (uint32_t)k;
+	/* a blocker on a CPU stands for the run's CPU work: judged as such, once */
+	for (size_t j = 0; j < k; j++)
+		any_ran |= r->blockers[idx[j]].state == WC_RAN;
+	memset(&cw, 0, sizeof(cw));
+	if (any_ran) {
+		err = xa_cpu_work(ds, o, r, 1, true, &cw);
+		if (err)
+			goto cleanup;
+	}
 	for (size_t j = 0; j < k; j++) {
 		for (size_t run = 0; run < n; run++) {
 			double l = dataset__run(ds, run)->latency_ns;
@@ -234,8 +273,10 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		double s = b->slow_ns / cnt[1], f = b->fast_ns / cnt[0];
 		double share = (s - f) / (lat[1] / cnt[1] - lat[0] / cnt[0]);
 		double p = top[j].w ? -expm1((double)a->tests * log1p(-top[j].p)) : 1;
+		bool ran = b->state == WC_RAN;
 		bool ok = p <= o->alpha_evidence && share >= o->factor_share &&
-			  top[j].hits >= xa_min_cover(o, top[j].nslow);
+			  top[j].hits >= xa_min_cover(o, top[j].nslow) &&
+			  !(ran && cw.tested && cw.dismissed);
 
 		/* the smallest p that passes the bars, else the smallest p */
 		if (a->holds ? !(ok && p < best) : !(ok || p < best))
@@ -248,6 +289,9 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		a->share = share;
 		a->top = top[j];
 		a->p = p;
+		memset(&a->cpu_work, 0, sizeof(a->cpu_work));
+		if (ran)
+			a->cpu_work = cw;
 	}
 cleanup:
 	free(v);
@@ -347,6 +391,7 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 		goto cleanup;
 	ret = wait_chains(ds, r, err, errlen);
 	told = ret != 0;
+	ret = ret ? ret : fallback_cpu_work(ds, o, r);
 	if (ret)
 		goto cleanup;
 	blocked_by(ds, o, r);

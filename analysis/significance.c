@@ -74,18 +74,74 @@ cleanup:
 	return ratio;
 }
 
+/*
+ * Evidence 2 over any per-run values t: the runs past the threshold, in
+ * time order (ord sorted by xa_order_cmp), clustered in streaks.
+ */
+int xa_bursts(const double *t, const struct xa_order *ord, size_t n, double threshold, bool gt,
+	      const struct analysis_opts *o, struct xa_bursts *b)
+{
+	uint8_t *seq = calloc(n + 1, 1);
+
+	if (!seq)
+		return -ENOMEM;
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; i < n; i++) {
+		double v = t[ord[i].i];
+
+		seq[i] = gt ? v > threshold : v <= threshold;
+		b->nslow_side += seq[i];
+	}
+	b->runs_p = ev__runs_test(seq, n, &b->bursts, &b->bursts_expected);
+	/*
+	 * Significance alone is not a burst: over hundreds of runs the test
+	 * sees the mild autocorrelation of a VM whose speed drifts (an idle
+	 * PostgreSQL backend: 86 slow runs in 51 streaks where chance gives 78).
+	 * Interference that comes and goes leaves streaks twice as long at least.
+	 */
+	/*
+	 * Nor are the slow stretches of a workload that drifts as a whole (an
+	 * AR(1) speed: tests/lib/sigsim.c's natural shapes accused 3 % of the
+	 * time at 40 runs): its other runs come in streaks too. The streaks of
+	 * those runs above their own median, against chance, measure the
+	 * drift (1: none); interference that comes and goes must leave the
+	 * slow runs twice as clustered as that.
+	 */
+	b->bulk_streaks = bulk_streak_ratio(t, ord, seq, n);
+	/*
+	 * And the runs test itself is taken under that drift: a two-state
+	 * chain whose persistence is the other runs' (lag-1 correlation of
+	 * "above their median" = 1 - their streak ratio, for a chain at
+	 * q = 1/2). A Gaussian drift's slow runs are less persistent than its
+	 * median's (AR(1) 0.5: 0.19 at median + 1 sigma against 0.33), so the
+	 * null errs on the side of a drift: at 40 runs, 34 other runs measure
+	 * it loosely, and the plain test with the half-streaks rule alone
+	 * accused an AR(1) 0.5 drift in 1.2 % of the trials.
+	 */
+	b->persistence = !isnan(b->bulk_streaks) && b->bulk_streaks < 1 ? 1 - b->bulk_streaks : 0;
+	if (b->persistence > 0) {
+		uint32_t r;
+
+		b->runs_p = fmax(b->runs_p, ev__runs_test_markov(seq, n, b->persistence, &r));
+	}
+	b->bursty = b->runs_p <= o->alpha_evidence &&
+		    b->bursts <= b->bursts_expected * fmin(1, b->bulk_streaks) / 2;
+	free(seq);
+	return 0;
+}
+
 int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		struct xa_critical *c)
 {
 	size_t n = dataset__nruns(ds);
 	double *t = malloc(n * sizeof(*t) + 1);
 	double *lat = malloc(n * sizeof(*lat) + 1);
-	uint8_t *seq = malloc(n + 1);
 	struct xa_order *ord = malloc(n * sizeof(*ord) + 1);
 	struct xa_evidence *e = &c->ev;
+	struct xa_bursts b;
 	int err = -ENOMEM;
 
-	if (!t || !lat || !seq || !ord)
+	if (!t || !lat || !ord)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_run *run = dataset__run(ds, i);
@@ -121,47 +177,16 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	e->mode = e->mode_p <= o->alpha_evidence;
 	/* 2. bursts, over every run in time order */
 	xlp_sort(ord, n, sizeof(*ord), xa_order_cmp);
-	e->nslow_side = 0;
-	for (size_t i = 0; i < n; i++) {
-		double v = t[ord[i].i];
-
-		seq[i] = c->gt ? v > c->threshold_ns : v <= c->threshold_ns;
-		e->nslow_side += seq[i];
-	}
-	e->runs_p = ev__runs_test(seq, n, &e->bursts, &e->bursts_expected);
-	/*
-	 * Significance alone is not a burst: over hundreds of runs the test
-	 * sees the mild autocorrelation of a VM whose speed drifts (an idle
-	 * PostgreSQL backend: 86 slow runs in 51 streaks where chance gives 78).
-	 * Interference that comes and goes leaves streaks twice as long at least.
-	 */
-	/*
-	 * Nor are the slow stretches of a workload that drifts as a whole (an
-	 * AR(1) speed: tests/lib/sigsim.c's natural shapes accused 3 % of the
-	 * time at 40 runs): its other runs come in streaks too. The streaks of
-	 * those runs above their own median, against chance, measure the
-	 * drift (1: none); interference that comes and goes must leave the
-	 * slow runs twice as clustered as that.
-	 */
-	e->bulk_streaks = bulk_streak_ratio(t, ord, seq, n);
-	/*
-	 * And the runs test itself is taken under that drift: a two-state
-	 * chain whose persistence is the other runs' (lag-1 correlation of
-	 * "above their median" = 1 - their streak ratio, for a chain at
-	 * q = 1/2). A Gaussian drift's slow runs are less persistent than its
-	 * median's (AR(1) 0.5: 0.19 at median + 1 sigma against 0.33), so the
-	 * null errs on the side of a drift: at 40 runs, 34 other runs measure
-	 * it loosely, and the plain test with the half-streaks rule alone
-	 * accused an AR(1) 0.5 drift in 1.2 % of the trials.
-	 */
-	e->persistence = !isnan(e->bulk_streaks) && e->bulk_streaks < 1 ? 1 - e->bulk_streaks : 0;
-	if (e->persistence > 0) {
-		uint32_t r;
-
-		e->runs_p = fmax(e->runs_p, ev__runs_test_markov(seq, n, e->persistence, &r));
-	}
-	e->bursty = e->runs_p <= o->alpha_evidence &&
-		    e->bursts <= e->bursts_expected * fmin(1, e->bulk_streaks) / 2;
+	err = xa_bursts(t, ord, n, c->threshold_ns, c->gt, o, &b);
+	if (err)
+		goto cleanup;
+	e->nslow_side = b.nslow_side;
+	e->runs_p = b.runs_p;
+	e->bursts = b.bursts;
+	e->bursts_expected = b.bursts_expected;
+	e->bulk_streaks = b.bulk_streaks;
+	e->persistence = b.persistence;
+	e->bursty = b.bursty;
 	/*
 	 * 3. was filled in by step 2. Bursts in which only CPU time grew, in
 	 * proportion, say the CPU itself ran slower at times (a busy host, a
@@ -195,7 +220,6 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 cleanup:
 	free(t);
 	free(lat);
-	free(seq);
 	free(ord);
 	return err;
 }

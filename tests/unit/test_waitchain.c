@@ -1219,4 +1219,117 @@ TEST(wait_answer_when_the_whole_run_waits_in_proportion_synthetic)
 	json__free(j);
 }
 
+/*
+ * The run's thread (A) and pool-1 (B) on one CPU, as tests/workloads/pool.c
+ * pins them: A posts a task and B preempts it, A waits on the runqueue
+ * (q ms), gets the CPU back, blocks on the condition variable (lock_wait)
+ * while B finishes its b ms of work. Which part of B's work A spends on
+ * the runqueue and which in lock_wait is the scheduler's race. The runs'
+ * shapes: b 4 +- 0.5 ms with q = 2; `slower` runs b 1.4x, with q = 1.6 (A
+ * blocks sooner): their added time is all in lock_wait, 1.25x the added
+ * latency, against half of the fast runs' latency: out of proportion by
+ * the wait alone. The run's CPU work (cpu_work.c) grew in proportion.
+ */
+static struct json *cpu_work_report(const char *name, bool (*slower)(int i), double extra)
+{
+	enum { NRUNS = 64 };
+	static struct ev ev[16 * NRUNS];
+	static struct run runs[NRUNS];
+	static uint64_t ctr[NRUNS * XLP_NR_CTR];
+	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
+	const char *tl = synth__tmp(name);
+	uint64_t rs = 777;
+	char err[4096];
+	struct json *j;
+	size_t n = 0;
+
+	for (int i = 0; i < NRUNS; i++) {
+		bool sl = slower(i);
+		double t = 100.0 * i, noise = tl_rnd01(&rs) - 0.5;
+		double b = (sl ? 4 * extra : 4) + noise, q = sl ? 1.6 : 2;
+		struct synth_usage u = {
+			.cpu_run = MS(0.35), .cpu_wait = MS(q + 0.05), .lock = MS(b - q)};
+
+		runs[i] = (struct run){MS(t), MS(0.4 + b)};
+		synth__counters(&u, ctr + i * XLP_NR_CTR);
+		ev[n++] = (struct ev)IN(A, t);
+		ev[n++] = (struct ev)WAKE(B, A, XLP_C_LOCK, t + 0.1);
+		ev[n++] = (struct ev)OUT_R(A, t + 0.2);
+		ev[n++] = (struct ev)IN(B, t + 0.2);
+		ev[n++] = (struct ev)OUT_R(B, t + 0.2 + q);
+		ev[n++] = (struct ev)IN(A, t + 0.2 + q);
+		ev[n++] = (struct ev)OUT_S(A, t + 0.25 + q);
+		ev[n++] = (struct ev)IN(B, t + 0.25 + q);
+		ev[n++] = (struct ev)WAKE(A, B, XLP_C_LOCK, t + 0.25 + b);
+		ev[n++] = (struct ev)OUT_S(B, t + 0.3 + b);
+		ev[n++] = (struct ev)IN(A, t + 0.3 + b);
+		ev[n++] = (struct ev)OUT_S(A, t + 0.4 + b);
+	}
+	if (write_trace_ctr(tl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n, nm,
+			    2, runs, NRUNS, ctr)) {
+		CHECK(0, "cannot write %s", tl);
+		return NULL;
+	}
+	j = report_json_of(tl, err, sizeof(err));
+	CHECK(j, "report: %s", err);
+	return j;
+}
+
+/* three stretches of 8 runs: a slower CPU at times */
+static bool in_bursts(int i)
+{
+	return (i >= 10 && i < 18) || (i >= 30 && i < 38) || (i >= 50 && i < 58);
+}
+
+/* every fourth run: a code path the worker takes now and then */
+static bool every_fourth(int i)
+{
+	return i % 4 == 3;
+}
+
+TEST(wait_for_cpu_work_in_bursts_is_a_slower_cpu_synthetic)
+{
+	struct json *j = cpu_work_report("cpu-work-bursts.xlp", in_bursts, 1.4);
+	const char *v, *note;
+
+	REQUIRE(j, "-");
+	v = json__str(json__get(j, "verdict"));
+	note = json__str(json__get(j, "note"));
+	/* the wait alone is out of proportion: what the answer rested on before */
+	CHECK(json__bool(json__get(j, "whole_run.out_of_proportion")) == 1 &&
+		      !strcmp(json__str(json__get(j, "whole_run.factor")), "lock_wait"),
+	      "%s", v);
+	CHECK(json__bool(json__get(j, "whole_run.cpu_work.dismissed")) == 1 &&
+		      json__bool(json__get(j, "whole_run.cpu_work.bursty")) == 1 &&
+		      !json__bool(json__get(j, "whole_run.cpu_work.out_of_proportion")),
+	      "%s", v);
+	CHECK(json__num(json__get(j, "whole_run.cpu_work.proxy")) >= 0.9, "proxy %g",
+	      json__num(json__get(j, "whole_run.cpu_work.proxy")));
+	CHECK(!json__bool(json__get(j, "whole_run.holds")) &&
+		      json__bool(json__get(j, "wait_answer.holds")) != 1 &&
+		      !strcmp(json__str(json__get(j, "status")), "no_precondition"),
+	      "%s", v);
+	CHECK(v && !strcmp(v, "no slowdown precondition found"), "%s", v);
+	CHECK(note && strstr(note, "other threads' CPU work") && strstr(note, "ran slower"), "%s",
+	      note ? note : "(no note)");
+	json__free(j);
+}
+
+TEST(wait_for_cpu_work_in_a_mode_over_the_recording_accuses_synthetic)
+{
+	struct json *j = cpu_work_report("cpu-work-mode.xlp", every_fourth, 2.5);
+	const char *v;
+
+	REQUIRE(j, "-");
+	v = json__str(json__get(j, "verdict"));
+	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1 ||
+		      json__bool(json__get(j, "wait_answer.holds")) == 1,
+	      "%s", v);
+	CHECK(json__bool(json__get(j, "whole_run.cpu_work.dismissed")) != 1 &&
+		      json__bool(json__get(j, "wait_answer.cpu_work.dismissed")) != 1,
+	      "%s", v);
+	CHECK(v && strstr(v, "pool-1 (tid 11) on a CPU"), "%s", v);
+	json__free(j);
+}
+
 TEST_MAIN()

@@ -159,6 +159,8 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max);
 /* The whole-run fallback's test, one line. */
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len);
+/* An answer that rested on other threads' CPU work, judged (cpu_work.c); "" when untested */
+const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len);
 
 /* ---- wait chains of a timeline (report_waits.c) ---- */
 

@@ -263,10 +263,42 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 	return buf;
 }
 
+const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len)
+{
+	char sh[256], p[32], a[32], b[32], g[32], q[32], t[32];
+	size_t used = 0;
+
+	buf[0] = 0;
+	if (!w->tested)
+		return buf;
+	put(buf, len, &used,
+	    "other threads on a CPU hold %.0f %% of its added time: the run's CPU work (its "
+	    "own, its runqueue wait, and theirs) holds %s and %.0f %% of the fast runs' (%s, "
+	    "Mann-Whitney %s)",
+	    100 * fmin(w->proxy, 1), report__share(w->share, sh, sizeof(sh)), 100 * w->fast_share,
+	    w->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
+	    report__p(w->p_mw, p, sizeof(p)));
+	if (!isnan(w->gap.lo))
+		put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)",
+		    w->mode ? "a DISTINCT mode" : "no distinct mode",
+		    report__dur(w->gap.lo, a, sizeof(a)), report__dur(w->gap.hi, b, sizeof(b)),
+		    w->gap.ratio, report__p(w->gap.p, g, sizeof(g)));
+	put(buf, len, &used, "; its runs above %s in %u streaks, %.0f by chance (runs test %s)%s",
+	    report__dur(w->threshold, t, sizeof(t)), w->bursts, w->bursts_expected,
+	    report__p(w->runs_p, q, sizeof(q)), w->bursty ? ": BURSTS" : "");
+	put(buf, len, &used, " => %s",
+	    !w->dismissed ? "the CPU work explains the slow runs"
+	    : w->mode	  ? "dismissed: a mode of CPU work in bursts, grown in proportion: the CPU "
+			    "ran slower at times (a busy host, a lower clock), not a cause"
+			  : "dismissed: CPU work grown in proportion, with no distinct mode: the "
+			    "workload's natural tail, or a slower CPU, not a cause");
+	return buf;
+}
+
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 {
 	const struct xa_fallback *fb = &r->fallback;
-	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256];
+	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256], cw[1024];
 	size_t used = 0;
 
 	put(buf, len, &used,
@@ -291,6 +323,9 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 		    report__value(fb->feat, fb->gap.lo, a, sizeof(a)),
 		    report__value(fb->feat, fb->gap.hi, b, sizeof(b)), fb->gap.ratio,
 		    report__p(fb->gap.p, g, sizeof(g)), "");
+	if (fb->cpu_work.tested)
+		put(buf, len, &used, "; a wait for other threads' CPU work: %s",
+		    report__cpu_work(&fb->cpu_work, cw, sizeof(cw)));
 	return buf;
 }
 

@@ -443,6 +443,34 @@ static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct x
 	jsonw__end_obj(w);
 }
 
+/* an answer that rested on other threads' CPU work, judged (cpu_work.c) */
+static void cpu_work(struct jsonw *w, const struct xa_cpu_work *c)
+{
+	if (!c->tested) {
+		jsonw__null(w, "cpu_work");
+		return;
+	}
+	jsonw__begin_obj(w, "cpu_work");
+	jsonw__bool(w, "dismissed", c->dismissed);
+	jsonw__num(w, "proxy", c->proxy);
+	jsonw__num(w, "share_of_added", c->share);
+	jsonw__num(w, "share_of_fast", c->fast_share);
+	jsonw__num(w, "excess", c->excess);
+	jsonw__num(w, "p_mann_whitney", c->p_mw);
+	jsonw__bool(w, "out_of_proportion", c->out_of_proportion);
+	jsonw__round(w, "threshold", c->threshold);
+	jsonw__bool(w, "mode", c->mode);
+	jsonw__round(w, "gap_lo", c->gap.lo);
+	jsonw__round(w, "gap_hi", c->gap.hi);
+	jsonw__num(w, "gap_ratio", isinf(c->gap.ratio) ? NAN : c->gap.ratio);
+	jsonw__num(w, "gap_p", c->gap.p);
+	jsonw__uint(w, "bursts", c->bursts);
+	jsonw__num(w, "bursts_by_chance", c->bursts_expected);
+	jsonw__num(w, "runs_p", c->runs_p);
+	jsonw__bool(w, "bursty", c->bursty);
+	jsonw__end_obj(w);
+}
+
 /* the waits followed, when nothing else answered (attribute.c, wait_answer) */
 static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
@@ -467,6 +495,7 @@ static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct 
 	jsonw__uint(w, "tests", a->tests);
 	jsonw__uint(w, "blockers_tried", a->tried);
 	jsonw__num(w, "p", a->p);
+	cpu_work(w, &a->cpu_work);
 	jsonw__end_obj(w);
 }
 
@@ -494,6 +523,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__num(w, "excess", fb->excess);
 	jsonw__num(w, "p_mann_whitney", fb->p_mw);
 	jsonw__bool(w, "out_of_proportion", fb->out_of_proportion);
+	cpu_work(w, &fb->cpu_work);
 	jsonw__begin_obj(w, "mode");
 	jsonw__bool(w, "holds", fb->mode);
 	jsonw__bool(w, "cpu_slower", fb->cpu_bursts && fb->gap.p <= r->alpha_evidence);

@@ -350,7 +350,7 @@ static void rejected(FILE *f, const struct dataset *ds, const struct xa_result *
 static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_fallback *fb = &r->fallback;
-	char line[512], path[8192];
+	char line[2048], path[8192];
 
 	if (!fb->tested)
 		return;

@@ -170,6 +170,14 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 	if (more || members)
 		fprintf(f, "  (%zu more, %zu in groups above, in the JSON report)\n", more,
 			members);
+	if (r->wait_answer.cpu_work.tested) {
+		char cw[1024];
+
+		fprintf(f, "  waited for %s: %s\n",
+			report__blocker(ds, &r->blockers[r->wait_answer.blocker], line,
+					sizeof(line)),
+			report__cpu_work(&r->wait_answer.cpu_work, cw, sizeof(cw)));
+	}
 	run = report__typical_run(ds, r, true);
 	if (run != SIZE_MAX) {
 		const struct ds_run *x = dataset__run(ds, run);

@@ -187,6 +187,18 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 				 "longer in them, but its slow runs form no distinct mode, come "
 				 "in no burst, and no resource grew beyond proportion",
 				 dataset__func(ds, c->func)->symbol);
+		} else if ((r->fallback.cpu_work.tested && r->fallback.cpu_work.dismissed) ||
+			   (r->wait_answer.cpu_work.tested && r->wait_answer.cpu_work.dismissed)) {
+			const struct xa_cpu_work *w = r->fallback.cpu_work.tested
+							      ? &r->fallback.cpu_work
+							      : &r->wait_answer.cpu_work;
+
+			snprintf(v->note, sizeof(v->note),
+				 "the slow runs waited longer for other threads' CPU work, which "
+				 "grew in proportion with the run's %s: %s, not a cause",
+				 w->mode ? "and in bursts" : "and in no distinct mode",
+				 w->mode ? "the CPU ran slower at times"
+					 : "the workload's natural tail, or a slower CPU");
 		} else if (r->insignificant)
 			snprintf(v->note, sizeof(v->note),
 				 "the slow runs are only %.0f %% slower than the fast ones (median "
