@@ -424,6 +424,18 @@ int xlp_func_return(struct pt_regs *ctx)
 	f = &t->stack[d & (XLP_MAX_DEPTH - 1)];
 	if (d > 0)
 		parent = &t->stack[(d - 1) & (XLP_MAX_DEPTH - 1)];
+	/*
+	 * clang knows parent is non-NULL exactly when d > 0, so it tested d
+	 * (a 32-bit stack spill) for return_slow's and return_fast's
+	 * "if (parent)". 6.1's verifier does not tie that spill to the branch
+	 * that left parent NULL: it took the d != 0 path with parent NULL
+	 * and rejected xlp_func_return at parent->child[i] += incl[i] ("R2
+	 * invalid mem access 'scalar'", clang 14.0.6; 6.18 accepts it).
+	 * barrier_var() (an empty asm, no instruction) hides the relation
+	 * from clang, so parent itself is tested, which every verifier
+	 * tracks on each path (NULL or the map value).
+	 */
+	barrier_var(parent);
 	stat_inc(XLP_S_CALLS);
 	thread_sync(t, now);
 	if (t->run_depth == d + 1) {
