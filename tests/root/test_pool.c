@@ -176,6 +176,29 @@ static const struct json *blocked_by(const struct json *j)
 }
 
 /* the first accused function's name and first factor, or "" */
+/*
+ * Every accused function slowed because its CPU did not run it (cpu_steal:
+ * the hypervisor's steal clock): the host perturbed the run, not the
+ * scenario, and the report is right to say so (tests/e2e/test_e2e.c and
+ * tests/real/verdict.jq leave such accusations out the same way).
+ */
+static bool by_host(const struct json *j)
+{
+	const struct json *cf = json__get(j, "critical_functions");
+	size_t n = json__len(cf);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *f = json__str(json__get(json__at(cf, i), "factors[0].factor"));
+
+		if (!f || strcmp(f, "cpu_steal"))
+			return false;
+	}
+	if (n)
+		fprintf(stderr, "  the host stole CPU time: %s\n",
+			json__str(json__get(j, "verdict")));
+	return n > 0;
+}
+
 static const char *accused(const struct json *j, const char *what)
 {
 	const char *v = json__str(json__get(
@@ -225,7 +248,7 @@ TEST(pool_unperturbed_accuses_nothing)
 
 	REQUIRE(j, "-");
 	st = json__str(json__get(j, "status"));
-	CHECK(st && strcmp(st, "ok") && !blocked_by(j) &&
+	CHECK(st && (strcmp(st, "ok") || by_host(j)) && !blocked_by(j) &&
 		      json__bool(json__get(j, "whole_run.holds")) != 1,
 	      "%s: %s", st, json__str(json__get(j, "verdict")));
 	json__free(j);
@@ -353,7 +376,8 @@ TEST(pool_unperturbed_interaction_only_accuses_nothing)
 
 	REQUIRE(j, "-");
 	st = json__str(json__get(j, "status"));
-	CHECK(st && strcmp(st, "ok") && json__bool(json__get(j, "whole_run.holds")) != 1 &&
+	CHECK(st && (strcmp(st, "ok") || by_host(j)) &&
+		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
 		      json__bool(json__get(j, "wait_answer.holds")) != 1,
 	      "%s: %s", st, json__str(json__get(j, "verdict")));
 	json__free(j);
@@ -440,7 +464,7 @@ TEST(peer_unperturbed_accuses_nothing)
 
 	REQUIRE(j, "-");
 	st = json__str(json__get(j, "status"));
-	CHECK(st && strcmp(st, "ok") && !blocked_by(j) &&
+	CHECK(st && (strcmp(st, "ok") || by_host(j)) && !blocked_by(j) &&
 		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
 		      json__bool(json__get(j, "wait_answer.holds")) != 1,
 	      "%s: %s", st, json__str(json__get(j, "verdict")));
@@ -504,7 +528,8 @@ TEST(async_unperturbed_accuses_nothing)
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "%g runs",
 	      json__num(json__get(j, "runs.count")));
 	st = json__str(json__get(j, "status"));
-	CHECK(st && strcmp(st, "ok") && json__bool(json__get(j, "whole_run.holds")) != 1 &&
+	CHECK(st && (strcmp(st, "ok") || by_host(j)) &&
+		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
 		      json__bool(json__get(j, "wait_answer.holds")) != 1,
 	      "%s: %s", st, json__str(json__get(j, "verdict")));
 	json__free(j);
