@@ -370,11 +370,29 @@ static void scen_open(struct scen *c, const char *name, uint64_t seed,
 	c->e = synth__open(c->path, BASE_FEAT, 0, funcs, nfuncs, &c->s);
 }
 
+/* The usual scenario: /opt/app's handle(), the interaction, calling a and b. */
+static void scen_app(struct scen *c, const char *name, uint64_t seed, const char *a, const char *b)
+{
+	const struct synth_func funcs[] = {
+		{"/opt/app", "handle", true}, {"/opt/app", a, false}, {"/opt/app", b, false}};
+
+	scen_open(c, name, seed, funcs, 3);
+}
+
 /* One run around top, unless an earlier one failed. */
 static void scen_run(struct scen *c, struct node *top)
 {
 	if (!c->e)
 		c->e = emit_run(c->s, top, c->t, &c->t);
+}
+
+/* n computes self and calls up to three others (NULL: fewer), in order. */
+static void calls(struct node *n, struct synth_usage self, struct node *a, struct node *b,
+		  struct node *d)
+{
+	n->self = self;
+	n->kid[0] = a, n->kid[1] = b, n->kid[2] = d;
+	n->nkids = !a ? 0 : !b ? 1 : !d ? 2 : 3;
 }
 
 /*
@@ -385,9 +403,9 @@ static void scen_run(struct scen *c, struct node *top)
 static void scen_top(struct scen *c, double ms, double sd, struct node *a, struct node *b,
 		     struct node *d)
 {
-	struct node top = {.func = 0, .kid = {a, b, d}, .nkids = !b ? 1 : !d ? 2 : 3};
+	struct node top = {.func = 0};
 
-	top.self = cpu_ms(&c->r, ms, sd);
+	calls(&top, cpu_ms(&c->r, ms, sd), a, b, d);
 	scen_run(c, &top);
 }
 
@@ -524,12 +542,9 @@ TEST(preemptions_in_a_natural_tail_are_not_its_cause)
  */
 static struct json *bursts_trace(const char *name, bool disk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "encode", false},
-					   {"/opt/app", "send", false}};
 	static struct scen c;
 
-	scen_open(&c, name, 11, funcs, 3);
+	scen_app(&c, name, 11, "encode", "send");
 	for (int i = 0; i < 200 && !c.e; i++) {
 		struct node en = {.func = 1}, se = {.func = 2};
 		bool hit = i % 40 >= 20 && i % 40 < 28;
@@ -579,15 +594,12 @@ TEST(cpu_slower_in_bursts_is_not_the_function)
  */
 TEST(thirty_percent_slowdown_with_one_cause)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "load_config", false},
-					   {"/opt/app", "compute", false}};
 	static struct scen c;
 	uint8_t slow[120];
 	struct json *j;
 	double ratio;
 
-	scen_open(&c, "thirty.xlp", 42, funcs, 3);
+	scen_app(&c, "thirty.xlp", 42, "load_config", "compute");
 	pick(&c.r, slow, 120, 0.25);
 	for (int i = 0; i < 120 && !c.e; i++) {
 		struct node lc = {.func = 1}, co = {.func = 2};
@@ -687,16 +699,11 @@ TEST(nested_chain_names_the_deepest_function)
 
 		fr.self = cpu_ms(&c.r, 0.05, 0.1);
 		fr.self.disk = slow[i] ? 10e6 * (1 + 0.2 * rng_n(&c.r)) : 0;
-		sm.self = cpu_ms(&c.r, 0.1, 0.1);
-		sm.kid[sm.nkids++] = &fr;
+		calls(&sm, cpu_ms(&c.r, 0.1, 0.1), &fr, NULL, NULL);
 		hf.self = cpu_ms(&c.r, 0.5, 0.2);
-		ig.self = cpu_ms(&c.r, 0.3, 0.1);
-		ig.kid[ig.nkids++] = &sm;
-		ig.kid[ig.nkids++] = &hf;
+		calls(&ig, cpu_ms(&c.r, 0.3, 0.1), &sm, &hf, NULL);
 		ee.self = cpu_ms(&c.r, 2, 0.2);
-		ex.self = cpu_ms(&c.r, 1, 0.1);
-		ex.kid[ex.nkids++] = &ig;
-		ex.kid[ex.nkids++] = &ee;
+		calls(&ex, cpu_ms(&c.r, 1, 0.1), &ig, &ee, NULL);
 		scen_top(&c, 0.3, 0.1, &ex, NULL, NULL);
 	}
 	j = scen_report(&c);
@@ -824,12 +831,9 @@ TEST(partly_evicted_table_beyond_the_bulk)
 
 		rb.self = cpu_ms(&c.r, 0.4, 0.1);
 		rb.self.disk = 1e6 * f * (evicted ? 2 + 7 * rng_u(&c.r) : 1);
-		is.self = cpu_ms(&c.r, 0.3, 0.1);
-		is.kid[is.nkids++] = &rb;
+		calls(&is, cpu_ms(&c.r, 0.3, 0.1), &rb, NULL, NULL);
 		ee.self = cpu_ms(&c.r, 1.5, 0.1);
-		ex.self = cpu_ms(&c.r, 0.2, 0.1);
-		ex.kid[ex.nkids++] = &is;
-		ex.kid[ex.nkids++] = &ee;
+		calls(&ex, cpu_ms(&c.r, 0.2, 0.1), &is, &ee, NULL);
 		scen_top(&c, 0.1, 0.1, &ex, NULL, NULL);
 	}
 	j = scen_report(&c);
@@ -853,14 +857,11 @@ TEST(partly_evicted_table_beyond_the_bulk)
  */
 TEST(worker_losing_its_cpu_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "worker", false},
-					   {"/opt/app", "reply", false}};
 	static struct scen c;
 	static char out[1 << 16];
 	struct json *j;
 
-	scen_open(&c, "worker.xlp", 2102, funcs, 3);
+	scen_app(&c, "worker.xlp", 2102, "worker", "reply");
 	for (int i = 0; i < 60 && !c.e; i++) {
 		struct node w = {.func = 1}, re = {.func = 2};
 		bool slow = (i * 7) % 4 == 1;
@@ -920,14 +921,11 @@ TEST(disk_factor_on_real_nginx_sampled)
  */
 TEST(evicted_page_fault_read_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "read_file", false},
-					   {"/opt/app", "parse", false}};
 	static struct scen c;
 	struct json *j;
 	int nd = 0, nt = 0;
 
-	scen_open(&c, "faults.xlp", 2103, funcs, 3);
+	scen_app(&c, "faults.xlp", 2103, "read_file", "parse");
 	for (int i = 0; i < 60 && !c.e; i++) {
 		struct node rf = {.func = 1}, pa = {.func = 2};
 		bool disk = i % 6 == 2 && i < 54, tail = i % 8 == 5 && i < 56;
@@ -957,15 +955,12 @@ TEST(evicted_page_fault_read_beyond_the_bulk)
  */
 TEST(a_wait_in_proportion_is_not_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "work", false},
-					   {"/opt/app", "other", false}};
 
 	for (int kind = 0; kind < 2; kind++) {
 		static struct scen c;
 		struct json *j;
 
-		scen_open(&c, "inprop.xlp", 2104 + (uint64_t)kind, funcs, 3);
+		scen_app(&c, "inprop.xlp", 2104 + (uint64_t)kind, "work", "other");
 		for (int i = 0; i < 200 && !c.e; i++) {
 			struct node w = {.func = 1}, o = {.func = 2};
 			double x = kind ? pow(2, -1 / 1.5) * pow(1 - rng_u(&c.r) * 0.999, -1 / 1.5)
