@@ -10,17 +10,7 @@
 #include "testlib.h"
 #include "dataset.h"
 #include "synth.h"
-
-static struct dataset *load(const char *path)
-{
-	struct dataset_opts o = {0};
-	struct dataset *ds = NULL;
-	char err[512];
-	int ret = dataset__load(&path, 1, &o, &ds, err, sizeof(err));
-
-	CHECK(!ret, "dataset__load: %s", err);
-	return ds;
-}
+#include "testds.h"
 
 /* The size of the run of pid that starts at start; -1 when there is no such run. */
 static double size_of(const struct dataset *ds, uint32_t pid, uint64_t start)
@@ -94,7 +84,7 @@ TEST(sizes_by_precedence)
 	e |= run(s, 20, 20, 9000, 50, 0);
 	e |= synth__close(s, NULL, 0);
 	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = tds_load(path);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 10, "%zu runs", dataset__nruns(ds));
 	CHECK(size_of(ds, 10, 1000) == 3, "its call's size: %g", size_of(ds, 10, 1000));
@@ -155,7 +145,7 @@ TEST(keyed_run_takes_its_begins_size)
 	e |= synth__call(s, 1, 10, 11, 0, 1500, c, NULL, 0, NULL);
 	e |= synth__close(s, NULL, 0);
 	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = tds_load(path);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 1, "%zu runs", dataset__nruns(ds));
 	CHECK(dataset__run(ds, 0)->tid == 11, "ended on %u", dataset__run(ds, 0)->tid);
@@ -182,7 +172,7 @@ TEST(launch_runs_take_their_launchs_size)
 	e |= synth__launch(s, 1, 11, 300, 400);
 	e |= synth__close(s, NULL, 0);
 	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = tds_load(path);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 2, "%zu runs", dataset__nruns(ds));
 	CHECK(size_of(ds, 10, 100) == 3, "%g", size_of(ds, 10, 100));
@@ -200,7 +190,7 @@ TEST(no_size_is_nan)
 	snprintf(v1, sizeof(v1), "%s/tests/data/v1-net.xlp", tl_root());
 	REQUIRE(!synth__scenario(&sc), "-");
 	for (size_t i = 0; i < 2; i++) {
-		struct dataset *ds = load(paths[i]);
+		struct dataset *ds = tds_load(paths[i]);
 
 		REQUIRE(ds, "%s", paths[i]);
 		CHECK(dataset__nruns(ds) > 0, "%s", paths[i]);
