@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "json.h"
 #include "testlib.h"
 #include "xlptest.h"
 
@@ -344,4 +345,22 @@ const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct 
 			return r;
 	}
 	return NULL;
+}
+
+struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms)
+{
+	char *argv[] = {(char *)xl, "report", "--json", (char *)trace, NULL};
+	static char out[1 << 20];
+	char err[4096], perr[256];
+	struct json *j;
+	int rc = xt_run(argv, timeout_ms, out, sizeof(out), err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr, "  report exited %d: %s\n", rc, err);
+		return NULL;
+	}
+	j = json__parse(out, perr, sizeof(perr));
+	if (!j)
+		fprintf(stderr, "  report JSON: %s\n", perr);
+	return j;
 }

@@ -37,6 +37,12 @@ int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
 int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+struct json;
+/*
+ * "xl report --json trace" parsed (tests/lib/json.h); NULL, said on
+ * stderr, when it fails or takes more than timeout_ms.
+ */
+struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms);
 /* SIGKILL, then reaps p (its output is dropped). */
 void xt_kill(struct xt_proc *p);
 /*

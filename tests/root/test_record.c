@@ -11,151 +11,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "schedstat.h"
 #include "xlptest.h"
 
-struct kstat {
-	unsigned tid;
-	char comm[16];
-	unsigned long long run, wait, nvcsw, nivcsw;
-};
-
-static int read_kstat(int pid, struct kstat *k, int max)
-{
-	char path[128], line[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		k[n].tid = (unsigned)atoi(de->d_name);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", pid, k[n].tid);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%llu %llu", &k[n].run, &k[n].wait) != 2)
-			continue;
-		fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, k[n].tid);
-		f = fopen(path, "r");
-		if (f && fgets(k[n].comm, sizeof(k[n].comm), f))
-			k[n].comm[strcspn(k[n].comm, "\n")] = 0;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/status", pid, k[n].tid);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			sscanf(line, "voluntary_ctxt_switches: %llu", &k[n].nvcsw);
-			sscanf(line, "nonvoluntary_ctxt_switches: %llu", &k[n].nivcsw);
-		}
-		if (f)
-			fclose(f);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/* Within 2 %, or 1 ms for small values (the tolerance). */
-static int close_enough(unsigned long long ours, unsigned long long kernel)
-{
-	unsigned long long diff = ours > kernel ? ours - kernel : kernel - ours;
-
-	return diff <= 1000000ull || diff <= kernel / 50;
-}
+static const struct xt_schedstat_run host = {.workload = "tests/workloads/sched_mix",
+					     .ready_ms = 20000,
+					     .exit_ms = 30000,
+					     .settle_us = 200000};
 
 /* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
-/*
- * bin: the product, or xlprobe-test with XLPROBE_TEST_OLD_SWITCH set (the
- * sched_switch program of kernels before 5.18, forced here).
- */
-static void schedstat_agreement(const char *bin, bool old_switch)
-{
-	char xl[256], wl[256], err[4096];
-	const char *trace = xt_tmp_path(old_switch ? "sched_old.xlp" : "sched.xlp");
-	char *argv[] = {xt_out(bin, xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"--",
-			xt_out("tests/workloads/sched_mix", wl, sizeof(wl)),
-			"--seconds",
-			"2",
-			NULL};
-	struct kstat k[32];
-	struct xt_proc p;
-	struct xt_trace t;
-	int pid = 0, n, rc, checked = 0;
-
-	pid = xt_spawn_ready(argv, &p, 20000);
-	REQUIRE(pid > 0, "sched_mix never said READY");
-	/* main blocks in sigwait() just after printing READY: let it get there,
-	 * so its switch counts are final before we read them */
-	usleep(200000);
-	n = read_kstat(pid, k, 32);
-	kill(p.pid, SIGINT);
-	rc = xt_wait(&p, 30000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
-	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
-	for (int i = 0; i < n; i++) {
-		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
-
-		CHECK(r, "no totals for thread %u (%s)", k[i].tid, k[i].comm);
-		if (!r)
-			continue;
-		checked++;
-		CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k[i].run),
-		      "%s: on-CPU %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_RUN], k[i].run);
-		CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k[i].wait),
-		      "%s: runqueue %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_WAIT], k[i].wait);
-		CHECK(r->tot[XLP_C_NVCSW] == k[i].nvcsw, "%s: voluntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NVCSW], k[i].nvcsw);
-		CHECK(r->tot[XLP_C_NIVCSW] == k[i].nivcsw, "%s: involuntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NIVCSW], k[i].nivcsw);
-		/* the workload exercised what it claims: the test would be empty otherwise
-		 * (with the hog on its CPU it waits about as long as it runs) */
-		if (!strcmp(k[i].comm, "preempted"))
-			CHECK(k[i].wait * 4 >= k[i].run && k[i].nivcsw > 10,
-			      "preempted thread waited only %llu ns, ran %llu ns", k[i].wait,
-			      k[i].run);
-		if (!strcmp(k[i].comm, "pipe_rd"))
-			CHECK(k[i].nvcsw > 100, "pipe reader blocked only %llu times", k[i].nvcsw);
-		/* sleep reasons add up to the sleep states (bpf/xlprobe.h invariant) */
-		CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
-			      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
-				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] +
-				      r->tot[XLP_C_OTHER],
-		      "%s: sleep reasons do not add up", k[i].comm);
-	}
-	CHECK(checked == n);
-	/* the path taken is the one asked for, and the trace says so */
-	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
-	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
-	xt_trace_free(&t);
-	kill(pid, SIGKILL);
-}
-
 TEST(thread_totals_agree_with_schedstat)
 {
-	schedstat_agreement("xlprobe", false);
+	xt_schedstat_agreement(&host, false);
 }
 
 /* Kernels before 5.18 (Android GKI 5.10, 5.15): the state re-read from the task. */
 TEST(thread_totals_agree_with_schedstat_pre_5_18_switch_forced)
 {
-	setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
-	schedstat_agreement("xlprobe-test", true);
-	unsetenv("XLPROBE_TEST_OLD_SWITCH");
+	xt_schedstat_agreement(&host, true);
 }
 
 /*
