@@ -23,9 +23,7 @@ static void init_paths(void)
 {
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/lag", wl, sizeof(wl));
-	snprintf(ev, sizeof(ev), "%s:on_event", wl);
-	snprintf(key, sizeof(key), "%s:on_key", wl);
-	snprintf(inner, sizeof(inner), "%s:inner", wl);
+	xt_specs(wl, sizeof(ev), ev, "on_event", key, "on_key", inner, "inner", NULL);
 }
 
 /* xlprobe record -q -o TRACE ARGS... -- lag WARGS...; its exit status */
@@ -42,6 +40,21 @@ static int record(const char *trace, char **args, char **wargs)
 		argv[n++] = wargs[i];
 	argv[n] = NULL;
 	return xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+}
+
+/*
+ * record(), its workload's "CALLS ..." line holding calls, then the trace
+ * as a dataset; NULL after a failed check.
+ */
+static struct dataset *record_load(const char *trace, char **args, char **wargs, const char *calls)
+{
+	int rc;
+
+	init_paths();
+	rc = record(trace, args, wargs);
+	CHECK(rc == 0, "record exit %d: %s", rc, err);
+	CHECK(!rc && strstr(out, calls), "%s", out);
+	return !rc && strstr(out, calls) ? tds_load(trace) : NULL;
 }
 
 /* inner calls of the trace whose entry lies in [lo, hi) */
@@ -72,11 +85,7 @@ TEST(lag_keeps_lagging_runs_and_one_in_k)
 	char jerr[128];
 	int rc, fi, ti;
 
-	init_paths();
-	rc = record(trace, args, wargs);
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(strstr(out, "CALLS on_event=100 on_key=0 slow=10"), "%s", out);
-	ds = tds_load(trace);
+	ds = record_load(trace, args, wargs, "CALLS on_event=100 on_key=0 slow=10");
 	REQUIRE(ds, "-");
 	fi = tds_func(ds, "inner");
 	REQUIRE(fi >= 0, "-");
@@ -143,13 +152,8 @@ TEST(two_landmarks)
 	size_t nev = 0, nkey = 0;
 	struct dataset *ds;
 	int fe, fk;
-	int rc;
 
-	init_paths();
-	rc = record(trace, args, wargs);
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(strstr(out, "CALLS on_event=20 on_key=20"), "%s", out);
-	ds = tds_load(trace);
+	ds = record_load(trace, args, wargs, "CALLS on_event=20 on_key=20");
 	REQUIRE(ds, "-");
 	fe = tds_func(ds, "on_event");
 	fk = tds_func(ds, "on_key");

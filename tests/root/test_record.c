@@ -72,35 +72,28 @@ static void check_sleep(const struct xlp_call_rec *r)
 	      (unsigned long long)r->incl[XLP_C_SLEEP_S], own);
 }
 
+/* xlprobe, the funcs workload and the specs of its three functions */
+static char xl[256], wl[256], spin[300], slp[300], par[300];
+
+static void funcs_paths(void)
+{
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/funcs", wl, sizeof(wl));
+	xt_specs(wl, sizeof(spin), spin, "spin_20ms", slp, "sleep_20ms", par, "parent", NULL);
+}
+
 /* Acceptance 2: durations, inclusive and exclusive deltas of every call. */
 TEST(function_deltas_inclusive_exclusive)
 {
-	char xl[256], wl[256], out[65536], err[4096];
+	char out[65536], err[4096];
 	const char *trace = xt_tmp_path("funcs.xlp");
-	char spin[300], slp[300], par[300];
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spin,
-			"-f",
-			slp,
-			"-i",
-			par,
-			"--",
-			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			"--iterations",
-			"5",
-			NULL};
+	char *argv[] = {xl,   "record", "-q", "-o", (char *)trace,  "-f", spin, "-f", slp,
+			"-i", par,	"--", wl,   "--iterations", "5",  NULL};
 	struct xt_wl_call c[64];
 	struct xt_trace t;
 	int rc, n, fspin, fsleep, fparent, seen = 0;
 
-	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
-	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	n = xt_parse_calls(out, c, 64);
@@ -192,37 +185,19 @@ TEST(function_deltas_inclusive_exclusive)
 /* Acceptance 3: threads created after attach; the target's exit ends it. */
 TEST(late_threads_traced_and_target_exit_ends_recording)
 {
-	char xl[256], wl[256], err[4096], pidarg[16], par[300];
+	char pidarg[16];
 	const char *trace = xt_tmp_path("late.xlp");
-	char *wargv[] = {xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			 "--wait-signal",
-			 "--late-thread",
-			 "--iterations",
-			 "3",
-			 NULL};
-	char *xargv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			 "record",
-			 "-p",
-			 pidarg,
-			 "-i",
-			 par,
-			 "-o",
-			 (char *)trace,
-			 NULL};
-	struct xt_proc w, x;
+	char *wargv[] = {wl, "--wait-signal", "--late-thread", "--iterations", "3", NULL};
+	char *xargv[] = {xl, "record", "-p", pidarg, "-i", par, "-o", (char *)trace, NULL};
+	struct xt_proc w;
 	struct xt_trace t;
-	int pid = 0, rc, late = 0, main_calls = 0;
+	int pid, late = 0, main_calls = 0;
 
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	snprintf(par, sizeof(par), "%s:parent", wl);
-	REQUIRE(!xt_record_start(xargv, &x, &w, 20000), "xlprobe did not attach");
-	CHECK(xt_wait(&w, 30000, NULL, 0, NULL, 0) == 0);
-	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe should stop by itself when the target exits: %d %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
+	funcs_paths();
+	pid = xt_spawn_waiting(wargv, &w, pidarg, 10000);
+	REQUIRE(pid > 0, "-");
+	/* xlprobe stops by itself when the target exits */
+	REQUIRE(!xt_record_to_end(xargv, &w, trace, &t, 30000), "-");
 	CHECK(t.footer && t.footer->stop_reason == XLP_STOP_TARGET_EXIT);
 	for (size_t i = 0; i < t.ncalls; i++) {
 		if (t.calls[i].tid != (uint32_t)pid)
@@ -240,32 +215,15 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
  * them out of their parent's exclusive time. */
 TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 {
-	char xl[256], wl[256], err[4096], spin[300], slp[300], par[300];
+	char err[4096];
 	const char *trace = xt_tmp_path("mindur.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"--min-dur",
-			"30ms",
-			"-o",
-			(char *)trace,
-			"-f",
-			spin,
-			"-f",
-			slp,
-			"-i",
-			par,
-			"--",
-			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			"--iterations",
-			"4",
-			NULL};
+	char *argv[] = {xl,   "record",	      "-q", "--min-dur", "30ms", "-o", (char *)trace,
+			"-f", spin,	      "-f", slp,	 "-i",	 par,  "--",
+			wl,   "--iterations", "4",  NULL};
 	struct xt_trace t;
 	int rc, fparent, parents = 0, long_kids = 0;
 
-	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
-	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
 	rc = xt_run(argv, 60000, NULL, 0, err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(!xt_trace_load(trace, &t));
@@ -315,7 +273,7 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 /* -d stops the recording by itself, with a complete file. */
 TEST(duration_ends_recording_with_complete_file)
 {
-	char xl[256], wl[256], err[4096], pidarg[16], par[300];
+	char err[4096], pidarg[16];
 	const char *trace = xt_tmp_path("duration.xlp");
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	char *xargv[] = {xl,  "record", "-q", "-p", pidarg,	   "-f",
@@ -324,12 +282,9 @@ TEST(duration_ends_recording_with_complete_file)
 	struct xt_trace t;
 	int pid = 0, rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
+	pid = xt_spawn_waiting(wargv, &w, pidarg, 10000);
+	REQUIRE(pid > 0, "-");
 	rc = xt_run(xargv, 20000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	CHECK(kill(pid, 0) == 0, "the target outlives a recording that ended by -d");
@@ -348,19 +303,17 @@ TEST(duration_ends_recording_with_complete_file)
 /* On a terminal, one status line refreshes about once a second. */
 TEST(status_line_on_a_terminal)
 {
-	char xl[256], wl[256], cmd[1024], out[8192];
+	char cmd[1024], out[8192], pidarg[16];
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	struct xt_proc w;
-	int pid = 0, lines = 0, rc;
+	int lines = 0, rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
+	funcs_paths();
+	REQUIRE(xt_spawn_waiting(wargv, &w, pidarg, 10000) > 0, "-");
 	/* script(1) gives xlprobe a pty for stderr */
 	snprintf(cmd, sizeof(cmd),
-		 "script -qfec \"%s record -p %d -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
-		 xl, pid, wl, xt_tmpdir());
+		 "script -qfec \"%s record -p %s -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
+		 xl, pidarg, wl, xt_tmpdir());
 	rc = tl_run(cmd, out, sizeof(out));
 	xt_kill(&w);
 	CHECK(rc == 0, "exit %d: %s", rc, out);
@@ -373,27 +326,20 @@ TEST(status_line_on_a_terminal)
 /* A glob marks dozens of functions at once (every function of the app). */
 TEST(dozens_of_functions_by_glob)
 {
-	char xl[256], app[256], err[16384], pidarg[16], glob[300];
+	char app[256], pidarg[16], glob[300];
 	const char *trace = xt_tmp_path("glob.xlp");
 	char *aargv[] = {app, "--wait-signal", "--runs", "10", NULL};
 	char *xargv[] = {xl, "record", "-p", pidarg, "-f", glob, "-o", (char *)trace, NULL};
-	struct xt_proc a, x;
+	struct xt_proc a;
 	struct xt_trace t;
-	int pid = 0, rc, handle = -1, handled = 0;
+	int handle = -1, handled = 0;
 
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/e2e/workloads/app", app, sizeof(app));
-	pid = xt_spawn_ready(aargv, &a, 20000);
-	REQUIRE(pid > 0, "app never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(glob, sizeof(glob), "%s:*", app);
+	REQUIRE(xt_spawn_waiting(aargv, &a, pidarg, 20000) > 0, "-");
 	/* warnings about single-stepped prologues come first: skipped */
-	REQUIRE(!xt_record_start(xargv, &x, &a, 30000), "xlprobe did not attach");
-	CHECK(xt_wait(&a, 60000, NULL, 0, NULL, 0) == 0);
-	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
+	REQUIRE(!xt_record_to_end(xargv, &a, trace, &t, 60000), "-");
 	CHECK(t.meta->nfuncs >= 36, "the glob marked only %u functions", t.meta->nfuncs);
 	handle = xt_func_id(&t, "handle_request");
 	for (size_t i = 0; i < t.ncalls; i++)

@@ -26,10 +26,8 @@ static void paths(void)
 {
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/grow", wl, sizeof(wl));
-	snprintf(fparse, sizeof(fparse), "%s:parse", wl);
-	snprintf(fdedupe, sizeof(fdedupe), "%s:dedupe", wl);
-	snprintf(fsame, sizeof(fsame), "%s:same_key", wl);
-	snprintf(fjob, sizeof(fjob), "%s:job", wl);
+	xt_specs(wl, sizeof(fparse), fparse, "parse", fdedupe, "dedupe", fsame, "same_key", fjob,
+		 "job", NULL);
 }
 
 static struct json *growth_of(const char *trace, const char *name, const struct json **g)
