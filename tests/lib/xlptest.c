@@ -409,3 +409,31 @@ void xt_specs(const char *wl, size_t len, ...)
 		snprintf(buf, len, "%s:%s", wl, va_arg(ap, const char *));
 	va_end(ap);
 }
+
+int xt_argv(char **argv, int n, ...)
+{
+	va_list ap;
+	char *a;
+
+	va_start(ap, n);
+	while ((a = va_arg(ap, char *)))
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return n;
+}
+
+struct json *xt_report_file(char *const rep[], const char *js, int timeout_ms)
+{
+	static char out[1 << 16], err[1 << 16];
+	char jerr[256];
+	struct json *j;
+	int rc = xt_run(rep, timeout_ms, out, sizeof(out), err, sizeof(err));
+
+	CHECK(rc == 0, "%s exit %d: %s", rep[1], rc, err);
+	if (rc)
+		return NULL;
+	j = json__load(js, jerr, sizeof(jerr));
+	CHECK(j, "report JSON: %s", jerr);
+	return j;
+}

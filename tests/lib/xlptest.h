@@ -42,6 +42,17 @@ int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *e
  * (len bytes) of the (buf, func) pairs that follow, up to a NULL buf.
  */
 void xt_specs(const char *wl, size_t len, ...);
+/*
+ * Appends the strings that follow, up to NULL, to argv at n, and a NULL
+ * after them: the new n. For argument lists built a part at a time.
+ */
+int xt_argv(char **argv, int n, ...);
+struct json;
+/*
+ * Runs rep, an "xlprobe report ... --json -o js ..." command line, and
+ * loads js; NULL after a failed check.
+ */
+struct json *xt_report_file(char *const rep[], const char *js, int timeout_ms);
 struct xt_trace;
 /*
  * A workload that waits for SIGUSR1 after READY, started (xt_spawn_ready
@@ -57,7 +68,6 @@ int xt_spawn_waiting(char *const wargv[], struct xt_proc *w, char pidarg[16], in
 int xt_record_to_end(char *const xargv[], struct xt_proc *w, const char *trace, struct xt_trace *t,
 		     int timeout_ms);
 
-struct json;
 /*
  * "xl report --json trace" parsed (tests/lib/json.h); NULL, said on
  * stderr, when it fails or takes more than timeout_ms.

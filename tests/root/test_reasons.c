@@ -163,11 +163,8 @@ static int disk_up(char *err, size_t errlen)
  */
 static int in_cgroup_argv(char **argv, int n)
 {
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"";
-	argv[n++] = disk.cg;
-	return n;
+	return xt_argv(argv, n, "/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"",
+		       disk.cg, NULL);
 }
 
 /* sh, in the cgroup, then "xlprobe record -q -o TRACE": the next index of argv. */
@@ -175,12 +172,7 @@ static int record_argv(char **argv, char *xl, const char *trace)
 {
 	int n = in_cgroup_argv(argv, 0);
 
-	argv[n++] = xl;
-	argv[n++] = "record";
-	argv[n++] = "-q";
-	argv[n++] = "-o";
-	argv[n++] = (char *)trace;
-	return n;
+	return xt_argv(argv, n, xl, "record", "-q", "-o", (char *)trace, NULL);
 }
 
 /* ---- workload output ---- */
@@ -280,13 +272,7 @@ static void record_all(void)
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
 	n = record_argv(argv, xl, trace);
 	add_func_args(argv, &n, spec, wl);
-	argv[n++] = "--";
-	argv[n++] = wl;
-	argv[n++] = "--iterations";
-	argv[n++] = iters;
-	argv[n++] = "--disk";
-	argv[n++] = disk.dev;
-	argv[n] = NULL;
+	n = xt_argv(argv, n, "--", wl, "--iterations", iters, "--disk", disk.dev, NULL);
 	if (xt_spawn(argv, &p)) {
 		snprintf(rec.err, sizeof(rec.err), "cannot start xlprobe");
 		disk_down();
@@ -745,17 +731,8 @@ TEST(disk_total_agrees_with_taskstats_blkio_delay)
 	snprintf(spec, sizeof(spec), "%s:disk_wait", wl);
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
 	n = record_argv(argv, xl, trace);
-	argv[n++] = "-f";
-	argv[n++] = spec;
-	argv[n++] = "--";
-	argv[n++] = wl;
-	argv[n++] = "--only";
-	argv[n++] = "disk_wait";
-	argv[n++] = "--iterations";
-	argv[n++] = iters;
-	argv[n++] = "--disk";
-	argv[n++] = disk.dev;
-	argv[n++] = "--wait-after";
+	n = xt_argv(argv, n, "-f", spec, "--", wl, "--only", "disk_wait", "--iterations", iters,
+		    "--disk", disk.dev, "--wait-after", NULL);
 	/* SCHED_FIFO: the kernel's blkio delay of a fair task whose sleep is
 	 * a delayed dequeue is wrong (stale start; see set_rt() in the
 	 * workload): measured 550-670 ms for reads lasting 375 ms in all */
