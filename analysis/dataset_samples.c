@@ -107,11 +107,9 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
 	if (xlp_grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
 		return -ENOMEM;
 	s = &p->stacks[p->nstacks];
-	s->syms = malloc(r->nframes * sizeof(*s->syms) + 1);
+	s->syms = trace__stack_syms(r);
 	if (!s->syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nframes; i++)
-		s->syms[i] = r->frames[i].sym;
 	s->n = r->nframes;
 	s->kernel = r->flags & XLP_STACK_KERNEL;
 	s->ds = UNMAPPED;
