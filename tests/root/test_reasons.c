@@ -486,22 +486,14 @@ TEST(reason_disk_in_sendfile_to_socket)
 	static char out[16384];
 	char xl[256], wl[256], err[4096], spec[320];
 	const char *trace = xt_tmp_path("sendfile.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spec,
-			"--",
-			xt_out("tests/workloads/sendfile", wl, sizeof(wl)),
-			"--iterations",
-			"3",
-			NULL};
+	char *argv[] = {xl,   "record", "-q", "-o",	      (char *)trace, "-f",
+			spec, "--",	wl,   "--iterations", "3",	     NULL};
 	struct xt_wl_call c[8];
 	struct xt_trace t;
 	int n, rc, fid;
 
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/sendfile", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:send_cold", wl);
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
@@ -831,15 +823,14 @@ static int st(struct xlp_selftest *a)
 static int st_op(uint32_t op, uint32_t tid, uint32_t cpu, uint64_t now, int64_t arg, uint64_t arg2,
 		 uint64_t arg3, uint64_t *out)
 {
-	struct xlp_selftest a = {.op = op,
-				 .tid = tid,
-				 .cpu = cpu,
-				 .now = now,
-				 .arg = arg,
-				 .arg2 = arg2,
-				 .arg3 = arg3};
-	int ret = st(&a);
+	struct xlp_selftest a = {.op = op, .tid = tid, .cpu = cpu, .now = now};
+	int ret;
 
+	/* the operation's arguments */
+	a.arg = arg;
+	a.arg2 = arg2;
+	a.arg3 = arg3;
+	ret = st(&a);
 	if (out)
 		*out = a.out;
 	return ret;
@@ -878,25 +869,15 @@ static const struct xt_trace *small_recording(void)
 {
 	char xl[256], wl[256], spec[320];
 	const char *trace = xt_tmp_path("small.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spec,
-			"--",
-			xt_out("tests/workloads/reasons", wl, sizeof(wl)),
-			"--only",
-			"timer_wait",
-			"--iterations",
-			"1",
-			NULL};
+	char *argv[] = {xl,   "record", "-q",	  "-o",		(char *)trace,	"-f", spec,
+			"--", wl,	"--only", "timer_wait", "--iterations", "1",  NULL};
 	int rc;
 
 	if (small.state)
 		return small.state > 0 ? &small.t : NULL;
 	small.state = -1;
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/reasons", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:timer_wait", wl);
 	rc = xt_run(argv, 30000, NULL, 0, small.err, sizeof(small.err));
 	if (rc || xt_trace_load(trace, &small.t))
