@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include "testlib.h"
 #include "commands.h"
+#include "json.h"
 #include "synth.h"
 #include "testlib.h"
 
@@ -636,6 +637,22 @@ static int run_cmd(int (*cmd)(int, char **), char **argv, char *out, size_t outl
 	}
 SYNTH_CMD(synth__report, cmd_report, "report")
 SYNTH_CMD(synth__dump, cmd_dump, "dump")
+
+struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2)
+{
+	const char *out = synth__tmp("report.json");
+	char err[4096], jerr[256];
+	struct json *j;
+	int rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", out, trace, opt1, opt2,
+			       NULL);
+
+	CHECK(rc == 0, "report exited %d: %s", rc, err);
+	if (rc)
+		return NULL;
+	j = json__load(out, jerr, sizeof(jerr));
+	CHECK(j, "report JSON: %s", jerr);
+	return j;
+}
 
 /* ---- damaging a trace ---- */
 

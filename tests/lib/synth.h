@@ -194,6 +194,12 @@ const char *synth__tmp(const char *name);
  * on stderr to err. Returns its exit status.
  */
 int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
+struct json;
+/*
+ * "xlprobe report --json" of trace with up to two more options (NULL: none),
+ * loaded (tests/lib/json.h); NULL after a failed check.
+ */
+struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2);
 /* The same for "xlprobe dump ARG...". */
 int synth__dump(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
 
