@@ -70,6 +70,25 @@ static void expect(const struct json *j, const char *func, const char *factor)
 	CHECK(json__get(c, "tree.root.feature") && json__get(j, "tree.root.gt"), "trees whole");
 }
 
+/* diagnose() of sc, its perturbation (f in slow_func) and seed set here */
+static struct json *diagnose_sc(struct synth_scenario *sc, enum synth_factor f, int slow_func,
+				uint64_t seed)
+{
+	sc->factor = f;
+	sc->slow_func = slow_func;
+	sc->seed = seed;
+	return diagnose(sc, NULL, NULL);
+}
+
+/* diagnose() of the scenario that says only these (features 0: the default) */
+static struct json *diagnose_with(enum synth_factor f, int slow_func, uint64_t seed,
+				  uint32_t features)
+{
+	struct synth_scenario sc = {.features = features};
+
+	return diagnose_sc(&sc, f, slow_func, seed);
+}
+
 static void expect_freq_unavailable(const struct json *j)
 {
 	CHECK(json__str_is(j, "critical_functions[0].breakdown.cpu_freq", "unavailable"), "-");
@@ -99,8 +118,7 @@ FACTOR_TEST(timer_sleep, SYNTH_TIMER, 5, "timer_sleep")
 
 TEST(factor_ipc_wait_names_peer)
 {
-	struct synth_scenario sc = {.factor = SYNTH_IPC, .slow_func = 2, .seed = 12};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_IPC, 2, 12, 0);
 
 	expect(j, "query_db", "ipc_wait");
 	CHECK(json__num(json__get(j, "critical_functions[0].peer.pid")) == SYNTH_PEER_PID, "-");
@@ -113,11 +131,7 @@ TEST(factor_ipc_wait_names_peer)
 /* Same cycles at a quarter of the clock: cpu_run grows, the cause is the frequency. */
 TEST(factor_cpu_freq)
 {
-	struct synth_scenario sc = {.factor = SYNTH_CPU_FREQ,
-				    .slow_func = 3,
-				    .seed = 13,
-				    .features = BASE_FEAT | XLP_FEAT_CPUFREQ};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_CPU_FREQ, 3, 13, BASE_FEAT | XLP_FEAT_CPUFREQ);
 	const struct json *bd = json__get(j, "critical_functions[0].breakdown.cpu_freq");
 
 	expect(j, "render", "cpu_freq");
@@ -132,11 +146,7 @@ TEST(factor_cpu_freq)
 /* Extra computation, same clock: cpu_run stays the factor even with cpufreq. */
 TEST(factor_cpu_run_with_cpufreq)
 {
-	struct synth_scenario sc = {.factor = SYNTH_CPU_RUN,
-				    .slow_func = 3,
-				    .seed = 14,
-				    .features = BASE_FEAT | XLP_FEAT_CPUFREQ};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_CPU_RUN, 3, 14, BASE_FEAT | XLP_FEAT_CPUFREQ);
 
 	expect(j, "render", "cpu_run");
 	json__free(j);
@@ -145,11 +155,7 @@ TEST(factor_cpu_run_with_cpufreq)
 /* Without wait reasons, sleep_s / sleep_d are the features. */
 TEST(factor_without_syscalls_uses_sleep_states)
 {
-	struct synth_scenario sc = {.factor = SYNTH_DISK,
-				    .slow_func = 1,
-				    .seed = 15,
-				    .features = XLP_FEAT_SCHED | XLP_FEAT_UPROBES};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_DISK, 1, 15, XLP_FEAT_SCHED | XLP_FEAT_UPROBES);
 
 	expect(j, "load_config", "sleep_d");
 	CHECK(json__bool(json__get(j, "critical_functions[0].breakdown.disk_block.tree_feature")) ==
@@ -160,9 +166,8 @@ TEST(factor_without_syscalls_uses_sleep_states)
 
 TEST(repeat_launches)
 {
-	struct synth_scenario sc = {
-		.factor = SYNTH_NET, .slow_func = 5, .seed = 16, .launches = true};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct synth_scenario sc = {.launches = true};
+	struct json *j = diagnose_sc(&sc, SYNTH_NET, 5, 16);
 
 	expect(j, "send_reply", "net_block");
 	CHECK(json__num(json__get(j, "baseline.samples")) == 60, "process records as baseline");
@@ -177,9 +182,8 @@ TEST(repeat_launches)
  */
 TEST(baseline_wrong_function_level_right)
 {
-	struct synth_scenario sc = {
-		.factor = SYNTH_CPU_RUN, .slow_func = 3, .seed = 17, .bg_disk = true};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct synth_scenario sc = {.bg_disk = true};
+	struct json *j = diagnose_sc(&sc, SYNTH_CPU_RUN, 3, 17);
 
 	expect(j, "render", "cpu_run");
 	CHECK(json__str_is(j, "baseline.factors[0].factor", "disk_block"), "baseline says %s",
