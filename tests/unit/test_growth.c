@@ -340,6 +340,18 @@ static const struct json *crit(const struct json *j, const char *name)
 	return NULL;
 }
 
+/* The report of kind k (seed) that accuses work (*w); NULL after a failed check. */
+static struct json *work_report(enum kind k, uint64_t seed, const struct json **w)
+{
+	struct json *j = report(k, seed, NULL, 0);
+
+	*w = j ? crit(j, "work") : NULL;
+	CHECK(*w, "work accused");
+	if (!*w)
+		json__free(j);
+	return *w ? j : NULL;
+}
+
 /* 10 calls of 100 us in fast runs, 12 of 300 us in slow: 0.2 ms + 2.4 ms. */
 TEST(calls_vs_per_call_split_synthetic)
 {
@@ -401,10 +413,8 @@ TEST(disk_on_cpu_factor_synthetic)
 	CHECK(strstr(text, "=> disk (on CPU: the VM's synchronous I/O)"), "%s", text);
 	json__free(j);
 	/* the same growth without a block request: only CPU */
-	j = report(G_CPU_ONLY, 5, NULL, 0);
+	j = work_report(G_CPU_ONLY, 5, &w);
 	REQUIRE(j, "-");
-	w = crit(j, "work");
-	REQUIRE(w, "work accused");
 	CHECK(json__bool(json__get(w, "disk_on_cpu.holds")) == 0, "-");
 	CHECK(!strstr(json__str(json__get(j, "verdict")) ?: "", "disk on CPU"), "%s",
 	      json__str(json__get(j, "verdict")));
@@ -445,10 +455,8 @@ TEST(page_fault_growth_synthetic)
 	      "%s", text);
 	json__free(j);
 	/* faults in the same proportion in slow and fast runs: more of the same */
-	j = report(G_FAULT_PROP, 9, NULL, 0);
+	j = work_report(G_FAULT_PROP, 9, &w);
 	REQUIRE(j, "-");
-	w = crit(j, "work");
-	REQUIRE(w, "work accused");
 	CHECK(json__bool(json__get(w, "growth.clear")) == 0, "-");
 	CHECK(json__is_null(json__get(w, "growth.cause")), "-");
 	CHECK(!strstr(json__str(json__get(j, "verdict")) ?: "", "grown in"), "%s",
