@@ -240,6 +240,15 @@ int synth__stats(struct synth *s, const uint64_t *stat, uint64_t lost)
 	return put(s, XLP_R_STATS, &r.h, sizeof(r));
 }
 
+int synth__finish(struct synth *s, int err)
+{
+	if (err) {
+		synth__abort(s);
+		return err;
+	}
+	return synth__close(s, NULL, 0);
+}
+
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost)
 {
 	struct xlp_trace_footer f = {.end_ns = 9000000000ull, .stop_reason = XLP_STOP_SIGNAL};

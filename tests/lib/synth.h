@@ -97,6 +97,8 @@ int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, 
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);
+/* synth__close, or synth__abort when err (an earlier write failed): err then. */
+int synth__finish(struct synth *s, int err);
 /* Stops without a footer: the file reads as truncated. Frees s. */
 void synth__abort(struct synth *s);
 
