@@ -161,10 +161,10 @@ TEST(keyed_run_takes_its_begins_size)
 TEST(launch_runs_take_their_launchs_size)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "f", false}};
-	const char *path = synth__tmp("launch.xlp");
 	uint64_t tot[XLP_NR_CTR] = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100};
-	struct synth *s;
+	const char *path = synth__tmp("launch.xlp");
 	struct dataset *ds;
+	struct synth *s;
 	int e = synth__open(path, XLP_FEAT_SYSCALLS, 2, f, 1, &s);
 
 	REQUIRE(!e, "synth__open: %d", e);
