@@ -900,6 +900,15 @@ static bool kernel_has_tp(const char *tp)
 	return found;
 }
 
+/* The thread's on-CPU time and its integral of the CPU's frequency (kHz x ns) so far. */
+static void check_run_freq(const struct xlp_thread *th, uint64_t run_ns, uint64_t khz_ns)
+{
+	CHECK(th->c[XLP_C_CPU_RUN] == run_ns, "on-CPU %llu",
+	      (unsigned long long)th->c[XLP_C_CPU_RUN]);
+	CHECK(th->c[XLP_C_FREQ_KHZ_NS] == khz_ns, "FREQ_KHZ_NS %llu, expected %llu",
+	      (unsigned long long)th->c[XLP_C_FREQ_KHZ_NS], (unsigned long long)khz_ns);
+}
+
 /*
  * Frequency accounting with synthetic changes (this VM has no cpufreq
  * driver): the real raw_tp program run by bpf_prog_test_run_opts, the
@@ -960,10 +969,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(!st_op(XLP_ST_FREQ_SET, 0, tcpu, base + 2 * MS, 2000000, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, tcpu, base + 5 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_CPU_RUN] == 5 * MS, "on-CPU %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
-	CHECK(th.c[XLP_C_FREQ_KHZ_NS] == 8000000000000ull, "FREQ_KHZ_NS %llu, expected 8e12",
-	      (unsigned long long)th.c[XLP_C_FREQ_KHZ_NS]);
+	check_run_freq(&th, 5 * MS, 8000000000000ull);
 	CHECK(th.c[XLP_C_CPU_RUN] && th.c[XLP_C_FREQ_KHZ_NS] / th.c[XLP_C_CPU_RUN] == 1600000,
 	      "average %llu kHz, expected 1600000",
 	      th.c[XLP_C_CPU_RUN]
@@ -974,10 +980,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(!st_op(XLP_ST_FREQ_SET, 0, tcpu, base + 8 * MS, 1000000, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, tcpu, base + 10 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_CPU_RUN] == 8 * MS, "on-CPU %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
-	CHECK(th.c[XLP_C_FREQ_KHZ_NS] == 12000000000000ull, "FREQ_KHZ_NS %llu, expected 12e12",
-	      (unsigned long long)th.c[XLP_C_FREQ_KHZ_NS]);
+	check_run_freq(&th, 8 * MS, 12000000000000ull);
 	/* the 1 ms asleep (woken by a timer) and 1 ms runnable in between */
 	CHECK(th.c[XLP_C_SLEEP_S] == MS && th.c[XLP_C_TIMER] == MS && th.c[XLP_C_CPU_WAIT] == MS,
 	      "sleep %llu timer %llu runqueue %llu", (unsigned long long)th.c[XLP_C_SLEEP_S],
@@ -1176,6 +1179,20 @@ static void check_only(const struct xlp_thread *th, int reason, const char *what
 	CHECK(th->sys_nr1 == 0, "%s: syscall left open", what);
 }
 
+/* The BPF object loaded, run_script, then check_only of its reason; false when either failed. */
+static bool script_only(uint32_t tid, const struct sys_script *sc, struct xlp_thread *th,
+			uint32_t reason, const char *what)
+{
+	if (!skel_get()) {
+		CHECK(0, "cannot open and load the BPF object: %s", strerror(errno));
+		return false;
+	}
+	if (run_script(tid, sc, th))
+		return false;
+	check_only(th, reason, what);
+	return true;
+}
+
 /*
  * A synchronous binder transaction's wait is IPC with the target as peer,
  * whatever woke the thread (a kthread here); a one-way one is not a wait.
@@ -1193,17 +1210,16 @@ TEST(binder_logic_synthetic)
 		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = send_oneway};
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000010, &sync, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "binder call");
+	REQUIRE(script_only(4000010, &sync, &th, XLP_C_IPC, "binder call"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 4242, "binder peer %u", th.ipc_peer_pid);
 	CHECK(th.c[XLP_C_BINDER_TXN] == 1, "transactions %llu",
 	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
 	CHECK(th.binder_wait == 0, "binder wait still open after the ioctl returned");
 
-	REQUIRE(!run_script(4000011, &oneway, &th), "self-test program failed");
 	/* nothing but a kthread's wakeup: the waker rule says "other" */
-	check_only(&th, XLP_C_OTHER, "one-way binder");
+	REQUIRE(script_only(4000011, &oneway, &th, XLP_C_OTHER, "one-way binder"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 0, "one-way: peer %u", th.ipc_peer_pid);
 	CHECK(th.c[XLP_C_BINDER_TXN] == 0, "one-way/reply counted as %llu transaction(s)",
 	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
@@ -1230,12 +1246,11 @@ TEST(binder_wait_only_in_its_ioctl_and_ended_by_dead_reply_synthetic)
 		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = dead_reply};
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000012, &nap, &th), "self-test program failed");
-	check_only(&th, XLP_C_TIMER, "nanosleep during a transaction");
+	REQUIRE(script_only(4000012, &nap, &th, XLP_C_TIMER, "nanosleep during a transaction"),
+		"self-test program failed");
 	CHECK(th.binder_wait == 1, "the transaction is still open");
-	REQUIRE(!run_script(4000013, &after_dead, &th), "self-test program failed");
-	check_only(&th, XLP_C_OTHER, "ioctl after a dead reply");
+	REQUIRE(script_only(4000013, &after_dead, &th, XLP_C_OTHER, "ioctl after a dead reply"),
+		"self-test program failed");
 	CHECK(th.binder_wait == 0, "a dead reply left the wait open");
 }
 
@@ -1249,14 +1264,13 @@ TEST(futex_lock_or_ipc_by_waker_synthetic)
 	struct sys_script other = same;
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000020, &same, &th), "self-test program failed");
-	check_only(&th, XLP_C_LOCK, "futex, same process");
+	REQUIRE(script_only(4000020, &same, &th, XLP_C_LOCK, "futex, same process"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 0, "a lock has no IPC peer: %u", th.ipc_peer_pid);
 	other.waker = XLP_W_OTHER_PROC;
 	other.wpid = 777;
-	REQUIRE(!run_script(4000021, &other, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "futex, other process");
+	REQUIRE(script_only(4000021, &other, &th, XLP_C_IPC, "futex, other process"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 777, "futex peer %u", th.ipc_peer_pid);
 }
 
@@ -1275,11 +1289,11 @@ TEST(poll_timeout_is_timer_synthetic)
 
 	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
 #if defined(__x86_64__)
-	REQUIRE(!run_script(4000030, &tmo, &th), "self-test program failed");
-	check_only(&th, XLP_C_TIMER, "poll woken by its timeout");
+	REQUIRE(script_only(4000030, &tmo, &th, XLP_C_TIMER, "poll woken by its timeout"),
+		"self-test program failed");
 #endif
-	REQUIRE(!run_script(4000031, &ready, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "poll woken by its peer");
+	REQUIRE(script_only(4000031, &ready, &th, XLP_C_IPC, "poll woken by its peer"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 777, "poll peer %u", th.ipc_peer_pid);
 }
 
