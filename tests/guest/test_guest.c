@@ -282,6 +282,26 @@ static int only_timer(const struct xlp_call_rec *c, uint64_t median)
 	       sleep * 2 >= median;
 }
 
+/*
+ * The client's pauses (pause_briefly): want of them recorded, each a
+ * timer sleep only; those of run from on are said to be what.
+ */
+static void check_pauses(struct binder_rec *r, size_t want, size_t from, const char *what)
+{
+	const struct xlp_call_rec *c[64];
+	size_t n = calls_of(r, "pause_briefly", c, 64);
+	uint64_t med = median_sleep(c, n);
+
+	CHECK(n == want, "%zu pauses recorded, want %zu", n, want);
+	for (size_t i = 0; i < n; i++)
+		CHECK(only_timer(c[i], med),
+		      "pause of run %zu%s: timer %.2f ms, ipc %.2f ms (peer %u), slept %.2f ms "
+		      "(median %.2f ms)",
+		      i, i >= from ? what : "", ms(c[i]->incl[XLP_C_TIMER]),
+		      ms(c[i]->incl[XLP_C_IPC]), c[i]->ipc_peer_pid, ms(sleep_of(c[i]->incl)),
+		      ms(med));
+}
+
 static struct json *report_json(const char *trace)
 {
 	return xt_report_json(xl, trace, 300000);
@@ -383,7 +403,6 @@ TEST(binder_oneway_is_not_a_wait)
 	static struct binder_rec r;
 	const struct xlp_call_rec *c[64];
 	char num[160];
-	uint64_t med;
 	size_t n;
 
 	REQUIRE(!record_client(&r, "oneway",
@@ -406,16 +425,7 @@ TEST(binder_oneway_is_not_a_wait)
 		CHECK(c[i]->incl[XLP_C_BINDER_TXN] == 1);
 	}
 	/* the one-way sent just before must not turn this timer sleep into IPC */
-	n = calls_of(&r, "pause_briefly", c, 64);
-	CHECK(n == 10, "%zu pauses recorded, want 10", n);
-	med = median_sleep(c, n);
-	for (size_t i = 0; i < n; i++)
-		CHECK(only_timer(c[i], med),
-		      "pause %zu after a one-way: timer %.2f ms, ipc %.2f ms, slept %.2f ms "
-		      "(median "
-		      "%.2f ms)",
-		      i, ms(c[i]->incl[XLP_C_TIMER]), ms(c[i]->incl[XLP_C_IPC]),
-		      ms(sleep_of(c[i]->incl)), ms(med));
+	check_pauses(&r, 10, 0, " (after a one-way)");
 	xt_trace_free(&r.t);
 }
 
@@ -490,24 +500,12 @@ TEST(binder_timer_sleep_between_signal_and_reply)
 TEST(binder_dead_reply_ends_the_wait)
 {
 	static struct binder_rec r;
-	const struct xlp_call_rec *c[16];
-	uint64_t med;
-	size_t n;
 
 	REQUIRE(!record_client(&r, "dead", (char *[]){"--runs", "8", "--die-at", "3", NULL}),
 		"recording failed");
 	/* the exit call and the four calls after it all end in BR_DEAD_REPLY */
 	REQUIRE(client_count(&r, "dead") == 5, "client: %s", r.client_out);
-	n = calls_of(&r, "pause_briefly", c, 16);
-	REQUIRE(n == 8, "%zu pauses recorded, want 8", n);
-	med = median_sleep(c, n);
-	for (size_t i = 0; i < n; i++)
-		CHECK(only_timer(c[i], med),
-		      "pause of run %zu%s: timer %.2f ms, ipc %.2f ms (peer %u), slept %.2f ms "
-		      "(median %.2f ms)",
-		      i, i >= 3 ? " (after the dead reply)" : "", ms(c[i]->incl[XLP_C_TIMER]),
-		      ms(c[i]->incl[XLP_C_IPC]), c[i]->ipc_peer_pid, ms(sleep_of(c[i]->incl)),
-		      ms(med));
+	check_pauses(&r, 8, 3, " (after the dead reply)");
 	xt_trace_free(&r.t);
 }
 
