@@ -10,74 +10,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "dataset_impl.h"
+#include "dataset_index.h"
 #include "util.h"
 
 #define KBIT 0x80000000u /* the key of a kernel frame */
 
-struct ds_diff {
-	struct ds_diff_node *n;
-	size_t len, cap;
-	uint32_t *index; /* open addressing over (parent, key): node + 1 */
-	size_t icap;
-};
-
-static uint32_t key_of(const struct ds_diff_node *x)
+static uint64_t diff_key(const void *nodes, size_t i)
 {
-	return x->frame | (x->kernel ? KBIT : 0);
+	const struct ds_diff_node *x = (const struct ds_diff_node *)nodes + i;
+
+	return (uint64_t)x->parent << 32 | x->frame | (x->kernel ? KBIT : 0);
 }
 
-static size_t slot_hash(uint32_t parent, uint32_t key, size_t cap)
-{
-	uint64_t h = ((uint64_t)parent << 32 | key) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 24) & (cap - 1);
-}
-
-static uint32_t *find_slot(struct ds_diff *t, uint32_t parent, uint32_t key)
-{
-	size_t j = slot_hash(parent, key, t->icap);
-
-	while (t->index[j]) {
-		const struct ds_diff_node *x = &t->n[t->index[j] - 1];
-
-		if (x->parent == parent && key_of(x) == key)
-			break;
-		j = (j + 1) & (t->icap - 1);
+#define DIFF_FRESH(t, parent, key)                                                                 \
+	(struct ds_diff_node)                                                                      \
+	{                                                                                          \
+		.frame = (key) & ~KBIT, .kernel = (key)&KBIT, .parent = (parent),                  \
+		.depth = (t)->n[parent].depth + 1                                                  \
 	}
-	return &t->index[j];
-}
 
-/* The child of node parent for key, added when new; UINT32_MAX on ENOMEM. */
-static uint32_t child(struct ds_diff *t, uint32_t parent, uint32_t key)
-{
-	uint32_t *slot;
-
-	if (2 * (t->len + 1) > t->icap) {
-		size_t cap = t->icap ? 2 * t->icap : 64;
-		uint32_t *old = t->index;
-
-		t->index = calloc(cap, sizeof(*t->index));
-		if (!t->index) {
-			t->index = old;
-			return UINT32_MAX;
-		}
-		t->icap = cap;
-		for (size_t i = 1; i < t->len; i++)
-			*find_slot(t, t->n[i].parent, key_of(&t->n[i])) = (uint32_t)i + 1;
-		free(old);
-	}
-	slot = find_slot(t, parent, key);
-	if (*slot)
-		return *slot - 1;
-	if (xlp_grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))
-		return UINT32_MAX;
-	t->n[t->len] = (struct ds_diff_node){.frame = key & ~KBIT,
-					     .kernel = key & KBIT,
-					     .parent = parent,
-					     .depth = t->n[parent].depth + 1};
-	*slot = (uint32_t)t->len + 1;
-	return (uint32_t)t->len++;
-}
+DS_TREE(ds_diff, struct ds_diff_node, diff, diff_key, DIFF_FRESH)
 
 static void count(struct ds_diff_node *x, const struct ds_smp *s, bool slow)
 {
@@ -111,13 +63,13 @@ static uint32_t walk(const struct dataset *ds, struct ds_diff *t, const struct d
 		/* a function the launch runs on every sample restates the run */
 		if (fr[a] == DS_NONE || ds_func_root(ds, fr[a]))
 			continue;
-		node = child(t, node, fr[a]);
+		node = diff_child(t, node, fr[a]);
 		if (node == UINT32_MAX)
 			return node;
 		count(&t->n[node], s, slow);
 	}
 	for (size_t k = kt ? kt->n : 0; k-- > 0;) {
-		node = child(t, node, ds->kfr[kt->off + k] | KBIT);
+		node = diff_child(t, node, ds->kfr[kt->off + k] | KBIT);
 		if (node == UINT32_MAX)
 			return node;
 		count(&t->n[node], s, slow);
@@ -128,14 +80,11 @@ static uint32_t walk(const struct dataset *ds, struct ds_diff *t, const struct d
 int dataset__diff_tree(const struct dataset *ds, uint32_t root, int reason, const uint8_t *slow,
 		       struct ds_diff **out)
 {
-	struct ds_diff *t = calloc(1, sizeof(*t));
-	int ret = -ENOMEM;
+	struct ds_diff *t =
+		diff_new((struct ds_diff_node){.frame = root, .parent = UINT32_MAX}, out);
 
-	*out = NULL;
-	if (!t || xlp_grow((void **)&t->n, &t->cap, 0, sizeof(*t->n)))
-		goto cleanup;
-	t->n[0] = (struct ds_diff_node){.frame = root, .parent = UINT32_MAX};
-	t->len = 1;
+	if (!t)
+		return -ENOMEM;
 	for (size_t i = 0; i < ds->nsmp; i++) {
 		const struct ds_smp *s = &ds->smp[i];
 
@@ -145,35 +94,9 @@ int dataset__diff_tree(const struct dataset *ds, uint32_t root, int reason, cons
 		if (s->stack == DS_NONE && root != DS_NO_FUNC)
 			continue;
 		if (walk(ds, t, s, root, slow[s->run]) == UINT32_MAX)
-			goto cleanup;
+			return diff_done(t, -ENOMEM, false, out);
 	}
-	ret = 0;
-	if (t->n[0].nslow + t->n[0].nfast) {
-		*out = t;
-		t = NULL;
-	}
-cleanup:
-	diff__free(t);
-	return ret;
-}
-
-void diff__free(struct ds_diff *t)
-{
-	if (!t)
-		return;
-	free(t->n);
-	free(t->index);
-	free(t);
-}
-
-size_t diff__n(const struct ds_diff *t)
-{
-	return t ? t->len : 0;
-}
-
-const struct ds_diff_node *diff__node(const struct ds_diff *t, size_t i)
-{
-	return &t->n[i];
+	return diff_done(t, 0, t->n[0].nslow + t->n[0].nfast, out);
 }
 
 const char *dataset__kframe(const struct dataset *ds, uint32_t k)

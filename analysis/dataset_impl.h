@@ -181,6 +181,15 @@ struct ds_scan {
 int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen);
 
 /*
+ * The read loop of every pass over a trace file (the call passes below,
+ * the wait chains' timeline): calls fn with each record of path in file
+ * order, and stops at the first non-zero return (negative errno: returned,
+ * with a message in err, as are the reader's errors).
+ */
+int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
+		   char *err, size_t errlen);
+
+/*
  * The read loop of the passes over call records (ds_scan_file, the
  * drill-down): calls fn with every call record of file fi in file order,
  * and stops at the first non-zero return (negative errno: returned, with

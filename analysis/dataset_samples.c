@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
+#include "dataset_index.h"
 #include "util.h"
 
 #define UNMAPPED (DS_NONE - 1) /* a local name or stack not converted yet */
@@ -106,11 +107,9 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
 	if (xlp_grow((void **)&p->stacks, &p->cap_stacks, p->nstacks, sizeof(*p->stacks)))
 		return -ENOMEM;
 	s = &p->stacks[p->nstacks];
-	s->syms = malloc(r->nframes * sizeof(*s->syms) + 1);
+	s->syms = trace__stack_syms(r);
 	if (!s->syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nframes; i++)
-		s->syms[i] = r->frames[i].sym;
 	s->n = r->nframes;
 	s->kernel = r->flags & XLP_STACK_KERNEL;
 	s->ds = UNMAPPED;
@@ -638,63 +637,20 @@ int ds_sample_times(struct dataset *ds)
 	return ret;
 }
 
-struct ds_cct {
-	struct ds_cct_node *n;
-	size_t len, cap;
-	uint32_t *index; /* open addressing over (parent, func): node + 1 */
-	size_t icap;
-};
-
-static size_t cct_hash(uint32_t parent, uint32_t func, size_t cap)
+static uint64_t cct_key(const void *nodes, size_t i)
 {
-	uint64_t h = ((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull;
+	const struct ds_cct_node *x = (const struct ds_cct_node *)nodes + i;
 
-	return (size_t)(h >> 24) & (cap - 1);
+	return (uint64_t)x->parent << 32 | x->func;
 }
 
-static uint32_t *cct_slot(struct ds_cct *t, uint32_t parent, uint32_t func)
-{
-	size_t j = cct_hash(parent, func, t->icap);
-
-	while (t->index[j]) {
-		const struct ds_cct_node *x = &t->n[t->index[j] - 1];
-
-		if (x->parent == parent && x->func == func)
-			break;
-		j = (j + 1) & (t->icap - 1);
+#define CCT_FRESH(t, parent, key)                                                                  \
+	(struct ds_cct_node)                                                                       \
+	{                                                                                          \
+		.func = (key), .parent = (parent), .depth = (t)->n[parent].depth + 1               \
 	}
-	return &t->index[j];
-}
 
-/* The child of node parent for func, added when new; UINT32_MAX on ENOMEM. */
-static uint32_t cct_child(struct ds_cct *t, uint32_t parent, uint32_t func)
-{
-	uint32_t *slot;
-
-	if (2 * (t->len + 1) > t->icap) {
-		size_t cap = t->icap ? 2 * t->icap : 64;
-		uint32_t *old = t->index;
-
-		t->index = calloc(cap, sizeof(*t->index));
-		if (!t->index) {
-			t->index = old;
-			return UINT32_MAX;
-		}
-		t->icap = cap;
-		for (size_t i = 1; i < t->len; i++)
-			*cct_slot(t, t->n[i].parent, t->n[i].func) = (uint32_t)i + 1;
-		free(old);
-	}
-	slot = cct_slot(t, parent, func);
-	if (*slot)
-		return *slot - 1;
-	if (xlp_grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))
-		return UINT32_MAX;
-	t->n[t->len] = (struct ds_cct_node){
-		.func = func, .parent = parent, .depth = t->n[parent].depth + 1};
-	*slot = (uint32_t)t->len + 1;
-	return (uint32_t)t->len++;
-}
+DS_TREE(ds_cct, struct ds_cct_node, cct, cct_key, CCT_FRESH)
 
 static void cct_add(struct ds_cct_node *x, const struct ds_smp *s, bool slow)
 {
@@ -707,14 +663,10 @@ static void cct_add(struct ds_cct_node *x, const struct ds_smp *s, bool slow)
 int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t *slow,
 			  struct ds_cct **out)
 {
-	struct ds_cct *t = calloc(1, sizeof(*t));
-	int ret = -ENOMEM;
+	struct ds_cct *t = cct_new((struct ds_cct_node){.func = root, .parent = UINT32_MAX}, out);
 
-	*out = NULL;
-	if (!t || xlp_grow((void **)&t->n, &t->cap, 0, sizeof(*t->n)))
-		goto cleanup;
-	t->n[0] = (struct ds_cct_node){.func = root, .parent = UINT32_MAX};
-	t->len = 1;
+	if (!t)
+		return -ENOMEM;
 	for (size_t i = 0; i < ds->nsmp; i++) {
 		const struct ds_smp *s = &ds->smp[i];
 		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
@@ -733,35 +685,9 @@ int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t
 				continue;
 			node = cct_child(t, node, fr[a]);
 			if (node == UINT32_MAX)
-				goto cleanup;
+				return cct_done(t, -ENOMEM, false, out);
 			cct_add(&t->n[node], s, sl);
 		}
 	}
-	ret = 0;
-	if (t->n[0].slow[XLP_C_WALL] + t->n[0].fast[XLP_C_WALL] > 0) {
-		*out = t;
-		t = NULL;
-	}
-cleanup:
-	cct__free(t);
-	return ret;
-}
-
-void cct__free(struct ds_cct *t)
-{
-	if (!t)
-		return;
-	free(t->n);
-	free(t->index);
-	free(t);
-}
-
-size_t cct__n(const struct ds_cct *t)
-{
-	return t ? t->len : 0;
-}
-
-const struct ds_cct_node *cct__node(const struct ds_cct *t, size_t i)
-{
-	return &t->n[i];
+	return cct_done(t, 0, t->n[0].slow[XLP_C_WALL] + t->n[0].fast[XLP_C_WALL] > 0, out);
 }

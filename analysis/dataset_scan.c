@@ -179,11 +179,9 @@ static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct 
 	return 0;
 }
 
-int ds_each_call(const struct dataset *ds, size_t fi,
-		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
-		 size_t errlen)
+int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
+		   char *err, size_t errlen)
 {
-	const char *path = ds->files[fi].path;
 	struct trace_reader *r = NULL;
 	const struct xlp_hdr *h;
 	char why[256] = "";
@@ -195,9 +193,7 @@ int ds_each_call(const struct dataset *ds, size_t fi,
 		return ret;
 	}
 	while ((ret = trace_reader__next(r, &h)) > 0) {
-		if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
-			continue;
-		ret = fn(ctx, (const struct xlp_call_rec *)h);
+		ret = fn(ctx, h);
 		if (ret)
 			break;
 	}
@@ -206,6 +202,29 @@ int ds_each_call(const struct dataset *ds, size_t fi,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
+}
+
+struct each_call {
+	int (*fn)(void *ctx, const struct xlp_call_rec *c);
+	void *ctx;
+};
+
+static int call_only(void *ctx, const struct xlp_hdr *h)
+{
+	const struct each_call *e = ctx;
+
+	if (h->type != XLP_R_CALL || h->size < sizeof(struct xlp_call_rec))
+		return 0;
+	return e->fn(e->ctx, (const struct xlp_call_rec *)h);
+}
+
+int ds_each_call(const struct dataset *ds, size_t fi,
+		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		 size_t errlen)
+{
+	struct each_call e = {fn, ctx};
+
+	return ds_each_record(ds->files[fi].path, call_only, &e, err, errlen);
 }
 
 struct scan_pass {

@@ -59,6 +59,18 @@ static double median_of(const double *v, size_t n)
 }
 
 /* The IPC peer that woke the function most often in its slow samples. */
+/* The step-2 input of the n samples in b, with its features and time reference. */
+static void s2_input(struct s2_buf *b, size_t n, uint32_t features, double time_ref)
+{
+	b->in = (struct xa_s2_input){.n = n,
+				     .x = b->x,
+				     .cycles = b->cycles,
+				     .time = b->time,
+				     .slow = b->slow,
+				     .features = features,
+				     .time_ref = time_ref};
+}
+
 static void pick_peer(const struct resources *res, size_t k, const struct s2_buf *b, size_t n,
 		      size_t nruns, struct xa_peer *peer)
 {
@@ -342,15 +354,9 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		s2_set(&b, n, run, x->ctr, t, c->gt ? t > c->threshold_ns : t <= c->threshold_ns,
 		       run);
 	}
-	b.in = (struct xa_s2_input){.n = n,
-				    .x = b.x,
-				    .cycles = b.cycles,
-				    .time = b.time,
-				    .slow = b.slow,
-				    /* samples carry no frequency */
-				    .features = c->sampled ? r->features & ~XLP_FEAT_CPUFREQ
-							   : r->features,
-				    .time_ref = median_of(b.time, n)};
+	/* samples carry no frequency */
+	s2_input(&b, n, c->sampled ? r->features & ~XLP_FEAT_CPUFREQ : r->features,
+		 median_of(b.time, n));
 	err = xa_step2_fit(&b.in, o, &c->s2);
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
@@ -401,13 +407,7 @@ static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
 			s2_set(&b, n, i++, own ? x->own : x->base, x->latency_ns, r->slow[run],
 			       run);
 	}
-	b.in = (struct xa_s2_input){.n = n,
-				    .x = b.x,
-				    .cycles = b.cycles,
-				    .time = b.time,
-				    .slow = b.slow,
-				    .features = r->features,
-				    .time_ref = r->lab.median_ns};
+	s2_input(&b, n, r->features, r->lab.median_ns);
 	err = xa_step2_fit(&b.in, o, out);
 	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
 	if (!err) {

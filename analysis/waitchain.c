@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
@@ -115,6 +116,19 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
+/* A new last element of *arr (*n of them, room for *cap): its address, NULL on ENOMEM. */
+static void *push(void **arr, size_t *n, size_t *cap, size_t size)
+{
+	void *q = grow(*arr, cap, *n + 1, size);
+
+	if (!q)
+		return NULL;
+	*arr = q;
+	return (char *)q + (*n)++ * size;
+}
+
+#define PUSH(arr, n, cap) push((void **)&(arr), &(n), &(cap), sizeof(*(arr)))
+
 static int ev_cmp(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
@@ -126,31 +140,44 @@ static int ev_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Sorted by tid once read (names_sort): a server's threads can be thousands. */
-static struct name *name_find(const struct tl *tl, uint32_t tid)
+/*
+ * The element of tid in array a, sorted by tid (n elements of elem bytes,
+ * the tid at off in each), or NULL: a server's threads can be thousands.
+ */
+static void *tid_find(const void *a, size_t n, size_t elem, size_t off, uint32_t tid)
 {
-	size_t lo = 0, hi = tl->nnames;
+	size_t lo = 0, hi = n;
+	uint32_t t = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (tl->names[mid].tid < tid)
+		memcpy(&t, (const char *)a + mid * elem + off, sizeof(t));
+		if (t < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < tl->nnames && tl->names[lo].tid == tid ? &tl->names[lo] : NULL;
+	if (lo < n)
+		memcpy(&t, (const char *)a + lo * elem + off, sizeof(t));
+	return lo < n && t == tid ? (char *)a + lo * elem : NULL;
+}
+
+#define TID_FIND(a, n, tid) tid_find(a, n, sizeof(*(a)), offsetof(__typeof__(*(a)), tid), tid)
+
+/* Sorted by tid once read (names_sort). */
+static struct name *name_find(const struct tl *tl, uint32_t tid)
+{
+	return TID_FIND(tl->names, tl->nnames, tid);
 }
 
 /* Appended in file order (seq); names_sort keeps the last of each tid. */
 static int name_add(struct tl *tl, uint32_t pid, uint32_t tid, const char *comm, uint32_t seq)
 {
-	struct name *nm = grow(tl->names, &tl->namecap, tl->nnames + 1, sizeof(*nm));
+	struct name *nm = PUSH(tl->names, tl->nnames, tl->namecap);
 
 	if (!nm)
 		return -ENOMEM;
-	tl->names = nm;
-	nm = &tl->names[tl->nnames++];
 	nm->pid = pid;
 	nm->tid = tid;
 	nm->seq = seq;
@@ -190,11 +217,9 @@ static int seg_add(struct tl *tl, uint64_t start, uint64_t end, const struct seg
 
 	if (end <= start)
 		return 0;
-	s = grow(tl->segs, &tl->segcap, tl->nsegs + 1, sizeof(*s));
+	s = PUSH(tl->segs, tl->nsegs, tl->segcap);
 	if (!s)
 		return -ENOMEM;
-	tl->segs = s;
-	s = &tl->segs[tl->nsegs++];
 	*s = *proto;
 	s->start = start;
 	s->end = end;
@@ -252,61 +277,56 @@ static int thread_segments(struct tl *tl, size_t i, size_t j)
 	return seg_add(tl, from, UINT64_MAX, &cur);
 }
 
+/* One pass over a file's records into its timeline. */
+struct tl_pass {
+	struct tl *tl;
+	struct wc_info *info;
+	uint32_t seq;
+};
+
+static int tl_record(void *ctx, const struct xlp_hdr *h)
+{
+	struct tl_pass *p = ctx;
+	struct tl *tl = p->tl;
+
+	if (h->type == XLP_R_TASK && h->size >= sizeof(struct xlp_task_rec)) {
+		const struct xlp_task_rec *k = (const void *)h;
+
+		return name_add(tl, k->pid, k->tid, k->comm, p->seq++);
+	} else if (h->type == XLP_R_THREAD && h->size >= sizeof(struct xlp_thread_rec)) {
+		const struct xlp_thread_rec *k = (const void *)h;
+
+		return name_add(tl, k->pid, k->tid, k->comm, p->seq++);
+	} else if (h->type == XLP_R_SCHED && h->size >= sizeof(struct xlp_sched_rec)) {
+		const struct xlp_sched_rec *k = (const void *)h;
+		struct ev *e;
+
+		p->info->events++;
+		if (k->kind != XLP_SCHED_OUT && k->kind != XLP_SCHED_IN &&
+		    k->kind != XLP_SCHED_WAKEUP) {
+			/* block and frequency events are not states; others unknown */
+			p->info->skipped += k->kind == 0 || k->kind > XLP_SCHED_KIND_MAX;
+			return 0;
+		}
+		e = PUSH(tl->ev, tl->nev, tl->evcap);
+		if (!e)
+			return -ENOMEM;
+		*e = (struct ev){.t = k->time_ns,
+				 .tid = k->tid,
+				 .pid = k->pid,
+				 .arg = k->arg,
+				 .seq = p->seq++,
+				 .kind = k->kind,
+				 .detail = k->detail};
+	}
+	return 0;
+}
+
 static int tl_read(const char *path, struct tl *tl, struct wc_info *info, char *err, size_t errlen)
 {
-	struct trace_reader *r = NULL;
-	const struct xlp_hdr *h;
-	char why[256] = "";
-	uint32_t seq = 0;
-	int ret;
+	struct tl_pass p = {tl, info, 0};
 
-	ret = trace_reader__open(path, &r, why, sizeof(why));
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-ret));
-		return ret;
-	}
-	while ((ret = trace_reader__next(r, &h)) > 0) {
-		if (h->type == XLP_R_TASK && h->size >= sizeof(struct xlp_task_rec)) {
-			const struct xlp_task_rec *k = (const void *)h;
-
-			ret = name_add(tl, k->pid, k->tid, k->comm, seq++);
-		} else if (h->type == XLP_R_THREAD && h->size >= sizeof(struct xlp_thread_rec)) {
-			const struct xlp_thread_rec *k = (const void *)h;
-
-			ret = name_add(tl, k->pid, k->tid, k->comm, seq++);
-		} else if (h->type == XLP_R_SCHED && h->size >= sizeof(struct xlp_sched_rec)) {
-			const struct xlp_sched_rec *k = (const void *)h;
-			struct ev *e;
-
-			info->events++;
-			if (k->kind != XLP_SCHED_OUT && k->kind != XLP_SCHED_IN &&
-			    k->kind != XLP_SCHED_WAKEUP) {
-				/* block and frequency events are not states; others unknown */
-				info->skipped += k->kind == 0 || k->kind > XLP_SCHED_KIND_MAX;
-				continue;
-			}
-			e = grow(tl->ev, &tl->evcap, tl->nev + 1, sizeof(*e));
-			if (!e) {
-				ret = -ENOMEM;
-				break;
-			}
-			tl->ev = e;
-			tl->ev[tl->nev++] = (struct ev){.t = k->time_ns,
-							.tid = k->tid,
-							.pid = k->pid,
-							.arg = k->arg,
-							.seq = seq++,
-							.kind = k->kind,
-							.detail = k->detail};
-		}
-		if (ret < 0)
-			break;
-	}
-	if (ret < 0)
-		snprintf(err, errlen, "%s: %s: check the file", path,
-			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-	trace_reader__close(r);
-	return ret < 0 ? ret : 0;
+	return ds_each_record(path, tl_record, &p, err, errlen);
 }
 
 static int tl_build(struct tl *tl, struct wc_info *info)
@@ -351,17 +371,7 @@ static void tl_free(struct tl *tl)
 
 static struct thr *thr_find(const struct tl *tl, uint32_t tid)
 {
-	size_t lo = 0, hi = tl->nthr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->thr[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tl->nthr && tl->thr[lo].tid == tid ? &tl->thr[lo] : NULL;
+	return TID_FIND(tl->thr, tl->nthr, tid);
 }
 
 static int call_cmp(const void *a, const void *b)
@@ -384,15 +394,14 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 	/* interactions (DS_NONE) are the runs, not a function to name */
 	if (g == DS_NONE || !thr_find(tl, c->tid))
 		return 0;
-	k = grow(tl->calls, &tl->callcap, tl->ncalls + 1, sizeof(*k));
+	k = PUSH(tl->calls, tl->ncalls, tl->callcap);
 	if (!k)
 		return -ENOMEM;
-	tl->calls = k;
-	tl->calls[tl->ncalls++] = (struct call){.entry = c->entry_ns,
-						.end = c->entry_ns + c->incl[XLP_C_WALL],
-						.tid = c->tid,
-						.func = g,
-						.parent = DS_NONE};
+	*k = (struct call){.entry = c->entry_ns,
+			   .end = c->entry_ns + c->incl[XLP_C_WALL],
+			   .tid = c->tid,
+			   .func = g,
+			   .parent = DS_NONE};
 	return 0;
 }
 
@@ -506,11 +515,9 @@ static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32
 			return 0;
 		}
 	}
-	p = grow(wc->pieces, &wc->pcap, wc->npieces + 1, sizeof(*p));
+	p = PUSH(wc->pieces, wc->npieces, wc->pcap);
 	if (!p)
 		return -ENOMEM;
-	wc->pieces = p;
-	p = &wc->pieces[wc->npieces++];
 	*p = (struct wc_piece){.start_ns = x,
 			       .ns = y - x,
 			       .tid = w->tid,
@@ -618,13 +625,11 @@ static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64
 			return 0;
 		}
 	}
-	v = grow(wc->waits, &wc->wcap, wc->nwaits + 1, sizeof(*v));
+	v = PUSH(wc->waits, wc->nwaits, wc->wcap);
 	if (!v)
 		return -ENOMEM;
-	wc->waits = v;
 	/* first: absolute until the run is done */
-	wc->waits[wc->nwaits++] =
-		(struct wc_wait){.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
+	*v = (struct wc_wait){.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
 	return 0;
 }
 

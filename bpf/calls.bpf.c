@@ -252,6 +252,17 @@ static __always_inline struct xlp_call_compact_rec *rec_begin(struct xlp_thread 
 	return rec;
 }
 
+/* rec_begin for a call of wall ns, unless --min-dur drops it (counted): NULL then. */
+static __always_inline struct xlp_call_compact_rec *
+rec_begin_kept(struct xlp_thread *t, struct xlp_frame *f, __u32 d, __u64 wall)
+{
+	if (wall < cfg_min_dur_ns) {
+		stat_inc(XLP_S_MIN_DUR);
+		return NULL;
+	}
+	return rec_begin(t, f, d);
+}
+
 static __always_inline void rec_end(struct xlp_thread *t, struct xlp_call_compact_rec *rec,
 				    __u64 mask, __u32 size)
 {
@@ -297,11 +308,7 @@ static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *
 		XLP_FAST_CTR_LIST(XLP_FAST_CHILD)
 #undef XLP_FAST_CHILD
 	}
-	if (incl[XLP_C_WALL] < cfg_min_dur_ns) {
-		stat_inc(XLP_S_MIN_DUR);
-		return;
-	}
-	rec = rec_begin(t, f, d);
+	rec = rec_begin_kept(t, f, d, incl[XLP_C_WALL]);
 	if (!rec)
 		return;
 		/* the values that moved, then the exclusive ones nested calls changed */
@@ -338,11 +345,7 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 		if (parent)
 			parent->child[i] += incl[i];
 	}
-	if (incl[XLP_C_WALL] < cfg_min_dur_ns) {
-		stat_inc(XLP_S_MIN_DUR);
-		return;
-	}
-	rec = rec_begin(t, f, d);
+	rec = rec_begin_kept(t, f, d, incl[XLP_C_WALL]);
 	if (!rec)
 		return;
 #pragma unroll

@@ -172,17 +172,11 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 /* What the waker alone says. */
 static __always_inline __u32 waker_reason(struct xlp_thread *t)
 {
-	switch (t->waker_kind) {
-	case XLP_W_OTHER_PROC:
+	__u16 dev = waker_device_reason(t->waker_kind);
+
+	if (t->waker_kind == XLP_W_OTHER_PROC)
 		return XLP_C_IPC;
-	case XLP_W_TIMER:
-		return XLP_C_TIMER;
-	case XLP_W_NET:
-		return XLP_C_NET;
-	case XLP_W_BLOCK:
-		return XLP_C_DISK;
-	}
-	return XLP_C_OTHER;
+	return dev ? dev : XLP_C_OTHER;
 }
 
 /* Reason of a sleep inside a syscall, as far as its waker is known. */

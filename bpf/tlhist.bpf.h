@@ -40,13 +40,11 @@ static __always_inline struct xlp_tl_hist *tlhist_get(struct task_struct *task, 
 /* the sleep's reason from the context that ended it (enum xlp_waker) */
 static __always_inline __u16 tlhist_reason(__u32 kind, __u16 state)
 {
+	__u16 dev = waker_device_reason(kind);
+
+	if (dev)
+		return dev;
 	switch (kind) {
-	case XLP_W_TIMER:
-		return XLP_C_TIMER;
-	case XLP_W_NET:
-		return XLP_C_NET;
-	case XLP_W_BLOCK:
-		return XLP_C_DISK;
 	case XLP_W_HARDIRQ:
 		/* a storage device's completion runs in its hard interrupt */
 		return state == XLP_SCHED_SLEEP_D ? XLP_C_DISK : XLP_C_OTHER;

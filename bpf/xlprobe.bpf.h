@@ -971,4 +971,22 @@ static __always_inline void proc_rec_fill(struct xlp_proc_rec *rec, struct xlp_p
 		rec->tot[i] = p->c[i];
 }
 
+/*
+ * The reason a device-like waker gives a sleep (enum xlp_waker: a timer,
+ * the network, a block request), 0 for the others: what the waker rule
+ * (reasons.bpf.h) and the timeline's history (tlhist.bpf.h) share.
+ */
+static __always_inline __u16 waker_device_reason(__u32 kind)
+{
+	switch (kind) {
+	case XLP_W_TIMER:
+		return XLP_C_TIMER;
+	case XLP_W_NET:
+		return XLP_C_NET;
+	case XLP_W_BLOCK:
+		return XLP_C_DISK;
+	}
+	return 0;
+}
+
 #endif

@@ -218,6 +218,35 @@ iwi_count() {
 	awk -v c="$WCPU" '$1 == "IWI:" { print $(c + 2); found = 1 } END { if (!found) print 0 }' /proc/interrupts
 }
 
+# REPS rounds of every variant of a section, in turn. RUN_FN VARIANT leaves
+# its result in RES (empty: failed); the results gather in the associative
+# array RUNS (by name, as do VARIANTS and LABELS). With LOGFILE, a failure
+# shows its last lines; with IWI, the irq_work interrupts of each variant
+# add up there.
+rounds() {
+	local run_fn=$1 logfile=${5:-} iwi_name=${6:-} r v i0=0
+	local -n rounds_vars=$2 rounds_runs=$3 rounds_labels=$4
+	for ((r = 0; r < REPS; r++)); do
+		for v in "${rounds_vars[@]}"; do
+			[ -n "$iwi_name" ] && i0=$(iwi_count)
+			"$run_fn" "$v"
+			[ -n "$iwi_name" ] && iwi_add "$iwi_name" "$v" $(($(iwi_count) - i0))
+			if [ -n "$RES" ]; then
+				rounds_runs[$v]+="$RES "
+			else
+				note "run '${rounds_labels[$v]}' failed${logfile:+ (see log below)}"
+				[ -n "$logfile" ] && tail -3 "$logfile" >&2
+			fi
+		done
+	done
+}
+
+# IWI[VARIANT] += N, IWI named by the caller
+iwi_add() {
+	local -n iwi_to=$1
+	iwi_to[$2]=$((${iwi_to[$2]} + $3))
+}
+
 cpu_ticks() { # utime + stime of a process, in clock ticks
 	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
@@ -730,19 +759,7 @@ if want 1; then
 	echo "(IPI/1k: irq_work self-interrupts on that CPU per 1000 round trips, i.e. ring buffer wakeups)"
 	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG" # timed runs without the stats' own clock reads
 	run_pp alone # warm-up: page cache, first-run effects
-	for ((r = 0; r < REPS; r++)); do
-		for v in "${PP_VARIANTS[@]}"; do
-			i0=$(iwi_count)
-			run_pp "$v"
-			PP_IWI[$v]=$((${PP_IWI[$v]} + $(iwi_count) - i0))
-			if [ -n "$RES" ]; then
-				PP_RUNS[$v]+="$RES "
-			else
-				note "run '${PP_LABEL[$v]}' failed (see log below)"
-				tail -3 "$LOG" >&2
-			fi
-		done
-	done
+	rounds run_pp PP_VARIANTS PP_RUNS PP_LABEL "$LOG" PP_IWI
 
 	# shellcheck disable=SC2086 # word splitting of the run lists is intended
 	base=$(median ${PP_RUNS[alone]})
@@ -878,17 +895,7 @@ if want 1b; then
 	)
 	echo
 	echo "== 1b. The timeline beside the traced threads: the same ping-pong, untraced, while xlprobe records an idle process =="
-	for ((r = 0; r < REPS; r++)); do
-		for v in "${PPU_VARIANTS[@]}"; do
-			run_ppu "$v"
-			if [ -n "$RES" ]; then
-				PPU_RUNS[$v]+="$RES "
-			else
-				note "run '${PPU_LABEL[$v]}' failed"
-				tail -3 "$TMP/ppu.tracer" >&2
-			fi
-		done
-	done
+	rounds run_ppu PPU_VARIANTS PPU_RUNS PPU_LABEL "$TMP/ppu.tracer"
 	# shellcheck disable=SC2086 # word splitting of the run lists is intended
 	base=$(median ${PPU_RUNS[alone]})
 	printf '%-56s %12s %9s  %s\n' "variant" "ns/roundtrip" "slowdown" "runs"
@@ -999,7 +1006,9 @@ stats_up() {
 if want 2; then
 	echo
 	echo "== 2. Uprobe cost: funcs --bench $CALLS (empty cheap(), push %rbp prologue), CPU $WCPU =="
+	# shellcheck disable=SC2034 # read by rounds(), by name
 	UP_VARIANTS=(alone xl)
+	# shellcheck disable=SC2034
 	[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt xl)
 	declare -A UP_RUNS=([alone]="" [bt]="" [xl]="")
 	declare -A UP_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
@@ -1011,19 +1020,7 @@ if want 2; then
 	)
 	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
 	run_up alone # warm-up
-	for ((r = 0; r < REPS; r++)); do
-		for v in "${UP_VARIANTS[@]}"; do
-			i0=$(iwi_count)
-			run_up "$v"
-			UP_IWI[$v]=$((${UP_IWI[$v]} + $(iwi_count) - i0))
-			if [ -n "$RES" ]; then
-				UP_RUNS[$v]+="$RES "
-			else
-				note "run '${UP_LABEL[$v]}' failed (see log below)"
-				tail -3 "$LOG" >&2
-			fi
-		done
-	done
+	rounds run_up UP_VARIANTS UP_RUNS UP_LABEL "$LOG" UP_IWI
 	# shellcheck disable=SC2086
 	ubase=$(median ${UP_RUNS[alone]})
 	printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
@@ -1304,6 +1301,13 @@ run_pg() {
 	[ -n "$RES" ] || note "pgbench run ($v) gave no progress: $(tail -n 2 "$out" | tr '\n' ' ')"
 }
 
+# run_pg, and what xlprobe recorded in a run that succeeded added to PG_CALLS
+run_pg_calls() {
+	run_pg "$1"
+	[ -n "$RES" ] && [ -n "$PG_REC" ] && PG_CALLS[$1]+="$PG_REC;"
+	return 0
+}
+
 PG_UP=0
 if want 6; then
 	echo
@@ -1345,17 +1349,7 @@ if [ "$PG_UP" = 1 ]; then
 	[ "$foreign" -gt 0 ] && echo "WARNING: $foreign uprobe(s) of other tracers sit on $PGBIN/postgres"
 	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
 	run_pg alone # warm-up: the tables' pages, the first run's page faults
-	for ((r = 0; r < REPS; r++)); do
-		for v in "${PG_VARIANTS[@]}"; do
-			run_pg "$v"
-			if [ -n "$RES" ]; then
-				PG_RUNS[$v]+="$RES "
-				[ -n "$PG_REC" ] && PG_CALLS[$v]+="$PG_REC;"
-			else
-				note "run '${PG_LABEL[$v]}' failed"
-			fi
-		done
-	done
+	rounds run_pg_calls PG_VARIANTS PG_RUNS PG_LABEL
 	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 
 	# shellcheck disable=SC2086 # word splitting of the run lists is intended

@@ -66,26 +66,34 @@ static void bench_tree(size_t n, size_t m, double gap)
 	free(slow);
 }
 
-static void bench_pipeline(unsigned nruns)
+/* The seconds of each step of a pipeline (write, load, analyse) and its verdict. */
+struct timed {
+	double sec[3];
+	struct report_verdict v;
+};
+
+/*
+ * A trace written by write(path, ctx), loaded and analysed (and reported
+ * as JSON into /dev/null when json), timed in *tm. -1 when a step failed.
+ */
+static int timed_pipeline(int (*write)(const char *path, void *ctx), void *ctx, bool json,
+			  struct timed *tm)
 {
 	char path[] = "/tmp/xlp-bench-XXXXXX";
-	int fd = mkstemp(path);
-	struct synth_scenario sc = {
-		.path = path, .nruns = nruns, .factor = SYNTH_DISK, .slow_func = 1, .seed = 1};
+	int fd = mkstemp(path), ret = -1;
 	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
 	const char *paths[1] = {path};
 	struct xa_result *r = NULL;
-	struct report_verdict v;
 	struct dataset *ds = NULL;
-	double t0, t1, t2, t3;
+	FILE *devnull = json ? fopen("/dev/null", "w") : NULL;
+	double t0, t1, t2;
 	char err[256];
-	FILE *devnull = fopen("/dev/null", "w");
 
-	if (fd < 0 || !devnull)
-		return;
+	if (fd < 0 || (json && !devnull))
+		goto cleanup;
 	close(fd);
 	t0 = now();
-	if (synth__scenario(&sc))
+	if (write(path, ctx))
 		goto cleanup;
 	t1 = now();
 	if (dataset__load(paths, 1, NULL, &ds, err, sizeof(err)))
@@ -93,17 +101,42 @@ static void bench_pipeline(unsigned nruns)
 	t2 = now();
 	if (analysis__run(ds, &o, &r, err, sizeof(err)))
 		goto cleanup;
-	report__json(devnull, ds, r);
-	t3 = now();
-	report__verdict(ds, r, &v);
-	printf("pipeline %u runs (%u calls): write %.3f s, load %.3f s, analyse+report %.3f s: "
-	       "%s\n",
-	       nruns, nruns * (SYNTH_NFUNCS + 2), t1 - t0, t2 - t1, t3 - t2, v.text);
+	if (json)
+		report__json(devnull, ds, r);
+	tm->sec[0] = t1 - t0;
+	tm->sec[1] = t2 - t1;
+	tm->sec[2] = now() - t2;
+	report__verdict(ds, r, &tm->v);
+	ret = 0;
 cleanup:
 	analysis__free(r);
 	dataset__free(ds);
-	fclose(devnull);
-	unlink(path);
+	if (devnull)
+		fclose(devnull);
+	if (fd >= 0)
+		unlink(path);
+	return ret;
+}
+
+static int write_scenario(const char *path, void *ctx)
+{
+	struct synth_scenario *sc = ctx;
+
+	sc->path = path;
+	return synth__scenario(sc);
+}
+
+static void bench_pipeline(unsigned nruns)
+{
+	struct synth_scenario sc = {
+		.nruns = nruns, .factor = SYNTH_DISK, .slow_func = 1, .seed = 1};
+	struct timed tm;
+
+	if (timed_pipeline(write_scenario, &sc, true, &tm))
+		return;
+	printf("pipeline %u runs (%u calls): write %.3f s, load %.3f s, analyse+report %.3f s: "
+	       "%s\n",
+	       nruns, nruns * (SYNTH_NFUNCS + 2), tm.sec[0], tm.sec[1], tm.sec[2], tm.v.text);
 }
 
 /* nruns runs of an interaction calling nfuncs marked functions in turn. */
@@ -149,39 +182,27 @@ cleanup:
 	return err;
 }
 
+struct wide {
+	unsigned nruns, nfuncs;
+};
+
+static int write_wide_trace(const char *path, void *ctx)
+{
+	const struct wide *w = ctx;
+
+	return write_wide(path, w->nruns, w->nfuncs);
+}
+
 static void bench_wide(unsigned nruns, unsigned nfuncs)
 {
-	char path[] = "/tmp/xlp-bench-XXXXXX";
-	int fd = mkstemp(path);
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
-	const char *paths[1] = {path};
-	struct xa_result *r = NULL;
-	struct report_verdict v;
-	struct dataset *ds = NULL;
-	double t0, t1, t2, t3;
-	char err[256];
+	struct wide w = {nruns, nfuncs};
+	struct timed tm;
 
-	if (fd < 0)
+	if (timed_pipeline(write_wide_trace, &w, false, &tm))
 		return;
-	close(fd);
-	t0 = now();
-	if (write_wide(path, nruns, nfuncs))
-		goto cleanup;
-	t1 = now();
-	if (dataset__load(paths, 1, NULL, &ds, err, sizeof(err)))
-		goto cleanup;
-	t2 = now();
-	if (analysis__run(ds, &o, &r, err, sizeof(err)))
-		goto cleanup;
-	t3 = now();
-	report__verdict(ds, r, &v);
 	printf("wide %u runs x %u functions (%u calls): write %.2f s, load %.2f s, analyse %.2f s: "
 	       "%s\n",
-	       nruns, nfuncs, nruns * (nfuncs + 1), t1 - t0, t2 - t1, t3 - t2, v.text);
-cleanup:
-	analysis__free(r);
-	dataset__free(ds);
-	unlink(path);
+	       nruns, nfuncs, nruns * (nfuncs + 1), tm.sec[0], tm.sec[1], tm.sec[2], tm.v.text);
 }
 
 int main(void)

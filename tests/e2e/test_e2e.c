@@ -159,20 +159,7 @@ static int record(const struct scenario *s, const char *trace, const char *dev, 
 
 static struct json *report(const char *trace)
 {
-	char *argv[] = {xl, "report", "--json", (char *)trace, NULL};
-	static char out[1 << 20];
-	char err[4096], perr[256];
-	struct json *j;
-	int rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
-
-	if (rc) {
-		fprintf(stderr, "  report exited %d: %s\n", rc, err);
-		return NULL;
-	}
-	j = json__parse(out, perr, sizeof(perr));
-	if (!j)
-		fprintf(stderr, "  report JSON: %s\n", perr);
-	return j;
+	return xt_report_json(xl, trace, 60000);
 }
 
 /*

@@ -35,6 +35,7 @@
 #include <linux/android/binderfs.h>
 #include "json.h"
 #include "testlib.h"
+#include "schedstat.h"
 #include "xlptest.h"
 
 static char xl[256], client[256], service[256];
@@ -282,22 +283,29 @@ static int only_timer(const struct xlp_call_rec *c, uint64_t median)
 	       sleep * 2 >= median;
 }
 
+/*
+ * The client's pauses (pause_briefly): want of them recorded, each a
+ * timer sleep only; those of run from on are said to be what.
+ */
+static void check_pauses(struct binder_rec *r, size_t want, size_t from, const char *what)
+{
+	const struct xlp_call_rec *c[64];
+	size_t n = calls_of(r, "pause_briefly", c, 64);
+	uint64_t med = median_sleep(c, n);
+
+	CHECK(n == want, "%zu pauses recorded, want %zu", n, want);
+	for (size_t i = 0; i < n; i++)
+		CHECK(only_timer(c[i], med),
+		      "pause of run %zu%s: timer %.2f ms, ipc %.2f ms (peer %u), slept %.2f ms "
+		      "(median %.2f ms)",
+		      i, i >= from ? what : "", ms(c[i]->incl[XLP_C_TIMER]),
+		      ms(c[i]->incl[XLP_C_IPC]), c[i]->ipc_peer_pid, ms(sleep_of(c[i]->incl)),
+		      ms(med));
+}
+
 static struct json *report_json(const char *trace)
 {
-	char *argv[] = {xl, "report", "--json", (char *)trace, NULL};
-	static char out[1 << 20];
-	char err[4096], perr[256];
-	struct json *j;
-	int rc = xt_run(argv, 300000, out, sizeof(out), err, sizeof(err));
-
-	if (rc) {
-		fprintf(stderr, "  report exited %d: %s\n", rc, err);
-		return NULL;
-	}
-	j = json__parse(out, perr, sizeof(perr));
-	if (!j)
-		fprintf(stderr, "  report JSON: %s\n", perr);
-	return j;
+	return xt_report_json(xl, trace, 300000);
 }
 
 /* ---- slow service: the report accuses call_service, ipc_wait, the service ---- */
@@ -396,7 +404,6 @@ TEST(binder_oneway_is_not_a_wait)
 	static struct binder_rec r;
 	const struct xlp_call_rec *c[64];
 	char num[160];
-	uint64_t med;
 	size_t n;
 
 	/*
@@ -429,16 +436,7 @@ TEST(binder_oneway_is_not_a_wait)
 		CHECK(c[i]->incl[XLP_C_BINDER_TXN] == 1);
 	}
 	/* the one-way sent just before must not turn this timer sleep into IPC */
-	n = calls_of(&r, "pause_briefly", c, 64);
-	CHECK(n == 10, "%zu pauses recorded, want 10", n);
-	med = median_sleep(c, n);
-	for (size_t i = 0; i < n; i++)
-		CHECK(only_timer(c[i], med),
-		      "pause %zu after a one-way: timer %.2f ms, ipc %.2f ms, slept %.2f ms "
-		      "(median "
-		      "%.2f ms)",
-		      i, ms(c[i]->incl[XLP_C_TIMER]), ms(c[i]->incl[XLP_C_IPC]),
-		      ms(sleep_of(c[i]->incl)), ms(med));
+	check_pauses(&r, 10, 0, " (after a one-way)");
 	xt_trace_free(&r.t);
 }
 
@@ -513,176 +511,33 @@ TEST(binder_timer_sleep_between_signal_and_reply)
 TEST(binder_dead_reply_ends_the_wait)
 {
 	static struct binder_rec r;
-	const struct xlp_call_rec *c[16];
-	uint64_t med;
-	size_t n;
 
 	REQUIRE(!record_client(&r, "dead", (char *[]){"--runs", "8", "--die-at", "3", NULL}),
 		"recording failed");
 	/* the exit call and the four calls after it all end in BR_DEAD_REPLY */
 	REQUIRE(client_count(&r, "dead") == 5, "client: %s", r.client_out);
-	n = calls_of(&r, "pause_briefly", c, 16);
-	REQUIRE(n == 8, "%zu pauses recorded, want 8", n);
-	med = median_sleep(c, n);
-	for (size_t i = 0; i < n; i++)
-		CHECK(only_timer(c[i], med),
-		      "pause of run %zu%s: timer %.2f ms, ipc %.2f ms (peer %u), slept %.2f ms "
-		      "(median %.2f ms)",
-		      i, i >= 3 ? " (after the dead reply)" : "", ms(c[i]->incl[XLP_C_TIMER]),
-		      ms(c[i]->incl[XLP_C_IPC]), c[i]->ipc_peer_pid, ms(sleep_of(c[i]->incl)),
-		      ms(med));
+	check_pauses(&r, 8, 3, " (after the dead reply)");
 	xt_trace_free(&r.t);
 }
 
 /* ---- the scheduler accounting against this kernel's schedstat ---- */
 
-struct kstat {
-	unsigned tid;
-	char comm[16];
-	unsigned long long run, wait, nvcsw, nivcsw;
-};
-
-static int read_kstat(int pid, struct kstat *k, int max)
-{
-	char path[128], line[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		memset(&k[n], 0, sizeof(k[n]));
-		k[n].tid = (unsigned)atoi(de->d_name);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", pid, k[n].tid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu %llu", &k[n].run, &k[n].wait) != 2) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/status", pid, k[n].tid);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			sscanf(line, "Name: %15s", k[n].comm);
-			sscanf(line, "voluntary_ctxt_switches: %llu", &k[n].nvcsw);
-			sscanf(line, "nonvoluntary_ctxt_switches: %llu", &k[n].nivcsw);
-		}
-		if (f)
-			fclose(f);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/* test_record.c's tolerance: within 2 %, or 1 ms for small values */
-static int close_enough(unsigned long long ours, unsigned long long kernel)
-{
-	unsigned long long diff = ours > kernel ? ours - kernel : kernel - ours;
-
-	return diff <= 1000000ull || diff <= kernel / 50;
-}
-
-/*
- * bin: the product, or the test build with XLPROBE_TEST_OLD_SWITCH set:
- * the sched_switch program of kernels before 5.18 (no prev_state in the
- * tracepoint; the state re-read from the task), forced on this kernel.
- */
-static void schedstat_agreement(const char *bin, bool old_switch)
-{
-	char wl[256], trace[300], err[4096], bin_path[256];
-	char *argv[] = {bin_path, "record", "-q", "-o", trace, "--", wl, "--seconds", "2", NULL};
-	struct kstat k[32];
-	struct xt_proc p;
-	struct xt_trace t;
-	int pid, n, rc, checked = 0;
-
-	paths();
-	xt_out(bin, bin_path, sizeof(bin_path));
-	xt_out("guest/sched_mix", wl, sizeof(wl));
-	snprintf(trace, sizeof(trace), "%s/%s.xlp", xt_tmpdir(),
-		 old_switch ? "sched_old" : "sched");
-	pid = xt_spawn_ready(argv, &p, 120000);
-	REQUIRE(pid > 0, "sched_mix never said READY");
-	/* main blocks in sigwait() just after READY: let it get there, so
-	 * its switch counts are final before we read them */
-	usleep(500000);
-	n = read_kstat(pid, k, 32);
-	kill(p.pid, SIGINT);
-	rc = xt_wait(&p, 120000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
-	if (t.footer)
-		fprintf(stderr,
-			"  scheduler events %llu, missed (recovered) %llu, unknown state %llu\n",
-			(unsigned long long)t.footer->stat[XLP_S_SCHED_EVENTS],
-			(unsigned long long)t.footer->stat[XLP_S_SCHED_MISSED],
-			(unsigned long long)t.footer->stat[XLP_S_UNKNOWN_STATE]);
-	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
-	for (int i = 0; i < n; i++) {
-		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
-
-		CHECK(r, "no totals for thread %u (%s)", k[i].tid, k[i].comm);
-		if (!r)
-			continue;
-		checked++;
-		fprintf(stderr,
-			"  %-10s run %8.2f ms (kernel %8.2f)  wait %8.2f ms (kernel %8.2f)\n",
-			k[i].comm, ms(r->tot[XLP_C_CPU_RUN]), ms(k[i].run),
-			ms(r->tot[XLP_C_CPU_WAIT]), ms(k[i].wait));
-		CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k[i].run),
-		      "%s: on-CPU %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_RUN], k[i].run);
-		CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k[i].wait),
-		      "%s: runqueue %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_WAIT], k[i].wait);
-		CHECK(r->tot[XLP_C_NVCSW] == k[i].nvcsw, "%s: voluntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NVCSW], k[i].nvcsw);
-		CHECK(r->tot[XLP_C_NIVCSW] == k[i].nivcsw, "%s: involuntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NIVCSW], k[i].nivcsw);
-		/* the workload did what it claims: the test would be empty otherwise
-		 * (with the hog on its CPU it waits about as long as it runs) */
-		if (!strcmp(k[i].comm, "preempted"))
-			CHECK(k[i].wait * 4 >= k[i].run && k[i].nivcsw > 10,
-			      "preempted thread waited only %llu ns, ran %llu ns", k[i].wait,
-			      k[i].run);
-		if (!strcmp(k[i].comm, "pipe_rd"))
-			CHECK(k[i].nvcsw > 100, "pipe reader blocked only %llu times", k[i].nvcsw);
-		CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
-			      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
-				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] +
-				      r->tot[XLP_C_OTHER],
-		      "%s: sleep reasons do not add up", k[i].comm);
-	}
-	CHECK(checked == n);
-	/* the path taken is the one asked for, and the trace says so */
-	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
-	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
-	xt_trace_free(&t);
-	kill(pid, SIGKILL);
-}
+/* the guest is slow (TCG): longer timeouts, and its log shows the counts */
+static const struct xt_schedstat_run guest = {.workload = "guest/sched_mix",
+					      .ready_ms = 120000,
+					      .exit_ms = 120000,
+					      .settle_us = 500000,
+					      .show = true};
 
 TEST(schedstat_agrees_on_guest_kernel)
 {
-	schedstat_agreement("xlprobe", false);
+	xt_schedstat_agreement(&guest, false);
 }
 
 /* Kernels before 5.18 (Android GKI 5.10, 5.15): the second program, on this kernel. */
 TEST(schedstat_agrees_on_guest_kernel_pre_5_18_switch_forced)
 {
-	setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
-	schedstat_agreement("xlprobe-test", true);
-	unsetenv("XLPROBE_TEST_OLD_SWITCH");
+	xt_schedstat_agreement(&guest, true);
 }
 
 TEST_MAIN()

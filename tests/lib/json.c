@@ -456,3 +456,10 @@ bool json__is_null(const struct json *j)
 {
 	return j && j->type == JSON_NULL;
 }
+
+bool json__str_is(const struct json *j, const char *path, const char *want)
+{
+	const char *s = json__str(json__get(j, path));
+
+	return s && !strcmp(s, want);
+}

@@ -35,6 +35,8 @@ size_t json__len(const struct json *j);	     /* 0 unless array or object */
 const char *json__str(const struct json *j); /* NULL unless a string */
 double json__num(const struct json *j);	     /* NAN unless a number */
 int json__bool(const struct json *j);	     /* -1 unless a boolean */
+/* The string at path (json__get) is want. */
+bool json__str_is(const struct json *j, const char *path, const char *want);
 bool json__is_null(const struct json *j);
 
 #endif

@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include "testlib.h"
 #include "commands.h"
+#include "json.h"
 #include "synth.h"
 #include "testlib.h"
 
@@ -70,102 +71,95 @@ int synth__open_on(const char *path, uint32_t features, uint32_t repeat,
 	return 0;
 }
 
+/*
+ * Appends one record whose header is still to fill: every writer below
+ * builds its record and hands it here, so the header is set in one place.
+ */
+static int put(struct synth *s, uint16_t type, struct xlp_hdr *h, size_t size)
+{
+	h->type = type;
+	h->size = (uint16_t)size;
+	return trace_writer__append(s->w, h);
+}
+
+static int put_call(struct synth *s, struct xlp_call_rec *c, const uint64_t *incl,
+		    const uint64_t *excl)
+{
+	memcpy(c->incl, incl, sizeof(c->incl));
+	memcpy(c->excl, excl ? excl : incl, sizeof(c->excl));
+	s->ncalls++;
+	return put(s, XLP_R_CALL, &c->h, sizeof(*c));
+}
+
 int synth__call(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
 		uint64_t entry_ns, const uint64_t *incl, const uint64_t *excl, uint32_t peer_pid,
 		const char *peer_comm)
 {
-	struct xlp_call_rec c = {.h = {.type = XLP_R_CALL, .size = sizeof(c)}};
+	struct xlp_call_rec c = {
+		.func_id = func, .pid = pid, .tid = tid, .depth = depth, .entry_ns = entry_ns};
 
-	c.func_id = func;
-	c.pid = pid;
-	c.tid = tid;
-	c.depth = depth;
-	c.entry_ns = entry_ns;
-	memcpy(c.incl, incl, sizeof(c.incl));
-	memcpy(c.excl, excl ? excl : incl, sizeof(c.excl));
 	if (peer_comm) {
 		c.flags |= XLP_CALL_IPC_PEER;
 		c.ipc_peer_pid = peer_pid;
 		strncpy(c.ipc_peer_comm, peer_comm, sizeof(c.ipc_peer_comm) - 1);
 	}
-	s->ncalls++;
-	return trace_writer__append(s->w, &c.h);
+	return put_call(s, &c, incl, excl);
 }
 
 int synth__call_flags(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint16_t depth,
 		      uint64_t entry_ns, const uint64_t *incl, uint16_t flags)
 {
-	struct xlp_call_rec c = {.h = {.type = XLP_R_CALL, .size = sizeof(c)}};
+	struct xlp_call_rec c = {
+		.func_id = func, .pid = pid, .tid = tid, .depth = depth, .entry_ns = entry_ns};
 
-	c.func_id = func;
-	c.pid = pid;
-	c.tid = tid;
-	c.depth = depth;
 	c.flags = flags;
-	c.entry_ns = entry_ns;
-	memcpy(c.incl, incl, sizeof(c.incl));
-	memcpy(c.excl, incl, sizeof(c.excl));
-	s->ncalls++;
-	return trace_writer__append(s->w, &c.h);
+	return put_call(s, &c, incl, NULL);
 }
 
 int synth__lag(struct synth *s, const struct xlp_lag_rec *lag)
 {
 	struct xlp_lag_rec l = *lag;
 
-	l.h = (struct xlp_hdr){.type = XLP_R_LAG, .size = sizeof(l)};
-	return trace_writer__append(s->w, &l.h);
+	return put(s, XLP_R_LAG, &l.h, sizeof(l));
 }
 
 int synth__run(struct synth *s, uint32_t func, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 	       const uint64_t *proc)
 {
-	struct xlp_run_rec r = {.h = {.type = XLP_R_RUN, .size = sizeof(r)}};
+	struct xlp_run_rec r = {.func_id = func, .pid = pid, .tid = tid, .entry_ns = entry_ns};
 
-	r.func_id = func;
-	r.pid = pid;
-	r.tid = tid;
-	r.entry_ns = entry_ns;
 	memcpy(r.proc, proc, sizeof(r.proc));
-	return trace_writer__append(s->w, &r.h);
+	return put(s, XLP_R_RUN, &r.h, sizeof(r));
 }
 
 int synth__launch(struct synth *s, uint32_t run, uint32_t pid, uint64_t start_ns, uint64_t end_ns)
 {
-	struct xlp_launch_rec l = {.h = {.type = XLP_R_LAUNCH, .size = sizeof(l)}};
+	struct xlp_launch_rec l = {.run = run, .pid = pid, .start_ns = start_ns, .end_ns = end_ns};
 
-	l.run = run;
-	l.pid = pid;
-	l.start_ns = start_ns;
-	l.end_ns = end_ns;
-	return trace_writer__append(s->w, &l.h);
+	return put(s, XLP_R_LAUNCH, &l.h, sizeof(l));
 }
 
 int synth__proc(struct synth *s, uint32_t pid, const uint64_t *tot)
 {
-	struct xlp_proc_rec p = {.h = {.type = XLP_R_PROC, .size = sizeof(p)}};
+	struct xlp_proc_rec p = {.pid = pid, .flags = XLP_THREAD_EXITED, .comm = "app"};
 
-	p.pid = pid;
-	p.flags = XLP_THREAD_EXITED;
-	strcpy(p.comm, "app");
 	memcpy(p.tot, tot, sizeof(p.tot));
-	return trace_writer__append(s->w, &p.h);
+	return put(s, XLP_R_PROC, &p.h, sizeof(p));
 }
 
 int synth__thread(struct synth *s, uint32_t pid, uint32_t tid, uint32_t flags, const char *comm,
 		  const uint64_t *tot)
 {
-	struct xlp_thread_rec t = {.h = {.type = XLP_R_THREAD, .size = sizeof(t)}};
+	struct xlp_thread_rec t = {.pid = pid,
+				   .tid = tid,
+				   .flags = flags,
+				   .first_ns = 1000000000ull + tid,
+				   .last_ns = 9000000000ull - tid};
 
-	t.pid = pid;
-	t.tid = tid;
-	t.flags = flags;
-	t.first_ns = 1000000000ull + tid;
-	t.last_ns = 9000000000ull - tid;
 	/* up to all 16 bytes, unterminated then, as the kernel's comm can be */
 	memcpy(t.comm, comm, strnlen(comm, sizeof(t.comm)));
 	memcpy(t.tot, tot, sizeof(t.tot));
-	return trace_writer__append(s->w, &t.h);
+	return put(s, XLP_R_THREAD, &t.h, sizeof(t));
 }
 
 int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, const char *name)
@@ -177,92 +171,82 @@ int synth__sym(struct synth *s, uint32_t id, uint16_t kind, const char *module, 
 	if (m + n > 500)
 		return -EINVAL;
 	memset(buf, 0, sizeof(buf));
-	r->h.type = XLP_R_SYM;
-	r->h.size = (uint16_t)((sizeof(*r) + m + n + 7) & ~(size_t)7);
 	r->id = id;
 	r->kind = kind;
 	r->module_len = (uint16_t)m;
 	r->name_len = (uint16_t)n;
 	memcpy(r->text, module, m);
 	memcpy(r->text + m, name, n);
-	return trace_writer__append(s->w, &r->h);
+	return put(s, XLP_R_SYM, &r->h, (sizeof(*r) + m + n + 7) & ~(size_t)7);
+}
+
+/* A stack of user (flags 0) or kernel (XLP_STACK_KERNEL) frames. */
+static int put_stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n, uint16_t flags)
+{
+	_Alignas(8) char buf[sizeof(struct xlp_stack_rec) +
+			     XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
+	struct xlp_stack_rec *r = (void *)buf;
+
+	if (n > XLP_STACK_DEPTH)
+		return -EINVAL;
+	memset(buf, 0, sizeof(buf));
+	r->id = id;
+	r->nframes = n;
+	r->flags = flags;
+	for (uint16_t i = 0; i < n; i++)
+		r->frames[i].sym = syms[i];
+	return put(s, XLP_R_STACK, &r->h, sizeof(*r) + n * sizeof(r->frames[0]));
 }
 
 int synth__stack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n)
 {
-	_Alignas(8) char buf[sizeof(struct xlp_stack_rec) +
-			     XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
-	struct xlp_stack_rec *r = (void *)buf;
-
-	if (n > XLP_STACK_DEPTH)
-		return -EINVAL;
-	memset(buf, 0, sizeof(buf));
-	r->h.type = XLP_R_STACK;
-	r->h.size = (uint16_t)(sizeof(*r) + n * sizeof(r->frames[0]));
-	r->id = id;
-	r->nframes = n;
-	for (uint16_t i = 0; i < n; i++)
-		r->frames[i].sym = syms[i];
-	return trace_writer__append(s->w, &r->h);
+	return put_stack(s, id, syms, n, 0);
 }
 
 int synth__kstack(struct synth *s, uint32_t id, const uint32_t *syms, uint16_t n)
 {
-	_Alignas(8) char buf[sizeof(struct xlp_stack_rec) +
-			     XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
-	struct xlp_stack_rec *r = (void *)buf;
-
-	if (n > XLP_STACK_DEPTH)
-		return -EINVAL;
-	memset(buf, 0, sizeof(buf));
-	r->h.type = XLP_R_STACK;
-	r->h.size = (uint16_t)(sizeof(*r) + n * sizeof(r->frames[0]));
-	r->id = id;
-	r->nframes = n;
-	r->flags = XLP_STACK_KERNEL;
-	for (uint16_t i = 0; i < n; i++)
-		r->frames[i].sym = syms[i];
-	return trace_writer__append(s->w, &r->h);
+	return put_stack(s, id, syms, n, XLP_STACK_KERNEL);
 }
 
 int synth__ksample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns,
 		   uint64_t weight_ns, uint32_t ustack, uint32_t kstack, uint32_t reason)
 {
-	struct xlp_sample_rec r = {.h = {.type = XLP_R_SAMPLE, .size = sizeof(r)}};
+	struct xlp_sample_rec r = {
+		.pid = pid,
+		.tid = tid,
+		.time_ns = time_ns,
+		.weight_ns = weight_ns,
+		.kind = reason == XLP_C_CPU_RUN ? XLP_SAMPLE_ON_CPU : XLP_SAMPLE_OFF_CPU,
+		.reason = reason,
+		.ustack = ustack,
+		.kstack = kstack,
+	};
 
-	r.pid = pid;
-	r.tid = tid;
-	r.time_ns = time_ns;
-	r.weight_ns = weight_ns;
-	r.ustack = ustack;
-	r.kstack = kstack;
-	r.kind = reason == XLP_C_CPU_RUN ? XLP_SAMPLE_ON_CPU : XLP_SAMPLE_OFF_CPU;
-	r.reason = reason;
-	return trace_writer__append(s->w, &r.h);
+	return put(s, XLP_R_SAMPLE, &r.h, sizeof(r));
 }
 
+/* A sample with no kernel stack (id 0). */
 int synth__sample(struct synth *s, uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t weight_ns,
 		  uint32_t ustack, uint32_t reason)
 {
-	struct xlp_sample_rec r = {.h = {.type = XLP_R_SAMPLE, .size = sizeof(r)}};
-
-	r.pid = pid;
-	r.tid = tid;
-	r.time_ns = time_ns;
-	r.weight_ns = weight_ns;
-	r.ustack = ustack;
-	r.kind = reason == XLP_C_CPU_RUN ? XLP_SAMPLE_ON_CPU : XLP_SAMPLE_OFF_CPU;
-	r.reason = reason;
-	return trace_writer__append(s->w, &r.h);
+	return synth__ksample(s, pid, tid, time_ns, weight_ns, ustack, 0, reason);
 }
 
 int synth__stats(struct synth *s, const uint64_t *stat, uint64_t lost)
 {
-	struct xlp_stats_rec r = {.h = {.type = XLP_R_STATS, .size = sizeof(r)}};
+	struct xlp_stats_rec r = {.lost_by_reader = lost};
 
 	memcpy(r.stat, stat, sizeof(r.stat));
-	r.lost_by_reader = lost;
-	return trace_writer__append(s->w, &r.h);
+	return put(s, XLP_R_STATS, &r.h, sizeof(r));
+}
+
+int synth__finish(struct synth *s, int err)
+{
+	if (err) {
+		synth__abort(s);
+		return err;
+	}
+	return synth__close(s, NULL, 0);
 }
 
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost)
@@ -368,38 +352,27 @@ static void usage_noisy(struct rng *r, const struct synth_usage *b, struct synth
 	u->khz = FAST_KHZ * (1 + 0.02 * rng_n(r));
 }
 
+/* The field of u that factor f adds its time to; NULL for none (CPU_FREQ: see perturb). */
+static double *factor_ns(struct synth_usage *u, enum synth_factor f)
+{
+	double *at[] = {[SYNTH_CPU_RUN] = &u->cpu_run, [SYNTH_CPU_WAIT] = &u->cpu_wait,
+			[SYNTH_DISK] = &u->disk,       [SYNTH_NET] = &u->net,
+			[SYNTH_IPC] = &u->ipc,	       [SYNTH_LOCK] = &u->lock,
+			[SYNTH_TIMER] = &u->timer};
+
+	return (size_t)f < sizeof(at) / sizeof(at[0]) ? at[f] : NULL;
+}
+
 static void perturb(struct rng *r, enum synth_factor f, double extra_ms, struct synth_usage *u)
 {
 	double x = extra_ms * 1e6 * (1 + 0.1 * rng_n(r));
+	double *ns = factor_ns(u, f);
 
-	switch (f) {
-	case SYNTH_CPU_RUN:
-		u->cpu_run += x;
-		break;
-	case SYNTH_CPU_WAIT:
-		u->cpu_wait += x;
-		break;
-	case SYNTH_CPU_FREQ: /* same cycles at an eighth of the frequency */
+	if (f == SYNTH_CPU_FREQ) { /* same cycles at an eighth of the frequency */
 		u->khz = SLOW_KHZ * (1 + 0.02 * rng_n(r));
 		u->cpu_run *= FAST_KHZ / SLOW_KHZ;
-		break;
-	case SYNTH_DISK:
-		u->disk += x;
-		break;
-	case SYNTH_NET:
-		u->net += x;
-		break;
-	case SYNTH_IPC:
-		u->ipc += x;
-		break;
-	case SYNTH_LOCK:
-		u->lock += x;
-		break;
-	case SYNTH_TIMER:
-		u->timer += x;
-		break;
-	case SYNTH_NONE:
-		break;
+	} else if (ns) {
+		*ns += x;
 	}
 }
 
@@ -658,28 +631,36 @@ static int run_cmd(int (*cmd)(int, char **), char **argv, char *out, size_t outl
 	return rc;
 }
 
-int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...)
+/* synth__report and synth__dump: a command's name and function around run_cmd */
+#define SYNTH_CMD(fn, cmd, name)                                                                   \
+	int fn(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...)           \
+	{                                                                                          \
+		char *argv[64] = {name};                                                           \
+		va_list ap;                                                                        \
+		int rc;                                                                            \
+                                                                                                   \
+		va_start(ap, arg);                                                                 \
+		rc = run_cmd(cmd, argv, out, outlen, err, errlen, arg, ap);                        \
+		va_end(ap);                                                                        \
+		return rc;                                                                         \
+	}
+SYNTH_CMD(synth__report, cmd_report, "report")
+SYNTH_CMD(synth__dump, cmd_dump, "dump")
+
+struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2)
 {
-	char *argv[64] = {"report"};
-	va_list ap;
-	int rc;
+	const char *out = synth__tmp("report.json");
+	char err[4096], jerr[256];
+	struct json *j;
+	int rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", out, trace, opt1, opt2,
+			       NULL);
 
-	va_start(ap, arg);
-	rc = run_cmd(cmd_report, argv, out, outlen, err, errlen, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-int synth__dump(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...)
-{
-	char *argv[64] = {"dump"};
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = run_cmd(cmd_dump, argv, out, outlen, err, errlen, arg, ap);
-	va_end(ap);
-	return rc;
+	CHECK(rc == 0, "report exited %d: %s", rc, err);
+	if (rc)
+		return NULL;
+	j = json__load(out, jerr, sizeof(jerr));
+	CHECK(j, "report JSON: %s", jerr);
+	return j;
 }
 
 /* ---- damaging a trace ---- */
@@ -991,30 +972,26 @@ int synth__sampled(const char *path)
 static int tl_ev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint32_t arg,
 		 uint16_t detail, uint64_t t)
 {
-	struct xlp_sched_rec r = {.h = {.type = XLP_R_SCHED, .size = sizeof(r)}};
+	struct xlp_sched_rec r = {
+		.time_ns = t, .pid = pid, .tid = tid, .arg = arg, .kind = kind, .detail = detail};
 
-	r.time_ns = t;
-	r.pid = pid;
-	r.tid = tid;
-	r.arg = arg;
-	r.kind = kind;
-	r.detail = detail;
-	return trace_writer__append(s->w, &r.h);
+	return put(s, XLP_R_SCHED, &r.h, sizeof(r));
 }
 
 int synth__sampling(struct synth *s, uint64_t start_ns, uint64_t end_ns, uint64_t period_ns,
 		    uint64_t cost_ns, uint64_t on_samples, uint64_t off_captures)
 {
-	struct xlp_sampling_rec r = {.h = {.type = XLP_R_SAMPLING, .size = sizeof(r)}};
+	struct xlp_sampling_rec r = {.start_ns = start_ns,
+				     .end_ns = end_ns,
+				     .period_ns = period_ns,
+				     .next_period_ns = period_ns,
+				     .off_every = 1,
+				     .next_off_every = 1,
+				     .cost_ns = cost_ns,
+				     .on_samples = on_samples,
+				     .off_captures = off_captures};
 
-	r.start_ns = start_ns;
-	r.end_ns = end_ns;
-	r.period_ns = r.next_period_ns = period_ns;
-	r.cost_ns = cost_ns;
-	r.on_samples = on_samples;
-	r.off_captures = off_captures;
-	r.off_every = r.next_off_every = 1;
-	return trace_writer__append(s->w, &r.h);
+	return put(s, XLP_R_SAMPLING, &r.h, sizeof(r));
 }
 
 int synth__sched(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint32_t arg,
@@ -1025,47 +1002,35 @@ int synth__sched(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uin
 
 int synth__task(struct synth *s, uint32_t pid, uint32_t tid, const char *comm)
 {
-	struct xlp_task_rec k = {
-		.h = {.type = XLP_R_TASK, .size = sizeof(k)}, .pid = pid, .tid = tid};
+	struct xlp_task_rec k = {.pid = pid, .tid = tid};
 
 	strncpy(k.comm, comm, sizeof(k.comm) - 1);
-	return trace_writer__append(s->w, &k.h);
+	return put(s, XLP_R_TASK, &k.h, sizeof(k));
 }
 
 int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t entry_ns,
 		  uint64_t key, uint32_t func)
 {
-	struct xlp_taskev_rec k = {.h = {.type = XLP_R_TASKEV, .size = sizeof(k)},
-				   .pid = pid,
-				   .tid = tid,
-				   .entry_ns = entry_ns,
-				   .key = key,
-				   .func_id = func,
-				   .kind = kind};
+	struct xlp_taskev_rec k = {.pid = pid, .tid = tid, .entry_ns = entry_ns, .key = key};
 
-	return trace_writer__append(s->w, &k.h);
+	k.func_id = func;
+	k.kind = kind;
+
+	return put(s, XLP_R_TASKEV, &k.h, sizeof(k));
 }
 
 int synth__size(struct synth *s, uint32_t flags, uint32_t pid, uint64_t time_ns, uint64_t size)
 {
-	struct xlp_size_rec z = {.h = {.type = XLP_R_SIZE, .size = sizeof(z)},
-				 .pid = pid,
-				 .time_ns = time_ns,
-				 .size = size,
-				 .flags = flags};
+	struct xlp_size_rec z = {.pid = pid, .time_ns = time_ns, .size = size, .flags = flags};
 
-	return trace_writer__append(s->w, &z.h);
+	return put(s, XLP_R_SIZE, &z.h, sizeof(z));
 }
 
 int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, uint32_t flags)
 {
-	struct xlp_fork_rec f = {.h = {.type = XLP_R_FORK, .size = sizeof(f)},
-				 .pid = pid,
-				 .ppid = ppid,
-				 .fork_ns = fork_ns,
-				 .flags = flags};
+	struct xlp_fork_rec f = {.pid = pid, .ppid = ppid, .fork_ns = fork_ns, .flags = flags};
 
-	return trace_writer__append(s->w, &f.h);
+	return put(s, XLP_R_FORK, &f.h, sizeof(f));
 }
 
 int synth__timeline(const char *path)

@@ -97,6 +97,8 @@ int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, 
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);
+/* synth__close, or synth__abort when err (an earlier write failed): err then. */
+int synth__finish(struct synth *s, int err);
 /* Stops without a footer: the file reads as truncated. Frees s. */
 void synth__abort(struct synth *s);
 
@@ -194,6 +196,12 @@ const char *synth__tmp(const char *name);
  * on stderr to err. Returns its exit status.
  */
 int synth__report(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
+struct json;
+/*
+ * "xlprobe report --json" of trace with up to two more options (NULL: none),
+ * loaded (tests/lib/json.h); NULL after a failed check.
+ */
+struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2);
 /* The same for "xlprobe dump ARG...". */
 int synth__dump(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
 

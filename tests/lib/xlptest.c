@@ -4,12 +4,14 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "json.h"
 #include "testlib.h"
 #include "xlptest.h"
 
@@ -344,4 +346,94 @@ const struct xlp_call_rec *xt_match_call(const struct xt_trace *t, const struct 
 			return r;
 	}
 	return NULL;
+}
+
+struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms)
+{
+	char *argv[] = {(char *)xl, "report", "--json", (char *)trace, NULL};
+	static char out[1 << 20];
+	char err[4096], perr[256];
+	struct json *j;
+	int rc = xt_run(argv, timeout_ms, out, sizeof(out), err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr, "  report exited %d: %s\n", rc, err);
+		return NULL;
+	}
+	j = json__parse(out, perr, sizeof(perr));
+	if (!j)
+		fprintf(stderr, "  report JSON: %s\n", perr);
+	return j;
+}
+
+int xt_spawn_waiting(char *const wargv[], struct xt_proc *w, char pidarg[16], int timeout_ms)
+{
+	int pid = xt_spawn_ready(wargv, w, timeout_ms);
+
+	CHECK(pid > 0, "%s never said READY", wargv[0]);
+	if (pid > 0)
+		snprintf(pidarg, 16, "%d", pid);
+	return pid > 0 ? pid : -1;
+}
+
+int xt_record_to_end(char *const xargv[], struct xt_proc *w, const char *trace, struct xt_trace *t,
+		     int timeout_ms)
+{
+	char err[16384];
+	struct xt_proc x;
+	int rc;
+
+	if (xt_record_start(xargv, &x, w, timeout_ms)) {
+		CHECK(0, "xlprobe did not attach");
+		return -1;
+	}
+	rc = xt_wait(w, timeout_ms, NULL, 0, NULL, 0);
+	CHECK(rc == 0, "the workload exited %d", rc);
+	rc = xt_wait(&x, timeout_ms, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
+	if (xt_trace_load(trace, t)) {
+		CHECK(0, "cannot load %s", trace);
+		return -1;
+	}
+	CHECK(t->status == TRACE_COMPLETE);
+	return 0;
+}
+
+void xt_specs(const char *wl, size_t len, ...)
+{
+	va_list ap;
+	char *buf;
+
+	va_start(ap, len);
+	while ((buf = va_arg(ap, char *)))
+		snprintf(buf, len, "%s:%s", wl, va_arg(ap, const char *));
+	va_end(ap);
+}
+
+int xt_argv(char **argv, int n, ...)
+{
+	va_list ap;
+	char *a;
+
+	va_start(ap, n);
+	while ((a = va_arg(ap, char *)))
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return n;
+}
+
+struct json *xt_report_file(char *const rep[], const char *js, int timeout_ms)
+{
+	static char out[1 << 16], err[1 << 16];
+	char jerr[256];
+	struct json *j;
+	int rc = xt_run(rep, timeout_ms, out, sizeof(out), err, sizeof(err));
+
+	CHECK(rc == 0, "%s exit %d: %s", rep[1], rc, err);
+	if (rc)
+		return NULL;
+	j = json__load(js, jerr, sizeof(jerr));
+	CHECK(j, "report JSON: %s", jerr);
+	return j;
 }

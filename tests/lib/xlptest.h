@@ -37,6 +37,42 @@ int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
 int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/*
+ * The -f / -i specs of a workload's functions: "<wl>:<func>" into each buf
+ * (len bytes) of the (buf, func) pairs that follow, up to a NULL buf.
+ */
+void xt_specs(const char *wl, size_t len, ...);
+/*
+ * Appends the strings that follow, up to NULL, to argv at n, and a NULL
+ * after them: the new n. For argument lists built a part at a time.
+ */
+int xt_argv(char **argv, int n, ...);
+struct json;
+/*
+ * Runs rep, an "xlprobe report ... --json -o js ..." command line, and
+ * loads js; NULL after a failed check.
+ */
+struct json *xt_report_file(char *const rep[], const char *js, int timeout_ms);
+struct xt_trace;
+/*
+ * A workload that waits for SIGUSR1 after READY, started (xt_spawn_ready
+ * within timeout_ms): its pid, also as text in pidarg (for -p), or -1
+ * after a failed check.
+ */
+int xt_spawn_waiting(char *const wargv[], struct xt_proc *w, char pidarg[16], int timeout_ms);
+/*
+ * Then the whole recording: xlprobe record (xargv) attaches to w
+ * (xt_record_start), both run to their end (timeout_ms each) and the trace
+ * is loaded into t, complete. 0, or -1 after a failed check.
+ */
+int xt_record_to_end(char *const xargv[], struct xt_proc *w, const char *trace, struct xt_trace *t,
+		     int timeout_ms);
+
+/*
+ * "xl report --json trace" parsed (tests/lib/json.h); NULL, said on
+ * stderr, when it fails or takes more than timeout_ms.
+ */
+struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms);
 /* SIGKILL, then reaps p (its output is dropped). */
 void xt_kill(struct xt_proc *p);
 /*

@@ -118,6 +118,32 @@ pg_start() {
 	"$PGBIN/pg_isready" -q -t 30
 }
 
+# poll_until PID TEST...: TEST every 0.1 s for up to 10 s until it succeeds
+# (0), or until PID is gone (1): a process that should get ready
+poll_until() {
+	local pid=$1 i
+	shift
+	for ((i = 0; i < 100; i++)); do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# listening PORT: something listens on the loopback's TCP PORT
+listening() { [ -n "$(ss -Htln "sport = :$1")" ]; }
+
+# group_stop NAME: ends the process group led by the pid in $NAME (none:
+# nothing to do), and clears NAME
+group_stop() {
+	local pid=${!1:-}
+	[ -n "$pid" ] || return 0
+	kill -TERM -- "-$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	printf -v "$1" '%s' ''
+}
+
 # pg_stop DIR: stops the cluster in DIR (immediate), or kills its postmaster.
 pg_stop() {
 	local pm
@@ -133,29 +159,25 @@ pg_sql() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 # pgbench_stop or undo); sets PGBENCH and BACKEND, the server process of
 # its connection, once it is connected.
 pgbench_start() {
-	local script=$1 i
+	local script=$1
 	shift
 	setsid "$PGBIN/pgbench" -n -c 1 -j 1 -T 300 --random-seed=7 -f "$script" "$@" \
 		>"$W/pgbench.out" 2>&1 &
 	PGBENCH=$!
 	undo pgbench_stop
-	for ((i = 0; i < 100; i++)); do
-		# query_start: pgbench's first connection, which only checks the server, runs no query
-		BACKEND=$(pg_sql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND query_start IS NOT NULL")
-		case $BACKEND in '' | *[!0-9]*) ;; *) return 0 ;; esac
-		kill -0 "$PGBENCH" 2>/dev/null || break
-		sleep 0.1
-	done
+	poll_until "$PGBENCH" pgbench_backend && return 0
 	note "pgbench did not connect: $(tail -n 3 "$W/pgbench.out")"
 	return 1
 }
 
-pgbench_stop() {
-	[ -n "${PGBENCH:-}" ] || return 0
-	kill -TERM -- "-$PGBENCH" 2>/dev/null
-	wait "$PGBENCH" 2>/dev/null
-	PGBENCH=
+# pgbench_backend: BACKEND, the pid of the backend serving pgbench, once it runs queries
+pgbench_backend() {
+	# query_start: pgbench's first connection, which only checks the server, runs no query
+	BACKEND=$(pg_sql -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' AND query_start IS NOT NULL")
+	case $BACKEND in '' | *[!0-9]*) return 1 ;; esac
 }
+
+pgbench_stop() { group_stop PGBENCH; }
 
 # ------------------------------------------------- servers (nginx, redis)
 
@@ -193,12 +215,7 @@ server_stop() {
 # wait_port PORT: until something listens on 127.0.0.1:PORT (10 s at most)
 # while $SERVER lives.
 wait_port() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -n "$(ss -Htln "sport = :$1")" ] && return 0
-		kill -0 "$SERVER" 2>/dev/null || break
-		sleep 0.1
-	done
+	poll_until "$SERVER" listening "$1" && return 0
 	note "the server does not listen on port $1: $(tail -n 3 "$W/server.out")"
 	return 1
 }
@@ -207,16 +224,12 @@ wait_port() {
 # (killed with what it started by client_stop or undo); output in $W/client.out.
 client_start() {
 	setsid "$@" </dev/null >"$W/client.out" 2>&1 &
+	# shellcheck disable=SC2034 # read by client_stop, by name
 	CLIENT=$!
 	undo client_stop
 }
 
-client_stop() {
-	[ -n "${CLIENT:-}" ] || return 0
-	kill -TERM -- "-$CLIENT" 2>/dev/null
-	wait "$CLIENT" 2>/dev/null
-	CLIENT=
-}
+client_stop() { group_stop CLIENT; }
 
 # windows_start ON OFF ON_CMD OFF_CMD: bin/windows in its own process group,
 # the first window 1 s from now (recording has begun by then), windows in

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testlib.h"
+#include "testds.h"
 #include "dataset.h"
 #include "json.h"
 #include "xlptest.h"
@@ -22,9 +23,7 @@ static void init_paths(void)
 {
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/lag", wl, sizeof(wl));
-	snprintf(ev, sizeof(ev), "%s:on_event", wl);
-	snprintf(key, sizeof(key), "%s:on_key", wl);
-	snprintf(inner, sizeof(inner), "%s:inner", wl);
+	xt_specs(wl, sizeof(ev), ev, "on_event", key, "on_key", inner, "inner", NULL);
 }
 
 /* xlprobe record -q -o TRACE ARGS... -- lag WARGS...; its exit status */
@@ -43,22 +42,19 @@ static int record(const char *trace, char **args, char **wargs)
 	return xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
 }
 
-static struct dataset *load(const char *trace)
+/*
+ * record(), its workload's "CALLS ..." line holding calls, then the trace
+ * as a dataset; NULL after a failed check.
+ */
+static struct dataset *record_load(const char *trace, char **args, char **wargs, const char *calls)
 {
-	struct dataset_opts o = {0};
-	struct dataset *ds = NULL;
-	char msg[512];
+	int rc;
 
-	CHECK(!dataset__load(&trace, 1, &o, &ds, msg, sizeof(msg)), "dataset__load: %s", msg);
-	return ds;
-}
-
-static int func(const struct dataset *ds, const char *sym)
-{
-	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
-		if (!strcmp(dataset__func(ds, f)->symbol, sym))
-			return (int)f;
-	return -1;
+	init_paths();
+	rc = record(trace, args, wargs);
+	CHECK(rc == 0, "record exit %d: %s", rc, err);
+	CHECK(!rc && strstr(out, calls), "%s", out);
+	return !rc && strstr(out, calls) ? tds_load(trace) : NULL;
 }
 
 /* inner calls of the trace whose entry lies in [lo, hi) */
@@ -89,13 +85,9 @@ TEST(lag_keeps_lagging_runs_and_one_in_k)
 	char jerr[128];
 	int rc, fi, ti;
 
-	init_paths();
-	rc = record(trace, args, wargs);
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(strstr(out, "CALLS on_event=100 on_key=0 slow=10"), "%s", out);
-	ds = load(trace);
+	ds = record_load(trace, args, wargs, "CALLS on_event=100 on_key=0 slow=10");
 	REQUIRE(ds, "-");
-	fi = func(ds, "inner");
+	fi = tds_func(ds, "inner");
 	REQUIRE(fi >= 0, "-");
 	ns = dataset__summary_runs(ds, &lat);
 	CHECK(dataset__nruns(ds) + ns == 100, "%zu runs with detail + %zu summarized",
@@ -160,23 +152,18 @@ TEST(two_landmarks)
 	size_t nev = 0, nkey = 0;
 	struct dataset *ds;
 	int fe, fk;
-	int rc;
 
-	init_paths();
-	rc = record(trace, args, wargs);
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(strstr(out, "CALLS on_event=20 on_key=20"), "%s", out);
-	ds = load(trace);
+	ds = record_load(trace, args, wargs, "CALLS on_event=20 on_key=20");
 	REQUIRE(ds, "-");
-	fe = func(ds, "on_event");
-	fk = func(ds, "on_key");
+	fe = tds_func(ds, "on_event");
+	fk = tds_func(ds, "on_key");
 	REQUIRE(fe >= 0 && fk >= 0, "-");
 	CHECK(dataset__func(ds, fe)->landmark && dataset__func(ds, fk)->landmark, "-");
 	CHECK(dataset__nruns(ds) == 40, "%zu runs", dataset__nruns(ds));
 	for (size_t r = 0; r < dataset__nruns(ds); r++) {
 		nev += dataset__run(ds, r)->landmark == (uint32_t)fe;
 		nkey += dataset__run(ds, r)->landmark == (uint32_t)fk;
-		CHECK(dataset__ncalls(ds, r, func(ds, "inner")) == 1, "run %zu", r);
+		CHECK(dataset__ncalls(ds, r, tds_func(ds, "inner")) == 1, "run %zu", r);
 	}
 	CHECK(nev == 20 && nkey == 20, "%zu on_event, %zu on_key", nev, nkey);
 	CHECK(dataset__file(ds, 0)->nlandmarks == 2, "-");

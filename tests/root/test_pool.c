@@ -62,7 +62,6 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	char name[96], pid_s[16], until[300];
 	char *rec[40], *wla[8];
 	char *rep[] = {xl, "report", "--json", "-o", js, trace, NULL};
-	char jerr[256];
 	struct json *j;
 	int rc, a = 0, b = 0;
 
@@ -79,9 +78,7 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	snprintf(warm, sizeof(warm), "%s:warm_cache", wl);
 	snprintf(post, sizeof(post), "%s:post_task:arg0", wl);
 	snprintf(run, sizeof(run), "%s:run_task:arg0", wl);
-	wla[b++] = wl;
-	wla[b++] = "--mode";
-	wla[b++] = (char *)mode;
+	b = xt_argv(wla, b, wl, "--mode", (char *)mode, NULL);
 	if (opts & PEER)
 		wla[b++] = "--peer";
 	if (opts & ATTACH)
@@ -89,34 +86,17 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	if (opts & ASYNC)
 		wla[b++] = "--async";
 	wla[b] = NULL;
-	rec[a++] = xl;
-	rec[a++] = "record";
+	a = xt_argv(rec, a, xl, "record", NULL);
 	if (!(opts & ATTACH)) /* -p: xt_record_start waits for the "recording" line */
 		rec[a++] = "-q";
-	rec[a++] = "-o";
-	rec[a++] = trace;
-	rec[a++] = "--timeline";
-	rec[a++] = "--no-sample";
-	rec[a++] = "--interaction";
-	rec[a++] = inter;
-	if (opts & ASYNC) {
-		rec[a++] = "--until";
-		rec[a++] = until;
-		rec[a++] = "--key";
-		rec[a++] = "arg0";
-	}
+	a = xt_argv(rec, a, "-o", trace, "--timeline", "--no-sample", "--interaction", inter, NULL);
+	if (opts & ASYNC)
+		a = xt_argv(rec, a, "--until", until, "--key", "arg0", NULL);
 	if (opts & MARKED_TASK) {
-		rec[a++] = "--func";
-		rec[a++] = func;
-		rec[a++] = "--func";
-		rec[a++] = warm;
+		a = xt_argv(rec, a, "--func", func, "--func", warm, NULL);
 	}
-	if (opts & TASKS) {
-		rec[a++] = "--task-post";
-		rec[a++] = post;
-		rec[a++] = "--task-run";
-		rec[a++] = run;
-	}
+	if (opts & TASKS)
+		a = xt_argv(rec, a, "--task-post", post, "--task-run", run, NULL);
 	if (opts & ATTACH) {
 		struct xt_proc w, x;
 		int pid = xt_spawn_ready(wla, &w, 20000);
@@ -125,9 +105,7 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 		if (pid <= 0)
 			return NULL;
 		snprintf(pid_s, sizeof(pid_s), "%d", pid);
-		rec[a++] = "-p";
-		rec[a++] = pid_s;
-		rec[a] = NULL;
+		a = xt_argv(rec, a, "-p", pid_s, NULL);
 		if (xt_record_start(rec, &x, &w, 30000)) {
 			CHECK(0, "xlprobe did not attach");
 			return NULL;
@@ -148,12 +126,7 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	wl_median_ns = median_of_runs(out);
 	if (rc)
 		return NULL;
-	rc = xt_run(rep, 60000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 0, "report exit %d: %s", rc, err);
-	if (rc)
-		return NULL;
-	j = json__load(js, jerr, sizeof(jerr));
-	CHECK(j, "report JSON: %s", jerr);
+	j = xt_report_file(rep, js, 60000);
 	if (j)
 		fprintf(stderr, "  %s (%x): %s\n", mode, opts, json__str(json__get(j, "verdict")));
 	return j;
@@ -208,6 +181,34 @@ static const char *accused(const struct json *j, const char *what)
 	return v ? v : "";
 }
 
+/* What an unperturbed run's report must not say. */
+enum { NO_BLOCKER = 1, NO_WAIT_ANSWER = 2 };
+
+/* It accuses nothing (status not ok), no whole-run answer, and with also no blocker / waits'
+ * answer. */
+static void check_accuses_nothing(const struct json *j, unsigned also)
+{
+	const char *st = json__str(json__get(j, "status"));
+
+	CHECK(st && (strcmp(st, "ok") || by_host(j)) &&
+		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
+		      (!(also & NO_BLOCKER) || !blocked_by(j)) &&
+		      (!(also & NO_WAIT_ANSWER) ||
+		       json__bool(json__get(j, "wait_answer.holds")) != 1),
+	      "%s: %s", st, json__str(json__get(j, "verdict")));
+}
+
+/* A test whose one check of the report of one recording (mode, opts) is check, on j. */
+#define POOL_TEST(name, mode, opts, check)                                                         \
+	TEST(name)                                                                                 \
+	{                                                                                          \
+		struct json *j = record_pool_opts(mode, opts);                                     \
+                                                                                                   \
+		REQUIRE(j, "-");                                                                   \
+		check;                                                                             \
+		json__free(j);                                                                     \
+	}
+
 /*
  * The task marked: the run's functions are its process's calls in its
  * window, on any thread, so load_index, on pool-1, is accused with its own
@@ -230,29 +231,13 @@ TEST(pool_cold_file_names_the_task_and_the_disk)
 	json__free(j);
 }
 
-TEST(pool_cpu_contention_names_the_task_waiting_for_a_cpu)
-{
-	struct json *j = record_pool("cpu", true);
+POOL_TEST(pool_cpu_contention_names_the_task_waiting_for_a_cpu, "cpu", MARKED_TASK,
+	  CHECK(!strcmp(accused(j, "function"), "load_index") &&
+			!strcmp(accused(j, "factor"), "cpu_wait"),
+		"%s", json__str(json__get(j, "verdict"))))
 
-	REQUIRE(j, "-");
-	CHECK(!strcmp(accused(j, "function"), "load_index") &&
-		      !strcmp(accused(j, "factor"), "cpu_wait"),
-	      "%s", json__str(json__get(j, "verdict")));
-	json__free(j);
-}
-
-TEST(pool_unperturbed_accuses_nothing)
-{
-	struct json *j = record_pool("none", true);
-	const char *st;
-
-	REQUIRE(j, "-");
-	st = json__str(json__get(j, "status"));
-	CHECK(st && (strcmp(st, "ok") || by_host(j)) && !blocked_by(j) &&
-		      json__bool(json__get(j, "whole_run.holds")) != 1,
-	      "%s: %s", st, json__str(json__get(j, "verdict")));
-	json__free(j);
-}
+POOL_TEST(pool_unperturbed_accuses_nothing, "none", MARKED_TASK,
+	  check_accuses_nothing(j, NO_BLOCKER))
 
 /*
  * Only the interaction marked: the run's thread waits on the condition
@@ -360,28 +345,11 @@ static void check_cpu_wait_blocker(const struct json *j, const char *who)
 }
 
 /* Only the interaction marked, pool-1's CPU taken: the answer follows the wait to it. */
-TEST(pool_cpu_contention_interaction_only_names_the_pool_waiting_for_a_cpu)
-{
-	struct json *j = record_pool("cpu", false);
+POOL_TEST(pool_cpu_contention_interaction_only_names_the_pool_waiting_for_a_cpu, "cpu", 0,
+	  check_cpu_wait_blocker(j, "pool-1"))
 
-	REQUIRE(j, "-");
-	check_cpu_wait_blocker(j, "pool-1");
-	json__free(j);
-}
-
-TEST(pool_unperturbed_interaction_only_accuses_nothing)
-{
-	struct json *j = record_pool("none", false);
-	const char *st;
-
-	REQUIRE(j, "-");
-	st = json__str(json__get(j, "status"));
-	CHECK(st && (strcmp(st, "ok") || by_host(j)) &&
-		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
-		      json__bool(json__get(j, "wait_answer.holds")) != 1,
-	      "%s: %s", st, json__str(json__get(j, "verdict")));
-	json__free(j);
-}
+POOL_TEST(pool_unperturbed_interaction_only_accuses_nothing, "none", 0,
+	  check_accuses_nothing(j, NO_WAIT_ANSWER))
 
 /*
  * The app queues three warm_cache tasks just before a quarter of the runs
@@ -448,28 +416,11 @@ TEST(peer_cold_file_names_the_peer_reading_the_file)
 	json__free(j);
 }
 
-TEST(peer_cpu_contention_names_the_peer_waiting_for_a_cpu)
-{
-	struct json *j = record_pool_opts("cpu", MARKED_TASK | PEER);
+POOL_TEST(peer_cpu_contention_names_the_peer_waiting_for_a_cpu, "cpu", MARKED_TASK | PEER,
+	  check_cpu_wait_blocker(j, "peer-1"))
 
-	REQUIRE(j, "-");
-	check_cpu_wait_blocker(j, "peer-1");
-	json__free(j);
-}
-
-TEST(peer_unperturbed_accuses_nothing)
-{
-	struct json *j = record_pool_opts("none", MARKED_TASK | PEER);
-	const char *st;
-
-	REQUIRE(j, "-");
-	st = json__str(json__get(j, "status"));
-	CHECK(st && (strcmp(st, "ok") || by_host(j)) && !blocked_by(j) &&
-		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
-		      json__bool(json__get(j, "wait_answer.holds")) != 1,
-	      "%s: %s", st, json__str(json__get(j, "verdict")));
-	json__free(j);
-}
+POOL_TEST(peer_unperturbed_accuses_nothing, "none", MARKED_TASK | PEER,
+	  check_accuses_nothing(j, NO_BLOCKER | NO_WAIT_ANSWER))
 
 /*
  * record -p after the peer was forked: peer-1 is not traced (no probe, no
@@ -478,14 +429,8 @@ TEST(peer_unperturbed_accuses_nothing)
  * first wakeup of the run's thread on, and the events it kept before):
  * the answer names peer-1 waiting for a CPU.
  */
-TEST(untraced_peer_cpu_contention_followed_into_the_peer)
-{
-	struct json *j = record_pool_opts("cpu", PEER | ATTACH);
-
-	REQUIRE(j, "-");
-	check_cpu_wait_blocker(j, "peer-1");
-	json__free(j);
-}
+POOL_TEST(untraced_peer_cpu_contention_followed_into_the_peer, "cpu", PEER | ATTACH,
+	  check_cpu_wait_blocker(j, "peer-1"))
 
 /*
  * An event loop's request (pool --async): request_begin(req) posts the
@@ -522,16 +467,11 @@ TEST(async_runs_span_threads_and_name_the_task)
 TEST(async_unperturbed_accuses_nothing)
 {
 	struct json *j = record_pool_opts("none", MARKED_TASK | ASYNC);
-	const char *st;
 
 	REQUIRE(j, "-");
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "%g runs",
 	      json__num(json__get(j, "runs.count")));
-	st = json__str(json__get(j, "status"));
-	CHECK(st && (strcmp(st, "ok") || by_host(j)) &&
-		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
-		      json__bool(json__get(j, "wait_answer.holds")) != 1,
-	      "%s: %s", st, json__str(json__get(j, "verdict")));
+	check_accuses_nothing(j, NO_WAIT_ANSWER);
 	json__free(j);
 }
 

@@ -163,11 +163,8 @@ static int disk_up(char *err, size_t errlen)
  */
 static int in_cgroup_argv(char **argv, int n)
 {
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"";
-	argv[n++] = disk.cg;
-	return n;
+	return xt_argv(argv, n, "/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"",
+		       disk.cg, NULL);
 }
 
 /* sh, in the cgroup, then "xlprobe record -q -o TRACE": the next index of argv. */
@@ -175,12 +172,7 @@ static int record_argv(char **argv, char *xl, const char *trace)
 {
 	int n = in_cgroup_argv(argv, 0);
 
-	argv[n++] = xl;
-	argv[n++] = "record";
-	argv[n++] = "-q";
-	argv[n++] = "-o";
-	argv[n++] = (char *)trace;
-	return n;
+	return xt_argv(argv, n, xl, "record", "-q", "-o", (char *)trace, NULL);
 }
 
 /* ---- workload output ---- */
@@ -280,13 +272,7 @@ static void record_all(void)
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
 	n = record_argv(argv, xl, trace);
 	add_func_args(argv, &n, spec, wl);
-	argv[n++] = "--";
-	argv[n++] = wl;
-	argv[n++] = "--iterations";
-	argv[n++] = iters;
-	argv[n++] = "--disk";
-	argv[n++] = disk.dev;
-	argv[n] = NULL;
+	n = xt_argv(argv, n, "--", wl, "--iterations", iters, "--disk", disk.dev, NULL);
 	if (xt_spawn(argv, &p)) {
 		snprintf(rec.err, sizeof(rec.err), "cannot start xlprobe");
 		disk_down();
@@ -500,22 +486,14 @@ TEST(reason_disk_in_sendfile_to_socket)
 	static char out[16384];
 	char xl[256], wl[256], err[4096], spec[320];
 	const char *trace = xt_tmp_path("sendfile.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spec,
-			"--",
-			xt_out("tests/workloads/sendfile", wl, sizeof(wl)),
-			"--iterations",
-			"3",
-			NULL};
+	char *argv[] = {xl,   "record", "-q", "-o",	      (char *)trace, "-f",
+			spec, "--",	wl,   "--iterations", "3",	     NULL};
 	struct xt_wl_call c[8];
 	struct xt_trace t;
 	int n, rc, fid;
 
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/sendfile", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:send_cold", wl);
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
@@ -745,17 +723,8 @@ TEST(disk_total_agrees_with_taskstats_blkio_delay)
 	snprintf(spec, sizeof(spec), "%s:disk_wait", wl);
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
 	n = record_argv(argv, xl, trace);
-	argv[n++] = "-f";
-	argv[n++] = spec;
-	argv[n++] = "--";
-	argv[n++] = wl;
-	argv[n++] = "--only";
-	argv[n++] = "disk_wait";
-	argv[n++] = "--iterations";
-	argv[n++] = iters;
-	argv[n++] = "--disk";
-	argv[n++] = disk.dev;
-	argv[n++] = "--wait-after";
+	n = xt_argv(argv, n, "-f", spec, "--", wl, "--only", "disk_wait", "--iterations", iters,
+		    "--disk", disk.dev, "--wait-after", NULL);
 	/* SCHED_FIFO: the kernel's blkio delay of a fair task whose sleep is
 	 * a delayed dequeue is wrong (stale start; see set_rt() in the
 	 * workload): measured 550-670 ms for reads lasting 375 ms in all */
@@ -854,15 +823,14 @@ static int st(struct xlp_selftest *a)
 static int st_op(uint32_t op, uint32_t tid, uint32_t cpu, uint64_t now, int64_t arg, uint64_t arg2,
 		 uint64_t arg3, uint64_t *out)
 {
-	struct xlp_selftest a = {.op = op,
-				 .tid = tid,
-				 .cpu = cpu,
-				 .now = now,
-				 .arg = arg,
-				 .arg2 = arg2,
-				 .arg3 = arg3};
-	int ret = st(&a);
+	struct xlp_selftest a = {.op = op, .tid = tid, .cpu = cpu, .now = now};
+	int ret;
 
+	/* the operation's arguments */
+	a.arg = arg;
+	a.arg2 = arg2;
+	a.arg3 = arg3;
+	ret = st(&a);
 	if (out)
 		*out = a.out;
 	return ret;
@@ -901,25 +869,15 @@ static const struct xt_trace *small_recording(void)
 {
 	char xl[256], wl[256], spec[320];
 	const char *trace = xt_tmp_path("small.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spec,
-			"--",
-			xt_out("tests/workloads/reasons", wl, sizeof(wl)),
-			"--only",
-			"timer_wait",
-			"--iterations",
-			"1",
-			NULL};
+	char *argv[] = {xl,   "record", "-q",	  "-o",		(char *)trace,	"-f", spec,
+			"--", wl,	"--only", "timer_wait", "--iterations", "1",  NULL};
 	int rc;
 
 	if (small.state)
 		return small.state > 0 ? &small.t : NULL;
 	small.state = -1;
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/reasons", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:timer_wait", wl);
 	rc = xt_run(argv, 30000, NULL, 0, small.err, sizeof(small.err));
 	if (rc || xt_trace_load(trace, &small.t))
@@ -940,6 +898,15 @@ static bool kernel_has_tp(const char *tp)
 	found = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
 	btf__free(btf);
 	return found;
+}
+
+/* The thread's on-CPU time and its integral of the CPU's frequency (kHz x ns) so far. */
+static void check_run_freq(const struct xlp_thread *th, uint64_t run_ns, uint64_t khz_ns)
+{
+	CHECK(th->c[XLP_C_CPU_RUN] == run_ns, "on-CPU %llu",
+	      (unsigned long long)th->c[XLP_C_CPU_RUN]);
+	CHECK(th->c[XLP_C_FREQ_KHZ_NS] == khz_ns, "FREQ_KHZ_NS %llu, expected %llu",
+	      (unsigned long long)th->c[XLP_C_FREQ_KHZ_NS], (unsigned long long)khz_ns);
 }
 
 /*
@@ -1002,10 +969,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(!st_op(XLP_ST_FREQ_SET, 0, tcpu, base + 2 * MS, 2000000, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, tcpu, base + 5 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_CPU_RUN] == 5 * MS, "on-CPU %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
-	CHECK(th.c[XLP_C_FREQ_KHZ_NS] == 8000000000000ull, "FREQ_KHZ_NS %llu, expected 8e12",
-	      (unsigned long long)th.c[XLP_C_FREQ_KHZ_NS]);
+	check_run_freq(&th, 5 * MS, 8000000000000ull);
 	CHECK(th.c[XLP_C_CPU_RUN] && th.c[XLP_C_FREQ_KHZ_NS] / th.c[XLP_C_CPU_RUN] == 1600000,
 	      "average %llu kHz, expected 1600000",
 	      th.c[XLP_C_CPU_RUN]
@@ -1016,10 +980,7 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(!st_op(XLP_ST_FREQ_SET, 0, tcpu, base + 8 * MS, 1000000, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, tcpu, base + 10 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_CPU_RUN] == 8 * MS, "on-CPU %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
-	CHECK(th.c[XLP_C_FREQ_KHZ_NS] == 12000000000000ull, "FREQ_KHZ_NS %llu, expected 12e12",
-	      (unsigned long long)th.c[XLP_C_FREQ_KHZ_NS]);
+	check_run_freq(&th, 8 * MS, 12000000000000ull);
 	/* the 1 ms asleep (woken by a timer) and 1 ms runnable in between */
 	CHECK(th.c[XLP_C_SLEEP_S] == MS && th.c[XLP_C_TIMER] == MS && th.c[XLP_C_CPU_WAIT] == MS,
 	      "sleep %llu timer %llu runqueue %llu", (unsigned long long)th.c[XLP_C_SLEEP_S],
@@ -1218,6 +1179,20 @@ static void check_only(const struct xlp_thread *th, int reason, const char *what
 	CHECK(th->sys_nr1 == 0, "%s: syscall left open", what);
 }
 
+/* The BPF object loaded, run_script, then check_only of its reason; false when either failed. */
+static bool script_only(uint32_t tid, const struct sys_script *sc, struct xlp_thread *th,
+			uint32_t reason, const char *what)
+{
+	if (!skel_get()) {
+		CHECK(0, "cannot open and load the BPF object: %s", strerror(errno));
+		return false;
+	}
+	if (run_script(tid, sc, th))
+		return false;
+	check_only(th, reason, what);
+	return true;
+}
+
 /*
  * A synchronous binder transaction's wait is IPC with the target as peer,
  * whatever woke the thread (a kthread here); a one-way one is not a wait.
@@ -1235,17 +1210,16 @@ TEST(binder_logic_synthetic)
 		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = send_oneway};
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000010, &sync, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "binder call");
+	REQUIRE(script_only(4000010, &sync, &th, XLP_C_IPC, "binder call"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 4242, "binder peer %u", th.ipc_peer_pid);
 	CHECK(th.c[XLP_C_BINDER_TXN] == 1, "transactions %llu",
 	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
 	CHECK(th.binder_wait == 0, "binder wait still open after the ioctl returned");
 
-	REQUIRE(!run_script(4000011, &oneway, &th), "self-test program failed");
 	/* nothing but a kthread's wakeup: the waker rule says "other" */
-	check_only(&th, XLP_C_OTHER, "one-way binder");
+	REQUIRE(script_only(4000011, &oneway, &th, XLP_C_OTHER, "one-way binder"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 0, "one-way: peer %u", th.ipc_peer_pid);
 	CHECK(th.c[XLP_C_BINDER_TXN] == 0, "one-way/reply counted as %llu transaction(s)",
 	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
@@ -1272,12 +1246,11 @@ TEST(binder_wait_only_in_its_ioctl_and_ended_by_dead_reply_synthetic)
 		.nr = 16, .cls = XLP_SC_WAKER, .waker = XLP_W_KTHREAD, .between = dead_reply};
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000012, &nap, &th), "self-test program failed");
-	check_only(&th, XLP_C_TIMER, "nanosleep during a transaction");
+	REQUIRE(script_only(4000012, &nap, &th, XLP_C_TIMER, "nanosleep during a transaction"),
+		"self-test program failed");
 	CHECK(th.binder_wait == 1, "the transaction is still open");
-	REQUIRE(!run_script(4000013, &after_dead, &th), "self-test program failed");
-	check_only(&th, XLP_C_OTHER, "ioctl after a dead reply");
+	REQUIRE(script_only(4000013, &after_dead, &th, XLP_C_OTHER, "ioctl after a dead reply"),
+		"self-test program failed");
 	CHECK(th.binder_wait == 0, "a dead reply left the wait open");
 }
 
@@ -1291,14 +1264,13 @@ TEST(futex_lock_or_ipc_by_waker_synthetic)
 	struct sys_script other = same;
 	static struct xlp_thread th;
 
-	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
-	REQUIRE(!run_script(4000020, &same, &th), "self-test program failed");
-	check_only(&th, XLP_C_LOCK, "futex, same process");
+	REQUIRE(script_only(4000020, &same, &th, XLP_C_LOCK, "futex, same process"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 0, "a lock has no IPC peer: %u", th.ipc_peer_pid);
 	other.waker = XLP_W_OTHER_PROC;
 	other.wpid = 777;
-	REQUIRE(!run_script(4000021, &other, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "futex, other process");
+	REQUIRE(script_only(4000021, &other, &th, XLP_C_IPC, "futex, other process"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 777, "futex peer %u", th.ipc_peer_pid);
 }
 
@@ -1317,11 +1289,11 @@ TEST(poll_timeout_is_timer_synthetic)
 
 	REQUIRE(skel_get(), "cannot open and load the BPF object: %s", strerror(errno));
 #if defined(__x86_64__)
-	REQUIRE(!run_script(4000030, &tmo, &th), "self-test program failed");
-	check_only(&th, XLP_C_TIMER, "poll woken by its timeout");
+	REQUIRE(script_only(4000030, &tmo, &th, XLP_C_TIMER, "poll woken by its timeout"),
+		"self-test program failed");
 #endif
-	REQUIRE(!run_script(4000031, &ready, &th), "self-test program failed");
-	check_only(&th, XLP_C_IPC, "poll woken by its peer");
+	REQUIRE(script_only(4000031, &ready, &th, XLP_C_IPC, "poll woken by its peer"),
+		"self-test program failed");
 	CHECK(th.ipc_peer_pid == 777, "poll peer %u", th.ipc_peer_pid);
 }
 

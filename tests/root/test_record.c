@@ -11,151 +11,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "schedstat.h"
 #include "xlptest.h"
 
-struct kstat {
-	unsigned tid;
-	char comm[16];
-	unsigned long long run, wait, nvcsw, nivcsw;
-};
-
-static int read_kstat(int pid, struct kstat *k, int max)
-{
-	char path[128], line[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		k[n].tid = (unsigned)atoi(de->d_name);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", pid, k[n].tid);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%llu %llu", &k[n].run, &k[n].wait) != 2)
-			continue;
-		fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, k[n].tid);
-		f = fopen(path, "r");
-		if (f && fgets(k[n].comm, sizeof(k[n].comm), f))
-			k[n].comm[strcspn(k[n].comm, "\n")] = 0;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/status", pid, k[n].tid);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			sscanf(line, "voluntary_ctxt_switches: %llu", &k[n].nvcsw);
-			sscanf(line, "nonvoluntary_ctxt_switches: %llu", &k[n].nivcsw);
-		}
-		if (f)
-			fclose(f);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/* Within 2 %, or 1 ms for small values (the tolerance). */
-static int close_enough(unsigned long long ours, unsigned long long kernel)
-{
-	unsigned long long diff = ours > kernel ? ours - kernel : kernel - ours;
-
-	return diff <= 1000000ull || diff <= kernel / 50;
-}
+static const struct xt_schedstat_run host = {.workload = "tests/workloads/sched_mix",
+					     .ready_ms = 20000,
+					     .exit_ms = 30000,
+					     .settle_us = 200000};
 
 /* Acceptance 1: per-thread on-CPU / runqueue ns and switch counts. */
-/*
- * bin: the product, or xlprobe-test with XLPROBE_TEST_OLD_SWITCH set (the
- * sched_switch program of kernels before 5.18, forced here).
- */
-static void schedstat_agreement(const char *bin, bool old_switch)
-{
-	char xl[256], wl[256], err[4096];
-	const char *trace = xt_tmp_path(old_switch ? "sched_old.xlp" : "sched.xlp");
-	char *argv[] = {xt_out(bin, xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"--",
-			xt_out("tests/workloads/sched_mix", wl, sizeof(wl)),
-			"--seconds",
-			"2",
-			NULL};
-	struct kstat k[32];
-	struct xt_proc p;
-	struct xt_trace t;
-	int pid = 0, n, rc, checked = 0;
-
-	pid = xt_spawn_ready(argv, &p, 20000);
-	REQUIRE(pid > 0, "sched_mix never said READY");
-	/* main blocks in sigwait() just after printing READY: let it get there,
-	 * so its switch counts are final before we read them */
-	usleep(200000);
-	n = read_kstat(pid, k, 32);
-	kill(p.pid, SIGINT);
-	rc = xt_wait(&p, 30000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
-	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
-	for (int i = 0; i < n; i++) {
-		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
-
-		CHECK(r, "no totals for thread %u (%s)", k[i].tid, k[i].comm);
-		if (!r)
-			continue;
-		checked++;
-		CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k[i].run),
-		      "%s: on-CPU %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_RUN], k[i].run);
-		CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k[i].wait),
-		      "%s: runqueue %llu ns, kernel %llu ns", k[i].comm,
-		      (unsigned long long)r->tot[XLP_C_CPU_WAIT], k[i].wait);
-		CHECK(r->tot[XLP_C_NVCSW] == k[i].nvcsw, "%s: voluntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NVCSW], k[i].nvcsw);
-		CHECK(r->tot[XLP_C_NIVCSW] == k[i].nivcsw, "%s: involuntary %llu, kernel %llu",
-		      k[i].comm, (unsigned long long)r->tot[XLP_C_NIVCSW], k[i].nivcsw);
-		/* the workload exercised what it claims: the test would be empty otherwise
-		 * (with the hog on its CPU it waits about as long as it runs) */
-		if (!strcmp(k[i].comm, "preempted"))
-			CHECK(k[i].wait * 4 >= k[i].run && k[i].nivcsw > 10,
-			      "preempted thread waited only %llu ns, ran %llu ns", k[i].wait,
-			      k[i].run);
-		if (!strcmp(k[i].comm, "pipe_rd"))
-			CHECK(k[i].nvcsw > 100, "pipe reader blocked only %llu times", k[i].nvcsw);
-		/* sleep reasons add up to the sleep states (bpf/xlprobe.h invariant) */
-		CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
-			      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
-				      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] +
-				      r->tot[XLP_C_OTHER],
-		      "%s: sleep reasons do not add up", k[i].comm);
-	}
-	CHECK(checked == n);
-	/* the path taken is the one asked for, and the trace says so */
-	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
-	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
-	xt_trace_free(&t);
-	kill(pid, SIGKILL);
-}
-
 TEST(thread_totals_agree_with_schedstat)
 {
-	schedstat_agreement("xlprobe", false);
+	xt_schedstat_agreement(&host, false);
 }
 
 /* Kernels before 5.18 (Android GKI 5.10, 5.15): the state re-read from the task. */
 TEST(thread_totals_agree_with_schedstat_pre_5_18_switch_forced)
 {
-	setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
-	schedstat_agreement("xlprobe-test", true);
-	unsetenv("XLPROBE_TEST_OLD_SWITCH");
+	xt_schedstat_agreement(&host, true);
 }
 
 /*
@@ -199,35 +72,28 @@ static void check_sleep(const struct xlp_call_rec *r)
 	      (unsigned long long)r->incl[XLP_C_SLEEP_S], own);
 }
 
+/* xlprobe, the funcs workload and the specs of its three functions */
+static char xl[256], wl[256], spin[300], slp[300], par[300];
+
+static void funcs_paths(void)
+{
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/funcs", wl, sizeof(wl));
+	xt_specs(wl, sizeof(spin), spin, "spin_20ms", slp, "sleep_20ms", par, "parent", NULL);
+}
+
 /* Acceptance 2: durations, inclusive and exclusive deltas of every call. */
 TEST(function_deltas_inclusive_exclusive)
 {
-	char xl[256], wl[256], out[65536], err[4096];
+	char out[65536], err[4096];
 	const char *trace = xt_tmp_path("funcs.xlp");
-	char spin[300], slp[300], par[300];
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"-f",
-			spin,
-			"-f",
-			slp,
-			"-i",
-			par,
-			"--",
-			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			"--iterations",
-			"5",
-			NULL};
+	char *argv[] = {xl,   "record", "-q", "-o", (char *)trace,  "-f", spin, "-f", slp,
+			"-i", par,	"--", wl,   "--iterations", "5",  NULL};
 	struct xt_wl_call c[64];
 	struct xt_trace t;
 	int rc, n, fspin, fsleep, fparent, seen = 0;
 
-	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
-	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	n = xt_parse_calls(out, c, 64);
@@ -319,37 +185,19 @@ TEST(function_deltas_inclusive_exclusive)
 /* Acceptance 3: threads created after attach; the target's exit ends it. */
 TEST(late_threads_traced_and_target_exit_ends_recording)
 {
-	char xl[256], wl[256], err[4096], pidarg[16], par[300];
+	char pidarg[16];
 	const char *trace = xt_tmp_path("late.xlp");
-	char *wargv[] = {xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			 "--wait-signal",
-			 "--late-thread",
-			 "--iterations",
-			 "3",
-			 NULL};
-	char *xargv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			 "record",
-			 "-p",
-			 pidarg,
-			 "-i",
-			 par,
-			 "-o",
-			 (char *)trace,
-			 NULL};
-	struct xt_proc w, x;
+	char *wargv[] = {wl, "--wait-signal", "--late-thread", "--iterations", "3", NULL};
+	char *xargv[] = {xl, "record", "-p", pidarg, "-i", par, "-o", (char *)trace, NULL};
+	struct xt_proc w;
 	struct xt_trace t;
-	int pid = 0, rc, late = 0, main_calls = 0;
+	int pid, late = 0, main_calls = 0;
 
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	snprintf(par, sizeof(par), "%s:parent", wl);
-	REQUIRE(!xt_record_start(xargv, &x, &w, 20000), "xlprobe did not attach");
-	CHECK(xt_wait(&w, 30000, NULL, 0, NULL, 0) == 0);
-	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe should stop by itself when the target exits: %d %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
+	funcs_paths();
+	pid = xt_spawn_waiting(wargv, &w, pidarg, 10000);
+	REQUIRE(pid > 0, "-");
+	/* xlprobe stops by itself when the target exits */
+	REQUIRE(!xt_record_to_end(xargv, &w, trace, &t, 30000), "-");
 	CHECK(t.footer && t.footer->stop_reason == XLP_STOP_TARGET_EXIT);
 	for (size_t i = 0; i < t.ncalls; i++) {
 		if (t.calls[i].tid != (uint32_t)pid)
@@ -367,32 +215,15 @@ TEST(late_threads_traced_and_target_exit_ends_recording)
  * them out of their parent's exclusive time. */
 TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 {
-	char xl[256], wl[256], err[4096], spin[300], slp[300], par[300];
+	char err[4096];
 	const char *trace = xt_tmp_path("mindur.xlp");
-	char *argv[] = {xt_out("xlprobe", xl, sizeof(xl)),
-			"record",
-			"-q",
-			"--min-dur",
-			"30ms",
-			"-o",
-			(char *)trace,
-			"-f",
-			spin,
-			"-f",
-			slp,
-			"-i",
-			par,
-			"--",
-			xt_out("tests/workloads/funcs", wl, sizeof(wl)),
-			"--iterations",
-			"4",
-			NULL};
+	char *argv[] = {xl,   "record",	      "-q", "--min-dur", "30ms", "-o", (char *)trace,
+			"-f", spin,	      "-f", slp,	 "-i",	 par,  "--",
+			wl,   "--iterations", "4",  NULL};
 	struct xt_trace t;
 	int rc, fparent, parents = 0, long_kids = 0;
 
-	snprintf(spin, sizeof(spin), "%s:spin_20ms", wl);
-	snprintf(slp, sizeof(slp), "%s:sleep_20ms", wl);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
 	rc = xt_run(argv, 60000, NULL, 0, err, sizeof(err));
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(!xt_trace_load(trace, &t));
@@ -442,7 +273,7 @@ TEST(min_dur_filters_counts_and_keeps_exclusive_exact)
 /* -d stops the recording by itself, with a complete file. */
 TEST(duration_ends_recording_with_complete_file)
 {
-	char xl[256], wl[256], err[4096], pidarg[16], par[300];
+	char err[4096], pidarg[16];
 	const char *trace = xt_tmp_path("duration.xlp");
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	char *xargv[] = {xl,  "record", "-q", "-p", pidarg,	   "-f",
@@ -451,12 +282,9 @@ TEST(duration_ends_recording_with_complete_file)
 	struct xt_trace t;
 	int pid = 0, rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	snprintf(par, sizeof(par), "%s:parent", wl);
+	funcs_paths();
+	pid = xt_spawn_waiting(wargv, &w, pidarg, 10000);
+	REQUIRE(pid > 0, "-");
 	rc = xt_run(xargv, 20000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	CHECK(kill(pid, 0) == 0, "the target outlives a recording that ended by -d");
@@ -475,19 +303,17 @@ TEST(duration_ends_recording_with_complete_file)
 /* On a terminal, one status line refreshes about once a second. */
 TEST(status_line_on_a_terminal)
 {
-	char xl[256], wl[256], cmd[1024], out[8192];
+	char cmd[1024], out[8192], pidarg[16];
 	char *wargv[] = {wl, "--wait-signal", NULL};
 	struct xt_proc w;
-	int pid = 0, lines = 0, rc;
+	int lines = 0, rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "funcs never said READY");
+	funcs_paths();
+	REQUIRE(xt_spawn_waiting(wargv, &w, pidarg, 10000) > 0, "-");
 	/* script(1) gives xlprobe a pty for stderr */
 	snprintf(cmd, sizeof(cmd),
-		 "script -qfec \"%s record -p %d -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
-		 xl, pid, wl, xt_tmpdir());
+		 "script -qfec \"%s record -p %s -f %s:parent -d 2.5 -o %s/status.xlp\" /dev/null",
+		 xl, pidarg, wl, xt_tmpdir());
 	rc = tl_run(cmd, out, sizeof(out));
 	xt_kill(&w);
 	CHECK(rc == 0, "exit %d: %s", rc, out);
@@ -500,27 +326,20 @@ TEST(status_line_on_a_terminal)
 /* A glob marks dozens of functions at once (every function of the app). */
 TEST(dozens_of_functions_by_glob)
 {
-	char xl[256], app[256], err[16384], pidarg[16], glob[300];
+	char app[256], pidarg[16], glob[300];
 	const char *trace = xt_tmp_path("glob.xlp");
 	char *aargv[] = {app, "--wait-signal", "--runs", "10", NULL};
 	char *xargv[] = {xl, "record", "-p", pidarg, "-f", glob, "-o", (char *)trace, NULL};
-	struct xt_proc a, x;
+	struct xt_proc a;
 	struct xt_trace t;
-	int pid = 0, rc, handle = -1, handled = 0;
+	int handle = -1, handled = 0;
 
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/e2e/workloads/app", app, sizeof(app));
-	pid = xt_spawn_ready(aargv, &a, 20000);
-	REQUIRE(pid > 0, "app never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	snprintf(glob, sizeof(glob), "%s:*", app);
+	REQUIRE(xt_spawn_waiting(aargv, &a, pidarg, 20000) > 0, "-");
 	/* warnings about single-stepped prologues come first: skipped */
-	REQUIRE(!xt_record_start(xargv, &x, &a, 30000), "xlprobe did not attach");
-	CHECK(xt_wait(&a, 60000, NULL, 0, NULL, 0) == 0);
-	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
-	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
-	REQUIRE(!xt_trace_load(trace, &t));
-	CHECK(t.status == TRACE_COMPLETE);
+	REQUIRE(!xt_record_to_end(xargv, &a, trace, &t, 60000), "-");
 	CHECK(t.meta->nfuncs >= 36, "the glob marked only %u functions", t.meta->nfuncs);
 	handle = xt_func_id(&t, "handle_request");
 	for (size_t i = 0; i < t.ncalls; i++)

@@ -26,26 +26,16 @@ static void paths(void)
 {
 	xt_out("xlprobe", xl, sizeof(xl));
 	xt_out("tests/workloads/grow", wl, sizeof(wl));
-	snprintf(fparse, sizeof(fparse), "%s:parse", wl);
-	snprintf(fdedupe, sizeof(fdedupe), "%s:dedupe", wl);
-	snprintf(fsame, sizeof(fsame), "%s:same_key", wl);
-	snprintf(fjob, sizeof(fjob), "%s:job", wl);
+	xt_specs(wl, sizeof(fparse), fparse, "parse", fdedupe, "dedupe", fsame, "same_key", fjob,
+		 "job", NULL);
 }
 
 static struct json *growth_of(const char *trace, const char *name, const struct json **g)
 {
 	const char *js = xt_tmp_path(name);
 	char *rep[] = {xl, "report", "--growth", "--json", "-o", (char *)js, (char *)trace, NULL};
-	char jerr[256];
-	struct json *j;
-	int rc;
+	struct json *j = xt_report_file(rep, js, 120000);
 
-	rc = xt_run(rep, 120000, out, sizeof(out), err, sizeof(err));
-	CHECK(rc == 0, "report --growth exit %d: %s", rc, err);
-	if (rc)
-		return NULL;
-	j = json__load(js, jerr, sizeof(jerr));
-	CHECK(j, "report JSON: %s", jerr);
 	*g = j ? json__get(j, "growth") : NULL;
 	return j;
 }

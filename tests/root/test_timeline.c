@@ -46,23 +46,11 @@ static int record_one(const char *path, bool timeline, char *out, size_t outlen)
 	xt_out("tests/workloads/reasons", wl, sizeof(wl));
 	snprintf(spec, sizeof(spec), "%s:pipe_wait", wl);
 	snprintf(iters, sizeof(iters), "%d", ITERATIONS);
-	argv[n++] = xl;
-	argv[n++] = "record";
-	argv[n++] = "-q";
-	argv[n++] = "--no-sample";
+	n = xt_argv(argv, n, xl, "record", "-q", "--no-sample", NULL);
 	if (timeline)
 		argv[n++] = "--timeline";
-	argv[n++] = "-o";
-	argv[n++] = (char *)path;
-	argv[n++] = "-i";
-	argv[n++] = spec;
-	argv[n++] = "--";
-	argv[n++] = wl;
-	argv[n++] = "--iterations";
-	argv[n++] = iters;
-	argv[n++] = "--only";
-	argv[n++] = "pipe_wait";
-	argv[n] = NULL;
+	n = xt_argv(argv, n, "-o", (char *)path, "-i", spec, "--", wl, "--iterations", iters,
+		    "--only", "pipe_wait", NULL);
 	return xt_run(argv, 60000, out, outlen, rec.err, sizeof(rec.err));
 }
 

@@ -328,6 +328,40 @@ TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 	      checked);
 }
 
+/* Records argv (xlprobe record) and loads its trace; false, checks failed, if either fails. */
+static bool record_and_load(char *const *argv, const char *trace, const char *what)
+{
+	int rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+
+	CHECK(rc == 0, "%s exit %d: %s", what, rc, err);
+	if (rc)
+		return false;
+	rc = load(trace);
+	CHECK(rc == 0, "dump failed: %s", err);
+	return rc == 0;
+}
+
+/*
+ * The on-CPU samples in leaf: how many (*in), and how many of them hold
+ * the n frames of chain (*whole); the first ones without it printed as
+ * what (NULL: not).
+ */
+static void chain_counts(const char *const *leaf, const char *const *chain, int n, const char *what,
+			 int *in, int *whole)
+{
+	*in = *whole = 0;
+	for (int i = 0; i < nsamples; i++) {
+		const struct stack *st = ustack_of(&samples[i]);
+
+		if (samples[i].off || !st || !st->n || !holds(st, leaf, 1, false))
+			continue;
+		(*in)++;
+		*whole += holds(st, chain, n, false);
+		if (what && !holds(st, chain, n, false) && *in - *whole < 3)
+			print_stack(what, st);
+	}
+}
+
 /*
  * On the CPU: main -> spin_a -> spin_b -> spin_c, spin_c a leaf with no
  * frame. Nearly every sample is in spin_c's loop (the rest in its clock
@@ -365,21 +399,14 @@ TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 			"--sleep-ms",
 			"200",
 			NULL};
-	int rc, in_spin = 0, whole = 0, fp_in_spin = 0, fp_whole = 0, naps = 0, nap_whole = 0;
+	int in_spin, whole, fp_in_spin, fp_whole, naps = 0, nap_whole = 0;
 
 	paths();
-	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(load(trace) == 0, "dump failed: %s", err);
+	REQUIRE(record_and_load(argv, trace, "record"), "-");
+	chain_counts(&spin[6], &spin[3], 4, "spin_c sample without its chain", &in_spin, &whole);
 	for (int i = 0; i < nsamples; i++) {
 		const struct stack *st = ustack_of(&samples[i]);
 
-		if (!samples[i].off && st && st->n && holds(st, &spin[6], 1, false)) {
-			in_spin++;
-			whole += holds(st, &spin[3], 4, false);
-			if (!holds(st, &spin[3], 4, false) && in_spin - whole < 3)
-				print_stack("spin_c sample without its chain", st);
-		}
 		if (samples[i].off && !strcmp(samples[i].reason, "timer") && st) {
 			naps++;
 			nap_whole += holds(st, nap, 4, false);
@@ -397,17 +424,8 @@ TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 
 	argv[4] = (char *)fptrace;
 	argv[8] = "0";
-	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record --stack-copy 0 exit %d: %s", rc, err);
-	REQUIRE(load(fptrace) == 0, "dump failed: %s", err);
-	for (int i = 0; i < nsamples; i++) {
-		const struct stack *st = ustack_of(&samples[i]);
-
-		if (!samples[i].off && st && st->n && holds(st, &spin[6], 1, false)) {
-			fp_in_spin++;
-			fp_whole += holds(st, &spin[3], 4, false);
-		}
-	}
+	REQUIRE(record_and_load(argv, fptrace, "record --stack-copy 0"), "-");
+	chain_counts(&spin[6], &spin[3], 4, NULL, &fp_in_spin, &fp_whole);
 	fprintf(stderr, "  frame pointers only: %d of %d samples in spin_c with the whole chain\n",
 		fp_whole, fp_in_spin);
 	CHECK(fp_in_spin >= 50 && fp_whole * 2 < fp_in_spin,
@@ -434,24 +452,13 @@ TEST(chains_through_marked_functions_are_whole)
 		xl,   "record", "-q", "-o", (char *)trace, "--sample", "--sample-overhead", "50",
 		"-f", fa,	"-f", fb,   "--",	   wl,	       "--spin-ms",	    "300",
 		NULL};
-	int rc, in_spin = 0, whole = 0;
+	int in_spin, whole;
 
 	paths();
 	snprintf(fa, sizeof(fa), "%s:spin_a", wl);
 	snprintf(fb, sizeof(fb), "%s:spin_b", wl);
-	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(load(trace) == 0, "dump failed: %s", err);
-	for (int i = 0; i < nsamples; i++) {
-		const struct stack *st = ustack_of(&samples[i]);
-
-		if (!samples[i].off && st && st->n && holds(st, &spin[6], 1, false)) {
-			in_spin++;
-			whole += holds(st, &spin[3], 4, false);
-			if (!holds(st, &spin[3], 4, false) && in_spin - whole < 3)
-				print_stack("spin_c sample without its chain", st);
-		}
-	}
+	REQUIRE(record_and_load(argv, trace, "record"), "-");
+	chain_counts(&spin[6], &spin[3], 4, "spin_c sample without its chain", &in_spin, &whole);
 	fprintf(stderr, "  spin_a and spin_b marked: %d of %d samples in spin_c whole\n", whole,
 		in_spin);
 	CHECK(in_spin >= 50, "only %d samples in spin_c over 300 ms", in_spin);
@@ -488,29 +495,19 @@ TEST(marked_function_entered_by_a_tail_call_is_on_the_stack)
 			"--tail-ms",
 			"300",
 			NULL};
-	int rc, in_spin = 0, whole = 0;
+	int in_spin, whole;
 
 	paths();
 	snprintf(fa, sizeof(fa), "%s:tail_a", wl);
-	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	REQUIRE(load(trace) == 0, "dump failed: %s", err);
-	for (int i = 0; i < nsamples; i++) {
-		const struct stack *st = ustack_of(&samples[i]);
-
-		/*
-		 * main;tail_a;spin_c, not the whole chain to _start: one
-		 * recording in four or so stops all its stacks at
-		 * __libc_start_call_main (bad_frame) here, not yet understood
-		 * (docs/limitations.md); what this test holds is tail_a's place
-		 */
-		if (!samples[i].off && st && st->n && holds(st, &tail[5], 1, false)) {
-			in_spin++;
-			whole += holds(st, &tail[3], 3, false);
-			if (!holds(st, &tail[3], 3, false) && in_spin - whole < 3)
-				print_stack("spin_c sample without main;tail_a;spin_c", st);
-		}
-	}
+	REQUIRE(record_and_load(argv, trace, "record"), "-");
+	/*
+	 * main;tail_a;spin_c, not the whole chain to _start: one recording in
+	 * four or so stops all its stacks at __libc_start_call_main
+	 * (bad_frame) here, not yet understood (docs/limitations.md); what
+	 * this test holds is tail_a's place
+	 */
+	chain_counts(&tail[5], &tail[3], 3, "spin_c sample without main;tail_a;spin_c", &in_spin,
+		     &whole);
 	fprintf(stderr, "  tail_a marked: %d of %d samples in spin_c have main;tail_a;spin_c\n",
 		whole, in_spin);
 	CHECK(in_spin >= 50, "only %d samples in spin_c over 300 ms", in_spin);

@@ -22,29 +22,12 @@ static const char *tmp(const char *name)
 /* Writes the scenario, runs the report with extra options, parses its JSON. */
 static struct json *diagnose(struct synth_scenario *sc, const char *opt1, const char *opt2)
 {
-	const char *out = tmp("report.json");
-	char err[4096], jerr[256];
-	struct json *j;
-	int rc;
-
 	sc->path = tmp("trace.xlp");
 	if (synth__scenario(sc)) {
 		CHECK(0, "synth__scenario failed");
 		return NULL;
 	}
-	rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", out, sc->path, opt1, opt2,
-			   NULL);
-	CHECK(rc == 0, "report exited %d: %s", rc, err);
-	j = json__load(out, jerr, sizeof(jerr));
-	CHECK(j, "report JSON: %s", jerr);
-	return j;
-}
-
-static bool str_is(const struct json *j, const char *path, const char *want)
-{
-	const char *s = json__str(json__get(j, path));
-
-	return s && !strcmp(s, want);
+	return synth__report_json(sc->path, opt1, opt2);
 }
 
 static bool has_string(const struct json *arr, const char *want)
@@ -63,20 +46,20 @@ static void expect(const struct json *j, const char *func, const char *factor)
 	const char *verdict = json__str(json__get(j, "verdict"));
 
 	REQUIRE(j, "-");
-	CHECK(str_is(j, "schema", "xlprobe-report/3"), "-");
-	CHECK(str_is(j, "status", "ok"), "status %s", json__str(json__get(j, "status")));
+	CHECK(json__str_is(j, "schema", "xlprobe-report/3"), "-");
+	CHECK(json__str_is(j, "status", "ok"), "status %s", json__str(json__get(j, "status")));
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "-");
 	CHECK(json__num(json__get(j, "runs.slow")) == 15, "%g slow",
 	      json__num(json__get(j, "runs.slow")));
 	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%zu critical functions",
 		json__len(json__get(j, "critical_functions")));
-	CHECK(str_is(c, "function", func), "critical function %s, want %s",
+	CHECK(json__str_is(c, "function", func), "critical function %s, want %s",
 	      json__str(json__get(c, "function")), func);
-	CHECK(str_is(c, "binary", "app"), "-");
-	CHECK(str_is(j, "preconditions[0].functions[0].function", func), "-");
+	CHECK(json__str_is(c, "binary", "app"), "-");
+	CHECK(json__str_is(j, "preconditions[0].functions[0].function", func), "-");
 	CHECK(json__num(json__get(j, "preconditions[0].slow_runs")) >= 14, "-");
-	CHECK(str_is(f, "factor", factor), "factor %s, want %s", json__str(json__get(f, "factor")),
-	      factor);
+	CHECK(json__str_is(f, "factor", factor), "factor %s, want %s",
+	      json__str(json__get(f, "factor")), factor);
 	/* the factor separates (nearly) every run where the function ran */
 	CHECK(json__num(json__get(f, "separates")) >= 0.95 * json__num(json__get(c, "samples")),
 	      "separates %g of %g", json__num(json__get(f, "separates")),
@@ -87,9 +70,28 @@ static void expect(const struct json *j, const char *func, const char *factor)
 	CHECK(json__get(c, "tree.root.feature") && json__get(j, "tree.root.gt"), "trees whole");
 }
 
+/* diagnose() of sc, its perturbation (f in slow_func) and seed set here */
+static struct json *diagnose_sc(struct synth_scenario *sc, enum synth_factor f, int slow_func,
+				uint64_t seed)
+{
+	sc->factor = f;
+	sc->slow_func = slow_func;
+	sc->seed = seed;
+	return diagnose(sc, NULL, NULL);
+}
+
+/* diagnose() of the scenario that says only these (features 0: the default) */
+static struct json *diagnose_with(enum synth_factor f, int slow_func, uint64_t seed,
+				  uint32_t features)
+{
+	struct synth_scenario sc = {.features = features};
+
+	return diagnose_sc(&sc, f, slow_func, seed);
+}
+
 static void expect_freq_unavailable(const struct json *j)
 {
-	CHECK(str_is(j, "critical_functions[0].breakdown.cpu_freq", "unavailable"), "-");
+	CHECK(json__str_is(j, "critical_functions[0].breakdown.cpu_freq", "unavailable"), "-");
 	CHECK(has_string(json__get(j, "unavailable"),
 			 "CPU frequency: unavailable (no cpufreq driver)"),
 	      "-");
@@ -116,12 +118,11 @@ FACTOR_TEST(timer_sleep, SYNTH_TIMER, 5, "timer_sleep")
 
 TEST(factor_ipc_wait_names_peer)
 {
-	struct synth_scenario sc = {.factor = SYNTH_IPC, .slow_func = 2, .seed = 12};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_IPC, 2, 12, 0);
 
 	expect(j, "query_db", "ipc_wait");
 	CHECK(json__num(json__get(j, "critical_functions[0].peer.pid")) == SYNTH_PEER_PID, "-");
-	CHECK(str_is(j, "critical_functions[0].peer.comm", SYNTH_PEER_COMM), "-");
+	CHECK(json__str_is(j, "critical_functions[0].peer.comm", SYNTH_PEER_COMM), "-");
 	CHECK(strstr(json__str(json__get(j, "verdict")), "waiting for pid 4242 (dbserver)"), "%s",
 	      json__str(json__get(j, "verdict")));
 	json__free(j);
@@ -130,16 +131,12 @@ TEST(factor_ipc_wait_names_peer)
 /* Same cycles at a quarter of the clock: cpu_run grows, the cause is the frequency. */
 TEST(factor_cpu_freq)
 {
-	struct synth_scenario sc = {.factor = SYNTH_CPU_FREQ,
-				    .slow_func = 3,
-				    .seed = 13,
-				    .features = BASE_FEAT | XLP_FEAT_CPUFREQ};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_CPU_FREQ, 3, 13, BASE_FEAT | XLP_FEAT_CPUFREQ);
 	const struct json *bd = json__get(j, "critical_functions[0].breakdown.cpu_freq");
 
 	expect(j, "render", "cpu_freq");
-	CHECK(str_is(j, "critical_functions[0].factors[0].op", "<="), "-");
-	CHECK(str_is(j, "critical_functions[0].factors[0].unit", "kHz"), "-");
+	CHECK(json__str_is(j, "critical_functions[0].factors[0].op", "<="), "-");
+	CHECK(json__str_is(j, "critical_functions[0].factors[0].unit", "kHz"), "-");
 	CHECK(json__num(json__get(bd, "slow_median")) < json__num(json__get(bd, "fast_median")),
 	      "lower frequency in slow runs");
 	CHECK(!has_string(json__get(j, "unavailable"), "CPU frequency"), "-");
@@ -149,11 +146,7 @@ TEST(factor_cpu_freq)
 /* Extra computation, same clock: cpu_run stays the factor even with cpufreq. */
 TEST(factor_cpu_run_with_cpufreq)
 {
-	struct synth_scenario sc = {.factor = SYNTH_CPU_RUN,
-				    .slow_func = 3,
-				    .seed = 14,
-				    .features = BASE_FEAT | XLP_FEAT_CPUFREQ};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_CPU_RUN, 3, 14, BASE_FEAT | XLP_FEAT_CPUFREQ);
 
 	expect(j, "render", "cpu_run");
 	json__free(j);
@@ -162,11 +155,7 @@ TEST(factor_cpu_run_with_cpufreq)
 /* Without wait reasons, sleep_s / sleep_d are the features. */
 TEST(factor_without_syscalls_uses_sleep_states)
 {
-	struct synth_scenario sc = {.factor = SYNTH_DISK,
-				    .slow_func = 1,
-				    .seed = 15,
-				    .features = XLP_FEAT_SCHED | XLP_FEAT_UPROBES};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct json *j = diagnose_with(SYNTH_DISK, 1, 15, XLP_FEAT_SCHED | XLP_FEAT_UPROBES);
 
 	expect(j, "load_config", "sleep_d");
 	CHECK(json__bool(json__get(j, "critical_functions[0].breakdown.disk_block.tree_feature")) ==
@@ -177,9 +166,8 @@ TEST(factor_without_syscalls_uses_sleep_states)
 
 TEST(repeat_launches)
 {
-	struct synth_scenario sc = {
-		.factor = SYNTH_NET, .slow_func = 5, .seed = 16, .launches = true};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct synth_scenario sc = {.launches = true};
+	struct json *j = diagnose_sc(&sc, SYNTH_NET, 5, 16);
 
 	expect(j, "send_reply", "net_block");
 	CHECK(json__num(json__get(j, "baseline.samples")) == 60, "process records as baseline");
@@ -194,12 +182,11 @@ TEST(repeat_launches)
  */
 TEST(baseline_wrong_function_level_right)
 {
-	struct synth_scenario sc = {
-		.factor = SYNTH_CPU_RUN, .slow_func = 3, .seed = 17, .bg_disk = true};
-	struct json *j = diagnose(&sc, NULL, NULL);
+	struct synth_scenario sc = {.bg_disk = true};
+	struct json *j = diagnose_sc(&sc, SYNTH_CPU_RUN, 3, 17);
 
 	expect(j, "render", "cpu_run");
-	CHECK(str_is(j, "baseline.factors[0].factor", "disk_block"), "baseline says %s",
+	CHECK(json__str_is(j, "baseline.factors[0].factor", "disk_block"), "baseline says %s",
 	      json__str(json__get(j, "baseline.factors[0].factor")));
 	CHECK(json__bool(json__get(j, "baseline.agrees")) == 0, "-");
 	json__free(j);
@@ -213,7 +200,7 @@ TEST(no_perturbation_accuses_nothing)
 		const char *v = json__str(json__get(j, "verdict"));
 
 		REQUIRE(j, "-");
-		CHECK(str_is(j, "status", "no_precondition"), "seed %llu: %s",
+		CHECK(json__str_is(j, "status", "no_precondition"), "seed %llu: %s",
 		      (unsigned long long)seed, json__str(json__get(j, "status")));
 		CHECK(v && !strcmp(v, "no slowdown precondition found"), "%s", v);
 		CHECK(json__str(json__get(j, "note")) &&
@@ -251,7 +238,8 @@ TEST(slowdown_outside_marked_functions)
 	v = json__str(json__get(j, "verdict"));
 	CHECK(json__num(json__get(j, "runs.slow")) == 15, "-");
 	CHECK(json__bool(json__get(j, "runs.significant")) == 1, "-");
-	CHECK(str_is(j, "status", "no_precondition"), "%s", json__str(json__get(j, "status")));
+	CHECK(json__str_is(j, "status", "no_precondition"), "%s",
+	      json__str(json__get(j, "status")));
 	CHECK(v && strstr(v, "no function explains the slow runs, but the whole run of their "
 			     "thread does: cpu_run > ") == v,
 	      "%s", v);
@@ -281,7 +269,7 @@ TEST(single_outlier_is_not_a_precondition)
 	      json__len(json__get(j, "preconditions")));
 	CHECK(json__num(json__get(j, "preconditions_ignored")) == 1, "-");
 	CHECK(json__len(json__get(j, "critical_functions")) == 1, "-");
-	CHECK(str_is(j, "critical_functions[0].function", "load_config"), "-");
+	CHECK(json__str_is(j, "critical_functions[0].function", "load_config"), "-");
 	json__free(j);
 }
 
@@ -291,13 +279,14 @@ TEST(slow_auto_and_fixed_rules)
 	struct json *j = diagnose(&sc, "--slow", "auto");
 
 	expect(j, "load_config", "disk_block");
-	CHECK(str_is(j, "runs.rule", "automatic 2-class split (Otsu)"), "%s",
+	CHECK(json__str_is(j, "runs.rule", "automatic 2-class split (Otsu)"), "%s",
 	      json__str(json__get(j, "runs.rule")));
 	json__free(j);
 	j = diagnose(&sc, "--slow", "45ms");
 	expect(j, "load_config", "disk_block");
 	CHECK(json__num(json__get(j, "runs.threshold_ns")) == 45e6, "-");
-	CHECK(str_is(j, "runs.rule", "--slow 45.0 ms"), "%s", json__str(json__get(j, "runs.rule")));
+	CHECK(json__str_is(j, "runs.rule", "--slow 45.0 ms"), "%s",
+	      json__str(json__get(j, "runs.rule")));
 	json__free(j);
 }
 
@@ -340,8 +329,8 @@ TEST(several_traces_one_analysis)
 	REQUIRE(j, "%s", err);
 	CHECK(json__num(json__get(j, "runs.count")) == 120, "-");
 	CHECK(json__len(json__get(j, "traces")) == 2, "-");
-	CHECK(str_is(j, "critical_functions[0].function", "send_reply"), "-");
-	CHECK(str_is(j, "critical_functions[0].factors[0].factor", "net_block"), "-");
+	CHECK(json__str_is(j, "critical_functions[0].function", "send_reply"), "-");
+	CHECK(json__str_is(j, "critical_functions[0].factors[0].factor", "net_block"), "-");
 	CHECK(json__num(json__get(j, "critical_functions[0].samples")) == 120, "matched by name");
 	json__free(j);
 }

@@ -6,6 +6,7 @@
 #include "analysis.h"
 #include "dataset.h"
 #include "synth.h"
+#include "testds.h"
 
 static const char *tmp(const char *name)
 {
@@ -19,25 +20,6 @@ static void ctr(uint64_t d, uint64_t *c)
 		.cpu_run = 0.5 * d, .disk = 0.3 * d, .ipc = 0.2 * d, .khz = 1000000};
 
 	synth__counters(&u, c);
-}
-
-static struct dataset *load(const char *const *paths, size_t n, bool excl)
-{
-	struct dataset_opts o = {.exclusive = excl};
-	struct dataset *ds = NULL;
-	char err[512];
-	int ret = dataset__load(paths, n, &o, &ds, err, sizeof(err));
-
-	CHECK(!ret, "dataset__load: %s", err);
-	return ds;
-}
-
-static int find(const struct dataset *ds, const char *sym)
-{
-	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
-		if (!strcmp(dataset__func(ds, f)->symbol, sym))
-			return (int)f;
-	return -1;
 }
 
 enum { F_RUN, F_F, F_G };
@@ -88,15 +70,15 @@ TEST(runs_windows_and_recursion)
 	int f, g;
 
 	write_trace(path);
-	ds = load(&path, 1, false);
+	ds = tds_load_paths(&path, 1, false);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 2, "%zu runs", dataset__nruns(ds));
 	/* the interaction is a function (the runs' landmark), never a feature */
 	CHECK(dataset__nfuncs(ds) == 3, "f, g and the landmark: %zu", dataset__nfuncs(ds));
-	f = find(ds, "f");
-	g = find(ds, "g");
+	f = tds_func(ds, "f");
+	g = tds_func(ds, "g");
 	REQUIRE(f >= 0 && g >= 0, "-");
-	CHECK(f == 0 && g == 1 && find(ds, "on_click") == 2, "landmarks come last");
+	CHECK(f == 0 && g == 1 && tds_func(ds, "on_click") == 2, "landmarks come last");
 	CHECK(dataset__func(ds, 2)->landmark && dataset__run(ds, 0)->landmark == 2 &&
 		      dataset__run(ds, 1)->landmark == 2,
 	      "-");
@@ -126,15 +108,16 @@ TEST(exclusive_sums_excl)
 	uint64_t want = 0, c[XLP_NR_CTR];
 
 	write_trace(path);
-	ds = load(&path, 1, true);
+	ds = tds_load_paths(&path, 1, true);
 	REQUIRE(ds, "-");
 	/* synth writes excl = incl: every invocation in the window counts once */
 	for (int i = 0; i < 4; i++) {
 		ctr((uint64_t[]){30, 3, 100, 10}[i], c);
 		want += c[XLP_C_WALL];
 	}
-	CHECK(dataset__time(ds, 0, find(ds, "f")) == want, "%llu != %llu",
-	      (unsigned long long)dataset__time(ds, 0, find(ds, "f")), (unsigned long long)want);
+	CHECK(dataset__time(ds, 0, tds_func(ds, "f")) == want, "%llu != %llu",
+	      (unsigned long long)dataset__time(ds, 0, tds_func(ds, "f")),
+	      (unsigned long long)want);
 	dataset__free(ds);
 }
 
@@ -148,10 +131,10 @@ TEST(resources_and_peers)
 	uint64_t c[XLP_NR_CTR];
 
 	write_trace(path);
-	ds = load(&path, 1, false);
+	ds = tds_load_paths(&path, 1, false);
 	REQUIRE(ds, "-");
-	fn[0] = (uint32_t)find(ds, "f");
-	fn[1] = (uint32_t)find(ds, "g");
+	fn[0] = (uint32_t)tds_func(ds, "f");
+	fn[1] = (uint32_t)tds_func(ds, "g");
 	REQUIRE(!dataset__resources(ds, fn, 2, &res, err, sizeof(err)), "%s", err);
 	ctr(100, c);
 	CHECK(resources__get(res, 0, 0)->ncalls == 2, "-");
@@ -187,9 +170,9 @@ TEST(overlapping_windows)
 	ctr(500, c), err |= synth__call(s, F_RUN, 10, 20, 0, 5000, c, NULL, 0, NULL);
 	err |= synth__close(s, NULL, 0);
 	REQUIRE(!err, "-");
-	ds = load(&path, 1, false);
+	ds = tds_load_paths(&path, 1, false);
 	REQUIRE(ds && dataset__nruns(ds) == 2, "-");
-	f = find(ds, "f");
+	f = tds_func(ds, "f");
 	REQUIRE(dataset__run(ds, 0)->tid == 20 && dataset__run(ds, 1)->tid == 21, "runs by start");
 	CHECK(dataset__ncalls(ds, 0, f) == 2, "A: %u calls", dataset__ncalls(ds, 0, f));
 	CHECK(dataset__ncalls(ds, 1, f) == 1, "B: %u calls", dataset__ncalls(ds, 1, f));
@@ -219,18 +202,18 @@ TEST(files_matched_by_symbol_and_basename)
 	ctr(60, c), err |= synth__call(s, 2, 5, 5, 0, 100, c, NULL, 0, NULL);
 	err |= synth__close(s, NULL, 0);
 	REQUIRE(!err, "writing: %d", err);
-	ds = load(paths, 2, false);
+	ds = tds_load_paths(paths, 2, false);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 2, "-");
 	CHECK(dataset__nfuncs(ds) == 3, "work, other, on_click once each: %zu",
 	      dataset__nfuncs(ds));
 	CHECK(dataset__run(ds, 0)->landmark == dataset__run(ds, 1)->landmark &&
-		      dataset__run(ds, 0)->landmark == (uint32_t)find(ds, "on_click"),
+		      dataset__run(ds, 0)->landmark == (uint32_t)tds_func(ds, "on_click"),
 	      "one landmark across the files");
-	CHECK(dataset__time(ds, 0, find(ds, "work")) == 10, "%llu",
-	      (unsigned long long)dataset__time(ds, 0, find(ds, "work")));
-	CHECK(dataset__time(ds, 1, find(ds, "work")) == 20, "%llu",
-	      (unsigned long long)dataset__time(ds, 1, find(ds, "work")));
+	CHECK(dataset__time(ds, 0, tds_func(ds, "work")) == 10, "%llu",
+	      (unsigned long long)dataset__time(ds, 0, tds_func(ds, "work")));
+	CHECK(dataset__time(ds, 1, tds_func(ds, "work")) == 20, "%llu",
+	      (unsigned long long)dataset__time(ds, 1, tds_func(ds, "work")));
 	CHECK(dataset__run(ds, 0)->latency_ns == 50, "%g", dataset__run(ds, 0)->latency_ns);
 	CHECK(dataset__run(ds, 1)->file == 1, "-");
 	dataset__free(ds);
@@ -248,13 +231,13 @@ TEST(launch_mode_runs)
 	struct dataset *ds;
 
 	REQUIRE(!synth__scenario(&sc), "-");
-	ds = load(&path, 1, false);
+	ds = tds_load_paths(&path, 1, false);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 12, "%zu", dataset__nruns(ds));
 	CHECK(dataset__nfuncs(ds) == SYNTH_NFUNCS, "%zu", dataset__nfuncs(ds));
 	for (size_t r = 0; r < dataset__nruns(ds); r++) {
 		CHECK(dataset__run(ds, r)->has_base, "run %zu has its process record", r);
-		CHECK(dataset__ncalls(ds, r, find(ds, "parse_input")) == 1, "run %zu", r);
+		CHECK(dataset__ncalls(ds, r, tds_func(ds, "parse_input")) == 1, "run %zu", r);
 	}
 	CHECK(dataset__file(ds, 0)->launches && !dataset__file(ds, 0)->interaction, "-");
 	dataset__free(ds);
@@ -293,13 +276,13 @@ TEST(sampler_cost_removed_and_samples_bounded_by_the_run)
 	}
 	CHECK(!synth__sampling(s, 0, 20000000000ull, 1000000, 250000, 5, 0), "-");
 	REQUIRE(!synth__close(s, NULL, 0), "-");
-	ds = load(paths, 1, false);
+	ds = tds_load_paths(paths, 1, false);
 	REQUIRE(ds);
 	si = dataset__samples(ds);
 	CHECK(si->sampler_cost_ns == 50000 && si->sampler_removed_ns == 250000, "%llu %llu",
 	      (unsigned long long)si->sampler_cost_ns, (unsigned long long)si->sampler_removed_ns);
 	CHECK(si->calibrated == 5, "%llu", (unsigned long long)si->calibrated);
-	fc = find(ds, "compute");
+	fc = tds_func(ds, "compute");
 	REQUIRE(fc >= 0, "compute not found");
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
 		const struct ds_run *r = dataset__run(ds, i);
@@ -329,15 +312,15 @@ TEST(sampled_functions_under_the_interaction)
 	char err[512];
 
 	REQUIRE(!synth__sampled(path), "writing %s", path);
-	ds = load(paths, 1, false);
+	ds = tds_load_paths(paths, 1, false);
 	REQUIRE(ds);
-	fl = find(ds, "load");
-	fc = find(ds, "compute");
-	fp = find(ds, "pread");
+	fl = tds_func(ds, "load");
+	fc = tds_func(ds, "compute");
+	fp = tds_func(ds, "pread");
 	REQUIRE(fl >= 0 && fc >= 0 && fp >= 0, "load %d compute %d pread %d", fl, fc, fp);
 	/* on_click is there as the runs' landmark only */
-	CHECK(find(ds, "main") < 0 && dataset__func(ds, find(ds, "on_click"))->landmark &&
-		      !dataset__func(ds, find(ds, "on_click"))->sampled,
+	CHECK(tds_func(ds, "main") < 0 && dataset__func(ds, tds_func(ds, "on_click"))->landmark &&
+		      !dataset__func(ds, tds_func(ds, "on_click"))->sampled,
 	      "a frame at or above the interaction became a function");
 	CHECK(dataset__func(ds, fl)->sampled && !dataset__func(ds, fl)->runtime);
 	CHECK(dataset__func(ds, fp)->runtime, "libc's pread names nothing");

@@ -10,17 +10,7 @@
 #include "testlib.h"
 #include "dataset.h"
 #include "synth.h"
-
-static struct dataset *load(const char *path)
-{
-	struct dataset_opts o = {0};
-	struct dataset *ds = NULL;
-	char err[512];
-	int ret = dataset__load(&path, 1, &o, &ds, err, sizeof(err));
-
-	CHECK(!ret, "dataset__load: %s", err);
-	return ds;
-}
+#include "testds.h"
 
 /* The size of the run of pid that starts at start; -1 when there is no such run. */
 static double size_of(const struct dataset *ds, uint32_t pid, uint64_t start)
@@ -54,6 +44,14 @@ static const struct synth_func on_click[] = {{"/usr/bin/app", "on_click", true}}
  *   pid 10 is a launch of size 7, pid 30 its child, pid 50 two launches
  *   (the pid reused) of sizes 6 and 8; the recording's size is 100.
  */
+/* Ends the trace s (e: an earlier write failed) and loads it; NULL after a failed check. */
+static struct dataset *close_load(struct synth *s, int e, const char *path)
+{
+	e |= synth__close(s, NULL, 0);
+	CHECK(!e, "writing %s", path);
+	return e ? NULL : tds_load(path);
+}
+
 TEST(sizes_by_precedence)
 {
 	const char *path = synth__tmp("sizes.xlp");
@@ -92,9 +90,7 @@ TEST(sizes_by_precedence)
 	e |= run(s, 50, 50, 8500, 50, 0);
 	e |= run(s, 60, 60, 8000, 50, 0);
 	e |= run(s, 20, 20, 9000, 50, 0);
-	e |= synth__close(s, NULL, 0);
-	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = close_load(s, e, path);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 10, "%zu runs", dataset__nruns(ds));
 	CHECK(size_of(ds, 10, 1000) == 3, "its call's size: %g", size_of(ds, 10, 1000));
@@ -153,9 +149,7 @@ TEST(keyed_run_takes_its_begins_size)
 	e |= synth__call(s, 0, 10, 10, 0, 1000, c, NULL, 0, NULL);
 	e |= synth__taskev(s, XLP_TASKEV_END, 10, 11, 1500, 0xa, 1);
 	e |= synth__call(s, 1, 10, 11, 0, 1500, c, NULL, 0, NULL);
-	e |= synth__close(s, NULL, 0);
-	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = close_load(s, e, path);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 1, "%zu runs", dataset__nruns(ds));
 	CHECK(dataset__run(ds, 0)->tid == 11, "ended on %u", dataset__run(ds, 0)->tid);
@@ -167,10 +161,10 @@ TEST(keyed_run_takes_its_begins_size)
 TEST(launch_runs_take_their_launchs_size)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "f", false}};
-	const char *path = synth__tmp("launch.xlp");
 	uint64_t tot[XLP_NR_CTR] = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100};
-	struct synth *s;
+	const char *path = synth__tmp("launch.xlp");
 	struct dataset *ds;
+	struct synth *s;
 	int e = synth__open(path, XLP_FEAT_SYSCALLS, 2, f, 1, &s);
 
 	REQUIRE(!e, "synth__open: %d", e);
@@ -180,9 +174,7 @@ TEST(launch_runs_take_their_launchs_size)
 	e |= synth__size(s, XLP_SIZE_LAUNCH, 11, 250, 5);
 	e |= synth__proc(s, 11, tot);
 	e |= synth__launch(s, 1, 11, 300, 400);
-	e |= synth__close(s, NULL, 0);
-	REQUIRE(!e, "writing %s", path);
-	ds = load(path);
+	ds = close_load(s, e, path);
 	REQUIRE(ds, "-");
 	REQUIRE(dataset__nruns(ds) == 2, "%zu runs", dataset__nruns(ds));
 	CHECK(size_of(ds, 10, 100) == 3, "%g", size_of(ds, 10, 100));
@@ -200,7 +192,7 @@ TEST(no_size_is_nan)
 	snprintf(v1, sizeof(v1), "%s/tests/data/v1-net.xlp", tl_root());
 	REQUIRE(!synth__scenario(&sc), "-");
 	for (size_t i = 0; i < 2; i++) {
-		struct dataset *ds = load(paths[i]);
+		struct dataset *ds = tds_load(paths[i]);
 
 		REQUIRE(ds, "%s", paths[i]);
 		CHECK(dataset__nruns(ds) > 0, "%s", paths[i]);

@@ -38,6 +38,17 @@ static struct dtree *fit(struct data *d, const struct dtree_params *p)
 	return t;
 }
 
+/* The number of nodes of the tree fit to d; 0 after a failed check. */
+static size_t fit_nodes(struct data *d, const struct dtree_params *p)
+{
+	struct dtree *t = fit(d, p);
+	size_t n = t ? dtree__nnodes(t) : 0;
+
+	CHECK(t, "fit failed");
+	dtree__free(t);
+	return n;
+}
+
 /* Feature f of 40 samples: slow ones (every 4th) in [30, 40), fast in [10, 20). */
 static void perfect_column(struct data *d, size_t f)
 {
@@ -310,6 +321,7 @@ TEST(gap_not_significant)
 	static struct data d;
 	struct dtree_params p = DTREE_PARAMS_DEFAULT;
 	struct dtree *t;
+	size_t n;
 
 	/*
 	 * Values 0..39, labels alternating: around every threshold a slow and
@@ -328,29 +340,23 @@ TEST(gap_not_significant)
 	CHECK(dtree__nnodes(t) == 1, "%zu nodes: split with a gap of 1", dtree__nnodes(t));
 	dtree__free(t);
 	p.gap_frac = 0; /* without the rule the same data is split */
-	t = fit(&d, &p);
-	REQUIRE(t, "-");
-	CHECK(dtree__nnodes(t) > 1, "%zu nodes", dtree__nnodes(t));
-	dtree__free(t);
+	n = fit_nodes(&d, &p);
+	CHECK(n > 1, "%zu nodes", n);
 }
 
 TEST(insignificant_slow_side_mean)
 {
 	static struct data d;
-	struct dtree *t;
+	size_t n;
 
 	init(&d, 40, 1, 10);
 	perfect_column(&d, 0);
 	d.feat[0].min_slow_mean = 50; /* slow side mean ~35 */
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
-	CHECK(dtree__nnodes(t) == 1, "-");
-	dtree__free(t);
+	n = fit_nodes(&d, NULL);
+	CHECK(n == 1, "-");
 	d.feat[0].min_slow_mean = 30;
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
-	CHECK(dtree__nnodes(t) == 3, "-");
-	dtree__free(t);
+	n = fit_nodes(&d, NULL);
+	CHECK(n == 3, "-");
 }
 
 TEST(disabled_feature_never_used)

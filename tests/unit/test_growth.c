@@ -179,9 +179,8 @@ static const char *gen(enum kind k, uint64_t seed)
 
 static struct json *report(enum kind k, uint64_t seed, char *text, size_t len)
 {
-	const char *path = gen(k, seed), *out = synth__tmp("growth.json");
-	char err[4096], jerr[256];
-	struct json *j;
+	const char *path = gen(k, seed);
+	char err[4096];
 	int rc;
 
 	CHECK(path, "synthetic trace");
@@ -191,18 +190,7 @@ static struct json *report(enum kind k, uint64_t seed, char *text, size_t len)
 		rc = synth__report(text, len, err, sizeof(err), path, NULL);
 		CHECK(rc == 0, "text report exited %d: %s", rc, err);
 	}
-	rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", out, path, NULL);
-	CHECK(rc == 0, "report exited %d: %s", rc, err);
-	j = json__load(out, jerr, sizeof(jerr));
-	CHECK(j, "report JSON: %s", jerr);
-	return j;
-}
-
-static bool str_is(const struct json *j, const char *path, const char *want)
-{
-	const char *s = json__str(json__get(j, path));
-
-	return s && !strcmp(s, want);
+	return synth__report_json(path, NULL, NULL);
 }
 
 static char text[1 << 17];
@@ -250,10 +238,11 @@ TEST(whole_run_fallback_synthetic)
 
 	REQUIRE(j, "-");
 	v = json__str(json__get(j, "verdict"));
-	CHECK(str_is(j, "status", "no_precondition"), "%s", json__str(json__get(j, "status")));
+	CHECK(json__str_is(j, "status", "no_precondition"), "%s",
+	      json__str(json__get(j, "status")));
 	CHECK(json__len(json__get(j, "critical_functions")) == 0, "no function accused");
 	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1, "-");
-	CHECK(str_is(j, "whole_run.factor", "net_block"), "%s",
+	CHECK(json__str_is(j, "whole_run.factor", "net_block"), "%s",
 	      json__str(json__get(j, "whole_run.factor")));
 	CHECK(json__num(json__get(j, "whole_run.slow_hits")) == 15 &&
 		      json__num(json__get(j, "whole_run.slow")) == 15 &&
@@ -265,9 +254,9 @@ TEST(whole_run_fallback_synthetic)
 	      json__num(json__get(j, "whole_run.p")));
 	CHECK(json__num(json__get(j, "whole_run.excess")) > 0.9, "-");
 	/* the deepest frame the net samples reach, the scheduler's left out */
-	CHECK(str_is(j, "whole_run.deepest_frame.function", "sk_wait_data"), "%s",
+	CHECK(json__str_is(j, "whole_run.deepest_frame.function", "sk_wait_data"), "%s",
 	      json__str(json__get(j, "whole_run.deepest_frame.function")));
-	CHECK(str_is(j, "whole_run.growth.path[1].function", "recv"), "%s",
+	CHECK(json__str_is(j, "whole_run.growth.path[1].function", "recv"), "%s",
 	      json__str(json__get(j, "whole_run.growth.path[1].function")));
 	CHECK(v &&
 		      strstr(v, "no function explains the slow runs, but the whole run of their "
@@ -317,7 +306,7 @@ TEST(whole_run_disk_on_cpu_synthetic)
 	REQUIRE(j, "-");
 	v = json__str(json__get(j, "verdict"));
 	CHECK(json__len(json__get(j, "critical_functions")) == 0, "%s", v);
-	CHECK(str_is(j, "whole_run.factor", "cpu_run"), "%s",
+	CHECK(json__str_is(j, "whole_run.factor", "cpu_run"), "%s",
 	      json__str(json__get(j, "whole_run.factor")));
 	CHECK(json__bool(json__get(j, "whole_run.out_of_proportion")) == 0 &&
 		      json__bool(json__get(j, "whole_run.mode.holds")) == 0,
@@ -346,9 +335,21 @@ static const struct json *crit(const struct json *j, const char *name)
 	const struct json *a = json__get(j, "critical_functions");
 
 	for (size_t i = 0; i < json__len(a); i++)
-		if (str_is(json__at(a, i), "function", name))
+		if (json__str_is(json__at(a, i), "function", name))
 			return json__at(a, i);
 	return NULL;
+}
+
+/* The report of kind k (seed) that accuses work (*w); NULL after a failed check. */
+static struct json *work_report(enum kind k, uint64_t seed, const struct json **w)
+{
+	struct json *j = report(k, seed, NULL, 0);
+
+	*w = j ? crit(j, "work") : NULL;
+	CHECK(*w, "work accused");
+	if (!*w)
+		json__free(j);
+	return *w ? j : NULL;
 }
 
 /* 10 calls of 100 us in fast runs, 12 of 300 us in slow: 0.2 ms + 2.4 ms. */
@@ -396,7 +397,7 @@ TEST(disk_on_cpu_factor_synthetic)
 	w = crit(j, "work");
 	REQUIRE(w, "work accused: %s", json__str(json__get(j, "verdict")));
 	v = json__str(json__get(j, "verdict"));
-	CHECK(str_is(w, "factors[0].factor", "cpu_run"), "%s",
+	CHECK(json__str_is(w, "factors[0].factor", "cpu_run"), "%s",
 	      json__str(json__get(w, "factors[0].factor")));
 	CHECK(json__bool(json__get(w, "disk_on_cpu.holds")) == 1, "-");
 	CHECK(json__num(json__get(w, "disk_on_cpu.slow_with_requests")) ==
@@ -412,10 +413,8 @@ TEST(disk_on_cpu_factor_synthetic)
 	CHECK(strstr(text, "=> disk (on CPU: the VM's synchronous I/O)"), "%s", text);
 	json__free(j);
 	/* the same growth without a block request: only CPU */
-	j = report(G_CPU_ONLY, 5, NULL, 0);
+	j = work_report(G_CPU_ONLY, 5, &w);
 	REQUIRE(j, "-");
-	w = crit(j, "work");
-	REQUIRE(w, "work accused");
 	CHECK(json__bool(json__get(w, "disk_on_cpu.holds")) == 0, "-");
 	CHECK(!strstr(json__str(json__get(j, "verdict")) ?: "", "disk on CPU"), "%s",
 	      json__str(json__get(j, "verdict")));
@@ -433,15 +432,15 @@ TEST(page_fault_growth_synthetic)
 	w = crit(j, "work");
 	REQUIRE(w, "work accused: %s", json__str(json__get(j, "verdict")));
 	v = json__str(json__get(j, "verdict"));
-	CHECK(str_is(w, "growth.samples_of", "cpu_run"), "-");
+	CHECK(json__str_is(w, "growth.samples_of", "cpu_run"), "-");
 	CHECK(json__bool(json__get(w, "growth.clear")) == 1, "-");
-	CHECK(str_is(w, "growth.cause", "page_faults"), "%s",
+	CHECK(json__str_is(w, "growth.cause", "page_faults"), "%s",
 	      json__str(json__get(w, "growth.cause")));
 	path = json__get(w, "growth.path");
 	CHECK(json__len(path) == 6, "work, then the 5 frames of the fault path: %zu",
 	      json__len(path));
-	CHECK(str_is(path, "[1].function", "asm_exc_page_fault") &&
-		      str_is(path, "[5].function", "clear_page_erms"),
+	CHECK(json__str_is(path, "[1].function", "asm_exc_page_fault") &&
+		      json__str_is(path, "[5].function", "clear_page_erms"),
 	      "-");
 	/* two thirds of the slow samples, a tenth of the fast ones */
 	CHECK(fabs(json__num(json__get(path, "[1].slow_samples")) /
@@ -456,10 +455,8 @@ TEST(page_fault_growth_synthetic)
 	      "%s", text);
 	json__free(j);
 	/* faults in the same proportion in slow and fast runs: more of the same */
-	j = report(G_FAULT_PROP, 9, NULL, 0);
+	j = work_report(G_FAULT_PROP, 9, &w);
 	REQUIRE(j, "-");
-	w = crit(j, "work");
-	REQUIRE(w, "work accused");
 	CHECK(json__bool(json__get(w, "growth.clear")) == 0, "-");
 	CHECK(json__is_null(json__get(w, "growth.cause")), "-");
 	CHECK(!strstr(json__str(json__get(j, "verdict")) ?: "", "grown in"), "%s",

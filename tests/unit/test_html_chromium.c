@@ -388,11 +388,7 @@ static int write_chain(const char *path)
 		err = err ? err : synth__run(s, 0, 1000, 1000, t, incl);
 		t += incl[XLP_C_WALL] + 1000000;
 	}
-	if (err) {
-		synth__abort(s);
-		return err;
-	}
-	return synth__close(s, NULL, 0);
+	return synth__finish(s, err);
 }
 
 TEST(chain_in_dom)
@@ -524,11 +520,7 @@ static int write_many(const char *path)
 		err = err ? err : synth__run(s, 0, 1000, 1000, t, incl);
 		t += incl[XLP_C_WALL] + 1000000;
 	}
-	if (err) {
-		synth__abort(s);
-		return err;
-	}
-	return synth__close(s, NULL, 0);
+	return synth__finish(s, err);
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "lag_filter.h"
 #include "synth.h"
+#include "testds.h"
 
 static char out[1 << 18], err[1 << 14];
 
@@ -234,14 +235,6 @@ static int write_lag_trace(const char *path, bool lag)
 	return e ? e : synth__close(s, NULL, 0);
 }
 
-static int find(const struct dataset *ds, const char *sym)
-{
-	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
-		if (!strcmp(dataset__func(ds, f)->symbol, sym))
-			return (int)f;
-	return -1;
-}
-
 TEST(summary_runs_apart_but_counted)
 {
 	const char *path = synth__tmp("lag.xlp");
@@ -258,9 +251,9 @@ TEST(summary_runs_apart_but_counted)
 	CHECK(dataset__nruns(ds) == 16, "runs with detail: %zu", dataset__nruns(ds));
 	ns = dataset__summary_runs(ds, &lat);
 	CHECK(ns == 24, "summarized: %zu", ns);
-	work = find(ds, "work");
-	click = find(ds, "on_click");
-	key = find(ds, "on_key");
+	work = tds_func(ds, "work");
+	click = tds_func(ds, "on_click");
+	key = tds_func(ds, "on_key");
 	REQUIRE(work >= 0 && click >= 0 && key >= 0, "-");
 	CHECK(dataset__func(ds, click)->landmark && dataset__func(ds, key)->landmark &&
 		      !dataset__func(ds, work)->landmark,

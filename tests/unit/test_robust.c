@@ -342,18 +342,25 @@ static bool has_raw_controls(const char *s)
 	return false;
 }
 
+/* The escaping tests' trace: a slow quarter of 40 runs (80 ms of net), its names given. */
+static struct synth_scenario named_scenario(const char *path, uint64_t seed,
+					    const char *const *names, const char *interaction)
+{
+	return (struct synth_scenario){.path = path,
+				       .nruns = 40,
+				       .slow_frac = 0.25,
+				       .slow_func = 2,
+				       .factor = SYNTH_NET,
+				       .extra_ms = 80,
+				       .seed = seed,
+				       .names = names,
+				       .interaction = interaction};
+}
+
 TEST(control_characters_escaped)
 {
 	const char *path = tmp("evil.xlp"), *html = tmp("evil.html");
-	struct synth_scenario sc = {.path = path,
-				    .nruns = 40,
-				    .slow_frac = 0.25,
-				    .slow_func = 2,
-				    .factor = SYNTH_NET,
-				    .extra_ms = 80,
-				    .seed = 11,
-				    .names = evil_names,
-				    .interaction = "handle\x1b[31m"};
+	struct synth_scenario sc = named_scenario(path, 11, evil_names, "handle\x1b[31m");
 	size_t n;
 	char *h;
 	int rc;
@@ -384,15 +391,7 @@ TEST(json_is_utf8)
 		"over\xc0\xaflong", "cut\xe2\x82", "caf\xc3\xa9\x1b",
 	};
 	const char *path = tmp("utf8.xlp");
-	struct synth_scenario sc = {.path = path,
-				    .nruns = 40,
-				    .slow_frac = 0.25,
-				    .slow_func = 2,
-				    .factor = SYNTH_NET,
-				    .extra_ms = 80,
-				    .seed = 12,
-				    .names = names,
-				    .interaction = "run\x80"};
+	struct synth_scenario sc = named_scenario(path, 12, names, "run\x80");
 	const char *want[] = {"bad\xef\xbf\xbd\xef\xbf\xbdname", "over\xef\xbf\xbd\xef\xbf\xbdlong",
 			      "cut\xef\xbf\xbd\xef\xbf\xbd", "caf\xc3\xa9\x1b"};
 	char why[256];

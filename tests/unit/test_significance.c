@@ -322,11 +322,106 @@ static struct json *report_json(const char *trace, char *err, size_t errlen)
 	return j;
 }
 
+/* The checks read many paths of the report: the value at each. */
 static const char *str(const struct json *j, const char *path)
 {
 	const char *s = json__str(json__get(j, path));
 
 	return s ? s : "(null)";
+}
+
+static double num(const struct json *j, const char *path)
+{
+	return json__num(json__get(j, path));
+}
+
+static int flag(const struct json *j, const char *path)
+{
+	return json__bool(json__get(j, path));
+}
+
+static size_t len(const struct json *j, const char *path)
+{
+	return json__len(json__get(j, path));
+}
+
+/* A macro, so that a failure names the test's line. */
+#define CHECK_STR(j, path, want) CHECK(!strcmp(str(j, path), want), "%s", str(j, path))
+
+/*
+ * One scenario being written: its trace, generator, writer and clock, so
+ * that each test says only what its runs are and what the report finds.
+ */
+struct scen {
+	const char *path;
+	struct rng r;
+	struct synth *s;
+	uint64_t t;
+	int e;
+	char err[4096];
+};
+
+static void scen_open(struct scen *c, const char *name, uint64_t seed,
+		      const struct synth_func *funcs, size_t nfuncs)
+{
+	c->path = synth__tmp(name);
+	c->r.s = seed;
+	c->t = 1000000000;
+	c->e = synth__open(c->path, BASE_FEAT, 0, funcs, nfuncs, &c->s);
+}
+
+/* The usual scenario: /opt/app's handle(), the interaction, calling a and b. */
+static void scen_app(struct scen *c, const char *name, uint64_t seed, const char *a, const char *b)
+{
+	const struct synth_func funcs[] = {
+		{"/opt/app", "handle", true}, {"/opt/app", a, false}, {"/opt/app", b, false}};
+
+	scen_open(c, name, seed, funcs, 3);
+}
+
+/* One run around top, unless an earlier one failed. */
+static void scen_run(struct scen *c, struct node *top)
+{
+	if (!c->e)
+		c->e = emit_run(c->s, top, c->t, &c->t);
+}
+
+/* n computes self and calls up to three others (NULL: fewer), in order. */
+static void calls(struct node *n, struct synth_usage self, struct node *a, struct node *b,
+		  struct node *d)
+{
+	n->self = self;
+	n->kid[0] = a, n->kid[1] = b, n->kid[2] = d;
+	n->nkids = !a ? 0 : !b ? 1 : !d ? 2 : 3;
+}
+
+/*
+ * One run whose interaction computes ~ms itself (drawn after its calls',
+ * the order of the generator the scenarios were tuned with) around up to
+ * three calls (NULL: fewer).
+ */
+static void scen_top(struct scen *c, double ms, double sd, struct node *a, struct node *b,
+		     struct node *d)
+{
+	struct node top = {.func = 0};
+
+	calls(&top, cpu_ms(&c->r, ms, sd), a, b, d);
+	scen_run(c, &top);
+}
+
+/* Ends the trace and reports it as JSON; NULL (a failed check) on error. */
+static struct json *scen_report(struct scen *c)
+{
+	int e = c->e || synth__close(c->s, NULL, 0);
+
+	CHECK(!e, "synth");
+	return e ? NULL : report_json(c->path, c->err, sizeof(c->err));
+}
+
+/* The text report of the scenario, in out. */
+static int scen_text(struct scen *c, char *out, size_t outlen)
+{
+	return synth__report(out, outlen, c->err, sizeof(c->err), c->path, NULL);
 }
 
 /*
@@ -335,62 +430,48 @@ static const char *str(const struct json *j, const char *path)
  * Median + 1 sigma marks ~16 % slow; the tree splits them off; nothing in
  * them is a cause.
  */
-static int natural_tail(const char *path, uint64_t seed, bool pareto, double drift, int nruns)
+static struct json *natural_tail(uint64_t seed, bool pareto, double drift, int nruns)
 {
-	double z = 0;
-
 	const struct synth_func funcs[] = {{"/usr/bin/db", "handle", true},
 					   {"/usr/bin/db", "execute", false},
 					   {"/usr/bin/db", "send", false}};
-	struct rng r = {seed * 7919 + 3};
-	struct synth *s;
-	uint64_t t = 1000000000;
-	int err = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
+	static struct scen c;
+	double z = 0;
 
-	for (int i = 0; i < nruns && !err; i++) {
-		double u = rng_u(&r) * 0.999, w = pareto ? 0.6 * pow(1 - u, -1 / 2.5) : 0;
-		struct node ex = {.func = 1}, se = {.func = 2}, top = {.func = 0};
+	scen_open(&c, "tail.xlp", seed * 7919 + 3, funcs, 3);
+	for (int i = 0; i < nruns && !c.e; i++) {
+		double u = rng_u(&c.r) * 0.999, w = pareto ? 0.6 * pow(1 - u, -1 / 2.5) : 0;
+		struct node ex = {.func = 1}, se = {.func = 2};
 
-		ex.self = cpu_ms(&r, 1, 0);
+		ex.self = cpu_ms(&c.r, 1, 0);
 		/* drift: an AR(1) component, the machine's speed wandering over time */
-		z = drift * z + sqrt(1 - drift * drift) * rng_n(&r);
+		z = drift * z + sqrt(1 - drift * drift) * rng_n(&c.r);
 		ex.self.cpu_run = (pareto ? w : exp(0.4 * z)) * 4e6;
-		ex.self.cpu_wait = 20e3 * rng_u(&r);
-		se.self = cpu_ms(&r, 0.3, 0.1);
-		se.self.net = 200e3 * (1 + 0.2 * rng_n(&r));
-		top.self = cpu_ms(&r, 0.2, 0.1);
-		top.kid[top.nkids++] = &ex;
-		top.kid[top.nkids++] = &se;
-		err = emit_run(s, &top, t, &t);
+		ex.self.cpu_wait = 20e3 * rng_u(&c.r);
+		se.self = cpu_ms(&c.r, 0.3, 0.1);
+		se.self.net = 200e3 * (1 + 0.2 * rng_n(&c.r));
+		scen_top(&c, 0.2, 0.1, &ex, &se, NULL);
 	}
-	return err ? err : synth__close(s, NULL, 0);
+	return scen_report(&c);
 }
 
 TEST(natural_long_tail_accuses_nothing)
 {
-	char err[4096];
-
 	for (uint64_t seed = 1; seed <= 8; seed++) {
-		const char *path = synth__tmp("tail.xlp");
-		struct json *j;
-
 		/* 1-3 lognormal, 4-6 Pareto, 7-8 lognormal with mild serial
 		 * correlation over 800 runs (the runs test sees it; no burst) */
-		REQUIRE(!natural_tail(path, seed, seed > 3 && seed<7, seed> 6 ? 0.5 : 0,
-				      seed > 6 ? 800 : 200),
-			"synth");
-		j = report_json(path, err, sizeof(err));
+		struct json *j = natural_tail(seed, seed > 3 && seed<7, seed> 6 ? 0.5 : 0,
+					      seed > 6 ? 800 : 200);
+
 		REQUIRE(j, "-");
 		CHECK(!strcmp(str(j, "status"), "no_precondition"), "seed %llu: %s: %s",
 		      (unsigned long long)seed, str(j, "status"), str(j, "verdict"));
-		CHECK(json__len(json__get(j, "critical_functions")) == 0, "-");
-		CHECK(json__num(json__get(j, "runs.slow")) >= 10, "the rule marks a tail slow");
+		CHECK(len(j, "critical_functions") == 0, "-");
+		CHECK(num(j, "runs.slow") >= 10, "the rule marks a tail slow");
 		/* the tree found the tail; the evidence rejected it, and says why */
-		CHECK(json__len(json__get(j, "rejected_functions")) >= 1, "-");
-		CHECK(!strcmp(str(j, "rejected_functions[0].function"), "execute"), "%s",
-		      str(j, "rejected_functions[0].function"));
-		CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.holds")) ==
-			      0,
+		CHECK(len(j, "rejected_functions") >= 1, "-");
+		CHECK_STR(j, "rejected_functions[0].function", "execute");
+		CHECK(flag(j, "rejected_functions[0].evidence.resource.holds") == 0,
 		      "cpu_run grew in proportion");
 		CHECK(strstr(str(j, "note"), "natural tail"), "%s", str(j, "note"));
 		json__free(j);
@@ -412,15 +493,12 @@ TEST(preemptions_in_a_natural_tail_are_not_its_cause)
 {
 	const struct synth_func funcs[] = {{"/usr/bin/sqlite3", "main", true},
 					   {"/usr/lib/libsqlite3.so", "sqlite3_step", false}};
-	const char *path = synth__tmp("preempt.xlp");
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
+	static struct scen c;
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 2, &s);
 
-	for (int i = 0; i < 48 && !e; i++) {
-		struct node st = {.func = 1}, top = {.func = 0};
+	scen_open(&c, "preempt.xlp", 0, funcs, 2);
+	for (int i = 0; i < 48 && !c.e; i++) {
+		struct node st = {.func = 1}, top = {.func = 0, .kid = {&st}, .nkids = 1};
 		bool preempted = i == 7 || i == 23 || i == 36;
 		bool slow = i == 7 || i == 23 || i == 30 || i == 12 || i == 41;
 
@@ -434,31 +512,23 @@ TEST(preemptions_in_a_natural_tail_are_not_its_cause)
 		if (i == 30)
 			st.self.cpu_run = 27e6;
 		top.self.cpu_run = 6e6 + (slow ? 6e6 + 2e6 * (i % 3) / 2 : 0);
-		top.kid[top.nkids++] = &st;
-		e = emit_run(s, &top, t, &t);
+		scen_run(&c, &top);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
 	/* the scenario: the tree finds the scan and step 2 the preemptions */
-	REQUIRE(json__len(json__get(j, "rejected_functions")) == 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "rejected_functions[0].evidence.mode.gap_factor"), "cpu_wait"), "%s",
-	      str(j, "rejected_functions[0].evidence.mode.gap_factor"));
-	CHECK(json__num(json__get(j, "rejected_functions[0].evidence.mode.p_factor")) <= 0.001,
+	REQUIRE(len(j, "rejected_functions") == 1, "%s: %s", str(j, "status"), str(j, "verdict"));
+	CHECK_STR(j, "rejected_functions[0].evidence.mode.gap_factor", "cpu_wait");
+	CHECK(num(j, "rejected_functions[0].evidence.mode.p_factor") <= 0.001,
 	      "the preemptions are a mode of cpu_wait: p %g",
-	      json__num(json__get(j, "rejected_functions[0].evidence.mode.p_factor")));
-	CHECK(json__num(json__get(j, "rejected_functions[0].evidence.mode.factor_slow_past")) ==
-			      2 &&
-		      json__num(json__get(
-			      j, "rejected_functions[0].evidence.mode.factor_fast_past")) == 1,
+	      num(j, "rejected_functions[0].evidence.mode.p_factor"));
+	CHECK(num(j, "rejected_functions[0].evidence.mode.factor_slow_past") == 2 &&
+		      num(j, "rejected_functions[0].evidence.mode.factor_fast_past") == 1,
 	      "-");
-	CHECK(fabs(json__num(json__get(j, "rejected_functions[0].evidence.mode.p_association")) -
-		   136.0 / 17296) < 1e-6,
-	      "Fisher p %g",
-	      json__num(json__get(j, "rejected_functions[0].evidence.mode.p_association")));
-	CHECK(json__len(json__get(j, "critical_functions")) == 0, "%s: %s", str(j, "status"),
-	      str(j, "verdict"));
+	CHECK(fabs(num(j, "rejected_functions[0].evidence.mode.p_association") - 136.0 / 17296) <
+		      1e-6,
+	      "Fisher p %g", num(j, "rejected_functions[0].evidence.mode.p_association"));
+	CHECK(len(j, "critical_functions") == 0, "%s: %s", str(j, "status"), str(j, "verdict"));
 	json__free(j);
 }
 
@@ -470,74 +540,51 @@ TEST(preemptions_in_a_natural_tail_are_not_its_cause)
  * and they accuse it. When its CPU time grows, the CPU itself ran slower
  * at times: reported as such, not as a cause in the function.
  */
-static int bursts_trace(const char *path, bool disk)
+static struct json *bursts_trace(const char *name, bool disk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "encode", false},
-					   {"/opt/app", "send", false}};
-	struct rng r = {11};
-	struct synth *s;
-	uint64_t t = 1000000000;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
+	static struct scen c;
 
-	for (int i = 0; i < 200 && !e; i++) {
-		struct node en = {.func = 1}, se = {.func = 2}, top = {.func = 0};
+	scen_app(&c, name, 11, "encode", "send");
+	for (int i = 0; i < 200 && !c.e; i++) {
+		struct node en = {.func = 1}, se = {.func = 2};
 		bool hit = i % 40 >= 20 && i % 40 < 28;
-		double f = (hit ? 1.4 : 1) * (1 + 0.08 * rng_n(&r));
+		double f = (hit ? 1.4 : 1) * (1 + 0.08 * rng_n(&c.r));
 
-		en.self = cpu_ms(&r, disk ? 0.5 : 10 * f, 0.05);
+		en.self = cpu_ms(&c.r, disk ? 0.5 : 10 * f, 0.05);
 		en.self.disk = disk ? 10e6 * f : 0;
-		se.self = cpu_ms(&r, 0.5, 0.1);
-		se.self.net = 1e6 * (1 + 0.1 * rng_n(&r));
-		top.self = cpu_ms(&r, 0.2, 0.1);
-		top.kid[top.nkids++] = &en;
-		top.kid[top.nkids++] = &se;
-		e = emit_run(s, &top, t, &t);
+		se.self = cpu_ms(&c.r, 0.5, 0.1);
+		se.self.net = 1e6 * (1 + 0.1 * rng_n(&c.r));
+		scen_top(&c, 0.2, 0.1, &en, &se, NULL);
 	}
-	return e ? e : synth__close(s, NULL, 0);
+	return scen_report(&c);
 }
 
 TEST(interference_in_bursts_is_a_cause)
 {
-	const char *path = synth__tmp("bursts.xlp");
-	char err[4096];
-	struct json *j;
+	struct json *j = bursts_trace("bursts.xlp", true);
 
-	REQUIRE(!bursts_trace(path, true), "synth");
-	j = report_json(path, err, sizeof(err));
 	REQUIRE(j, "-");
-	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "encode"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].factors[0].factor"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.bursts.holds")) == 1, "-");
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.mode.holds")) == 0 &&
-		      json__bool(json__get(j, "critical_functions[0].evidence.resource.holds")) ==
-			      0,
+	REQUIRE(len(j, "critical_functions") == 1, "%s: %s", str(j, "status"), str(j, "verdict"));
+	CHECK_STR(j, "critical_functions[0].function", "encode");
+	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
+	CHECK(flag(j, "critical_functions[0].evidence.bursts.holds") == 1, "-");
+	CHECK(flag(j, "critical_functions[0].evidence.mode.holds") == 0 &&
+		      flag(j, "critical_functions[0].evidence.resource.holds") == 0,
 	      "the bursts alone decide");
-	CHECK(json__num(json__get(j, "critical_functions[0].evidence.bursts.bursts")) <=
-		      json__num(json__get(
-			      j, "critical_functions[0].evidence.bursts.bursts_by_chance")) /
-			      2,
-	      "%g bursts", json__num(json__get(j, "critical_functions[0].evidence.bursts.bursts")));
+	CHECK(num(j, "critical_functions[0].evidence.bursts.bursts") <=
+		      num(j, "critical_functions[0].evidence.bursts.bursts_by_chance") / 2,
+	      "%g bursts", num(j, "critical_functions[0].evidence.bursts.bursts"));
 	json__free(j);
 }
 
 TEST(cpu_slower_in_bursts_is_not_the_function)
 {
-	const char *path = synth__tmp("cpubursts.xlp");
-	char err[4096];
-	struct json *j;
+	struct json *j = bursts_trace("cpubursts.xlp", false);
 
-	REQUIRE(!bursts_trace(path, false), "synth");
-	j = report_json(path, err, sizeof(err));
 	REQUIRE(j, "-");
-	CHECK(json__len(json__get(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
-	REQUIRE(json__len(json__get(j, "rejected_functions")) >= 1, "-");
-	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.bursts.cpu_slower")) == 1,
-	      "-");
+	CHECK(len(j, "critical_functions") == 0, "%s", str(j, "verdict"));
+	REQUIRE(len(j, "rejected_functions") >= 1, "-");
+	CHECK(flag(j, "rejected_functions[0].evidence.bursts.cpu_slower") == 1, "-");
 	json__free(j);
 }
 
@@ -547,51 +594,34 @@ TEST(cpu_slower_in_bursts_is_not_the_function)
  */
 TEST(thirty_percent_slowdown_with_one_cause)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "load_config", false},
-					   {"/opt/app", "compute", false}};
-	const char *path = synth__tmp("thirty.xlp");
-	struct rng r = {42};
+	static struct scen c;
 	uint8_t slow[120];
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
+	double ratio;
 
-	pick(&r, slow, 120, 0.25);
-	for (int i = 0; i < 120 && !e; i++) {
-		struct node lc = {.func = 1}, co = {.func = 2}, top = {.func = 0};
+	scen_app(&c, "thirty.xlp", 42, "load_config", "compute");
+	pick(&c.r, slow, 120, 0.25);
+	for (int i = 0; i < 120 && !c.e; i++) {
+		struct node lc = {.func = 1}, co = {.func = 2};
 
-		lc.self = cpu_ms(&r, 1, 0.1);
-		lc.self.disk = slow[i] ? 3.3e6 * (1 + 0.3 * rng_n(&r)) : 0;
-		co.self = cpu_ms(&r, 9, 0.08);
-		co.self.cpu_wait = 100e3 * rng_u(&r);
-		top.self = cpu_ms(&r, 0.2, 0.1);
-		top.kid[top.nkids++] = &lc;
-		top.kid[top.nkids++] = &co;
-		e = emit_run(s, &top, t, &t);
+		lc.self = cpu_ms(&c.r, 1, 0.1);
+		lc.self.disk = slow[i] ? 3.3e6 * (1 + 0.3 * rng_n(&c.r)) : 0;
+		co.self = cpu_ms(&c.r, 9, 0.08);
+		co.self.cpu_wait = 100e3 * rng_u(&c.r);
+		scen_top(&c, 0.2, 0.1, &lc, &co, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	{
-		double ratio = json__num(json__get(j, "runs.slow_median_ns")) /
-			       json__num(json__get(j, "runs.fast_median_ns"));
-
-		CHECK(ratio > 1.2 && ratio < 1.45, "the scenario is a ~30 %% slowdown: %g", ratio);
-	}
+	ratio = num(j, "runs.slow_median_ns") / num(j, "runs.fast_median_ns");
+	CHECK(ratio > 1.2 && ratio < 1.45, "the scenario is a ~30 %% slowdown: %g", ratio);
 	CHECK(!strcmp(str(j, "status"), "ok"), "%s: %s", str(j, "status"), str(j, "verdict"));
-	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%zu",
-		json__len(json__get(j, "critical_functions")));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "load_config"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].factors[0].factor"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.resource.holds")) == 1,
+	REQUIRE(len(j, "critical_functions") == 1, "%zu", len(j, "critical_functions"));
+	CHECK_STR(j, "critical_functions[0].function", "load_config");
+	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
+	CHECK(flag(j, "critical_functions[0].evidence.resource.holds") == 1,
 	      "disk grew out of proportion");
-	CHECK(json__num(json__get(j, "critical_functions[0].share")) > 0.8, "share %g",
-	      json__num(json__get(j, "critical_functions[0].share")));
+	CHECK(num(j, "critical_functions[0].share") > 0.8, "share %g",
+	      num(j, "critical_functions[0].share"));
 	json__free(j);
 }
 
@@ -606,48 +636,35 @@ TEST(two_co_critical_functions_ranked_by_share)
 					   {"/opt/app", "compute", false},
 					   {"/opt/app", "update_cache", false},
 					   {"/opt/app", "render", false}};
-	const char *path = synth__tmp("two.xlp");
-	struct rng r = {7};
+	static struct scen c;
 	uint8_t slow[80];
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 4, &s);
 	double s1, s2;
 
-	pick(&r, slow, 80, 0.25);
-	for (int i = 0; i < 80 && !e; i++) {
-		struct node co = {.func = 1}, uc = {.func = 2}, re = {.func = 3}, top = {.func = 0};
+	scen_open(&c, "two.xlp", 7, funcs, 4);
+	pick(&c.r, slow, 80, 0.25);
+	for (int i = 0; i < 80 && !c.e; i++) {
+		struct node co = {.func = 1}, uc = {.func = 2}, re = {.func = 3};
 
-		co.self = cpu_ms(&r, 6, 0.05);
-		co.self.cpu_wait = slow[i] ? 7e6 * (1 + 0.1 * rng_n(&r)) : 50e3 * rng_u(&r);
-		uc.self = cpu_ms(&r, 1, 0.05);
-		uc.self.lock = slow[i] ? 27e6 * (1 + 0.1 * rng_n(&r)) : 30e3 * rng_u(&r);
-		re.self = cpu_ms(&r, 8, 0.05);
-		top.self = cpu_ms(&r, 0.2, 0.1);
-		top.kid[top.nkids++] = &co;
-		top.kid[top.nkids++] = &uc;
-		top.kid[top.nkids++] = &re;
-		e = emit_run(s, &top, t, &t);
+		co.self = cpu_ms(&c.r, 6, 0.05);
+		co.self.cpu_wait = slow[i] ? 7e6 * (1 + 0.1 * rng_n(&c.r)) : 50e3 * rng_u(&c.r);
+		uc.self = cpu_ms(&c.r, 1, 0.05);
+		uc.self.lock = slow[i] ? 27e6 * (1 + 0.1 * rng_n(&c.r)) : 30e3 * rng_u(&c.r);
+		re.self = cpu_ms(&c.r, 8, 0.05);
+		scen_top(&c, 0.2, 0.1, &co, &uc, &re);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
 	CHECK(!strcmp(str(j, "status"), "ok"), "%s", str(j, "status"));
-	REQUIRE(json__len(json__get(j, "critical_functions")) == 2, "%zu: %s",
-		json__len(json__get(j, "critical_functions")), str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "update_cache"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "lock_wait"), "%s",
-	      str(j, "critical_functions[0].factors[0].factor"));
-	CHECK(!strcmp(str(j, "critical_functions[1].function"), "compute"), "%s",
-	      str(j, "critical_functions[1].function"));
-	CHECK(!strcmp(str(j, "critical_functions[1].factors[0].factor"), "cpu_wait"), "%s",
-	      str(j, "critical_functions[1].factors[0].factor"));
-	CHECK(json__num(json__get(j, "critical_functions[0].rank")) == 1, "-");
-	s1 = json__num(json__get(j, "critical_functions[0].share"));
-	s2 = json__num(json__get(j, "critical_functions[1].share"));
+	REQUIRE(len(j, "critical_functions") == 2, "%zu: %s", len(j, "critical_functions"),
+		str(j, "verdict"));
+	CHECK_STR(j, "critical_functions[0].function", "update_cache");
+	CHECK_STR(j, "critical_functions[0].factors[0].factor", "lock_wait");
+	CHECK_STR(j, "critical_functions[1].function", "compute");
+	CHECK_STR(j, "critical_functions[1].factors[0].factor", "cpu_wait");
+	CHECK(num(j, "critical_functions[0].rank") == 1, "-");
+	s1 = num(j, "critical_functions[0].share");
+	s2 = num(j, "critical_functions[1].share");
 	CHECK(s1 > 0.7 && s1 < 0.87 && s2 > 0.13 && s2 < 0.3, "shares %g %g", s1, s2);
 	CHECK(strstr(str(j, "verdict"), "update_cache") < strstr(str(j, "verdict"), "compute"),
 	      "the verdict leads with the larger share: %s", str(j, "verdict"));
@@ -665,57 +682,43 @@ TEST(nested_chain_names_the_deepest_function)
 	const char *names[] = {"PortalRun", "ExecutorRun",  "index_getnext_slot", "smgrread",
 			       "FileRead",  "ExecEvalExpr", "heap_fetch"};
 	struct synth_func funcs[7];
-	const char *path = synth__tmp("chain.xlp");
 	const char *want[] = {"ExecutorRun", "index_getnext_slot", "smgrread", "FileRead"};
-	struct rng r = {99};
+	static struct scen c;
+	static char out[1 << 16];
 	uint8_t slow[100];
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
 	struct json *j;
-	int e;
 
 	for (int i = 0; i < 7; i++)
 		funcs[i] = (struct synth_func){"/usr/lib/postgresql/15/bin/postgres", names[i],
 					       i == 0};
-	e = synth__open(path, BASE_FEAT, 0, funcs, 7, &s);
-	pick(&r, slow, 100, 0.25);
-	for (int i = 0; i < 100 && !e; i++) {
+	scen_open(&c, "chain.xlp", 99, funcs, 7);
+	pick(&c.r, slow, 100, 0.25);
+	for (int i = 0; i < 100 && !c.e; i++) {
 		struct node ex = {.func = 1}, ig = {.func = 2}, sm = {.func = 3}, fr = {.func = 4},
-			    ee = {.func = 5}, hf = {.func = 6}, top = {.func = 0};
+			    ee = {.func = 5}, hf = {.func = 6};
 
-		fr.self = cpu_ms(&r, 0.05, 0.1);
-		fr.self.disk = slow[i] ? 10e6 * (1 + 0.2 * rng_n(&r)) : 0;
-		sm.self = cpu_ms(&r, 0.1, 0.1);
-		sm.kid[sm.nkids++] = &fr;
-		hf.self = cpu_ms(&r, 0.5, 0.2);
-		ig.self = cpu_ms(&r, 0.3, 0.1);
-		ig.kid[ig.nkids++] = &sm;
-		ig.kid[ig.nkids++] = &hf;
-		ee.self = cpu_ms(&r, 2, 0.2);
-		ex.self = cpu_ms(&r, 1, 0.1);
-		ex.kid[ex.nkids++] = &ig;
-		ex.kid[ex.nkids++] = &ee;
-		top.self = cpu_ms(&r, 0.3, 0.1);
-		top.kid[top.nkids++] = &ex;
-		e = emit_run(s, &top, t, &t);
+		fr.self = cpu_ms(&c.r, 0.05, 0.1);
+		fr.self.disk = slow[i] ? 10e6 * (1 + 0.2 * rng_n(&c.r)) : 0;
+		calls(&sm, cpu_ms(&c.r, 0.1, 0.1), &fr, NULL, NULL);
+		hf.self = cpu_ms(&c.r, 0.5, 0.2);
+		calls(&ig, cpu_ms(&c.r, 0.3, 0.1), &sm, &hf, NULL);
+		ee.self = cpu_ms(&c.r, 2, 0.2);
+		calls(&ex, cpu_ms(&c.r, 1, 0.1), &ig, &ee, NULL);
+		scen_top(&c, 0.3, 0.1, &ex, NULL, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	REQUIRE(json__len(json__get(j, "critical_functions")) == 1, "%zu: %s",
-		json__len(json__get(j, "critical_functions")), str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "FileRead"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].factors[0].factor"));
-	REQUIRE(json__len(json__get(j, "critical_functions[0].chain")) == 4, "chain of %zu",
-		json__len(json__get(j, "critical_functions[0].chain")));
+	REQUIRE(len(j, "critical_functions") == 1, "%zu: %s", len(j, "critical_functions"),
+		str(j, "verdict"));
+	CHECK_STR(j, "critical_functions[0].function", "FileRead");
+	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
+	REQUIRE(len(j, "critical_functions[0].chain") == 4, "chain of %zu",
+		len(j, "critical_functions[0].chain"));
 	for (size_t i = 0; i < 4; i++) {
-		const struct json *c = json__at(json__get(j, "critical_functions[0].chain"), i);
+		const struct json *f = json__at(json__get(j, "critical_functions[0].chain"), i);
 
-		CHECK(!strcmp(json__str(json__get(c, "function")), want[i]), "chain[%zu] = %s", i,
-		      json__str(json__get(c, "function")));
+		CHECK(!strcmp(str(f, "function"), want[i]), "chain[%zu] = %s", i,
+		      str(f, "function"));
 	}
 	CHECK(strstr(str(j, "verdict"), "FileRead > ") &&
 		      strstr(str(j, "verdict"), "ExecutorRun \u2192 index_getnext_slot \u2192 "
@@ -723,12 +726,8 @@ TEST(nested_chain_names_the_deepest_function)
 	      "%s", str(j, "verdict"));
 	json__free(j);
 	/* the text report shows the chain too */
-	{
-		static char out[1 << 16];
-
-		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), path, NULL), "-");
-		CHECK(strstr(out, "  chain: ExecutorRun \u2192 index_getnext_slot"), "%s", out);
-	}
+	CHECK(!scen_text(&c, out, sizeof(out)), "-");
+	CHECK(strstr(out, "  chain: ExecutorRun \u2192 index_getnext_slot"), "%s", out);
 }
 
 /*
@@ -740,39 +739,30 @@ TEST(tests_of_one_function_merge_into_an_interval)
 {
 	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
 					   {"/opt/app", "band", false}};
-	const char *path = synth__tmp("band.xlp");
-	struct rng r = {5};
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
+	static struct scen c;
 	static char out[1 << 16];
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 2, &s);
-	const struct json *c;
+	const struct json *f;
 
-	for (int i = 0; i < 90 && !e; i++) {
-		struct node b = {.func = 1}, top = {.func = 0};
+	scen_open(&c, "band.xlp", 5, funcs, 2);
+	for (int i = 0; i < 90 && !c.e; i++) {
+		struct node b = {.func = 1};
 		int kind = i % 9 < 4 ? 0 : i % 9 < 8 ? 1 : 2; /* 1 ms fast, 5 ms slow, 9 ms fast */
 
-		b.self = cpu_ms(&r, 1 + 4 * kind, 0.05);
-		top.self = cpu_ms(&r, kind == 1 ? 40 : 10, 0.02);
-		top.kid[top.nkids++] = &b;
-		e = emit_run(s, &top, t, &t);
+		b.self = cpu_ms(&c.r, 1 + 4 * kind, 0.05);
+		scen_top(&c, kind == 1 ? 40 : 10, 0.02, &b, NULL, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	REQUIRE(json__len(json__get(j, "preconditions")) >= 1, "%s", str(j, "verdict"));
-	REQUIRE(json__len(json__get(j, "preconditions[0].functions")) == 1,
-		"one merged test, not %zu", json__len(json__get(j, "preconditions[0].functions")));
-	c = json__get(j, "preconditions[0].functions[0]");
-	CHECK(!strcmp(json__str(json__get(c, "op")), "in"), "%s", json__str(json__get(c, "op")));
-	CHECK(json__num(json__get(c, "lo_ns")) > 1.1e6 && json__num(json__get(c, "lo_ns")) < 4.9e6,
-	      "lo %g", json__num(json__get(c, "lo_ns")));
-	CHECK(json__num(json__get(c, "hi_ns")) > 5.1e6 && json__num(json__get(c, "hi_ns")) < 8.9e6,
-	      "hi %g", json__num(json__get(c, "hi_ns")));
+	REQUIRE(len(j, "preconditions") >= 1, "%s", str(j, "verdict"));
+	REQUIRE(len(j, "preconditions[0].functions") == 1, "one merged test, not %zu",
+		len(j, "preconditions[0].functions"));
+	f = json__get(j, "preconditions[0].functions[0]");
+	CHECK(!strcmp(str(f, "op"), "in"), "%s", str(f, "op"));
+	CHECK(num(f, "lo_ns") > 1.1e6 && num(f, "lo_ns") < 4.9e6, "lo %g", num(f, "lo_ns"));
+	CHECK(num(f, "hi_ns") > 5.1e6 && num(f, "hi_ns") < 8.9e6, "hi %g", num(f, "hi_ns"));
 	json__free(j);
-	CHECK(!synth__report(out, sizeof(out), err, sizeof(err), path, NULL), "-");
+	CHECK(!scen_text(&c, out, sizeof(out)), "-");
 	CHECK(strstr(out, " < band <= ") && !strstr(out, "band > 1") && !strstr(out, " AND "), "%s",
 	      out);
 }
@@ -784,7 +774,33 @@ static double beyond_num(const struct json *j, const char *key)
 	char path[128];
 
 	snprintf(path, sizeof(path), "critical_functions[0].evidence.beyond.%s", key);
-	return json__num(json__get(j, path));
+	return num(j, path);
+}
+
+/*
+ * The report accuses func first, beyond the bulk (evidence 4) through
+ * factor; false (after a failed check) when it accuses nothing.
+ */
+static bool accused_beyond(const struct json *j, const char *func, const char *factor)
+{
+	if (len(j, "critical_functions") < 1) {
+		CHECK(0, "%s: %s", str(j, "status"), str(j, "verdict"));
+		return false;
+	}
+	CHECK_STR(j, "critical_functions[0].function", func);
+	CHECK(flag(j, "critical_functions[0].evidence.beyond.holds") == 1, "-");
+	if (factor)
+		CHECK_STR(j, "critical_functions[0].evidence.beyond.factor", factor);
+	return true;
+}
+
+/* Of the runs where the factor's share is largest (top_runs), top_slow are slow. */
+static void check_top(const struct json *j, double top_slow, double slow_runs, double top_runs)
+{
+	CHECK(beyond_num(j, "top_slow") == top_slow && beyond_num(j, "slow_runs") == slow_runs &&
+		      beyond_num(j, "top_runs") == top_runs,
+	      "%g of %g slow in the top %g", beyond_num(j, "top_slow"), beyond_num(j, "slow_runs"),
+	      beyond_num(j, "top_runs"));
 }
 
 /*
@@ -804,50 +820,31 @@ TEST(partly_evicted_table_beyond_the_bulk)
 		{"/usr/lib/postgresql/15/bin/postgres", "IndexScan", false},
 		{"/usr/lib/postgresql/15/bin/postgres", "ReadBuffer", false},
 		{"/usr/lib/postgresql/15/bin/postgres", "ExecEvalExpr", false}};
-	const char *path = synth__tmp("evicted.xlp");
-	struct rng r = {2101};
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
+	static struct scen c;
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 5, &s);
 
-	for (int i = 0; i < 170 && !e; i++) {
-		struct node ex = {.func = 1}, is = {.func = 2}, rb = {.func = 3}, ee = {.func = 4},
-			    top = {.func = 0};
+	scen_open(&c, "evicted.xlp", 2101, funcs, 5);
+	for (int i = 0; i < 170 && !c.e; i++) {
+		struct node ex = {.func = 1}, is = {.func = 2}, rb = {.func = 3}, ee = {.func = 4};
 		bool evicted = i % 17 == 5;
-		double f = exp(0.1 * rng_n(&r));
+		double f = exp(0.1 * rng_n(&c.r));
 
-		rb.self = cpu_ms(&r, 0.4, 0.1);
-		rb.self.disk = 1e6 * f * (evicted ? 2 + 7 * rng_u(&r) : 1);
-		is.self = cpu_ms(&r, 0.3, 0.1);
-		is.kid[is.nkids++] = &rb;
-		ee.self = cpu_ms(&r, 1.5, 0.1);
-		ex.self = cpu_ms(&r, 0.2, 0.1);
-		ex.kid[ex.nkids++] = &is;
-		ex.kid[ex.nkids++] = &ee;
-		top.self = cpu_ms(&r, 0.1, 0.1);
-		top.kid[top.nkids++] = &ex;
-		e = emit_run(s, &top, t, &t);
+		rb.self = cpu_ms(&c.r, 0.4, 0.1);
+		rb.self.disk = 1e6 * f * (evicted ? 2 + 7 * rng_u(&c.r) : 1);
+		calls(&is, cpu_ms(&c.r, 0.3, 0.1), &rb, NULL, NULL);
+		ee.self = cpu_ms(&c.r, 1.5, 0.1);
+		calls(&ex, cpu_ms(&c.r, 0.2, 0.1), &is, &ee, NULL);
+		scen_top(&c, 0.1, 0.1, &ex, NULL, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	REQUIRE(json__len(json__get(j, "critical_functions")) >= 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "ReadBuffer"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
-	CHECK(!strcmp(str(j, "critical_functions[0].evidence.beyond.factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].evidence.beyond.factor"));
+	REQUIRE(accused_beyond(j, "ReadBuffer", "disk_block"), "-");
 	CHECK(beyond_num(j, "top_slow") >= 9 && beyond_num(j, "p") <= 0.001, "%g of %g, p %g",
 	      beyond_num(j, "top_slow"), beyond_num(j, "top_runs"), beyond_num(j, "p"));
 	/* the first three tests refuse it, as the issue saw: no gap, no burst, in proportion */
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.mode.holds")) == 0 &&
-		      json__bool(json__get(j, "critical_functions[0].evidence.bursts.holds")) ==
-			      0 &&
-		      json__bool(json__get(j, "critical_functions[0].evidence.resource.holds")) ==
-			      0,
+	CHECK(flag(j, "critical_functions[0].evidence.mode.holds") == 0 &&
+		      flag(j, "critical_functions[0].evidence.bursts.holds") == 0 &&
+		      flag(j, "critical_functions[0].evidence.resource.holds") == 0,
 	      "evidence 4 alone accuses");
 	json__free(j);
 }
@@ -860,50 +857,28 @@ TEST(partly_evicted_table_beyond_the_bulk)
  */
 TEST(worker_losing_its_cpu_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "worker", false},
-					   {"/opt/app", "reply", false}};
-	const char *path = synth__tmp("worker.xlp");
-	struct rng r = {2102};
-	uint8_t slow[60];
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
+	static struct scen c;
 	static char out[1 << 16];
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
 
-	for (int i = 0; i < 60; i++)
-		slow[i] = (i * 7) % 4 == 1;
-	for (int i = 0; i < 60 && !e; i++) {
-		struct node w = {.func = 1}, re = {.func = 2}, top = {.func = 0};
+	scen_app(&c, "worker.xlp", 2102, "worker", "reply");
+	for (int i = 0; i < 60 && !c.e; i++) {
+		struct node w = {.func = 1}, re = {.func = 2};
+		bool slow = (i * 7) % 4 == 1;
 
-		w.self = cpu_ms(&r, 10, 0.04);
-		w.self.cpu_wait = slow[i] ? 4e6 + 5e6 * rng_u(&r) : 30e3 * rng_u(&r);
-		re.self = cpu_ms(&r, 0.5, 0.1);
-		top.self = cpu_ms(&r, 0.1, 0.1);
-		top.kid[top.nkids++] = &w;
-		top.kid[top.nkids++] = &re;
-		e = emit_run(s, &top, t, &t);
+		w.self = cpu_ms(&c.r, 10, 0.04);
+		w.self.cpu_wait = slow ? 4e6 + 5e6 * rng_u(&c.r) : 30e3 * rng_u(&c.r);
+		re.self = cpu_ms(&c.r, 0.5, 0.1);
+		scen_top(&c, 0.1, 0.1, &w, &re, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	REQUIRE(json__len(json__get(j, "critical_functions")) >= 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "worker"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
-	CHECK(!strcmp(str(j, "critical_functions[0].evidence.beyond.factor"), "cpu_wait"), "%s",
-	      str(j, "critical_functions[0].evidence.beyond.factor"));
+	REQUIRE(accused_beyond(j, "worker", "cpu_wait"), "-");
 	/* on the grid of w: the 17 runs with the largest share */
-	CHECK(beyond_num(j, "top_slow") == 15 && beyond_num(j, "slow_runs") == 15 &&
-		      beyond_num(j, "top_runs") == 17,
-	      "%g of %g slow in the top %g", beyond_num(j, "top_slow"), beyond_num(j, "slow_runs"),
-	      beyond_num(j, "top_runs"));
+	check_top(j, 15, 15, 17);
 	json__free(j);
 	/* the text report prints the rule with its numbers */
-	CHECK(!synth__report(out, sizeof(out), err, sizeof(err), path, NULL), "-");
+	CHECK(!scen_text(&c, out, sizeof(out)), "-");
 	CHECK(strstr(out, "beyond the bulk: YES: the 17 runs where cpu_wait takes the largest "
 			  "share"),
 	      "%s", out);
@@ -931,13 +906,8 @@ TEST(disk_factor_on_real_nginx_sampled)
 	snprintf(path, sizeof(path), "%s/tests/data/nginx-sendfile-cold-sampled.xlp", tl_root());
 	j = report_json(path, err, sizeof(err));
 	REQUIRE(j, "%s", err);
-	REQUIRE(json__len(json__get(j, "critical_functions")) >= 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "ngx_linux_sendfile_chain"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
-	CHECK(!strcmp(str(j, "critical_functions[0].factors[0].factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].factors[0].factor"));
+	REQUIRE(accused_beyond(j, "ngx_linux_sendfile_chain", NULL), "-");
+	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
 	CHECK(strstr(str(j, "verdict"), "because of disk_block"), "%s", str(j, "verdict"));
 	json__free(j);
 }
@@ -951,19 +921,13 @@ TEST(disk_factor_on_real_nginx_sampled)
  */
 TEST(evicted_page_fault_read_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "read_file", false},
-					   {"/opt/app", "parse", false}};
-	const char *path = synth__tmp("faults.xlp");
-	struct rng r = {2103};
-	struct synth *s;
-	uint64_t t = 1000000000;
-	char err[4096];
+	static struct scen c;
 	struct json *j;
-	int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s), nd = 0, nt = 0;
+	int nd = 0, nt = 0;
 
-	for (int i = 0; i < 60 && !e; i++) {
-		struct node rf = {.func = 1}, pa = {.func = 2}, top = {.func = 0};
+	scen_app(&c, "faults.xlp", 2103, "read_file", "parse");
+	for (int i = 0; i < 60 && !c.e; i++) {
+		struct node rf = {.func = 1}, pa = {.func = 2};
 		bool disk = i % 6 == 2 && i < 54, tail = i % 8 == 5 && i < 56;
 
 		rf.self.cpu_run = 10e6 * (1 + 0.04 * qnorm(((i * 29) % 60 + 0.5) / 60));
@@ -971,29 +935,15 @@ TEST(evicted_page_fault_read_beyond_the_bulk)
 			rf.self.disk = 1.3e6 + 0.1e6 * nd++;
 		if (tail)
 			rf.self.cpu_run = 10e6 * (1.13 + 0.02 * nt++);
-		pa.self = cpu_ms(&r, 0.5, 0.05);
-		top.self = cpu_ms(&r, 0.1, 0.05);
-		top.kid[top.nkids++] = &rf;
-		top.kid[top.nkids++] = &pa;
-		e = emit_run(s, &top, t, &t);
+		pa.self = cpu_ms(&c.r, 0.5, 0.05);
+		scen_top(&c, 0.1, 0.05, &rf, &pa, NULL);
 	}
-	REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-	j = report_json(path, err, sizeof(err));
+	j = scen_report(&c);
 	REQUIRE(j, "-");
-	CHECK(json__num(json__get(j, "runs.slow")) == 16, "%g slow",
-	      json__num(json__get(j, "runs.slow")));
-	REQUIRE(json__len(json__get(j, "critical_functions")) >= 1, "%s: %s", str(j, "status"),
-		str(j, "verdict"));
-	CHECK(!strcmp(str(j, "critical_functions[0].function"), "read_file"), "%s",
-	      str(j, "critical_functions[0].function"));
-	CHECK(json__bool(json__get(j, "critical_functions[0].evidence.beyond.holds")) == 1, "-");
-	CHECK(!strcmp(str(j, "critical_functions[0].evidence.beyond.factor"), "disk_block"), "%s",
-	      str(j, "critical_functions[0].evidence.beyond.factor"));
+	CHECK(num(j, "runs.slow") == 16, "%g slow", num(j, "runs.slow"));
+	REQUIRE(accused_beyond(j, "read_file", "disk_block"), "-");
 	/* the cause in some of the slow runs only, and in no fast one */
-	CHECK(beyond_num(j, "top_slow") == 9 && beyond_num(j, "top_runs") == 9 &&
-		      beyond_num(j, "slow_runs") == 16,
-	      "%g of %g slow in the top %g", beyond_num(j, "top_slow"), beyond_num(j, "slow_runs"),
-	      beyond_num(j, "top_runs"));
+	check_top(j, 9, 16, 9);
 	json__free(j);
 }
 
@@ -1005,46 +955,30 @@ TEST(evicted_page_fault_read_beyond_the_bulk)
  */
 TEST(a_wait_in_proportion_is_not_beyond_the_bulk)
 {
-	const struct synth_func funcs[] = {{"/opt/app", "handle", true},
-					   {"/opt/app", "work", false},
-					   {"/opt/app", "other", false}};
-	char err[4096];
 
 	for (int kind = 0; kind < 2; kind++) {
-		const char *path = synth__tmp("inprop.xlp");
-		struct rng r = {2104 + (uint64_t)kind};
-		struct synth *s;
-		uint64_t t = 1000000000;
+		static struct scen c;
 		struct json *j;
-		int e = synth__open(path, BASE_FEAT, 0, funcs, 3, &s);
 
-		for (int i = 0; i < 200 && !e; i++) {
-			struct node w = {.func = 1}, o = {.func = 2}, top = {.func = 0};
-			double x = kind ? pow(2, -1 / 1.5) * pow(1 - rng_u(&r) * 0.999, -1 / 1.5)
-					: exp(0.6 * rng_n(&r));
+		scen_app(&c, "inprop.xlp", 2104 + (uint64_t)kind, "work", "other");
+		for (int i = 0; i < 200 && !c.e; i++) {
+			struct node w = {.func = 1}, o = {.func = 2};
+			double x = kind ? pow(2, -1 / 1.5) * pow(1 - rng_u(&c.r) * 0.999, -1 / 1.5)
+					: exp(0.6 * rng_n(&c.r));
 
-			w.self.cpu_run = 7e6 * x * (1 + 0.05 * rng_n(&r));
-			w.self.disk = 3e6 * x * (1 + 0.05 * rng_n(&r));
-			w.self.cpu_wait = 0.1e6 * x * rng_u(&r);
-			o.self = cpu_ms(&r, 2, 0.05);
-			top.self = cpu_ms(&r, 0.2, 0.05);
-			top.kid[top.nkids++] = &w;
-			top.kid[top.nkids++] = &o;
-			e = emit_run(s, &top, t, &t);
+			w.self.cpu_run = 7e6 * x * (1 + 0.05 * rng_n(&c.r));
+			w.self.disk = 3e6 * x * (1 + 0.05 * rng_n(&c.r));
+			w.self.cpu_wait = 0.1e6 * x * rng_u(&c.r);
+			o.self = cpu_ms(&c.r, 2, 0.05);
+			scen_top(&c, 0.2, 0.05, &w, &o, NULL);
 		}
-		REQUIRE(!e && !synth__close(s, NULL, 0), "synth");
-		j = report_json(path, err, sizeof(err));
+		j = scen_report(&c);
 		REQUIRE(j, "-");
-		CHECK(json__len(json__get(j, "critical_functions")) == 0, "kind %d: %s", kind,
-		      str(j, "verdict"));
-		REQUIRE(json__len(json__get(j, "rejected_functions")) >= 1, "kind %d: %s", kind,
-			str(j, "verdict"));
-		CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.beyond.holds")) ==
-				      0 &&
-			      json__num(json__get(j, "rejected_functions[0].evidence.beyond.p")) >
-				      0.001,
-		      "kind %d: p %g", kind,
-		      json__num(json__get(j, "rejected_functions[0].evidence.beyond.p")));
+		CHECK(len(j, "critical_functions") == 0, "kind %d: %s", kind, str(j, "verdict"));
+		REQUIRE(len(j, "rejected_functions") >= 1, "kind %d: %s", kind, str(j, "verdict"));
+		CHECK(flag(j, "rejected_functions[0].evidence.beyond.holds") == 0 &&
+			      num(j, "rejected_functions[0].evidence.beyond.p") > 0.001,
+		      "kind %d: p %g", kind, num(j, "rejected_functions[0].evidence.beyond.p"));
 		json__free(j);
 	}
 }

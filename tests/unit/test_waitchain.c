@@ -13,6 +13,7 @@
 #include "dataset.h"
 #include "json.h"
 #include "synth.h"
+#include "testds.h"
 #include "waitchain.h"
 
 #define T0 2000000000ull /* the first run's start */
@@ -70,6 +71,68 @@ static uint32_t pid_of(uint32_t tid)
 	return tid < 20 ? 10 : tid;
 }
 
+/*
+ * Opens a trace of the three funcs at path with the threads' names and the
+ * events; *s stays NULL when it cannot be opened.
+ */
+static int open_timeline(const char *path, uint32_t features, const struct ev *ev, size_t nev,
+			 const struct name *nm, size_t nnm, struct synth **s)
+{
+	uint64_t c[XLP_NR_CTR] = {0};
+	int err = synth__open(path, features, 0, funcs, 3, s);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < nnm; i++)
+		err |= nm[i].task ? synth__task(*s, nm[i].pid, nm[i].tid, nm[i].comm)
+				  : synth__thread(*s, nm[i].pid, nm[i].tid, 0, nm[i].comm, c);
+	for (size_t i = 0; i < nev; i++)
+		err |= synth__sched(*s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
+				    ev[i].detail, T0 + ev[i].t);
+	return err;
+}
+
+/*
+ * One run of A handing work to pool-1 (B) at t (ms): A wakes B and sleeps,
+ * B reads the disk from t + disk_at for d ms (not when d is 0), wakes A at
+ * done and sleeps at b_sleeps. Appends the events at ev[n]; returns the new n.
+ */
+static size_t handoff(struct ev *ev, size_t n, double t, double disk_at, double d, double done,
+		      double b_sleeps)
+{
+	ev[n++] = (struct ev)IN(A, t);
+	ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
+	ev[n++] = (struct ev)OUT_S(A, t + 1);
+	ev[n++] = (struct ev)IN(B, t + 1);
+	if (d) {
+		ev[n++] = (struct ev)OUT_D(B, t + disk_at);
+		ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + disk_at + d);
+		ev[n++] = (struct ev)IN(B, t + disk_at + d);
+	}
+	ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, done);
+	ev[n++] = (struct ev)IN(A, done);
+	ev[n++] = (struct ev)OUT_S(B, b_sleeps);
+	return n;
+}
+
+/*
+ * One run of on_click at t (ms) calling load_index at li_at: their usage
+ * and wall times (ms), the callee first as the recorder writes them.
+ */
+static int click_load(struct synth *s, double t, double li_at, const struct synth_usage *li,
+		      double li_wall, const struct synth_usage *run, double run_wall)
+{
+	uint64_t c[XLP_NR_CTR];
+	int e;
+
+	synth__counters(li, c);
+	c[XLP_C_WALL] = MS(li_wall);
+	e = synth__call(s, F_LOAD, 10, A, 1, T0 + MS(li_at), c, NULL, 0, NULL);
+	synth__counters(run, c);
+	c[XLP_C_WALL] = MS(run_wall);
+	return e ? e : synth__call(s, F_CLICK, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+}
+
 /* ctr: the runs' counters but their wall time; NULL for none. */
 static int write_trace_ctr(const char *path, uint32_t features, const struct ev *ev, size_t nev,
 			   const struct name *nm, size_t nnm, const struct run *runs, size_t nruns,
@@ -77,16 +140,10 @@ static int write_trace_ctr(const char *path, uint32_t features, const struct ev 
 {
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
-	int err = synth__open(path, features, 0, funcs, 3, &s);
+	int err = open_timeline(path, features, ev, nev, nm, nnm, &s);
 
-	if (err)
+	if (!s)
 		return err;
-	for (size_t i = 0; i < nnm; i++)
-		err |= nm[i].task ? synth__task(s, nm[i].pid, nm[i].tid, nm[i].comm)
-				  : synth__thread(s, nm[i].pid, nm[i].tid, 0, nm[i].comm, c);
-	for (size_t i = 0; i < nev; i++)
-		err |= synth__sched(s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
-				    ev[i].detail, T0 + ev[i].t);
 	for (size_t i = 0; i < nruns; i++) {
 		if (ctr)
 			memcpy(c, ctr + i * XLP_NR_CTR, sizeof(c));
@@ -111,17 +168,6 @@ static int write_trace(const char *path, uint32_t features, const struct ev *ev,
 	return write_trace_ctr(path, features, ev, nev, nm, nnm, runs, nruns, NULL);
 }
 
-static struct dataset *ds_load(const char *path)
-{
-	struct dataset_opts o = {0};
-	struct dataset *ds = NULL;
-	char err[512];
-	int ret = dataset__load(&path, 1, &o, &ds, err, sizeof(err));
-
-	CHECK(!ret, "dataset__load: %s", err);
-	return ds;
-}
-
 /* The chains of a trace written from the arrays; NULL (and a failed check) on error. */
 static struct waitchain *chains(const char *name, const struct ev *ev, size_t nev,
 				const struct name *nm, size_t nnm, const struct run *runs,
@@ -139,21 +185,13 @@ static struct waitchain *chains(const char *name, const struct ev *ev, size_t ne
 	CHECK(!ret, "cannot write %s", path);
 	if (ret)
 		return NULL;
-	*ds = ds_load(path);
+	*ds = tds_load(path);
 	if (!*ds)
 		return NULL;
 	CHECK(dataset__nruns(*ds) == nruns, "%zu runs", dataset__nruns(*ds));
 	ret = waitchain__build(*ds, &o, &wc, err, sizeof(err));
 	CHECK(!ret && wc, "waitchain__build: %d %s", ret, err);
 	return wc;
-}
-
-static int func_index(const struct dataset *ds, const char *sym)
-{
-	for (size_t f = 0; f < dataset__nfuncs(ds); f++)
-		if (!strcmp(dataset__func(ds, f)->symbol, sym))
-			return (int)f;
-	return -1;
 }
 
 /* Every wait of every run: pieces contiguous, in order, adding up to the wait exactly. */
@@ -259,8 +297,8 @@ TEST(ran_in_function_synthetic)
 	if (!wc)
 		goto cleanup;
 	check_pieces(wc, 0, want, 3);
-	load = func_index(ds, "load_index");
-	parse = func_index(ds, "parse");
+	load = tds_func(ds, "load_index");
+	parse = tds_func(ds, "parse");
 	REQUIRE(load >= 0 && parse >= 0, "functions %d %d", load, parse);
 	CHECK(waitchain__piece(wc, 0, 0)->func == (uint32_t)parse, "first: %u",
 	      waitchain__piece(wc, 0, 0)->func);
@@ -709,7 +747,7 @@ TEST(no_timeline)
 	int ret;
 
 	REQUIRE(!write_trace(path, XLP_FEAT_SCHED, NULL, 0, NULL, 0, runs, 1), "write");
-	ds = ds_load(path);
+	ds = tds_load(path);
 	REQUIRE(ds, "load");
 	ret = waitchain__build(ds, NULL, &wc, err, sizeof(err));
 	CHECK(ret == -ENODATA && !wc, "%d", ret);
@@ -747,18 +785,7 @@ TEST(report_wait_chains_synthetic)
 
 		runs[i] = (struct run){MS(t), MS(10 + d)};
 		synth__counters(&u, ctr + i * XLP_NR_CTR);
-		ev[n++] = (struct ev)IN(A, t);
-		ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
-		ev[n++] = (struct ev)OUT_S(A, t + 1);
-		ev[n++] = (struct ev)IN(B, t + 1);
-		if (d) {
-			ev[n++] = (struct ev)OUT_D(B, t + 2);
-			ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + 2 + d);
-			ev[n++] = (struct ev)IN(B, t + 2 + d);
-		}
-		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 4 + d);
-		ev[n++] = (struct ev)IN(A, t + 4 + d);
-		ev[n++] = (struct ev)OUT_S(B, t + 5 + d);
+		n = handoff(ev, n, t, 2, d, t + 4 + d, t + 5 + d);
 	}
 	REQUIRE(!write_trace_ctr(tl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n,
 				 nm, 2, runs, NRUNS, ctr),
@@ -861,7 +888,6 @@ TEST(accused_function_names_its_blocker_synthetic)
 	static struct ev ev[16 * NRUNS];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
 	const char *path = synth__tmp("blocker-fn.xlp");
-	uint64_t c[XLP_NR_CTR];
 	struct synth *s = NULL;
 	char err[4096];
 	struct json *j;
@@ -871,39 +897,17 @@ TEST(accused_function_names_its_blocker_synthetic)
 	for (int i = 0; i < NRUNS; i++) {
 		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0;
 
-		ev[n++] = (struct ev)IN(A, t);
-		ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
-		ev[n++] = (struct ev)OUT_S(A, t + 1);
-		ev[n++] = (struct ev)IN(B, t + 1);
-		if (d) {
-			ev[n++] = (struct ev)OUT_D(B, t + 2);
-			ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + 2 + d);
-			ev[n++] = (struct ev)IN(B, t + 2 + d);
-		}
-		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 4 + d);
-		ev[n++] = (struct ev)IN(A, t + 4 + d);
-		ev[n++] = (struct ev)OUT_S(B, t + 5 + d);
+		n = handoff(ev, n, t, 2, d, t + 4 + d, t + 5 + d);
 	}
-	e = synth__open(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, 0, funcs, 3,
-			&s);
-	memset(c, 0, sizeof(c));
-	for (size_t i = 0; i < 2 && !e; i++)
-		e = synth__thread(s, nm[i].pid, nm[i].tid, 0, nm[i].comm, c);
-	for (size_t i = 0; i < n && !e; i++)
-		e = synth__sched(s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
-				 ev[i].detail, T0 + ev[i].t);
+	e = open_timeline(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n, nm,
+			  2, &s);
 	for (int i = 0; i < NRUNS && !e; i++) {
 		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0;
 		/* load_index: 0.5 ms of its own, then the wait (ipc) */
 		struct synth_usage li = {.cpu_run = MS(0.5), .ipc = MS(3 + d)},
 				   run = {.cpu_run = MS(1) + MS(6) + MS(0.5), .ipc = MS(3 + d)};
 
-		synth__counters(&li, c);
-		c[XLP_C_WALL] = MS(3.5 + d);
-		e = synth__call(s, F_LOAD, 10, A, 1, T0 + MS(t + 0.5), c, NULL, 0, NULL);
-		synth__counters(&run, c);
-		c[XLP_C_WALL] = MS(10.5 + d);
-		e = e ? e : synth__call(s, F_CLICK, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+		e = click_load(s, t, t + 0.5, &li, 3.5 + d, &run, 10.5 + d);
 	}
 	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
 	j = report_json_of(path, err, sizeof(err));
@@ -939,7 +943,6 @@ TEST(holders_grouped_by_name_synthetic)
 	static struct ev ev[16 * NRUNS];
 	static struct name nm[1 + NRUNS];
 	const char *path = synth__tmp("holders.xlp");
-	uint64_t c[XLP_NR_CTR];
 	struct synth *s = NULL;
 	char err[4096], key[64];
 	const struct json *b;
@@ -966,26 +969,14 @@ TEST(holders_grouped_by_name_synthetic)
 		ev[n++] = (struct ev)IN(A, t + 2 + d);
 		ev[n++] = (struct ev)OUT_S(h, t + 2.5 + d);
 	}
-	e = synth__open(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, 0, funcs, 3,
-			&s);
-	memset(c, 0, sizeof(c));
-	for (size_t i = 0; i < 1 + NRUNS && !e; i++)
-		e = nm[i].task ? synth__task(s, nm[i].pid, nm[i].tid, nm[i].comm)
-			       : synth__thread(s, nm[i].pid, nm[i].tid, 0, nm[i].comm, c);
-	for (size_t i = 0; i < n && !e; i++)
-		e = synth__sched(s, ev[i].kind, pid_of(ev[i].tid), ev[i].tid, ev[i].arg,
-				 ev[i].detail, T0 + ev[i].t);
+	e = open_timeline(path, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n, nm,
+			  1 + NRUNS, &s);
 	for (int i = 0; i < NRUNS && !e; i++) {
 		double t = 100.0 * i, d = i % 4 == 3 ? 40 : 0;
 		struct synth_usage li = {.cpu_run = MS(0.2), .ipc = MS(1 + d)},
 				   run = {.cpu_run = MS(1) + MS(0.5), .ipc = MS(1 + d)};
 
-		synth__counters(&li, c);
-		c[XLP_C_WALL] = MS(1.2 + d);
-		e = synth__call(s, F_LOAD, 10, A, 1, T0 + MS(t + 0.8), c, NULL, 0, NULL);
-		synth__counters(&run, c);
-		c[XLP_C_WALL] = MS(2.5 + d);
-		e = e ? e : synth__call(s, F_CLICK, 10, A, 0, T0 + MS(t), c, NULL, 0, NULL);
+		e = click_load(s, t, t + 0.8, &li, 1.2 + d, &run, 2.5 + d);
 	}
 	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
 	j = report_json_of(path, err, sizeof(err));
@@ -1141,7 +1132,7 @@ TEST(keyed_runs_span_threads_synthetic)
 	e |= synth__taskev(s, XLP_TASKEV_END, 10, B, T0 + MS(300), 0x998, 1);
 	e |= synth__taskev(s, XLP_TASKEV_BEGIN, 10, A, T0 + MS(301), 0x999, 0);
 	REQUIRE(!e && !synth__close(s, NULL, 0), "write");
-	ds = ds_load(path);
+	ds = tds_load(path);
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 20, "%zu runs", dataset__nruns(ds));
 	for (size_t i = 0; i < dataset__nruns(ds) && i < 20; i++) {
@@ -1188,18 +1179,7 @@ TEST(wait_answer_when_the_whole_run_waits_in_proportion_synthetic)
 
 		runs[i] = (struct run){MS(t), MS(1 + c + d)};
 		synth__counters(&u, ctr + i * XLP_NR_CTR);
-		ev[n++] = (struct ev)IN(A, t);
-		ev[n++] = (struct ev)WAKE(B, A, XLP_C_IPC, t + 0.9);
-		ev[n++] = (struct ev)OUT_S(A, t + 1);
-		ev[n++] = (struct ev)IN(B, t + 1);
-		if (d) {
-			ev[n++] = (struct ev)OUT_D(B, t + 1.5);
-			ev[n++] = (struct ev)WAKE(B, 0, XLP_C_DISK, t + 1.5 + d);
-			ev[n++] = (struct ev)IN(B, t + 1.5 + d);
-		}
-		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 1 + c + d);
-		ev[n++] = (struct ev)IN(A, t + 1 + c + d);
-		ev[n++] = (struct ev)OUT_S(B, t + 1.1 + c + d);
+		n = handoff(ev, n, t, 1.5, d, t + 1 + c + d, t + 1.1 + c + d);
 	}
 	REQUIRE(!write_trace_ctr(tl, XLP_FEAT_SCHED | XLP_FEAT_SYSCALLS | XLP_FEAT_TIMELINE, ev, n,
 				 nm, 2, runs, NRUNS, ctr),

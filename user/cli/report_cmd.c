@@ -186,14 +186,20 @@ static int parse_slow(const char *s, struct label_rule *rule)
 	return 0;
 }
 
+/* A flag option: sets *flag. */
+static int set_flag(bool *flag)
+{
+	*flag = true;
+	return 0;
+}
+
 static int parse_opt(int c, const char *arg, struct report_opts *o)
 {
 	struct analysis_opts *a = &o->a;
 
 	switch (c) {
 	case OPT_JSON:
-		o->json = true;
-		return 0;
+		return set_flag(&o->json);
 	case 'o':
 		o->out = arg;
 		return 0;
@@ -222,11 +228,9 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 	case OPT_EVALPHA:
 		return parse_num("--evidence-alpha", arg, 0, 1, &a->alpha_evidence);
 	case OPT_EXCL:
-		o->exclusive = true;
-		return 0;
+		return set_flag(&o->exclusive);
 	case OPT_GROWTH:
-		o->growth = true;
-		return 0;
+		return set_flag(&o->growth);
 	case OPT_PREDICT:
 		return parse_num("--predict-size", arg, 1, 1e15, &o->predict_size);
 	}
@@ -289,35 +293,23 @@ struct report_job {
 
 typedef int (*writer_fn)(FILE *f, const struct report_job *j);
 
-static int text_w(FILE *f, const struct report_job *j)
-{
-	return report__text(f, j->ds, j->r);
-}
+/* The writer of the report layer for one form: fn of the job's analysis, res (r or g). */
+#define WRITER(name, fn, res)                                                                      \
+	static int name(FILE *f, const struct report_job *j)                                       \
+	{                                                                                          \
+		return fn(f, j->ds, j->res);                                                       \
+	}
 
-static int json_w(FILE *f, const struct report_job *j)
-{
-	return report__json(f, j->ds, j->r);
-}
+WRITER(text_w, report__text, r)
+WRITER(json_w, report__json, r)
+WRITER(html_w, report__html, r)
+WRITER(growth_text_w, report__growth_text, g)
+WRITER(growth_json_w, report__growth_json, g)
+WRITER(growth_html_w, report__growth_html, g)
 
-static int html_w(FILE *f, const struct report_job *j)
-{
-	return report__html(f, j->ds, j->r);
-}
-
-static int growth_text_w(FILE *f, const struct report_job *j)
-{
-	return report__growth_text(f, j->ds, j->g);
-}
-
-static int growth_json_w(FILE *f, const struct report_job *j)
-{
-	return report__growth_json(f, j->ds, j->g);
-}
-
-static int growth_html_w(FILE *f, const struct report_job *j)
-{
-	return report__growth_html(f, j->ds, j->g);
-}
+/* The writers of a report's kind: text, JSON, HTML. */
+static const writer_fn analysis_w[3] = {text_w, json_w, html_w};
+static const writer_fn growth_w[3] = {growth_text_w, growth_json_w, growth_html_w};
 
 /*
  * Opens an output file before any work, so a bad path fails at once. The
@@ -368,6 +360,20 @@ static int write_to(struct outfile *of, const char *path, writer_fn fn, const st
 	return err;
 }
 
+/*
+ * The report to -o (text or JSON, w[0] or w[1]) and, once that is written,
+ * to --html (w[2]): both files are the writers' afterwards.
+ */
+static int write_report(struct outfile *out, struct outfile *html, const struct report_opts *o,
+			const struct report_job *j, const writer_fn w[3])
+{
+	int ret = write_to(out, o->out, w[o->json], j);
+
+	if (!ret && html)
+		ret = write_to(html, o->html, w[2], j);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct dataset_opts dopt = {0};
@@ -405,27 +411,16 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	warn_truncated(ds);
 	job.ds = ds;
-	if (o.growth) {
+	if (o.growth)
 		ret = scaling__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
-		if (ret)
-			goto fail;
-		job.g = growth;
-		ret = write_to(out, o.out, o.json ? growth_json_w : growth_text_w, &job);
-		out = NULL;
-		if (!ret && html)
-			ret = write_to(html, o.html, growth_html_w, &job);
-		html = NULL;
-		goto cleanup;
-	}
-	ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
+	else
+		ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
 		goto fail;
+	job.g = growth;
 	job.r = res;
-	ret = write_to(out, o.out, o.json ? json_w : text_w, &job);
-	out = NULL;
-	if (!ret && html)
-		ret = write_to(html, o.html, html_w, &job);
-	html = NULL;
+	ret = write_report(out, html, &o, &job, o.growth ? growth_w : analysis_w);
+	out = html = NULL;
 	goto cleanup;
 fail:
 	xlp_err("%s", err);

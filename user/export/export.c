@@ -130,11 +130,9 @@ static int add_stack(struct exporter *e, const struct xlp_stack_rec *r)
 	if (xlp_grow((void **)&e->stacks, &e->cap_stacks, e->nstacks, sizeof(*e->stacks)))
 		return -ENOMEM;
 	s = &e->stacks[e->nstacks];
-	s->syms = calloc(r->nframes + 1, sizeof(*s->syms));
+	s->syms = trace__stack_syms(r);
 	if (!s->syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nframes; i++)
-		s->syms[i] = r->frames[i].sym;
 	s->n = r->nframes;
 	s->kernel = r->flags & XLP_STACK_KERNEL;
 	s->full = r->flags & XLP_STACK_FULL;

@@ -28,5 +28,12 @@ int xlp_grow(void **p, size_t *cap, size_t n, size_t elem);
 int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);
 /* Human form of a duration: "41.2 ms", "1.03 s", "870 us". */
 const char *xlp_fmt_ns(uint64_t ns, char *buf, size_t len);
+/*
+ * Appends printf-style text at buf + *used (len bytes in all), *used
+ * growing by what it takes (past len when cut): sentences built a clause
+ * at a time. Nothing once buf is full.
+ */
+void xlp_put(char *buf, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Formatting shared by the text, JSON and HTML reports. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,22 +331,6 @@ const char *report__p(double p, char *buf, size_t len)
 	return buf;
 }
 
-static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*used >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *used, len - *used, fmt, ap);
-	va_end(ap);
-	*used += n > 0 ? (size_t)n : 0;
-}
-
 bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
 {
 	return !e->significant &&
@@ -364,91 +347,99 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 	size_t used = 0;
 
 	buf[0] = 0;
-	put(buf, len, &used, "%s more in slow runs than in fast ones",
-	    report__dur(e->added, a, sizeof(a)));
+	xlp_put(buf, len, &used, "%s more in slow runs than in fast ones",
+		report__dur(e->added, a, sizeof(a)));
 	if (!isnan(e->share)) {
 		char sh[256];
 
-		put(buf, len, &used, ", %s (%s)", report__share(e->share, sh, sizeof(sh)),
-		    report__dur(e->latency_gap, b, sizeof(b)));
+		xlp_put(buf, len, &used, ", %s (%s)", report__share(e->share, sh, sizeof(sh)),
+			report__dur(e->latency_gap, b, sizeof(b)));
 	}
 	if (e->gap.nabove && !isnan(e->gap.lo))
-		put(buf, len, &used,
-		    "\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of the "
-		    "runs around it (%s)",
-		    e->cpu_mode ? "DISTINCT, but its runs are the bursts below: the same slower CPU"
-		    : e->mode	? "DISTINCT"
-				: "not distinct",
-		    report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32), e->gap.ratio,
-		    report__p(e->gap.p, p, 32));
+		xlp_put(buf, len, &used,
+			"\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of "
+			"the "
+			"runs around it (%s)",
+			e->cpu_mode
+				? "DISTINCT, but its runs are the bursts below: the same slower CPU"
+			: e->mode ? "DISTINCT"
+				  : "not distinct",
+			report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32), e->gap.ratio,
+			report__p(e->gap.p, p, 32));
 	else
-		put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
-		    e->mode ? "DISTINCT" : "not distinct");
+		xlp_put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
+			e->mode ? "DISTINCT" : "not distinct");
 	if (!isnan(e->res_gap.lo)) {
-		put(buf, len, &used, "; %s: no sample between %s and %s, a gap %.1fx (%s)",
-		    xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
-		    report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
-		    report__p(e->res_gap.p, p, 32));
-		put(buf, len, &used,
-		    ", past it %u of %u slow samples and %u of %u fast (Fisher %s)",
-		    e->gap_slow_hits, e->gap_nslow, e->gap_fast_hits, e->gap_nfast,
-		    report__p(e->gap_assoc_p, p, 32));
+		xlp_put(buf, len, &used, "; %s: no sample between %s and %s, a gap %.1fx (%s)",
+			xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
+			report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
+			report__p(e->res_gap.p, p, 32));
+		xlp_put(buf, len, &used,
+			", past it %u of %u slow samples and %u of %u fast (Fisher %s)",
+			e->gap_slow_hits, e->gap_nslow, e->gap_fast_hits, e->gap_nfast,
+			report__p(e->gap_assoc_p, p, 32));
 	}
-	put(buf, len, &used,
-	    "\nbursts: %s: %u run%s past the threshold in %u burst%s, %.0f by chance (runs test "
-	    "%s)",
-	    e->cpu_bursts
-		    ? "CLUSTERED, but only CPU time grew, in proportion: the CPU ran slower at "
-		      "times (a busy host or a lower clock), not a cause in the function"
-	    : e->bursty			     ? "CLUSTERED"
-	    : e->runs_p <= r->alpha_evidence ? "autocorrelated, not in bursts"
-					     : "spread out",
-	    e->nslow_side, e->nslow_side == 1 ? "" : "s", e->bursts, e->bursts == 1 ? "" : "s",
-	    e->bursts_expected, report__p(e->runs_p, p, sizeof(p)));
+	xlp_put(buf, len, &used,
+		"\nbursts: %s: %u run%s past the threshold in %u burst%s, %.0f by chance (runs "
+		"test "
+		"%s)",
+		e->cpu_bursts
+			? "CLUSTERED, but only CPU time grew, in proportion: the CPU ran slower at "
+			  "times (a busy host or a lower clock), not a cause in the function"
+		: e->bursty			 ? "CLUSTERED"
+		: e->runs_p <= r->alpha_evidence ? "autocorrelated, not in bursts"
+						 : "spread out",
+		e->nslow_side, e->nslow_side == 1 ? "" : "s", e->bursts, e->bursts == 1 ? "" : "s",
+		e->bursts_expected, report__p(e->runs_p, p, sizeof(p)));
 	if (!isnan(e->bulk_streaks) && e->bulk_streaks < 1)
-		put(buf, len, &used,
-		    "; the other runs drift: %.0f %% of the streaks chance gives them, so bursts "
-		    "need %.0f %% or fewer, and the test takes runs that persist as much (lag-1 "
-		    "correlation %.2f)",
-		    100 * e->bulk_streaks, 50 * e->bulk_streaks, e->persistence);
+		xlp_put(buf, len, &used,
+			"; the other runs drift: %.0f %% of the streaks chance gives them, so "
+			"bursts "
+			"need %.0f %% or fewer, and the test takes runs that persist as much "
+			"(lag-1 "
+			"correlation %.2f)",
+			100 * e->bulk_streaks, 50 * e->bulk_streaks, e->persistence);
 	if (isnan(e->res_p))
-		put(buf, len, &used, "\nresource: no factor to test");
+		xlp_put(buf, len, &used, "\nresource: no factor to test");
 	else if (e->res_feat == XA_CPU_FREQ)
-		put(buf, len, &used,
-		    "\nresource: %s: the CPU ran at a lower clock in slow runs (%s)",
-		    e->resource ? "OUT OF PROPORTION" : "in proportion",
-		    report__p(e->res_p, p, sizeof(p)));
+		xlp_put(buf, len, &used,
+			"\nresource: %s: the CPU ran at a lower clock in slow runs (%s)",
+			e->resource ? "OUT OF PROPORTION" : "in proportion",
+			report__p(e->res_p, p, sizeof(p)));
 	else
-		put(buf, len, &used,
-		    "\nresource: %s: %s holds %.0f %% of the added time, %.0f %% of the fast "
-		    "runs' time (%s)",
-		    e->resource ? "OUT OF PROPORTION" : "in proportion", xa_feat_name(e->res_feat),
-		    100 * e->res_share, 100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
+		xlp_put(buf, len, &used,
+			"\nresource: %s: %s holds %.0f %% of the added time, %.0f %% of the fast "
+			"runs' time (%s)",
+			e->resource ? "OUT OF PROPORTION" : "in proportion",
+			xa_feat_name(e->res_feat), 100 * e->res_share, 100 * e->res_fast_share,
+			report__p(e->res_p, p, sizeof(p)));
 	if (e->beyond_n && !e->beyond_top)
-		put(buf, len, &used,
-		    "\nbeyond the bulk: no: slow runs are not the most of the runs where a "
-		    "resource "
-		    "but cpu_run and cpu_steal takes its largest shares (%u tries)",
-		    e->beyond_tests);
+		xlp_put(buf, len, &used,
+			"\nbeyond the bulk: no: slow runs are not the most of the runs where a "
+			"resource "
+			"but cpu_run and cpu_steal takes its largest shares (%u tries)",
+			e->beyond_tests);
 	else if (e->beyond_n)
-		put(buf, len, &used,
-		    "\nbeyond the bulk: %s: the %u runs where %s takes the largest share of the "
-		    "time (%.1f %% or more; %.1f %% in the median fast run) hold %u of the %u slow "
-		    "runs (Fisher %s, for %u tries); it holds %.0f %% of the added time",
-		    e->beyond ? "YES" : "no", e->beyond_top, xa_feat_name(e->beyond_feat),
-		    100 * e->beyond_cut, 100 * e->beyond_fast_median, e->beyond_slow,
-		    e->beyond_nslow, report__p(e->beyond_p, p, sizeof(p)), e->beyond_tests,
-		    100 * e->beyond_added_share);
+		xlp_put(buf, len, &used,
+			"\nbeyond the bulk: %s: the %u runs where %s takes the largest share of "
+			"the "
+			"time (%.1f %% or more; %.1f %% in the median fast run) hold %u of the %u "
+			"slow "
+			"runs (Fisher %s, for %u tries); it holds %.0f %% of the added time",
+			e->beyond ? "YES" : "no", e->beyond_top, xa_feat_name(e->beyond_feat),
+			100 * e->beyond_cut, 100 * e->beyond_fast_median, e->beyond_slow,
+			e->beyond_nslow, report__p(e->beyond_p, p, sizeof(p)), e->beyond_tests,
+			100 * e->beyond_added_share);
 	else
-		put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
-	put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
-	    e->significant ? "a slowdown with a cause"
-	    : e->small	   ? "too small a part of the added latency to explain the slow runs "
-			     "(under 20 %)"
-	    : report__thin(r, e)
-		    ? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
-		    : "no evidence of a cause: the natural tail of the workload",
-	    r->alpha_evidence);
+		xlp_put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
+	xlp_put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
+		e->significant ? "a slowdown with a cause"
+		: e->small     ? "too small a part of the added latency to explain the slow runs "
+				 "(under 20 %)"
+		: report__thin(r, e)
+			? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
+			: "no evidence of a cause: the natural tail of the workload",
+		r->alpha_evidence);
 	return buf;
 }
 

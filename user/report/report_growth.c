@@ -8,26 +8,10 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-
-static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void put(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*used >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *used, len - *used, fmt, ap);
-	va_end(ap);
-	*used += n > 0 ? (size_t)n : 0;
-}
+#include "util.h"
 
 /* A duration that may be negative: "1.2 ms", "-80 us". */
 static const char *sdur(double ns, char *buf, size_t len)
@@ -179,54 +163,60 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 
 	buf[0] = 0;
 	if (!g->diff) {
-		put(buf, len, &used,
-		    "samples (%s): none through it (record with --sample to see which frames grew)",
-		    report__reason(g->reason));
+		xlp_put(buf, len, &used,
+			"samples (%s): none through it (record with --sample to see which frames "
+			"grew)",
+			report__reason(g->reason));
 		return buf;
 	}
 	x0 = diff__node(g->diff, 0);
-	put(buf, len, &used,
-	    "samples (%s): %u in %u slow runs, %u in %u fast; %s | %s per run (slow | fast)",
-	    report__reason(g->reason), x0->nslow, g->nslow_runs, x0->nfast, g->nfast_runs,
-	    report__dur(g->nslow_runs ? x0->wslow / g->nslow_runs : NAN, a, sizeof(a)),
-	    report__dur(g->nfast_runs ? x0->wfast / g->nfast_runs : NAN, b, sizeof(b)));
+	xlp_put(buf, len, &used,
+		"samples (%s): %u in %u slow runs, %u in %u fast; %s | %s per run (slow | fast)",
+		report__reason(g->reason), x0->nslow, g->nslow_runs, x0->nfast, g->nfast_runs,
+		report__dur(g->nslow_runs ? x0->wslow / g->nslow_runs : NAN, a, sizeof(a)),
+		report__dur(g->nfast_runs ? x0->wfast / g->nfast_runs : NAN, b, sizeof(b)));
 	if (g->npath > 1)
-		put(buf, len, &used,
-		    "\ngrew most (each frame holds at least half of the added samples' time):");
+		xlp_put(buf, len, &used,
+			"\ngrew most (each frame holds at least half of the added samples' time):");
 	for (size_t i = 1; i < g->npath; i++) {
 		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
 
-		put(buf, len, &used,
-		    "\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s added "
-		    "per run",
-		    (int)(2 * (i - 1 < 12 ? i - 1 : 12)), "", report__frame(ds, x, fr, sizeof(fr)),
-		    x->nslow, x0->nslow, pct(x->nslow, x0->nslow), x->nfast, x0->nfast,
-		    pct(x->nfast, x0->nfast), sdur(xa_growth_added(g, x), d, sizeof(d)));
+		xlp_put(buf, len, &used,
+			"\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s "
+			"added "
+			"per run",
+			(int)(2 * (i - 1 < 12 ? i - 1 : 12)), "",
+			report__frame(ds, x, fr, sizeof(fr)), x->nslow, x0->nslow,
+			pct(x->nslow, x0->nslow), x->nfast, x0->nfast, pct(x->nfast, x0->nfast),
+			sdur(xa_growth_added(g, x), d, sizeof(d)));
 		if (test && i == g->named)
-			put(buf, len, &used, " (Fisher %s)", report__p(g->p, p, sizeof(p)));
+			xlp_put(buf, len, &used, " (Fisher %s)", report__p(g->p, p, sizeof(p)));
 	}
 	if (!test) {
 		if (g->deepest)
-			put(buf, len, &used, "\n=> the stacks reach %s",
-			    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr,
-					  sizeof(fr)));
+			xlp_put(buf, len, &used, "\n=> the stacks reach %s",
+				report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr,
+					      sizeof(fr)));
 		return buf;
 	}
 	if (!x0->nfast && g->deepest)
-		put(buf, len, &used,
-		    "\n=> no such samples in fast runs: all of them are added; they reach %s",
-		    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr, sizeof(fr)));
+		xlp_put(buf, len, &used,
+			"\n=> no such samples in fast runs: all of them are added; they reach %s",
+			report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr,
+				      sizeof(fr)));
 	else if (g->clear)
-		put(buf, len, &used,
-		    "\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s <= "
-		    "%g)",
-		    report__because(ds, g, why, sizeof(why)), report__p(g->p, p, sizeof(p)),
-		    r->alpha_evidence);
+		xlp_put(buf, len, &used,
+			"\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s "
+			"<= "
+			"%g)",
+			report__because(ds, g, why, sizeof(why)), report__p(g->p, p, sizeof(p)),
+			r->alpha_evidence);
 	else if (g->npath > 1)
-		put(buf, len, &used,
-		    "\n=> no frame's share of the samples grew beyond chance (Fisher at p <= %g): "
-		    "more of the same work",
-		    r->alpha_evidence);
+		xlp_put(buf, len, &used,
+			"\n=> no frame's share of the samples grew beyond chance (Fisher at p <= "
+			"%g): "
+			"more of the same work",
+			r->alpha_evidence);
 	return buf;
 }
 
@@ -240,25 +230,27 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 
 	buf[0] = 0;
 	if (k->exact)
-		put(buf, len, &used,
-		    "calls: %.2f per run in slow runs, %.2f in fast; %s per call vs %s: %s from "
-		    "more calls + %s from longer calls = %s added\n",
-		    k->calls_slow, k->calls_fast, report__dur(k->per_call_slow, a, sizeof(a)),
-		    report__dur(k->per_call_fast, b, sizeof(b)), sdur(k->from_calls, e, sizeof(e)),
-		    sdur(k->from_per_call, f, sizeof(f)),
-		    sdur(k->from_calls + k->from_per_call, g, sizeof(g)));
+		xlp_put(buf, len, &used,
+			"calls: %.2f per run in slow runs, %.2f in fast; %s per call vs %s: %s "
+			"from "
+			"more calls + %s from longer calls = %s added\n",
+			k->calls_slow, k->calls_fast, report__dur(k->per_call_slow, a, sizeof(a)),
+			report__dur(k->per_call_fast, b, sizeof(b)),
+			sdur(k->from_calls, e, sizeof(e)), sdur(k->from_per_call, f, sizeof(f)),
+			sdur(k->from_calls + k->from_per_call, g, sizeof(g)));
 	else
-		put(buf, len, &used, "calls: not counted (a sampled function)\n");
+		xlp_put(buf, len, &used, "calls: not counted (a sampled function)\n");
 	if (d->tested)
-		put(buf, len, &used,
-		    "block requests: in %u of its %u slow runs, %u of %u fast (Fisher %s); %.1f "
-		    "vs %.1f per run, %s vs %s\n%s\n",
-		    d->slow_with, d->nslow, d->fast_with, d->nfast, report__p(d->p, p, sizeof(p)),
-		    d->rq_slow, d->rq_fast, bytes(d->bytes_slow, e, sizeof(e)),
-		    bytes(d->bytes_fast, f, sizeof(f)),
-		    d->holds ? "=> disk (on CPU: the VM's synchronous I/O): the added CPU time "
-			       "came with block requests the fast runs did not issue"
-			     : "=> the added CPU time is not tied to block requests");
+		xlp_put(buf, len, &used,
+			"block requests: in %u of its %u slow runs, %u of %u fast (Fisher %s); "
+			"%.1f "
+			"vs %.1f per run, %s vs %s\n%s\n",
+			d->slow_with, d->nslow, d->fast_with, d->nfast,
+			report__p(d->p, p, sizeof(p)), d->rq_slow, d->rq_fast,
+			bytes(d->bytes_slow, e, sizeof(e)), bytes(d->bytes_fast, f, sizeof(f)),
+			d->holds ? "=> disk (on CPU: the VM's synchronous I/O): the added CPU time "
+				   "came with block requests the fast runs did not issue"
+				 : "=> the added CPU time is not tied to block requests");
 	report__growth_path(ds, r, &c->growth, true, buf + used, used < len ? len - used : 0);
 	return buf;
 }
@@ -271,24 +263,25 @@ const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len)
 	buf[0] = 0;
 	if (!w->tested)
 		return buf;
-	put(buf, len, &used,
-	    "other threads on a CPU hold %.0f %% of its added time: the run's CPU work (its "
-	    "own, its runqueue wait, and theirs) holds %s and %.0f %% of the fast runs' (%s, "
-	    "Mann-Whitney %s)",
-	    100 * fmin(w->proxy, 1), report__share(w->share, sh, sizeof(sh)), 100 * w->fast_share,
-	    w->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
-	    report__p(w->p_mw, p, sizeof(p)));
+	xlp_put(buf, len, &used,
+		"other threads on a CPU hold %.0f %% of its added time: the run's CPU work (its "
+		"own, its runqueue wait, and theirs) holds %s and %.0f %% of the fast runs' (%s, "
+		"Mann-Whitney %s)",
+		100 * fmin(w->proxy, 1), report__share(w->share, sh, sizeof(sh)),
+		100 * w->fast_share, w->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
+		report__p(w->p_mw, p, sizeof(p)));
 	if (!isnan(w->gap.lo))
-		put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)",
-		    w->mode ? "a DISTINCT mode" : "no distinct mode",
-		    report__dur(w->gap.lo, a, sizeof(a)), report__dur(w->gap.hi, b, sizeof(b)),
-		    w->gap.ratio, report__p(w->gap.p, g, sizeof(g)));
-	put(buf, len, &used, "; its runs above %s in %u streaks, %.0f by chance (runs test %s)%s",
-	    report__dur(w->threshold, t, sizeof(t)), w->bursts, w->bursts_expected,
-	    report__p(w->runs_p, q, sizeof(q)), w->bursty ? ": BURSTS" : "");
-	put(buf, len, &used, " => %s",
-	    !w->dismissed ? "the CPU work explains the slow runs"
-	    : w->mode	  ? "dismissed: a mode of CPU work in bursts, grown in proportion: the CPU "
+		xlp_put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)",
+			w->mode ? "a DISTINCT mode" : "no distinct mode",
+			report__dur(w->gap.lo, a, sizeof(a)), report__dur(w->gap.hi, b, sizeof(b)),
+			w->gap.ratio, report__p(w->gap.p, g, sizeof(g)));
+	xlp_put(buf, len, &used,
+		"; its runs above %s in %u streaks, %.0f by chance (runs test %s)%s",
+		report__dur(w->threshold, t, sizeof(t)), w->bursts, w->bursts_expected,
+		report__p(w->runs_p, q, sizeof(q)), w->bursty ? ": BURSTS" : "");
+	xlp_put(buf, len, &used, " => %s",
+		!w->dismissed ? "the CPU work explains the slow runs"
+		: w->mode ? "dismissed: a mode of CPU work in bursts, grown in proportion: the CPU "
 			    "ran slower at times (a busy host, a lower clock), not a cause"
 			  : "dismissed: CPU work grown in proportion, with no distinct mode: the "
 			    "workload's natural tail, or a slower CPU, not a cause");
@@ -301,31 +294,32 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256], cw[1024];
 	size_t used = 0;
 
-	put(buf, len, &used,
-	    "%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %s and %.0f %% "
-	    "of the fast runs' latency (%s, Mann-Whitney %s)",
-	    xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
-	    fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
-	    report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
-	    fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
-	    report__p(fb->p_mw, q, sizeof(q)));
+	xlp_put(buf, len, &used,
+		"%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %s and %.0f %% "
+		"of the fast runs' latency (%s, Mann-Whitney %s)",
+		xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
+		fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
+		report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
+		fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
+		report__p(fb->p_mw, q, sizeof(q)));
 	if (fb->disk_cpu.tested)
-		put(buf, len, &used,
-		    "; block requests in %u of %u slow runs, %u of %u fast (Fisher %s)%s",
-		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
-		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, g, sizeof(g)),
-		    fb->disk_cpu.holds ? ": disk (on CPU: the VM's synchronous I/O)" : "");
+		xlp_put(buf, len, &used,
+			"; block requests in %u of %u slow runs, %u of %u fast (Fisher %s)%s",
+			fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
+			fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, g, sizeof(g)),
+			fb->disk_cpu.holds ? ": disk (on CPU: the VM's synchronous I/O)" : "");
 	if (!isnan(fb->gap.lo))
-		put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)%s",
-		    fb->mode	     ? "DISTINCT mode"
-		    : fb->cpu_bursts ? "a mode, but of CPU time in bursts: a slower CPU at times"
-				     : "no distinct mode",
-		    report__value(fb->feat, fb->gap.lo, a, sizeof(a)),
-		    report__value(fb->feat, fb->gap.hi, b, sizeof(b)), fb->gap.ratio,
-		    report__p(fb->gap.p, g, sizeof(g)), "");
+		xlp_put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)%s",
+			fb->mode ? "DISTINCT mode"
+			: fb->cpu_bursts
+				? "a mode, but of CPU time in bursts: a slower CPU at times"
+				: "no distinct mode",
+			report__value(fb->feat, fb->gap.lo, a, sizeof(a)),
+			report__value(fb->feat, fb->gap.hi, b, sizeof(b)), fb->gap.ratio,
+			report__p(fb->gap.p, g, sizeof(g)), "");
 	if (fb->cpu_work.tested)
-		put(buf, len, &used, "; a wait for other threads' CPU work: %s",
-		    report__cpu_work(&fb->cpu_work, cw, sizeof(cw)));
+		xlp_put(buf, len, &used, "; a wait for other threads' CPU work: %s",
+			report__cpu_work(&fb->cpu_work, cw, sizeof(cw)));
 	return buf;
 }
 

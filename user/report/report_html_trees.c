@@ -312,6 +312,24 @@ static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
 }
 
 /*
+ * Places the i-th node of a flame graph (order: depth first, each node
+ * after its parent), of width m, after its parent's children placed so
+ * far: start[i] is where it begins, next[i] where its first child will.
+ */
+static void flame_place(const uint32_t *order, size_t i, uint32_t parent, double m, double *start,
+			double *next)
+{
+	start[i] = 0;
+	for (size_t j = i; i && j-- > 0;)
+		if (order[j] == parent) {
+			start[i] = next[j];
+			next[j] += m;
+			break;
+		}
+	next[i] = start[i];
+}
+
+/*
  * One panel: order[] is depth first, each node after its parent, so a
  * node's place is its parent's start plus what its elder siblings took.
  */
@@ -328,14 +346,7 @@ static void panel(FILE *f, const struct dataset *ds, const struct xa_result *r,
 		double m = report__cct_mean(nd, r, slow, XLP_C_WALL);
 		uint32_t d = nd->depth > d0 ? nd->depth - d0 : 0;
 
-		start[i] = 0;
-		for (size_t j = i; i && j-- > 0;)
-			if (order[j] == nd->parent) {
-				start[i] = next[j];
-				next[j] += m;
-				break;
-			}
-		next[i] = start[i];
+		flame_place(order, i, nd->parent, m, start, next);
 		frame(f, ds, r, nd, i, slow, svg_map(x, start[i]), svg_map(x, start[i] + m) - x->a,
 		      y0 + (d < 31 ? d : 31) * FH);
 	}
@@ -457,14 +468,7 @@ void html_diff_flame(FILE *f, const char *id, const char *title, const struct da
 		double m = nd->wslow / g->nslow_runs;
 		uint32_t d = nd->depth < 47 ? nd->depth : 47;
 
-		start[i] = 0;
-		for (size_t j = i; i && j-- > 0;)
-			if (order[j] == nd->parent) {
-				start[i] = next[j];
-				next[j] += m;
-				break;
-			}
-		next[i] = start[i];
+		flame_place(order, i, nd->parent, m, start, next);
 		dframe(f, ds, g, i, nd, x0, svg_map(&x, start[i]), svg_map(&x, start[i] + m) - x.a,
 		       FT + d * FH);
 	}

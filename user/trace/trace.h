@@ -242,6 +242,11 @@ const char *trace__sched_state_name(unsigned int state);
  */
 bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next);
 bool trace__stack_ok(const struct xlp_stack_rec *r, uint32_t next, uint32_t nsyms);
+/*
+ * The symbol ids of a stack record's frames (checked by trace__stack_ok),
+ * malloc'd, one zero past the last: the readers' own copy. NULL on ENOMEM.
+ */
+uint32_t *trace__stack_syms(const struct xlp_stack_rec *r);
 
 /* What dump and export call them: "signal", "duration", "target_exit",
  * "error" ("unknown" otherwise); "complete", "truncated", "damaged". */

@@ -1237,3 +1237,12 @@ bool trace__stack_ok(const struct xlp_stack_rec *r, uint32_t next, uint32_t nsym
 			return false;
 	return true;
 }
+
+uint32_t *trace__stack_syms(const struct xlp_stack_rec *r)
+{
+	uint32_t *syms = calloc(r->nframes + 1, sizeof(*syms));
+
+	for (size_t i = 0; syms && i < r->nframes; i++)
+		syms[i] = r->frames[i].sym;
+	return syms;
+}

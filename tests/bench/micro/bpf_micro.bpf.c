@@ -77,248 +77,186 @@ static __always_inline bool gate(void)
 	return (bpf_get_current_pid_tgid() >> 32) == cfg_tgid;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m0_gate_only, struct pt_regs *regs, long id)
+/*
+ * One micro-benchmark: a program on sys_enter that does its body only in
+ * the measured process (the gate), the same attachment and gate in all of
+ * them so that only the bodies differ. The body follows the macro, as a
+ * function of the syscall's id.
+ */
+#define MICRO(name)                                                                                \
+	static __always_inline void name##_body(long id);                                          \
+	SEC("tp_btf/sys_enter")                                                                    \
+	int BPF_PROG(name, struct pt_regs *regs, long id)                                          \
+	{                                                                                          \
+		if (gate())                                                                        \
+			name##_body(id);                                                           \
+		return 0;                                                                          \
+	}                                                                                          \
+	static __always_inline void name##_body(long id)
+
+/* the counters of entry k of arr, NULL if missing */
+static __always_inline struct big_value *arr_at(__u32 k)
 {
-	if (!gate())
-		return 0;
+	return bpf_map_lookup_elem(&arr, &k);
+}
+
+/* One on the counters of entry k of arr: its body is a function of them, v. */
+#define MICRO_ARR(name, k)                                                                         \
+	static __always_inline void name##_v(struct big_value *v);                                 \
+	MICRO(name)                                                                                \
+	{                                                                                          \
+		struct big_value *v = arr_at(k);                                                   \
+                                                                                                   \
+		if (v)                                                                             \
+			name##_v(v);                                                               \
+	}                                                                                          \
+	static __always_inline void name##_v(struct big_value *v)
+
+MICRO(m0_gate_only)
+{
 	sink++;
-	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m1_ktime, struct pt_regs *regs, long id)
+MICRO(m1_ktime)
 {
-	if (!gate())
-		return 0;
 	sink += bpf_ktime_get_ns();
-	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m2_hash_lookup, struct pt_regs *regs, long id)
+MICRO(m2_hash_lookup)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct big_value *v;
+	struct big_value *v = bpf_map_lookup_elem(&threads, &tid);
 
-	if (!gate())
-		return 0;
-	v = bpf_map_lookup_elem(&threads, &tid);
 	if (v)
 		v->c[0]++;
-	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m3_array_lookup, struct pt_regs *regs, long id)
+MICRO_ARR(m3_array_lookup, 7)
 {
-	__u32 k = 7;
-	struct big_value *v;
-
-	if (!gate())
-		return 0;
-	v = bpf_map_lookup_elem(&arr, &k);
-	if (v)
-		v->c[0]++;
-	return 0;
+	v->c[0]++;
 }
 
 /* the pointer chases of kernel_delay_total() and fd_class(), as
  * bpf_probe_read_kernel() calls (BPF_CORE_READ) ... */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m4_8_probe_reads, struct pt_regs *regs, long id)
+MICRO(m4_8_probe_reads)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct rq *rq;
 
-	if (!gate())
-		return 0;
 	sink += BPF_CORE_READ(t, se.sum_exec_runtime);
 	sink += BPF_CORE_READ(t, sched_info.run_delay);
 	sink += BPF_CORE_READ(t, sched_info.last_queued);
 	rq = BPF_CORE_READ(t, se.cfs_rq, rq); /* 2 reads */
 	sink += BPF_CORE_READ(rq, clock);
 	sink += BPF_CORE_READ(t, files, fdt, max_fds) > 0; /* 2 of the 3 reads */
-	return 0;
 }
 
 /* ... and as direct loads through BTF pointers (PROBE_MEM, no helper call) */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m5_8_direct_loads, struct pt_regs *regs, long id)
+MICRO(m5_8_direct_loads)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct rq *rq;
 
-	if (!gate())
-		return 0;
 	sink += t->se.sum_exec_runtime;
 	sink += t->sched_info.run_delay;
 	sink += t->sched_info.last_queued;
 	rq = t->se.cfs_rq->rq;
 	sink += rq->clock;
 	sink += t->files->fdt->max_fds > 0;
-	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m6_4_atomic_adds, struct pt_regs *regs, long id)
+MICRO_ARR(m6_4_atomic_adds, 8)
 {
-	__u32 k = 8;
-	struct big_value *v;
-
-	if (!gate())
-		return 0;
-	v = bpf_map_lookup_elem(&arr, &k);
-	if (!v)
-		return 0;
-	__sync_fetch_and_add(&v->c[1], 3);
-	__sync_fetch_and_add(&v->c[2], 3);
-	__sync_fetch_and_add(&v->c[3], 3);
-	__sync_fetch_and_add(&v->c[4], 3);
-	return 0;
+#pragma unroll
+	for (int i = 1; i <= 4; i++)
+		__sync_fetch_and_add(&v->c[i], 3);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m7_4_plain_adds, struct pt_regs *regs, long id)
+MICRO_ARR(m7_4_plain_adds, 9)
 {
-	__u32 k = 9;
-	struct big_value *v;
-
-	if (!gate())
-		return 0;
-	v = bpf_map_lookup_elem(&arr, &k);
-	if (!v)
-		return 0;
-	v->c[1] += 3;
-	v->c[2] += 3;
-	v->c[3] += 3;
-	v->c[4] += 3;
-	return 0;
+#pragma unroll
+	for (int i = 1; i <= 4; i++)
+		v->c[i] += 3;
 }
 
 /* thread_now() into a frame plus zeroing its child[]: a uprobe entry */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m8_snapshot_40_u64, struct pt_regs *regs, long id)
+MICRO_ARR(m8_snapshot_40_u64, 10)
 {
-	__u32 k = 10;
-	struct big_value *v;
-
-	if (!gate())
-		return 0;
-	v = bpf_map_lookup_elem(&arr, &k);
-	if (!v)
-		return 0;
 #pragma unroll
 	for (int i = 0; i < NR_CTR; i++)
 		v->snap[i] = v->c[i];
 #pragma unroll
 	for (int i = 0; i < NR_CTR; i++)
 		v->child[i] = 0;
-	return 0;
 }
 
 /* a call record built in per-CPU scratch, then copied (xlprobe's emit()) */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m9_ringbuf_output_376, struct pt_regs *regs, long id)
+MICRO(m9_ringbuf_output_376)
 {
 	__u32 k = 0;
-	struct rec *r;
+	struct rec *r = bpf_map_lookup_elem(&scratch, &k);
 
-	if (!gate())
-		return 0;
-	r = bpf_map_lookup_elem(&scratch, &k);
 	if (!r)
-		return 0;
+		return;
 	r->w[0] = id;
 	bpf_ringbuf_output(&rb, r, sizeof(*r), BPF_RB_NO_WAKEUP);
-	return 0;
+}
+
+/* n words reserved in the ring and written in place */
+static __always_inline void reserve_words(int n)
+{
+	__u64 *r = bpf_ringbuf_reserve(&rb, n * 8, 0);
+
+	if (!r)
+		return;
+#pragma unroll
+	for (int i = 0; i < n; i++)
+		r[i] = i;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
 /* the same record reserved in the ring and written in place */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m10_ringbuf_reserve_376, struct pt_regs *regs, long id)
+MICRO(m10_ringbuf_reserve_376)
 {
-	struct rec *r;
-
-	if (!gate())
-		return 0;
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r)
-		return 0;
-#pragma unroll
-	for (int i = 0; i < REC_SIZE / 8; i++)
-		r->w[i] = i;
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-	return 0;
+	reserve_words(REC_SIZE / 8);
 }
 
 /* a 64-byte record: what a call with nothing but wall and CPU time needs */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m11_ringbuf_reserve_64, struct pt_regs *regs, long id)
+MICRO(m11_ringbuf_reserve_64)
 {
-	__u64 *r;
-
-	if (!gate())
-		return 0;
-	r = bpf_ringbuf_reserve(&rb, 64, 0);
-	if (!r)
-		return 0;
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-		r[i] = i;
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-	return 0;
+	reserve_words(8);
 }
 
 /* per-thread state in task-local storage: no hashing, a pointer chase */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m13_task_storage_hit, struct pt_regs *regs, long id)
+MICRO(m13_task_storage_hit)
 {
-	struct big_value *v;
+	struct big_value *v = bpf_task_storage_get(&tstore, bpf_get_current_task_btf(), 0, 0);
 
-	if (!gate())
-		return 0;
-	v = bpf_task_storage_get(&tstore, bpf_get_current_task_btf(), 0, 0);
 	if (v)
 		v->c[0]++;
-	return 0;
 }
 
 /* the same for a task without an entry (untraced threads pay this) */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m14_task_storage_miss, struct pt_regs *regs, long id)
+MICRO(m14_task_storage_miss)
 {
-	struct big_value *v;
+	struct big_value *v = bpf_task_storage_get(&tstore_empty, bpf_get_current_task_btf(), 0, 0);
 
-	if (!gate())
-		return 0;
-	v = bpf_task_storage_get(&tstore_empty, bpf_get_current_task_btf(), 0, 0);
 	if (v)
 		v->c[0]++;
-	return 0;
 }
 
 /* a syscall's number and first arguments from the task's saved registers */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m15_task_pt_regs, struct pt_regs *regs, long id)
+MICRO(m15_task_pt_regs)
 {
-	struct pt_regs *r;
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-	if (!gate())
-		return 0;
-	r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	sink += r->orig_ax + r->di + r->si;
-	return 0;
 }
 
 /* the floor again, run last: the first program pays for cold caches */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(m12_gate_only_last, struct pt_regs *regs, long id)
+MICRO(m12_gate_only_last)
 {
-	if (!gate())
-		return 0;
 	sink++;
-	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "schedstat.h"
+#include "testlib.h"
+#include "xlptest.h"
+
+struct kstat {
+	unsigned tid;
+	char comm[16];
+	unsigned long long run, wait, nvcsw, nivcsw;
+};
+
+/* The kernel's counts of pid's threads, up to max; how many. */
+static int read_kstat(int pid, struct kstat *k, int max)
+{
+	char path[128], line[256];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		memset(&k[n], 0, sizeof(k[n]));
+		k[n].tid = (unsigned)atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", pid, k[n].tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu %llu", &k[n].run, &k[n].wait) != 2) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/status", pid, k[n].tid);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "Name: %15s", k[n].comm);
+			sscanf(line, "voluntary_ctxt_switches: %llu", &k[n].nvcsw);
+			sscanf(line, "nonvoluntary_ctxt_switches: %llu", &k[n].nivcsw);
+		}
+		if (f)
+			fclose(f);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Within 2 %, or 1 ms for small values (the tolerance). */
+static int close_enough(unsigned long long ours, unsigned long long kernel)
+{
+	unsigned long long diff = ours > kernel ? ours - kernel : kernel - ours;
+
+	return diff <= 1000000ull || diff <= kernel / 50;
+}
+
+static double ms(unsigned long long ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* One thread's totals against the kernel's */
+static void check_thread(const struct xlp_thread_rec *r, const struct kstat *k, bool show)
+{
+	if (show)
+		fprintf(stderr,
+			"  %-10s run %8.2f ms (kernel %8.2f)  wait %8.2f ms (kernel %8.2f)\n",
+			k->comm, ms(r->tot[XLP_C_CPU_RUN]), ms(k->run), ms(r->tot[XLP_C_CPU_WAIT]),
+			ms(k->wait));
+	CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k->run), "%s: on-CPU %llu ns, kernel %llu ns",
+	      k->comm, (unsigned long long)r->tot[XLP_C_CPU_RUN], k->run);
+	CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k->wait), "%s: runqueue %llu ns, kernel %llu ns",
+	      k->comm, (unsigned long long)r->tot[XLP_C_CPU_WAIT], k->wait);
+	CHECK(r->tot[XLP_C_NVCSW] == k->nvcsw, "%s: voluntary %llu, kernel %llu", k->comm,
+	      (unsigned long long)r->tot[XLP_C_NVCSW], k->nvcsw);
+	CHECK(r->tot[XLP_C_NIVCSW] == k->nivcsw, "%s: involuntary %llu, kernel %llu", k->comm,
+	      (unsigned long long)r->tot[XLP_C_NIVCSW], k->nivcsw);
+	/* the workload exercised what it claims: the test would be empty otherwise
+	 * (with the hog on its CPU it waits about as long as it runs) */
+	if (!strcmp(k->comm, "preempted"))
+		CHECK(k->wait * 4 >= k->run && k->nivcsw > 10,
+		      "preempted thread waited only %llu ns, ran %llu ns", k->wait, k->run);
+	if (!strcmp(k->comm, "pipe_rd"))
+		CHECK(k->nvcsw > 100, "pipe reader blocked only %llu times", k->nvcsw);
+	/* sleep reasons add up to the sleep states (bpf/xlprobe.h invariant) */
+	CHECK(r->tot[XLP_C_SLEEP_S] + r->tot[XLP_C_SLEEP_D] ==
+		      r->tot[XLP_C_DISK] + r->tot[XLP_C_NET] + r->tot[XLP_C_IPC] +
+			      r->tot[XLP_C_LOCK] + r->tot[XLP_C_TIMER] + r->tot[XLP_C_OTHER],
+	      "%s: sleep reasons do not add up", k->comm);
+}
+
+static void agreement(const struct xt_schedstat_run *o, const char *bin, bool old_switch)
+{
+	char xl[256], wl[256], err[4096];
+	const char *trace = xt_tmp_path(old_switch ? "sched_old.xlp" : "sched.xlp");
+	char *argv[] = {
+		xt_out(bin, xl, sizeof(xl)),	     "record",	  "-q", "-o", (char *)trace, "--",
+		xt_out(o->workload, wl, sizeof(wl)), "--seconds", "2",	NULL};
+	struct kstat k[32];
+	struct xt_proc p;
+	struct xt_trace t;
+	int pid, n, rc, checked = 0;
+
+	pid = xt_spawn_ready(argv, &p, o->ready_ms);
+	REQUIRE(pid > 0, "sched_mix never said READY");
+	/* main blocks in sigwait() just after printing READY: let it get there,
+	 * so its switch counts are final before we read them */
+	usleep(o->settle_us);
+	n = read_kstat(pid, k, 32);
+	kill(p.pid, SIGINT);
+	rc = xt_wait(&p, o->exit_ms, NULL, 0, err, sizeof(err));
+	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
+	REQUIRE(!xt_trace_load(trace, &t));
+	CHECK(t.status == TRACE_COMPLETE);
+	if (o->show && t.footer)
+		fprintf(stderr,
+			"  scheduler events %llu, missed (recovered) %llu, unknown state %llu\n",
+			(unsigned long long)t.footer->stat[XLP_S_SCHED_EVENTS],
+			(unsigned long long)t.footer->stat[XLP_S_SCHED_MISSED],
+			(unsigned long long)t.footer->stat[XLP_S_UNKNOWN_STATE]);
+	CHECK(n >= 7, "expected main + 6 workers, saw %d threads", n);
+	for (int i = 0; i < n; i++) {
+		const struct xlp_thread_rec *r = xt_thread(&t, k[i].tid);
+
+		CHECK(r, "no totals for thread %u (%s)", k[i].tid, k[i].comm);
+		if (!r)
+			continue;
+		checked++;
+		check_thread(r, &k[i], o->show);
+	}
+	CHECK(checked == n);
+	/* the path taken is the one asked for, and the trace says so */
+	CHECK(!!strstr(t.meta->notes ? t.meta->notes : "", "no prev_state") == old_switch,
+	      "notes: %s", t.meta->notes ? t.meta->notes : "(none)");
+	xt_trace_free(&t);
+	kill(pid, SIGKILL);
+}
+
+void xt_schedstat_agreement(const struct xt_schedstat_run *o, bool old_switch)
+{
+	if (old_switch)
+		setenv("XLPROBE_TEST_OLD_SWITCH", "1", 1);
+	agreement(o, old_switch ? "xlprobe-test" : "xlprobe", old_switch);
+	unsetenv("XLPROBE_TEST_OLD_SWITCH");
+}
