@@ -170,6 +170,9 @@ struct xa_evidence {
 	double res_fast_share; /* its part of the function's time in fast samples */
 	double res_excess;     /* res_share - res_fast_share: growth beyond proportion */
 	double res_p;	       /* Mann-Whitney: larger in slow samples */
+	/* sampled: the resource shown adds no more than one sample's weight per
+	 * run (the resolution), which is where samples fell, not evidence */
+	bool res_within;
 	/*
 	 * 4. a resource beyond the bulk: ranked by the resource's share of the
 	 * function's time in each run, the top runs are the slow ones (Fisher

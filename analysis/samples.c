@@ -188,7 +188,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 		const struct xa_factor *f = &s->factors[k];
 		const double *v = b->x + f->feat * n;
 		double share = NAN, fshare = NAN, excess = NAN, p;
-		bool ok;
+		bool ok, within = false;
 
 		if (f->feat == XA_CPU_FREQ) {
 			double *neg = malloc(n * sizeof(*neg) + 1);
@@ -205,7 +205,18 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			fshare = tfast > 0 ? class_mean(v, b->slow, n, 0) / tfast : 0;
 			excess = share - fshare;
 			p = ev__mann_whitney(v, b->slow, n);
-			ok = excess >= o->excess_share && p <= o->alpha_evidence;
+			/*
+			 * A sampled function's resource must add more than one
+			 * sample's weight (res): its slow side is the runs its
+			 * samples made longest, and a resource present in them
+			 * and absent in the others by less than that is where
+			 * a sample fell (an unperturbed pipe read: ipc_wait
+			 * 0.4 ms per slow-side run, 0 in the others, at 1 ms)
+			 */
+			ok = excess >= o->excess_share && p <= o->alpha_evidence &&
+			     !(res > 0 &&
+			       !(class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0) >
+				 res));
 			if (!e->res_gap.nabove && f->gt) {
 				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))
 					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
@@ -231,6 +242,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 		e->res_fast_share = fshare;
 		e->res_excess = excess;
 		e->res_p = p;
+		e->res_within = within;
 	}
 	if (!have)
 		e->res_share = e->res_fast_share = e->res_excess = e->res_p = NAN;

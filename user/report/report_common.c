@@ -355,7 +355,13 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		xlp_put(buf, len, &used, ", %s (%s)", report__share(e->share, sh, sizeof(sh)),
 			report__dur(e->latency_gap, b, sizeof(b)));
 	}
-	if (e->gap.nabove && !isnan(e->gap.lo))
+	if (e->gap.nabove && !isnan(e->gap.lo) && c->res_ns > 0 && !(e->gap.ratio > 0))
+		xlp_put(buf, len, &used,
+			"\nmode: not distinct: time: nothing between %s and %s, within the "
+			"sampling "
+			"resolution",
+			report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32));
+	else if (e->gap.nabove && !isnan(e->gap.lo))
 		xlp_put(buf, len, &used,
 			"\nmode: %s: time: no run between %s and %s, a gap %.1fx the spacing of "
 			"the "
@@ -370,10 +376,17 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		xlp_put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
 			e->mode ? "DISTINCT" : "not distinct");
 	if (!isnan(e->res_gap.lo)) {
-		xlp_put(buf, len, &used, "; %s: no sample between %s and %s, a gap %.1fx (%s)",
-			xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
-			report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
-			report__p(e->res_gap.p, p, 32));
+		if (e->res_gap.ratio > 0 || !(c->res_ns > 0))
+			xlp_put(buf, len, &used,
+				"; %s: no sample between %s and %s, a gap %.1fx (%s)",
+				xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
+				report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
+				report__p(e->res_gap.p, p, 32));
+		else
+			xlp_put(buf, len, &used,
+				"; %s: nothing between %s and %s, within the sampling resolution",
+				xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
+				report__dur(e->res_gap.hi, b, 32));
 		xlp_put(buf, len, &used,
 			", past it %u of %u slow samples and %u of %u fast (Fisher %s)",
 			e->gap_slow_hits, e->gap_nslow, e->gap_fast_hits, e->gap_nfast,
@@ -410,7 +423,10 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		xlp_put(buf, len, &used,
 			"\nresource: %s: %s holds %.0f %% of the added time, %.0f %% of the fast "
 			"runs' time (%s)",
-			e->resource ? "OUT OF PROPORTION" : "in proportion",
+			e->resource	? "OUT OF PROPORTION"
+			: e->res_within ? "within one sample's weight (the sampling resolution): "
+					  "where samples fell, not evidence"
+					: "in proportion",
 			xa_feat_name(e->res_feat), 100 * e->res_share, 100 * e->res_fast_share,
 			report__p(e->res_p, p, sizeof(p)));
 	if (e->beyond_n && !e->beyond_top)

@@ -179,6 +179,7 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 	jsonw__uint(w, "queued_runs", q.runs);
 	jsonw__round(w, "queued_slow_median_ns", q.slow_median);
 	jsonw__round(w, "queued_fast_median_ns", q.fast_median);
+	jsonw__num(w, "queued_share", q.runs ? q.share : NAN);
 	jsonw__end_obj(w);
 }
 

@@ -85,6 +85,22 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 		    "%u of %u fast, Fisher %s)",
 		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
 		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
+	if (fb->feat == XA_CPU_WAIT) {
+		struct report_queued q;
+		char d[32];
+
+		/*
+		 * Where the runqueue wait was: before the handler (the thread woke,
+		 * another task held its CPU), no function of the run holds it
+		 */
+		report__queued(ds, r, &q);
+		if (q.runs && q.share >= 0.5)
+			put(v, len,
+			    "; %.0f %% of the added latency before the handler: their thread "
+			    "woke and waited for a CPU before running it (median %s in slow "
+			    "runs)",
+			    100 * fmin(q.share, 1), report__dur(q.slow_median, d, sizeof(d)));
+	}
 	if (fb->blocker < r->nblockers) {
 		char b[256], add[32];
 
