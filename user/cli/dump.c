@@ -654,6 +654,23 @@ static void dump__func(struct dump *d, const struct xlp_func_info *f)
 		fputs("\n", d->out);
 }
 
+/* the header's numbers, in the order of docs/trace-format.md, around its strings */
+static const struct jsonw_field meta_cpu_f[] = {
+	JSONW_F(struct xlp_trace_meta, ncpus, "ncpus"),
+	JSONW_F(struct xlp_trace_meta, clock_id, "clock_id"),
+};
+
+static const struct jsonw_field meta_start_f[] = {
+	JSONW_F(struct xlp_trace_meta, boot_offset_ns, "boot_offset_ns"),
+	JSONW_F(struct xlp_trace_meta, start_ns, "start_ns"),
+};
+
+static const struct jsonw_field meta_target_f[] = {
+	JSONW_F(struct xlp_trace_meta, min_dur_ns, "min_dur_ns"),
+	JSONW_F(struct xlp_trace_meta, target_pid, "target_pid"),
+	JSONW_F(struct xlp_trace_meta, repeat, "repeat"),
+};
+
 static void dump__meta_json(struct dump *d, const struct xlp_trace_meta *m)
 {
 	struct jsonw *w = &d->jw;
@@ -665,15 +682,11 @@ static void dump__meta_json(struct dump *d, const struct xlp_trace_meta *m)
 	jsonw__uint(w, "format_version", m->format_version);
 	field_cstr(d, "host", m->host);
 	field_cstr(d, "kernel", m->kernel);
-	field_u64(d, "ncpus", m->ncpus);
-	field_u64(d, "clock_id", m->clock_id);
+	jsonw__fields_of(w, m, meta_cpu_f);
 	field_flags(d, "features", m->features, feat_names, ARRAY_SIZE(feat_names));
-	field_s64(d, "boot_offset_ns", m->boot_offset_ns);
-	field_u64(d, "start_ns", m->start_ns);
+	jsonw__fields_of(w, m, meta_start_f);
 	field_cstr(d, "start_time", start);
-	field_u64(d, "min_dur_ns", m->min_dur_ns);
-	field_u64(d, "target_pid", m->target_pid);
-	field_u64(d, "repeat", m->repeat);
+	jsonw__fields_of(w, m, meta_target_f);
 	field_cstr(d, "cmdline", m->cmdline);
 	field_cstr(d, "notes", m->notes);
 	jsonw__begin_arr(w, "functions");

@@ -146,3 +146,82 @@ void jsonw__null(struct jsonw *w, const char *key)
 	item(w, key);
 	fputs("null", w->f);
 }
+
+static uint64_t read_uint(const void *p, size_t size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64 = 0;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return u32;
+	}
+	memcpy(&u64, p, sizeof(u64));
+	return u64;
+}
+
+static int64_t read_int(const void *p, size_t size)
+{
+	int8_t i8;
+	int16_t i16;
+	int32_t i32;
+	int64_t i64 = 0;
+
+	switch (size) {
+	case 1:
+		memcpy(&i8, p, 1);
+		return i8;
+	case 2:
+		memcpy(&i16, p, 2);
+		return i16;
+	case 4:
+		memcpy(&i32, p, 4);
+		return i32;
+	}
+	memcpy(&i64, p, sizeof(i64));
+	return i64;
+}
+
+void jsonw__fields(struct jsonw *w, const void *obj, const struct jsonw_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const void *p = (const char *)obj + f[i].off;
+		const char *s;
+		double d;
+		bool b;
+
+		switch (f[i].kind) {
+		case JSONW_K_BOOL:
+			memcpy(&b, p, sizeof(b));
+			jsonw__bool(w, f[i].key, b);
+			break;
+		case JSONW_K_UINT:
+			jsonw__uint(w, f[i].key, read_uint(p, f[i].size));
+			break;
+		case JSONW_K_INT:
+			jsonw__int(w, f[i].key, read_int(p, f[i].size));
+			break;
+		case JSONW_K_NUM:
+		case JSONW_K_ROUND:
+			memcpy(&d, p, sizeof(d));
+			if (f[i].kind == JSONW_K_NUM)
+				jsonw__num(w, f[i].key, d);
+			else
+				jsonw__round(w, f[i].key, d);
+			break;
+		case JSONW_K_STR:
+			memcpy(&s, p, sizeof(s));
+			jsonw__str(w, f[i].key, s);
+			break;
+		}
+	}
+}

@@ -47,4 +47,58 @@ void jsonw__num(struct jsonw *w, const char *key, double v);
 void jsonw__bool(struct jsonw *w, const char *key, bool v);
 void jsonw__null(struct jsonw *w, const char *key);
 
+/*
+ * A flat object's members as a table (the JSON schema as data, one line a
+ * key): JSONW_F() writes a member by its C type (bool, integer, double as
+ * %.6g, const char * as a string), JSONW_F_ROUND() a double rounded. The
+ * kind comes from _Generic, so a table cannot read a member as another type;
+ * an array member or a type not listed is a compile error.
+ */
+enum jsonw_kind {
+	JSONW_K_BOOL,
+	JSONW_K_UINT,
+	JSONW_K_INT,
+	JSONW_K_NUM,
+	JSONW_K_ROUND,
+	JSONW_K_STR
+};
+
+struct jsonw_field {
+	const char *key;
+	size_t off;
+	uint8_t kind; /* enum jsonw_kind */
+	uint8_t size; /* of the member, for integers */
+};
+
+#define JSONW_M_(type, m) (((type *)0)->m)
+/* clang-format cannot lay out _Generic */
+/* clang-format off */
+#define JSONW_KIND_(x)                                                                             \
+	_Generic((x),                                                                              \
+		bool: JSONW_K_BOOL,                                                                \
+		unsigned char: JSONW_K_UINT,                                                       \
+		unsigned short: JSONW_K_UINT,                                                      \
+		unsigned int: JSONW_K_UINT,                                                        \
+		unsigned long: JSONW_K_UINT,                                                       \
+		unsigned long long: JSONW_K_UINT,                                                  \
+		signed char: JSONW_K_INT,                                                          \
+		short: JSONW_K_INT,                                                                \
+		int: JSONW_K_INT,                                                                  \
+		long: JSONW_K_INT,                                                                 \
+		long long: JSONW_K_INT,                                                            \
+		double: JSONW_K_NUM)
+#define JSONW_F(type, m, key)                                                                      \
+	{ key, offsetof(type, m), JSONW_KIND_(JSONW_M_(type, m)), sizeof(JSONW_M_(type, m)) }
+#define JSONW_F_ROUND(type, m, key)                                                                \
+	{ key, offsetof(type, m), _Generic(JSONW_M_(type, m), double: JSONW_K_ROUND), 8 }
+/* &m is const char ** only for a pointer member: a char array fails to build */
+#define JSONW_F_STR(type, m, key)                                                                  \
+	{ key, offsetof(type, m),                                                                  \
+	  _Generic(&JSONW_M_(type, m), const char **: JSONW_K_STR, char **: JSONW_K_STR), 8 }
+/* clang-format on */
+
+void jsonw__fields(struct jsonw *w, const void *obj, const struct jsonw_field *f, size_t n);
+#define jsonw__fields_of(w, obj, table)                                                            \
+	jsonw__fields(w, obj, table, sizeof(table) / sizeof(*(table)))
+
 #endif

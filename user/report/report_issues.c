@@ -86,21 +86,25 @@ int report__issues_text(FILE *f, const struct is_set *s)
 	return ferror(f) ? -EIO : 0;
 }
 
+static const struct jsonw_field issue_f[] = {
+	JSONW_F_STR(struct is_issue, landmark, "landmark"),
+	JSONW_F_STR(struct is_issue, landmark_binary, "landmark_binary"),
+	JSONW_F_STR(struct is_issue, function, "function"),
+	JSONW_F_STR(struct is_issue, binary, "binary"),
+	JSONW_F_STR(struct is_issue, factor, "factor"),
+	JSONW_F(struct is_issue, sessions, "sessions"),
+	JSONW_F(struct is_issue, hosts, "hosts"),
+	JSONW_F(struct is_issue, builds, "builds"),
+	JSONW_F(struct is_issue, runs, "runs"),
+};
+
 static void issue_json(struct jsonw *w, const struct is_set *s, const struct is_issue *i)
 {
 	char t[40];
 
 	jsonw__begin_obj(w, NULL);
 	jsonw__str(w, "fingerprint", i->fingerprint);
-	jsonw__str(w, "landmark", i->landmark);
-	jsonw__str(w, "landmark_binary", i->landmark_binary);
-	jsonw__str(w, "function", i->function);
-	jsonw__str(w, "binary", i->binary);
-	jsonw__str(w, "factor", i->factor);
-	jsonw__uint(w, "sessions", i->sessions);
-	jsonw__uint(w, "hosts", i->hosts);
-	jsonw__uint(w, "builds", i->builds);
-	jsonw__uint(w, "runs", i->runs);
+	jsonw__fields_of(w, i, issue_f);
 	jsonw__begin_obj(w, "lag_ms");
 	jsonw__num(w, "p50", i->p50_ns / 1e6);
 	jsonw__num(w, "p95", i->p95_ns / 1e6);

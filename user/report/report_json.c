@@ -67,6 +67,14 @@ static void tree_node(struct jsonw *w, const char *key, const struct dtree *t, i
 	jsonw__end_obj(w);
 }
 
+static const struct jsonw_field feat_stats_f[] = {
+	JSONW_F(struct dtree_feat_stats, m_slow, "slow_mean"),
+	JSONW_F(struct dtree_feat_stats, m_fast, "fast_mean"),
+	JSONW_F(struct dtree_feat_stats, p5, "p5"),
+	JSONW_F(struct dtree_feat_stats, p95, "p95"),
+	JSONW_F(struct dtree_feat_stats, reldiff, "relative_difference"),
+};
+
 /* The whole tree: pruning decisions of every feature, then the nodes. */
 static void tree(struct jsonw *w, const struct dtree *t, const char *const *names)
 {
@@ -82,17 +90,23 @@ static void tree(struct jsonw *w, const struct dtree *t, const char *const *name
 		jsonw__begin_obj(w, NULL);
 		jsonw__str(w, "name", names[f]);
 		jsonw__str(w, "pruned", s->pruned ? prune_name(s->pruned) : NULL);
-		jsonw__num(w, "slow_mean", s->m_slow);
-		jsonw__num(w, "fast_mean", s->m_fast);
-		jsonw__num(w, "p5", s->p5);
-		jsonw__num(w, "p95", s->p95);
-		jsonw__num(w, "relative_difference", s->reldiff);
+		jsonw__fields_of(w, s, feat_stats_f);
 		jsonw__end_obj(w);
 	}
 	jsonw__end_arr(w);
 	tree_node(w, "root", t, 0, names);
 	jsonw__end_obj(w);
 }
+
+static const struct jsonw_field factor_f[] = {
+	JSONW_F(struct xa_factor, slow_hits, "slow_hits"),
+	JSONW_F(struct xa_factor, fast_hits, "fast_hits"),
+	JSONW_F(struct xa_factor, nslow, "slow"),
+	JSONW_F(struct xa_factor, nfast, "fast"),
+	JSONW_F(struct xa_factor, from_freq_check, "frequency_check"),
+	JSONW_F(struct xa_factor, from_beyond, "from_beyond"),
+	JSONW_F(struct xa_factor, share, "share"),
+};
 
 static void factors(struct jsonw *w, const struct xa_step2 *s)
 {
@@ -108,13 +122,7 @@ static void factors(struct jsonw *w, const struct xa_step2 *s)
 		jsonw__round(w, "slow_median", f->slow_median);
 		jsonw__round(w, "fast_median", f->fast_median);
 		jsonw__uint(w, "separates", f->slow_hits + (f->nfast - f->fast_hits));
-		jsonw__uint(w, "slow_hits", f->slow_hits);
-		jsonw__uint(w, "fast_hits", f->fast_hits);
-		jsonw__uint(w, "slow", f->nslow);
-		jsonw__uint(w, "fast", f->nfast);
-		jsonw__bool(w, "frequency_check", f->from_freq_check);
-		jsonw__bool(w, "from_beyond", f->from_beyond);
-		jsonw__num(w, "share", f->share);
+		jsonw__fields_of(w, f, factor_f);
 		jsonw__end_obj(w);
 	}
 	jsonw__end_arr(w);
@@ -150,6 +158,15 @@ static void step2_tree(struct jsonw *w, const struct xa_step2 *s)
 	tree(w, s->tree, names);
 }
 
+static const struct jsonw_field label_f[] = {
+	JSONW_F_ROUND(struct label_summary, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct label_summary, median_ns, "median_ns"),
+	JSONW_F_ROUND(struct label_summary, p90_ns, "p90_ns"),
+	JSONW_F_ROUND(struct label_summary, max_ns, "max_ns"),
+	JSONW_F_ROUND(struct label_summary, slow_median_ns, "slow_median_ns"),
+	JSONW_F_ROUND(struct label_summary, fast_median_ns, "fast_median_ns"),
+};
+
 static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_queued q;
@@ -168,12 +185,7 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 	jsonw__uint(w, "slow", r->lab.nslow);
 	jsonw__uint(w, "fast", r->lab.n - r->lab.nslow);
 	jsonw__str(w, "rule", report__rule(r, rule, sizeof(rule)));
-	jsonw__round(w, "threshold_ns", r->lab.threshold_ns);
-	jsonw__round(w, "median_ns", r->lab.median_ns);
-	jsonw__round(w, "p90_ns", r->lab.p90_ns);
-	jsonw__round(w, "max_ns", r->lab.max_ns);
-	jsonw__round(w, "slow_median_ns", r->lab.slow_median_ns);
-	jsonw__round(w, "fast_median_ns", r->lab.fast_median_ns);
+	jsonw__fields_of(w, &r->lab, label_f);
 	jsonw__bool(w, "significant", !r->insignificant);
 	report__queued(ds, r, &q);
 	jsonw__uint(w, "queued_runs", q.runs);
@@ -222,6 +234,48 @@ static void preconditions(struct jsonw *w, const struct dataset *ds, const struc
 	jsonw__end_arr(w);
 }
 
+/* evidence 1's gap tests: the function's time, then its factor's values */
+static const struct jsonw_field ev_mode_f[] = {
+	JSONW_F(struct xa_evidence, cpu_mode, "cpu_slower"),
+	JSONW_F_ROUND(struct xa_evidence, gap.lo, "gap_lo_ns"),
+	JSONW_F_ROUND(struct xa_evidence, gap.hi, "gap_hi_ns"),
+	JSONW_F(struct xa_evidence, gap.ratio, "gap_ratio"),
+	JSONW_F(struct xa_evidence, gap.p, "p_time"),
+	JSONW_F_ROUND(struct xa_evidence, res_gap.lo, "factor_gap_lo"),
+	JSONW_F_ROUND(struct xa_evidence, res_gap.hi, "factor_gap_hi"),
+	JSONW_F(struct xa_evidence, res_gap.ratio, "factor_gap_ratio"),
+	JSONW_F(struct xa_evidence, res_gap.p, "p_factor"),
+};
+
+static const struct jsonw_field ev_bursts_f[] = {
+	JSONW_F(struct xa_evidence, cpu_bursts, "cpu_slower"),
+	JSONW_F(struct xa_evidence, nslow_side, "runs_past_threshold"),
+	JSONW_F(struct xa_evidence, bursts, "bursts"),
+	JSONW_F(struct xa_evidence, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct xa_evidence, bulk_streaks, "other_runs_streak_ratio"),
+	JSONW_F(struct xa_evidence, persistence, "persistence"),
+	JSONW_F(struct xa_evidence, runs_p, "p"),
+};
+
+static const struct jsonw_field ev_resource_f[] = {
+	JSONW_F(struct xa_evidence, res_share, "share_of_added"),
+	JSONW_F(struct xa_evidence, res_fast_share, "share_of_fast"),
+	JSONW_F(struct xa_evidence, res_excess, "excess"),
+	JSONW_F(struct xa_evidence, res_p, "p"),
+};
+
+static const struct jsonw_field ev_beyond_f[] = {
+	JSONW_F(struct xa_evidence, beyond_top, "top_runs"),
+	JSONW_F(struct xa_evidence, beyond_slow, "top_slow"),
+	JSONW_F(struct xa_evidence, beyond_nslow, "slow_runs"),
+	JSONW_F(struct xa_evidence, beyond_n, "runs"),
+	JSONW_F(struct xa_evidence, beyond_cut, "share_cut"),
+	JSONW_F(struct xa_evidence, beyond_fast_median, "fast_median_share"),
+	JSONW_F(struct xa_evidence, beyond_added_share, "share_of_added"),
+	JSONW_F(struct xa_evidence, beyond_tests, "tests"),
+	JSONW_F(struct xa_evidence, beyond_p, "p"),
+};
+
 static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
@@ -231,15 +285,7 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__num(w, "share", e->share);
 	jsonw__begin_obj(w, "mode");
 	jsonw__bool(w, "holds", e->mode && !e->cpu_mode);
-	jsonw__bool(w, "cpu_slower", e->cpu_mode);
-	jsonw__round(w, "gap_lo_ns", e->gap.lo);
-	jsonw__round(w, "gap_hi_ns", e->gap.hi);
-	jsonw__num(w, "gap_ratio", isinf(e->gap.ratio) ? NAN : e->gap.ratio);
-	jsonw__num(w, "p_time", e->gap.p);
-	jsonw__round(w, "factor_gap_lo", e->res_gap.lo);
-	jsonw__round(w, "factor_gap_hi", e->res_gap.hi);
-	jsonw__num(w, "factor_gap_ratio", isinf(e->res_gap.ratio) ? NAN : e->res_gap.ratio);
-	jsonw__num(w, "p_factor", e->res_gap.p);
+	jsonw__fields_of(w, e, ev_mode_f);
 	jsonw__str(w, "gap_factor", isnan(e->res_gap.lo) ? NULL : xa_feat_name(e->gap_feat));
 	jsonw__uint(w, "factor_slow_past", e->gap_slow_hits);
 	jsonw__uint(w, "factor_fast_past", e->gap_fast_hits);
@@ -248,34 +294,17 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "bursts");
 	jsonw__bool(w, "holds", e->bursty && !e->cpu_bursts);
-	jsonw__bool(w, "cpu_slower", e->cpu_bursts);
-	jsonw__uint(w, "runs_past_threshold", e->nslow_side);
-	jsonw__uint(w, "bursts", e->bursts);
-	jsonw__num(w, "bursts_by_chance", e->bursts_expected);
-	jsonw__num(w, "other_runs_streak_ratio", e->bulk_streaks);
-	jsonw__num(w, "persistence", e->persistence);
-	jsonw__num(w, "p", e->runs_p);
+	jsonw__fields_of(w, e, ev_bursts_f);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "resource");
 	jsonw__bool(w, "holds", e->resource);
 	jsonw__str(w, "factor", isnan(e->res_p) ? NULL : xa_feat_name(e->res_feat));
-	jsonw__num(w, "share_of_added", e->res_share);
-	jsonw__num(w, "share_of_fast", e->res_fast_share);
-	jsonw__num(w, "excess", e->res_excess);
-	jsonw__num(w, "p", e->res_p);
+	jsonw__fields_of(w, e, ev_resource_f);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "beyond");
 	jsonw__bool(w, "holds", e->beyond);
 	jsonw__str(w, "factor", e->beyond_n ? xa_feat_name(e->beyond_feat) : NULL);
-	jsonw__uint(w, "top_runs", e->beyond_top);
-	jsonw__uint(w, "top_slow", e->beyond_slow);
-	jsonw__uint(w, "slow_runs", e->beyond_nslow);
-	jsonw__uint(w, "runs", e->beyond_n);
-	jsonw__num(w, "share_cut", e->beyond_cut);
-	jsonw__num(w, "fast_median_share", e->beyond_fast_median);
-	jsonw__num(w, "share_of_added", e->beyond_added_share);
-	jsonw__uint(w, "tests", e->beyond_tests);
-	jsonw__num(w, "p", e->beyond_p);
+	jsonw__fields_of(w, e, ev_beyond_f);
 	jsonw__end_obj(w);
 	jsonw__end_obj(w);
 }
@@ -391,6 +420,15 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 	jsonw__end_obj(w);
 }
 
+static const struct jsonw_field calls_f[] = {
+	JSONW_F(struct xa_calls, calls_slow, "slow_per_run"),
+	JSONW_F(struct xa_calls, calls_fast, "fast_per_run"),
+	JSONW_F_ROUND(struct xa_calls, per_call_slow, "slow_per_call_ns"),
+	JSONW_F_ROUND(struct xa_calls, per_call_fast, "fast_per_call_ns"),
+	JSONW_F_ROUND(struct xa_calls, from_calls, "from_calls_ns"),
+	JSONW_F_ROUND(struct xa_calls, from_per_call, "from_per_call_ns"),
+};
+
 static void calls(struct jsonw *w, const struct xa_calls *k)
 {
 	if (!k->exact) {
@@ -398,14 +436,22 @@ static void calls(struct jsonw *w, const struct xa_calls *k)
 		return;
 	}
 	jsonw__begin_obj(w, "calls");
-	jsonw__num(w, "slow_per_run", k->calls_slow);
-	jsonw__num(w, "fast_per_run", k->calls_fast);
-	jsonw__round(w, "slow_per_call_ns", k->per_call_slow);
-	jsonw__round(w, "fast_per_call_ns", k->per_call_fast);
-	jsonw__round(w, "from_calls_ns", k->from_calls);
-	jsonw__round(w, "from_per_call_ns", k->from_per_call);
+	jsonw__fields_of(w, k, calls_f);
 	jsonw__end_obj(w);
 }
+
+static const struct jsonw_field disk_cpu_f[] = {
+	JSONW_F(struct xa_disk_cpu, holds, "holds"),
+	JSONW_F(struct xa_disk_cpu, slow_with, "slow_with_requests"),
+	JSONW_F(struct xa_disk_cpu, nslow, "slow"),
+	JSONW_F(struct xa_disk_cpu, fast_with, "fast_with_requests"),
+	JSONW_F(struct xa_disk_cpu, nfast, "fast"),
+	JSONW_F(struct xa_disk_cpu, rq_slow, "slow_requests_per_run"),
+	JSONW_F(struct xa_disk_cpu, rq_fast, "fast_requests_per_run"),
+	JSONW_F_ROUND(struct xa_disk_cpu, bytes_slow, "slow_bytes_per_run"),
+	JSONW_F_ROUND(struct xa_disk_cpu, bytes_fast, "fast_bytes_per_run"),
+	JSONW_F(struct xa_disk_cpu, p, "p"),
+};
 
 static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 {
@@ -414,16 +460,7 @@ static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 		return;
 	}
 	jsonw__begin_obj(w, "disk_on_cpu");
-	jsonw__bool(w, "holds", d->holds);
-	jsonw__uint(w, "slow_with_requests", d->slow_with);
-	jsonw__uint(w, "slow", d->nslow);
-	jsonw__uint(w, "fast_with_requests", d->fast_with);
-	jsonw__uint(w, "fast", d->nfast);
-	jsonw__num(w, "slow_requests_per_run", d->rq_slow);
-	jsonw__num(w, "fast_requests_per_run", d->rq_fast);
-	jsonw__round(w, "slow_bytes_per_run", d->bytes_slow);
-	jsonw__round(w, "fast_bytes_per_run", d->bytes_fast);
-	jsonw__num(w, "p", d->p);
+	jsonw__fields_of(w, d, disk_cpu_f);
 	jsonw__end_obj(w);
 }
 
@@ -444,6 +481,26 @@ static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct x
 	jsonw__end_obj(w);
 }
 
+static const struct jsonw_field cpu_work_f[] = {
+	JSONW_F(struct xa_cpu_work, dismissed, "dismissed"),
+	JSONW_F(struct xa_cpu_work, proxy, "proxy"),
+	JSONW_F(struct xa_cpu_work, share, "share_of_added"),
+	JSONW_F(struct xa_cpu_work, fast_share, "share_of_fast"),
+	JSONW_F(struct xa_cpu_work, excess, "excess"),
+	JSONW_F(struct xa_cpu_work, p_mw, "p_mann_whitney"),
+	JSONW_F(struct xa_cpu_work, out_of_proportion, "out_of_proportion"),
+	JSONW_F_ROUND(struct xa_cpu_work, threshold, "threshold"),
+	JSONW_F(struct xa_cpu_work, mode, "mode"),
+	JSONW_F_ROUND(struct xa_cpu_work, gap.lo, "gap_lo"),
+	JSONW_F_ROUND(struct xa_cpu_work, gap.hi, "gap_hi"),
+	JSONW_F(struct xa_cpu_work, gap.ratio, "gap_ratio"),
+	JSONW_F(struct xa_cpu_work, gap.p, "gap_p"),
+	JSONW_F(struct xa_cpu_work, bursts, "bursts"),
+	JSONW_F(struct xa_cpu_work, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct xa_cpu_work, runs_p, "runs_p"),
+	JSONW_F(struct xa_cpu_work, bursty, "bursty"),
+};
+
 /* an answer that rested on other threads' CPU work, judged (cpu_work.c) */
 static void cpu_work(struct jsonw *w, const struct xa_cpu_work *c)
 {
@@ -452,25 +509,22 @@ static void cpu_work(struct jsonw *w, const struct xa_cpu_work *c)
 		return;
 	}
 	jsonw__begin_obj(w, "cpu_work");
-	jsonw__bool(w, "dismissed", c->dismissed);
-	jsonw__num(w, "proxy", c->proxy);
-	jsonw__num(w, "share_of_added", c->share);
-	jsonw__num(w, "share_of_fast", c->fast_share);
-	jsonw__num(w, "excess", c->excess);
-	jsonw__num(w, "p_mann_whitney", c->p_mw);
-	jsonw__bool(w, "out_of_proportion", c->out_of_proportion);
-	jsonw__round(w, "threshold", c->threshold);
-	jsonw__bool(w, "mode", c->mode);
-	jsonw__round(w, "gap_lo", c->gap.lo);
-	jsonw__round(w, "gap_hi", c->gap.hi);
-	jsonw__num(w, "gap_ratio", isinf(c->gap.ratio) ? NAN : c->gap.ratio);
-	jsonw__num(w, "gap_p", c->gap.p);
-	jsonw__uint(w, "bursts", c->bursts);
-	jsonw__num(w, "bursts_by_chance", c->bursts_expected);
-	jsonw__num(w, "runs_p", c->runs_p);
-	jsonw__bool(w, "bursty", c->bursty);
+	jsonw__fields_of(w, c, cpu_work_f);
 	jsonw__end_obj(w);
 }
+
+static const struct jsonw_field wait_answer_f[] = {
+	JSONW_F_ROUND(struct xa_wait_answer, slow_ns, "slow_ns_per_run"),
+	JSONW_F_ROUND(struct xa_wait_answer, fast_ns, "fast_ns_per_run"),
+	JSONW_F(struct xa_wait_answer, share, "share_of_added"),
+	JSONW_F(struct xa_wait_answer, top.w, "top_runs"),
+	JSONW_F(struct xa_wait_answer, top.hits, "top_slow"),
+	JSONW_F(struct xa_wait_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct xa_wait_answer, top.n, "runs"),
+	JSONW_F(struct xa_wait_answer, tests, "tests"),
+	JSONW_F(struct xa_wait_answer, tried, "blockers_tried"),
+	JSONW_F(struct xa_wait_answer, p, "p"),
+};
 
 /* the waits followed, when nothing else answered (attribute.c, wait_answer) */
 static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
@@ -486,19 +540,37 @@ static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct 
 	jsonw__bool(w, "holds", a->holds);
 	jsonw__uint(w, "blocker", a->blocker);
 	jsonw__str(w, "text", report__blocker(ds, &r->blockers[a->blocker], b, sizeof(b)));
-	jsonw__round(w, "slow_ns_per_run", a->slow_ns);
-	jsonw__round(w, "fast_ns_per_run", a->fast_ns);
-	jsonw__num(w, "share_of_added", a->share);
-	jsonw__uint(w, "top_runs", a->top.w);
-	jsonw__uint(w, "top_slow", a->top.hits);
-	jsonw__uint(w, "slow_runs", a->top.nslow);
-	jsonw__uint(w, "runs", a->top.n);
-	jsonw__uint(w, "tests", a->tests);
-	jsonw__uint(w, "blockers_tried", a->tried);
-	jsonw__num(w, "p", a->p);
+	jsonw__fields_of(w, a, wait_answer_f);
 	cpu_work(w, &a->cpu_work);
 	jsonw__end_obj(w);
 }
+
+static const struct jsonw_field fallback_f[] = {
+	JSONW_F_ROUND(struct xa_fallback, threshold, "threshold"),
+	JSONW_F(struct xa_fallback, slow_hits, "slow_hits"),
+	JSONW_F(struct xa_fallback, nslow, "slow"),
+	JSONW_F(struct xa_fallback, fast_hits, "fast_hits"),
+	JSONW_F(struct xa_fallback, nfast, "fast"),
+	JSONW_F(struct xa_fallback, p, "p"),
+	JSONW_F(struct xa_fallback, share, "share_of_added"),
+	JSONW_F(struct xa_fallback, fast_share, "share_of_fast"),
+	JSONW_F(struct xa_fallback, excess, "excess"),
+	JSONW_F(struct xa_fallback, p_mw, "p_mann_whitney"),
+	JSONW_F(struct xa_fallback, out_of_proportion, "out_of_proportion"),
+};
+
+static const struct jsonw_field fallback_gap_f[] = {
+	JSONW_F_ROUND(struct xa_fallback, gap.lo, "gap_lo"),
+	JSONW_F_ROUND(struct xa_fallback, gap.hi, "gap_hi"),
+	JSONW_F(struct xa_fallback, gap.ratio, "gap_ratio"),
+	JSONW_F(struct xa_fallback, gap.p, "p"),
+};
+
+static const struct jsonw_field fallback_bursts_f[] = {
+	JSONW_F(struct xa_fallback, bursts, "bursts"),
+	JSONW_F(struct xa_fallback, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct xa_fallback, runs_p, "p"),
+};
 
 static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
@@ -513,30 +585,15 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__bool(w, "holds", fb->holds);
 	jsonw__bool(w, "run_thread", fb->own);
 	jsonw__str(w, "factor", xa_feat_name(fb->feat));
-	jsonw__round(w, "threshold", fb->threshold);
-	jsonw__uint(w, "slow_hits", fb->slow_hits);
-	jsonw__uint(w, "slow", fb->nslow);
-	jsonw__uint(w, "fast_hits", fb->fast_hits);
-	jsonw__uint(w, "fast", fb->nfast);
-	jsonw__num(w, "p", fb->p);
-	jsonw__num(w, "share_of_added", fb->share);
-	jsonw__num(w, "share_of_fast", fb->fast_share);
-	jsonw__num(w, "excess", fb->excess);
-	jsonw__num(w, "p_mann_whitney", fb->p_mw);
-	jsonw__bool(w, "out_of_proportion", fb->out_of_proportion);
+	jsonw__fields_of(w, fb, fallback_f);
 	cpu_work(w, &fb->cpu_work);
 	jsonw__begin_obj(w, "mode");
 	jsonw__bool(w, "holds", fb->mode);
 	jsonw__bool(w, "cpu_slower", fb->cpu_bursts && fb->gap.p <= r->alpha_evidence);
-	jsonw__round(w, "gap_lo", fb->gap.lo);
-	jsonw__round(w, "gap_hi", fb->gap.hi);
-	jsonw__num(w, "gap_ratio", isinf(fb->gap.ratio) ? NAN : fb->gap.ratio);
-	jsonw__num(w, "p", fb->gap.p);
+	jsonw__fields_of(w, fb, fallback_gap_f);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "bursts");
-	jsonw__uint(w, "bursts", fb->bursts);
-	jsonw__num(w, "bursts_by_chance", fb->bursts_expected);
-	jsonw__num(w, "p", fb->runs_p);
+	jsonw__fields_of(w, fb, fallback_bursts_f);
 	jsonw__end_obj(w);
 	if (g->diff && g->deepest) {
 		jsonw__begin_obj(w, "deepest_frame");
@@ -551,6 +608,14 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__end_obj(w);
 }
 
+static const struct jsonw_field critical_f[] = {
+	JSONW_F_ROUND(struct xa_critical, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct xa_critical, ev.added, "added_ns"),
+	JSONW_F(struct xa_critical, ev.share, "share"),
+	JSONW_F(struct xa_critical, surrogate, "surrogate"),
+	JSONW_F_ROUND(struct xa_critical, res_ns, "resolution_ns"),
+};
+
 static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
 		     const struct xa_critical *c, size_t rank)
 {
@@ -559,11 +624,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	if (rank)
 		jsonw__uint(w, "rank", rank);
 	jsonw__str(w, "op", c->gt ? ">" : "<=");
-	jsonw__round(w, "threshold_ns", c->threshold_ns);
-	jsonw__round(w, "added_ns", c->ev.added);
-	jsonw__num(w, "share", c->ev.share);
-	jsonw__bool(w, "surrogate", c->surrogate);
-	jsonw__round(w, "resolution_ns", c->res_ns);
+	jsonw__fields_of(w, c, critical_f);
 	jsonw__begin_arr(w, "chain");
 	for (size_t k = 0; k < c->nchain; k++) {
 		jsonw__begin_obj(w, NULL);
@@ -637,6 +698,13 @@ static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct x
 	free(names);
 }
 
+static const struct jsonw_field func_row_f[] = {
+	JSONW_F(struct xa_func_row, runs, "runs"),
+	JSONW_F_ROUND(struct xa_func_row, time_median, "time_median_ns"),
+	JSONW_F_ROUND(struct xa_func_row, time_slow_median, "time_slow_median_ns"),
+	JSONW_F_ROUND(struct xa_func_row, time_fast_median, "time_fast_median_ns"),
+};
+
 static void functions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	jsonw__begin_arr(w, "functions");
@@ -645,10 +713,7 @@ static void functions(struct jsonw *w, const struct dataset *ds, const struct xa
 
 		jsonw__begin_obj(w, NULL);
 		func_id(w, ds, row->func);
-		jsonw__uint(w, "runs", row->runs);
-		jsonw__round(w, "time_median_ns", row->time_median);
-		jsonw__round(w, "time_slow_median_ns", row->time_slow_median);
-		jsonw__round(w, "time_fast_median_ns", row->time_fast_median);
+		jsonw__fields_of(w, row, func_row_f);
 		jsonw__begin_obj(w, "median");
 		for (int k = 0; k < XA_NFEAT; k++) {
 			if (k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
@@ -662,6 +727,20 @@ static void functions(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__end_arr(w);
 }
 
+static const struct jsonw_field file_head_f[] = {
+	JSONW_F_STR(struct ds_file_info, path, "path"),
+	JSONW_F_STR(struct ds_file_info, interaction, "interaction"),
+	JSONW_F(struct ds_file_info, nruns, "runs"),
+	JSONW_F(struct ds_file_info, nsummary, "summarized"),
+};
+
+static const struct jsonw_field file_tail_f[] = {
+	JSONW_F(struct ds_file_info, nrecords, "records"),
+	JSONW_F(struct ds_file_info, truncated, "truncated"),
+	JSONW_F_STR(struct ds_file_info, damage, "damage"),
+	JSONW_F(struct ds_file_info, features, "features"),
+};
+
 static void traces(struct jsonw *w, const struct dataset *ds)
 {
 	jsonw__begin_arr(w, "traces");
@@ -669,18 +748,12 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 		const struct ds_file_info *fi = dataset__file(ds, i);
 
 		jsonw__begin_obj(w, NULL);
-		jsonw__str(w, "path", fi->path);
-		jsonw__str(w, "interaction", fi->interaction);
-		jsonw__uint(w, "runs", fi->nruns);
-		jsonw__uint(w, "summarized", fi->nsummary);
+		jsonw__fields_of(w, fi, file_head_f);
 		jsonw__begin_arr(w, "landmarks");
 		for (size_t k = 0; k < fi->nlandmarks; k++)
 			jsonw__str(w, NULL, fi->landmarks[k]);
 		jsonw__end_arr(w);
-		jsonw__uint(w, "records", fi->nrecords);
-		jsonw__bool(w, "truncated", fi->truncated);
-		jsonw__str(w, "damage", fi->damage);
-		jsonw__uint(w, "features", fi->features);
+		jsonw__fields_of(w, fi, file_tail_f);
 		jsonw__end_obj(w);
 	}
 	jsonw__end_arr(w);
@@ -708,22 +781,26 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 	jsonw__bool(w, "damaged", damaged);
 }
 
+static const struct jsonw_field sample_info_f[] = {
+	JSONW_F(struct ds_sample_info, samples, "samples"),
+	JSONW_F(struct ds_sample_info, in_runs, "in_runs"),
+	JSONW_F(struct ds_sample_info, unplaced, "unplaced"),
+	JSONW_F(struct ds_sample_info, malformed, "malformed"),
+	JSONW_F(struct ds_sample_info, weight_in_runs, "weight_in_runs_ns"),
+	JSONW_F(struct ds_sample_info, resolution_ns, "resolution_ns"),
+	JSONW_F(struct ds_sample_info, sampler_cost_ns, "sampler_cost_ns"),
+	JSONW_F(struct ds_sample_info, sampler_removed_ns, "sampler_removed_ns"),
+	JSONW_F(struct ds_sample_info, calibrated, "calibrated"),
+	JSONW_F(struct ds_sample_info, roots, "root_functions"),
+};
+
 static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct ds_sample_info *s = dataset__samples(ds);
 	char args[4096];
 
 	jsonw__begin_obj(w, "sampling");
-	jsonw__uint(w, "samples", s->samples);
-	jsonw__uint(w, "in_runs", s->in_runs);
-	jsonw__uint(w, "unplaced", s->unplaced);
-	jsonw__uint(w, "malformed", s->malformed);
-	jsonw__uint(w, "weight_in_runs_ns", s->weight_in_runs);
-	jsonw__uint(w, "resolution_ns", s->resolution_ns);
-	jsonw__uint(w, "sampler_cost_ns", s->sampler_cost_ns);
-	jsonw__uint(w, "sampler_removed_ns", s->sampler_removed_ns);
-	jsonw__uint(w, "calibrated", s->calibrated);
-	jsonw__uint(w, "root_functions", s->roots);
+	jsonw__fields_of(w, s, sample_info_f);
 	report__func_args(ds, r, args, sizeof(args));
 	jsonw__str(w, "func_args", args[0] ? args : NULL);
 	jsonw__end_obj(w);

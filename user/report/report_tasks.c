@@ -120,6 +120,34 @@ void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_resul
 		fprintf(f, "  %s\n", line);
 }
 
+static const struct jsonw_field tk_info_f[] = {
+	JSONW_F(struct tk_info, posts, "posted"),
+	JSONW_F(struct tk_info, starts, "started"),
+	JSONW_F(struct tk_info, tasks, "matched"),
+	JSONW_F(struct tk_info, unstarted, "unstarted"),
+	JSONW_F(struct tk_info, unposted, "unposted"),
+	JSONW_F(struct tk_info, no_call, "no_call"),
+};
+
+static const struct jsonw_field task_answer_f[] = {
+	JSONW_F(struct xa_task_answer, holds, "holds"),
+	JSONW_F_ROUND(struct xa_task_answer, slow_queue_ns, "slow_queue_ns_per_run"),
+	JSONW_F_ROUND(struct xa_task_answer, fast_queue_ns, "fast_queue_ns_per_run"),
+	JSONW_F_ROUND(struct xa_task_answer, slow_exec_ns, "slow_run_ns_per_run"),
+	JSONW_F_ROUND(struct xa_task_answer, fast_exec_ns, "fast_run_ns_per_run"),
+	JSONW_F(struct xa_task_answer, share, "share_of_added"),
+	JSONW_F(struct xa_task_answer, top.w, "top_runs"),
+	JSONW_F(struct xa_task_answer, top.hits, "top_slow"),
+	JSONW_F(struct xa_task_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct xa_task_answer, p, "p"),
+};
+
+/* per task of a class (1: slow, 0: fast), NAN without one */
+static double per_task(const struct fn_row *x, const double *sum, int slow)
+{
+	return x->n[slow] ? sum[slow] / x->n[slow] : NAN;
+}
+
 void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_task_answer *a = &r->task_answer;
@@ -132,12 +160,7 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 		return;
 	in = tasks__info(r->tasks);
 	jsonw__begin_obj(w, "tasks");
-	jsonw__uint(w, "posted", in->posts);
-	jsonw__uint(w, "started", in->starts);
-	jsonw__uint(w, "matched", in->tasks);
-	jsonw__uint(w, "unstarted", in->unstarted);
-	jsonw__uint(w, "unposted", in->unposted);
-	jsonw__uint(w, "no_call", in->no_call);
+	jsonw__fields_of(w, in, tk_info_f);
 	jsonw__begin_arr(w, "functions");
 	rows = rows_of(ds, r);
 	for (size_t i = 0; rows && i <= nf; i++) {
@@ -150,10 +173,10 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 		jsonw__uint(w, "slow_tasks", x->n[1]);
 		jsonw__uint(w, "fast_tasks", x->n[0]);
 		jsonw__uint(w, "other_tasks", x->other);
-		jsonw__round(w, "slow_queue_ns_per_task", x->n[1] ? x->queue[1] / x->n[1] : NAN);
-		jsonw__round(w, "fast_queue_ns_per_task", x->n[0] ? x->queue[0] / x->n[0] : NAN);
-		jsonw__round(w, "slow_run_ns_per_task", x->n[1] ? x->exec[1] / x->n[1] : NAN);
-		jsonw__round(w, "fast_run_ns_per_task", x->n[0] ? x->exec[0] / x->n[0] : NAN);
+		jsonw__round(w, "slow_queue_ns_per_task", per_task(x, x->queue, 1));
+		jsonw__round(w, "fast_queue_ns_per_task", per_task(x, x->queue, 0));
+		jsonw__round(w, "slow_run_ns_per_task", per_task(x, x->exec, 1));
+		jsonw__round(w, "fast_run_ns_per_task", per_task(x, x->exec, 0));
 		jsonw__end_obj(w);
 	}
 	free(rows);
@@ -164,16 +187,7 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 		return;
 	}
 	jsonw__begin_obj(w, "answer");
-	jsonw__bool(w, "holds", a->holds);
-	jsonw__round(w, "slow_queue_ns_per_run", a->slow_queue_ns);
-	jsonw__round(w, "fast_queue_ns_per_run", a->fast_queue_ns);
-	jsonw__round(w, "slow_run_ns_per_run", a->slow_exec_ns);
-	jsonw__round(w, "fast_run_ns_per_run", a->fast_exec_ns);
-	jsonw__num(w, "share_of_added", a->share);
-	jsonw__uint(w, "top_runs", a->top.w);
-	jsonw__uint(w, "top_slow", a->top.hits);
-	jsonw__uint(w, "slow_runs", a->top.nslow);
-	jsonw__num(w, "p", a->p);
+	jsonw__fields_of(w, a, task_answer_f);
 	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
 	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
 	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
