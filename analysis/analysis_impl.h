@@ -55,6 +55,8 @@ int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
 
 /* Mean of v over slow runs minus over fast runs (0 when a class is empty). */
 double xa_added(const double *v, const uint8_t *slow, size_t n);
+/* Mean of v over the slow (want 1) or fast (0) runs, NANs left out; NAN when none. */
+double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want);
 /* Function f's best "time > thr" split against the run labels, if admissible. */
 int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
 		 uint32_t f, bool *found, double *thr);

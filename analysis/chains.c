@@ -27,6 +27,18 @@ double xa_added(const double *v, const uint8_t *slow, size_t n)
 	return sum[1] / cnt[1] - sum[0] / cnt[0];
 }
 
+double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want)
+{
+	double sum = 0, cnt = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!!slow[i] == want && !isnan(v[i])) {
+			sum += v[i];
+			cnt++;
+		}
+	return cnt ? sum / cnt : NAN;
+}
+
 static void func_times(const struct dataset *ds, uint32_t f, double *out)
 {
 	for (size_t i = 0; i < dataset__nruns(ds); i++)

@@ -85,16 +85,10 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 		nslow += !!r->slow[i];
 	}
 	dl = xa_added(lat, r->slow, n);
-	lfast = 0;
-	for (size_t i = 0; i < n; i++)
-		lfast += r->slow[i] ? 0 : lat[i];
-	lfast /= (double)(n - nslow);
+	lfast = xa_class_mean(lat, r->slow, n, 0);
 	/* 3. out of proportion, as the whole run's resources are judged (growth.c) */
 	w->share = dl > 0 ? xa_added(work, r->slow, n) / dl : NAN;
-	w->fast_share = 0;
-	for (size_t i = 0; i < n; i++)
-		w->fast_share += r->slow[i] ? 0 : work[i];
-	w->fast_share = lfast > 0 ? w->fast_share / (double)(n - nslow) / lfast : NAN;
+	w->fast_share = lfast > 0 ? xa_class_mean(work, r->slow, n, 0) / lfast : NAN;
 	w->excess = w->share - w->fast_share;
 	w->p_mw = ev__mann_whitney(work, r->slow, n);
 	w->out_of_proportion = w->excess >= o->excess_share && w->p_mw <= o->alpha_evidence;

@@ -306,18 +306,6 @@ cleanup:
 	return err;
 }
 
-static double class_mean(const double *v, const uint8_t *slow, size_t n, int want)
-{
-	double sum = 0, cnt = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!!slow[i] == want) {
-			sum += v[i];
-			cnt++;
-		}
-	return cnt ? sum / cnt : NAN;
-}
-
 /* Runs test over the samples past the factor's threshold, in time order. */
 static int bursts(const struct xa_order *ord, const double *v, size_t n, const struct xa_factor *f,
 		  struct xa_fallback *fb)
@@ -347,24 +335,29 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 {
 	int err;
 
-	double add = class_mean(lat, slow, n, 1) - class_mean(lat, slow, n, 0);
-	double lfast = class_mean(lat, slow, n, 0);
+	double add = xa_class_mean(lat, slow, n, 1) - xa_class_mean(lat, slow, n, 0);
+	double lfast = xa_class_mean(lat, slow, n, 0);
 
-	fb->tested = true;
-	fb->feat = f->feat;
-	fb->threshold = f->threshold;
-	fb->slow_hits = f->slow_hits;
-	fb->nslow = f->nslow;
-	fb->fast_hits = f->fast_hits;
-	fb->nfast = f->nfast;
-	fb->p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
-			   f->nslow + f->nfast);
-	fb->share = add > 0 ? (class_mean(v, slow, n, 1) - class_mean(v, slow, n, 0)) / add : NAN;
-	fb->fast_share = lfast > 0 ? class_mean(v, slow, n, 0) / lfast : NAN;
+	/* the factor's split and counts, as the baseline's tree found them */
+	*fb = (struct xa_fallback){
+		.tested = true,
+		.feat = f->feat,
+		.threshold = f->threshold,
+		.slow_hits = f->slow_hits,
+		.nslow = f->nslow,
+		.fast_hits = f->fast_hits,
+		.nfast = f->nfast,
+		.p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
+				f->nslow + f->nfast),
+		.share = add > 0 ? (xa_class_mean(v, slow, n, 1) - xa_class_mean(v, slow, n, 0)) /
+					   add
+				 : NAN,
+		.fast_share = lfast > 0 ? xa_class_mean(v, slow, n, 0) / lfast : NAN,
+		.p_mw = ev__mann_whitney(v, slow, n),
+		.gap = {.p = 1, .lo = NAN, .hi = NAN},
+		.runs_p = 1,
+	};
 	fb->excess = fb->share - fb->fast_share;
-	fb->p_mw = ev__mann_whitney(v, slow, n);
-	fb->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
-	fb->runs_p = 1;
 	if (f->gt) {
 		err = ev__gap_test(v, n, f->threshold, 0, &fb->gap);
 		err = err ? err : bursts(ord, v, n, f, fb);

@@ -103,19 +103,6 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 	free(slow_run);
 }
 
-/* Mean of v over the samples of one class. */
-static double class_mean(const double *v, const uint8_t *slow, size_t n, int want)
-{
-	double sum = 0, cnt = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!!slow[i] == want && !isnan(v[i])) {
-			sum += v[i];
-			cnt++;
-		}
-	return cnt ? sum / cnt : NAN;
-}
-
 /*
  * Evidence 3 (significance.c): a factor whose growth is out of proportion.
  * If slow samples only did more of the same, every resource would keep its
@@ -147,17 +134,17 @@ static int cmp_factor(const void *a, const void *b)
 static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 			 const struct analysis_opts *o, bool reorder)
 {
-	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
+	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
 	size_t kept = 0;
 
 	for (size_t k = 0; k < s->nfactors; k++) {
 		struct xa_factor *f = &s->factors[k];
 		const double *v = b->x + f->feat * n;
 
-		f->share = xa_feat_is_time(f->feat) && add > 0
-				   ? (class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0)) /
-					     add
-				   : NAN;
+		f->share = xa_feat_is_time(f->feat) && add > 0 ? (xa_class_mean(v, b->slow, n, 1) -
+								  xa_class_mean(v, b->slow, n, 0)) /
+									 add
+							       : NAN;
 	}
 	if (!reorder)
 		return;
@@ -177,8 +164,8 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
 			      const struct analysis_opts *o, double res, struct xa_evidence *e)
 {
-	double add = class_mean(b->time, b->slow, n, 1) - class_mean(b->time, b->slow, n, 0);
-	double tfast = class_mean(b->time, b->slow, n, 0);
+	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
+	double tfast = xa_class_mean(b->time, b->slow, n, 0);
 	bool have = false;
 
 	e->resource = false;
@@ -201,8 +188,10 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			free(neg);
 			ok = f->from_freq_check && p <= o->alpha_evidence;
 		} else if (xa_feat_is_time(f->feat) && add > 0) {
-			share = (class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0)) / add;
-			fshare = tfast > 0 ? class_mean(v, b->slow, n, 0) / tfast : 0;
+			share = (xa_class_mean(v, b->slow, n, 1) -
+				 xa_class_mean(v, b->slow, n, 0)) /
+				add;
+			fshare = tfast > 0 ? xa_class_mean(v, b->slow, n, 0) / tfast : 0;
 			excess = share - fshare;
 			p = ev__mann_whitney(v, b->slow, n);
 			/*
@@ -215,7 +204,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			 */
 			ok = excess >= o->excess_share && p <= o->alpha_evidence &&
 			     !(res > 0 &&
-			       !(class_mean(v, b->slow, n, 1) - class_mean(v, b->slow, n, 0) >
+			       !(xa_class_mean(v, b->slow, n, 1) - xa_class_mean(v, b->slow, n, 0) >
 				 res));
 			if (!e->res_gap.nabove && f->gt) {
 				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))

@@ -519,19 +519,18 @@ static int judge(const struct scenario *s, const char *text)
 static const char *crafted(char *buf, size_t len, const char *chain_head, const char *fac,
 			   const char *other)
 {
-	char chain[128] = "";
+	char chain[128] = "", crunch[256], second[256];
 
 	if (chain_head)
 		snprintf(chain, sizeof(chain), "{\"function\": \"%s\"}, ", chain_head);
+	strcat(chain, "{\"function\": \"crunch\"}");
+	json__crafted_critical(crunch, sizeof(crunch), "crunch", chain, fac, true, NULL);
+	if (other)
+		json__crafted_critical(second, sizeof(second), other, "", "lock_wait", true, NULL);
 	snprintf(buf, len,
 		 "{\"status\": \"ok\", \"preconditions\": [{}], \"rejected_functions\": [],"
-		 " \"critical_functions\": [{\"function\": \"crunch\", \"sampled\": true,"
-		 " \"chain\": [%s{\"function\": \"crunch\"}], \"factors\": [{\"factor\":"
-		 " \"%s\"}], \"peer\": null}%s]}",
-		 chain, fac,
-		 other ? ", {\"function\": \"render\", \"sampled\": true, \"chain\": [],"
-			 " \"factors\": [{\"factor\": \"lock_wait\"}], \"peer\": null}"
-		       : "");
+		 " \"critical_functions\": [%s%s%s]}",
+		 crunch, other ? ", " : "", other ? second : "");
 	return buf;
 }
 

@@ -463,3 +463,17 @@ bool json__str_is(const struct json *j, const char *path, const char *want)
 
 	return s && !strcmp(s, want);
 }
+
+const char *json__crafted_critical(char *buf, size_t len, const char *fn, const char *chain,
+				   const char *factor, bool sampled, const char *peer)
+{
+	char p[64] = "null";
+
+	if (peer)
+		snprintf(p, sizeof(p), "{\"pid\": 7, \"comm\": \"%s\"}", peer);
+	snprintf(buf, len,
+		 "{\"function\": \"%s\", \"sampled\": %s, \"chain\": [%s],"
+		 " \"factors\": [{\"factor\": \"%s\"}], \"peer\": %s}",
+		 fn, sampled ? "true" : "false", chain, factor, p);
+	return buf;
+}

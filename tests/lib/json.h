@@ -39,4 +39,13 @@ int json__bool(const struct json *j);	     /* -1 unless a boolean */
 bool json__str_is(const struct json *j, const char *path, const char *want);
 bool json__is_null(const struct json *j);
 
+/*
+ * A report's critical function as JSON text, the fields the judges read
+ * (tests/e2e's scorecard, tests/real/verdict.jq): fn, its chain (JSON
+ * objects, comma-separated, outermost first), its factor, whether it was
+ * sampled, its IPC peer's comm (NULL: null). Returns buf.
+ */
+const char *json__crafted_critical(char *buf, size_t len, const char *fn, const char *chain,
+				   const char *factor, bool sampled, const char *peer);
+
 #endif

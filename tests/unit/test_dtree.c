@@ -38,6 +38,13 @@ static struct dtree *fit(struct data *d, const struct dtree_params *p)
 	return t;
 }
 
+/* t = the tree fit to d (params p, or the defaults); the test ends when none is */
+#define FIT(t, d, p)                                                                               \
+	do {                                                                                       \
+		(t) = fit(d, p);                                                                   \
+		REQUIRE(t, "no tree");                                                             \
+	} while (0)
+
 /* The number of nodes of the tree fit to d; 0 after a failed check. */
 static size_t fit_nodes(struct data *d, const struct dtree_params *p)
 {
@@ -83,8 +90,7 @@ TEST(perfect_single_feature_split)
 	noise_column(&d, 0, 0, 50);
 	perfect_column(&d, 1);
 	noise_column(&d, 2, 5, 6);
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	root = dtree__node(t, 0);
 	CHECK(root->feature == 1, "root splits on %d", root->feature);
 	CHECK(root->threshold > 19 && root->threshold < 31, "threshold %g", root->threshold);
@@ -118,8 +124,7 @@ TEST(conjunction_of_two_features)
 		col(&d, 2)[i] = 5 * rnd();
 		d.slow[i] = a && b;
 	}
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	REQUIRE(dtree__npaths(t) == 1, "%zu paths", dtree__npaths(t));
 	p = dtree__path(t, 0);
 	REQUIRE(p->ncond == 2, "%zu conditions", p->ncond);
@@ -149,8 +154,7 @@ TEST(alpha_pruning)
 	memcpy(col(&d, 2), col(&d, 1), d.n * sizeof(double));
 	d.feat[2].dir = DTREE_LOW;
 	noise_column(&d, 3, 7, 7); /* constant */
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_PRUNED_ALPHA, "-");
 	CHECK(dtree__feat_stats(t, 1)->pruned == DTREE_PRUNED_ALPHA, "-");
 	CHECK(dtree__feat_stats(t, 2)->pruned == DTREE_KEPT, "-");
@@ -173,8 +177,7 @@ TEST(rare_feature_not_pruned_as_constant)
 		d.slow[i] = i < 3;
 		col(&d, 0)[i] = d.slow[i] ? 50 : 0;
 	}
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_KEPT, "-");
 	CHECK(dtree__npaths(t) == 1, "-");
 	dtree__free(t);
@@ -192,8 +195,7 @@ TEST(tie_larger_relative_difference_wins)
 		col(&d, 0)[i] = d.slow[i] ? 20 + 10 * rnd() : 10 * rnd();
 		col(&d, 1)[i] = d.slow[i] ? 100 + rnd() : rnd();
 	}
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__feat_stats(t, 1)->reldiff > dtree__feat_stats(t, 0)->reldiff, "-");
 	CHECK(dtree__node(t, 0)->feature == 1, "root on %d", dtree__node(t, 0)->feature);
 	dtree__free(t);
@@ -208,8 +210,7 @@ TEST(tie_fully_equal_lower_index_wins)
 	noise_column(&d, 0, 0, 1);
 	perfect_column(&d, 1);
 	memcpy(col(&d, 2), col(&d, 1), d.n * sizeof(double));
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__node(t, 0)->feature == 1, "root on %d", dtree__node(t, 0)->feature);
 	dtree__free(t);
 }
@@ -274,14 +275,12 @@ TEST(depth_stop)
 	unsigned maxd = 0;
 
 	three_way(&d);
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__npaths(t) == 1 && dtree__path(t, 0)->ncond == 3, "-");
 	dtree__free(t);
 
 	p.max_depth = 2;
-	t = fit(&d, &p);
-	REQUIRE(t, "-");
+	FIT(t, &d, &p);
 	for (size_t i = 0; i < dtree__nnodes(t); i++)
 		if (dtree__node(t, i)->depth > maxd)
 			maxd = dtree__node(t, i)->depth;
@@ -299,8 +298,7 @@ TEST(min_samples_stop)
 
 	three_way(&d);
 	p.min_samples = 41; /* the depth-2 nodes hold 40 samples: not split */
-	t = fit(&d, &p);
-	REQUIRE(t, "-");
+	FIT(t, &d, &p);
 	for (size_t i = 0; i < dtree__nnodes(t); i++) {
 		const struct dtree_node *nd = dtree__node(t, i);
 
@@ -310,8 +308,7 @@ TEST(min_samples_stop)
 	dtree__free(t);
 
 	p.min_samples = 161;
-	t = fit(&d, &p);
-	REQUIRE(t, "-");
+	FIT(t, &d, &p);
 	CHECK(dtree__nnodes(t) == 1 && dtree__npaths(t) == 0, "-");
 	dtree__free(t);
 }
@@ -334,8 +331,7 @@ TEST(gap_not_significant)
 		d.slow[i] = i % 2;
 	}
 	p.alpha = 0; /* the classes' means are close: test the gap rule alone */
-	t = fit(&d, &p);
-	REQUIRE(t, "-");
+	FIT(t, &d, &p);
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_KEPT, "-");
 	CHECK(dtree__nnodes(t) == 1, "%zu nodes: split with a gap of 1", dtree__nnodes(t));
 	dtree__free(t);
@@ -368,8 +364,7 @@ TEST(disabled_feature_never_used)
 	perfect_column(&d, 0);
 	noise_column(&d, 1, 0, 1);
 	d.feat[0].disabled = true;
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_PRUNED_DISABLED, "-");
 	CHECK(dtree__node(t, 0)->feature != 0, "-");
 	dtree__free(t);
@@ -413,8 +408,7 @@ TEST(one_class_only)
 	init(&d, 20, 1, 13);
 	memset(d.slow, 0, sizeof(d.slow));
 	noise_column(&d, 0, 0, 1);
-	t = fit(&d, NULL);
-	REQUIRE(t, "-");
+	FIT(t, &d, NULL);
 	CHECK(dtree__nnodes(t) == 1 && dtree__npaths(t) == 0, "-");
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_PRUNED_ONE_CLASS, "-");
 	dtree__free(t);

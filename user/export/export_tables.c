@@ -492,10 +492,16 @@ static int take_proc(struct tt_trace *t, const struct xlp_proc_rec *p)
 }
 
 /*
- * One record; the reader guarantees each known type's fixed part. Rows
- * are counted whether written or not: the traces row tells what each
- * table holds of the trace.
+ * A record's row is counted whether written or not: the traces row tells
+ * what each table holds of the trace. True when the table is written.
  */
+static bool count_row(const struct tt *e, struct tt_trace *t, enum tt_table tab)
+{
+	t->rows[tab]++;
+	return wants(e, tab);
+}
+
+/* One record; the reader guarantees each known type's fixed part. */
 static int take_record(struct tt *e, struct tt_trace *t, const struct xlp_hdr *h)
 {
 	/* launches are runs only where no function marks them (as in report) */
@@ -503,16 +509,14 @@ static int take_record(struct tt *e, struct tt_trace *t, const struct xlp_hdr *h
 
 	switch (h->type) {
 	case XLP_R_CALL:
-		t->rows[TT_CALLS]++;
-		if (wants(e, TT_CALLS))
+		if (count_row(e, t, TT_CALLS))
 			row_call(e, t, (const void *)h);
 		return 0;
 	case XLP_R_RUN:
 		take_run(e, t, (const void *)h);
 		return 0;
 	case XLP_R_THREAD:
-		t->rows[TT_THREADS]++;
-		if (wants(e, TT_THREADS))
+		if (count_row(e, t, TT_THREADS))
 			row_thread(e, t, (const void *)h);
 		return 0;
 	case XLP_R_LAUNCH:
