@@ -462,8 +462,14 @@ check() {
 	want="$fn/$factor"
 	[ "$fn" = - ] && want="no accusation"
 	if [ -s "$j" ]; then
-		found=$(jq -r '[.critical_functions[] | "\(.function)/\(.factors[0].factor // "-")"] | join(", ")' "$j")
-		[ -z "$found" ] && found="no accusation ($(jq -r .status "$j"))"
+		# no function named: the whole run's answer, or the waits' (the blocker's state)
+		found=$(jq -r '. as $r | [.critical_functions[] | "\(.function)/\(.factors[0].factor // "-")"]
+			| join(", ") as $f
+			| if $f != "" then $f
+			  elif $r.whole_run.holds // false then "[whole-run]/\($r.whole_run.factor)"
+			  elif $r.wait_answer.holds // false then
+			    "[waits:\($r.wait_chains.blockers[$r.wait_answer.blocker].state)] \($r.wait_answer.text)"
+			  else "no accusation (\($r.status))" end' "$j")
 		note "$name report: $(jq -r -f "$REAL/describe.jq" "$j")"
 		why=$(jq -r --arg fn "$fn" --arg factor "$factor" --arg peer "$peer" -f "$REAL/verdict.jq" "$j")
 	else

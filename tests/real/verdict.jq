@@ -26,6 +26,13 @@ def base: sub(" \\[queued before it\\]$"; "");
   # is accepted too
   elif ($cf | length) == 0 and any($fns[]; . == "[whole-run]") and (.whole_run.holds // false)
        and ((.whole_run.factor // "") as $wf | any($factors[]; . == $wf)) then ""
+  # "[waits:STATE]" among the functions: the waits' answer (no function, no
+  # resource of the whole run; the run's thread held up by a blocker that
+  # was in STATE, e.g. another process's threads waiting for a CPU) is
+  # accepted too
+  elif ($cf | length) == 0 and (.wait_answer.holds // false)
+       and ((.wait_chains.blockers[.wait_answer.blocker].state // "") as $st
+            | any($fns[]; . == "[waits:\($st)]")) then ""
   elif ($cf | length) == 0 then "no accusation (\(.status)), expected \($fn)/\($factor)"
   else
     ($cf | map(select([.f] + .c | any(.[]; . as $f | any($fns[]; . == $f))))) as $hit

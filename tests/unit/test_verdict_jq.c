@@ -5,6 +5,7 @@
  * (the suite itself needs root, Debian's servers and minutes).
  */
 #include <stdio.h>
+#include "json.h"
 #include "testlib.h"
 #include "synth.h"
 
@@ -12,14 +13,7 @@
 static void crit(char *buf, size_t len, const char *fn, const char *chain, const char *fac,
 		 const char *peer)
 {
-	char p[64] = "null";
-
-	if (peer)
-		snprintf(p, sizeof(p), "{\"pid\": 7, \"comm\": \"%s\"}", peer);
-	snprintf(buf, len,
-		 "{\"function\": \"%s\", \"chain\": [%s], \"factors\": [{\"factor\": \"%s\"}],"
-		 " \"peer\": %s}",
-		 fn, chain, fac, p);
+	json__crafted_critical(buf, len, fn, chain, fac, false, peer);
 }
 
 /*
@@ -27,7 +21,8 @@ static void crit(char *buf, size_t len, const char *fn, const char *chain, const
  * (JSON objects, comma-separated) against "fn factor peer" of
  * tests/real/expected; "" when it passes.
  */
-static const char *verdict(const char *crits, const char *fn, const char *factor, const char *peer)
+static const char *verdict_of(const char *report, const char *fn, const char *factor,
+			      const char *peer)
 {
 	static char out[1024];
 	const char *path = synth__tmp("report.json");
@@ -37,7 +32,7 @@ static const char *verdict(const char *crits, const char *fn, const char *factor
 
 	if (!f)
 		return "(cannot write the crafted report)";
-	fprintf(f, "{\"status\": \"ok\", \"critical_functions\": [%s]}\n", crits);
+	fprintf(f, "%s\n", report);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
 		 "jq -r --arg fn '%s' --arg factor '%s' --arg peer '%s' -f "
@@ -49,6 +44,15 @@ static const char *verdict(const char *crits, const char *fn, const char *factor
 	if (rc) /* 127: jq not installed (make deps) */
 		snprintf(out, sizeof(out), "(jq exited %d)", rc);
 	return out;
+}
+
+static const char *verdict(const char *crits, const char *fn, const char *factor, const char *peer)
+{
+	char report[4096];
+
+	snprintf(report, sizeof(report), "{\"status\": \"ok\", \"critical_functions\": [%s]}",
+		 crits);
+	return verdict_of(report, fn, factor, peer);
 }
 
 #define CHECK_VERDICT(got, want)                                                                   \
@@ -120,6 +124,38 @@ TEST(other_rules_unchanged)
 	crit(a, sizeof(a), "call [queued before it]", LINK("call [queued before it]"), "cpu_wait",
 	     NULL);
 	CHECK_VERDICT(verdict(a, "call", "cpu_wait", "-"), "");
+}
+
+/*
+ * No function named, nor a resource of the whole run, but the waits'
+ * answer (a leader waiting for its parallel worker, the worker waiting for
+ * a CPU): "[waits:STATE]" accepts it when the blocker was in STATE, and
+ * only when the answer holds.
+ */
+TEST(waits_answer_accepted_by_the_blocker_state)
+{
+	static const char *const fmt =
+		"{\"status\": \"no_precondition\", \"critical_functions\": [],"
+		" \"whole_run\": {\"holds\": false, \"factor\": \"ipc_wait\"},"
+		" \"wait_answer\": {\"holds\": %s, \"blocker\": 1},"
+		" \"wait_chains\": {\"blockers\": [{\"state\": \"ran\"}, {\"state\": "
+		"\"cpu_wait\"}]}}";
+	char holds[512], not_held[512];
+
+	snprintf(holds, sizeof(holds), fmt, "true");
+	snprintf(not_held, sizeof(not_held), fmt, "false");
+	CHECK_VERDICT(verdict_of(holds, "standard_ExecutorRun|[waits:cpu_wait]", "ipc_wait", "-"),
+		      "");
+	CHECK_VERDICT(verdict_of(holds, "standard_ExecutorRun|[waits:ran]", "ipc_wait", "-"),
+		      "no accusation (no_precondition), expected "
+		      "standard_ExecutorRun|[waits:ran]/ipc_wait");
+	CHECK_VERDICT(
+		verdict_of(not_held, "standard_ExecutorRun|[waits:cpu_wait]", "ipc_wait", "-"),
+		"no accusation (no_precondition), expected "
+		"standard_ExecutorRun|[waits:cpu_wait]/ipc_wait");
+	/* without the token the waits' answer is no accusation, as before */
+	CHECK_VERDICT(verdict_of(holds, "standard_ExecutorRun", "ipc_wait", "-"),
+		      "no accusation (no_precondition), expected standard_ExecutorRun/ipc_wait");
 }
 
 TEST_MAIN()
