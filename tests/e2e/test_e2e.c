@@ -244,6 +244,30 @@ static bool by_host(const struct json *f)
 	return fac && !strcmp(fac, "cpu_steal");
 }
 
+/*
+ * In a scenario that perturbs nothing, a function whose only factors are
+ * cpu_run or cpu_steal was slowed by the machine: the same work took longer
+ * on a CPU that ran slower for a while (these VMs have their own slow
+ * mode: one scorecard run, 2026-11-28, had compute_checksum and render
+ * both 20 % longer on the CPU in 9 of 40 runs, in two stretches of the
+ * recording, the other functions unchanged), or the host stole the CPU.
+ * tests/root/test_pool and tests/real/expected accept the same; the
+ * evidence rules' false alarms on natural shapes are measured where the
+ * truth is known (tests/unit/test_sigsim). A wait is never accepted.
+ */
+static bool by_machine(const struct json *f)
+{
+	const struct json *fs = json__key(f, "factors");
+
+	for (size_t k = 0; k < json__len(fs); k++) {
+		const char *fac = json__str(json__get(json__at(fs, k), "factor"));
+
+		if (!fac || (strcmp(fac, "cpu_run") && strcmp(fac, "cpu_steal")))
+			return false;
+	}
+	return json__len(fs) > 0;
+}
+
 static void check_report(const struct scenario *s, const struct json *j)
 {
 	const struct json *cf = json__key(j, "critical_functions");
@@ -256,7 +280,7 @@ static void check_report(const struct scenario *s, const struct json *j)
 		const struct json *f = json__at(cf, i);
 		const char *fac = json__str(json__get(f, "factors[0].factor"));
 
-		if (by_host(f))
+		if (by_host(f) || (!n && by_machine(f)))
 			continue;
 		/* ranked below the expected function, with its factor */
 		if (s->whole_run && i > 0 && n && fac && !strcmp(fac, s->want[0].factor)) {
@@ -267,7 +291,8 @@ static void check_report(const struct scenario *s, const struct json *j)
 		own++;
 	}
 	if (own < json__len(cf))
-		printf("  %s: the host stole CPU time: %s\n", s->name, found);
+		printf("  %s: slowed by the machine (cpu_run / cpu_steal alone): %s\n", s->name,
+		       found);
 	CHECK(own == (size_t)n, "%s: %zu critical functions, expected %d: %s", s->name, own, n,
 	      found);
 	/*
@@ -570,6 +595,23 @@ TEST(judge_accepts_the_expected_function_on_the_chain)
 	CHECK(!strcmp(found, "compute_checksum → crunch/cpu_run, render/lock_wait"), "found: %s",
 	      found);
 	json__free(j);
+}
+
+/*
+ * A scenario that perturbs nothing accepts a function slowed by the machine
+ * alone (cpu_run or cpu_steal its only factor), never a wait.
+ */
+TEST(judge_accepts_the_machine_in_an_unperturbed_scenario)
+{
+	static const struct scenario none = {"none", {{NULL, NULL}}};
+	char buf[1024];
+
+	CHECK(judge(&none, crafted(buf, sizeof(buf), NULL, "cpu_run", NULL)) == 0, "%s", buf);
+	CHECK(judge(&none, crafted(buf, sizeof(buf), NULL, "cpu_steal", NULL)) == 0, "%s", buf);
+	CHECK(judge(&none, crafted(buf, sizeof(buf), NULL, "lock_wait", NULL)) > 0,
+	      "a wait passed in an unperturbed scenario");
+	CHECK(judge(&none, crafted(buf, sizeof(buf), NULL, "cpu_run", "render")) > 0,
+	      "cpu_run beside a wait passed in an unperturbed scenario");
 }
 
 TEST_MAIN()
