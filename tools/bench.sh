@@ -1171,7 +1171,11 @@ fi
 # BACKEND -i PortalRun, whose stack samples (on by default without --func:
 # up to 999 Hz, bounded at 3 % of the traced CPU) find the functions,
 # beside perf record -g -F 999 -p BACKEND, perf's own way to the same
-# answer: its loss at most perf's (row 4).
+# answer: its loss at most perf's (row 4), and the same without samples
+# (--no-sample), which splits row 4's loss into its parts. The summary's
+# losses are paired: each round's run against that round's alone run,
+# the median over rounds (the machine drifts between rounds more than
+# the losses measured).
 #
 # The workload, pgbench's select-only script with one client: a lookup by
 # primary key per transaction, the commonest OLTP statement and the
@@ -1240,7 +1244,7 @@ run_pg() {
 		return
 	fi
 	case $v in
-	xls | xlt | xl | xli)
+	xls | xlt | xl | xli | xlin)
 		args=(-p "$backend" -o "$TMP/pg.xlp" "${PG_PROBES[@]}")
 		# record wants a function; a lock wait is never called under -S
 		[ "$v" = xls ] && args=(-p "$backend" -o "$TMP/pg.xlp" -f "$PGBIN/postgres:ProcSleep")
@@ -1250,6 +1254,9 @@ run_pg() {
 		# the set-up recommended on servers: the interaction, and stack
 		# samples (the default without --func) for the functions
 		[ "$v" = xli ] && args=(-p "$backend" -o "$TMP/pg.xlp" -i "$PGBIN/postgres:PortalRun")
+		# the same without the samples: what PortalRun's uprobe pair adds to xls
+		[ "$v" = xlin ] && args=(-p "$backend" -o "$TMP/pg.xlp" -i "$PGBIN/postgres:PortalRun"
+			--no-sample)
 		# not -q: "recording PID" on stderr says every probe is attached
 		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record "${args[@]}" >/dev/null 2>"$terr" &
 		tp=$!
@@ -1301,11 +1308,29 @@ run_pg() {
 	[ -n "$RES" ] || note "pgbench run ($v) gave no progress: $(tail -n 2 "$out" | tr '\n' ' ')"
 }
 
-# run_pg, and what xlprobe recorded in a run that succeeded added to PG_CALLS
+# run_pg, and what xlprobe recorded in a run that succeeded added to PG_CALLS;
+# the tps by round too (r: rounds()' own, bash's scoping), for the paired losses
 run_pg_calls() {
 	run_pg "$1"
 	[ -n "$RES" ] && [ -n "$PG_REC" ] && PG_CALLS[$1]+="$PG_REC;"
+	[ -n "$RES" ] && PG_BYROUND[$1:$r]=$RES
 	return 0
+}
+
+# The median over rounds of 1 - tps(variant) / tps(alone) in the same round,
+# in %: rounds alternate the variants, so each has an alone run minutes
+# away, and the drift of the machine between rounds cancels (alone ranged
+# 13 400-14 700 tps in one session while a variant's runs ranged 8 700-11 100).
+pg_paired_loss() {
+	local v=$1 k losses=()
+
+	for ((k = 0; k < REPS; k++)); do
+		[ -n "${PG_BYROUND[$v:$k]:-}" ] && [ -n "${PG_BYROUND[alone:$k]:-}" ] &&
+			losses+=("$(calc 'printf "%.2f", (1 - a / b) * 100' "${PG_BYROUND[$v:$k]}" \
+				"${PG_BYROUND[alone:$k]}")")
+	done
+	# shellcheck disable=SC2068 # one word per loss
+	median ${losses[@]}
 }
 
 PG_UP=0
@@ -1330,18 +1355,19 @@ if want 6; then
 	fi
 fi
 if [ "$PG_UP" = 1 ]; then
-	PG_VARIANTS=(alone xls xlt xl xli)
+	PG_VARIANTS=(alone xls xlt xl xli xlin)
 	[ "$HAVE_PERF" = 1 ] && PG_VARIANTS+=(perf perfg)
-	declare -A PG_RUNS=([alone]="" [xls]="" [xlt]="" [xl]="" [xli]="" [perf]="" [perfg]="")
-	declare -A PG_CALLS=([xls]="" [xlt]="" [xl]="" [xli]="")
-	declare -A PG_MED=([alone]=n/a [xls]=n/a [xlt]=n/a [xl]=n/a [xli]=n/a [perf]=n/a [perfg]=n/a)
-	declare -A PG_LOSS=()
+	declare -A PG_RUNS=([alone]="" [xls]="" [xlt]="" [xl]="" [xli]="" [xlin]="" [perf]="" [perfg]="")
+	declare -A PG_CALLS=([xls]="" [xlt]="" [xl]="" [xli]="" [xlin]="")
+	declare -A PG_MED=([alone]=n/a [xls]=n/a [xlt]=n/a [xl]=n/a [xli]=n/a [xlin]=n/a [perf]=n/a [perfg]=n/a)
+	declare -A PG_LOSS=() PG_PAIRED=() PG_BYROUND=()
 	declare -A PG_LABEL=(
 		[alone]="alone"
 		[xls]="xlprobe record -p BACKEND -f ProcSleep (never called)"
 		[xlt]="  the same with --timeline (what the wait chains need)"
 		[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
 		[xli]="xlprobe record -p BACKEND -i PortalRun (stack samples)"
+		[xlin]="  the same with --no-sample (PortalRun's uprobe pair)"
 		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
 		[perfg]="perf record -g -F 999 -p BACKEND"
 	)
@@ -1357,10 +1383,11 @@ if [ "$PG_UP" = 1 ]; then
 	# shellcheck disable=SC2086
 	pbest=$(maximum ${PG_RUNS[alone]})
 	# "best": the loss between the fastest runs, less exposed to other sessions' bursts
-	printf '%-62s %9s %7s %7s  %s\n' "variant" "tps" "loss" "best" "runs"
-	for v in alone xls xlt xl xli perf perfg; do
+	printf '%-62s %9s %7s %7s %7s  %s\n' "variant" "tps" "loss" "paired" "best" "runs"
+	for v in alone xls xlt xl xli xlin perf perfg; do
 		if [ "${v#perf}" != "$v" ] && [ "$HAVE_PERF" = 0 ]; then
-			printf '%-62s %9s %7s %7s  %s\n' "${PG_LABEL[$v]}" "n/a" "n/a" "n/a" "(perf not found)"
+			printf '%-62s %9s %7s %7s %7s  %s\n' "${PG_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" \
+				"(perf not found)"
 			continue
 		fi
 		# shellcheck disable=SC2086
@@ -1368,8 +1395,10 @@ if [ "$PG_UP" = 1 ]; then
 		loss=$(calc 'printf "%.1f %%", (1 - a / b) * 100' "$m" "$pbase")
 		# shellcheck disable=SC2086
 		best=$(calc 'printf "%.1f %%", (1 - a / b) * 100' "$(maximum ${PG_RUNS[$v]})" "$pbest")
-		[ "$v" = alone ] && loss="" best=""
-		printf '%-62s %9s %7s %7s  %s\n' "${PG_LABEL[$v]}" "$m" "$loss" "$best" \
+		PG_PAIRED[$v]=$(pg_paired_loss "$v")
+		paired="${PG_PAIRED[$v]} %"
+		[ "$v" = alone ] && loss="" best="" paired=""
+		printf '%-62s %9s %7s %7s %7s  %s\n' "${PG_LABEL[$v]}" "$m" "$loss" "$paired" "$best" \
 			"${PG_RUNS[$v]:-(failed)}"
 		PG_MED[$v]=$m
 		PG_LOSS[$v]=$(calc 'printf "%.1f", (1 - a / b) * 100' "$m" "$pbase")
@@ -1384,16 +1413,23 @@ if [ "$PG_UP" = 1 ]; then
 	echo "throughput loss under xlprobe with the probe set: ${PG_LOSS[xl]} %" \
 		"(perf record of the sched tracepoints: ${PG_LOSS[perf]:-n/a} %; PerfProbe reports 3.5 % on its apps)"
 	# each against its perf: the scheduler accounting alone (summary row 3)
-	# and with the timeline (issue 22: below perf), the sampled set-up (row 4)
+	# and with the timeline (issue 22: below perf), the sampled set-up (row
+	# 4); the paired losses (each round against its own alone run)
 	for v in xls xlt xli; do
 		ref=perf
 		[ "$v" = xli ] && ref=perfg
-		echo "loss, ${PG_LABEL[$v]# }: ${PG_LOSS[$v]} %; ${PG_LABEL[$ref]}: ${PG_LOSS[$ref]:-n/a} %:" \
-			"ratio $(ratio_of "${PG_LOSS[$v]}" "${PG_LOSS[$ref]:-n/a}")"
+		echo "paired loss, ${PG_LABEL[$v]# }: ${PG_PAIRED[$v]} %; ${PG_LABEL[$ref]}:" \
+			"${PG_PAIRED[$ref]:-n/a} %: ratio $(ratio_of "${PG_PAIRED[$v]}" "${PG_PAIRED[$ref]:-n/a}")"
 	done
+	# where row 4's loss goes: the scheduler accounting, PortalRun's two
+	# uprobe traps per transaction, the stack samples
+	echo "row 4's paired loss by part: scheduler accounting ${PG_PAIRED[xls]} %," \
+		"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${PG_PAIRED[xlin]}" "${PG_PAIRED[xls]}") %," \
+		"+ stack samples $(calc 'printf "%.1f", a - b' "${PG_PAIRED[xli]}" "${PG_PAIRED[xlin]}") %" \
+		"(perf record -g: ${PG_PAIRED[perfg]:-n/a} %)"
 	if [ "$HAVE_PERF" = 1 ]; then
-		sum_set 3 "${PG_LOSS[xls]}" "${PG_LOSS[perf]}"
-		sum_set 4 "${PG_LOSS[xli]}" "${PG_LOSS[perfg]}"
+		sum_set 3 "${PG_PAIRED[xls]}" "${PG_PAIRED[perf]}"
+		sum_set 4 "${PG_PAIRED[xli]}" "${PG_PAIRED[perfg]}"
 	else
 		sum_na 3 "perf missing"
 		sum_na 4 "perf missing"
