@@ -76,7 +76,8 @@ static void check_thread(const struct xlp_thread_rec *r, const struct kstat *k, 
 {
 	if (show)
 		fprintf(stderr,
-			"  %-10s run %8.2f ms (kernel %8.2f)  wait %8.2f ms (kernel %8.2f)  steal %.2f ms\n",
+			"  %-10s run %8.2f ms (kernel %8.2f)  wait %8.2f ms (kernel %8.2f)  steal "
+			"%.2f ms\n",
 			k->comm, ms(r->tot[XLP_C_CPU_RUN]), ms(k->run), ms(r->tot[XLP_C_CPU_WAIT]),
 			ms(k->wait), ms(r->tot[XLP_C_CPU_STEAL]));
 	CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k->run), "%s: on-CPU %llu ns, kernel %llu ns",
