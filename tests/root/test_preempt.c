@@ -93,7 +93,7 @@ static void check_against_kernel(const char *bin, const char *trace_name)
 	REQUIRE(fid >= 0, "request not in the function table");
 	for (int i = 0; i < n; i++) {
 		const struct xlp_call_rec *r = find(&t, fid, &k[i]);
-		unsigned long long run, wait, sw;
+		unsigned long long run, wait, sw, span, stolen;
 
 		CHECK(r, "call %d (at %llu) not in the trace", i, k[i].start);
 		if (!r)
@@ -113,14 +113,24 @@ static void check_against_kernel(const char *bin, const char *trace_name)
 		if (wait > k[i].delay + k[i].delay / 100 && bad_wait++ < 3)
 			CHECK(0, "call %d: cpu_wait %llu ns, the kernel's runqueue wait %llu ns", i,
 			      wait, k[i].delay);
-		/* the issue's symptom: another task's time as the call's own,
-		 * i.e. its runqueue wait as cpu_run. The host's steal is in
-		 * neither the kernel's CPU time nor, where the programs saw
-		 * no switch, apart from cpu_run: a part of the wait allows
-		 * for it */
-		if (run > k[i].cpu + k[i].cpu / 20 + k[i].delay / 4 && bad_run++ < 3)
-			CHECK(0, "call %d: cpu_run %llu ns (wall %llu), the thread ran %llu ns", i,
-			      run, (unsigned long long)r->incl[XLP_C_WALL], k[i].cpu);
+		/*
+		 * the issue's symptom: another task's time as the call's own,
+		 * i.e. its runqueue wait as cpu_run. The window holds CPU work
+		 * only, so what the kernel gave the thread there neither as
+		 * CPU time nor as runqueue wait is the host's steal, which is
+		 * in neither figure and, where the programs saw no switch, not
+		 * apart from cpu_run: the same window's measure of it is
+		 * allowed (a CI run: 1.2 ms more cpu_run than the thread ran
+		 * in a 6.7 ms call; a fixed part of the wait was not enough)
+		 */
+		span = k[i].end > k[i].start ? k[i].end - k[i].start : 0;
+		stolen = span > k[i].cpu + k[i].delay ? span - k[i].cpu - k[i].delay : 0;
+		if (run > k[i].cpu + k[i].cpu / 20 + stolen && bad_run++ < 3)
+			CHECK(0,
+			      "call %d: cpu_run %llu ns (wall %llu), the thread ran %llu ns, "
+			      "waited %llu, not the thread's %llu of the window",
+			      i, run, (unsigned long long)r->incl[XLP_C_WALL], k[i].cpu, k[i].delay,
+			      stolen);
 	}
 	CHECK(!bad_sw && !bad_wait && !bad_run,
 	      "%d calls with switches, %d with wait, %d with on-CPU time the kernel did not "
