@@ -148,7 +148,12 @@ struct xa_evidence {
 	enum xa_feat gap_feat;
 	uint32_t gap_slow_hits, gap_fast_hits, gap_nslow, gap_nfast;
 	double gap_assoc_p;
-	double mode_p; /* max(res_gap's p, gap_assoc_p) with a time factor, else gap's */
+	/* the same for the time's mode: slow / fast runs at or past gap.hi */
+	uint32_t time_slow_hits, time_fast_hits, time_nslow, time_nfast;
+	double time_assoc_p;
+	/* max(res_gap's p, gap_assoc_p) with a time factor, else max(gap's p,
+	 * time_assoc_p) */
+	double mode_p;
 	bool mode;
 	/* 2. bursts: runs past the threshold clustered in time (runs test),
 	 * in at most half as many streaks as a random order gives */

@@ -913,6 +913,39 @@ TEST(disk_factor_on_real_nginx_sampled)
 }
 
 /*
+ * A real run of tests/e2e's "none" scenario, which perturbs nothing
+ * (tests/data/e2e-none-two-cpu-speeds.xlp, 2026-11-28): the VM ran at two
+ * speeds in two stretches, so compute_checksum's CPU time is two modes,
+ * 10.2-10.9 ms in 20 runs and 11.7-12.4 ms in the other 20, a gap 63x the
+ * spacing around it. The 3 slow runs come from the rest of the request and
+ * from steal, and fall in the upper mode as 3 draws of 40 do by chance.
+ * The mode was the only evidence and accused the function with no factor;
+ * a mode speaks for the slow runs only when it holds them beyond chance.
+ */
+TEST(a_time_mode_that_is_not_the_slow_runs_does_not_accuse)
+{
+	char path[512], err[4096];
+	struct json *j;
+
+	snprintf(path, sizeof(path), "%s/tests/data/e2e-none-two-cpu-speeds.xlp", tl_root());
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "%s", err);
+	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
+	CHECK_STR(j, "rejected_functions[0].function", "compute_checksum");
+	/* the gap is there, the slow runs are not its */
+	CHECK(num(j, "rejected_functions[0].evidence.mode.p_time") <= 0.001, "%g",
+	      num(j, "rejected_functions[0].evidence.mode.p_time"));
+	CHECK(num(j, "rejected_functions[0].evidence.mode.time_slow_past") == 3, "%g",
+	      num(j, "rejected_functions[0].evidence.mode.time_slow_past"));
+	CHECK(num(j, "rejected_functions[0].evidence.mode.time_fast_past") == 17, "%g",
+	      num(j, "rejected_functions[0].evidence.mode.time_fast_past"));
+	CHECK(num(j, "rejected_functions[0].evidence.mode.p_time_association") > 0.001, "%g",
+	      num(j, "rejected_functions[0].evidence.mode.p_time_association"));
+	CHECK(!json__bool(json__get(j, "rejected_functions[0].evidence.mode.holds")), "-");
+	json__free(j);
+}
+
+/*
  * A file read through page faults, evicted in some of 60 runs, as the
  * issue saw it: the disk blocks in 9 runs (~1.5 ms on ~10 ms of computing,
  * +15 %), and 7 runs are as slow from computing longer (the natural tail,

@@ -437,10 +437,18 @@ static int attach_funcs(struct recorder *r, pid_t pid)
 	return ret;
 }
 
-/* --sizes: the size of launch i (0-based), repeat launches per size */
+/*
+ * --sizes: the size of launch i (0-based). Launches go round the sizes,
+ * --repeat rounds of one launch per size: a machine whose speed drifts
+ * then slows every size alike. Size by size, a slow stretch fell on all
+ * the repeats of one size and bent the model: xz on this VM ran 1.6x
+ * faster in 2 of the 3 launches at 512 KiB, and its linear lzma_code was
+ * read as n log n in 2 of 12 recordings (5 repeats did not help: 2 of
+ * 20).
+ */
 static uint64_t launch_size(const struct recorder *r, unsigned i)
 {
-	return r->o.nsizes ? r->o.sizes[i / r->o.repeat % r->o.nsizes] : 0;
+	return r->o.nsizes ? r->o.sizes[i % r->o.nsizes] : 0;
 }
 
 /* record --size, --sizes: the size the runs were given, written before they run */

@@ -369,10 +369,17 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			e->cpu_mode
 				? "DISTINCT, but its runs are the bursts below: the same slower CPU"
 			: e->mode ? "DISTINCT"
-				  : "not distinct",
+			: e->gap.p <= r->alpha_evidence && isnan(e->res_gap.lo) && c->gt
+				? "DISTINCT, but not the slow runs' mode"
+				: "not distinct",
 			report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32), e->gap.ratio,
 			report__p(e->gap.p, p, 32));
-	else
+	if (e->gap.nabove && !isnan(e->gap.lo) && isnan(e->res_gap.lo) && c->gt)
+		xlp_put(buf, len, &used,
+			", past it %u of %u slow runs and %u of %u fast (Fisher %s)",
+			e->time_slow_hits, e->time_nslow, e->time_fast_hits, e->time_nfast,
+			report__p(e->time_assoc_p, p, 32));
+	else if (!(e->gap.nabove && !isnan(e->gap.lo)))
 		xlp_put(buf, len, &used, "\nmode: %s: time: fewer than 2 runs on a side",
 			e->mode ? "DISTINCT" : "not distinct");
 	if (!isnan(e->res_gap.lo)) {
