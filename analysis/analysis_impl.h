@@ -57,6 +57,19 @@ int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
 double xa_added(const double *v, const uint8_t *slow, size_t n);
 /* Mean of v over the slow (want 1) or fast (0) runs, NANs left out; NAN when none. */
 double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want);
+/*
+ * In proportion or not (PerfProbe's growth beyond proportion): if the slow
+ * side only did more of the same, a part v of a whole w (a resource of the
+ * function's time, or of the run's latency) keeps its share, and its part
+ * of w's added time equals its part of w in the fast runs. share: v's
+ * added time over w's (NAN unless w grew); fast_share: v's part of w in the
+ * fast runs (0 when w is 0 there, NAN without fast runs); excess: the
+ * first less the second, the part of the slowdown that changed its nature.
+ */
+struct xa_proportion {
+	double share, fast_share, excess;
+};
+struct xa_proportion xa_proportion(const double *v, const double *w, const uint8_t *slow, size_t n);
 /* Function f's best "time > thr" split against the run labels, if admissible. */
 int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
 		 uint32_t f, bool *found, double *thr);

@@ -39,6 +39,23 @@ double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want)
 	return cnt ? sum / cnt : NAN;
 }
 
+struct xa_proportion xa_proportion(const double *v, const double *w, const uint8_t *slow, size_t n)
+{
+	double add = xa_class_mean(w, slow, n, 1) - xa_class_mean(w, slow, n, 0);
+	double wfast = xa_class_mean(w, slow, n, 0);
+	struct xa_proportion p = {
+		.share = add > 0 ? (xa_class_mean(v, slow, n, 1) - xa_class_mean(v, slow, n, 0)) /
+					   add
+				 : NAN,
+		.fast_share = wfast > 0	     ? xa_class_mean(v, slow, n, 0) / wfast
+			      : isnan(wfast) ? NAN
+					     : 0,
+	};
+
+	p.excess = p.share - p.fast_share;
+	return p;
+}
+
 static void func_times(const struct dataset *ds, uint32_t f, double *out)
 {
 	for (size_t i = 0; i < dataset__nruns(ds); i++)

@@ -70,7 +70,7 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 	size_t n = dataset__nruns(ds), nslow = 0;
 	double *lat = malloc(n * sizeof(*lat) + 1), *sorted = malloc(n * sizeof(*sorted) + 1);
 	struct xa_order *ord = malloc(n * sizeof(*ord) + 1);
-	double dl, lfast;
+	struct xa_proportion pr;
 	struct xa_bursts b;
 	int err = -ENOMEM;
 
@@ -84,12 +84,11 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 		ord[i] = (struct xa_order){.file = x->file, .start = x->start_ns, .i = i};
 		nslow += !!r->slow[i];
 	}
-	dl = xa_added(lat, r->slow, n);
-	lfast = xa_class_mean(lat, r->slow, n, 0);
 	/* 3. out of proportion, as the whole run's resources are judged (growth.c) */
-	w->share = dl > 0 ? xa_added(work, r->slow, n) / dl : NAN;
-	w->fast_share = lfast > 0 ? xa_class_mean(work, r->slow, n, 0) / lfast : NAN;
-	w->excess = w->share - w->fast_share;
+	pr = xa_proportion(work, lat, r->slow, n);
+	w->share = pr.share;
+	w->fast_share = pr.fast_share;
+	w->excess = pr.excess;
 	w->p_mw = ev__mann_whitney(work, r->slow, n);
 	w->out_of_proportion = w->excess >= o->excess_share && w->p_mw <= o->alpha_evidence;
 	/*

@@ -333,10 +333,8 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 		       const uint8_t *slow, const struct xa_order *ord, size_t n,
 		       const struct analysis_opts *o, struct xa_fallback *fb)
 {
+	struct xa_proportion pr = xa_proportion(v, lat, slow, n);
 	int err;
-
-	double add = xa_class_mean(lat, slow, n, 1) - xa_class_mean(lat, slow, n, 0);
-	double lfast = xa_class_mean(lat, slow, n, 0);
 
 	/* the factor's split and counts, as the baseline's tree found them */
 	*fb = (struct xa_fallback){
@@ -349,15 +347,13 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 		.nfast = f->nfast,
 		.p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
 				f->nslow + f->nfast),
-		.share = add > 0 ? (xa_class_mean(v, slow, n, 1) - xa_class_mean(v, slow, n, 0)) /
-					   add
-				 : NAN,
-		.fast_share = lfast > 0 ? xa_class_mean(v, slow, n, 0) / lfast : NAN,
+		.share = pr.share,
+		.fast_share = pr.fast_share,
+		.excess = pr.excess,
 		.p_mw = ev__mann_whitney(v, slow, n),
 		.gap = {.p = 1, .lo = NAN, .hi = NAN},
 		.runs_p = 1,
 	};
-	fb->excess = fb->share - fb->fast_share;
 	if (f->gt) {
 		err = ev__gap_test(v, n, f->threshold, 0, &fb->gap);
 		err = err ? err : bursts(ord, v, n, f, fb);

@@ -134,17 +134,14 @@ static int cmp_factor(const void *a, const void *b)
 static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
 			 const struct analysis_opts *o, bool reorder)
 {
-	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
 	size_t kept = 0;
 
 	for (size_t k = 0; k < s->nfactors; k++) {
 		struct xa_factor *f = &s->factors[k];
-		const double *v = b->x + f->feat * n;
 
-		f->share = xa_feat_is_time(f->feat) && add > 0 ? (xa_class_mean(v, b->slow, n, 1) -
-								  xa_class_mean(v, b->slow, n, 0)) /
-									 add
-							       : NAN;
+		f->share = xa_feat_is_time(f->feat)
+				   ? xa_proportion(b->x + f->feat * n, b->time, b->slow, n).share
+				   : NAN;
 	}
 	if (!reorder)
 		return;
@@ -165,7 +162,6 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			      const struct analysis_opts *o, double res, struct xa_evidence *e)
 {
 	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
-	double tfast = xa_class_mean(b->time, b->slow, n, 0);
 	bool have = false;
 
 	e->resource = false;
@@ -188,11 +184,11 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			free(neg);
 			ok = f->from_freq_check && p <= o->alpha_evidence;
 		} else if (xa_feat_is_time(f->feat) && add > 0) {
-			share = (xa_class_mean(v, b->slow, n, 1) -
-				 xa_class_mean(v, b->slow, n, 0)) /
-				add;
-			fshare = tfast > 0 ? xa_class_mean(v, b->slow, n, 0) / tfast : 0;
-			excess = share - fshare;
+			struct xa_proportion pr = xa_proportion(v, b->time, b->slow, n);
+
+			share = pr.share;
+			fshare = pr.fast_share;
+			excess = pr.excess;
 			p = ev__mann_whitney(v, b->slow, n);
 			/*
 			 * A sampled function's resource must add more than one

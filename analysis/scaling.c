@@ -30,7 +30,8 @@ struct ctx {
 static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, struct sc_series *s)
 {
 	struct sc_result *r = c->r;
-	double *x = c->vals, *y = c->vals + r->nsizes;
+	double *x = c->vals, *y = c->vals + r->nsizes, *var = c->vals + 2 * r->nsizes;
+	double *vk = c->vals + 3 * r->nsizes;
 	size_t m = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -40,13 +41,15 @@ static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, 
 	if (!s->med)
 		return -ENOMEM;
 	sc_groups__medians(c->g, v, c->scratch, s->med);
+	sc_groups__median_var(c->g, v, vk);
 	for (size_t k = 0; k < r->nsizes; k++)
 		if (!isnan(s->med[k])) {
 			x[m] = r->sizes[k];
+			var[m] = vk[k];
 			y[m++] = s->med[k];
 		}
 	s->now = s->med[r->nsizes - 1];
-	if (m < SC_MIN_SIZES || scaling__fit(x, y, m, &s->fit)) {
+	if (m < SC_MIN_SIZES || scaling__fit_var(x, y, var, m, &s->fit)) {
 		s->fit.model = SC_NMODELS;
 		s->predicted = NAN;
 		return 0;
@@ -406,7 +409,7 @@ int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_r
 	r->sizes = malloc(r->nsizes * sizeof(*r->sizes) + 1);
 	r->runs = malloc(r->nsizes * sizeof(*r->runs) + 1);
 	c.scratch = malloc(in->nruns * sizeof(*c.scratch) + 1);
-	c.vals = malloc(2 * r->nsizes * sizeof(*c.vals) + 1);
+	c.vals = malloc(4 * r->nsizes * sizeof(*c.vals) + 1);
 	err = r->sizes && r->runs && c.scratch && c.vals ? 0 : -ENOMEM;
 	if (err)
 		goto cleanup;

@@ -60,9 +60,12 @@ struct sc_fit {
 	double bn, xref; /* b * g(xref): what predictions use */
 	double rms;	 /* RMS of the relative residuals (y - fit) / y */
 	double aicc;
-	/* the next best model when its AICc is within 2 of the chosen one:
-	 * the data do not tell them apart (SC_NMODELS when none) */
+	/* the next best model when its AICc is within 2 of the chosen one,
+	 * or, with the repeats' spread known, a lower order whose misfit
+	 * that spread explains as well (close_by_spread): the data do not
+	 * tell them apart (SC_NMODELS when none) */
 	enum sc_model close;
+	bool close_by_spread;
 	/* power law y = c * n^k on log-log (points with y > 0) */
 	double exponent, exponent_lo, exponent_hi; /* NAN when < 3 such points */
 	/* the check: the model chosen on the sizes but the largest, and its
@@ -76,6 +79,12 @@ struct sc_fit {
  * 0, or -EINVAL when n < 2.
  */
 int scaling__fit(const double *x, const double *y, size_t n, struct sc_fit *out);
+/*
+ * The same, knowing how far each y[i] may be off by chance: var[i], the
+ * variance of its relative error (sc_groups__median_var), or NAN.
+ */
+int scaling__fit_var(const double *x, const double *y, const double *var, size_t n,
+		     struct sc_fit *out);
 /* The fit's value at size n. */
 double scaling__predict(const struct sc_fit *f, double n);
 
@@ -97,6 +106,14 @@ size_t sc_groups__runs(const struct sc_groups *g, size_t k); /* runs of size k *
  * gets NAN).
  */
 void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch, double *med);
+/*
+ * How far each size's median may be off by chance, from the spread of the
+ * repeats: the variance of log v about each size's mean, pooled over the
+ * sizes, times pi / (2 r) for a median of r runs (its large-sample
+ * variance). var[k] is NAN for every size when fewer than 2 degrees of
+ * freedom pool (single runs), or a value is 0 or NAN.
+ */
+void sc_groups__median_var(const struct sc_groups *g, const double *v, double *var);
 
 /* ---- the analysis: series of every function, spatial inference ---- */
 

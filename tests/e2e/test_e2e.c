@@ -245,8 +245,9 @@ static bool by_host(const struct json *f)
 }
 
 /*
- * In a scenario that perturbs nothing, a function whose only factors are
- * cpu_run or cpu_steal was slowed by the machine: the same work took longer
+ * The report against the scenario. In a scenario that perturbs nothing, a
+ * function whose only factors are cpu_run or cpu_steal (json__by_machine)
+ * was slowed by the machine: the same work took longer
  * on a CPU that ran slower for a while (these VMs have their own slow
  * mode: one scorecard run, 2026-11-28, had compute_checksum and render
  * both 20 % longer on the CPU in 9 of 40 runs, in two stretches of the
@@ -255,19 +256,6 @@ static bool by_host(const struct json *f)
  * evidence rules' false alarms on natural shapes are measured where the
  * truth is known (tests/unit/test_sigsim). A wait is never accepted.
  */
-static bool by_machine(const struct json *f)
-{
-	const struct json *fs = json__key(f, "factors");
-
-	for (size_t k = 0; k < json__len(fs); k++) {
-		const char *fac = json__str(json__get(json__at(fs, k), "factor"));
-
-		if (!fac || (strcmp(fac, "cpu_run") && strcmp(fac, "cpu_steal")))
-			return false;
-	}
-	return json__len(fs) > 0;
-}
-
 static void check_report(const struct scenario *s, const struct json *j)
 {
 	const struct json *cf = json__key(j, "critical_functions");
@@ -280,7 +268,7 @@ static void check_report(const struct scenario *s, const struct json *j)
 		const struct json *f = json__at(cf, i);
 		const char *fac = json__str(json__get(f, "factors[0].factor"));
 
-		if (by_host(f) || (!n && by_machine(f)))
+		if (by_host(f) || (!n && json__by_machine(f)))
 			continue;
 		/* ranked below the expected function, with its factor */
 		if (s->whole_run && i > 0 && n && fac && !strcmp(fac, s->want[0].factor)) {

@@ -464,6 +464,19 @@ bool json__str_is(const struct json *j, const char *path, const char *want)
 	return s && !strcmp(s, want);
 }
 
+bool json__by_machine(const struct json *fn)
+{
+	const struct json *fs = json__key(fn, "factors");
+
+	for (size_t k = 0; k < json__len(fs); k++) {
+		const char *f = json__str(json__key(json__at(fs, k), "factor"));
+
+		if (!f || (strcmp(f, "cpu_run") && strcmp(f, "cpu_steal")))
+			return false;
+	}
+	return json__len(fs) > 0;
+}
+
 const char *json__crafted_critical(char *buf, size_t len, const char *fn, const char *chain,
 				   const char *factor, bool sampled, const char *peer)
 {

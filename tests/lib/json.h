@@ -40,6 +40,14 @@ bool json__str_is(const struct json *j, const char *path, const char *want);
 bool json__is_null(const struct json *j);
 
 /*
+ * A report's critical function (an item of critical_functions) slowed by
+ * the machine, not by what a test did: it has factors, and each is cpu_run
+ * or cpu_steal (the same work took longer on a slower CPU, or the host
+ * stole it). Tests of unperturbed workloads accept it; no wait is.
+ */
+bool json__by_machine(const struct json *fn);
+
+/*
  * A report's critical function as JSON text, the fields the judges read
  * (tests/e2e's scorecard, tests/real/verdict.jq): fn, its chain (JSON
  * objects, comma-separated, outermost first), its factor, whether it was

@@ -165,16 +165,9 @@ static bool by_machine(const struct json *j)
 	const struct json *cf = json__get(j, "critical_functions");
 	size_t n = json__len(cf);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct json *fs = json__get(json__at(cf, i), "factors");
-
-		for (size_t k = 0; k < json__len(fs); k++) {
-			const char *f = json__str(json__get(json__at(fs, k), "factor"));
-
-			if (!f || (strcmp(f, "cpu_steal") && strcmp(f, "cpu_run")))
-				return false;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!json__by_machine(json__at(cf, i)))
+			return false;
 	if (n)
 		fprintf(stderr, "  slowed by the machine (cpu_run / cpu_steal alone): %s\n",
 			json__str(json__get(j, "verdict")));

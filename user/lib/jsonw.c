@@ -147,6 +147,7 @@ void jsonw__null(struct jsonw *w, const char *key)
 	fputs("null", w->f);
 }
 
+/* A field of 1, 2, 4 or 8 bytes, zero-extended. */
 static uint64_t read_uint(const void *p, size_t size)
 {
 	uint8_t u8;
@@ -169,26 +170,12 @@ static uint64_t read_uint(const void *p, size_t size)
 	return u64;
 }
 
+/* The same bytes, sign-extended (>> of a negative value is arithmetic in GCC and clang). */
 static int64_t read_int(const void *p, size_t size)
 {
-	int8_t i8;
-	int16_t i16;
-	int32_t i32;
-	int64_t i64 = 0;
+	unsigned shift = 64 - 8 * (unsigned)size;
 
-	switch (size) {
-	case 1:
-		memcpy(&i8, p, 1);
-		return i8;
-	case 2:
-		memcpy(&i16, p, 2);
-		return i16;
-	case 4:
-		memcpy(&i32, p, 4);
-		return i32;
-	}
-	memcpy(&i64, p, sizeof(i64));
-	return i64;
+	return (int64_t)(read_uint(p, size) << shift) >> shift;
 }
 
 void jsonw__fields(struct jsonw *w, const void *obj, const struct jsonw_field *f, size_t n)

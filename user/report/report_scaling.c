@@ -115,10 +115,21 @@ static const char *callee_line(const struct dataset *ds, const struct sc_result 
 	return buf;
 }
 
+/* "n log n", or "n log n; n fits as well, within the repeats' spread" */
+static const char *model_text(const struct sc_series *s, char *buf, size_t len)
+{
+	if (s->fit.close_by_spread)
+		snprintf(buf, len, "%s; %s fits as well, within the repeats' spread",
+			 scaling__model_name(s->fit.model), scaling__model_name(s->fit.close));
+	else
+		snprintf(buf, len, "%s", scaling__model_name(s->fit.model));
+	return buf;
+}
+
 void report__growth_verdict(const struct dataset *ds, const struct sc_result *r, char *buf,
 			    size_t len)
 {
-	char a[160], b[160], d[32];
+	char a[160], b[160], d[32], m[96];
 	const struct sc_func *bf, *nf;
 	const struct sc_series *t;
 
@@ -138,19 +149,18 @@ void report__growth_verdict(const struct dataset *ds, const struct sc_result *r,
 	t = &r->series[bf->time];
 	fname(ds, r, bf->func, a, sizeof(a));
 	fname(ds, r, nf->func, b, sizeof(b));
+	model_text(t, m, sizeof(m));
 	if (bf == nf)
 		snprintf(buf, len,
 			 "%s takes the most of the run now (%.0f %% at %.6g) and at %.6g (%.0f %%, "
 			 "%s, predicted %s)",
 			 a, 100 * nf->now_share, r->sizes[r->nsizes - 1], r->predict_size,
-			 100 * bf->predicted_share, scaling__model_name(t->fit.model),
-			 report__dur(bf->predicted, d, sizeof(d)));
+			 100 * bf->predicted_share, m, report__dur(bf->predicted, d, sizeof(d)));
 	else
 		snprintf(buf, len,
 			 "at %.6g, %s will take %.0f %% of the run (%s, predicted %s), where %s "
 			 "takes the most now (%.0f %% at %.6g)",
-			 r->predict_size, a, 100 * bf->predicted_share,
-			 scaling__model_name(t->fit.model),
+			 r->predict_size, a, 100 * bf->predicted_share, m,
 			 report__dur(bf->predicted, d, sizeof(d)), b, 100 * nf->now_share,
 			 r->sizes[r->nsizes - 1]);
 }
@@ -255,6 +265,7 @@ static void fit_json(struct jsonw *w, const struct sc_series *s)
 	jsonw__num(w, "rms", s->fit.model < SC_NMODELS ? s->fit.rms : NAN);
 	jsonw__str(w, "close_model",
 		   s->fit.close < SC_NMODELS ? scaling__model_name(s->fit.close) : NULL);
+	jsonw__bool(w, "close_by_spread", s->fit.close_by_spread);
 	jsonw__begin_obj(w, "holdout");
 	jsonw__str(w, "model",
 		   s->fit.holdout_model < SC_NMODELS ? scaling__model_name(s->fit.holdout_model)
