@@ -178,6 +178,9 @@ struct xa_evidence {
 	/* sampled: the resource shown adds no more than one sample's weight per
 	 * run (the resolution), which is where samples fell, not evidence */
 	bool res_within;
+	/* the function's time is its one resource (the runqueue wait before
+	 * an interaction): no proportion to test */
+	bool res_itself;
 	/*
 	 * 4. a resource beyond the bulk: ranked by the resource's share of the
 	 * function's time in each run, the top runs are the slow ones (Fisher

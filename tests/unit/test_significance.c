@@ -946,6 +946,33 @@ TEST(a_time_mode_that_is_not_the_slow_runs_does_not_accuse)
 }
 
 /*
+ * Debian's redis-server, unperturbed, recorded by sampling in a CI run
+ * (tests/data/redis-none-queued-4-of-872.xlp, 2026-11-28): 4 of 872
+ * requests queued 2 ms for a CPU before the handler, the others never.
+ * The pseudo-function "call [queued before it]" is that wait itself: 100 %
+ * of the added time and "0 %" of the fast runs' (no time at all) is no
+ * growth beyond proportion, and it accused nothing else. Not accused; the
+ * whole run's answer states the wait before the handler.
+ */
+TEST(the_wait_before_the_handler_is_not_out_of_proportion_to_itself)
+{
+	char path[512], err[4096];
+	struct json *j;
+
+	snprintf(path, sizeof(path), "%s/tests/data/redis-none-queued-4-of-872.xlp", tl_root());
+	j = report_json(path, err, sizeof(err));
+	REQUIRE(j, "%s", err);
+	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
+	CHECK_STR(j, "rejected_functions[0].function", "call [queued before it]");
+	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.wait_itself")) == 1,
+	      "-");
+	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.holds")) == 0, "-");
+	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1, "%s", str(j, "verdict"));
+	CHECK_STR(j, "whole_run.factor", "cpu_wait");
+	json__free(j);
+}
+
+/*
  * A file read through page faults, evicted in some of 60 runs, as the
  * issue saw it: the disk blocks in 9 runs (~1.5 ms on ~10 ms of computing,
  * +15 %), and 7 runs are as slow from computing longer (the natural tail,

@@ -431,6 +431,7 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			"\nresource: %s: %s holds %.0f %% of the added time, %.0f %% of the fast "
 			"runs' time (%s)",
 			e->resource	? "OUT OF PROPORTION"
+			: e->res_itself ? "not tested: the time is the wait itself"
 			: e->res_within ? "within one sample's weight (the sampling resolution): "
 					  "where samples fell, not evidence"
 					: "in proportion",

@@ -265,6 +265,7 @@ static const struct jsonw_field ev_resource_f[] = {
 	JSONW_F(struct xa_evidence, res_fast_share, "share_of_fast"),
 	JSONW_F(struct xa_evidence, res_excess, "excess"),
 	JSONW_F(struct xa_evidence, res_p, "p"),
+	JSONW_F(struct xa_evidence, res_itself, "wait_itself"),
 };
 
 static const struct jsonw_field ev_beyond_f[] = {
