@@ -301,8 +301,16 @@ TEST(pool_cold_file_interaction_only_chains_lead_into_the_pool)
 				       json__str(json__get(blocked_by(j), "text")) &&
 				       strstr(json__str(json__get(blocked_by(j), "text")),
 					      "pool-1")),
-			      "the disk through pool-1 in %g of %g slow runs, no answer: %s",
+			      "the disk through pool-1 in %g of %g slow runs, no answer (the "
+			      "waits' answer: %s, share %g, top %g runs hold %g slow, p %g "
+			      "for %g tests): %s",
 			      json__num(json__get(k, "slow_runs")), nslow,
+			      json__str(json__get(j, "wait_answer.text")),
+			      json__num(json__get(j, "wait_answer.share_of_added")),
+			      json__num(json__get(j, "wait_answer.top_runs")),
+			      json__num(json__get(j, "wait_answer.top_slow")),
+			      json__num(json__get(j, "wait_answer.p")),
+			      json__num(json__get(j, "wait_answer.tests")),
 			      json__str(json__get(j, "verdict")));
 	}
 	if (json__bool(json__get(j, "wait_answer.holds")) == 1)
