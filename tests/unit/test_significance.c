@@ -323,6 +323,18 @@ static struct json *report_json(const char *trace, char *err, size_t errlen)
 }
 
 /* The checks read many paths of the report: the value at each. */
+/* The JSON report of the trace tests/data/NAME (a real recording); NULL after a failed check. */
+static struct json *fixture_report(const char *name)
+{
+	char path[512], err[4096];
+	struct json *j;
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", tl_root(), name);
+	j = report_json(path, err, sizeof(err));
+	CHECK(j, "%s: %s", name, err);
+	return j;
+}
+
 static const char *str(const struct json *j, const char *path)
 {
 	const char *s = json__str(json__get(j, path));
@@ -900,12 +912,9 @@ TEST(worker_losing_its_cpu_beyond_the_bulk)
  */
 TEST(disk_factor_on_real_nginx_sampled)
 {
-	char path[512], err[4096];
-	struct json *j;
+	struct json *j = fixture_report("nginx-sendfile-cold-sampled.xlp");
 
-	snprintf(path, sizeof(path), "%s/tests/data/nginx-sendfile-cold-sampled.xlp", tl_root());
-	j = report_json(path, err, sizeof(err));
-	REQUIRE(j, "%s", err);
+	REQUIRE(j, "-");
 	REQUIRE(accused_beyond(j, "ngx_linux_sendfile_chain", NULL), "-");
 	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
 	CHECK(strstr(str(j, "verdict"), "because of disk_block"), "%s", str(j, "verdict"));
@@ -924,12 +933,9 @@ TEST(disk_factor_on_real_nginx_sampled)
  */
 TEST(a_time_mode_that_is_not_the_slow_runs_does_not_accuse)
 {
-	char path[512], err[4096];
-	struct json *j;
+	struct json *j = fixture_report("e2e-none-two-cpu-speeds.xlp");
 
-	snprintf(path, sizeof(path), "%s/tests/data/e2e-none-two-cpu-speeds.xlp", tl_root());
-	j = report_json(path, err, sizeof(err));
-	REQUIRE(j, "%s", err);
+	REQUIRE(j, "-");
 	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
 	CHECK_STR(j, "rejected_functions[0].function", "compute_checksum");
 	/* the gap is there, the slow runs are not its */
@@ -956,12 +962,9 @@ TEST(a_time_mode_that_is_not_the_slow_runs_does_not_accuse)
  */
 TEST(the_wait_before_the_handler_is_not_out_of_proportion_to_itself)
 {
-	char path[512], err[4096];
-	struct json *j;
+	struct json *j = fixture_report("redis-none-queued-4-of-872.xlp");
 
-	snprintf(path, sizeof(path), "%s/tests/data/redis-none-queued-4-of-872.xlp", tl_root());
-	j = report_json(path, err, sizeof(err));
-	REQUIRE(j, "%s", err);
+	REQUIRE(j, "-");
 	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
 	CHECK_STR(j, "rejected_functions[0].function", "call [queued before it]");
 	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.wait_itself")) == 1,

@@ -343,6 +343,8 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			     size_t len)
 {
 	const struct xa_evidence *e = &c->ev;
+	/* no factor's gap: the time's own mode is the test, with its association */
+	bool by_time = isnan(e->res_gap.lo) && c->gt;
 	char a[32], b[32], p[32];
 	size_t used = 0;
 
@@ -369,12 +371,12 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			e->cpu_mode
 				? "DISTINCT, but its runs are the bursts below: the same slower CPU"
 			: e->mode ? "DISTINCT"
-			: e->gap.p <= r->alpha_evidence && isnan(e->res_gap.lo) && c->gt
+			: e->gap.p <= r->alpha_evidence && by_time
 				? "DISTINCT, but not the slow runs' mode"
 				: "not distinct",
 			report__dur(e->gap.lo, a, 32), report__dur(e->gap.hi, b, 32), e->gap.ratio,
 			report__p(e->gap.p, p, 32));
-	if (e->gap.nabove && !isnan(e->gap.lo) && isnan(e->res_gap.lo) && c->gt)
+	if (e->gap.nabove && !isnan(e->gap.lo) && by_time)
 		xlp_put(buf, len, &used,
 			", past it %u of %u slow runs and %u of %u fast (Fisher %s)",
 			e->time_slow_hits, e->time_nslow, e->time_fast_hits, e->time_nfast,
