@@ -64,17 +64,29 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 		 * runqueue wait, the rest of the span on a CPU (simpler than
 		 * thread_recover(), whose every inlined copy costs the
 		 * verifier time at each start; a sleep hidden this way, never
-		 * seen here, would count as on-CPU time).
+		 * seen here, would count as on-CPU time). Of that, steal: at
+		 * least what a snapshot already showed (or the steal would
+		 * move into the cpu_run of the call around it: a CI run's
+		 * call got 0.39 ms more than the thread ran), and what the
+		 * CPU's steal since the switch-in exceeds the wait by (the
+		 * wait's own steal is in run_delay).
 		 */
 		__u64 span = now > t->ts ? now - t->ts : 0, delay = kernel_delay_running(task);
 		__u64 wait = t->delay_seen && delay > t->delay_seen ? delay - t->delay_seen : 0;
+		__u64 steal = steal_since_in(t, steal_clock(task, t->last_cpu));
 		struct xlp_proc *p = proc_get(t);
 
 		stat_inc(XLP_S_SCHED_MISSED);
 		if (wait > span)
 			wait = span;
+		steal = steal > wait ? steal - wait : 0;
+		if (steal < t->steal_exposed)
+			steal = t->steal_exposed;
+		if (steal > span - wait)
+			steal = span - wait;
 		ctr_add(t, p, XLP_C_CPU_WAIT, wait);
-		thread_account_d(t, p, now, span - wait);
+		ctr_add(t, p, XLP_C_CPU_STEAL, steal);
+		thread_account_d(t, p, now, span - wait - steal);
 		if (delay)
 			t->delay_seen = delay;
 		t->exec_at_in = task->se.sum_exec_runtime;

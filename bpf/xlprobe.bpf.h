@@ -792,6 +792,13 @@ static __always_inline void thread_recover(struct xlp_thread *t, struct xlp_proc
 	rest = span - run - wait;
 	ctr_add(t, p, XLP_C_CPU_RUN, run);
 	ctr_add(t, p, XLP_C_CPU_WAIT, wait);
+	/* the steal a snapshot of the open slice showed stays steal */
+	if (t->state == XLP_T_RUNNING) {
+		__u64 s = t->steal_exposed < rest ? t->steal_exposed : rest;
+
+		ctr_add(t, p, XLP_C_CPU_STEAL, s);
+		rest -= s;
+	}
 	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D) {
 		/* the sleep came first: it ended rest ns after it began */
 		offcpu_charge(t, t->ts, t->ts + rest, t->wait_reason);

@@ -21,10 +21,14 @@
  *
  * stdout: one line per call, after it returned,
  *   CALL request <tid> <start_ns> <end_ns> <run_delay_ns> <nivcsw> <cpu_ns>
+ *        <outer_ns>
  * the deltas of the thread's runqueue wait (/proc/thread-self/schedstat),
  * involuntary switches (getrusage) and CPU time (CLOCK_THREAD_CPUTIME_ID)
  * from just before the call to just after it: a window that contains the
- * call and little else.
+ * call and little else. start..end is the call; outer_ns the wall time from
+ * before the first reading of the counters to after the last, the span
+ * their deltas cover (a preemption between a reading and the call is in
+ * the deltas, not in end - start).
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <fcntl.h>
@@ -161,24 +165,26 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		struct kview a, b;
-		uint64_t t0, t1;
+		uint64_t o0, o1, t0, t1;
 		char c = 0;
 
 		if (cl > 0 && read(req[0], &c, 1) != 1)
 			wl_die("read request");
 		if (cl < 0)
 			wl_sleep_ns(NS_PER_MS);
+		o0 = wl_now_ns();
 		kview(&a);
 		t0 = wl_now_ns();
 		request();
 		t1 = wl_now_ns();
 		kview(&b);
+		o1 = wl_now_ns();
 		if (cl > 0 && write(rsp[1], &c, 1) != 1)
 			wl_die("write answer");
-		printf("CALL request %ld %llu %llu %llu %ld %llu\n", (long)syscall(SYS_gettid),
+		printf("CALL request %ld %llu %llu %llu %ld %llu %llu\n", (long)syscall(SYS_gettid),
 		       (unsigned long long)t0, (unsigned long long)t1,
 		       (unsigned long long)(b.delay - a.delay), b.nivcsw - a.nivcsw,
-		       (unsigned long long)(b.cpu - a.cpu));
+		       (unsigned long long)(b.cpu - a.cpu), (unsigned long long)(o1 - o0));
 		fflush(stdout);
 	}
 	kill(hog, SIGKILL);
