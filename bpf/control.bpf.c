@@ -36,18 +36,26 @@ int xlp_add_proc(struct xlp_ctl *a)
  * not a lookup by tid: no kfunc (libbpf 1.1's linker cannot link a kfunc
  * that two objects reference, and bpf/block.bpf.c needs one).
  */
+/* The slot of task's process among the targets, or NULL: not traced. */
+static __always_inline __u32 *target_slot(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	return bpf_map_lookup_elem(&targets, &tgid);
+}
+
 SEC("iter/task")
 int xlp_add_threads(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	__u32 tgid, *slot;
+	__u32 *slot;
 
 	if (!task || task->tgid != add_pid)
 		return 0;
-	tgid = task->tgid;
-	slot = bpf_map_lookup_elem(&targets, &tgid);
+	slot = target_slot(task);
 	if (slot)
-		thread_new(task, task->pid, tgid, *slot, XLP_THREAD_PARTIAL, bpf_ktime_get_ns());
+		thread_new(task, task->pid, task->tgid, *slot, XLP_THREAD_PARTIAL,
+			   bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -105,19 +113,15 @@ int xlp_flush_procs(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct xlp_proc_rec rec;
-	struct xlp_proc *p;
-	__u32 tgid, *slot;
+	struct xlp_proc *p = NULL;
+	__u32 *slot;
 
-	if (!task || task->pid != task->tgid)
-		return 0;
-	tgid = task->tgid;
-	slot = bpf_map_lookup_elem(&targets, &tgid);
-	if (!slot)
-		return 0;
-	p = bpf_map_lookup_elem(&procs, slot);
+	/* by its leader: once per process */
+	if (task && task->pid == task->tgid && (slot = target_slot(task)))
+		p = bpf_map_lookup_elem(&procs, slot);
 	if (!p)
 		return 0;
-	proc_rec_fill(&rec, p, tgid, task->comm, XLP_THREAD_AT_STOP, flush_ns);
+	proc_rec_fill(&rec, p, task->tgid, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }

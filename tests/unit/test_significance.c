@@ -357,8 +357,15 @@ static size_t len(const struct json *j, const char *path)
 	return json__len(json__get(j, path));
 }
 
-/* A macro, so that a failure names the test's line. */
+/* Macros, so that a failure names the test's line. */
 #define CHECK_STR(j, path, want) CHECK(!strcmp(str(j, path), want), "%s", str(j, path))
+#define CHECK_NUM(j, path, op, want) CHECK(num(j, path) op(want), "%s = %g", path, num(j, path))
+/* No function accused, and func the first one rejected. */
+#define CHECK_NONE_BUT_REJECTED(j, func)                                                           \
+	do {                                                                                       \
+		CHECK(len(j, "critical_functions") == 0, "%s", str(j, "verdict"));                \
+		CHECK_STR(j, "rejected_functions[0].function", func);                              \
+	} while (0)
 
 /*
  * One scenario being written: its trace, generator, writer and clock, so
@@ -936,17 +943,12 @@ TEST(a_time_mode_that_is_not_the_slow_runs_does_not_accuse)
 	struct json *j = fixture_report("e2e-none-two-cpu-speeds.xlp");
 
 	REQUIRE(j, "-");
-	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
-	CHECK_STR(j, "rejected_functions[0].function", "compute_checksum");
+	CHECK_NONE_BUT_REJECTED(j, "compute_checksum");
 	/* the gap is there, the slow runs are not its */
-	CHECK(num(j, "rejected_functions[0].evidence.mode.p_time") <= 0.001, "%g",
-	      num(j, "rejected_functions[0].evidence.mode.p_time"));
-	CHECK(num(j, "rejected_functions[0].evidence.mode.time_slow_past") == 3, "%g",
-	      num(j, "rejected_functions[0].evidence.mode.time_slow_past"));
-	CHECK(num(j, "rejected_functions[0].evidence.mode.time_fast_past") == 17, "%g",
-	      num(j, "rejected_functions[0].evidence.mode.time_fast_past"));
-	CHECK(num(j, "rejected_functions[0].evidence.mode.p_time_association") > 0.001, "%g",
-	      num(j, "rejected_functions[0].evidence.mode.p_time_association"));
+	CHECK_NUM(j, "rejected_functions[0].evidence.mode.p_time", <=, 0.001);
+	CHECK_NUM(j, "rejected_functions[0].evidence.mode.time_slow_past", ==, 3);
+	CHECK_NUM(j, "rejected_functions[0].evidence.mode.time_fast_past", ==, 17);
+	CHECK_NUM(j, "rejected_functions[0].evidence.mode.p_time_association", >, 0.001);
 	CHECK(!json__bool(json__get(j, "rejected_functions[0].evidence.mode.holds")), "-");
 	json__free(j);
 }
@@ -965,8 +967,7 @@ TEST(the_wait_before_the_handler_is_not_out_of_proportion_to_itself)
 	struct json *j = fixture_report("redis-none-queued-4-of-872.xlp");
 
 	REQUIRE(j, "-");
-	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s", str(j, "verdict"));
-	CHECK_STR(j, "rejected_functions[0].function", "call [queued before it]");
+	CHECK_NONE_BUT_REJECTED(j, "call [queued before it]");
 	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.wait_itself")) == 1,
 	      "-");
 	CHECK(json__bool(json__get(j, "rejected_functions[0].evidence.resource.holds")) == 0, "-");
