@@ -363,7 +363,7 @@ static size_t len(const struct json *j, const char *path)
 /* No function accused, and func the first one rejected. */
 #define CHECK_NONE_BUT_REJECTED(j, func)                                                           \
 	do {                                                                                       \
-		CHECK(len(j, "critical_functions") == 0, "%s", str(j, "verdict"));                \
+		CHECK(len(j, "critical_functions") == 0, "%s", str(j, "verdict"));                 \
 		CHECK_STR(j, "rejected_functions[0].function", func);                              \
 	} while (0)
 
