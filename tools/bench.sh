@@ -25,7 +25,9 @@
 #      --timeline: what the wait chains need, and with a probe set) / under
 #      perf record of the same scheduler tracepoints; and the set-up
 #      recommended on servers, record -p -i PortalRun with stack samples,
-#      beside perf record -g -F 999 -p
+#      beside perf record -g -F 999 -p; rows 3 and 4 of the summary come
+#      from one more pgbench run in which the tracers are attached and
+#      detached in turn (pg_toggled)
 #   7. stack sampling: a pinned CPU-bound run alone / sampled at the default
 #      bound / at a fixed 999 Hz, and the cost per window the trace records
 #      as the stack depth (the cost per sample) changes
@@ -57,7 +59,8 @@
 # ROUNDTRIPS (100000), CALLS (200000), REPS (5),
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
-# and PG_WARMUP (4) per pgbench run, PGBIN (/usr/lib/postgresql/15/bin;
+# and PG_WARMUP (4) per pgbench run, TG_ROUNDS (5) and TG_WINDOW (5 s) of
+# the toggled run, PGBIN (/usr/lib/postgresql/15/bin;
 # without PostgreSQL 15 section 6 prints n/a), SIG_TRIALS (500: trials per
 # cell of section 8 up to 200 runs, a fifth at 1000, a twentieth at 3000).
 set -u
@@ -82,6 +85,8 @@ RUN_TIMEOUT=120 # seconds for any single run; a hung run is a failed run
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 PG_SECONDS=${PG_SECONDS:-10}
 PG_WARMUP=${PG_WARMUP:-4}
+TG_ROUNDS=${TG_ROUNDS:-5}
+TG_WINDOW=${TG_WINDOW:-5}
 
 TRACEFS=/sys/kernel/tracing
 TMP=""
@@ -1223,26 +1228,14 @@ perf_attached() {
 	return 1
 }
 
-# One pgbench run under variant $1 (alone, xls, xlt, xl, xli, perf, perfg); sets RES to its
-# tps over the measured window, empty on failure, and for xlprobe PG_REC to
-# "<runs> <calls> <dropped>" from its last line.
-run_pg() {
-	local v=$1 out=$TMP/pgbench.out terr=$TMP/pg.tracer pb tp="" backend t0 ta="" args=() i
+# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, perf, perfg; alone:
+# none) on backend $2, its stderr to $3, and waits until it is attached:
+# TG_PID its pid (empty for alone), TG_AT the instant it attached (date
+# +%s%N; empty if it did not). Returns 1 when it did not attach.
+pg_tracer_start() {
+	local v=$1 backend=$2 terr=$3 args=()
 
-	RES=""
-	PG_REC=""
-	: >"$out"
-	: >"$terr"
-	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 \
-		-T $((PG_WARMUP + PG_SECONDS)) -P 1 >"$out" 2>&1 &
-	pb=$!
-	BG_PIDS+=("$pb")
-	t0=$(date +%s%N)
-	if ! backend=$(pg_backend "$pb"); then
-		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
-		bg_wait "$pb" 5
-		return
-	fi
+	TG_PID="" TG_AT=""
 	case $v in
 	xls | xlt | xl | xli | xlin)
 		args=(-p "$backend" -o "$TMP/pg.xlp" "${PG_PROBES[@]}")
@@ -1259,27 +1252,53 @@ run_pg() {
 			--no-sample)
 		# not -q: "recording PID" on stderr says every probe is attached
 		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record "${args[@]}" >/dev/null 2>"$terr" &
-		tp=$!
-		BG_PIDS+=("$tp")
-		wait_for_line "$terr" 'recording PID' "$tp" && ta=$(date +%s%N)
+		TG_PID=$!
+		BG_PIDS+=("$TG_PID")
+		wait_for_line "$terr" 'recording PID' "$TG_PID" || return 1
 		;;
 	perf)
 		"${ON_TRACER_CPUS[@]}" "$PERF" record -q "${PERF_EVENTS[@]}" -p "$backend" \
 			-o "$TMP/pg.perf" >/dev/null 2>"$terr" &
-		tp=$!
-		BG_PIDS+=("$tp")
-		perf_attached "$tp" && ta=$(date +%s%N)
+		TG_PID=$!
+		BG_PIDS+=("$TG_PID")
+		perf_attached "$TG_PID" || return 1
 		;;
 	perfg)
 		# perf's stack sampling: its default event (cpu-clock where the
 		# VM has no PMU), call graphs by frame pointers
 		"${ON_TRACER_CPUS[@]}" "$PERF" record -q -g -F 999 -p "$backend" \
 			-o "$TMP/pg.perf" >/dev/null 2>"$terr" &
-		tp=$!
-		BG_PIDS+=("$tp")
-		perf_attached "$tp" 1 && ta=$(date +%s%N)
+		TG_PID=$!
+		BG_PIDS+=("$TG_PID")
+		perf_attached "$TG_PID" 1 || return 1
 		;;
+	*) return 0 ;;
 	esac
+	TG_AT=$(date +%s%N)
+}
+
+# One pgbench run under variant $1 (alone, xls, xlt, xl, xli, perf, perfg); sets RES to its
+# tps over the measured window, empty on failure, and for xlprobe PG_REC to
+# "<runs> <calls> <dropped>" from its last line.
+run_pg() {
+	local v=$1 out=$TMP/pgbench.out terr=$TMP/pg.tracer pb tp="" backend t0 ta="" i
+
+	RES=""
+	PG_REC=""
+	: >"$out"
+	: >"$terr"
+	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 \
+		-T $((PG_WARMUP + PG_SECONDS)) -P 1 >"$out" 2>&1 &
+	pb=$!
+	BG_PIDS+=("$pb")
+	t0=$(date +%s%N)
+	if ! backend=$(pg_backend "$pb"); then
+		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
+		bg_wait "$pb" 5
+		return
+	fi
+	pg_tracer_start "$v" "$backend" "$terr" && ta=$TG_AT
+	tp=$TG_PID
 	bg_wait "$pb" $((PG_WARMUP + PG_SECONDS + 60))
 	# the backend exits after its client: the next run must not find it
 	for ((i = 0; i < 100; i++)); do
@@ -1331,6 +1350,81 @@ pg_paired_loss() {
 	done
 	# shellcheck disable=SC2068 # one word per loss
 	median ${losses[@]}
+}
+
+# Rows 3 and 4 from one long pgbench run (-P 1: its tps each second), each
+# tracer of "$@" attached and detached in turn: TG_WINDOW s off, then
+# TG_WINDOW s on, per variant, TG_ROUNDS rounds. Separate runs minutes
+# apart saw the machine's speed change more than any loss (alone 14 600 to
+# 21 900 tps, dips of 3-4 s to 13 000 inside one run); here each on window
+# is held to the off window just before it, seconds apart. Each window's
+# tps is the median of its whole seconds (a second that straddles an
+# attach or a detach is left out), a variant's loss the median over its
+# rounds of 1 - on / off, in %: TG_LOSS[v], TG_N[v] the windows that
+# counted.
+pg_toggled() {
+	local out=$TMP/pgtg.out terr=$TMP/pgtg.tracer marks=$TMP/pgtg.marks pb t0 backend
+	local k v s e total
+
+	: >"$out"
+	: >"$marks"
+	total=$((PG_WARMUP + TG_ROUNDS * $# * (2 * TG_WINDOW + 8) + 30))
+	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 -T "$total" -P 1 \
+		>"$out" 2>&1 &
+	pb=$!
+	BG_PIDS+=("$pb")
+	t0=$(date +%s%N)
+	if ! backend=$(pg_backend "$pb"); then
+		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
+		bg_wait "$pb" 5
+		return
+	fi
+	sleep "$PG_WARMUP"
+	for ((k = 0; k < TG_ROUNDS; k++)); do
+		for v in "$@"; do
+			s=$(date +%s%N)
+			sleep "$TG_WINDOW"
+			e=$(date +%s%N)
+			: >"$terr"
+			if ! pg_tracer_start "$v" "$backend" "$terr"; then
+				note "$v did not attach to backend $backend: $(grep -v RLIMIT "$terr" | tail -n 2)"
+				[ -n "$TG_PID" ] && kill -INT "$TG_PID" 2>/dev/null && bg_wait "$TG_PID" 30
+				continue
+			fi
+			sleep "$TG_WINDOW"
+			# the instant it is told to stop: its flush runs on the tracer CPU
+			echo "$v $k $(((s - t0) / 1000000)) $(((e - t0) / 1000000))" \
+				"$(((TG_AT - t0) / 1000000)) $((($(date +%s%N) - t0) / 1000000))" >>"$marks"
+			kill -INT "$TG_PID" 2>/dev/null
+			bg_wait "$TG_PID" 30
+			cat "$terr" >>"$LOG"
+			rm -f "$TMP/pg.xlp" "$TMP/pg.perf"
+		done
+	done
+	# pgbench has no SIGINT handler, and a background job of a script
+	# ignores SIGINT
+	kill -TERM "$pb" 2>/dev/null
+	bg_wait "$pb" 30
+	# pgbench's "progress: T s, X tps" is the second (T - 1, T] of its own
+	# clock, which starts after t0 (its connection): a window's seconds must
+	# lie inside it with 0.3 s to spare at the start
+	while read -r v k s e a d; do
+		awk -v s="$s" -v e="$e" -v a="$a" -v d="$d" -v v="$v" '
+			function med(x, n,    i, j, t) {
+				for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) {
+					t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+				return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+			}
+			$1 == "progress:" { t = $2 * 1000
+				if (t - 1000 >= s + 300 && t <= e) off[++no] = $4
+				if (t - 1000 >= a + 300 && t <= d) on[++nn] = $4 }
+			END { if (no >= 2 && nn >= 2) printf "%s %.2f\n", v, (1 - med(on, nn) / med(off, no)) * 100 }' "$out"
+	done <"$marks" >"$TMP/pgtg.losses"
+	for v in "$@"; do
+		# shellcheck disable=SC2046 # one word per loss
+		TG_LOSS[$v]=$(median $(awk -v v="$v" '$1 == v { print $2 }' "$TMP/pgtg.losses"))
+		TG_N[$v]=$(awk -v v="$v" '$1 == v { n++ } END { print n + 0 }' "$TMP/pgtg.losses")
+	done
 }
 
 PG_UP=0
@@ -1428,8 +1522,19 @@ if [ "$PG_UP" = 1 ]; then
 		"+ stack samples $(calc 'printf "%.1f", a - b' "${PG_PAIRED[xli]}" "${PG_PAIRED[xlin]}") %" \
 		"(perf record -g: ${PG_PAIRED[perfg]:-n/a} %)"
 	if [ "$HAVE_PERF" = 1 ]; then
-		sum_set 3 "${PG_PAIRED[xls]}" "${PG_PAIRED[perf]}"
-		sum_set 4 "${PG_PAIRED[xli]}" "${PG_PAIRED[perfg]}"
+		# rows 3 and 4: each tracer toggled in one pgbench run (pg_toggled)
+		declare -A TG_LOSS=() TG_N=()
+		echo "toggled in one pgbench run ($TG_ROUNDS rounds of ${TG_WINDOW} s off, ${TG_WINDOW} s on, per tracer; medians):"
+		pg_toggled xls perf xlin xli perfg
+		for v in xls perf xlin xli perfg; do
+			printf '  %-62s loss %6s %%  (%s windows)\n' "${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" \
+				"${TG_N[$v]}"
+		done
+		echo "  row 4's toggled loss by part: scheduler accounting ${TG_LOSS[xls]} %," \
+			"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
+			"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlin]}") %"
+		sum_set 3 "${TG_LOSS[xls]}" "${TG_LOSS[perf]}"
+		sum_set 4 "${TG_LOSS[xli]}" "${TG_LOSS[perfg]}"
 	else
 		sum_na 3 "perf missing"
 		sum_na 4 "perf missing"
