@@ -71,17 +71,32 @@ static double ms(unsigned long long ns)
 	return (double)ns / 1e6;
 }
 
-/* One thread's totals against the kernel's */
-static void check_thread(const struct xlp_thread_rec *r, const struct kstat *k, bool show)
+/*
+ * One thread's totals against the kernel's. before: the kernel's on-CPU
+ * time of the thread when the workload's main() began. The kernel counts
+ * the launched thread from the recorder's fork; the recording from its
+ * release (the launcher's code in between is not the command's, and the
+ * thread is registered while it waits). The x86 guest's main thread came
+ * 2-6 ms short of the kernel in 2 of 4 runs (14-82 ms before main(), exec
+ * and the dynamic loader included, here): the recording may miss up to
+ * that much, never more. A bound, not the exact pre-release time, which
+ * nothing outside the launcher measures.
+ */
+static void check_thread(const struct xlp_thread_rec *r, const struct kstat *k,
+			 unsigned long long before, bool show)
 {
+	unsigned long long run = r->tot[XLP_C_CPU_RUN];
+
 	if (show)
 		fprintf(stderr,
-			"  %-10s run %8.2f ms (kernel %8.2f)  wait %8.2f ms (kernel %8.2f)  steal "
-			"%.2f ms\n",
-			k->comm, ms(r->tot[XLP_C_CPU_RUN]), ms(k->run), ms(r->tot[XLP_C_CPU_WAIT]),
+			"  %-10s run %8.2f ms (kernel %8.2f, %.2f before main)  wait %8.2f ms "
+			"(kernel %8.2f)  steal %.2f ms\n",
+			k->comm, ms(run), ms(k->run), ms(before), ms(r->tot[XLP_C_CPU_WAIT]),
 			ms(k->wait), ms(r->tot[XLP_C_CPU_STEAL]));
-	CHECK(close_enough(r->tot[XLP_C_CPU_RUN], k->run), "%s: on-CPU %llu ns, kernel %llu ns",
-	      k->comm, (unsigned long long)r->tot[XLP_C_CPU_RUN], k->run);
+	if (before && run < k->run && k->run - run <= before)
+		run = k->run; /* what it missed ran before main() */
+	CHECK(close_enough(run, k->run), "%s: on-CPU %llu ns, kernel %llu ns (%llu before main)",
+	      k->comm, (unsigned long long)r->tot[XLP_C_CPU_RUN], k->run, before);
 	CHECK(close_enough(r->tot[XLP_C_CPU_WAIT], k->wait), "%s: runqueue %llu ns, kernel %llu ns",
 	      k->comm, (unsigned long long)r->tot[XLP_C_CPU_WAIT], k->wait);
 	CHECK(r->tot[XLP_C_NVCSW] == k->nvcsw, "%s: voluntary %llu, kernel %llu", k->comm,
@@ -104,7 +119,8 @@ static void check_thread(const struct xlp_thread_rec *r, const struct kstat *k, 
 
 static void agreement(const struct xt_schedstat_run *o, const char *bin, bool old_switch)
 {
-	char xl[256], wl[256], err[4096];
+	char xl[256], wl[256], err[4096], line[256];
+	unsigned long long before = 0;
 	const char *trace = xt_tmp_path(old_switch ? "sched_old.xlp" : "sched.xlp");
 	char *argv[] = {
 		xt_out(bin, xl, sizeof(xl)),	     "record",	  "-q", "-o", (char *)trace, "--",
@@ -114,7 +130,11 @@ static void agreement(const struct xt_schedstat_run *o, const char *bin, bool ol
 	struct xt_trace t;
 	int pid, n, rc, checked = 0;
 
-	pid = xt_spawn_ready(argv, &p, o->ready_ms);
+	pid = -1;
+	if (!xt_spawn(argv, &p))
+		while (!xt_read_line(p.out_fd, line, sizeof(line), o->ready_ms))
+			if (sscanf(line, "READY %d %llu", &pid, &before) == 2 && pid > 0)
+				break;
 	REQUIRE(pid > 0, "sched_mix never said READY");
 	/* main blocks in sigwait() just after printing READY: let it get there,
 	 * so its switch counts are final before we read them */
@@ -139,7 +159,8 @@ static void agreement(const struct xt_schedstat_run *o, const char *bin, bool ol
 		if (!r)
 			continue;
 		checked++;
-		check_thread(r, &k[i], o->show);
+		/* only the main thread existed before main() */
+		check_thread(r, &k[i], (int)k[i].tid == pid ? before : 0, o->show);
 	}
 	CHECK(checked == n);
 	/* the path taken is the one asked for, and the trace says so */

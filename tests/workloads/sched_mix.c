@@ -14,7 +14,9 @@
  *   hog        ... this busy loop, also pinned to CPU 0
  *
  * Then every worker parks in pthread_cond_wait (a futex sleep, so its
- * schedstat stops changing), main prints "READY <pid>" and waits for
+ * schedstat stops changing), main prints "READY <pid> <run_ns>" (run_ns:
+ * its own on-CPU time when main() began, from its schedstat: what ran
+ * before, e.g. a launcher's code between fork and exec) and waits for
  * SIGUSR1 (SIGTERM/SIGINT also end the wait), releases the workers, joins
  * them and exits 0. --verbose prints "THREAD <name> <tid>" lines on stderr.
  */
@@ -192,8 +194,21 @@ static double parse_args(int argc, char **argv)
 	return seconds;
 }
 
+/* The calling thread's on-CPU time so far, by the kernel (schedstat). */
+static unsigned long long own_run_ns(void)
+{
+	unsigned long long run = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu", &run) != 1)
+		wl_die("read /proc/thread-self/schedstat");
+	fclose(f);
+	return run;
+}
+
 int main(int argc, char **argv)
 {
+	unsigned long long run_at_start = own_run_ns();
 	double seconds = parse_args(argc, argv);
 	sigset_t set;
 	int sig;
@@ -210,7 +225,7 @@ int main(int argc, char **argv)
 	if (verbose)
 		for (int i = 0; i < NR_WORKERS; i++)
 			fprintf(stderr, "THREAD %s %d\n", workers[i].name, workers[i].tid);
-	printf("READY %d\n", getpid());
+	printf("READY %d %llu\n", getpid(), run_at_start);
 	fflush(stdout);
 	sigwait(&set, &sig);
 	release_and_join();
