@@ -77,7 +77,7 @@ static double ms(unsigned long long ns)
  * the launched thread from the recorder's fork; the recording from its
  * release (the launcher's code in between is not the command's, and the
  * thread is registered while it waits). The x86 guest's main thread came
- * 2-6 ms short of the kernel in 2 of 4 runs (14-82 ms before main(), exec
+ * 2-6 ms short of the kernel in 3 of 10 checks (14-82 ms before main(), exec
  * and the dynamic loader included, here): the recording may miss up to
  * that much, never more. A bound, not the exact pre-release time, which
  * nothing outside the launcher measures.
