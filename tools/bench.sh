@@ -1228,6 +1228,22 @@ perf_attached() {
 	return 1
 }
 
+# Starts pgbench for $1 s (-P 1), its output to $2, and finds its backend:
+# PB its pid, PB_T0 the instant before it started (date +%s%N),
+# PB_BACKEND the backend's pid. Returns 1 when it did not connect.
+pg_bench_start() {
+	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 -T "$1" -P 1 \
+		>"$2" 2>&1 &
+	PB=$!
+	BG_PIDS+=("$PB")
+	PB_T0=$(date +%s%N)
+	if ! PB_BACKEND=$(pg_backend "$PB"); then
+		note "pgbench did not connect: $(tail -n 2 "$2" | tr '\n' ' ')"
+		bg_wait "$PB" 5
+		return 1
+	fi
+}
+
 # Starts variant $1's tracer (xls, xlt, xl, xli, xlin, perf, perfg; alone:
 # none) on backend $2, its stderr to $3, and waits until it is attached:
 # TG_PID its pid (empty for alone), TG_AT the instant it attached (date
@@ -1287,16 +1303,8 @@ run_pg() {
 	PG_REC=""
 	: >"$out"
 	: >"$terr"
-	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 \
-		-T $((PG_WARMUP + PG_SECONDS)) -P 1 >"$out" 2>&1 &
-	pb=$!
-	BG_PIDS+=("$pb")
-	t0=$(date +%s%N)
-	if ! backend=$(pg_backend "$pb"); then
-		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
-		bg_wait "$pb" 5
-		return
-	fi
+	pg_bench_start $((PG_WARMUP + PG_SECONDS)) "$out" || return
+	pb=$PB t0=$PB_T0 backend=$PB_BACKEND
 	pg_tracer_start "$v" "$backend" "$terr" && ta=$TG_AT
 	tp=$TG_PID
 	bg_wait "$pb" $((PG_WARMUP + PG_SECONDS + 60))
@@ -1369,16 +1377,8 @@ pg_toggled() {
 	: >"$out"
 	: >"$marks"
 	total=$((PG_WARMUP + TG_ROUNDS * $# * (2 * TG_WINDOW + 8) + 30))
-	taskset -c "$WCPU" "$PGBIN/pgbench" -n -f "$TMP/select.pgb" -c 1 -j 1 -T "$total" -P 1 \
-		>"$out" 2>&1 &
-	pb=$!
-	BG_PIDS+=("$pb")
-	t0=$(date +%s%N)
-	if ! backend=$(pg_backend "$pb"); then
-		note "pgbench did not connect: $(tail -n 2 "$out" | tr '\n' ' ')"
-		bg_wait "$pb" 5
-		return
-	fi
+	pg_bench_start "$total" "$out" || return
+	pb=$PB t0=$PB_T0 backend=$PB_BACKEND
 	sleep "$PG_WARMUP"
 	for ((k = 0; k < TG_ROUNDS; k++)); do
 		for v in "$@"; do
