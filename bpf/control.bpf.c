@@ -27,6 +27,14 @@ int xlp_add_proc(struct xlp_ctl *a)
 	return 0;
 }
 
+/* The slot of task's process among the targets, or NULL: not traced. */
+static __always_inline __u32 *target_slot(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	return bpf_map_lookup_elem(&targets, &tgid);
+}
+
 /*
  * The threads that exist already of process add_pid (set by user space
  * before it runs the iterator), at the slot xlp_add_proc gave it: their
@@ -36,14 +44,6 @@ int xlp_add_proc(struct xlp_ctl *a)
  * not a lookup by tid: no kfunc (libbpf 1.1's linker cannot link a kfunc
  * that two objects reference, and bpf/block.bpf.c needs one).
  */
-/* The slot of task's process among the targets, or NULL: not traced. */
-static __always_inline __u32 *target_slot(struct task_struct *task)
-{
-	__u32 tgid = task->tgid;
-
-	return bpf_map_lookup_elem(&targets, &tgid);
-}
-
 SEC("iter/task")
 int xlp_add_threads(struct bpf_iter__task *ctx)
 {

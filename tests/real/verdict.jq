@@ -6,15 +6,25 @@
 # that holds the added time, which is the one named: a deeper true answer),
 # with an expected factor, and no critical function may carry another.
 def base: sub(" \\[queued before it\\]$"; "");
-($fn | split("|")) as $fns
-| ($factor | split("|")) as $factors
 # A function slowed because its CPU did not run it (cpu_steal: the
 # hypervisor's steal clock, or late timers) was perturbed by the host, not by
-# the scenario: it is left out of the judgement (tests/e2e/test_e2e.c).
+# the scenario: it is left out of the judgement (tests/e2e/test_e2e.c), when
+# cpu_steal is its first factor or its only factors are cpu_steal and
+# cpu_run: the host that takes a vCPU also slows the one it leaves running
+# (one CI run, 2026-11-28: pg_none's tuplesort_performsort "because of
+# cpu_run > 17.8 ms, cpu_steal > 2.7 ms", steal 3.4 ms per slow run against
+# 9.6 us per fast one, its CPU time 18 % longer with the same calls; the
+# judges of tests/e2e and tests/root/test_pool accept cpu_run alone, this
+# one only with the steal that shows the host).
+def by_host: ((.factors // []) | map(.factor)) as $x
+  | ($x[0] // "-") == "cpu_steal"
+    or (any($x[]; . == "cpu_steal") and all($x[]; . == "cpu_steal" or . == "cpu_run"));
+($fn | split("|")) as $fns
+| ($factor | split("|")) as $factors
 # The runqueue wait before an interaction (its pseudo-function "SYMBOL
 # [queued before it]") is the interaction's own: it is judged as SYMBOL.
-| [.critical_functions[] | {f: (.function | base), c: [.chain[]?.function | base], x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}
-   | select(.x != "cpu_steal")] as $cf
+| [.critical_functions[] | select(by_host | not)
+   | {f: (.function | base), c: [.chain[]?.function | base], x: (.factors[0].factor // "-"), p: (.peer.comm // "-")}] as $cf
 | ($cf | map("\(if (.c | length) > 1 then .c | join(" → ") else .f end)/\(.x)") | join(", ")) as $found
 | if $fn == "-" then
     if ($cf | length) == 0 then "" else "accused \($found) though nothing was perturbed" end

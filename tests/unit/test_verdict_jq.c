@@ -126,6 +126,41 @@ TEST(other_rules_unchanged)
 	CHECK_VERDICT(verdict(a, "call", "cpu_wait", "-"), "");
 }
 
+/* A critical function with two factors, f1 first. */
+static const char *crit2(char *buf, size_t len, const char *fn, const char *f1, const char *f2)
+{
+	snprintf(buf, len,
+		 "{\"function\": \"%s\", \"chain\": [{\"function\": \"%s\"}], "
+		 "\"factors\": [{\"factor\": \"%s\"}, {\"factor\": \"%s\"}], \"peer\": null}",
+		 fn, fn, f1, f2);
+	return buf;
+}
+
+/*
+ * The host took the CPU and slowed the one it left running: cpu_run then
+ * cpu_steal (pg_none in one CI run, 2026-11-28) is the host's; cpu_run
+ * alone, or steal beside a wait, is not.
+ */
+TEST(steal_with_cpu_run_is_the_hosts)
+{
+	char c[512];
+
+	CHECK_VERDICT(verdict(crit2(c, sizeof(c), "tuplesort_performsort", "cpu_run", "cpu_steal"),
+			      "-", "-", "-"),
+		      "");
+	crit(c, sizeof(c), "tuplesort_performsort", LINK("tuplesort_performsort"), "cpu_run", NULL);
+	CHECK_VERDICT(verdict(c, "-", "-", "-"),
+		      "accused tuplesort_performsort/cpu_run though nothing was perturbed");
+	/* steal first is the host's whatever follows (the rule before) */
+	CHECK_VERDICT(
+		verdict(crit2(c, sizeof(c), "FileRead", "cpu_steal", "disk_block"), "-", "-", "-"),
+		"");
+	crit2(c, sizeof(c), "FileRead", "disk_block", "cpu_steal");
+	CHECK_VERDICT(verdict(c, "-", "-", "-"),
+		      "accused FileRead/disk_block though nothing was perturbed");
+	CHECK_VERDICT(verdict(c, "FileRead", "disk_block", "-"), "");
+}
+
 /*
  * No function named, nor a resource of the whole run, but the waits'
  * answer (a leader waiting for its parallel worker, the worker waiting for
