@@ -73,6 +73,15 @@ struct xa_proportion xa_proportion(const double *v, const double *w, const uint8
 /* Function f's best "time > thr" split against the run labels, if admissible. */
 int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
 		 uint32_t f, bool *found, double *thr);
+/* A pick followed down its callees: the chain, each link's added time under the pick. */
+struct xa_drill {
+	uint32_t chain[XA_MAX_CHAIN];
+	double added[XA_MAX_CHAIN];
+	size_t n;
+	double thr; /* of the last */
+};
+/* Of the np drills, the one that names the function drill k reaches (k itself, or another). */
+size_t xa_chain_of(const struct xa_drill *d, size_t np, size_t k, double share);
 /* r->crit from r->picks: drill-down through nested marked calls (one trace pass). */
 int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 	      char *err, size_t errlen);

@@ -1244,7 +1244,7 @@ pg_bench_start() {
 	fi
 }
 
-# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, perf, perfg; alone:
+# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, xlic, perf, perfg; alone:
 # none) on backend $2, its stderr to $3, and waits until it is attached:
 # TG_PID its pid (empty for alone), TG_AT the instant it attached (date
 # +%s%N; empty if it did not). Returns 1 when it did not attach.
@@ -1253,7 +1253,7 @@ pg_tracer_start() {
 
 	TG_PID="" TG_AT=""
 	case $v in
-	xls | xlt | xl | xli | xlin)
+	xls | xlt | xl | xli | xlin | xlic)
 		args=(-p "$backend" -o "$TMP/pg.xlp" "${PG_PROBES[@]}")
 		# record wants a function; a lock wait is never called under -S
 		[ "$v" = xls ] && args=(-p "$backend" -o "$TMP/pg.xlp" -f "$PGBIN/postgres:ProcSleep")
@@ -1266,6 +1266,10 @@ pg_tracer_start() {
 		# the same without the samples: what PortalRun's uprobe pair adds to xls
 		[ "$v" = xlin ] && args=(-p "$backend" -o "$TMP/pg.xlp" -i "$PGBIN/postgres:PortalRun"
 			--no-sample)
+		# the samples without the user-stack copy (frame pointers only):
+		# what the copies for CFI unwinding add
+		[ "$v" = xlic ] && args=(-p "$backend" -o "$TMP/pg.xlp" -i "$PGBIN/postgres:PortalRun"
+			--stack-copy 0)
 		# not -q: "recording PID" on stderr says every probe is attached
 		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record "${args[@]}" >/dev/null 2>"$terr" &
 		TG_PID=$!
@@ -1462,6 +1466,7 @@ if [ "$PG_UP" = 1 ]; then
 		[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
 		[xli]="xlprobe record -p BACKEND -i PortalRun (stack samples)"
 		[xlin]="  the same with --no-sample (PortalRun's uprobe pair)"
+		[xlic]="  the same with --stack-copy 0 (samples, no stack copy)"
 		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
 		[perfg]="perf record -g -F 999 -p BACKEND"
 	)
@@ -1525,14 +1530,15 @@ if [ "$PG_UP" = 1 ]; then
 		# rows 3 and 4: each tracer toggled in one pgbench run (pg_toggled)
 		declare -A TG_LOSS=() TG_N=()
 		echo "toggled in one pgbench run ($TG_ROUNDS rounds of ${TG_WINDOW} s off, ${TG_WINDOW} s on, per tracer; medians):"
-		pg_toggled xls perf xlin xli perfg
-		for v in xls perf xlin xli perfg; do
+		pg_toggled xls perf xlin xlic xli perfg
+		for v in xls perf xlin xlic xli perfg; do
 			printf '  %-62s loss %6s %%  (%s windows)\n' "${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" \
 				"${TG_N[$v]}"
 		done
 		echo "  row 4's toggled loss by part: scheduler accounting ${TG_LOSS[xls]} %," \
 			"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
-			"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlin]}") %"
+			"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlic]}" "${TG_LOSS[xlin]}") %," \
+			"+ their stack copies $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlic]}") %"
 		sum_set 3 "${TG_LOSS[xls]}" "${TG_LOSS[perf]}"
 		sum_set 4 "${TG_LOSS[xli]}" "${TG_LOSS[perfg]}"
 	else
