@@ -1373,10 +1373,11 @@ pg_paired_loss() {
 # tps is the median of its whole seconds (a second that straddles an
 # attach or a detach is left out), a variant's loss the median over its
 # rounds of 1 - on / off, in %: TG_LOSS[v], TG_N[v] the windows that
-# counted.
+# counted, TG_CPU[v] the tracer's own CPU time in its on windows (median,
+# % of one CPU: it runs on the other CPU, whose load the host may pass on).
 pg_toggled() {
 	local out=$TMP/pgtg.out terr=$TMP/pgtg.tracer marks=$TMP/pgtg.marks pb t0 backend
-	local k v s e total
+	local k v s e total c0
 
 	: >"$out"
 	: >"$marks"
@@ -1395,10 +1396,12 @@ pg_toggled() {
 				[ -n "$TG_PID" ] && kill -INT "$TG_PID" 2>/dev/null && bg_wait "$TG_PID" 30
 				continue
 			fi
+			c0=$(proc_cpu_ms "$TG_PID")
 			sleep "$TG_WINDOW"
 			# the instant it is told to stop: its flush runs on the tracer CPU
 			echo "$v $k $(((s - t0) / 1000000)) $(((e - t0) / 1000000))" \
-				"$(((TG_AT - t0) / 1000000)) $((($(date +%s%N) - t0) / 1000000))" >>"$marks"
+				"$(((TG_AT - t0) / 1000000)) $((($(date +%s%N) - t0) / 1000000))" \
+				"$(($(proc_cpu_ms "$TG_PID") - c0))" >>"$marks"
 			kill -INT "$TG_PID" 2>/dev/null
 			bg_wait "$TG_PID" 30
 			cat "$terr" >>"$LOG"
@@ -1412,7 +1415,7 @@ pg_toggled() {
 	# pgbench's "progress: T s, X tps" is the second (T - 1, T] of its own
 	# clock, which starts after t0 (its connection): a window's seconds must
 	# lie inside it with 0.3 s to spare at the start
-	while read -r v k s e a d; do
+	while read -r v k s e a d _; do
 		awk -v s="$s" -v e="$e" -v a="$a" -v d="$d" -v v="$v" '
 			function med(x, n,    i, j, t) {
 				for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) {
@@ -1428,7 +1431,15 @@ pg_toggled() {
 		# shellcheck disable=SC2046 # one word per loss
 		TG_LOSS[$v]=$(median $(awk -v v="$v" '$1 == v { print $2 }' "$TMP/pgtg.losses"))
 		TG_N[$v]=$(awk -v v="$v" '$1 == v { n++ } END { print n + 0 }' "$TMP/pgtg.losses")
+		# shellcheck disable=SC2046 # one word per window
+		TG_CPU[$v]=$(median $(awk -v v="$v" '$1 == v && $6 > $5 { printf "%.1f\n", $7 * 100 / ($6 - $5) }' "$marks"))
 	done
+}
+
+# The CPU time process $1 has used (user + system), in ms; 0 when it is gone.
+proc_cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%d\n", ($12 + $13) * 1000 / hz }' \
+		"/proc/$1/stat" 2>/dev/null || echo 0
 }
 
 PG_UP=0
@@ -1528,12 +1539,12 @@ if [ "$PG_UP" = 1 ]; then
 		"(perf record -g: ${PG_PAIRED[perfg]:-n/a} %)"
 	if [ "$HAVE_PERF" = 1 ]; then
 		# rows 3 and 4: each tracer toggled in one pgbench run (pg_toggled)
-		declare -A TG_LOSS=() TG_N=()
+		declare -A TG_LOSS=() TG_N=() TG_CPU=()
 		echo "toggled in one pgbench run ($TG_ROUNDS rounds of ${TG_WINDOW} s off, ${TG_WINDOW} s on, per tracer; medians):"
 		pg_toggled xls perf xlin xlic xli perfg
 		for v in xls perf xlin xlic xli perfg; do
-			printf '  %-62s loss %6s %%  (%s windows)\n' "${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" \
-				"${TG_N[$v]}"
+			printf '  %-62s loss %6s %%  (%s windows; the tracer used %s %% of a CPU)\n' \
+				"${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" "${TG_N[$v]}" "${TG_CPU[$v]}"
 		done
 		echo "  row 4's toggled loss by part: scheduler accounting ${TG_LOSS[xls]} %," \
 			"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
