@@ -166,7 +166,12 @@ bg_wait() {
 		i=$((i + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		note "process $pid still running after ${max}s: killing it"
+		note "process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)) still running after ${max}s: killing it"
+		# where it is stuck, for the log: each thread's state and kernel stack
+		for t in /proc/"$pid"/task/*; do
+			echo "  $t: $(cat "$t/comm" 2>/dev/null) $(awk '/^State/ { print $2 }' "$t/status" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+			sed 's/^/    /' "$t/stack" 2>/dev/null
+		done >>"${LOG:-/dev/stderr}"
 		kill -TERM "$pid" 2>/dev/null
 		sleep 1
 		kill -KILL "$pid" 2>/dev/null
