@@ -97,6 +97,9 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 		bpf_seq_write(ctx->meta->seq, t->batch, n);
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	/* its off-CPU samples still waiting for a user stack: without it */
+	offcpu_pend_drop(t, -XLP_ERR_SRCH);
+	t->off_lazy = 0;
 	/*
 	 * From now on the thread emits nothing: the batch written here would
 	 * otherwise go out a second time, and its exit's totals would repeat

@@ -74,3 +74,24 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 		c->on_samples++;
 	return 0;
 }
+
+/*
+ * A thread returns to user space after a switch: the kernel announces it
+ * to threads that registered rseq, which glibc does for each of them
+ * since 2.35. A traced thread's last off-CPU capture gets its user side
+ * here, for the samples its waits gave (offcpu_take_user), and only then:
+ * most waits of a busy server cross no tick and need none. Loaded with
+ * cfg_offcpu_lazy (user/record/session.c).
+ */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(xlp_rseq_update, struct task_struct *task)
+{
+	struct xlp_thread *t = thread_get_current();
+
+	if (!t || !t->off_lazy)
+		return 0;
+	t->off_lazy = 0;
+	if (t->npend && !t->stopped)
+		offcpu_take_user(ctx, t);
+	return 0;
+}

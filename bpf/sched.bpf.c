@@ -416,6 +416,8 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 	}
 	/* one reported at stop already (bpf/control.bpf.c) is not again */
 	if (!t->stopped) {
+		/* it returns to user space no more */
+		offcpu_pend_drop(t, -XLP_ERR_SRCH);
 		batch_flush(t);
 		emit_thread_exit(t, p, now);
 		if (xlp_group_dead(p))

@@ -37,6 +37,21 @@ struct xlp_frame {
 	__u64 child[XLP_NR_CTR]; /* inclusive deltas of nested marked calls */
 };
 
+/*
+ * An off-CPU sample whose wait crossed a tick while its user stack was
+ * still to take (offcpu_charge, lazy captures): sent with it as the
+ * thread returns to user space (xlp_rseq_update).
+ */
+#define XLP_OFF_PEND 4
+struct xlp_off_pend {
+	__u64 time_ns;
+	__u64 weight_ns;
+	__u32 reason;
+	__u32 kstack; /* kernel stack id + 1, or 0 and kerr */
+	__s32 kerr;
+	__u32 __pad;
+};
+
 struct xlp_thread {
 	__u32 pid;
 	__u32 tid;
@@ -67,6 +82,13 @@ struct xlp_thread {
 	__u64 cpu_told;	   /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
 	__u64 off_ucaller; /* the caller its user stack's walk skipped (leaf_caller), or 0 */
 	__u64 off_useq;	   /* the seq of its user stack's copy (bpf/ucopy.bpf.h), or 0 */
+	/* lazy captures (cfg_offcpu_lazy): the switch-out took the kernel
+	 * stack; the user side waits for the return to user space, where
+	 * the registers are those it left with unless a signal moved them */
+	__u32 off_lazy; /* the user side is still to take */
+	__u32 npend;	/* off-CPU samples waiting for it, in pend */
+	__u64 off_sp, off_ip;
+	struct xlp_off_pend pend[XLP_OFF_PEND];
 	/* of the open on-CPU slice, what snapshots already showed as run and
 	 * as steal: later ones never show less of either (open_split) */
 	__u64 run_exposed;

@@ -79,6 +79,16 @@ XLP_GLOBAL(__u64 sample_period_ns, 0);
  * cost more than the bound allows (user/record/sampler.c).
  */
 XLP_GLOBAL(__u32 offcpu_every, 1);
+/*
+ * Off-CPU user stacks taken late (user/record/session.c sets it when the
+ * kernel has the rseq_update tracepoint): a switch-out takes the kernel
+ * stack alone, and the user stack, its copy and the leaf's caller wait for
+ * the thread's return to user space, which glibc's rseq registration makes
+ * the kernel announce after every switch (xlp_rseq_update). Only the waits
+ * that crossed a tick need them: a server thread that sleeps 30 us between
+ * requests needs 1 in 30 at 999 Hz, and paid all of them before.
+ */
+XLP_GLOBAL(volatile const __u32 cfg_offcpu_lazy, 0);
 
 /*
  * Stacks of traced threads: on-CPU ones from the sampling program,
@@ -609,12 +619,137 @@ static __always_inline __u64 leaf_caller(struct pt_regs *regs)
 }
 #endif
 
+/* a task's user sp and ip; the length of the syscall instruction, which
+ * a restarted syscall returns to (ip moved back by it) */
+#if defined(__TARGET_ARCH_x86)
+#define XLP_USER_SP(r) ((r)->sp)
+#define XLP_USER_IP(r) ((r)->ip)
+#define XLP_SYSCALL_INSN 2 /* syscall */
+#else
+#define XLP_USER_SP(r) ((r)->sp)
+#define XLP_USER_IP(r) ((r)->pc)
+#define XLP_SYSCALL_INSN 4 /* svc #0 */
+#endif
+
+/* One off-CPU sample record. */
+static __always_inline void offcpu_emit(struct xlp_thread *t, __u64 time, __u64 weight,
+					__u32 reason, __u32 kstack, __s32 kerr, __u32 ustack,
+					__s32 uerr, __u64 ucaller, __u64 useq)
+{
+	struct xlp_sample_ev ev = {};
+	struct xlp_sample_cost *c;
+	__u32 zero = 0;
+
+	ev.r.h.type = XLP_R_SAMPLE;
+	ev.r.h.size = sizeof(ev);
+	ev.r.h.cpu = bpf_get_smp_processor_id();
+	ev.r.pid = t->pid;
+	ev.r.tid = t->tid;
+	ev.r.time_ns = time;
+	ev.r.weight_ns = weight;
+	ev.r.ustack = ustack;
+	ev.r.kstack = kstack;
+	ev.r.ustack_err = uerr;
+	ev.r.kstack_err = kerr;
+	ev.r.kind = XLP_SAMPLE_OFF_CPU;
+	ev.r.reason = reason;
+	c = bpf_map_lookup_elem(&sample_cost, &zero);
+	if (c)
+		c->off_samples++;
+	ev.ucaller = ucaller;
+	ev.useq = useq;
+	emit(&ev, sizeof(ev));
+}
+
+/*
+ * The pending samples go out with user stack error err: their user side
+ * can no longer be taken (the thread exits, recording stops, or another
+ * user context took over). Counted by the recorder as samples without
+ * their user stack.
+ */
+static __always_inline void offcpu_pend_drop(struct xlp_thread *t, __s32 err)
+{
+	__u32 n = t->npend;
+
+	t->npend = 0;
+	for (int i = 0; i < XLP_OFF_PEND; i++) {
+		struct xlp_off_pend *q = &t->pend[i];
+
+		if ((__u32)i >= n)
+			break;
+		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, 0, err, 0,
+			    0);
+	}
+}
+
+/*
+ * The thread (current) is back in user space: its registers and stack are
+ * those it left the CPU with, unless a signal handler's frame was pushed
+ * meanwhile (then the sp or ip differs and the pending samples go without
+ * a user stack, -XLP_ERR_STALE). A syscall the kernel restarts (a stop,
+ * eu-stack's ptrace, a signal without a handler) returns to its syscall
+ * instruction, in the same function on the same stack: that one is the
+ * same. Takes the user side once for all of them.
+ */
+static __always_inline void offcpu_take_user(void *ctx, struct xlp_thread *t)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(
+		(struct task_struct *)bpf_get_current_task_btf());
+	__u64 t0 = bpf_ktime_get_ns(), ucaller = 0, useq = 0;
+	__u32 n = t->npend, ustack = 0, zero = 0;
+	struct xlp_sample_cost *c;
+	__s32 uerr = -XLP_ERR_STALE;
+	long u;
+
+	if (XLP_USER_SP(regs) != t->off_sp ||
+	    (XLP_USER_IP(regs) != t->off_ip && XLP_USER_IP(regs) != t->off_ip - XLP_SYSCALL_INSN)) {
+		offcpu_pend_drop(t, -XLP_ERR_STALE);
+		return;
+	}
+	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+	if (u >= 0) {
+		ustack = (__u32)u + 1;
+		uerr = 0;
+		ucaller = leaf_caller(regs);
+	} else {
+		uerr = (__s32)u;
+	}
+	/* before the samples: the recorder meets the copy first */
+	useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
+	t->npend = 0;
+	for (int i = 0; i < XLP_OFF_PEND; i++) {
+		struct xlp_off_pend *q = &t->pend[i];
+
+		if ((__u32)i >= n)
+			break;
+		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, ustack,
+			    uerr, ucaller, useq);
+	}
+	c = bpf_map_lookup_elem(&sample_cost, &zero);
+	if (c) {
+		t0 = bpf_ktime_get_ns() - t0;
+		c->cost_ns += t0;
+		c->off_cost_ns += t0;
+		c->off_deferred++;
+	}
+}
+
+/* Whether current's user stack can wait for its return to user space. */
+static __always_inline bool offcpu_can_defer(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	/* the kernel announces the return only to threads that registered rseq */
+	return cfg_offcpu_lazy && bpf_core_field_exists(task->rseq) && task->rseq;
+}
+
 static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 {
 	__u32 every = offcpu_every, zero = 0;
 	/* one lookup for the CPU time and the cost: this runs at every switch */
 	struct xlp_sample_cost *c = bpf_map_lookup_elem(&sample_cost, &zero);
-	__u64 t0;
+	struct pt_regs *regs;
+	__u64 t0, sp, ip;
 	long u, k;
 
 	t->off_valid = 0;
@@ -626,20 +761,42 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 	if (every > 1 && bpf_get_prandom_u32() % every)
 		return;
 	t0 = bpf_ktime_get_ns();
-	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+	if (offcpu_can_defer()) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(
+			(struct task_struct *)bpf_get_current_task_btf());
+		sp = XLP_USER_SP(regs);
+		ip = XLP_USER_IP(regs);
+		/* samples left from another user context must not get this one's stack */
+		if (t->npend && (!t->off_lazy || sp != t->off_sp || ip != t->off_ip))
+			offcpu_pend_drop(t, -XLP_ERR_SRCH);
+		t->off_lazy = 1;
+		t->off_sp = sp;
+		t->off_ip = ip;
+		t->off_ustack = 0;
+		t->off_uerr = 0;
+		t->off_ucaller = 0;
+		t->off_useq = 0;
+	} else {
+		if (t->npend)
+			offcpu_pend_drop(t, -XLP_ERR_SRCH);
+		t->off_lazy = 0;
+		u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+		t->off_ustack = u >= 0 ? (__u32)u + 1 : 0;
+		t->off_uerr = u >= 0 ? 0 : (__s32)u;
+		t->off_ucaller = u >= 0 ? leaf_caller((struct pt_regs *)bpf_task_pt_regs(
+						  (struct task_struct *)bpf_get_current_task_btf()))
+					: 0;
+		/* the registers saved at the syscall's entry: the function that made
+		 * it is the copy's first frame, whatever libc did */
+		t->off_useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
+	}
 	k = bpf_get_stackid(ctx, &kstacks, 0);
-	t->off_ustack = u >= 0 ? (__u32)u + 1 : 0;
-	t->off_uerr = u >= 0 ? 0 : (__s32)u;
 	t->off_kstack = k >= 0 ? (__u32)k + 1 : 0;
 	t->off_kerr = k >= 0 ? 0 : (__s32)k;
 	t->off_valid = every ? every : 1;
-	t->off_ucaller = u >= 0 ? leaf_caller((struct pt_regs *)bpf_task_pt_regs(
-					  (struct task_struct *)bpf_get_current_task_btf()))
-				: 0;
-	/* the registers saved at the syscall's entry: the function that made
-	 * it is the copy's first frame, whatever libc did */
-	t->off_useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
-	c->cost_ns += bpf_ktime_get_ns() - t0;
+	t0 = bpf_ktime_get_ns() - t0;
+	c->cost_ns += t0;
+	c->off_cost_ns += t0;
 	c->off_captures++;
 }
 
@@ -650,38 +807,41 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
  * d ns crosses d / period ticks on average whatever its phase, so off-CPU
  * time is estimated without bias, on the grid on-CPU samples use, and a
  * thread that waits often and briefly sends at most one record per tick.
+ * A lazy capture's sample waits in t->pend for its user stack.
  */
 static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u64 now, __u32 reason)
 {
-	__u64 period = sample_period_ns, ticks;
-	struct xlp_sample_ev ev = {};
-	struct xlp_sample_cost *c;
-	__u32 zero = 0;
+	__u64 period = sample_period_ns, ticks, weight;
+	struct xlp_off_pend *q;
+	__u32 n;
 
 	if (!period || !t->off_valid || now <= from || t->stopped)
 		return;
 	ticks = now / period - from / period;
 	if (!ticks)
 		return;
-	ev.r.h.type = XLP_R_SAMPLE;
-	ev.r.h.size = sizeof(ev);
-	ev.r.h.cpu = bpf_get_smp_processor_id();
-	ev.r.pid = t->pid;
-	ev.r.tid = t->tid;
-	ev.r.time_ns = now;
-	ev.r.weight_ns = ticks * period * t->off_valid;
-	ev.r.ustack = t->off_ustack;
-	ev.r.kstack = t->off_kstack;
-	ev.r.ustack_err = t->off_uerr;
-	ev.r.kstack_err = t->off_kerr;
-	ev.r.kind = XLP_SAMPLE_OFF_CPU;
-	ev.r.reason = reason;
-	c = bpf_map_lookup_elem(&sample_cost, &zero);
-	if (c)
-		c->off_samples++;
-	ev.ucaller = t->off_ucaller;
-	ev.useq = t->off_useq;
-	emit(&ev, sizeof(ev));
+	weight = ticks * period * t->off_valid;
+	if (!t->off_lazy) {
+		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, t->off_ustack,
+			    t->off_uerr, t->off_ucaller, t->off_useq);
+		return;
+	}
+	n = t->npend;
+	if (n >= XLP_OFF_PEND) {
+		/* more waits than slots in one stay in the kernel: counted as
+		 * samples without a user stack */
+		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, 0, -XLP_ERR_NOSPC,
+			    0, 0);
+		return;
+	}
+	q = &t->pend[n & (XLP_OFF_PEND - 1)];
+	q->time_ns = now;
+	q->weight_ns = weight;
+	q->reason = reason;
+	q->kstack = t->off_kstack;
+	q->kerr = t->off_kerr;
+	q->__pad = 0;
+	t->npend = n + 1;
 }
 
 /*

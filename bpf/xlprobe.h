@@ -308,6 +308,17 @@ struct xlp_fork_rec {
 };
 
 /*
+ * ustack_err of an off-CPU sample whose user side was deferred to the
+ * thread's return to user space (cfg_offcpu_lazy) and could not be taken
+ * then: Linux errno values (BPF has no <errno.h>; user space checks them).
+ */
+#define XLP_ERR_SRCH                                                                               \
+	3		  /* ESRCH: the thread exited, recording stopped, or it left the           \
+			     CPU again from another user context first */
+#define XLP_ERR_NOSPC 28  /* ENOSPC: more waits crossed a tick than XLP_OFF_PEND before it */
+#define XLP_ERR_STALE 116 /* ESTALE: a signal handler's frame moved its registers */
+
+/*
  * Stack sampling (record --sample, bpf/sample.bpf.c). The programs send a
  * sample with the kernel's stack-map ids; the recorder names the frames at
  * once (user/symbols/symbolize.h) and writes, before the first sample that needs
@@ -341,7 +352,8 @@ struct xlp_sample_rec {
 	__u32 kstack;
 	/* 0, or why there is no stack: the negative errno of bpf_get_stackid
 	 * (-EFAULT: no user stack, a kernel thread; -EEXIST: its hash bucket
-	 * held another stack; -ENOMEM), or of reading it back */
+	 * held another stack; -ENOMEM), or of reading it back, or for an
+	 * off-CPU user stack to be taken late, why it was not (XLP_ERR_*) */
 	__s32 ustack_err;
 	__s32 kstack_err;
 	__u32 kind;   /* enum xlp_sample_kind */
@@ -683,6 +695,10 @@ struct xlp_sample_cost {
 	__u64 off_captures; /* stacks taken at a traced thread's switch-out */
 	__u64 off_samples;  /* off-CPU samples sent */
 	__u64 cpu_ns;	    /* on-CPU time of traced threads, at their switch-outs */
+	__u64 off_cost_ns;  /* the part of cost_ns spent on off-CPU stacks */
+	/* off-CPU user stacks taken late, as the thread returned to user
+	 * space (xlp_rseq_update), for the captures that gave a sample */
+	__u64 off_deferred;
 };
 
 /*

@@ -919,8 +919,25 @@ fi
 
 # ---- 2. uprobe cost --------------------------------------------------------------
 
-# One timed funcs --bench under tracer $1 (alone, bt, xl), attached with -p
-# before the loop starts; sets RES to ns per call, empty on failure.
+# The bpftrace program of variant $1: bt, empty uprobe+uretprobe (the
+# summary's reference); btt, the same pair timing each call into a
+# histogram, as funclatency or a bpftrace one-liner would (information: a
+# marked call takes two timestamps too, and on this VM bpf_ktime_get_ns
+# alone costs 35-105 ns, more than the 5 % that row 2's target allows).
+bt_prog() {
+	local probes
+
+	if [ "$1" = btt ]; then
+		probes="uprobe:$FUNCS:cheap { @s[tid] = nsecs; }
+			uretprobe:$FUNCS:cheap /@s[tid]/ { @ns = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+	else
+		probes="uprobe:$FUNCS:cheap {} uretprobe:$FUNCS:cheap {}"
+	fi
+	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$probes"
+}
+
+# One timed funcs --bench under tracer $1 (alone, bt, btt, xl), attached
+# with -p before the loop starts; sets RES to ns per call, empty on failure.
 run_up() {
 	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp tp="" pat=""
 
@@ -940,9 +957,8 @@ run_up() {
 		return
 	fi
 	case $v in
-	bt)
-		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$fp" -e "BEGIN { printf(\"ready\n\"); }
-			uprobe:$FUNCS:cheap {} uretprobe:$FUNCS:cheap {}" >"$terr" 2>&1 &
+	bt | btt)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$fp" -e "$(bt_prog "$v")" >"$terr" 2>&1 &
 		pat='^ready'
 		;;
 	xl)
@@ -979,9 +995,8 @@ stats_up() {
 	: >"$terr"
 	rm -f "$TMP/wrapper.pid"
 	case $v in
-	bt)
-		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -e "BEGIN { printf(\"ready\n\"); }
-			uprobe:$FUNCS:cheap {} uretprobe:$FUNCS:cheap {}" >"$terr" 2>&1 &
+	bt | btt)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -e "$(bt_prog "$v")" >"$terr" 2>&1 &
 		tp=$!
 		BG_PIDS+=("$tp")
 		if wait_for_line "$terr" '^ready' "$tp"; then
@@ -1019,13 +1034,14 @@ if want 2; then
 	# shellcheck disable=SC2034 # read by rounds(), by name
 	UP_VARIANTS=(alone xl)
 	# shellcheck disable=SC2034
-	[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt xl)
-	declare -A UP_RUNS=([alone]="" [bt]="" [xl]="")
-	declare -A UP_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
-	declare -A UP_IWI=([alone]=0 [bt]=0 [xl]=0)
+	[ "$HAVE_BPFTRACE" = 1 ] && UP_VARIANTS=(alone bt btt xl)
+	declare -A UP_RUNS=([alone]="" [bt]="" [btt]="" [xl]="")
+	declare -A UP_COST=([alone]=n/a [bt]=n/a [btt]=n/a [xl]=n/a)
+	declare -A UP_IWI=([alone]=0 [bt]=0 [btt]=0 [xl]=0)
 	declare -A UP_LABEL=(
 		[alone]="alone"
 		[bt]="bpftrace uprobe+uretprobe {} (-p)"
+		[btt]="bpftrace timing it: @ns = hist(nsecs - @s[tid])"
 		[xl]="xlprobe record -p --func cheap"
 	)
 	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
@@ -1034,8 +1050,8 @@ if want 2; then
 	# shellcheck disable=SC2086
 	ubase=$(median ${UP_RUNS[alone]})
 	printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
-	for v in alone bt xl; do
-		if [ "$v" = bt ] && [ "$HAVE_BPFTRACE" = 0 ]; then
+	for v in alone bt btt xl; do
+		if [ "$v" != alone ] && [ "$v" != xl ] && [ "$HAVE_BPFTRACE" = 0 ]; then
 			printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "n/a" "n/a" "n/a" "(bpftrace not found)"
 			continue
 		fi
@@ -1053,28 +1069,33 @@ if want 2; then
 			"$(minimum ${UP_RUNS[bt]})" "$(minimum ${UP_RUNS[alone]})")
 		echo "cost ratio xlprobe / bpftrace: ${ratio}x (fastest runs: ${best}x); target <= ${SUM_TARGET[2]}x:" \
 			"$(judge "$ratio" "${SUM_TARGET[2]}") (summary row 2)"
+		echo "information: xlprobe / bpftrace timing the call (two timestamps, a map, a histogram):" \
+			"$(ratio_of "${UP_COST[xl]}" "${UP_COST[btt]}")x"
 		sum_set 2 "${UP_COST[xl]}" "${UP_COST[bt]}"
 	else
 		sum_na 2 "bpftrace missing"
 	fi
 
 	sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
-	[ "$HAVE_BPFTRACE" = 1 ] && stats_up bt
+	if [ "$HAVE_BPFTRACE" = 1 ]; then
+		stats_up bt
+		stats_up btt
+	fi
 	stats_up xl
 	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 	echo "BPF programs per call (bpf_stats, one extra run each; the rest of the cost is the uprobe"
 	echo "machinery both pay: int3 trap, emulated push, return-address hijack, uretprobe trampoline):"
 	printf '  %-10s %-24s %9s %9s %8s\n' "tracer" "program" "run_cnt" "per call" "avg ns"
-	for v in bt xl; do
+	for v in bt btt xl; do
 		[ -s "$TMP/upstats.$v" ] || continue
 		# bpftrace's uprobe and uretprobe programs are both named after the
 		# function; xlprobe's other programs see background events only (it
 		# attaches no syscall tracepoint, which the uretprobe() syscall a
 		# uretprobe returns through on x86 since 6.11 would hit once per call)
 		awk -v n="$CALLS" -v tr="$v" '
-			BEGIN { name = (tr == "xl") ? "xlprobe" : "bpftrace" }
+			BEGIN { name = (tr == "xl") ? "xlprobe" : (tr == "btt") ? "bpftrace-t" : "bpftrace" }
 			$2 == 0 { next }
-			tr == "bt" || $1 ~ /^xlp_func_/ {
+			tr != "xl" || $1 ~ /^xlp_func_/ {
 				printf "  %-10s %-24s %9d %9.2f %8.0f\n", name, $1, $2, $2 / n, $3 / $2
 				t += $3
 				next
@@ -1249,7 +1270,7 @@ pg_bench_start() {
 	fi
 }
 
-# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, xlic, perf, perfg; alone:
+# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, xlic, perf, perfg, perfd; alone:
 # none) on backend $2, its stderr to $3, and waits until it is attached:
 # TG_PID its pid (empty for alone), TG_AT the instant it attached (date
 # +%s%N; empty if it did not). Returns 1 when it did not attach.
@@ -1292,6 +1313,16 @@ pg_tracer_start() {
 		# perf's stack sampling: its default event (cpu-clock where the
 		# VM has no PMU), call graphs by frame pointers
 		"${ON_TRACER_CPUS[@]}" "$PERF" record -q -g -F 999 -p "$backend" \
+			-o "$TMP/pg.perf" >/dev/null 2>"$terr" &
+		TG_PID=$!
+		BG_PIDS+=("$TG_PID")
+		perf_attached "$TG_PID" 1 || return 1
+		;;
+	perfd)
+		# the same with the stacks perf needs where frame pointers are
+		# missing (Debian's glibc, nginx, redis): 8 KiB user-stack copies
+		# unwound with CFI, as xlprobe's samples are (information)
+		"${ON_TRACER_CPUS[@]}" "$PERF" record -q --call-graph dwarf,8192 -F 999 -p "$backend" \
 			-o "$TMP/pg.perf" >/dev/null 2>"$terr" &
 		TG_PID=$!
 		BG_PIDS+=("$TG_PID")
@@ -1485,6 +1516,7 @@ if [ "$PG_UP" = 1 ]; then
 		[xlic]="  the same with --stack-copy 0 (samples, no stack copy)"
 		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
 		[perfg]="perf record -g -F 999 -p BACKEND"
+		[perfd]="  perf record --call-graph dwarf,8192 -F 999 -p BACKEND"
 	)
 	foreign=$(bpftool perf list 2>/dev/null | grep -c "filename $PGBIN/postgres ")
 	[ "$foreign" -gt 0 ] && echo "WARNING: $foreign uprobe(s) of other tracers sit on $PGBIN/postgres"
@@ -1546,8 +1578,8 @@ if [ "$PG_UP" = 1 ]; then
 		# rows 3 and 4: each tracer toggled in one pgbench run (pg_toggled)
 		declare -A TG_LOSS=() TG_N=() TG_CPU=()
 		echo "toggled in one pgbench run ($TG_ROUNDS rounds of ${TG_WINDOW} s off, ${TG_WINDOW} s on, per tracer; medians):"
-		pg_toggled xls perf xlin xlic xli perfg
-		for v in xls perf xlin xlic xli perfg; do
+		pg_toggled xls perf xlin xlic xli perfg perfd
+		for v in xls perf xlin xlic xli perfg perfd; do
 			printf '  %-62s loss %6s %%  (%s windows; the tracer used %s %% of a CPU)\n' \
 				"${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" "${TG_N[$v]}" "${TG_CPU[$v]}"
 		done
@@ -1555,6 +1587,10 @@ if [ "$PG_UP" = 1 ]; then
 			"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
 			"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlic]}" "${TG_LOSS[xlin]}") %," \
 			"+ their stack copies $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlic]}") %"
+		# information: perf taking stacks the way xlprobe does (copies and
+		# CFI), the reference a server without frame pointers leaves
+		echo "  information: xlprobe's set-up / perf record --call-graph dwarf (stack copies, as xlprobe's):" \
+			"ratio $(ratio_of "${TG_LOSS[xli]}" "${TG_LOSS[perfd]}")"
 		sum_set 3 "${TG_LOSS[xls]}" "${TG_LOSS[perf]}"
 		sum_set 4 "${TG_LOSS[xli]}" "${TG_LOSS[perfg]}"
 	else

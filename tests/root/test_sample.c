@@ -22,12 +22,17 @@ static void paths(void)
 	xt_out("tests/workloads/stacks", wl, sizeof(wl));
 }
 
+/* record's -q: off where a test reads the recorder's summary */
+static bool quiet = true;
+
 /* record -q -o trace OPTS... -- stacks ARGS... (NULL-terminated lists); the exit code. */
 static int record_with(const char *trace, const char *const *opts, const char *const *args)
 {
-	char *argv[32] = {xl, "record", "-q", "-o", (char *)trace};
-	int n = 5;
+	char *argv[32] = {xl, "record", "-o", (char *)trace};
+	int n = 4;
 
+	if (quiet)
+		argv[n++] = "-q";
 	for (; opts && *opts && n < 20; opts++)
 		argv[n++] = (char *)*opts;
 	argv[n++] = "--";
@@ -194,9 +199,35 @@ TEST(sampling_by_default_without_marked_functions)
  * pipe_wait are marked, and their calls' timer and ipc time are what the
  * samples must add up to (a slower machine's late timers lengthen both).
  */
-TEST(offcpu_waits_sampled_with_their_length_and_reason)
+/*
+ * The number before what in the recorder's summary line that holds it
+ * (it ends a count: "N what"), or -1.
+ */
+static long long summary_count(const char *text, const char *what)
 {
-	const char *trace = xt_tmp_path("offcpu.xlp");
+	const char *w = strstr(text, what), *p;
+
+	if (!w)
+		return -1;
+	p = w;
+	while (p > text && p[-1] == ' ')
+		p--;
+	while (p > text && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p < w && *p >= '0' && *p <= '9' ? strtoll(p, NULL, 10) : -1;
+}
+
+/*
+ * Off-CPU samples of a workload that sleeps in nap (a timer) and reads a
+ * pipe in pipe_wait, checked against what the accounting measured of the
+ * same waits. rseq: whether its threads register rseq (glibc does unless
+ * told not to): then their user stacks are taken as they return to user
+ * space, for the waits that crossed a tick only (cfg_offcpu_lazy);
+ * without it, at every switch-out.
+ */
+static void offcpu_check(bool rseq)
+{
+	const char *trace = xt_tmp_path(rseq ? "offcpu.xlp" : "offcpu-norseq.xlp");
 	/*
 	 * A bound the stack walks never reach: every switch-out keeps its
 	 * stacks (chance 1). At the default 3 % of this mostly idle program's
@@ -218,8 +249,31 @@ TEST(offcpu_waits_sampled_with_their_length_and_reason)
 	paths();
 	snprintf(nap_f, sizeof(nap_f), "%s:nap", wl);
 	snprintf(pipe_f, sizeof(pipe_f), "%s:pipe_wait", wl);
+	long long deferred, off_samples;
+
+	if (!rseq)
+		setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+	quiet = false;
 	rc = record_with(trace, opts, args);
+	quiet = true;
+	unsetenv("GLIBC_TUNABLES");
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	/*
+	 * Where the user stacks were taken: as the thread returned to user
+	 * space, once per capture that gave samples (never more than the
+	 * samples), or, without rseq, all at the switch-outs.
+	 */
+	deferred = summary_count(err, "user stacks taken as the thread returned");
+	off_samples = summary_count(err, "off-CPU samples");
+	REQUIRE(deferred >= 0 && off_samples > 0, "no sampling summary:\n%s", err);
+	fprintf(stderr, "  %lld off-CPU samples, %lld user stacks taken on the return to user\n",
+		off_samples, deferred);
+	if (rseq)
+		CHECK(deferred > 0 && deferred <= off_samples,
+		      "%lld user stacks taken late for %lld off-CPU samples", deferred,
+		      off_samples);
+	else
+		CHECK(deferred == 0, "%lld user stacks taken late without rseq", deferred);
 	/* what the accounting measured of the two waits */
 	REQUIRE(!xt_trace_load(trace, &t), "cannot read %s", trace);
 	fnap = xt_func_id(&t, "nap");
@@ -291,6 +345,17 @@ TEST(offcpu_waits_sampled_with_their_length_and_reason)
 	/* the off-CPU stacks are the thread's: xlprobe's own frames are cut */
 	CHECK(!strstr(out, "bpf_prog_") && !strstr(out, "bpf_trace_run"),
 	      "the tracer's frames in the stacks:\n%s", out);
+}
+
+TEST(offcpu_waits_sampled_with_their_length_and_reason)
+{
+	offcpu_check(true);
+}
+
+/* GLIBC_TUNABLES=glibc.pthread.rseq=0: no return to user space is announced */
+TEST(offcpu_waits_sampled_without_rseq_at_the_switch_out)
+{
+	offcpu_check(false);
 }
 
 /* Whether the dump line that starts at p (a '\n') holds word. */

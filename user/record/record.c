@@ -945,9 +945,12 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 		fprintf(stderr,
 			"xlprobe: sampling took %.3f ms of the traced threads' %.3f ms of CPU "
 			"(bound %.2f %%); longest period %.3f ms, off-CPU stacks at 1 switch in "
-			"%u at least%s\n",
+			"%u at least (%llu switches, %llu off-CPU samples, %llu user stacks "
+			"taken as the thread returned to user space)%s\n",
 			c.cost_ns / 1e6, c.cpu_ns / 1e6, r->o.sample_bound_ppm / 1e4,
 			c.max_period / 1e6, c.max_every ? c.max_every : 1,
+			(unsigned long long)c.off_captures, (unsigned long long)c.off_samples,
+			(unsigned long long)c.off_deferred,
 			c.over_windows ? " (the overhead bound could not be met in some windows; "
 					 "see dump)"
 				       : "");

@@ -11,6 +11,10 @@
 #include "util.h"
 #include "stack_unwind.h"
 
+/* the codes the programs give deferred user stacks they could not take (bpf/xlprobe.h) */
+_Static_assert(XLP_ERR_SRCH == ESRCH && XLP_ERR_NOSPC == ENOSPC && XLP_ERR_STALE == ESTALE,
+	       "XLP_ERR_* are Linux errno values");
+
 /* A distinct frame name: kind, module and name, as one key. */
 struct sym_slot {
 	uint64_t hash;
@@ -785,16 +789,16 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 	d.off_captures = tot.off_captures - sm->win_cost.off_captures;
 	d.off_samples = tot.off_samples - sm->win_cost.off_samples;
 	d.cpu_ns = tot.cpu_ns - sm->win_cost.cpu_ns;
+	d.off_cost_ns = tot.off_cost_ns - sm->win_cost.off_cost_ns;
+	d.off_deferred = tot.off_deferred - sm->win_cost.off_deferred;
 	if (!d.cost_ns && !d.on_samples && !d.off_samples && !d.cpu_ns && !last)
 		return 0;
 	/*
-	 * The programs time themselves as a whole; the split between on- and
-	 * off-CPU work is by count (the two walk the same stacks).
+	 * The off-CPU work is timed apart: a lazy capture (cfg_offcpu_lazy)
+	 * walks the kernel stack alone, and the user side only for the waits
+	 * that gave a sample, so it costs less than an on-CPU sample.
 	 */
-	on_cost = d.on_samples + d.off_captures
-			  ? (uint64_t)((double)d.cost_ns * (double)d.on_samples /
-				       (double)(d.on_samples + d.off_captures))
-			  : 0;
+	on_cost = d.cost_ns > d.off_cost_ns ? d.cost_ns - d.off_cost_ns : 0;
 	if (!last)
 		a = next_rates(sm, period, every, &d, on_cost);
 	rec.start_ns = sm->win_start;
@@ -815,6 +819,9 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 	if (err)
 		return err;
 	sm->c.cost_ns += d.cost_ns;
+	sm->c.off_captures += d.off_captures;
+	sm->c.off_samples += d.off_samples;
+	sm->c.off_deferred += d.off_deferred;
 	sm->c.cpu_ns += rec.cpu_ns;
 	sm->c.over_windows += a.over;
 	if (a.period > sm->c.max_period)

@@ -36,6 +36,9 @@ struct sampler_counts {
 	uint64_t over_windows; /* windows in which no period met the bound */
 	uint64_t max_period;   /* the longest period chosen */
 	uint64_t cpu_ns;       /* the traced threads' CPU time the windows saw */
+	uint64_t off_captures; /* switch-outs whose stacks were taken */
+	uint64_t off_samples;  /* off-CPU samples */
+	uint64_t off_deferred; /* user sides taken on the return to user space (lazy) */
 	uint32_t max_every;    /* the rarest off-CPU stack rate chosen: 1 / this */
 };
 

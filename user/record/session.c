@@ -444,6 +444,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	uint32_t wanted = 0;
 	struct session *s;
 	const char *drop;
+	bool lazy;
 	int err_ = 0;
 
 	*out = NULL;
@@ -470,6 +471,12 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	if (drop)
 		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
 	select_programs(s, vmlinux, &wanted);
+	/* off-CPU user stacks taken as the thread returns to user space: see
+	 * cfg_offcpu_lazy; without the tracepoint, at every switch-out */
+	lazy = opts->sample_hz && have_tp(vmlinux, "rseq_update") && !xlp_test_hook("EAGER_OFFCPU");
+	s->skel->rodata->cfg_offcpu_lazy = lazy;
+	if (!lazy)
+		bpf_program__set_autoload(s->skel->progs.xlp_rseq_update, false);
 	if (opts->sample_hz) {
 		s->skel->bss->sample_period_ns = 1000000000ull / opts->sample_hz;
 		s->skel->rodata->cfg_ucopy_bytes = opts->stack_copy;
@@ -807,6 +814,8 @@ int session__sample_cost(struct session *s, struct xlp_sample_cost *sum)
 		sum->on_samples += v[i].on_samples;
 		sum->off_captures += v[i].off_captures;
 		sum->off_samples += v[i].off_samples;
+		sum->off_cost_ns += v[i].off_cost_ns;
+		sum->off_deferred += v[i].off_deferred;
 		sum->cpu_ns += v[i].cpu_ns;
 	}
 cleanup:
