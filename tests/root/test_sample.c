@@ -358,6 +358,56 @@ TEST(offcpu_waits_sampled_without_rseq_at_the_switch_out)
 	offcpu_check(false);
 }
 
+/*
+ * A wait that a signal handler ends: the kernel sets up the handler's
+ * frame before the thread is back in user space, so a user stack taken
+ * there would be the handler's. The kernel tells rseq of the signal
+ * before it moves the registers (rseq_signal_deliver), and the lazy
+ * capture takes the stack then: the wait's samples are sig_wait's, in
+ * pause, with the time the accounting measured, and none holds on_alarm.
+ */
+TEST(offcpu_wait_ended_by_a_signal_keeps_its_own_stack)
+{
+	const char *trace = xt_tmp_path("offcpu-signal.xlp");
+	char sig_f[300];
+	const char *opts[] = {"--sample-overhead", "50", "-f", sig_f, NULL};
+	const char *args[] = {"--ms", "50", "--signal-ms", "300", NULL};
+	char *ex_w[] = {xl, "export", "--folded", "--weight", (char *)trace, NULL};
+	unsigned long long off_acc = 0;
+	long own_ns, wrong, lost;
+	struct xt_trace t;
+	int rc, fsig;
+
+	paths();
+	snprintf(sig_f, sizeof(sig_f), "%s:sig_wait", wl);
+	quiet = false;
+	rc = record_with(trace, opts, args);
+	quiet = true;
+	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	lost = (long)summary_count(err, "without their user stack");
+	REQUIRE(!xt_trace_load(trace, &t), "cannot read %s", trace);
+	fsig = xt_func_id(&t, "sig_wait");
+	for (size_t i = 0; i < t.ncalls; i++)
+		if ((int)t.calls[i].func_id == fsig)
+			off_acc += t.calls[i].incl[XLP_C_WALL] - t.calls[i].incl[XLP_C_CPU_RUN];
+	xt_trace_free(&t);
+	rc = xt_run(ex_w, 30000, out, sizeof(out), err, sizeof(err));
+	REQUIRE(rc == 0, "export --weight exit %d: %s", rc, err);
+	own_ns = folded_with(out, ";main;sig_wait;pause", ";[off-cpu: ");
+	wrong = folded_with(out, "on_alarm", ";[off-cpu: ");
+	fprintf(stderr,
+		"  sig_wait: %.1f ms off the CPU sampled in pause, %.1f ms accounted; %ld "
+		"samples without their user stack\n",
+		own_ns / 1e6, off_acc / 1e6, lost);
+	REQUIRE(off_acc > 0, "sig_wait was never off the CPU");
+	CHECK(wrong == 0, "%ld ns of off-CPU samples on the handler's stack:\n%s", wrong, out);
+	/* the rest: sleeps whose 10 ms did not all cross ticks, runqueue waits */
+	CHECK(own_ns * 10 >= (long)off_acc * 7 && own_ns * 10 <= (long)off_acc * 13,
+	      "sig_wait: %ld ns sampled in pause, %llu ns off the CPU accounted:\n%s", own_ns,
+	      off_acc, out);
+	CHECK(lost == 0, "%ld samples without their user stack", lost);
+}
+
 /* Whether the dump line that starts at p (a '\n') holds word. */
 static bool line_has(const char *p, const char *word)
 {

@@ -13,11 +13,16 @@
  *                                           pipe a child writes a byte to every
  *                                           10 ms (off the CPU: ipc)
  *
+ *   main -> sig_wait -> pause               --signal-ms N: asleep N ms in pause(),
+ *                                           woken every 10 ms by SIGALRM, whose
+ *                                           handler (on_alarm) runs before the
+ *                                           thread is back where it slept
+ *
  *   main -> dive x 60 -> deep_loop          --deep-ms N: N ms of CPU 60 frames
  *                                           down (a sample's stack walk costs
  *                                           more there: make bench, section 7)
  *
- *   stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--deep-ms N]
+ *   stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--signal-ms N] [--deep-ms N]
  *                                           (default 400 ms in inner_loop)
  *
  * Built with frame pointers (WL_CFLAGS): the chain is what a frame-pointer
@@ -25,6 +30,8 @@
  * "DONE <iterations>" (so the loop cannot be optimised away).
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 static volatile uint64_t sink;
@@ -108,6 +115,29 @@ MARKED void pipe_wait(uint64_t ms)
 	waitpid(child, NULL, 0);
 }
 
+static volatile sig_atomic_t alarms;
+
+MARKED void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+MARKED void sig_wait(uint64_t ms)
+{
+	struct sigaction sa = {.sa_handler = on_alarm};
+	struct itimerval it = {{0, 10000}, {0, 10000}}, off = {{0, 0}, {0, 0}};
+
+	if (!ms)
+		return;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		wl_die("SIGALRM");
+	while ((uint64_t)alarms < ms / 10)
+		pause();
+	setitimer(ITIMER_REAL, &off, NULL);
+}
+
 MARKED uint64_t deep_loop(uint64_t ns)
 {
 	return spin_for(ns, 3);
@@ -120,7 +150,7 @@ MARKED uint64_t dive(int depth, uint64_t ns)
 
 int main(int argc, char **argv)
 {
-	uint64_t ms = 400, sleep_ms = 0, pipe_ms = 0, deep_ms = 0;
+	uint64_t ms = 400, sleep_ms = 0, pipe_ms = 0, signal_ms = 0, deep_ms = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -129,15 +159,20 @@ int main(int argc, char **argv)
 			sleep_ms = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--pipe-ms") && i + 1 < argc)
 			pipe_ms = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--signal-ms") && i + 1 < argc)
+			signal_ms = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--deep-ms") && i + 1 < argc)
 			deep_ms = strtoull(argv[++i], NULL, 10);
 		else
-			wl_die("usage: stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--deep-ms N]");
+			wl_die("usage: stacks [--ms N] [--sleep-ms N] [--pipe-ms N] [--signal-ms "
+			       "N] "
+			       "[--deep-ms N]");
 	}
 	printf("DONE %llu\n", (unsigned long long)outer(ms * NS_PER_MS));
 	if (deep_ms)
 		printf("DEEP %llu\n", (unsigned long long)dive(60, deep_ms * NS_PER_MS));
 	nap(sleep_ms);
 	pipe_wait(pipe_ms);
+	sig_wait(signal_ms);
 	return 0;
 }
