@@ -665,12 +665,17 @@ static __always_inline void offcpu_emit(struct xlp_thread *t, __u64 time, __u64 
  * The pending samples go out with user stack error err: their user side
  * can no longer be taken (the thread exits, recording stops, or another
  * user context took over). Counted by the recorder as samples without
- * their user stack.
+ * their user stack. A global function, verified once on its own: inlined
+ * at its callers (the switch program among them) its loop of emits
+ * tripled the time the kernel took to load that program.
  */
-static __always_inline void offcpu_pend_drop(struct xlp_thread *t, __s32 err)
+__weak __noinline int xlp_offcpu_pend_drop(struct xlp_thread *t, int err)
 {
-	__u32 n = t->npend;
+	__u32 n;
 
+	if (!t)
+		return 0;
+	n = t->npend;
 	t->npend = 0;
 	for (int i = 0; i < XLP_OFF_PEND; i++) {
 		struct xlp_off_pend *q = &t->pend[i];
@@ -680,7 +685,10 @@ static __always_inline void offcpu_pend_drop(struct xlp_thread *t, __s32 err)
 		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, 0, err, 0,
 			    0);
 	}
+	return 0;
 }
+
+#define offcpu_pend_drop(t, err) xlp_offcpu_pend_drop(t, err)
 
 /*
  * The thread (current) is back in user space: its registers and stack are
@@ -801,6 +809,43 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 }
 
 /*
+ * An off-CPU sample of weight ns for t's wait of counter reason, ended at
+ * now: sent with its switch-out's stacks, or, for a lazy capture, kept in
+ * t->pend until its user stack is taken. A global function, verified once
+ * (see xlp_offcpu_pend_drop): the wait's end is in many programs.
+ */
+__weak __noinline int xlp_offcpu_sample(struct xlp_thread *t, __u64 now, __u64 weight, __u32 reason)
+{
+	struct xlp_off_pend *q;
+	__u32 n;
+
+	if (!t)
+		return 0;
+	if (!t->off_lazy) {
+		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, t->off_ustack,
+			    t->off_uerr, t->off_ucaller, t->off_useq);
+		return 0;
+	}
+	n = t->npend;
+	if (n >= XLP_OFF_PEND) {
+		/* more waits than slots in one stay in the kernel: counted as
+		 * samples without a user stack */
+		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, 0, -XLP_ERR_NOSPC,
+			    0, 0);
+		return 0;
+	}
+	q = &t->pend[n & (XLP_OFF_PEND - 1)];
+	q->time_ns = now;
+	q->weight_ns = weight;
+	q->reason = reason;
+	q->kstack = t->off_kstack;
+	q->kerr = t->off_kerr;
+	q->__pad = 0;
+	t->npend = n + 1;
+	return 0;
+}
+
+/*
  * The wait of t from `from` to now, of counter `reason`, ends: as many
  * ticks of the virtual clock of period sample_period_ns as it crossed go
  * out as one off-CPU sample with the stacks of its switch-out. A wait of
@@ -811,37 +856,14 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
  */
 static __always_inline void offcpu_charge(struct xlp_thread *t, __u64 from, __u64 now, __u32 reason)
 {
-	__u64 period = sample_period_ns, ticks, weight;
-	struct xlp_off_pend *q;
-	__u32 n;
+	__u64 period = sample_period_ns, ticks;
 
 	if (!period || !t->off_valid || now <= from || t->stopped)
 		return;
 	ticks = now / period - from / period;
 	if (!ticks)
 		return;
-	weight = ticks * period * t->off_valid;
-	if (!t->off_lazy) {
-		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, t->off_ustack,
-			    t->off_uerr, t->off_ucaller, t->off_useq);
-		return;
-	}
-	n = t->npend;
-	if (n >= XLP_OFF_PEND) {
-		/* more waits than slots in one stay in the kernel: counted as
-		 * samples without a user stack */
-		offcpu_emit(t, now, weight, reason, t->off_kstack, t->off_kerr, 0, -XLP_ERR_NOSPC,
-			    0, 0);
-		return;
-	}
-	q = &t->pend[n & (XLP_OFF_PEND - 1)];
-	q->time_ns = now;
-	q->weight_ns = weight;
-	q->reason = reason;
-	q->kstack = t->off_kstack;
-	q->kerr = t->off_kerr;
-	q->__pad = 0;
-	t->npend = n + 1;
+	xlp_offcpu_sample(t, now, ticks * period * t->off_valid, reason);
 }
 
 /*
