@@ -662,14 +662,16 @@ static __always_inline void offcpu_emit(struct xlp_thread *t, __u64 time, __u64 
 }
 
 /*
- * The pending samples go out with user stack error err: their user side
- * can no longer be taken (the thread exits, recording stops, or another
- * user context took over). Counted by the recorder as samples without
+ * The pending samples go out with the user side given: the one taken on
+ * the return to user space, or none (ustack 0) and why (uerr) when it can
+ * no longer be taken (the thread exits, recording stops, or another user
+ * context took over), which the recorder counts among the samples without
  * their user stack. A global function, verified once on its own: inlined
  * at its callers (the switch program among them) its loop of emits
  * tripled the time the kernel took to load that program.
  */
-__weak __noinline int xlp_offcpu_pend_drop(struct xlp_thread *t, int err)
+__weak __noinline int xlp_offcpu_pend_send(struct xlp_thread *t, __u32 ustack, int uerr,
+					   __u64 ucaller, __u64 useq)
 {
 	__u32 n;
 
@@ -682,13 +684,13 @@ __weak __noinline int xlp_offcpu_pend_drop(struct xlp_thread *t, int err)
 
 		if ((__u32)i >= n)
 			break;
-		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, 0, err, 0,
-			    0);
+		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, ustack,
+			    uerr, ucaller, useq);
 	}
 	return 0;
 }
 
-#define offcpu_pend_drop(t, err) xlp_offcpu_pend_drop(t, err)
+#define offcpu_pend_drop(t, err) xlp_offcpu_pend_send(t, 0, err, 0, 0)
 
 /*
  * The thread (current) is back in user space: its registers and stack are
@@ -703,10 +705,10 @@ static __always_inline void offcpu_take_user(void *ctx, struct xlp_thread *t)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(
 		(struct task_struct *)bpf_get_current_task_btf());
-	__u64 t0 = bpf_ktime_get_ns(), ucaller = 0, useq = 0;
-	__u32 n = t->npend, ustack = 0, zero = 0;
+	__u64 t0 = bpf_ktime_get_ns(), ucaller = 0, useq;
+	__u32 ustack = 0, zero = 0;
 	struct xlp_sample_cost *c;
-	__s32 uerr = -XLP_ERR_STALE;
+	__s32 uerr = 0;
 	long u;
 
 	if (XLP_USER_SP(regs) != t->off_sp ||
@@ -717,22 +719,13 @@ static __always_inline void offcpu_take_user(void *ctx, struct xlp_thread *t)
 	u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
 	if (u >= 0) {
 		ustack = (__u32)u + 1;
-		uerr = 0;
 		ucaller = leaf_caller(regs);
 	} else {
 		uerr = (__s32)u;
 	}
 	/* before the samples: the recorder meets the copy first */
 	useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
-	t->npend = 0;
-	for (int i = 0; i < XLP_OFF_PEND; i++) {
-		struct xlp_off_pend *q = &t->pend[i];
-
-		if ((__u32)i >= n)
-			break;
-		offcpu_emit(t, q->time_ns, q->weight_ns, q->reason, q->kstack, q->kerr, ustack,
-			    uerr, ucaller, useq);
-	}
+	xlp_offcpu_pend_send(t, ustack, uerr, ucaller, useq);
 	c = bpf_map_lookup_elem(&sample_cost, &zero);
 	if (c) {
 		t0 = bpf_ktime_get_ns() - t0;
@@ -769,9 +762,8 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 	if (every > 1 && bpf_get_prandom_u32() % every)
 		return;
 	t0 = bpf_ktime_get_ns();
+	regs = (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)bpf_get_current_task_btf());
 	if (offcpu_can_defer()) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(
-			(struct task_struct *)bpf_get_current_task_btf());
 		sp = XLP_USER_SP(regs);
 		ip = XLP_USER_IP(regs);
 		/* samples left from another user context must not get this one's stack */
@@ -791,9 +783,7 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 		u = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
 		t->off_ustack = u >= 0 ? (__u32)u + 1 : 0;
 		t->off_uerr = u >= 0 ? 0 : (__s32)u;
-		t->off_ucaller = u >= 0 ? leaf_caller((struct pt_regs *)bpf_task_pt_regs(
-						  (struct task_struct *)bpf_get_current_task_btf()))
-					: 0;
+		t->off_ucaller = u >= 0 ? leaf_caller(regs) : 0;
 		/* the registers saved at the syscall's entry: the function that made
 		 * it is the copy's first frame, whatever libc did */
 		t->off_useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
@@ -812,7 +802,7 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
  * An off-CPU sample of weight ns for t's wait of counter reason, ended at
  * now: sent with its switch-out's stacks, or, for a lazy capture, kept in
  * t->pend until its user stack is taken. A global function, verified once
- * (see xlp_offcpu_pend_drop): the wait's end is in many programs.
+ * (see xlp_offcpu_pend_send): the wait's end is in many programs.
  */
 __weak __noinline int xlp_offcpu_sample(struct xlp_thread *t, __u64 now, __u64 weight, __u32 reason)
 {

@@ -316,7 +316,7 @@ struct xlp_fork_rec {
 	3		  /* ESRCH: the thread exited, recording stopped, or it left the           \
 			     CPU again from another user context first */
 #define XLP_ERR_NOSPC 28  /* ENOSPC: more waits crossed a tick than XLP_OFF_PEND before it */
-#define XLP_ERR_STALE 116 /* ESTALE: a signal handler's frame moved its registers */
+#define XLP_ERR_STALE 116 /* ESTALE: its user registers moved before the return */
 
 /*
  * Stack sampling (record --sample, bpf/sample.bpf.c). The programs send a
