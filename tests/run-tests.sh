@@ -20,7 +20,7 @@ for dir in unit root e2e real fuzz; do
 	for t in "$base"/test_*; do
 		[ -x "$t" ] || continue
 		case "$t" in *"$filter"*) ;; *) continue ;; esac
-		echo "== $dir/$(basename "$t")"
+		echo "== $dir/$(basename "$t")" | tee -a "$log"
 		one=$(mktemp)
 		"$t" >"$one" 2>&1
 		rc=$?
@@ -36,5 +36,16 @@ for dir in unit root e2e real fuzz; do
 done
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
+# The failures again, last, each with its suite and its first failed check:
+# a log cut to its head and tail still names every one.
+if [ "$failed" != 0 ]; then
+	echo "failures:"
+	awk '/^== / { suite = $2; chk = ""; next }
+	     /: CHECK\(.*\) failed: / && chk == "" {
+		where = $1; msg = $0; sub(/^.*\) failed: /, "", msg); chk = where " " msg }
+	     /^PASS / { chk = "" }
+	     /^FAIL / { line = $0; sub(/^FAIL /, "", line); print "  " suite " " substr(line, 1, 300);
+	                if (chk != "") print "    " substr(chk, 1, 400); chk = "" }' "$log"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

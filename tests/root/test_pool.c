@@ -21,6 +21,19 @@
 static char xl[256], wl[256], out[1 << 16], err[1 << 16];
 static double wl_median_ns; /* the last workload's median run, by its own clock */
 
+/*
+ * The last workload's runs: its clock, and the kernel's own account over
+ * each run (schedstat, tests/workloads/pool.c) of the worker's and the
+ * main thread's time on a CPU and on a runqueue: the ground truth.
+ */
+enum { WORKER, MAIN };
+struct wl_run {
+	int pert;
+	double ns, cpu[2], delay[2];
+};
+static struct wl_run wl_runs[4096];
+static size_t wl_nruns;
+
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -28,23 +41,45 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the median of the workload's "RUN i perturbed ns" lines */
-static double median_of_runs(const char *text)
+/* wl_runs from the workload's "RUN i perturbed ns wcpu wdelay mcpu mdelay" lines; the median */
+static void parse_runs(const char *text)
 {
 	static double v[4096];
-	size_t n = 0;
 
-	for (const char *p = strstr(text, "RUN "); p && n < 4096; p = strstr(p + 1, "RUN ")) {
-		int i, pert;
-		double ns;
+	wl_nruns = 0;
+	for (const char *p = strstr(text, "RUN "); p && wl_nruns < 4096;
+	     p = strstr(p + 1, "RUN ")) {
+		struct wl_run *r = &wl_runs[wl_nruns];
+		int i;
 
-		if (sscanf(p, "RUN %d %d %lf", &i, &pert, &ns) == 3)
-			v[n++] = ns;
+		if (sscanf(p, "RUN %d %d %lf %lf %lf %lf %lf", &i, &r->pert, &r->ns,
+			   &r->cpu[WORKER], &r->delay[WORKER], &r->cpu[MAIN], &r->delay[MAIN]) == 7)
+			v[wl_nruns++] = r->ns;
 	}
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(v[0]), dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	wl_median_ns = 0;
+	if (!wl_nruns)
+		return;
+	qsort(v, wl_nruns, sizeof(v[0]), dbl_cmp);
+	wl_median_ns = wl_nruns % 2 ? v[wl_nruns / 2] : (v[wl_nruns / 2 - 1] + v[wl_nruns / 2]) / 2;
+}
+
+/*
+ * Per slow run minus per fast run, the runs split at the report's
+ * threshold by the workload's clock: the kernel's count of `what` (cpu or
+ * delay, NULL: the run's time) for thread `who`.
+ */
+static double truth_added(double thr, int who, const char *what)
+{
+	double sum[2] = {0, 0}, cnt[2] = {0, 0};
+
+	for (size_t i = 0; i < wl_nruns; i++) {
+		const struct wl_run *r = &wl_runs[i];
+		int slow = r->ns > thr;
+
+		sum[slow] += !what ? r->ns : !strcmp(what, "cpu") ? r->cpu[who] : r->delay[who];
+		cnt[slow]++;
+	}
+	return cnt[0] && cnt[1] ? sum[1] / cnt[1] - sum[0] / cnt[0] : 0;
 }
 
 enum {
@@ -123,7 +158,7 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 		CHECK(rc == 0, "record exit %d: %s", rc, err);
 	}
 	CHECK(strstr(out, "DONE"), "the workload did not finish: %s", out);
-	wl_median_ns = median_of_runs(out);
+	parse_runs(out);
 	if (rc)
 		return NULL;
 	j = xt_report_file(rep, js, 60000);
@@ -149,29 +184,168 @@ static const struct json *blocked_by(const struct json *j)
 }
 
 /*
- * Every accused function slowed by the machine, not by the scenario: its
- * CPU did not run it (cpu_steal: the hypervisor's steal clock), or the same
- * work took longer on the CPU (cpu_run alone: these VMs have their own slow
- * mode, measured without xlprobe for tests/real/expected's sqlite_none: 11
- * of 48 launches of one query at 29-43 ms of CPU against 24-29 ms; CI
- * accused load_index/cpu_run in async_unperturbed once). The report is
- * right to say so; tests/e2e and tests/real/verdict.jq leave cpu_steal out
- * the same way, and the false alarms of the evidence rules on natural
- * shapes are measured where the truth is known (tests/unit/test_sigsim).
- * No wait, no other resource, may be accused.
+ * What an unperturbed run's report may say: nothing, or what the machine
+ * did to the slow runs, as the kernel counted it in the same run. Nothing
+ * is perturbed, but these VMs are not quiet: the CPU runs slower for
+ * stretches (11 of 48 launches of sqlite3's query at 29-43 ms of CPU
+ * against 24-29 ms, measured without xlprobe: tests/real/expected), and
+ * other processes land on the worker's CPU. An answer that names a thread
+ * on a CPU (cpu_run, a blocker that ran) or waiting for one (cpu_wait) is
+ * right when the kernel's own account of that thread (schedstat, read by
+ * the workload around every run) grew in the slow runs by at least half of
+ * what the report says it added. Half: the report's pieces and the
+ * kernel's counters cover windows a few microseconds apart, and runs near
+ * the threshold may fall on the other side by the workload's clock; an
+ * answer the kernel does not see at all still fails. cpu_steal is the
+ * hypervisor's (schedstat has no steal of its own to check it against).
+ * No other resource, and no thread but these two, may be named.
  */
-static bool by_machine(const struct json *j)
+enum { BOTH = 2 };
+
+static double kernel_added(const struct json *j, int who, bool cpu)
+{
+	double thr = json__num(json__get(j, "runs.threshold_ns"));
+
+	if (who == BOTH)
+		return kernel_added(j, WORKER, cpu) + kernel_added(j, MAIN, cpu);
+	return truth_added(thr, who, cpu ? "cpu" : "delay");
+}
+
+/* the report's claim that thread who's cpu_run and / or cpu_wait added `claim` per slow run */
+static bool kernel_saw(const struct json *j, const char *what, int who, bool run, bool wait,
+		       double claim)
+{
+	double k =
+		(run ? kernel_added(j, who, true) : 0) + (wait ? kernel_added(j, who, false) : 0);
+
+	fprintf(stderr,
+		"  %s: %s%s%s of %s: %.0f ns per slow run by the report, %.0f by the kernel\n",
+		what, run ? "cpu_run" : "", run && wait ? "+" : "", wait ? "cpu_wait" : "",
+		who == WORKER ? "the worker"
+		: who == MAIN ? "the main thread"
+			      : "both threads",
+		claim, k);
+	return !(claim > 0) || k >= claim / 2;
+}
+
+/* a blocker of wait_chains (by index), held to the kernel's account of its thread */
+static bool blocker_true(const struct json *j, const struct json *idx, double claim)
+{
+	char key[64];
+	const struct json *b;
+	const char *st, *name;
+	int who;
+
+	if (!idx || json__is_null(idx))
+		return true;
+	snprintf(key, sizeof(key), "wait_chains.blockers[%.0f]", json__num(idx));
+	b = json__get(j, key);
+	st = json__str(json__get(b, "state"));
+	name = json__str(json__get(b, "blocker"));
+	who = json__bool(json__get(b, "self")) == 1			     ? MAIN
+	      : name && (!strcmp(name, "pool-1") || !strcmp(name, "peer-1")) ? WORKER
+									     : -1;
+	if (!st || who < 0 || (strcmp(st, "ran") && strcmp(st, "cpu_wait"))) {
+		fprintf(stderr, "  blocker %s: not the machine's\n",
+			json__str(json__get(b, "text")));
+		return false;
+	}
+	return kernel_saw(j, "blocker", who, !strcmp(st, "ran"), !strcmp(st, "cpu_wait"), claim);
+}
+
+static bool blocked_by_true(const struct json *j, const struct json *by)
+{
+	return !by || json__is_null(by) ||
+	       blocker_true(j, json__key(by, "blocker"),
+			    json__num(json__key(by, "added_ns_per_slow_run")));
+}
+
+/* a resource named for thread who, added per slow run */
+static bool resource_true(const struct json *j, const char *what, const char *f, int who,
+			  double added)
+{
+	if (!f)
+		return false;
+	if (!strcmp(f, "cpu_steal"))
+		return true;
+	if (strcmp(f, "cpu_run") && strcmp(f, "cpu_wait")) {
+		fprintf(stderr, "  %s: %s is not the machine's\n", what, f);
+		return false;
+	}
+	return kernel_saw(j, what, who, !strcmp(f, "cpu_run"), !strcmp(f, "cpu_wait"), added);
+}
+
+static bool functions_true(const struct json *j)
 {
 	const struct json *cf = json__get(j, "critical_functions");
-	size_t n = json__len(cf);
 
-	for (size_t i = 0; i < n; i++)
-		if (!json__by_machine(json__at(cf, i)))
+	for (size_t i = 0; i < json__len(cf); i++) {
+		const struct json *c = json__at(cf, i), *fs = json__key(c, "factors");
+		const char *fn = json__str(json__key(c, "function"));
+		/* the task's functions run on the worker; the interaction's on the main thread */
+		int who = fn && (!strcmp(fn, "load_index") || !strcmp(fn, "warm_cache") ||
+				 !strcmp(fn, "run_task"))
+				  ? WORKER
+				  : MAIN;
+		bool run = false, wait = false;
+
+		for (size_t k = 0; k < json__len(fs); k++) {
+			const char *f = json__str(json__key(json__at(fs, k), "factor"));
+
+			if (f && !strcmp(f, "cpu_steal"))
+				return blocked_by_true(j, json__key(c, "blocked_by"));
+			if (!f || (strcmp(f, "cpu_run") && strcmp(f, "cpu_wait"))) {
+				fprintf(stderr, "  %s: %s is not the machine's\n", fn ? fn : "?",
+					f ? f : "?");
+				return false;
+			}
+			run |= !strcmp(f, "cpu_run");
+			wait |= !strcmp(f, "cpu_wait");
+		}
+		if (!json__len(fs) ||
+		    !kernel_saw(j, fn ? fn : "?", who, run, wait,
+				json__num(json__key(c, "added_ns"))) ||
+		    !blocked_by_true(j, json__key(c, "blocked_by")))
 			return false;
-	if (n)
-		fprintf(stderr, "  slowed by the machine (cpu_run / cpu_steal alone): %s\n",
-			json__str(json__get(j, "verdict")));
-	return n > 0;
+	}
+	return true;
+}
+
+static bool whole_run_true(const struct json *j)
+{
+	const struct json *w = json__get(j, "whole_run");
+	const char *f = json__str(json__key(w, "factor"));
+	double thr = json__num(json__get(j, "runs.threshold_ns"));
+
+	if (json__bool(json__key(w, "holds")) != 1)
+		return true;
+	/* a wait of the run's thread: true when the blocker it names is the machine's */
+	if (f && (!strcmp(f, "lock_wait") || !strcmp(f, "ipc_wait")))
+		return json__key(w, "blocked_by") && !json__is_null(json__key(w, "blocked_by")) &&
+		       blocked_by_true(j, json__key(w, "blocked_by"));
+	return resource_true(
+		       j, "whole run", f, json__bool(json__key(w, "run_thread")) == 1 ? MAIN : BOTH,
+		       json__num(json__key(w, "share_of_added")) * truth_added(thr, 0, NULL)) &&
+	       blocked_by_true(j, json__key(w, "blocked_by"));
+}
+
+static bool wait_answer_true(const struct json *j)
+{
+	const struct json *a = json__get(j, "wait_answer");
+
+	return json__bool(json__key(a, "holds")) != 1 ||
+	       blocker_true(j, json__key(a, "blocker"),
+			    json__num(json__key(a, "slow_ns_per_run")) -
+				    json__num(json__key(a, "fast_ns_per_run")));
+}
+
+/* It says nothing the kernel's own account of the same runs contradicts. */
+static void check_nothing_false(const struct json *j)
+{
+	const char *st = json__str(json__get(j, "status"));
+
+	CHECK(st && wl_nruns && functions_true(j) && whole_run_true(j) && wait_answer_true(j),
+	      "%s: %s", st, json__str(json__get(j, "verdict")));
 }
 
 static const char *accused(const struct json *j, const char *what)
@@ -181,23 +355,6 @@ static const char *accused(const struct json *j, const char *what)
 					     : "critical_functions[0].factors[0].factor"));
 
 	return v ? v : "";
-}
-
-/* What an unperturbed run's report must not say. */
-enum { NO_BLOCKER = 1, NO_WAIT_ANSWER = 2 };
-
-/* It accuses nothing (status not ok), no whole-run answer, and with also no blocker / waits'
- * answer. */
-static void check_accuses_nothing(const struct json *j, unsigned also)
-{
-	const char *st = json__str(json__get(j, "status"));
-
-	CHECK(st && (strcmp(st, "ok") || by_machine(j)) &&
-		      json__bool(json__get(j, "whole_run.holds")) != 1 &&
-		      (!(also & NO_BLOCKER) || !blocked_by(j)) &&
-		      (!(also & NO_WAIT_ANSWER) ||
-		       json__bool(json__get(j, "wait_answer.holds")) != 1),
-	      "%s: %s", st, json__str(json__get(j, "verdict")));
 }
 
 /* A test whose one check of the report of one recording (mode, opts) is check, on j. */
@@ -233,13 +390,13 @@ TEST(pool_cold_file_names_the_task_and_the_disk)
 	json__free(j);
 }
 
+/* the worker's cpu_wait the verdict names, the kernel counted too */
 POOL_TEST(pool_cpu_contention_names_the_task_waiting_for_a_cpu, "cpu", MARKED_TASK,
 	  CHECK(!strcmp(accused(j, "function"), "load_index") &&
-			!strcmp(accused(j, "factor"), "cpu_wait"),
+			!strcmp(accused(j, "factor"), "cpu_wait") && functions_true(j),
 		"%s", json__str(json__get(j, "verdict"))))
 
-POOL_TEST(pool_unperturbed_accuses_nothing, "none", MARKED_TASK,
-	  check_accuses_nothing(j, NO_BLOCKER))
+POOL_TEST(pool_unperturbed_accuses_nothing, "none", MARKED_TASK, check_nothing_false(j))
 
 /*
  * Only the interaction marked: the run's thread waits on the condition
@@ -345,21 +502,61 @@ static bool str_is(const struct json *j, const char *key, const char *want)
 	return v && !strcmp(v, want);
 }
 
-/* the answer's blocker is `who` waiting for a CPU */
+/* What the runs were, by the workload and the kernel, and what the waits' answer weighed. */
+static void explain_miss(const struct json *j)
+{
+	double thr = json__num(json__get(j, "runs.threshold_ns")), d[2] = {0, 0}, n[2] = {0, 0};
+	unsigned past[2] = {0, 0};
+
+	for (size_t i = 0; i < wl_nruns; i++) {
+		int p = !!wl_runs[i].pert;
+
+		past[p] += wl_runs[i].ns > thr;
+		d[p] += wl_runs[i].delay[WORKER];
+		n[p]++;
+	}
+	fprintf(stderr,
+		"  runs %g, slow %g (%s, threshold %g ns, median %g, max %g); by the workload's "
+		"clock, past it: %u of %g perturbed, %u of %g others; the worker's runqueue wait "
+		"(kernel) %.0f ns per perturbed run, %.0f per other\n",
+		json__num(json__get(j, "runs.count")), json__num(json__get(j, "runs.slow")),
+		json__str(json__get(j, "runs.rule")), thr,
+		json__num(json__get(j, "runs.median_ns")), json__num(json__get(j, "runs.max_ns")),
+		past[1], n[1], past[0], n[0], n[1] ? d[1] / n[1] : 0, n[0] ? d[0] / n[0] : 0);
+	fprintf(stderr,
+		"  waits' answer: %s, share %g, top %g runs hold %g of %g slow, p %g for %g "
+		"tests\n",
+		json__str(json__get(j, "wait_answer.text")),
+		json__num(json__get(j, "wait_answer.share_of_added")),
+		json__num(json__get(j, "wait_answer.top_runs")),
+		json__num(json__get(j, "wait_answer.top_slow")),
+		json__num(json__get(j, "wait_answer.slow_runs")),
+		json__num(json__get(j, "wait_answer.p")),
+		json__num(json__get(j, "wait_answer.tests")));
+}
+
+/*
+ * The answer's blocker is `who` waiting for a CPU, and the kernel counted
+ * that wait too (the worker's runqueue wait, schedstat).
+ */
 static void check_cpu_wait_blocker(const struct json *j, const char *who)
 {
 	const struct json *k = answer_blocker(j);
+	bool named = k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", who);
 
-	CHECK(k && str_is(k, "state", "cpu_wait") && str_is(k, "blocker", who), "%s",
-	      json__str(json__get(j, "verdict")));
+	CHECK(named, "%s", json__str(json__get(j, "verdict")));
+	if (!named)
+		explain_miss(j);
+	else
+		CHECK(functions_true(j) && whole_run_true(j) && wait_answer_true(j),
+		      "more than the kernel counted: %s", json__str(json__get(j, "verdict")));
 }
 
 /* Only the interaction marked, pool-1's CPU taken: the answer follows the wait to it. */
 POOL_TEST(pool_cpu_contention_interaction_only_names_the_pool_waiting_for_a_cpu, "cpu", 0,
 	  check_cpu_wait_blocker(j, "pool-1"))
 
-POOL_TEST(pool_unperturbed_interaction_only_accuses_nothing, "none", 0,
-	  check_accuses_nothing(j, NO_WAIT_ANSWER))
+POOL_TEST(pool_unperturbed_interaction_only_accuses_nothing, "none", 0, check_nothing_false(j))
 
 /*
  * The app queues three warm_cache tasks just before a quarter of the runs
@@ -429,8 +626,7 @@ TEST(peer_cold_file_names_the_peer_reading_the_file)
 POOL_TEST(peer_cpu_contention_names_the_peer_waiting_for_a_cpu, "cpu", MARKED_TASK | PEER,
 	  check_cpu_wait_blocker(j, "peer-1"))
 
-POOL_TEST(peer_unperturbed_accuses_nothing, "none", MARKED_TASK | PEER,
-	  check_accuses_nothing(j, NO_BLOCKER | NO_WAIT_ANSWER))
+POOL_TEST(peer_unperturbed_accuses_nothing, "none", MARKED_TASK | PEER, check_nothing_false(j))
 
 /*
  * record -p after the peer was forked: peer-1 is not traced (no probe, no
@@ -481,7 +677,7 @@ TEST(async_unperturbed_accuses_nothing)
 	REQUIRE(j, "-");
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "%g runs",
 	      json__num(json__get(j, "runs.count")));
-	check_accuses_nothing(j, NO_WAIT_ANSWER);
+	check_nothing_false(j);
 	json__free(j);
 }
 

@@ -34,7 +34,10 @@
  * The worker and the main thread are pinned to the last CPU. --wait
  * prints "READY <pid>" once the worker runs, and waits for SIGUSR1 before
  * the runs (for record -p: a peer forked before it is not traced).
- * stdout: "RUN <i> <perturbed> <ns>" per run, then DONE.
+ * stdout: "RUN <i> <perturbed> <ns> <wcpu> <wdelay> <mcpu> <mdelay>" per run,
+ * then DONE: the run's time by the workload's clock, and the kernel's
+ * account of the worker's and the main thread's time on a CPU and on a
+ * runqueue over it (schedstat), the tests' ground truth.
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <fcntl.h>
@@ -63,7 +66,8 @@ static pthread_cond_t posted = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_
 static struct task *head, *tail;
 static int file_fd = -1, pool_cpu, to_peer = -1, from_peer = -1, notify[2] = {-1, -1};
 static bool cpu_mode;
-static pid_t hog = -1; /* cpu mode: stopped but while the worker runs a perturbed task */
+static pid_t hog = -1;		  /* cpu mode: stopped but while the worker runs a perturbed task */
+static volatile pid_t worker_tid; /* pool-1's tid, or peer-1's pid */
 static char path[] = "/var/tmp/xlp-pool-XXXXXX";
 static volatile uint64_t sink;
 
@@ -141,6 +145,7 @@ static void *pool_thread(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "pool-1");
+	worker_tid = gettid();
 	wl_pin_self(pool_cpu);
 	if (cpu_mode)
 		hog = start_hog();
@@ -277,6 +282,7 @@ static void start_peer(void)
 	}
 	close(a[0]);
 	close(b[1]);
+	worker_tid = pid;
 	to_peer = a[1];
 	from_peer = b[0];
 }
@@ -349,6 +355,7 @@ int main(int argc, char **argv)
 		wl_announce_wait("READY");
 	for (long i = 0; i < iterations; i++) {
 		bool perturb = i % 4 == 3;
+		struct wl_sched w0, w1, m0, m1;
 		uint64_t t0;
 
 		if (perturb && !strcmp(mode, "cold") &&
@@ -359,6 +366,8 @@ int main(int argc, char **argv)
 				bg[k] = (struct task){.kind = T_WARM};
 				post_task(&bg[k]);
 			}
+		w0 = wl_schedstat(worker_tid);
+		m0 = wl_schedstat(0);
 		t0 = wl_now_ns();
 		if (async) {
 			/* two requests, alternating: a key is reused once its run ended */
@@ -372,7 +381,13 @@ int main(int argc, char **argv)
 			dispatch_and_wait(perturb && cpu_mode);
 		}
 		t0 = wl_now_ns() - t0;
-		printf("RUN %ld %d %llu\n", i, perturb, (unsigned long long)t0);
+		w1 = wl_schedstat(worker_tid);
+		m1 = wl_schedstat(0);
+		printf("RUN %ld %d %llu %llu %llu %llu %llu\n", i, perturb, (unsigned long long)t0,
+		       (unsigned long long)(w1.cpu_ns - w0.cpu_ns),
+		       (unsigned long long)(w1.delay_ns - w0.delay_ns),
+		       (unsigned long long)(m1.cpu_ns - m0.cpu_ns),
+		       (unsigned long long)(m1.delay_ns - m0.delay_ns));
 		wl_sleep_ns(5 * NS_PER_MS);
 	}
 	if (peer) {

@@ -43,26 +43,6 @@ struct kview {
 	long nivcsw;
 };
 
-/* The thread's runqueue wait so far: the second field of its schedstat. */
-static uint64_t run_delay(void)
-{
-	unsigned long long run = 0, delay = 0;
-	char buf[128];
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		wl_die("open /proc/thread-self/schedstat");
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		wl_die("read schedstat");
-	buf[n] = 0;
-	if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
-		wl_die("parse schedstat");
-	return delay;
-}
-
 static void kview(struct kview *k)
 {
 	struct rusage ru;
@@ -70,7 +50,7 @@ static void kview(struct kview *k)
 	if (getrusage(RUSAGE_THREAD, &ru))
 		wl_die("getrusage");
 	k->nivcsw = ru.ru_nivcsw;
-	k->delay = run_delay();
+	k->delay = wl_schedstat(0).delay_ns;
 	k->cpu = wl_cpu_ns();
 }
 

@@ -41,26 +41,9 @@ struct run {
 static struct run runs[MAX_REQ];
 static uint64_t delay_before;
 
-/* run_delay of the calling thread (schedstat's second field), ns */
-static uint64_t run_delay(void)
-{
-	char path[96], buf[128];
-	unsigned long long run = 0, delay = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
-	f = fopen(path, "r");
-	if (!f)
-		wl_die("schedstat");
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu %llu", &run, &delay) != 2)
-		wl_die("schedstat format");
-	fclose(f);
-	return delay;
-}
-
 MARKED void handle_request(unsigned i)
 {
-	runs[i].wait_ns = run_delay() - delay_before;
+	runs[i].wait_ns = wl_schedstat(0).delay_ns - delay_before;
 	runs[i].entry_ns = wl_now_ns();
 	wl_burn_cpu_ns(100000);
 }
@@ -82,7 +65,7 @@ static void *server(void *arg)
 	for (unsigned i = 0; i < nreq; i++) {
 		long before;
 
-		delay_before = run_delay();
+		delay_before = wl_schedstat(0).delay_ns;
 		before = nvcsw();
 		if (!wl_read_full(req_pipe[0], &c, 1))
 			wl_die("read request");

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -185,6 +186,40 @@ static inline int wl_make_file(char *path, size_t size)
 	if (fsync(fd))
 		wl_die("fsync");
 	return fd;
+}
+
+/*
+ * The kernel's own account of thread tid (0: the caller) so far, from
+ * /proc/<tid>/schedstat: ns on a CPU (sum_exec_runtime: the steal clock
+ * left out where the hypervisor offers one) and ns runnable on a runqueue
+ * (run_delay). The ground truth the tests hold xlprobe's answers to.
+ */
+struct wl_sched {
+	uint64_t cpu_ns, delay_ns;
+};
+
+static inline struct wl_sched wl_schedstat(pid_t tid)
+{
+	unsigned long long cpu = 0, delay = 0;
+	char path[64], buf[128];
+	ssize_t n;
+	int fd;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/thread-self/schedstat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		wl_die(path);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		wl_die("read schedstat");
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2)
+		wl_die("parse schedstat");
+	return (struct wl_sched){.cpu_ns = cpu, .delay_ns = delay};
 }
 
 #endif
