@@ -3,10 +3,12 @@
  * report --growth on real eBPF (issue 23): tests/workloads/grow.c sorts n
  * records with costly comparisons (parse, n log n) then compares every
  * 32nd with every 32nd through same_key (dedupe, n^2 / 1024 calls).
- * Recorded at 250 .. 4 000 records, parse takes most of the run; the
- * report must predict that at ten times the largest size dedupe takes it
- * over, with n^2 as its model and same_key, called n^2/1024 times, as
- * where its growth is. Sizes given per launch (--sizes) and per call
+ * Recorded at 250 .. 4 000 records, parse takes most of the run on most
+ * machines (which one does is checked against the run's own medians:
+ * dedupe's cost is mostly uprobe traps, whose price varies); the report
+ * must predict that at ten times the largest size dedupe takes the run, with n^2 as its model and
+ * same_key, called n^2/1024 times, as where its growth is. Sizes given per launch (--sizes) and per
+ * call
  * (--size-arg), 3 runs per size (the median of each size stands for it:
  * a single run is the noise of the machine); too few sizes are refused.
  * Root.
@@ -98,6 +100,15 @@ static struct json *record_growth(char **rec, const char *trace, const char *nam
 	return rc ? NULL : growth_of(trace, name, g);
 }
 
+/* The median time of func at the largest size, as the report measured it. */
+static double last_median(const struct json *g, const char *func)
+{
+	const struct json *m = json__get(series(g, func, "time"), "medians");
+	size_t n = json__len(m);
+
+	return n ? json__num(json__at(m, n - 1)) : NAN;
+}
+
 static void check_prediction(const struct json *g)
 {
 	const char *b = str_at(g, "bottleneck", "function"),
@@ -108,7 +119,22 @@ static void check_prediction(const struct json *g)
 	fprintf(stderr, "  verdict: %s\n", str_at(g, "verdict", NULL));
 	CHECK(json__bool(json__get(g, "refused")) == 0, "refused: %s", str_at(g, "why", NULL));
 	CHECK(json__len(json__get(g, "sizes")) == 5, "5 sizes");
-	CHECK(now && !strcmp(now, "parse"), "parse takes most of the run now, not %s", now);
+	/*
+	 * Which function takes most of the run at the largest size is what
+	 * this run measured, not a constant: parse's comparisons are plain
+	 * computation, dedupe's cost is mostly same_key's uprobe traps, and
+	 * the two differ 3x in relative speed from one VM to the next (on one
+	 * CI machine dedupe took 64 % at 4 000 records). The report must name
+	 * the one whose median time at that size is the larger.
+	 */
+	double tp = last_median(g, "parse"), td = last_median(g, "dedupe");
+	const char *want = tp >= td ? "parse" : "dedupe";
+
+	fprintf(stderr, "  at the largest size: parse %.0f ns, dedupe %.0f ns (medians)\n", tp, td);
+	CHECK(!isnan(tp) && !isnan(td), "parse's and dedupe's time medians at the largest size");
+	CHECK(now && !strcmp(now, want),
+	      "%s takes most of the run now (parse %.0f ns, dedupe %.0f ns), not %s", want, tp, td,
+	      now);
 	CHECK(b && !strcmp(b, "dedupe"), "dedupe takes it over, not %s", b);
 	CHECK(!strcmp(str_at(g, "bottleneck", "model") ?: "", "n^2"), "dedupe's model: %s",
 	      str_at(g, "bottleneck", "model"));
