@@ -182,6 +182,25 @@ struct xa_evidence {
 	 * an interaction): no proportion to test */
 	bool res_itself;
 	/*
+	 * 3b. more work or a slower CPU (issue 36): a slower CPU (a busy host,
+	 * a lower clock, the hypervisor) stretches all of a run's computation
+	 * alike, so the rest of the run's CPU time (its thread's, less the
+	 * function's) grows in the function's slow runs too and the
+	 * function's share of the run's CPU time does not; more work in the
+	 * function grows its share and leaves the rest as it was. Over the
+	 * runs where the function ran on the run's own thread; work_tested
+	 * false when too few (or a launch: no own thread).
+	 */
+	bool work_tested;
+	uint32_t work_nslow, work_nfast;	/* runs compared */
+	double work_slow_share, work_fast_share; /* median share of the run's CPU time */
+	double work_share_p;			/* Mann-Whitney: the share larger in slow runs */
+	double rest_slow_ns, rest_fast_ns;	/* median CPU time of the rest of the run */
+	double rest_p;				/* Mann-Whitney: the rest larger in slow runs */
+	bool slower_cpu; /* the rest grew, the share did not: the CPU, not the function */
+	bool more_work;	 /* the share grew, the rest did not: the function's own work */
+	bool cpu_dismissed; /* the evidence was CPU time alone, and slower_cpu */
+	/*
 	 * 4. a resource beyond the bulk: ranked by the resource's share of the
 	 * function's time in each run, the top runs are the slow ones (Fisher
 	 * on the top w runs, the best w, corrected for every w and resource

@@ -234,6 +234,18 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	e->cpu_bursts = e->bursty && !e->resource && !e->beyond && !isnan(e->res_p) &&
 			e->res_feat == XA_CPU_RUN;
 	/*
+	 * Unless the rest of the run says otherwise (evidence 3b): bursts in
+	 * which the function's share of its run's CPU time grew while the
+	 * rest of the run's computation did not are more work in the
+	 * function (a feature switched on for a while, a batch of heavy
+	 * requests), which a slower CPU cannot do: it stretches the whole
+	 * run alike. On a Node.js server whose handler ran a costly
+	 * JavaScript function only in one window, those bursts were
+	 * dismissed as "the CPU ran slower".
+	 */
+	if (e->more_work)
+		e->cpu_bursts = false;
+	/*
 	 * A distinct mode of such runs is those same bursts: the CPU ran
 	 * slower for a while, and the runs of that while form the mode (an
 	 * unperturbed PostgreSQL backend in CI: 191 of 820 runs past a gap of
@@ -250,9 +262,21 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * beside the checksum. The co-critical bar (co_share) applies.
 	 */
 	e->small = !(e->share >= o->co_share) && !isnan(e->share);
+	/*
+	 * And the other way round: evidence that is CPU time alone (the
+	 * factor shown is cpu_run, any resource beyond the bulk a CPU one),
+	 * in runs whose rest of the computation grew as well while the
+	 * function's share of it did not, is the CPU's slowness, whatever
+	 * rule it passed: an unperturbed redis-server's LRANGE reply was
+	 * accused of cpu_run in CI.
+	 */
+	e->cpu_dismissed = e->slower_cpu && !isnan(e->res_p) &&
+			   (e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL) &&
+			   (!e->beyond || e->beyond_feat == XA_CPU_RUN ||
+			    e->beyond_feat == XA_CPU_STEAL);
 	e->significant = ((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) ||
 			  e->resource || e->beyond) &&
-			 e->added > 0 && !e->small;
+			 e->added > 0 && !e->small && !e->cpu_dismissed;
 	err = 0;
 cleanup:
 	free(t);

@@ -458,8 +458,29 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			100 * e->beyond_added_share);
 	else
 		xlp_put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
+	if (e->work_tested) {
+		char rs[32], rf[32], p2[32];
+
+		xlp_put(buf, len, &used,
+			"\nmore work or a slower CPU: %s: its share of its run's CPU time %.0f %% "
+			"in slow runs, %.0f %% in fast (%s); the rest of the run's CPU time %s "
+			"against %s (%s); %u slow and %u fast runs on the run's thread",
+			e->slower_cpu  ? "A SLOWER CPU: the rest of the run grew as well, the "
+					 "function's share did not"
+			: e->more_work ? "MORE WORK: its share grew, the rest of the run did not"
+				       : "not told apart",
+			100 * e->work_slow_share, 100 * e->work_fast_share,
+			report__p(e->work_share_p, p, sizeof(p)),
+			report__dur(e->rest_slow_ns, rs, sizeof(rs)),
+			report__dur(e->rest_fast_ns, rf, sizeof(rf)),
+			report__p(e->rest_p, p2, sizeof(p2)), e->work_nslow, e->work_nfast);
+	}
 	xlp_put(buf, len, &used, "\n=> %s (a test counts at p <= %g)",
-		e->significant ? "a slowdown with a cause"
+		e->cpu_dismissed
+			? "the CPU ran slower in the slow runs (a busy host, a lower clock, the "
+			  "hypervisor): its CPU time grew with the rest of the run's, not a cause "
+			  "in the function"
+		: e->significant ? "a slowdown with a cause"
 		: e->small     ? "too small a part of the added latency to explain the slow runs "
 				 "(under 20 %)"
 		: report__thin(r, e)

@@ -249,7 +249,7 @@ cleanup:
 
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[32], chain[512], ev[1024], args[4096], id[32];
+	char t[32], chain[512], ev[4096], args[4096], id[32];
 
 	overview(f, ds, r);
 	for (size_t i = 0; i < r->ncrit; i++) {

@@ -280,6 +280,22 @@ static const struct jsonw_field ev_beyond_f[] = {
 	JSONW_F(struct xa_evidence, beyond_p, "p"),
 };
 
+/* evidence 3b: more work in the function or a slower CPU */
+static const struct jsonw_field ev_work_f[] = {
+	JSONW_F(struct xa_evidence, work_tested, "tested"),
+	JSONW_F(struct xa_evidence, slower_cpu, "slower_cpu"),
+	JSONW_F(struct xa_evidence, more_work, "more_work"),
+	JSONW_F(struct xa_evidence, cpu_dismissed, "dismissed"),
+	JSONW_F(struct xa_evidence, work_nslow, "slow_runs"),
+	JSONW_F(struct xa_evidence, work_nfast, "fast_runs"),
+	JSONW_F(struct xa_evidence, work_slow_share, "slow_share"),
+	JSONW_F(struct xa_evidence, work_fast_share, "fast_share"),
+	JSONW_F(struct xa_evidence, work_share_p, "p_share"),
+	JSONW_F_ROUND(struct xa_evidence, rest_slow_ns, "rest_slow_ns"),
+	JSONW_F_ROUND(struct xa_evidence, rest_fast_ns, "rest_fast_ns"),
+	JSONW_F(struct xa_evidence, rest_p, "p_rest"),
+};
+
 static void evidence(struct jsonw *w, const struct xa_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
@@ -304,6 +320,9 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__bool(w, "holds", e->resource);
 	jsonw__str(w, "factor", isnan(e->res_p) ? NULL : xa_feat_name(e->res_feat));
 	jsonw__fields_of(w, e, ev_resource_f);
+	jsonw__end_obj(w);
+	jsonw__begin_obj(w, "work");
+	jsonw__fields_of(w, e, ev_work_f);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "beyond");
 	jsonw__bool(w, "holds", e->beyond);

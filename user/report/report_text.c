@@ -278,7 +278,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		     const struct xa_critical *c, size_t rank)
 {
 	const struct ds_func *fn = dataset__func(ds, c->func);
-	char t[32], chain[2048], ev[1024], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
+	char t[32], chain[2048], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
 	char growth[8192];
 
 	xlp_text(fn->symbol, sym, sizeof(sym));
