@@ -289,6 +289,15 @@ struct xa_growth {
 	size_t npath;
 	size_t named;	/* index into path; npath when no frame grew beyond chance */
 	size_t deepest; /* index into path: the deepest frame not the scheduler's */
+	/*
+	 * index into path: the application's frame (0: none), the one a
+	 * developer acts on: the deepest JIT frame when the path has one
+	 * (managed code: its runtime's own frames are below it), else the
+	 * deepest user frame not of a runtime library (libc, the dynamic
+	 * linker, libstdc++...: dataset_samples.c's runtime_module()); and
+	 * lib, the deepest user frame when it is such a library's (0: none)
+	 */
+	size_t app, lib;
 	double p;	/* Fisher's p of path[named] (1 when none) */
 	bool clear;
 	enum xa_cause cause;

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "trace.h"
 
 /*
@@ -60,6 +61,18 @@ struct ds_func {
 	 * feature, unless another trace marks or samples the same function */
 	bool landmark;
 };
+
+/*
+ * Code a runtime compiled while the program ran (JavaScript, Java, Python
+ * 3.12's trampolines), named from its perf map or jitdump: the recorder's
+ * module "[jit]" (user/symbols/symbolize.h, XSYM_JIT_MODULE). It is the
+ * application's own code; the runtime's frames around it are not.
+ */
+#define DS_JIT_MODULE "[jit]"
+static inline bool dataset__jit_func(const struct ds_func *f)
+{
+	return f->binary && !strncmp(f->binary, DS_JIT_MODULE, sizeof(DS_JIT_MODULE) - 1);
+}
 
 struct ds_run {
 	uint32_t file;

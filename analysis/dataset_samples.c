@@ -123,14 +123,20 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
  * call (read, pthread_mutex_lock, memcpy), not which call it is, and the
  * same few are under every caller. Their frames name nothing; their
  * samples count in the program's function that called them. A user who
- * wants one measured marks it with --func.
+ * wants one measured marks it with --func. The same goes for a managed
+ * runtime's own library (HotSpot's libjvm.so, Debian's libnode.so): the
+ * application's code there is the JIT frames it runs
+ * (dataset__jit_func()).
  */
 static bool runtime_module(const char *m)
 {
-	static const char *const prefix[] = {"libc.so",	   "libc-",    "ld-linux",  "ld-musl",
-					     "libpthread", "libm.so",  "libm-",	    "libdl.so",
-					     "librt.so",   "libgcc_s", "libstdc++", "libc++",
-					     "linux-vdso", "[vdso]",   "linker"};
+	static const char *const prefix[] = {"libc.so", "libc-", "ld-linux", "ld-musl",
+					     "libpthread", "libm.so", "libm-", "libdl.so",
+					     "librt.so", "libgcc_s", "libstdc++", "libc++",
+					     "linux-vdso", "[vdso]", "linker",
+					     /* a managed runtime's own library: the
+					      * app's code is its JIT frames */
+					     "libjvm.so", "libnode.so"};
 
 	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
 		if (!strncmp(m, prefix[i], strlen(prefix[i])))

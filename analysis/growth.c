@@ -127,6 +127,35 @@ static void name_cause(const struct dataset *ds, struct xa_growth *g, size_t end
 	g->cause = diff__node(g->diff, g->path[end])->kernel ? XA_CAUSE_KERNEL : XA_CAUSE_USER;
 }
 
+/*
+ * The application's frame on the path (struct xa_growth.app): nginx
+ * sending cold files reached sendfile (libc.so.6) → [k]
+ * folio_wait_bit_common, and PostgreSQL waiting on a row lock epoll_wait
+ * (libc.so.6); the frame a developer acts on is the caller in the server
+ * (ngx_linux_sendfile_chain, WaitEventSetWait), on the same stacks.
+ */
+static void app_frame(const struct dataset *ds, struct xa_growth *g)
+{
+	size_t jit = 0, own = 0, user = 0;
+
+	for (size_t i = 1; i <= g->deepest && i < g->npath; i++) {
+		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+		const struct ds_func *f;
+
+		if (x->kernel || x->frame == DS_NO_FUNC)
+			continue;
+		f = dataset__func(ds, x->frame);
+		user = i;
+		if (dataset__jit_func(f))
+			jit = i;
+		else if (!f->runtime)
+			own = i;
+	}
+	g->app = jit ? jit : own;
+	/* then the deepest user frame, a library's or the runtime's, after it */
+	g->lib = user != g->app ? user : 0;
+}
+
 static int growth_build(const struct dataset *ds, const struct analysis_opts *o, uint32_t root,
 			int reason, const uint8_t *labels, struct xa_growth *g)
 {
@@ -189,6 +218,7 @@ static int growth_build(const struct dataset *ds, const struct analysis_opts *o,
 			g->deepest = i;
 			break;
 		}
+	app_frame(ds, g);
 	name_cause(ds, g, g->clear ? g->named : g->deepest);
 	return 0;
 }

@@ -270,10 +270,10 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * rule it passed: an unperturbed redis-server's LRANGE reply was
 	 * accused of cpu_run in CI.
 	 */
-	e->cpu_dismissed = e->slower_cpu && !isnan(e->res_p) &&
-			   (e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL) &&
-			   (!e->beyond || e->beyond_feat == XA_CPU_RUN ||
-			    e->beyond_feat == XA_CPU_STEAL);
+	e->cpu_dismissed =
+		e->slower_cpu && !isnan(e->res_p) &&
+		(e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL) &&
+		(!e->beyond || e->beyond_feat == XA_CPU_RUN || e->beyond_feat == XA_CPU_STEAL);
 	e->significant = ((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) ||
 			  e->resource || e->beyond) &&
 			 e->added > 0 && !e->small && !e->cpu_dismissed;

@@ -19,6 +19,25 @@ def base: sub(" \\[queued before it\\]$"; "");
 def by_host: ((.factors // []) | map(.factor)) as $x
   | ($x[0] // "-") == "cpu_steal"
     or (any($x[]; . == "cpu_steal") and all($x[]; . == "cpu_steal" or . == "cpu_run"));
+# The whole run's answer names the application's frame first (issue 34): of
+# the user frames on its samples' path down to the deepest, the deepest
+# JIT frame, else the deepest one outside the C runtime's libraries (the
+# list of analysis/dataset_samples.c's runtime_module()): computed here
+# from the path the report prints, against the frame it names.
+def runtime_bin: test("^(libc\\.so|libc-|ld-linux|ld-musl|libpthread|libm\\.so|libm-|libdl\\.so|librt\\.so|libgcc_s|libstdc\\+\\+|libc\\+\\+|linux-vdso|\\[vdso\\]|linker|libjvm\\.so|libnode\\.so)");
+def app_first:
+  if (.whole_run.holds // false) and ((.critical_functions | length) == 0)
+     and (.whole_run.growth.path // null) != null then
+    (.whole_run.growth.deepest) as $d
+    | [.whole_run.growth.path[:($d + 1)][1:][] | select((.kernel | not) and .function != null)] as $u
+    | (($u | map(select(.binary == "[jit]")) | last)
+       // ($u | map(select(.binary | runtime_bin | not)) | last)) as $want
+    | if $want == null then ""
+      elif (.whole_run.app_frame.function // "none") != $want.function then
+        "the whole run's samples reach \(.whole_run.deepest_frame.function // "-") through the application's \($want.function), but the answer names \(.whole_run.app_frame.function // "no application frame")"
+      else "" end
+  else "" end;
+(
 ($fn | split("|")) as $fns
 | ($factor | split("|")) as $factors
 # The runqueue wait before an interaction (its pseudo-function "SYMBOL
@@ -52,3 +71,5 @@ def by_host: ((.factors // []) | map(.factor)) as $x
       elif $peer != "-" and ($hit | map(select(.p == $peer)) | length) == 0 then "found \($found) with IPC peer \($hit[0].p), expected \($peer)"
       else "" end
   end
+) as $why
+| if $why != "" then $why else app_first end

@@ -258,6 +258,12 @@ TEST(whole_run_fallback_synthetic)
 	      json__str(json__get(j, "whole_run.deepest_frame.function")));
 	CHECK(json__str_is(j, "whole_run.growth.path[1].function", "recv"), "%s",
 	      json__str(json__get(j, "whole_run.growth.path[1].function")));
+	/* the interaction calls libc's recv itself: no application frame
+	 * below it, the library's frame is named, then the kernel's */
+	CHECK(json__is_null(json__get(j, "whole_run.app_frame")), "-");
+	CHECK(json__str_is(j, "whole_run.library_frame.binary", "libc.so.6"), "%s",
+	      json__str(json__get(j, "whole_run.library_frame.function")));
+	CHECK(strstr(text, "reach recv (libc.so.6) → [k] sk_wait_data"), "%s", text);
 	CHECK(v &&
 		      strstr(v, "no function explains the slow runs, but the whole run of their "
 				"thread does: net_block > ") &&

@@ -193,4 +193,40 @@ TEST(waits_answer_accepted_by_the_blocker_state)
 		      "no accusation (no_precondition), expected standard_ExecutorRun/ipc_wait");
 }
 
+/*
+ * A whole-run answer names the application's frame first (issue 34): the
+ * judge finds it on the printed path itself (nginx reaching libc's
+ * sendfile and the kernel's page-cache wait) and fails an answer that
+ * names the library's frame, or none.
+ */
+TEST(whole_run_names_the_application_frame)
+{
+	static const char *const fmt =
+		"{\"status\": \"no_precondition\", \"critical_functions\": [],"
+		" \"whole_run\": {\"holds\": true, \"factor\": \"disk_block\","
+		" \"deepest_frame\": {\"function\": \"folio_wait_bit_common\"},"
+		" \"app_frame\": %s, \"growth\": {\"deepest\": 4, \"path\": ["
+		"{\"function\": null, \"kernel\": false},"
+		"{\"function\": \"ngx_http_write_filter\", \"binary\": \"nginx\", \"kernel\": "
+		"false},"
+		"{\"function\": \"ngx_linux_sendfile_chain\", \"binary\": \"nginx\", \"kernel\": "
+		"false},"
+		"{\"function\": \"sendfile\", \"binary\": \"libc.so.6\", \"kernel\": false},"
+		"{\"function\": \"folio_wait_bit_common\", \"binary\": \"[kernel]\", \"kernel\": "
+		"true}]}}}";
+	char app[1024], lib[1024], none[1024];
+
+	snprintf(app, sizeof(app), fmt, "{\"function\": \"ngx_linux_sendfile_chain\"}");
+	snprintf(lib, sizeof(lib), fmt, "{\"function\": \"sendfile\"}");
+	snprintf(none, sizeof(none), fmt, "null");
+	CHECK_VERDICT(verdict_of(app, "[whole-run]", "disk_block", "-"), "");
+	CHECK_VERDICT(verdict_of(lib, "[whole-run]", "disk_block", "-"),
+		      "the whole run's samples reach folio_wait_bit_common through the "
+		      "application's ngx_linux_sendfile_chain, but the answer names sendfile");
+	CHECK_VERDICT(verdict_of(none, "[whole-run]", "disk_block", "-"),
+		      "the whole run's samples reach folio_wait_bit_common through the "
+		      "application's ngx_linux_sendfile_chain, but the answer names no "
+		      "application frame");
+}
+
 TEST_MAIN()

@@ -133,6 +133,9 @@ const char *report__share(double share, char *buf, size_t len);
 /* A differential node's frame: "FileRead", "pread64 (libc.so.6)", "[k] clear_page_erms". */
 const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x, char *buf,
 			  size_t len);
+/* "app → library → [k] kernel" where the samples of g reach (empty when none) */
+const char *report__reach(const struct dataset *ds, const struct xa_growth *g, char *buf,
+			  size_t len);
 /* What the samples' kind is, in words: "on a CPU", "waiting for the disk"... */
 const char *report__reason(int reason);
 /* The cause of a clear growth in a few words ("page faults (asm_exc_page_fault)"); "" if none. */

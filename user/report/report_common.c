@@ -458,7 +458,9 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			100 * e->beyond_added_share);
 	else
 		xlp_put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
-	if (e->work_tested) {
+	/* told apart only for CPU time: a wait's time is not the CPU's speed */
+	if (e->work_tested && !isnan(e->res_p) &&
+	    (e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL)) {
 		char rs[32], rf[32], p2[32];
 
 		xlp_put(buf, len, &used,
@@ -481,8 +483,8 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			  "hypervisor): its CPU time grew with the rest of the run's, not a cause "
 			  "in the function"
 		: e->significant ? "a slowdown with a cause"
-		: e->small     ? "too small a part of the added latency to explain the slow runs "
-				 "(under 20 %)"
+		: e->small	 ? "too small a part of the added latency to explain the slow runs "
+				   "(under 20 %)"
 		: report__thin(r, e)
 			? "evidence too thin to accuse (a test at p <= 0.05): record more runs"
 			: "no evidence of a cause: the natural tail of the workload",

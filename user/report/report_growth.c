@@ -80,6 +80,35 @@ const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x
 	return buf;
 }
 
+/*
+ * Where the samples reach, as a developer reads it: the application's
+ * frame first (struct xa_growth.app), then the library's or runtime's
+ * frame below it, then the deepest frame (a kernel function): "
+ * ngx_linux_sendfile_chain → sendfile (libc.so.6) → [k]
+ * folio_wait_bit_common". Without an application frame, from the deepest
+ * user frame, as before.
+ */
+const char *report__reach(const struct dataset *ds, const struct xa_growth *g, char *buf,
+			  size_t len)
+{
+	size_t at[3], n = 0, used = 0;
+	char fr[512];
+
+	buf[0] = 0;
+	if (!g->diff || !g->deepest)
+		return buf;
+	if (g->app)
+		at[n++] = g->app;
+	if (g->lib)
+		at[n++] = g->lib;
+	if (!n || at[n - 1] != g->deepest)
+		at[n++] = g->deepest;
+	for (size_t i = 0; i < n; i++)
+		xlp_put(buf, len, &used, "%s%s", i ? " → " : "",
+			report__frame(ds, diff__node(g->diff, g->path[at[i]]), fr, sizeof(fr)));
+	return buf;
+}
+
 const char *report__reason(int reason)
 {
 	switch (reason) {
@@ -195,15 +224,13 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 	if (!test) {
 		if (g->deepest)
 			xlp_put(buf, len, &used, "\n=> the stacks reach %s",
-				report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr,
-					      sizeof(fr)));
+				report__reach(ds, g, fr, sizeof(fr)));
 		return buf;
 	}
 	if (!x0->nfast && g->deepest)
 		xlp_put(buf, len, &used,
 			"\n=> no such samples in fast runs: all of them are added; they reach %s",
-			report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr,
-				      sizeof(fr)));
+			report__reach(ds, g, fr, sizeof(fr)));
 	else if (g->clear)
 		xlp_put(buf, len, &used,
 			"\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s "

@@ -434,6 +434,9 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 	else
 		jsonw__null(w, "named");
 	jsonw__uint(w, "deepest", g->deepest);
+	/* the application's frame and the library's below it (0: none) */
+	jsonw__uint(w, "app", g->app);
+	jsonw__uint(w, "library", g->lib);
 	jsonw__bool(w, "clear", g->clear);
 	jsonw__num(w, "p", g->clear ? g->p : NAN);
 	jsonw__str(w, "cause", g->clear ? cause_name(g->cause) : NULL);
@@ -624,6 +627,21 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 		jsonw__end_obj(w);
 	} else {
 		jsonw__null(w, "deepest_frame");
+	}
+	/* the application's frame on that path, and the library's below it */
+	if (g->diff && g->app) {
+		jsonw__begin_obj(w, "app_frame");
+		diff_frame(w, ds, diff__node(g->diff, g->path[g->app]));
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "app_frame");
+	}
+	if (g->diff && g->lib) {
+		jsonw__begin_obj(w, "library_frame");
+		diff_frame(w, ds, diff__node(g->diff, g->path[g->lib]));
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "library_frame");
 	}
 	disk_on_cpu(w, &fb->disk_cpu);
 	growth(w, "growth", ds, g);

@@ -69,7 +69,6 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 	const struct xa_fallback *fb = &r->fallback;
 	const struct xa_growth *g = &fb->growth;
 	char t[32], p[32], fr[512], sh[256];
-	size_t user = 0;
 
 	put(v, len,
 	    "no function explains the slow runs, but the whole run%s does: %s > %s in %u of %u "
@@ -110,16 +109,8 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 	}
 	if (!g->diff || !g->deepest)
 		return;
-	/* the deepest user frame, then the deepest one (a kernel function) */
-	for (size_t i = 1; i <= g->deepest; i++)
-		if (!diff__node(g->diff, g->path[i])->kernel)
-			user = i;
-	put(v, len, "; its samples (%s) reach ", report__reason(g->reason));
-	if (user && user != g->deepest)
-		put(v, len, "%s → ",
-		    report__frame(ds, diff__node(g->diff, g->path[user]), fr, sizeof(fr)));
-	put(v, len, "%s",
-	    report__frame(ds, diff__node(g->diff, g->path[g->deepest]), fr, sizeof(fr)));
+	put(v, len, "; its samples (%s) reach %s", report__reason(g->reason),
+	    report__reach(ds, g, fr, sizeof(fr)));
 }
 
 /* No function, no whole-run resource: the run's thread's waits, followed, do. */
