@@ -41,6 +41,7 @@ void issues__fingerprint(const char *landmark_binary, const char *landmark, cons
 struct is_session {
 	char *path, *host, *build_id;
 	size_t runs, lags; /* runs: those record --lag summarized too */
+	double lag_ns;	   /* the threshold its runs were judged by */
 };
 
 /* One run of a session, lagging or not (the fleet table's row). */
@@ -66,6 +67,12 @@ struct is_issue {
 
 struct is_set;
 
+/*
+ * lag_ns: the threshold every trace is judged by (issues --lag), or 0 for
+ * each trace's own: the --lag it was recorded with (struct xlp_lag_rec),
+ * else ISSUES_DEFAULT_LAG_NS.
+ */
+#define ISSUES_DEFAULT_LAG_NS 100e6
 int issues__new(double lag_ns, struct is_set **out);
 void issues__free(struct is_set *s); /* accepts NULL */
 /* One session: its runs, lags and culprits. "cause: fix" in err on error. */
@@ -73,6 +80,7 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen);
 /* After the last file: the issues' statistics, by impact. */
 int issues__finish(struct is_set *s);
 
+/* The threshold all sessions were judged by, or NAN when they differ (or none yet). */
 double issues__lag_ns(const struct is_set *s);
 size_t issues__n(const struct is_set *s);
 const struct is_issue *issues__get(const struct is_set *s, size_t i);

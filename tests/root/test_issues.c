@@ -21,16 +21,35 @@
 
 static char xl[256], out[1 << 16], err[1 << 16], big[1 << 18];
 
-static int record(const char *trace, const char *wl, const char *mode)
+/* Records lagwl MODE 25 [MS] with record's extra options (--lag ...) before "--". */
+static int record_with(const char *trace, const char *wl, const char *mode, const char *ms,
+		       const char *o1, const char *o2)
 {
 	char inter[300], f1[300], f2[300];
-	char *argv[] = {xl, "record", "-q", "-o", (char *)trace, "-i",	       inter, "-f",
-			f1, "-f",     f2,   "--", (char *)wl,	 (char *)mode, "25",  NULL};
+	char *argv[20] = {xl, "record", "-q", "-o", (char *)trace, "-i", inter, "-f", f1, "-f", f2};
+	int n = 11;
+
+	if (o1)
+		argv[n++] = (char *)o1;
+	if (o2)
+		argv[n++] = (char *)o2;
+	argv[n++] = "--";
+	argv[n++] = (char *)wl;
+	argv[n++] = (char *)mode;
+	argv[n++] = "25";
+	if (ms)
+		argv[n++] = (char *)ms;
+	argv[n] = NULL;
 
 	snprintf(inter, sizeof(inter), "%s:on_event", wl);
 	snprintf(f1, sizeof(f1), "%s:render", wl);
 	snprintf(f2, sizeof(f2), "%s:load", wl);
 	return xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+}
+
+static int record(const char *trace, const char *wl, const char *mode)
+{
+	return record_with(trace, wl, mode, NULL, NULL, NULL);
 }
 
 static const struct json *find(const struct json *a, const char *function)
@@ -141,6 +160,62 @@ TEST(four_sessions_two_issues_and_the_same_table_in_sql)
 		      "row %zu: max", i);
 	}
 	json__free(q);
+	json__free(j);
+}
+
+static size_t lags_of(const struct json *j)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < json__len(json__get(j, "sessions")); i++)
+		n += (size_t)json__num(json__get(json__at(json__get(j, "sessions"), i), "lags"));
+	return n;
+}
+
+/*
+ * Sessions recorded with record --lag 60ms, their lags of ~80 ms (issue
+ * 36): `issues` without --lag judges each trace by the lag it was
+ * recorded with, and finds the two issues the default 100 ms would miss;
+ * --lag 100ms still overrides.
+ */
+TEST(issues_take_the_lag_the_traces_were_recorded_with)
+{
+	const char *a = xt_tmp_path("lag60a.xlp"), *b = xt_tmp_path("lag60b.xlp");
+	char *own[] = {xl, "issues", "--json", (char *)a, (char *)b, NULL};
+	char *given[] = {xl, "issues", "--json", "--lag", "100ms", (char *)a, (char *)b, NULL};
+	char wl[256], jerr[256];
+	size_t own_lags = 0;
+	struct json *j;
+	int rc;
+
+	xt_out("xlprobe", xl, sizeof(xl));
+	xt_out("tests/workloads/lagwl", wl, sizeof(wl));
+	REQUIRE(!record_with(a, wl, "cpu", "75", "--lag", "60ms"), "record a: %s", err);
+	REQUIRE(!record_with(b, wl, "sleep", "75", "--lag", "60ms"), "record b: %s", err);
+	rc = xt_run(own, 120000, big, sizeof(big), err, sizeof(err));
+	REQUIRE(rc == 0, "issues exit %d: %s", rc, err);
+	j = json__parse(big, jerr, sizeof(jerr));
+	REQUIRE(j, "%s", jerr);
+	CHECK(json__num(json__get(j, "lag_ms")) == 60, "lag_ms %g",
+	      json__num(json__get(j, "lag_ms")));
+	/* both culprits found (a loaded machine may blame a lag on its runqueue) */
+	CHECK(find(json__get(j, "issues"), "render") && find(json__get(j, "issues"), "load"),
+	      "render and load among %zu issues: %s", json__len(json__get(j, "issues")), big);
+	CHECK(json__num(json__get(json__at(json__get(j, "sessions"), 0), "lag_ms")) == 60, "-");
+	/* 25 events each, every 5th lags: 5 lags a session */
+	own_lags = lags_of(j);
+	CHECK(own_lags == 10, "%zu lags", own_lags);
+	json__free(j);
+	rc = xt_run(given, 120000, big, sizeof(big), err, sizeof(err));
+	REQUIRE(rc == 0, "issues --lag exit %d: %s", rc, err);
+	j = json__parse(big, jerr, sizeof(jerr));
+	REQUIRE(j, "%s", jerr);
+	/* the override judges every session by it: no more lags than at 60 ms
+	 * (a loaded machine may stretch a lag of ~80 ms past 100) */
+	CHECK(json__num(json__get(j, "lag_ms")) == 100 &&
+		      json__num(json__get(json__at(json__get(j, "sessions"), 1), "lag_ms")) == 100,
+	      "--lag 100ms: %g ms", json__num(json__get(j, "lag_ms")));
+	CHECK(lags_of(j) <= own_lags, "%zu lags at 100 ms, %zu at 60 ms", lags_of(j), own_lags);
 	json__free(j);
 }
 

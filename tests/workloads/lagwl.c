@@ -7,6 +7,8 @@
  *   cpu    render computes 150 ms more (the lag's culprit: render, cpu_run)
  *   sleep  load sleeps 150 ms (load, timer_sleep)
  *   none   nothing lags
+ * `lagwl MODE N MS`: the lag's extra time is MS ms instead (a recording
+ * with record --lag below 100 ms).
  * Built twice (the Makefile: tests/workloads/lagwl and, with
  * -DLAGWL_BUILD2, tests/workloads/build2/lagwl): the second build has
  * other code before the marked functions, so other addresses and another
@@ -27,19 +29,20 @@ MARKED int lagwl_build2_padding(int x)
 #endif
 
 static const char *mode = "none";
+static long extra_ms = 150;
 
 MARKED void render(int i)
 {
 	wl_burn_cpu_ns(3 * NS_PER_MS);
 	if (!strcmp(mode, "cpu") && i % 5 == 4)
-		wl_burn_cpu_ns(150 * NS_PER_MS);
+		wl_burn_cpu_ns((uint64_t)extra_ms * NS_PER_MS);
 }
 
 MARKED void load(int i)
 {
 	wl_burn_cpu_ns(2 * NS_PER_MS);
 	if (!strcmp(mode, "sleep") && i % 5 == 4)
-		wl_sleep_ns(150 * NS_PER_MS);
+		wl_sleep_ns((uint64_t)extra_ms * NS_PER_MS);
 }
 
 MARKED void on_event(int i)
@@ -52,13 +55,15 @@ int main(int argc, char **argv)
 {
 	int n;
 
-	if (argc != 3 ||
+	if ((argc != 3 && argc != 4) ||
 	    (strcmp(argv[1], "cpu") && strcmp(argv[1], "sleep") && strcmp(argv[1], "none"))) {
-		fprintf(stderr, "usage: lagwl cpu|sleep|none N\n");
+		fprintf(stderr, "usage: lagwl cpu|sleep|none N [MS]\n");
 		return 2;
 	}
 	mode = argv[1];
 	n = atoi(argv[2]);
+	if (argc == 4)
+		extra_ms = atol(argv[3]);
 	/* a tracer that launched us is still starting: the events come after */
 	wl_sleep_ns(300 * NS_PER_MS);
 	for (int i = 0; i < n; i++) {

@@ -27,7 +27,8 @@ static const char usage[] =
 	"p95 and max, first and last seen, total perceptible lag (the ranking)\n"
 	"and the longest lags as (trace, run) to open with report or Perfetto.\n"
 	"\n"
-	"  --lag DUR          the perceptible threshold (default 100ms)\n"
+	"  --lag DUR          the perceptible threshold (default: each trace's\n"
+	"                     record --lag, else 100ms)\n"
 	"  --json             JSON (schema \"xlprobe-issues/1\") instead of text\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --html FILE        also write an HTML page to FILE\n"
@@ -60,7 +61,7 @@ static int parse_args(int argc, char **argv, struct issues_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->lag_ns = 100000000;
+	o->lag_ns = 0; /* each trace's own (analysis/issues.h) */
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {

@@ -941,7 +941,8 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 	};
 	int c, opterr_was = opterr, ret = -1;
 
-	*a = (struct tt_args){.table = -1, .lag_ns = 100000000};
+	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues.h) */
+	*a = (struct tt_args){.table = -1, .lag_ns = 0};
 	optind = 1;
 	opterr = 0; /* one line of ours, not getopt's too */
 	while (ret < 0 && (c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {

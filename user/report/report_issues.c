@@ -40,6 +40,18 @@ static const char *who(const struct is_issue *i, char *buf, size_t len)
 	return buf;
 }
 
+/* "60.0 ms", or "each trace's own (recorded with different --lag)" when they differ */
+static const char *lag_words(const struct is_set *s, char *buf, size_t len)
+{
+	double lag = issues__lag_ns(s);
+
+	if (isnan(lag))
+		snprintf(buf, len, "each trace's own --lag");
+	else
+		report__dur(lag, buf, len);
+	return buf;
+}
+
 int report__issues_text(FILE *f, const struct is_set *s)
 {
 	char d[4][32], w[400], l[160], lb[160], t1[40], t2[40];
@@ -54,8 +66,8 @@ int report__issues_text(FILE *f, const struct is_set *s)
 		"issue%s (%s)\n",
 		issues__nsessions(s), issues__nsessions(s) == 1 ? "" : "s", runs,
 		runs == 1 ? "" : "s", lags, lags == 1 ? "" : "s",
-		report__dur(issues__lag_ns(s), d[0], sizeof(d[0])), issues__n(s),
-		issues__n(s) == 1 ? "" : "s", XLP_ISSUE_SCHEME);
+		lag_words(s, d[0], sizeof(d[0])), issues__n(s), issues__n(s) == 1 ? "" : "s",
+		XLP_ISSUE_SCHEME);
 	for (size_t k = 0; k < issues__n(s); k++) {
 		const struct is_issue *i = issues__get(s, k);
 
@@ -143,6 +155,7 @@ int report__issues_json(FILE *f, const struct is_set *s)
 		jsonw__str(&w, "build_id", x->build_id);
 		jsonw__uint(&w, "runs", x->runs);
 		jsonw__uint(&w, "lags", x->lags);
+		jsonw__num(&w, "lag_ms", x->lag_ns / 1e6);
 		jsonw__end_obj(&w);
 	}
 	jsonw__end_arr(&w);
@@ -169,7 +182,7 @@ int report__issues_html(FILE *f, const struct is_set *s)
 		"<th>fingerprint</th></tr>\n",
 		html_style, issues__n(s), issues__n(s) == 1 ? "" : "s", issues__nsessions(s),
 		issues__nsessions(s) == 1 ? "" : "s",
-		report__dur(issues__lag_ns(s), d[0], sizeof(d[0])));
+		lag_words(s, d[0], sizeof(d[0])));
 	for (size_t k = 0; k < issues__n(s); k++) {
 		const struct is_issue *i = issues__get(s, k);
 
