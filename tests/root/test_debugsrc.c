@@ -6,6 +6,7 @@
  * and one in the debuginfod client's cache. Each names the static
  * function --func marks (its calls recorded, record -v says the source)
  * and the frames of the samples (dump's sym records say the source).
+ * A .gnu_debugdata that is no xz is refused, and the recording says so.
  * The workload is tests/workloads/stacks: inner_loop burns most of the
  * CPU, burn (static) a tenth of it, under side. Real eBPF, root.
  */
@@ -198,6 +199,27 @@ TEST(minidebuginfo_names_local_functions)
 		   "! readelf -S stacks-mini | grep -qw .symtab") == 0,
 		"stacks-mini: no .gnu_debugdata, or a .symtab:\n%s", out);
 	check_named_by(bin, "minidebuginfo");
+}
+
+/* A .gnu_debugdata that is no xz: the recording's frames go unnamed, and it says why. */
+TEST(refused_minidebuginfo_is_counted_and_said)
+{
+	char bin[300], *argv[16];
+	int rc;
+
+	paths();
+	snprintf(bin, sizeof(bin), "%s/stacks-junk", xt_tmpdir());
+	REQUIRE(make_stripped("stacks-junk") == 0, "stripping stacks failed:\n%s", out);
+	REQUIRE(sh("printf 'no xz here' > junk && "
+		   "objcopy --add-section .gnu_debugdata=junk stacks-junk") == 0,
+		"%s", out);
+	xt_argv(argv, 0, xl, "record", "--sample", "-o", xt_tmp_path("junk.xlp"), "--", bin, "--ms",
+		"200", NULL);
+	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	CHECK(rc == 0, "record exit %d: %s", rc, err);
+	CHECK(strstr(err, "MiniDebugInfo (.gnu_debugdata) refused on reading: 1 not "
+			  "xz-compressed: "),
+	      "the refusal is not said:\n%s", err);
 }
 
 /* What the test put under /usr/lib/debug, removed at the end (and at exit). */

@@ -799,9 +799,9 @@ static void minidebug_advice(void)
 			break;
 	}
 	if (n)
-		xlp_warn("%llu reads of a binary's .gnu_debugdata (MiniDebugInfo) refused (%s): "
-			 "its local functions are unnamed; install its debug symbols",
-			 (unsigned long long)n, why);
+		xlp_warn("MiniDebugInfo (.gnu_debugdata) refused on reading: %s: those binaries' "
+			 "local functions are unnamed; install their debug symbols",
+			 why);
 }
 
 static void loss_advice(struct recorder *r, const struct xlp_trace_footer *f)
