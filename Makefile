@@ -102,7 +102,8 @@ CFLAGS ?= -O2 -g
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	-MMD -MP -D_GNU_SOURCE
 TEST_INC := $(cli_INC) -Itests/lib
-BASE_LDLIBS := -lbpf -lelf -lz -lm
+# liblzma: MiniDebugInfo, the xz-compressed symbols of .gnu_debugdata (user/symbols/minidebug.c)
+BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm
 # CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
 # NO_LIBDW=1 builds without it (frame pointers only): the static builds,
 # whose libdw.a would pull in more archives than Debian's static list holds
@@ -349,7 +350,7 @@ clean:
 # One self-contained binary to copy to a device (adb push) or into a test
 # guest: the rules above run again in a sub-make with OUTPUT moved to
 # .output/static/$(ARCH), the compiler of that architecture, and -static
-# against Debian's libbpf.a, libelf.a and libz.a (arm64: Debian's cross
+# against Debian's libbpf.a, libelf.a, liblzma.a and libz.a (arm64: Debian's cross
 # compiler and the arm64 libraries through multiarch; the BPF object is
 # built with -D__TARGET_ARCH_arm64 against vmlinux/arm64/vmlinux.h).
 STATIC_DIR := $(OUTPUT)/static/$(ARCH)

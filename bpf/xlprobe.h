@@ -626,6 +626,20 @@ struct xlp_stack_rec {
 #define XLP_SYM_UNKNOWN 2  /* nothing known: "[unknown]" */
 
 /*
+ * struct xlp_sym_rec.source: what named the frame (user/symbols/elfsym_int.h
+ * says where each is looked for). 0 in traces that predate the field, and
+ * for frames nothing named (XLP_SYM_FILE, XLP_SYM_UNKNOWN).
+ */
+#define XLP_SYM_SRC_UNSAID 0
+#define XLP_SYM_SRC_SYMTAB 1	    /* the file's own .symtab */
+#define XLP_SYM_SRC_DYNSYM 2	    /* the file's .dynsym (exported functions only) */
+#define XLP_SYM_SRC_BUILD_ID 3	    /* /usr/lib/debug/.build-id/xx/yyyy.debug */
+#define XLP_SYM_SRC_DEBUGLINK 4	    /* the file .gnu_debuglink names */
+#define XLP_SYM_SRC_DEBUGINFOD 5    /* the debuginfod client's cache */
+#define XLP_SYM_SRC_MINIDEBUGINFO 6 /* .gnu_debugdata: the xz-compressed ELF inside the file */
+#define XLP_SYM_SRC_KALLSYMS 7	    /* /proc/kallsyms (kernel frames) */
+
+/*
  * A frame's name: text holds module_len bytes of the module (a file's
  * basename, or "[kernel]" / a kernel module's name), then name_len bytes
  * of the name, neither NUL-terminated; h.size covers them, padded to 8.
@@ -636,7 +650,8 @@ struct xlp_sym_rec {
 	__u16 kind;
 	__u16 module_len;
 	__u16 name_len;
-	__u16 __pad[3];
+	__u16 source; /* XLP_SYM_SRC_* */
+	__u16 __pad[2];
 	char text[];
 };
 
@@ -769,6 +784,8 @@ _Static_assert(sizeof(struct xlp_sampling_rec) == 96, "xlp_sampling_rec layout")
 _Static_assert(sizeof(struct xlp_stack_frame) == 16, "xlp_stack_frame layout");
 _Static_assert(sizeof(struct xlp_stack_rec) == 16, "xlp_stack_rec layout");
 _Static_assert(sizeof(struct xlp_sym_rec) == 24, "xlp_sym_rec layout");
+_Static_assert(__builtin_offsetof(struct xlp_sym_rec, source) == 18,
+	       "xlp_sym_rec.source: the first reserved u16 of older files");
 _Static_assert(sizeof(struct xlp_stack_rec) + 2 * XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame) <
 		       65536,
 	       "a stack record fits xlp_hdr.size");

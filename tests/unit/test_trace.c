@@ -1275,6 +1275,44 @@ TEST(dump_text_record_lines)
 	free(err);
 }
 
+/* A frame name's source by name; 0 (a trace older than the field) "unsaid", an unknown one as a
+ * number. */
+TEST(dump_sym_source)
+{
+	_Alignas(8) char buf[3][sizeof(struct xlp_sym_rec) + 16];
+	static const uint16_t sources[] = {0, XLP_SYM_SRC_MINIDEBUGINFO, 99};
+	char path[256], *argv[] = {"dump", path, NULL}, *out, *err;
+	struct trace_writer *w;
+	int rc;
+
+	REQUIRE(!trace_writer__open(tmp_path(path, "syms.xlp"), &sample_meta, &w));
+	for (int i = 0; i < 3; i++) {
+		struct xlp_sym_rec *r = (void *)buf[i];
+
+		memset(buf[i], 0, sizeof(buf[i]));
+		*r = (struct xlp_sym_rec){.h = {XLP_R_SYM, sizeof(buf[i]), 0},
+					  .id = (uint32_t)i,
+					  .module_len = 3,
+					  .name_len = 4,
+					  .source = sources[i]};
+		memcpy(r->text, "appmain", 7);
+		CHECK(!trace_writer__append(w, &r->h));
+	}
+	trace_writer__abort(w);
+	out = dump_to_string(argv, 2, &rc, &err);
+	CHECK(rc == 0, "%d", rc);
+	CHECK(strstr(out,
+		     "\nsym cpu=0 id=0 kind=0 module=\"app\" name=\"main\" source=\"unsaid\"\n"),
+	      "%s", out);
+	CHECK(strstr(out, "\nsym cpu=0 id=1 kind=0 module=\"app\" name=\"main\" "
+			  "source=\"minidebuginfo\"\n"),
+	      "%s", out);
+	CHECK(strstr(out, "\nsym cpu=0 id=2 kind=0 module=\"app\" name=\"main\" source=99\n"), "%s",
+	      out);
+	free(out);
+	free(err);
+}
+
 TEST(dump_json_parses)
 {
 	struct sample *s = sample();

@@ -424,6 +424,7 @@ static void rec_stack(struct dump *d, const struct xlp_hdr *h)
 static void rec_sym(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_sym_rec *r = (const void *)h;
+	const char *src;
 
 	field_u64(d, "id", r->id);
 	field_u64(d, "kind", r->kind);
@@ -433,6 +434,12 @@ static void rec_sym(struct dump *d, const struct xlp_hdr *h)
 	}
 	field_str(d, "module", r->text, r->module_len);
 	field_str(d, "name", r->text + r->module_len, r->name_len);
+	/* 0: a trace older than the field, or a frame nothing named */
+	src = trace__sym_source_name(r->source);
+	if (src)
+		field_cstr(d, "source", src);
+	else
+		field_u64(d, "source", r->source);
 }
 
 static void rec_sched(struct dump *d, const struct xlp_hdr *h)

@@ -23,6 +23,7 @@
 #include "lag_filter.h"
 #include "launch.h"
 #include "log.h"
+#include "minidebug.h"
 #include "outfile.h"
 #include "record.h"
 #include "record_opts.h"
@@ -277,6 +278,8 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 	f->build_id = strdup(t->build_id);
 	if (!f->binary || !f->symbol || !f->build_id)
 		return -ENOMEM;
+	xlp_dbg("--func %s:%s at file offset 0x%llx, named by %s", t->binary, t->symbol,
+		(unsigned long long)t->offset, trace__sym_source_name(t->source) ?: "?");
 	if (t->ifunc)
 		xlp_warn("%s:%s is an IFUNC: the probe fires in its resolver (once, at load), not "
 			 "in the implementation; mark the implementation instead",
@@ -775,6 +778,32 @@ static uint64_t buffer_for(uint64_t need)
  * More than XLP_LOSS_CAVEAT of the records lost: the report will call its
  * sample partial; say what would lose less, from what was measured.
  */
+/* MiniDebugInfo sections refused while naming --func targets or frames: counted, said. */
+static void minidebug_advice(void)
+{
+	struct minidebug_counts c;
+	char why[256];
+	uint64_t n = 0;
+	size_t used = 0;
+
+	minidebug__counts(&c);
+	why[0] = 0;
+	for (int i = 0; i < MINIDEBUG_NREFUSALS; i++) {
+		if (!c.refused[i])
+			continue;
+		n += c.refused[i];
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "%s%llu %s",
+					 used ? ", " : "", (unsigned long long)c.refused[i],
+					 minidebug__refusal_str(i));
+		if (used >= sizeof(why))
+			break;
+	}
+	if (n)
+		xlp_warn("MiniDebugInfo (.gnu_debugdata) refused on reading: %s: those binaries' "
+			 "local functions are unnamed; install their debug symbols",
+			 why);
+}
+
 static void loss_advice(struct recorder *r, const struct xlp_trace_footer *f)
 {
 	const struct reader_load *l = &r->load;
@@ -916,6 +945,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			(unsigned long long)drops(f.stat, r->lost));
 	/* a warning, not a status: also under -q */
 	loss_advice(r, &f);
+	minidebug_advice();
 	if (!r->o.quiet && r->sampler) {
 		struct sampler_counts c;
 

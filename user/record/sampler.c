@@ -15,10 +15,10 @@
 _Static_assert(XLP_ERR_SRCH == ESRCH && XLP_ERR_NOSPC == ENOSPC && XLP_ERR_STALE == ESTALE,
 	       "XLP_ERR_* are Linux errno values");
 
-/* A distinct frame name: kind, module and name, as one key. */
+/* A distinct frame name: kind, source, module and name, as one key. */
 struct sym_slot {
 	uint64_t hash;
-	char *key; /* kind byte, module, NUL, name, NUL; NULL: free slot */
+	char *key; /* kind byte, source byte, module, NUL, name, NUL; NULL: free slot */
 	uint32_t id;
 };
 
@@ -218,17 +218,19 @@ static int sym_grow(struct sampler *sm)
 static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
 {
 	size_t ml = strnlen(x->module, sizeof(x->module)), nl = strnlen(x->name, sizeof(x->name));
-	size_t klen = 1 + ml + 1 + nl + 1, j, size;
-	char key[1 + sizeof(x->module) + sizeof(x->name) + 2];
+	size_t klen = 2 + ml + 1 + nl + 1, j, size;
+	char key[2 + sizeof(x->module) + sizeof(x->name) + 2];
 	struct xlp_sym_rec *sy = (void *)sm->sy_buf;
 	uint64_t h;
 	int err;
 
+	/* one record per name and source: the source is said with the name */
 	key[0] = (char)('0' + x->kind);
-	memcpy(key + 1, x->module, ml);
-	key[1 + ml] = 0;
-	memcpy(key + 2 + ml, x->name, nl);
-	key[2 + ml + nl] = 0;
+	key[1] = (char)x->source;
+	memcpy(key + 2, x->module, ml);
+	key[2 + ml] = 0;
+	memcpy(key + 3 + ml, x->name, nl);
+	key[3 + ml + nl] = 0;
 	h = fnv1a(key, klen);
 	for (j = h & (sm->sym_cap - 1); sm->syms[j].key; j = (j + 1) & (sm->sym_cap - 1)) {
 		if (sm->syms[j].hash == h && !memcmp(sm->syms[j].key, key, klen)) {
@@ -243,6 +245,7 @@ static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
 	sy->h.size = (uint16_t)size;
 	sy->id = (uint32_t)sm->nsyms;
 	sy->kind = (uint16_t)x->kind;
+	sy->source = x->source;
 	sy->module_len = (uint16_t)ml;
 	sy->name_len = (uint16_t)nl;
 	memcpy(sy->text, x->module, ml);

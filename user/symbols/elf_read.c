@@ -20,13 +20,13 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
-int elf_read__open(const char *path, int *fd, Elf **elf)
+static int open_flags(const char *path, int flags, int *fd, Elf **elf)
 {
 	struct stat st;
 	int ret = -ENOEXEC;
 
 	*elf = NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = open(path, O_RDONLY | O_CLOEXEC | flags);
 	if (*fd < 0)
 		return -errno;
 	if (fstat(*fd, &st) || !S_ISREG(st.st_mode))
@@ -42,6 +42,17 @@ cleanup:
 		*fd = -1;
 	}
 	return ret;
+}
+
+int elf_read__open(const char *path, int *fd, Elf **elf)
+{
+	return open_flags(path, 0, fd, elf);
+}
+
+/* O_NONBLOCK: a FIFO planted in its place must not hang the open (fstat refuses it) */
+int elf_read__open_nofollow(const char *path, int *fd, Elf **elf)
+{
+	return open_flags(path, O_NOFOLLOW | O_NONBLOCK, fd, elf);
 }
 
 static int hexify(const uint8_t *p, size_t n, char *hex, size_t len)
@@ -98,7 +109,7 @@ int elfsym__build_id(const char *path, char *hex, size_t len)
 	return ret;
 }
 
-static int syms_add(struct bin *b, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+static int syms_add(struct bin *b, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned char src)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t cnt = d && sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -130,13 +141,14 @@ static int syms_add(struct bin *b, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 			.size = s.st_size,
 			.type = type,
 			.bind = GELF_ST_BIND(s.st_info),
+			.src = src,
 			.defined = s.st_shndx != SHN_UNDEF,
 		};
 	}
 	return 0;
 }
 
-int elf_read__syms(struct bin *b, Elf *elf)
+int elf_read__syms(struct bin *b, Elf *elf, unsigned char src)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -148,7 +160,10 @@ int elf_read__syms(struct bin *b, Elf *elf)
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
 		b->has_symtab |= sh.sh_type == SHT_SYMTAB;
-		ret = syms_add(b, elf, scn, &sh);
+		ret = syms_add(b, elf, scn, &sh,
+			       src == XLP_SYM_SRC_SYMTAB && sh.sh_type == SHT_DYNSYM
+				       ? XLP_SYM_SRC_DYNSYM
+				       : src);
 		if (ret)
 			return ret;
 	}
@@ -188,6 +203,7 @@ void elf_read__bin_close(struct bin *b)
 	if (!b)
 		return;
 	elf_end(b->dbg);
+	free(b->dbg_buf); /* after elf_end: b->dbg reads it */
 	if (b->dbg_fd >= 0)
 		close(b->dbg_fd);
 	elf_end(b->elf);
@@ -207,6 +223,7 @@ int elf_read__bin_open(const char *path, struct bin **out, struct ebuf *e)
 	if (!b)
 		return -ENOMEM;
 	b->fd = b->dbg_fd = -1;
+	b->mini_why = -1;
 	b->path = strdup(path);
 	if (!b->path)
 		goto cleanup;
@@ -235,7 +252,7 @@ int elf_read__bin_open(const char *path, struct bin **out, struct ebuf *e)
 		goto cleanup;
 	}
 	elf_read__build_id(b->elf, b->build_id, sizeof(b->build_id));
-	ret = elf_read__syms(b, b->elf);
+	ret = elf_read__syms(b, b->elf, XLP_SYM_SRC_SYMTAB);
 cleanup:
 	if (ret)
 		elf_read__bin_close(b);

@@ -44,6 +44,7 @@ static int fill_target(const struct bin *b, const struct sym *s, struct elfsym_t
 	t->vaddr = s->value;
 	t->size = s->size;
 	t->ifunc = s->type == STT_GNU_IFUNC;
+	t->source = s->src;
 	memcpy(t->build_id, b->build_id, sizeof(t->build_id));
 	t->binary = strdup(b->path);
 	t->symbol = strdup(s->name);

@@ -10,8 +10,9 @@
  * standard library directories. SYMBOL is a function name, an fnmatch(3)
  * glob ("parse_*") or a file offset ("0x1139") that must be a function's
  * start. Symbols come from .symtab and .dynsym; for a binary without
- * .symtab, also from its separate debug file (/usr/lib/debug/.build-id, or
- * .gnu_debuglink next to the binary).
+ * .symtab, also from its separate debug file (/usr/lib/debug/.build-id,
+ * .gnu_debuglink next to the binary, the debuginfod client's cache), else
+ * from its .gnu_debugdata (MiniDebugInfo, minidebug.h).
  */
 #ifndef XLP_ELFSYM_H
 #define XLP_ELFSYM_H
@@ -29,6 +30,8 @@ struct elfsym_target {
 	bool needs_single_step; /* first instruction not emulated: ~10 us per hit */
 	bool ifunc; /* STT_GNU_IFUNC: the probe fires in the resolver, not the implementation */
 	char build_id[41]; /* hex GNU build-id, "" if the file has none */
+	/* XLP_SYM_SRC_* (bpf/xlprobe.h): the symbol table that named it */
+	unsigned char source;
 };
 
 /*

@@ -203,13 +203,18 @@ int elfsym_find__binary(const char *name, int pid, char **path, struct ebuf *e)
 	return *path ? 0 : -ENOMEM;
 }
 
-static bool dbg_try(struct bin *b, const char *path)
+/*
+ * Takes the debug file at path if it is the binary's (src: where it was
+ * found). nofollow: a file in a directory its user may write, read as root.
+ */
+static bool dbg_try(struct bin *b, const char *path, unsigned char src, bool nofollow)
 {
 	char id[41];
 	Elf *elf;
 	int fd;
 
-	if (!strcmp(path, b->path) || elf_read__open(path, &fd, &elf))
+	if (!strcmp(path, b->path) ||
+	    (nofollow ? elf_read__open_nofollow(path, &fd, &elf) : elf_read__open(path, &fd, &elf)))
 		return false;
 	/* a debug file from another build would give wrong addresses */
 	if (b->build_id[0] &&
@@ -220,13 +225,38 @@ static bool dbg_try(struct bin *b, const char *path)
 	}
 	b->dbg = elf;
 	b->dbg_fd = fd;
+	b->dbg_src = src;
 	return true;
 }
 
 /*
- * Distributions move .symtab to a separate debug file, found by build-id
- * or by .gnu_debuglink (the places gdb looks). Its symbols carry the
- * binary's addresses; offsets and code are still read from the binary.
+ * The debuginfod client's cache (elfutils' debuginfod-client(3)):
+ * $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client, else
+ * $HOME/.cache/debuginfod_client; one directory per build-id. Files a
+ * client downloaded earlier: xlprobe itself downloads nothing.
+ */
+static bool debuginfod_path(const char *build_id, char *path, size_t len)
+{
+	const char *dir = getenv("DEBUGINFOD_CACHE_PATH"), *home;
+	int n;
+
+	if (dir && dir[0])
+		n = snprintf(path, len, "%s/%s/debuginfo", dir, build_id);
+	else if ((dir = getenv("XDG_CACHE_HOME")) && dir[0])
+		n = snprintf(path, len, "%s/debuginfod_client/%s/debuginfo", dir, build_id);
+	else if ((home = getenv("HOME")) && home[0])
+		n = snprintf(path, len, "%s/.cache/debuginfod_client/%s/debuginfo", home, build_id);
+	else
+		return false;
+	return n > 0 && (size_t)n < len;
+}
+
+/*
+ * Distributions move .symtab to a separate debug file, found by build-id,
+ * by .gnu_debuglink (the places gdb looks) or in the cache of a debuginfod
+ * client that fetched it; without one, a MiniDebugInfo section may still
+ * name the local functions. Its symbols carry the binary's addresses;
+ * offsets and code are still read from the binary.
  */
 int elfsym_find__debug_syms(struct bin *b)
 {
@@ -237,15 +267,18 @@ int elfsym_find__debug_syms(struct bin *b)
 	if (b->build_id[0]) {
 		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", b->build_id,
 			 b->build_id + 2);
-		found = dbg_try(b, path);
+		found = dbg_try(b, path, XLP_SYM_SRC_BUILD_ID, false);
 	}
 	if (!found && elf_read__debuglink(b->elf, link, sizeof(link))) {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(path_base_name(b->path) - 1 - b->path),
 			 b->path);
 		for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && !found; i++) {
 			snprintf(path, sizeof(path), fmts[i], dir, link);
-			found = dbg_try(b, path);
+			found = dbg_try(b, path, XLP_SYM_SRC_DEBUGLINK, false);
 		}
 	}
-	return found ? elf_read__syms(b, b->dbg) : 0;
+	/* the cache may be under a user's home: no symlink, no FIFO */
+	if (!found && b->build_id[0] && debuginfod_path(b->build_id, path, sizeof(path)))
+		found = dbg_try(b, path, XLP_SYM_SRC_DEBUGINFOD, true);
+	return found ? elf_read__syms(b, b->dbg, b->dbg_src) : minidebug__syms(b);
 }

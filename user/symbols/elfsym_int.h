@@ -5,6 +5,7 @@
  *
  *   elfsym_find.c      find the file: a path, a library the process maps,
  *                      one in the loader's directories; its debug file
+ *   minidebug.c        the symbols of .gnu_debugdata (MiniDebugInfo)
  *   elf_read.c         read the ELF file: symbols, build-id, debuglink,
  *                      addresses to file offsets (every byte untrusted)
  *   elfsym_pick.c      pick the functions SYMBOL names: exact name, glob,
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "xlprobe.h"
 
 /* Where a "cause: fix" message goes; s may be NULL. */
 struct ebuf {
@@ -36,6 +38,7 @@ struct sym {
 	uint64_t size;
 	unsigned char type;
 	unsigned char bind;
+	unsigned char src; /* XLP_SYM_SRC_*: the table it came from */
 	bool defined;
 };
 
@@ -44,8 +47,11 @@ struct bin {
 	char *path;
 	int fd;
 	Elf *elf;
-	int dbg_fd; /* separate debug file the symbols came from, -1 if none */
-	Elf *dbg;
+	int dbg_fd;	       /* separate debug file the symbols came from, -1 if none */
+	Elf *dbg;	       /* it, or the ELF file decompressed from .gnu_debugdata */
+	unsigned char dbg_src; /* XLP_SYM_SRC_* of dbg */
+	void *dbg_buf;	       /* the decompressed bytes dbg reads (elf_memory), or NULL */
+	int mini_why;	       /* why .gnu_debugdata was refused (enum minidebug_refusal), or -1 */
 	struct sym *syms;
 	size_t nsyms;
 	size_t cap;
@@ -73,19 +79,36 @@ static inline bool sym_is_func(const struct sym *s)
 /* BINARY of a spec to the absolute path of an existing file, *path malloc'd. */
 int elfsym_find__binary(const char *name, int pid, char **path, struct ebuf *e);
 /*
- * Loads the symbols of b's separate debug file (build-id, then
- * .gnu_debuglink) if one is found; 0 also when none is.
+ * Loads the symbols of b's separate debug file (build-id, .gnu_debuglink,
+ * the debuginfod client's cache) if one is found, else those of its
+ * .gnu_debugdata; 0 also when there are none.
  */
 int elfsym_find__debug_syms(struct bin *b);
+
+/* ---- minidebug.c ---- */
+
+/*
+ * Loads the .symtab of the ELF file xz-compressed in b's .gnu_debugdata
+ * (MiniDebugInfo) into b->dbg: 0, also when there is none or it is
+ * refused (then b->mini_why says why, and minidebug__counts counts it),
+ * or -ENOMEM.
+ */
+int minidebug__syms(struct bin *b);
 
 /* ---- elf_read.c ---- */
 
 /* Opens a regular ELF file: 0, -errno, or -ENOEXEC (not a file, not ELF). */
 int elf_read__open(const char *path, int *fd, Elf **elf);
+/* The same, without following a symlink or blocking on a FIFO (-ELOOP, -ENOEXEC). */
+int elf_read__open_nofollow(const char *path, int *fd, Elf **elf);
 /* GNU build-id as hex: 0, -ENOENT if none, -ENOSPC if hex is too short. */
 int elf_read__build_id(Elf *elf, char *hex, size_t len);
-/* Appends the function-like symbols of every symbol table of elf to b. */
-int elf_read__syms(struct bin *b, Elf *elf);
+/*
+ * Appends the function-like symbols of every symbol table of elf to b,
+ * from src (XLP_SYM_SRC_*); XLP_SYM_SRC_SYMTAB: b's own file, where a
+ * .dynsym says XLP_SYM_SRC_DYNSYM.
+ */
+int elf_read__syms(struct bin *b, Elf *elf, unsigned char src);
 /* The file name .gnu_debuglink points to (no '/', CRC dropped). */
 bool elf_read__debuglink(Elf *elf, char *name, size_t len);
 /* Opens a linked ELF file (executable or shared library) with its symbols. */

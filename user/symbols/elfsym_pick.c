@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elfsym_int.h"
+#include "minidebug.h"
 #include "util.h"
 
 typedef bool (*sym_pred)(const struct bin *b, const struct sym *s, const void *arg);
@@ -63,7 +64,10 @@ int elfsym_pick__alias_pref(const struct sym *a, const struct sym *b)
 
 	if (!d)
 		d = (int)strspn(a->name, "_") - (int)strspn(b->name, "_");
-	return d ? d : strcmp(a->name, b->name);
+	if (!d)
+		d = strcmp(a->name, b->name);
+	/* one name in .symtab and .dynsym: the fuller table is said to name it */
+	return d ? d : (a->src == XLP_SYM_SRC_DYNSYM) - (b->src == XLP_SYM_SRC_DYNSYM);
 }
 
 /* By address, the preferred alias first. */
@@ -103,6 +107,11 @@ static int collect(const struct bin *b, sym_pred pred, const void *arg, const st
 
 int elfsym_pick__stripped_error(const struct bin *b, struct ebuf *e)
 {
+	if (b->mini_why >= 0)
+		return ebuf__fail(e, -ENOENT,
+				  "%s has no function symbols (stripped) and its .gnu_debugdata "
+				  "(MiniDebugInfo) is %s: install its debug symbols",
+				  b->path, minidebug__refusal_str(b->mini_why));
 	return ebuf__fail(e, -ENOENT,
 			  "%s has no function symbols (stripped): use an unstripped build or "
 			  "install its debug symbols",

@@ -56,6 +56,8 @@ struct sfunc {
 	uint64_t size; /* 0: unsized (assembly without .size) */
 	size_t name;   /* offset in sfile.names */
 	size_t cover;  /* the sized function reaching furthest among 0..this one, or NONE */
+	/* XLP_SYM_SRC_*: the table its name came from */
+	unsigned char src;
 };
 
 /* A PT_LOAD: which file bytes hold which addresses. */
@@ -163,6 +165,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 static int out_unknown(struct xsym *out)
 {
 	out->kind = XSYM_UNKNOWN;
+	out->source = XLP_SYM_SRC_UNSAID;
 	snprintf(out->name, sizeof(out->name), "[unknown]");
 	out->module[0] = 0;
 	out->offset = 0;
@@ -179,6 +182,7 @@ static int out_file(struct xsym *out, const char *path, uint64_t off)
 	snprintf(hex, sizeof(hex), "+0x%" PRIx64 "]", off);
 	room = (int)(sizeof(out->name) - 2 - strlen(hex));
 	out->kind = XSYM_FILE;
+	out->source = XLP_SYM_SRC_UNSAID;
 	snprintf(out->name, sizeof(out->name), "[%.*s%s", room, base, hex);
 	snprintf(out->module, sizeof(out->module), "%s", base);
 	out->offset = off;
@@ -188,6 +192,7 @@ static int out_file(struct xsym *out, const char *path, uint64_t off)
 static int out_symbol(struct xsym *out, const char *name, const char *module, uint64_t offset)
 {
 	out->kind = XSYM_SYMBOL;
+	out->source = XLP_SYM_SRC_UNSAID; /* the caller says */
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	snprintf(out->module, sizeof(out->module), "%s", module);
 	out->offset = offset;
@@ -379,6 +384,7 @@ static int funcs_read(struct sfile *f, const struct bin *b)
 			f->names[pool + len] = 0;
 			fn->vaddr = p[i]->value;
 			fn->name = pool;
+			fn->src = p[i]->src;
 			pool += len + 1;
 			f->nfuncs++;
 		}
@@ -525,7 +531,9 @@ static int file_name(struct sfile *f, uint64_t off, struct xsym *out)
 		out_file(out, f->path, off);
 		return err == -ENOMEM ? err : -ENOENT;
 	}
-	return out_symbol(out, f->names + fn->name, path_base_name(f->path), vaddr - fn->vaddr);
+	out_symbol(out, f->names + fn->name, path_base_name(f->path), vaddr - fn->vaddr);
+	out->source = fn->src;
+	return 0;
 }
 
 /* ---- files: the indexes ---- */
@@ -1009,6 +1017,8 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct xsym *out)
 	/* past the last symbol no end is known; a non-text symbol ends the text */
 	if ((k->rank & KRANK_NOTEXT) || (lo == s->nksyms && ip != k->addr))
 		return out_unknown(out);
-	return out_symbol(out, s->knames + k->name, k->mod ? s->knames + k->mod : "[kernel]",
-			  ip - k->addr);
+	out_symbol(out, s->knames + k->name, k->mod ? s->knames + k->mod : "[kernel]",
+		   ip - k->addr);
+	out->source = XLP_SYM_SRC_KALLSYMS;
+	return 0;
 }

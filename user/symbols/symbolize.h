@@ -8,8 +8,8 @@
  * process is gone. The symbolizer learns which file has which build-id
  * from the files it is shown (symbolizer__add_file, symbolizer__add_pid:
  * every file a live process maps), and reads each file's .symtab/.dynsym
- * (and its separate debug file: /usr/lib/debug/.build-id, .gnu_debuglink)
- * once, on first use. A frame the kernel could resolve only to an address
+ * (and its separate debug file or MiniDebugInfo: the sources elfsym.h
+ * lists) once, on first use. A frame the kernel could resolve only to an address
  * (its build-id page was not in memory) is named through the mappings of
  * its process, if symbolizer__add_pid saw them. Kernel frames come from
  * /proc/kallsyms.
@@ -39,6 +39,8 @@ struct xsym {
 	char module[128]; /* file basename ("libc.so.6"), "[kernel]", a kernel module's name
 			     ("ext4"), or "" if unknown */
 	uint64_t offset;  /* from the function's start (SYMBOL), in the file (FILE) */
+	/* XLP_SYM_SRC_* (bpf/xlprobe.h): what named it; 0 unless SYMBOL */
+	unsigned char source;
 };
 
 struct symbolizer;

@@ -233,6 +233,8 @@ void trace_reader__close(struct trace_reader *r); /* accepts NULL */
 /* record --timeline: a scheduling event's kind, a switch-out's state; NULL if unknown */
 const char *trace__sched_kind_name(unsigned int kind);
 const char *trace__sched_state_name(unsigned int state);
+/* A frame name's source (XLP_SYM_SRC_*): "symtab", "minidebuginfo"...; NULL if unknown */
+const char *trace__sym_source_name(unsigned int source);
 
 /*
  * A stack-sampling name or stack record as the recorder writes it: ids

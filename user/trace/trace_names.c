@@ -22,6 +22,22 @@ const char *trace__sched_kind_name(unsigned int kind)
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : NULL;
 }
 
+const char *trace__sym_source_name(unsigned int source)
+{
+	static const char *const names[] = {
+		[XLP_SYM_SRC_UNSAID] = "unsaid",
+		[XLP_SYM_SRC_SYMTAB] = "symtab",
+		[XLP_SYM_SRC_DYNSYM] = "dynsym",
+		[XLP_SYM_SRC_BUILD_ID] = "build_id_dir",
+		[XLP_SYM_SRC_DEBUGLINK] = "debuglink",
+		[XLP_SYM_SRC_DEBUGINFOD] = "debuginfod_cache",
+		[XLP_SYM_SRC_MINIDEBUGINFO] = "minidebuginfo",
+		[XLP_SYM_SRC_KALLSYMS] = "kallsyms",
+	};
+
+	return source < sizeof(names) / sizeof(names[0]) ? names[source] : NULL;
+}
+
 const char *trace__sched_state_name(unsigned int state)
 {
 	switch (state) {
