@@ -11,7 +11,9 @@ unit_only=0
 filter=${1:-}
 export XLP_ROOT="$PWD"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+times=$(mktemp)
+trap 'rm -f "$log" "$times"' EXIT
+start=$(date +%s)
 status=0
 for dir in unit root e2e real fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
@@ -22,8 +24,10 @@ for dir in unit root e2e real fuzz; do
 		case "$t" in *"$filter"*) ;; *) continue ;; esac
 		echo "== $dir/$(basename "$t")" | tee -a "$log"
 		one=$(mktemp)
+		t0=$(date +%s%N)
 		"$t" >"$one" 2>&1
 		rc=$?
+		echo "$(( ($(date +%s%N) - t0) / 1000000 )) $dir/$(basename "$t")" >>"$times"
 		grep -E '^(PASS|FAIL|  )' "$one"
 		cat "$one" >>"$log"
 		# a crash or a non-zero exit without a FAIL line must not pass unnoticed
@@ -47,5 +51,10 @@ if [ "$failed" != 0 ]; then
 	     /^FAIL / { line = $0; sub(/^FAIL /, "", line); print "  " suite " " substr(line, 1, 300);
 	                if (chk != "") print "    " substr(chk, 1, 400); chk = "" }' "$log"
 fi
+# where the time went: each suite's wall time, longest first, then per directory
+echo "time per suite (s):"
+sort -rn "$times" | awk '{ printf "  %7.1f  %s\n", $1 / 1000, $2 }'
+awk '{ split($2, p, "/"); t[p[1]] += $1 } END { for (d in t) printf "  %7.1f  %s/ in all\n", t[d] / 1000, d }' "$times" | sort -rn
+echo "total $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
