@@ -102,7 +102,8 @@ CFLAGS ?= -O2 -g
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	-MMD -MP -D_GNU_SOURCE
 TEST_INC := $(cli_INC) -Itests/lib
-BASE_LDLIBS := -lbpf -lelf -lz -lm
+# -liberty: libiberty's demangler (user/lib/demangle.c), a static archive built PIC
+BASE_LDLIBS := -lbpf -lelf -lz -lm -liberty
 # CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
 # NO_LIBDW=1 builds without it (frame pointers only): the static builds,
 # whose libdw.a would pull in more archives than Debian's static list holds
