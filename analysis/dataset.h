@@ -45,7 +45,10 @@ struct dataset_opts {
 };
 
 struct ds_func {
-	char *symbol;
+	char *symbol; /* as in the binary (mangled): the key across files */
+	/* as users write it, what every output prints: symbol demangled (C++,
+	 * Rust; user/lib/demangle.h), else symbol itself */
+	char *name;
 	char *binary; /* basename */
 	char *path;   /* binary as recorded (first file that has the function) */
 	/* not marked: its time in a run is estimated from the stack samples

@@ -185,7 +185,7 @@ const char *report__rule(const struct xa_result *r, char *buf, size_t len)
 
 const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len)
 {
-	const char *f = dataset__func(ds, c->func)->symbol;
+	const char *f = dataset__func(ds, c->func)->name;
 	char lo[32], hi[32];
 
 	report__dur(c->lo_ns, lo, sizeof(lo));
@@ -207,7 +207,7 @@ const char *report__chain(const struct dataset *ds, const struct xa_critical *c,
 	buf[0] = 0;
 	for (size_t i = 0; i < c->nchain && used < len; i++) {
 		int n = snprintf(buf + used, len - used, "%s%s", i ? " \u2192 " : "",
-				 dataset__func(ds, c->chain[i])->symbol);
+				 dataset__func(ds, c->chain[i])->name);
 
 		used += n > 0 ? (size_t)n : 0;
 	}

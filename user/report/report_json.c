@@ -197,7 +197,8 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 
 static void func_id(struct jsonw *w, const struct dataset *ds, uint32_t f)
 {
-	jsonw__str(w, "function", dataset__func(ds, f)->symbol);
+	jsonw__str(w, "function", dataset__func(ds, f)->name);
+	jsonw__str(w, "symbol", dataset__func(ds, f)->symbol);
 	jsonw__str(w, "binary", dataset__func(ds, f)->binary);
 	jsonw__bool(w, "sampled", dataset__func(ds, f)->sampled);
 }
@@ -363,14 +364,17 @@ static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct d
 {
 	if (x->kernel) {
 		jsonw__str(w, "function", dataset__kframe(ds, x->frame));
+		jsonw__str(w, "symbol", dataset__kframe(ds, x->frame));
 		jsonw__str(w, "binary", "[kernel]");
 		jsonw__bool(w, "kernel", true);
 	} else if (x->frame == DS_NO_FUNC) {
 		jsonw__null(w, "function");
+		jsonw__null(w, "symbol");
 		jsonw__null(w, "binary");
 		jsonw__bool(w, "kernel", false);
 	} else {
-		jsonw__str(w, "function", dataset__func(ds, x->frame)->symbol);
+		jsonw__str(w, "function", dataset__func(ds, x->frame)->name);
+		jsonw__str(w, "symbol", dataset__func(ds, x->frame)->symbol);
 		jsonw__str(w, "binary", dataset__func(ds, x->frame)->binary);
 		jsonw__bool(w, "kernel", false);
 	}
@@ -697,7 +701,7 @@ static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct x
 		return;
 	}
 	for (size_t i = 0; i < r->ncand; i++)
-		names[i] = dataset__func(ds, r->cand[i])->symbol;
+		names[i] = dataset__func(ds, r->cand[i])->name;
 	tree(w, r->tree, names);
 	free(names);
 }
