@@ -22,11 +22,12 @@ set -eu
 # (user/symbols/stack_unwind.c); elfutils: eu-stack, tests/root/test_unwind's reference.
 # libiberty-dev: libiberty's C++ and Rust demangler (user/lib/demangle.c), every
 # output's function names; a static archive, so the static builds need it too.
-# nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser).
+# nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser);
+# g++ builds its C++ workload (tests/workloads/cxxwl.cc).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
-      nginx-light wrk redis-server redis-tools python3 nodejs"
+      nginx-light wrk redis-server redis-tools python3 nodejs g++"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
