@@ -260,8 +260,10 @@ void dataset__free(struct dataset *ds)
 		for (size_t k = 0; k < ds->files[i].nlandmarks; k++) {
 			free(ds->files[i].landmarks[k]);
 			free(ds->files[i].landmark_bins[k]);
+			free(ds->files[i].landmark_names[k]);
 		}
 		free(ds->files[i].landmarks);
+		free(ds->files[i].landmark_names);
 		free(ds->files[i].landmark_bins);
 	}
 	for (size_t i = 0; i < ds->nfuncs; i++) {

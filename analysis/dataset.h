@@ -150,7 +150,8 @@ struct ds_file_info {
 	bool truncated, launches;
 	uint64_t nrecords;
 	size_t nruns;
-	const char *interaction; /* symbol, NULL in launch mode */
+	const char *interaction;      /* symbol, NULL in launch mode */
+	const char *interaction_name; /* demangled, as printed; NULL in launch mode */
 	/* record --until: runs span threads, from the interaction's call to
 	 * the --until function's with the same key; the calls of either that
 	 * found no partner (one still open at the end, a lost record) */
@@ -158,6 +159,7 @@ struct ds_file_info {
 	uint64_t unmatched_begins, unmatched_ends;
 	/* the interaction functions (landmarks), interaction being the first */
 	const char *const *landmarks;
+	const char *const *landmark_names; /* the same demangled, as printed */
 	size_t nlandmarks;
 	/* record --lag: its threshold and K (0 without), and its runs written
 	 * as their call alone: not in nruns (dataset__summary_runs) */

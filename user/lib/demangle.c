@@ -80,6 +80,20 @@ bool demangle__bare(const char *raw, char *out, size_t len)
 	       demangle(raw, DMGL_ANSI, out, len);
 }
 
+bool demangle__exact(const char *raw, char *out, size_t len)
+{
+	struct sink k = {out, len, 0};
+
+	if (!raw || strncmp(raw, "_Z", 2) || !len)
+		return false;
+	if (setjmp(k.full))
+		return false;
+	out[0] = 0;
+	if (rust_demangle_callback(raw, DMGL_PARAMS | DMGL_ANSI, sink_put, &k))
+		return false;
+	return demangle__name(raw, out, len) && !strpbrk(out, "[*?");
+}
+
 char *demangle__dup(const char *raw)
 {
 	char buf[DEMANGLE_MAX_OUT];

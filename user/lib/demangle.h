@@ -30,7 +30,15 @@ bool demangle__name(const char *raw, char *out, size_t len);
 bool demangle__bare(const char *raw, char *out, size_t len);
 /* Whether raw may be a mangling at all (its prefix): cheap, for filters. */
 bool demangle__maybe(const char *raw);
-/* raw demangled (demangle__name), or a copy of raw; malloc'd, NULL: ENOMEM. */
+/*
+ * Whether raw's demangled name (demangle__name, in out[len]) names it
+ * alone, so that --func can take it back: a C++ name with its parameter
+ * list, not a clone's ("[clone .cold]", a glob to --func) nor a Rust
+ * name (its hash, which tells the instances of a generic apart, is
+ * dropped).
+ */
+bool demangle__exact(const char *raw, char *out, size_t len);
+/* raw demangled (demangle__name), or a copy of raw; malloc'd, NULL: ENOMEM or raw NULL. */
 char *demangle__dup(const char *raw);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "report.h"
 #include "stats.h"
 #include "util.h"
@@ -230,12 +231,16 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 
 		for (size_t k = 0; k < c->nchain && used < len; k++) {
 			const struct ds_func *f = dataset__func(ds, c->chain[k]);
-			char arg[600];
+			char arg[DEMANGLE_MAX_OUT + 600], name[DEMANGLE_MAX_OUT];
 			int n;
 
 			if (!f->sampled)
 				continue;
-			snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
+			/* a C++ name as users write it, quoted for the shell */
+			if (demangle__exact(f->symbol, name, sizeof(name)) && !strchr(name, '\''))
+				snprintf(arg, sizeof(arg), "--func '%s:%s'", f->binary, name);
+			else
+				snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
 			if (strstr(buf, arg))
 				continue;
 			n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", arg);

@@ -737,7 +737,8 @@ static void functions(struct jsonw *w, const struct dataset *ds, const struct xa
 
 static const struct jsonw_field file_head_f[] = {
 	JSONW_F_STR(struct ds_file_info, path, "path"),
-	JSONW_F_STR(struct ds_file_info, interaction, "interaction"),
+	JSONW_F_STR(struct ds_file_info, interaction_name, "interaction"),
+	JSONW_F_STR(struct ds_file_info, interaction, "interaction_symbol"),
 	JSONW_F(struct ds_file_info, nruns, "runs"),
 	JSONW_F(struct ds_file_info, nsummary, "summarized"),
 };
@@ -758,6 +759,10 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 		jsonw__begin_obj(w, NULL);
 		jsonw__fields_of(w, fi, file_head_f);
 		jsonw__begin_arr(w, "landmarks");
+		for (size_t k = 0; k < fi->nlandmarks; k++)
+			jsonw__str(w, NULL, fi->landmark_names[k]);
+		jsonw__end_arr(w);
+		jsonw__begin_arr(w, "landmark_symbols");
 		for (size_t k = 0; k < fi->nlandmarks; k++)
 			jsonw__str(w, NULL, fi->landmarks[k]);
 		jsonw__end_arr(w);

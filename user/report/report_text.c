@@ -88,11 +88,11 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (nf == 1 && fi->nlandmarks > 1)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s and %zu other landmark%s\n",
 			xlp_text(fi->path, p, sizeof(p)), r->lab.n,
-			xlp_text(fi->interaction, s, sizeof(s)), fi->nlandmarks - 1,
+			xlp_text(fi->interaction_name, s, sizeof(s)), fi->nlandmarks - 1,
 			fi->nlandmarks > 2 ? "s" : "");
 	else if (nf == 1 && fi->interaction)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", xlp_text(fi->path, p, sizeof(p)),
-			r->lab.n, xlp_text(fi->interaction, s, sizeof(s)));
+			r->lab.n, xlp_text(fi->interaction_name, s, sizeof(s)));
 	else if (nf == 1)
 		fprintf(f, "xlprobe report: %s: %zu launch%s\n", xlp_text(fi->path, p, sizeof(p)),
 			r->lab.n, r->lab.n == 1 ? "" : "es");
