@@ -748,6 +748,13 @@ TEST(cxx_demangled_names)
 	CHECK(!cxx_resolve("long shop::crunch<long>(long)", got, sizeof(got)) &&
 		      !strcmp(got, "_ZN4shop6crunchIlEET_S1_"),
 	      "%s %s", got, err);
+	/* a '*' of the name escaped (as report suggests it), or as a glob */
+	CHECK(!cxx_resolve("shop::Checkout::note(char const\\*)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout4noteEPKc"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("shop::Checkout::note(char const*)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout4noteEPKc"),
+	      "%s %s", got, err);
 	CHECK(!cxx_resolve("_ZN4shop8Checkout6handleEi", got, sizeof(got)) &&
 		      !strcmp(got, "_ZN4shop8Checkout6handleEi"),
 	      "%s %s", got, err);

@@ -11,7 +11,8 @@
  * Calls shop::Checkout::handle(int) N times (default 60): i % K == 0
  * (default K 4) runs shop::crunch<long>() for 20 ms of CPU, the others
  * shop::(anonymous namespace)::tally() for 2 ms; each then sleeps 5 ms.
- * shop::Checkout::handle(double), an overload, is called once. Prints
+ * shop::Checkout::handle(double), an overload, and
+ * shop::Checkout::note(char const*), a pointer parameter, are called once. Prints
  *   CALLS handle=N slow=S
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
@@ -41,6 +42,7 @@ class Checkout
 	}
 	MARKED long handle(int i);
 	MARKED long handle(double x);
+	MARKED long note(const char *s);
 
       private:
 	long every_;
@@ -57,6 +59,11 @@ long Checkout::handle(int i)
 long Checkout::handle(double x)
 {
 	return (long)x;
+}
+
+long Checkout::note(const char *s)
+{
+	return (long)strlen(s);
 }
 } // namespace shop
 
@@ -76,6 +83,7 @@ int main(int argc, char **argv)
 	}
 	shop::Checkout c(every);
 	c.handle(0.5);
+	c.note("start");
 	for (long i = 0; i < calls; i++) {
 		c.handle((int)i);
 		nslow += every && i % every == 0;

@@ -91,7 +91,7 @@ bool demangle__exact(const char *raw, char *out, size_t len)
 	out[0] = 0;
 	if (rust_demangle_callback(raw, DMGL_PARAMS | DMGL_ANSI, sink_put, &k))
 		return false;
-	return demangle__name(raw, out, len) && !strpbrk(out, "[*?");
+	return demangle__name(raw, out, len);
 }
 
 char *demangle__dup(const char *raw)

@@ -33,9 +33,9 @@ bool demangle__maybe(const char *raw);
 /*
  * Whether raw's demangled name (demangle__name, in out[len]) names it
  * alone, so that --func can take it back: a C++ name with its parameter
- * list, not a clone's ("[clone .cold]", a glob to --func) nor a Rust
- * name (its hash, which tells the instances of a generic apart, is
- * dropped).
+ * list, not a Rust name (its hash, which tells the instances of a
+ * generic apart, is dropped). Its '*', '?', '[' are glob characters to
+ * --func: escape them ("char const\*").
  */
 bool demangle__exact(const char *raw, char *out, size_t len);
 /* raw demangled (demangle__name), or a copy of raw; malloc'd, NULL: ENOMEM or raw NULL. */

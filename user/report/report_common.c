@@ -215,6 +215,20 @@ const char *report__chain(const struct dataset *ds, const struct xa_critical *c,
 	return buf;
 }
 
+/* s with a '\\' before each of fnmatch's special characters; false if cut. */
+static bool glob_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 2 < len; s++) {
+		if (strchr("*?[\\", *s))
+			out[o++] = '\\';
+		out[o++] = *s;
+	}
+	out[o] = 0;
+	return !*s;
+}
+
 /*
  * The --func arguments that would measure the sampled functions of the
  * critical chains exactly in a next recording ("" when none): BINARY is
@@ -231,14 +245,17 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 
 		for (size_t k = 0; k < c->nchain && used < len; k++) {
 			const struct ds_func *f = dataset__func(ds, c->chain[k]);
-			char arg[DEMANGLE_MAX_OUT + 600], name[DEMANGLE_MAX_OUT];
+			char arg[2 * DEMANGLE_MAX_OUT + 600], name[DEMANGLE_MAX_OUT];
+			char esc[2 * DEMANGLE_MAX_OUT];
 			int n;
 
 			if (!f->sampled)
 				continue;
-			/* a C++ name as users write it, quoted for the shell */
-			if (demangle__exact(f->symbol, name, sizeof(name)) && !strchr(name, '\''))
-				snprintf(arg, sizeof(arg), "--func '%s:%s'", f->binary, name);
+			/* a C++ name as users write it, its glob characters
+			 * escaped for fnmatch, quoted for the shell */
+			if (demangle__exact(f->symbol, name, sizeof(name)) && !strchr(name, '\'') &&
+			    glob_escape(name, esc, sizeof(esc)))
+				snprintf(arg, sizeof(arg), "--func '%s:%s'", f->binary, esc);
 			else
 				snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
 			if (strstr(buf, arg))
