@@ -719,17 +719,12 @@ static void row_lag(struct tt *e, const struct tt_trace *t, const struct is_set 
 	cols_trace(w, t);
 	col_u64(w, "run", x->run);
 	col_str(w, "landmark", i ? i->landmark : t->interaction ? t->interaction : "[launch]");
-	col_str(w, "landmark_symbol",
-		i		 ? i->landmark_symbol
-		: t->interaction ? t->interaction_symbol
-				 : "[launch]");
 	col_str(w, "build_id", ss ? ss->build_id : NULL);
 	col_s64(w, "start_unix_ns", x->wall_ns);
 	col_u64(w, "latency_ns", (uint64_t)x->latency_ns);
 	col_bool(w, "lag", i != NULL);
 	col_str(w, "fingerprint", i ? i->fingerprint : NULL);
 	col_str(w, "function", i ? i->function : NULL);
-	col_str(w, "symbol", i ? i->symbol : NULL);
 	col_str(w, "binary", i ? i->binary : NULL);
 	col_str(w, "factor", i ? i->factor : NULL);
 	row_end(w);
@@ -742,10 +737,8 @@ static void row_issue(struct tt *e, const struct is_issue *i)
 	row_begin(w, TT_ISSUES);
 	col_str(w, "fingerprint", i->fingerprint);
 	col_str(w, "landmark", i->landmark);
-	col_str(w, "landmark_symbol", i->landmark_symbol);
 	col_str(w, "landmark_binary", i->landmark_binary);
 	col_str(w, "function", i->function);
-	col_str(w, "symbol", i->symbol);
 	col_str(w, "binary", i->binary);
 	col_str(w, "factor", i->factor);
 	col_u64(w, "sessions", i->sessions);
