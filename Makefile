@@ -103,7 +103,8 @@ XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-f
 	-MMD -MP -D_GNU_SOURCE
 TEST_INC := $(cli_INC) -Itests/lib
 # liblzma: MiniDebugInfo, the xz-compressed symbols of .gnu_debugdata (user/symbols/minidebug.c)
-BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm
+# -liberty: libiberty's demangler (user/lib/demangle.c), a static archive built PIC
+BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm -liberty
 # CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
 # NO_LIBDW=1 builds without it (frame pointers only): the static builds,
 # whose libdw.a would pull in more archives than Debian's static list holds
@@ -122,13 +123,18 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLI
 WL_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fcf-protection=none \
 	-fno-inline -fno-optimize-sibling-calls -Wall -Wextra -Werror -Wno-unused-parameter -pthread
 
+WL_CXXFLAGS := -std=gnu++17 $(filter-out -std=gnu11,$(WL_CFLAGS))
+
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 ROOT_SRCS := $(sort $(wildcard tests/root/test_*.c))
 E2E_SRCS := $(sort $(wildcard tests/e2e/*.c))
 WL_SRCS := $(sort $(wildcard tests/workloads/*.c) $(wildcard tests/e2e/workloads/*.c))
+# C++ workloads (demangled names): g++, the same code-generation flags
+WL_CXX_SRCS := $(sort $(wildcard tests/workloads/*.cc))
 BENCH_SRCS := $(sort $(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
 TEST_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) $(BENCH_SRCS))
-WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS)) $(OUTPUT)/tests/workloads/build2/lagwl
+WL_BINS := $(patsubst %.c,$(OUTPUT)/%,$(WL_SRCS)) $(OUTPUT)/tests/workloads/build2/lagwl \
+	$(patsubst %.cc,$(OUTPUT)/%,$(WL_CXX_SRCS))
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
 # keep the objects of test programs: intermediate files of pattern rules
@@ -209,6 +215,11 @@ $(OUTPUT)/tests/workloads/%: tests/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -lm
+
+$(OUTPUT)/tests/workloads/%: tests/workloads/%.cc tests/workloads/wl.h
+	$(call msg,CXX-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CXX) $(WL_CXXFLAGS) $< -o $@ -lm
 
 # nofp is built as Debian builds glibc, nginx and redis: -O2, no frame
 # pointers (tests/root/test_unwind.c unwinds it with its CFI)

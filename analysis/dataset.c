@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
+#include "demangle.h"
 
 const char *ds_base_name(const char *path)
 {
@@ -56,6 +57,27 @@ static int func_index_grow(struct dataset *ds)
 	return 0;
 }
 
+/*
+ * The name a function is printed by: its symbol demangled, once per
+ * distinct function. The queued pseudo-function's symbol ends in the
+ * suffix, after the interaction's symbol, which is demangled alone.
+ */
+static char *display_name(const char *sym)
+{
+	size_t n = strlen(sym), k = strlen(" " DS_QUEUED_SUFFIX);
+	char buf[DEMANGLE_MAX_OUT], raw[DEMANGLE_MAX_IN + 1];
+
+	if (n > k && n - k <= DEMANGLE_MAX_IN && !strcmp(sym + n - k, " " DS_QUEUED_SUFFIX)) {
+		memcpy(raw, sym, n - k);
+		raw[n - k] = 0;
+		if (demangle__name(raw, buf, sizeof(buf) - k)) {
+			strcat(buf, " " DS_QUEUED_SUFFIX);
+			return strdup(buf);
+		}
+	}
+	return demangle__dup(sym);
+}
+
 int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 {
 	const char *sym = symbol ? symbol : "?", *bin = ds_base_name(binary);
@@ -78,11 +100,13 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 	}
 	f = &ds->funcs[ds->nfuncs];
 	f->symbol = strdup(sym);
+	f->name = display_name(sym);
 	f->binary = strdup(bin);
 	f->path = strdup(binary ? binary : "");
 	f->sampled = f->root = f->runtime = f->queued = f->landmark = false;
-	if (!f->symbol || !f->binary || !f->path) {
+	if (!f->symbol || !f->name || !f->binary || !f->path) {
 		free(f->symbol);
+		free(f->name);
 		free(f->binary);
 		free(f->path);
 		return -ENOMEM;
@@ -236,12 +260,15 @@ void dataset__free(struct dataset *ds)
 		for (size_t k = 0; k < ds->files[i].nlandmarks; k++) {
 			free(ds->files[i].landmarks[k]);
 			free(ds->files[i].landmark_bins[k]);
+			free(ds->files[i].landmark_names[k]);
 		}
 		free(ds->files[i].landmarks);
+		free(ds->files[i].landmark_names);
 		free(ds->files[i].landmark_bins);
 	}
 	for (size_t i = 0; i < ds->nfuncs; i++) {
 		free(ds->funcs[i].symbol);
+		free(ds->funcs[i].name);
 		free(ds->funcs[i].binary);
 		free(ds->funcs[i].path);
 	}

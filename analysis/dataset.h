@@ -46,7 +46,10 @@ struct dataset_opts {
 };
 
 struct ds_func {
-	char *symbol;
+	char *symbol; /* as in the binary (mangled): the key across files */
+	/* as users write it, what every output prints: symbol demangled (C++,
+	 * Rust; user/lib/demangle.h), else symbol itself */
+	char *name;
 	char *binary; /* basename */
 	char *path;   /* binary as recorded (first file that has the function) */
 	/* not marked: its time in a run is estimated from the stack samples
@@ -160,7 +163,8 @@ struct ds_file_info {
 	bool truncated, launches;
 	uint64_t nrecords;
 	size_t nruns;
-	const char *interaction; /* symbol, NULL in launch mode */
+	const char *interaction;      /* symbol, NULL in launch mode */
+	const char *interaction_name; /* demangled, as printed; NULL in launch mode */
 	/* record --until: runs span threads, from the interaction's call to
 	 * the --until function's with the same key; the calls of either that
 	 * found no partner (one still open at the end, a lost record) */
@@ -168,6 +172,7 @@ struct ds_file_info {
 	uint64_t unmatched_begins, unmatched_ends;
 	/* the interaction functions (landmarks), interaction being the first */
 	const char *const *landmarks;
+	const char *const *landmark_names; /* the same demangled, as printed */
 	size_t nlandmarks;
 	/* record --lag: its threshold and K (0 without), and its runs written
 	 * as their call alone: not in nruns (dataset__summary_runs) */

@@ -26,7 +26,7 @@ struct ds_file {
 	uint8_t *is_interaction; /* local func id -> 1 when it marks the runs */
 	/* the interactions (landmarks) in table order: symbols, binaries, and
 	 * the local func id -> index among them (DS_NONE: not one) */
-	char **landmarks, **landmark_bins;
+	char **landmarks, **landmark_bins, **landmark_names;
 	size_t nlandmarks;
 	uint32_t *lidx;
 	uint8_t *is_end;       /* local func id -> 1 when it ends keyed runs (--until) */

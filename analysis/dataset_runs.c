@@ -439,8 +439,9 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	f->lidx = malloc((size_t)n * sizeof(*f->lidx) + 1);
 	f->landmarks = calloc((size_t)n + 1, sizeof(*f->landmarks));
 	f->landmark_bins = calloc((size_t)n + 1, sizeof(*f->landmark_bins));
+	f->landmark_names = calloc((size_t)n + 1, sizeof(*f->landmark_names));
 	if (!f->fmap || !f->qmap || !f->is_interaction || !f->is_end || !f->lidx || !f->landmarks ||
-	    !f->landmark_bins)
+	    !f->landmark_bins || !f->landmark_names)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
 		f->fmap[i] = f->qmap[i] = f->lidx[i] = DS_NONE;
@@ -467,7 +468,11 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 			f->lidx[fi->id] = (uint32_t)k;
 			f->landmarks[k] = strdup(fi->symbol ? fi->symbol : "?");
 			f->landmark_bins[k] = strdup(fi->binary ? fi->binary : "");
-			if (!f->landmarks[k] || !f->landmark_bins[k])
+			/* demangled by the reader, as every output prints it */
+			f->landmark_names[k] = strdup(fi->name	   ? fi->name
+						      : fi->symbol ? fi->symbol
+								   : "?");
+			if (!f->landmarks[k] || !f->landmark_bins[k] || !f->landmark_names[k])
 				return -ENOMEM;
 			if (!f->interaction &&
 			    (!(f->interaction = strdup(fi->symbol ? fi->symbol : "?")) ||
@@ -491,6 +496,8 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	f->info.landmark_binary = f->landmark_binary;
 	f->info.build_id = f->build_id;
 	f->info.landmarks = (const char *const *)f->landmarks;
+	f->info.landmark_names = (const char *const *)f->landmark_names;
+	f->info.interaction_name = f->nlandmarks ? f->landmark_names[0] : NULL;
 	f->info.nlandmarks = f->nlandmarks;
 	f->info.launches = !f->interaction;
 	return 0;

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "analysis_impl.h"
 #include "dataset.h"
+#include "demangle.h"
 #include "issues.h"
 #include "stats.h"
 #include "util.h"
@@ -60,6 +61,8 @@ static void free_issue(struct is_issue *i)
 	free(i->binary);
 	free(i->function);
 	free(i->factor);
+	free(i->landmark_symbol);
+	free(i->symbol);
 }
 
 void issues__free(struct is_set *s)
@@ -81,6 +84,7 @@ void issues__free(struct is_set *s)
 
 struct culprit {
 	const char *binary, *function, *factor;
+	const char *name; /* function as printed (demangled) */
 };
 
 /*
@@ -113,7 +117,7 @@ static const char *run_factor(const struct ds_run *r, bool sleeps)
 static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res, size_t run)
 {
 	const struct ds_run *r = dataset__run(ds, run);
-	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL};
+	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL, XLP_ISSUE_WHOLE_RUN};
 	double best = INFINITY;
 
 	for (size_t k = 0; k < res->ncrit; k++) {
@@ -125,6 +129,7 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 
 			c.binary = dataset__func(ds, x->func)->binary;
 			c.function = dataset__func(ds, x->func)->symbol;
+			c.name = dataset__func(ds, x->func)->name;
 			c.factor = f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true)
 				   : f < XA_NFEAT		      ? xa_feat_name(f)
 								      : "time";
@@ -148,6 +153,7 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 		best = t;
 		c.binary = fn->binary;
 		c.function = fn->symbol;
+		c.name = fn->name;
 	}
 	c.factor = run_factor(r, false);
 	return c;
@@ -167,6 +173,8 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct
 	struct is_issue *i;
 	char fp[17];
 
+	/* of the symbols, not of their demangled forms: a demangler's
+	 * spelling may change between versions, an issue's id must not */
 	issues__fingerprint(lb, lm, c.binary, c.function, c.factor, fp);
 	for (size_t k = 0; k < s->niss; k++)
 		if (!strcmp(s->iss[k].fingerprint, fp))
@@ -177,11 +185,14 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct
 	memset(i, 0, sizeof(*i));
 	memcpy(i->fingerprint, fp, sizeof(fp));
 	i->landmark_binary = strdup(lb);
-	i->landmark = strdup(lm);
+	i->landmark_symbol = strdup(lm);
+	i->landmark = demangle__dup(lm);
 	i->binary = strdup(c.binary);
-	i->function = strdup(c.function);
+	i->symbol = strdup(c.function);
+	i->function = strdup(c.name);
 	i->factor = strdup(c.factor);
-	if (!i->landmark_binary || !i->landmark || !i->binary || !i->function || !i->factor) {
+	if (!i->landmark_binary || !i->landmark_symbol || !i->landmark || !i->binary ||
+	    !i->symbol || !i->function || !i->factor) {
 		free_issue(i);
 		return -ENOMEM;
 	}

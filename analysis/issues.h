@@ -55,7 +55,10 @@ struct is_run {
 
 struct is_issue {
 	char fingerprint[17];
+	/* landmark and function as printed (demangled), landmark_symbol and
+	 * symbol as in the binary (what the fingerprint hashes) */
 	char *landmark_binary, *landmark, *binary, *function, *factor;
+	char *landmark_symbol, *symbol;
 	size_t sessions, hosts, builds, runs;
 	double p50_ns, p95_ns, max_ns, impact_ns; /* impact: the lags' latencies summed */
 	int64_t first_ns, last_ns;		  /* wall clock of the first / last lag */

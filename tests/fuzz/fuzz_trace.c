@@ -79,8 +79,15 @@ static int write_file(const uint8_t *data, size_t size)
 static int write_records(const uint8_t *data, size_t size)
 {
 	static char bin[] = "/opt/app/bin/app";
-	static char *names[] = {"handle_request", "parse_input", "load_config", "query_db",
-				"render",	  "compress",	 "send_reply"};
+	/* two C++ names: the demangler (user/lib/demangle.c) runs on them, and
+	 * on every frame name of the input's records that looks mangled */
+	static char *names[] = {"handle_request",
+				"parse_input",
+				"load_config",
+				"_ZN2db5Query3runEPKci",
+				"_ZN4node12_GLOBAL__N_16Parser7ExecuteEPKcm",
+				"compress",
+				"send_reply"};
 	static uint64_t rec[65536 / 8];
 	struct xlp_func_info funcs[7];
 	struct xlp_trace_meta m = {.ncpus = 2,

@@ -17,6 +17,7 @@
 #include "testlib.h"
 #include "symtest.h"
 #include "elfsym.h"
+#include "util.h"
 
 static char err[1024];
 
@@ -543,8 +544,8 @@ TEST(err_bad_spec)
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		snprintf(want, sizeof(want),
-			 "bad --func '%s': expected BINARY:SYMBOL, e.g. ./app:parse_json or "
-			 "libc.so.6:malloc",
+			 "bad --func '%s': expected BINARY:SYMBOL, e.g. ./app:parse_json, "
+			 "libc.so.6:malloc or ./app:'ns::Klass::*'",
 			 specs[i]);
 		check_err(specs[i], 0, -EINVAL, want);
 	}
@@ -677,6 +678,94 @@ TEST(err_glob_no_match)
 	check_sym_err("zz_*", -ENOENT, "pattern 'zz_*' matched no function in %s");
 	/* some_data matches, but it is no function */
 	check_sym_err("some_*", -ENOENT, "pattern 'some_*' matched no function in %s");
+}
+
+/* tests/workloads/cxxwl, the C++ subject */
+static const char *cxxwl(void)
+{
+	static char path[PATH_MAX];
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/.output/tests/workloads/cxxwl", tl_root());
+	if (!realpath(rel, path))
+		snprintf(path, sizeof(path), "%s", rel);
+	return path;
+}
+
+/* The symbols a C++ spec resolves to, sorted names joined by ' ' into out. */
+static int cxx_resolve(const char *sym, char *out, size_t len)
+{
+	char spec[PATH_MAX + 128];
+	struct elfsym_target *t;
+	size_t n, used = 0;
+	int ret;
+
+	snprintf(spec, sizeof(spec), "%s:%s", cxxwl(), sym);
+	out[0] = 0;
+	ret = resolve(spec, 0, &t, &n);
+	for (size_t k = 0; !ret && k < n; k++) {
+		/* in address order; the overloads' order is the compiler's */
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (t[i].symbol[0] &&
+			    (best == n || strcmp(t[i].symbol, t[best].symbol) < 0))
+				best = i;
+		xlp_put(out, len, &used, "%s%s", used ? " " : "", t[best].symbol);
+		t[best].symbol[0] = 0;
+	}
+	if (!ret)
+		elfsym__free_targets(t, n);
+	return ret;
+}
+
+/*
+ * C++ functions by their demangled names: whole, without the parameter
+ * list (every overload), by glob; the mangled name still works. BINARY
+ * ends at the first ':' outside a '::' (the last ':' would have cut
+ * "ns:" off the name). The mangled names are the Itanium ABI's, as nm
+ * shows them.
+ */
+TEST(cxx_demangled_names)
+{
+	char got[1024];
+
+	REQUIRE(access(cxxwl(), X_OK) == 0, "%s missing: make .output/tests/workloads/cxxwl",
+		cxxwl());
+	CHECK(!cxx_resolve("shop::Checkout::handle(int)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout6handleEi"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("shop::Checkout::handle", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout6handleEd _ZN4shop8Checkout6handleEi"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("shop::*::handle*", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout6handleEd _ZN4shop8Checkout6handleEi"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("shop::(anonymous namespace)::tally", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop12_GLOBAL__N_15tallyEl"),
+	      "%s %s", got, err);
+	/* a template, by its demangled form with its return type */
+	CHECK(!cxx_resolve("long shop::crunch<long>(long)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop6crunchIlEET_S1_"),
+	      "%s %s", got, err);
+	/* a '*' of the name escaped (as report suggests it), or as a glob */
+	CHECK(!cxx_resolve("shop::Checkout::note(char const\\*)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout4noteEPKc"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("shop::Checkout::note(char const*)", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout4noteEPKc"),
+	      "%s %s", got, err);
+	CHECK(!cxx_resolve("_ZN4shop8Checkout6handleEi", got, sizeof(got)) &&
+		      !strcmp(got, "_ZN4shop8Checkout6handleEi"),
+	      "%s %s", got, err);
+	CHECK(cxx_resolve("shop::Checkout::nope", got, sizeof(got)) == -ENOENT &&
+		      strstr(err, "'shop::Checkout::nope' is no function of ") &&
+		      strstr(err, "by its demangled name"),
+	      "%s", err);
+	CHECK(cxx_resolve("shop::Nope::*", got, sizeof(got)) == -ENOENT &&
+		      strstr(err, "matched no function in ") &&
+		      strstr(err, "by its demangled name either"),
+	      "%s", err);
 }
 
 TEST(err_not_a_function)

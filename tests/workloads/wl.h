@@ -131,7 +131,7 @@ static inline void wl_announce_wait(const char *word)
 /* Reads exactly len bytes; false on EOF (errno EPIPE) or an error. */
 static inline bool wl_read_full(int fd, void *buf, size_t len)
 {
-	char *p = buf;
+	char *p = (char *)buf;
 
 	while (len) {
 		ssize_t n = read(fd, p, len);
@@ -151,7 +151,7 @@ static inline bool wl_read_full(int fd, void *buf, size_t len)
 /* Writes all of buf, resuming after signals and short writes; false on an error. */
 static inline bool wl_write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
+	const char *p = (const char *)buf;
 
 	while (len) {
 		ssize_t n = write(fd, p, len);

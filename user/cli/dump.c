@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "commands.h"
+#include "demangle.h"
 #include "escape.h"
 #include "jsonw.h"
 #include "log.h"
@@ -421,6 +422,23 @@ static void rec_stack(struct dump *d, const struct xlp_hdr *h)
 	field_cstr(d, "frames", buf); /* symbol id + offset, innermost first */
 }
 
+/*
+ * dump is the raw view: names as the trace holds them (name=, sym=,
+ * symbol=), and beside a mangled one its demangled form (demangled=), the
+ * name every other output prints.
+ */
+static void demangled(struct dump *d, const char *s, size_t n)
+{
+	char raw[DEMANGLE_MAX_IN + 1], out[DEMANGLE_MAX_OUT];
+
+	if (n > DEMANGLE_MAX_IN || memchr(s, 0, n))
+		return;
+	memcpy(raw, s, n);
+	raw[n] = 0;
+	if (demangle__name(raw, out, sizeof(out)))
+		field_cstr(d, "demangled", out);
+}
+
 static void rec_sym(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_sym_rec *r = (const void *)h;
@@ -440,6 +458,7 @@ static void rec_sym(struct dump *d, const struct xlp_hdr *h)
 		field_cstr(d, "source", src);
 	else
 		field_u64(d, "source", r->source);
+	demangled(d, r->text + r->module_len, r->name_len);
 }
 
 static void rec_sched(struct dump *d, const struct xlp_hdr *h)
@@ -645,6 +664,8 @@ static void dump__func(struct dump *d, const struct xlp_func_info *f)
 	}
 	field_cstr(d, "binary", f->binary);
 	field_cstr(d, "symbol", f->symbol);
+	if (f->name && f->symbol && strcmp(f->name, f->symbol))
+		field_cstr(d, "demangled", f->name);
 	if (d->json)
 		jsonw__uint(&d->jw, "offset", f->offset);
 	else

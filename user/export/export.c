@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "export.h"
 #include "log.h"
 #include "outfile.h"
@@ -46,7 +47,7 @@ static const char help[] =
 	"  xlprobe export --folded s.xlp | flamegraph.pl > s.svg\n";
 
 struct ex_sym {
-	char *name; /* cleaned, with _[k] for kernel ones added at use */
+	char *name; /* demangled, cleaned, with _[k] for kernel ones added at use */
 };
 
 struct ex_stack {
@@ -101,6 +102,18 @@ static char *clean(const char *s, size_t n)
 	return o;
 }
 
+/* A frame's name as users write it (demangled), cleaned; once per name. */
+static char *demangled(const char *s, size_t n)
+{
+	char raw[DEMANGLE_MAX_IN + 1], out[DEMANGLE_MAX_OUT];
+
+	if (n > DEMANGLE_MAX_IN || memchr(s, 0, n))
+		return clean(s, n);
+	memcpy(raw, s, n);
+	raw[n] = 0;
+	return demangle__name(raw, out, sizeof(out)) ? clean(out, strlen(out)) : clean(s, n);
+}
+
 static int add_sym(struct exporter *e, const struct xlp_sym_rec *r)
 {
 	char *name;
@@ -111,7 +124,7 @@ static int add_sym(struct exporter *e, const struct xlp_sym_rec *r)
 	}
 	if (xlp_grow((void **)&e->syms, &e->cap_syms, e->nsyms, sizeof(*e->syms)))
 		return -ENOMEM;
-	name = clean(r->text + r->module_len, r->name_len);
+	name = demangled(r->text + r->module_len, r->name_len);
 	if (!name)
 		return -ENOMEM;
 	e->syms[e->nsyms++].name = name;

@@ -807,7 +807,8 @@ static int pf__names(struct pf *pf)
 	if (!pf->fnames)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < pf->meta->nfuncs; i++) {
-		const char *s = pf->meta->funcs[i].symbol ? pf->meta->funcs[i].symbol : "?";
+		const struct xlp_func_info *fi = &pf->meta->funcs[i];
+		const char *s = fi->name ? fi->name : fi->symbol ? fi->symbol : "?";
 		size_t n = strlen(s), cap = 3 * n + 5;
 
 		pf->fnames[i] = malloc(cap);

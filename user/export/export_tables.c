@@ -234,7 +234,8 @@ struct tt_trace {
 	const char *path;
 	const struct xlp_trace_meta *m;
 	char id[24];
-	const char *interaction; /* its symbol; NULL: the runs are launches */
+	/* its name (demangled) and symbol; NULL: the runs are launches */
+	const char *interaction, *interaction_symbol;
 	uint64_t nrec, rows[TT_NTABLES];
 	bool have_stats; /* a stats record: the drops of a file without footer */
 	struct xlp_stats_rec stats;
@@ -339,11 +340,11 @@ static int64_t unix_ns(const struct xlp_trace_meta *m, uint64_t mono_ns)
 	return (int64_t)((uint64_t)m->boot_offset_ns + mono_ns);
 }
 
-static const char *find_interaction(const struct xlp_trace_meta *m)
+static const struct xlp_func_info *find_interaction(const struct xlp_trace_meta *m)
 {
 	for (uint32_t i = 0; i < m->nfuncs; i++)
 		if (m->funcs[i].flags & XLP_FUNC_INTERACTION)
-			return m->funcs[i].symbol ? m->funcs[i].symbol : "";
+			return &m->funcs[i];
 	return NULL;
 }
 
@@ -388,7 +389,8 @@ static void row_run(struct tt *e, const struct tt_trace *t, const struct tt_run 
 	row_begin(w, TT_RUNS);
 	cols_trace(w, t);
 	col_str(w, "run_kind", r->launch ? "launch" : "interaction");
-	col_str(w, "func", fi ? fi->symbol : NULL);
+	col_str(w, "func", fi ? fi->name : NULL);
+	col_str(w, "symbol", fi ? fi->symbol : NULL);
 	col_str(w, "binary", fi ? fi->binary : NULL);
 	col_u64(w, "pid", r->pid);
 	col_u64_or_null(w, "tid", r->tid, !r->launch);
@@ -431,7 +433,8 @@ static void row_call(struct tt *e, const struct tt_trace *t, const struct xlp_ca
 
 	row_begin(w, TT_CALLS);
 	cols_trace(w, t);
-	col_str(w, "func", fi ? fi->symbol : NULL);
+	col_str(w, "func", fi ? fi->name : NULL);
+	col_str(w, "symbol", fi ? fi->symbol : NULL);
 	col_str(w, "binary", fi ? fi->binary : NULL);
 	/* "" in the header: the ELF has none */
 	col_str(w, "build_id", fi && fi->build_id && fi->build_id[0] ? fi->build_id : NULL);
@@ -614,6 +617,7 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 	col_u64(w, "ncpus", m->ncpus);
 	col_u64(w, "format_version", m->format_version);
 	col_str(w, "interaction", t->interaction);
+	col_str(w, "interaction_symbol", t->interaction_symbol);
 	col_u64(w, "start_ns", m->start_ns);
 	col_s64(w, "start_unix_ns", unix_ns(m, m->start_ns));
 	col_s64(w, "boot_offset_ns", m->boot_offset_ns);
@@ -659,7 +663,8 @@ static void row_wait(struct tt *e, const struct tt_trace *t, const struct datase
 	col_u64(w, "via_tid", p->waker_tid);
 	col_strn(w, "via", p->waker_comm[0] ? p->waker_comm : NULL,
 		 strnlen(p->waker_comm, XLP_COMM_LEN));
-	col_str(w, "function", fn ? dataset__func(ds, p->func)->symbol : NULL);
+	col_str(w, "function", fn ? dataset__func(ds, p->func)->name : NULL);
+	col_str(w, "symbol", fn ? dataset__func(ds, p->func)->symbol : NULL);
 	row_end(w);
 }
 
@@ -851,6 +856,7 @@ static int export_trace(struct tt *e, const char *path)
 	struct trace_reader *r = NULL;
 	struct tt_end end = {0};
 	char why[PATH_MAX + 256];
+	const struct xlp_func_info *fi;
 	int err, ret = -1;
 
 	err = trace_reader__open(path, &r, why, sizeof(why));
@@ -859,7 +865,11 @@ static int export_trace(struct tt *e, const char *path)
 		return -1;
 	}
 	t.m = trace_reader__meta(r);
-	t.interaction = find_interaction(t.m);
+	fi = find_interaction(t.m);
+	if (fi) {
+		t.interaction = fi->name ? fi->name : fi->symbol ? fi->symbol : "";
+		t.interaction_symbol = fi->symbol ? fi->symbol : "";
+	}
 	trace_id(&t);
 	err = read_trace(e, &t, r);
 	if (e->write_err)

@@ -94,7 +94,8 @@ struct sampler {
 	/* a stack record and a name record, built here (flexible arrays: bytes) */
 	_Alignas(8) char st_buf[sizeof(struct xlp_stack_rec) +
 				XLP_STACK_DEPTH * sizeof(struct xlp_stack_frame)];
-	_Alignas(8) char sy_buf[sizeof(struct xlp_sym_rec) + 512];
+	_Alignas(8) char sy_buf[sizeof(struct xlp_sym_rec) + sizeof(((struct xsym *)0)->module) +
+				sizeof(((struct xsym *)0)->name)];
 };
 
 int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct sampler **out)

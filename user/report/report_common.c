@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "report.h"
 #include "stats.h"
 #include "util.h"
@@ -185,7 +186,7 @@ const char *report__rule(const struct xa_result *r, char *buf, size_t len)
 
 const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len)
 {
-	const char *f = dataset__func(ds, c->func)->symbol;
+	const char *f = dataset__func(ds, c->func)->name;
 	char lo[32], hi[32];
 
 	report__dur(c->lo_ns, lo, sizeof(lo));
@@ -207,11 +208,25 @@ const char *report__chain(const struct dataset *ds, const struct xa_critical *c,
 	buf[0] = 0;
 	for (size_t i = 0; i < c->nchain && used < len; i++) {
 		int n = snprintf(buf + used, len - used, "%s%s", i ? " \u2192 " : "",
-				 dataset__func(ds, c->chain[i])->symbol);
+				 dataset__func(ds, c->chain[i])->name);
 
 		used += n > 0 ? (size_t)n : 0;
 	}
 	return buf;
+}
+
+/* s with a '\\' before each of fnmatch's special characters; false if cut. */
+static bool glob_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 2 < len; s++) {
+		if (strchr("*?[\\", *s))
+			out[o++] = '\\';
+		out[o++] = *s;
+	}
+	out[o] = 0;
+	return !*s;
 }
 
 /*
@@ -230,12 +245,19 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 
 		for (size_t k = 0; k < c->nchain && used < len; k++) {
 			const struct ds_func *f = dataset__func(ds, c->chain[k]);
-			char arg[600];
+			char arg[2 * DEMANGLE_MAX_OUT + 600], name[DEMANGLE_MAX_OUT];
+			char esc[2 * DEMANGLE_MAX_OUT];
 			int n;
 
 			if (!f->sampled)
 				continue;
-			snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
+			/* a C++ name as users write it, its glob characters
+			 * escaped for fnmatch, quoted for the shell */
+			if (demangle__exact(f->symbol, name, sizeof(name)) && !strchr(name, '\'') &&
+			    glob_escape(name, esc, sizeof(esc)))
+				snprintf(arg, sizeof(arg), "--func '%s:%s'", f->binary, esc);
+			else
+				snprintf(arg, sizeof(arg), "--func %s:%s", f->binary, f->symbol);
 			if (strstr(buf, arg))
 				continue;
 			n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", arg);

@@ -74,9 +74,9 @@ const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x
 	}
 	f = dataset__func(ds, x->frame);
 	if (f->runtime)
-		snprintf(buf, len, "%s (%s)", f->symbol, f->binary);
+		snprintf(buf, len, "%s (%s)", f->name, f->binary);
 	else
-		snprintf(buf, len, "%s", f->symbol);
+		snprintf(buf, len, "%s", f->name);
 	return buf;
 }
 

@@ -122,7 +122,7 @@ static void preconditions(FILE *f, const struct dataset *ds, const struct xa_res
 	if (!names || !r->tree)
 		goto cleanup;
 	for (size_t i = 0; i < r->ncand; i++)
-		names[i] = dataset__func(ds, r->cand[i])->symbol;
+		names[i] = dataset__func(ds, r->cand[i])->name;
 	fputs("<h3>Function tree</h3>", f);
 	html_tree(f, "tree-step1", "Step 1: runs split by the time spent in functions", r->tree,
 		  names, NULL, time_value, NULL);
@@ -151,7 +151,7 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
 
 		fprintf(f, "<tr><td style=\"padding-left:%uem\">", x->depth % 32);
-		html_esc(f, dataset__func(ds, x->func)->symbol);
+		html_esc(f, dataset__func(ds, x->func)->name);
 		fprintf(f, "</td><td>%s</td><td>%s</td></tr>",
 			report__dur(report__cct_mean(x, r, true, XLP_C_WALL), a, sizeof(a)),
 			report__dur(report__cct_mean(x, r, false, XLP_C_WALL), b, sizeof(b)));
@@ -239,7 +239,7 @@ static void overview(FILE *f, const struct dataset *ds, const struct xa_result *
 	if (!g || !r->ncrit)
 		goto cleanup;
 	for (size_t i = 0; i < r->ncrit; i++)
-		g[i] = (struct html_group){dataset__func(ds, r->crit[i].func)->symbol,
+		g[i] = (struct html_group){dataset__func(ds, r->crit[i].func)->name,
 					   &r->crit[i].s2};
 	fputs("<h2>Critical functions: where their time went</h2>", f);
 	html_plot_resources(f, "plot-resources", g, r->ncrit);
@@ -249,14 +249,14 @@ cleanup:
 
 static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char t[32], chain[512], ev[4096], args[4096], id[32];
+	char t[32], chain[8192], ev[4096], args[4096], id[32];
 
 	overview(f, ds, r);
 	for (size_t i = 0; i < r->ncrit; i++) {
 		const struct xa_critical *c = &r->crit[i];
 
 		fputs("<h2>Critical function ", f);
-		html_esc(f, dataset__func(ds, c->func)->symbol);
+		html_esc(f, dataset__func(ds, c->func)->name);
 		fputs(" (", f);
 		html_esc(f, dataset__func(ds, c->func)->binary);
 		fprintf(f, "%s): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
@@ -331,7 +331,7 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 		const struct xa_func_row *row = &r->rows[i];
 
 		fputs("<tr><td>", f);
-		html_esc(f, dataset__func(ds, row->func)->symbol);
+		html_esc(f, dataset__func(ds, row->func)->name);
 		fprintf(f, "</td><td>%u</td><td>%s</td>", row->runs,
 			report__dur(row->time_median, a, sizeof(a)));
 		for (int k = 0; k < XA_NFEAT; k++)

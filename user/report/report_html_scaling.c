@@ -163,7 +163,7 @@ int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_resul
 		for (size_t i = 0; i < r->nfuncs && i < 6; i++) {
 			const struct sc_func *fn = &r->funcs[i];
 
-			xlp_text(dataset__func(ds, r->func_ids[fn->func])->symbol, name,
+			xlp_text(dataset__func(ds, r->func_ids[fn->func])->name, name,
 				 sizeof(name));
 			plot(f, r, &r->series[fn->time], fn->predicted, name, id++);
 			if (fn->calls >= 0)

@@ -245,14 +245,14 @@ void html_chain(FILE *f, const char *id, const struct dataset *ds, const struct 
 		double w = svg_map(&x, add) - CL;
 
 		fprintf(f, "<g class=\"link\" data-link=\"%zu\"><title>", k);
-		html_esc(f, fn->symbol);
+		html_esc(f, fn->name);
 		fprintf(f, " (");
 		html_esc(f, fn->binary);
 		fprintf(f, "): %s more per slow run than per fast run</title>",
 			report__dur(c->chain_added[k], a, sizeof(a)));
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"fname\">%s", CL + 12.0 * (double)k,
 			y + 10, k ? "\u21b3 " : "");
-		html_esc_cut(f, fn->symbol, 90);
+		html_esc_cut(f, fn->name, 90);
 		fprintf(f,
 			"</text><rect x=\"%d\" y=\"%.1f\" width=\"%.2f\" height=\"14\" "
 			"fill=\"%s\"/>",
@@ -293,7 +293,7 @@ static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
 	char a[32], b[32], d[32];
 
 	fprintf(f, "<g class=\"frame\" data-node=\"%zu\"><title>", i);
-	html_esc(f, fn->symbol);
+	html_esc(f, fn->name);
 	fputs(" (", f);
 	html_esc(f, fn->binary);
 	fprintf(f, "): %s per slow run, %s per fast run",
@@ -306,7 +306,7 @@ static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
 		x0, y, w, FH - 1, top >= 0 ? html_feat_color(html_ctr_feat(top)) : "#cccccc");
 	if (w > 40)
-		svg_text_cut(f, x0 + 3, y + 13, "start", "flabel", fn->symbol,
+		svg_text_cut(f, x0 + 3, y + 13, "start", "flabel", fn->name,
 			     (size_t)((w - 6) / 6.5));
 	fputs("</g>", f);
 }

@@ -100,8 +100,10 @@ int report__issues_text(FILE *f, const struct is_set *s)
 
 static const struct jsonw_field issue_f[] = {
 	JSONW_F_STR(struct is_issue, landmark, "landmark"),
+	JSONW_F_STR(struct is_issue, landmark_symbol, "landmark_symbol"),
 	JSONW_F_STR(struct is_issue, landmark_binary, "landmark_binary"),
 	JSONW_F_STR(struct is_issue, function, "function"),
+	JSONW_F_STR(struct is_issue, symbol, "symbol"),
 	JSONW_F_STR(struct is_issue, binary, "binary"),
 	JSONW_F_STR(struct is_issue, factor, "factor"),
 	JSONW_F(struct is_issue, sessions, "sessions"),

@@ -197,7 +197,8 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 
 static void func_id(struct jsonw *w, const struct dataset *ds, uint32_t f)
 {
-	jsonw__str(w, "function", dataset__func(ds, f)->symbol);
+	jsonw__str(w, "function", dataset__func(ds, f)->name);
+	jsonw__str(w, "symbol", dataset__func(ds, f)->symbol);
 	jsonw__str(w, "binary", dataset__func(ds, f)->binary);
 	jsonw__bool(w, "sampled", dataset__func(ds, f)->sampled);
 }
@@ -382,14 +383,17 @@ static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct d
 {
 	if (x->kernel) {
 		jsonw__str(w, "function", dataset__kframe(ds, x->frame));
+		jsonw__str(w, "symbol", dataset__kframe(ds, x->frame));
 		jsonw__str(w, "binary", "[kernel]");
 		jsonw__bool(w, "kernel", true);
 	} else if (x->frame == DS_NO_FUNC) {
 		jsonw__null(w, "function");
+		jsonw__null(w, "symbol");
 		jsonw__null(w, "binary");
 		jsonw__bool(w, "kernel", false);
 	} else {
-		jsonw__str(w, "function", dataset__func(ds, x->frame)->symbol);
+		jsonw__str(w, "function", dataset__func(ds, x->frame)->name);
+		jsonw__str(w, "symbol", dataset__func(ds, x->frame)->symbol);
 		jsonw__str(w, "binary", dataset__func(ds, x->frame)->binary);
 		jsonw__bool(w, "kernel", false);
 	}
@@ -734,7 +738,7 @@ static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct x
 		return;
 	}
 	for (size_t i = 0; i < r->ncand; i++)
-		names[i] = dataset__func(ds, r->cand[i])->symbol;
+		names[i] = dataset__func(ds, r->cand[i])->name;
 	tree(w, r->tree, names);
 	free(names);
 }
@@ -770,7 +774,8 @@ static void functions(struct jsonw *w, const struct dataset *ds, const struct xa
 
 static const struct jsonw_field file_head_f[] = {
 	JSONW_F_STR(struct ds_file_info, path, "path"),
-	JSONW_F_STR(struct ds_file_info, interaction, "interaction"),
+	JSONW_F_STR(struct ds_file_info, interaction_name, "interaction"),
+	JSONW_F_STR(struct ds_file_info, interaction, "interaction_symbol"),
 	JSONW_F(struct ds_file_info, nruns, "runs"),
 	JSONW_F(struct ds_file_info, nsummary, "summarized"),
 };
@@ -791,6 +796,10 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 		jsonw__begin_obj(w, NULL);
 		jsonw__fields_of(w, fi, file_head_f);
 		jsonw__begin_arr(w, "landmarks");
+		for (size_t k = 0; k < fi->nlandmarks; k++)
+			jsonw__str(w, NULL, fi->landmark_names[k]);
+		jsonw__end_arr(w);
+		jsonw__begin_arr(w, "landmark_symbols");
 		for (size_t k = 0; k < fi->nlandmarks; k++)
 			jsonw__str(w, NULL, fi->landmarks[k]);
 		jsonw__end_arr(w);

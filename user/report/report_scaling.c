@@ -41,7 +41,7 @@ const char *report__growth_metric(int metric)
 static const char *fname(const struct dataset *ds, const struct sc_result *r, uint32_t func,
 			 char *buf, size_t len)
 {
-	return xlp_text(dataset__func(ds, r->func_ids[func])->symbol, buf, len);
+	return xlp_text(dataset__func(ds, r->func_ids[func])->name, buf, len);
 }
 
 /* "n^2/128", "3.2 n log n", "2.1 ns x n^2": the model's term with its coefficient. */
@@ -282,7 +282,8 @@ static void series_json(struct jsonw *w, const struct dataset *ds, const struct 
 
 	jsonw__begin_obj(w, NULL);
 	if (fn) {
-		jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->symbol);
+		jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->name);
+		jsonw__str(w, "symbol", dataset__func(ds, r->func_ids[fn->func])->symbol);
 		jsonw__str(w, "binary", dataset__func(ds, r->func_ids[fn->func])->binary);
 	}
 	jsonw__str(w, "metric", report__growth_metric(s->metric));
@@ -317,7 +318,8 @@ static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc
 	}
 	fn = &r->funcs[i];
 	jsonw__begin_obj(w, key);
-	jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->symbol);
+	jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->name);
+	jsonw__str(w, "symbol", dataset__func(ds, r->func_ids[fn->func])->symbol);
 	jsonw__str(w, "model", scaling__model_name(r->series[fn->time].fit.model));
 	jsonw__num(w, "now_share", fn->now_share);
 	jsonw__num(w, "predicted_ns", fn->predicted);
@@ -328,6 +330,8 @@ static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc
 
 		jsonw__begin_obj(w, "callee");
 		jsonw__str(w, "function",
+			   dataset__func(ds, r->func_ids[r->funcs[fn->callee].func])->name);
+		jsonw__str(w, "symbol",
 			   dataset__func(ds, r->func_ids[r->funcs[fn->callee].func])->symbol);
 		jsonw__num(w, "growth_share", fn->callee_share);
 		jsonw__str(w, "calls_model",

@@ -20,7 +20,13 @@ struct fn_row {
 
 static const char *fname(const struct dataset *ds, uint32_t f)
 {
-	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->symbol : "(unknown)";
+	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->name : "(unknown)";
+}
+
+/* The symbol as in the binary, beside fname() in JSON. */
+static const char *fsym(const struct dataset *ds, uint32_t f)
+{
+	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->symbol : NULL;
 }
 
 const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
@@ -170,6 +176,7 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 			continue;
 		jsonw__begin_obj(w, NULL);
 		jsonw__str(w, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
+		jsonw__str(w, "symbol", i < nf ? fsym(ds, (uint32_t)i) : NULL);
 		jsonw__uint(w, "slow_tasks", x->n[1]);
 		jsonw__uint(w, "fast_tasks", x->n[0]);
 		jsonw__uint(w, "other_tasks", x->other);
@@ -189,7 +196,9 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 	jsonw__begin_obj(w, "answer");
 	jsonw__fields_of(w, a, task_answer_f);
 	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	jsonw__str(w, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
 	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
+	jsonw__str(w, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
 	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
 	jsonw__uint(w, "held_by_tid", a->run_tid);
 	jsonw__str(w, "text", report__task_clause(ds, r, line, sizeof(line)));

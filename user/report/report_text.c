@@ -88,11 +88,11 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (nf == 1 && fi->nlandmarks > 1)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s and %zu other landmark%s\n",
 			xlp_text(fi->path, p, sizeof(p)), r->lab.n,
-			xlp_text(fi->interaction, s, sizeof(s)), fi->nlandmarks - 1,
+			xlp_text(fi->interaction_name, s, sizeof(s)), fi->nlandmarks - 1,
 			fi->nlandmarks > 2 ? "s" : "");
 	else if (nf == 1 && fi->interaction)
 		fprintf(f, "xlprobe report: %s: %zu runs of %s\n", xlp_text(fi->path, p, sizeof(p)),
-			r->lab.n, xlp_text(fi->interaction, s, sizeof(s)));
+			r->lab.n, xlp_text(fi->interaction_name, s, sizeof(s)));
 	else if (nf == 1)
 		fprintf(f, "xlprobe report: %s: %zu launch%s\n", xlp_text(fi->path, p, sizeof(p)),
 			r->lab.n, r->lab.n == 1 ? "" : "es");
@@ -261,7 +261,7 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 		const struct ds_func *fn = dataset__func(ds, x->func);
 		int top = cct_top(x);
 
-		xlp_text(fn->symbol, name, sizeof(name));
+		xlp_text(fn->name, name, sizeof(name));
 		xlp_text(fn->binary, bin, sizeof(bin));
 		snprintf(line, sizeof(line), "%*s%s%s%s%s", (int)(2 * (x->depth % 32)), "", name,
 			 fn->runtime ? " (" : "", fn->runtime ? bin : "", fn->runtime ? ")" : "");
@@ -278,10 +278,10 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		     const struct xa_critical *c, size_t rank)
 {
 	const struct ds_func *fn = dataset__func(ds, c->func);
-	char t[32], chain[2048], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
+	char t[32], chain[8192], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
 	char growth[8192];
 
-	xlp_text(fn->symbol, sym, sizeof(sym));
+	xlp_text(fn->name, sym, sizeof(sym));
 	xlp_text(fn->binary, bin, sizeof(bin));
 	if (rank)
 		fprintf(f,
@@ -307,7 +307,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 		fputc('\n', f);
 		for (size_t k = 0; k + 1 < c->nchain; k++)
 			fprintf(f, "    %s: %s added\n",
-				xlp_text(dataset__func(ds, c->chain[k])->symbol, sym, sizeof(sym)),
+				xlp_text(dataset__func(ds, c->chain[k])->name, sym, sizeof(sym)),
 				report__dur(c->chain_added[k], t, sizeof(t)));
 	}
 	lines(f, "  evidence: ", report__evidence(r, c, ev, sizeof(ev)));
@@ -410,7 +410,7 @@ static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		const struct xa_func_row *row = &r->rows[i];
 
 		fprintf(f, "  %-20.20s %5u %8s",
-			xlp_text(dataset__func(ds, row->func)->symbol, sym, sizeof(sym)), row->runs,
+			xlp_text(dataset__func(ds, row->func)->name, sym, sizeof(sym)), row->runs,
 			cell(XA_CPU_RUN, row->time_median, c, sizeof(c)));
 		for (int k = 0; k < nc; k++)
 			fprintf(f, " %8s",

@@ -75,7 +75,7 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 	case WC_RAN:
 		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
 			snprintf(in, sizeof(in), " in %s",
-				 xlp_text(dataset__func(ds, b->func)->symbol, sym, sizeof(sym)));
+				 xlp_text(dataset__func(ds, b->func)->name, sym, sizeof(sym)));
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
 		break;
 	case WC_CPU_WAIT:
@@ -237,7 +237,8 @@ static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct
 	name_json(w, "blocker", b->comm);
 	jsonw__uint(w, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
 	name_json(w, "via", b->waker_comm);
-	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->symbol : NULL);
+	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->name : NULL);
+	jsonw__str(w, "symbol", fn ? dataset__func(ds, b->func)->symbol : NULL);
 	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
 	jsonw__uint(w, "threads", b->threads);
 	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));

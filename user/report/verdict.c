@@ -28,7 +28,7 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 	const struct xa_critical *c = &r->crit[i];
 	char t[32], val[32], chain[256], sh[256], why[600];
 
-	put(v, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->symbol,
+	put(v, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->name,
 	    c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)));
 	if (c->nchain > 1)
 		put(v, len, " (%s)", report__chain(ds, c, chain, sizeof(chain)));
@@ -193,7 +193,7 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 				 "the slow runs look like the workload's natural tail: %s is "
 				 "longer in them, but its slow runs form no distinct mode, come "
 				 "in no burst, and no resource grew beyond proportion",
-				 dataset__func(ds, c->func)->symbol);
+				 dataset__func(ds, c->func)->name);
 		} else if ((r->fallback.cpu_work.tested && r->fallback.cpu_work.dismissed) ||
 			   (r->wait_answer.cpu_work.tested && r->wait_answer.cpu_work.dismissed)) {
 			const struct xa_cpu_work *w = r->fallback.cpu_work.tested

@@ -69,15 +69,32 @@ static int make_targets(const struct bin *b, const struct sym **picks, size_t n,
 	return 0;
 }
 
+/*
+ * BINARY:SYMBOL splits at the first ':' that is not part of a C++ "::": at
+ * the first run of colons of odd length, its first colon. So
+ * "/usr/bin/node:node::Foo" and "libc.so.6:malloc" split after the file,
+ * "app:::foo" names ::foo; BINARY holds no ':'.
+ */
+static const char *spec_colon(const char *spec)
+{
+	for (const char *p = spec ? strchr(spec, ':') : NULL; p; p = strchr(p, ':')) {
+		size_t n = strspn(p, ":");
+
+		if (n % 2)
+			return p;
+		p += n;
+	}
+	return NULL;
+}
+
 static int split_spec(const char *spec, char **bin, const char **sym, struct ebuf *e)
 {
-	/* the last ':' splits: symbol names never hold one (they are mangled) */
-	const char *colon = spec ? strrchr(spec, ':') : NULL;
+	const char *colon = spec_colon(spec);
 
 	if (!colon || colon == spec || !colon[1])
 		return ebuf__fail(e, -EINVAL,
-				  "bad --func '%s': expected BINARY:SYMBOL, e.g. ./app:parse_json "
-				  "or libc.so.6:malloc",
+				  "bad --func '%s': expected BINARY:SYMBOL, e.g. ./app:parse_json, "
+				  "libc.so.6:malloc or ./app:'ns::Klass::*'",
 				  spec ? spec : "");
 	*bin = strndup(spec, colon - spec);
 	*sym = colon + 1;

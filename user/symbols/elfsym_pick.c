@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "elfsym_int.h"
 #include "minidebug.h"
 #include "util.h"
@@ -34,6 +35,36 @@ static bool pred_name(const struct bin *b, const struct sym *s, const void *arg)
 static bool pred_glob(const struct bin *b, const struct sym *s, const void *arg)
 {
 	return sym_is_func(s) && s->size && !fnmatch(arg, s->name, 0);
+}
+
+/*
+ * C++ and Rust names as users write them: when no symbol matches as it
+ * is, SYMBOL is matched against the demangled names, whole
+ * ("ns::Klass::handle(int)") or without the parameter list
+ * ("ns::Klass::handle"). hits[i]: whether b->syms[i] matched, demangled
+ * once per symbol.
+ */
+struct dmatch {
+	const char *spec;
+	bool glob;
+	bool *hits;
+};
+
+static bool dname_match(const char *name, const char *spec, bool glob)
+{
+	char out[DEMANGLE_MAX_OUT];
+
+	if (!demangle__maybe(name) || !demangle__name(name, out, sizeof(out)))
+		return false;
+	if (glob ? !fnmatch(spec, out, 0) : !strcmp(spec, out))
+		return true;
+	return demangle__bare(name, out, sizeof(out)) &&
+	       (glob ? !fnmatch(spec, out, 0) : !strcmp(spec, out));
+}
+
+static bool pred_dname(const struct bin *b, const struct sym *s, const void *arg)
+{
+	return ((const struct dmatch *)arg)->hits[s - b->syms];
 }
 
 static bool pred_offset(const struct bin *b, const struct sym *s, const void *arg)
@@ -150,6 +181,25 @@ static bool parse_offset(const char *s, uint64_t *off)
 	return !*end && !errno;
 }
 
+static int collect_demangled(const struct bin *b, const char *spec, bool glob,
+			     const struct sym ***out, size_t *n)
+{
+	struct dmatch m = {spec, glob, calloc(b->nsyms ? b->nsyms : 1, sizeof(bool))};
+	int ret;
+
+	if (!m.hits)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nsyms; i++) {
+		const struct sym *s = &b->syms[i];
+
+		m.hits[i] =
+			sym_is_func(s) && (!glob || s->size) && dname_match(s->name, spec, glob);
+	}
+	ret = collect(b, pred_dname, &m, out, n);
+	free(m.hits);
+	return ret;
+}
+
 int elfsym_pick__syms(const struct bin *b, const char *spec, const struct sym ***out, size_t *n,
 		      struct ebuf *e)
 {
@@ -165,13 +215,36 @@ int elfsym_pick__syms(const struct bin *b, const char *spec, const struct sym **
 	}
 	if (strpbrk(spec, "*?[")) {
 		ret = collect(b, pred_glob, spec, out, n);
+		if (!ret && !*n) {
+			free(*out);
+			ret = collect_demangled(b, spec, true, out, n);
+		}
 		if (ret || *n)
 			return ret;
 		if (!elfsym_pick__has_funcs(b))
 			return elfsym_pick__stripped_error(b, e);
+		if (strstr(spec, "::"))
+			return ebuf__fail(
+				e, -ENOENT,
+				"pattern '%s' matched no function in %s, by its demangled "
+				"name either: check the names with nm -C",
+				spec, b->path);
 		return ebuf__fail(e, -ENOENT, "pattern '%s' matched no function in %s", spec,
 				  b->path);
 	}
 	ret = collect(b, pred_name, spec, out, n);
-	return ret || *n ? ret : elfsym_suggest__name_error(b, spec, e);
+	if (!ret && !*n) {
+		free(*out);
+		ret = collect_demangled(b, spec, false, out, n);
+	}
+	if (ret || *n)
+		return ret;
+	/* a demangled name: the raw names' suggestions would not help */
+	if (strstr(spec, "::") || strchr(spec, '('))
+		return ebuf__fail(e, -ENOENT,
+				  "'%s' is no function of %s, by its demangled name (whole, or "
+				  "without its parameter list): check the name with nm -C, or "
+				  "use a glob, e.g. '%s*'",
+				  spec, b->path, spec);
+	return elfsym_suggest__name_error(b, spec, e);
 }

@@ -35,7 +35,7 @@ enum xsym_kind {
 
 struct xsym {
 	enum xsym_kind kind;
-	char name[256];	  /* function name (truncated), or the bracketed form */
+	char name[1024];  /* function name (cut; C++ ones reach 500), or the bracketed form */
 	char module[128]; /* file basename ("libc.so.6"), "[kernel]", a kernel module's name
 			     ("ext4"), or "" if unknown */
 	uint64_t offset;  /* from the function's start (SYMBOL), in the file (FILE) */

@@ -104,8 +104,11 @@ struct xlp_func_info {
 	uint32_t flags;
 	uint64_t offset; /* file offset of the symbol in binary */
 	char *binary;	 /* absolute path as resolved at record time */
-	char *symbol;
-	char *build_id; /* hex, "" when the ELF has none */
+	char *symbol;	 /* as in the binary (mangled) */
+	char *build_id;	 /* hex, "" when the ELF has none */
+	/* symbol as users write it (demangled, user/lib/demangle.h), what the
+	 * outputs print: set by the reader, NULL in a header being written */
+	char *name;
 };
 
 /* Session description written once at the start of the file. */

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "demangle.h"
 #include "trace.h"
 #include "trace_format.h"
 #include "util.h"
@@ -264,6 +265,9 @@ static void meta__decode_funcs(struct cursor *c, struct xlp_trace_meta *m)
 		f->binary = cursor__str(c);
 		f->symbol = cursor__str(c);
 		f->build_id = cursor__str(c);
+		/* once per function, for every reader of the header */
+		if (f->symbol && !(f->name = demangle__dup(f->symbol)))
+			c->err = -ENOMEM;
 		/* records index tables by id: only id == index is safe and unique */
 		if (!c->err && f->id != i) {
 			snprintf(c->why, sizeof(c->why),
@@ -1211,6 +1215,7 @@ void xlp_trace_meta__free(struct xlp_trace_meta *m)
 	for (uint32_t i = 0; m->funcs && i < m->nfuncs; i++) {
 		free(m->funcs[i].binary);
 		free(m->funcs[i].symbol);
+		free(m->funcs[i].name);
 		free(m->funcs[i].build_id);
 	}
 	free(m->funcs);
