@@ -686,6 +686,8 @@ int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t uca
 	uint32_t id1 = 0;
 
 	sm->c.samples++;
+	/* a jitdump names an address by the code there at the sample's time */
+	symbolizer__set_time(sm->sym, rec->time_ns);
 	if (useq && (!c || c->seq != useq))
 		sm->c.copy_missing++; /* its copy was skipped or lost (ring buffer full): fp */
 	else if (c)
@@ -840,4 +842,5 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 void sampler__counts(const struct sampler *sm, struct sampler_counts *c)
 {
 	*c = sm->c;
+	symbolizer__jit_counts(sm->sym, &c->jit);
 }
