@@ -20,10 +20,12 @@ set -eu
 # run their own, on free ports, and leave those alone.
 # libdw-dev: elfutils' libdw, which unwinds sampled stacks with CFI
 # (user/symbols/stack_unwind.c); elfutils: eu-stack, tests/root/test_unwind's reference.
+# nodejs: tests/root/test_jit runs a Node.js HTTP server whose JavaScript
+# frames are named from its perf map and jitdump (--perf-basic-prof, --perf-prof).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
-      nginx-light wrk redis-server redis-tools python3"
+      nginx-light wrk redis-server redis-tools python3 nodejs"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

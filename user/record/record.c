@@ -787,7 +787,7 @@ static void jit_summary(const struct jit_counts *j, bool quiet)
 			"xlprobe: JIT code: %llu frames named from %llu perf maps and jitdumps "
 			"(%llu names read); %llu malformed lines or records skipped, %llu files "
 			"cut off at their bound, %llu jitdump bytes unread at the end (a record "
-			"cut short or lying about its size)\n",
+			"still being written, cut short or lying about its size)\n",
 			(unsigned long long)j->named, (unsigned long long)j->files,
 			(unsigned long long)j->entries, (unsigned long long)j->skipped,
 			(unsigned long long)j->cut, (unsigned long long)j->tail);
