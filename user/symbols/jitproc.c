@@ -127,6 +127,12 @@ static void reread(struct jitproc *j, struct jit_counts *c)
 	}
 }
 
+void jitproc__read(struct jitproc *j, struct jit_counts *c)
+{
+	j->last_read = xlp_now_ns();
+	reread(j, c);
+}
+
 static int lookup(struct jitproc *j, uint64_t addr, uint64_t time, struct jitsym *out)
 {
 	if (j->dump && !jitdump__find(j->dump, addr, time, out))

@@ -40,6 +40,9 @@ int jitproc__set_dump(struct jitproc *j, const char *path, ino_t ino);
 int jitproc__find(struct jitproc *j, uint64_t addr, uint64_t time, struct jit_counts *c,
 		  struct jitsym *out);
 
+/* Reads the files now (at attach: the first samples do not wait for a big map). */
+void jitproc__read(struct jitproc *j, struct jit_counts *c);
+
 /* The jitdump's bytes left unread at its end (jitdump__tail), 0 without one. */
 uint64_t jitproc__tail(const struct jitproc *j);
 

@@ -1003,6 +1003,8 @@ int symbolizer__prepare(struct symbolizer *s, int pid)
 	for (size_t i = 0; i < s->pids[at].nmaps; i++)
 		if (s->pids[at].maps[i].file)
 			file_load(s->pids[at].maps[i].file);
+	if (s->pids[at].jit)
+		jitproc__read(s->pids[at].jit, &s->jc);
 	return 0;
 }
 

@@ -77,10 +77,9 @@ int symbolizer__add_pid(struct symbolizer *s, int pid);
 
 /*
  * Load now what pid's frames will need (/proc/kallsyms, the symbol table of
- * every file it maps; symbolizer__add_pid first), so that the first samples
- * do not pay for it: done at attach, before the target is released, it
- * keeps tens of ms of reading out of the first runs. 0, or -ESRCH when pid
- * is not known.
+ * every file it maps, its JIT runtime's perf map and jitdump; symbolizer__add_pid first), so that
+ * the first samples do not pay for it: done at attach, before the target is released, it keeps tens
+ * of ms of reading out of the first runs. 0, or -ESRCH when pid is not known.
  */
 int symbolizer__prepare(struct symbolizer *s, int pid);
 
