@@ -77,6 +77,7 @@ int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const 
 struct xa_drill {
 	uint32_t chain[XA_MAX_CHAIN];
 	double added[XA_MAX_CHAIN];
+	double thrs[XA_MAX_CHAIN]; /* each one's own threshold */
 	size_t n;
 	double thr; /* of the last */
 };

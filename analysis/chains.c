@@ -99,6 +99,26 @@ cleanup:
 	return err;
 }
 
+/*
+ * Managed code's chain ends at the application's frame (issue 34): the
+ * deepest JIT frame (JavaScript, Java) on it, when the chain went on into
+ * the runtime's own code below it. A Node.js handler's burnTheCpuXlp was
+ * named as V8's __ieee754_rem_pio2 (Math.sin's implementation, in node's
+ * binary), which no JavaScript developer can act on.
+ */
+static void jit_end(const struct dataset *ds, struct xa_drill *d)
+{
+	size_t jit = d->n;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (dataset__jit_func(dataset__func(ds, d->chain[i])))
+			jit = i;
+	if (jit < d->n - 1) {
+		d->n = jit + 1;
+		d->thr = d->thrs[jit];
+	}
+}
+
 /* Follows pick k down through its callees (pairs of ancestor slot k). */
 static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 		      const struct xa_result *r, const struct nesting *nest, size_t k, double *tmp,
@@ -114,7 +134,7 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 	d->n = 1;
 	d->chain[0] = pk->func;
 	d->added[0] = top;
-	d->thr = pk->threshold_ns;
+	d->thr = d->thrs[0] = pk->threshold_ns;
 	while (d->n < XA_MAX_CHAIN && top > 0) {
 		uint32_t x = d->chain[d->n - 1], best = DS_NO_FUNC;
 		double best_add = -INFINITY, thr = 0;
@@ -141,9 +161,10 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 			break;
 		d->chain[d->n] = best;
 		d->added[d->n] = best_add;
-		d->thr = thr;
+		d->thr = d->thrs[d->n] = thr;
 		d->n++;
 	}
+	jit_end(ds, d);
 	return 0;
 }
 

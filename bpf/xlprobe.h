@@ -638,6 +638,8 @@ struct xlp_stack_rec {
 #define XLP_SYM_SRC_DEBUGINFOD 5    /* the debuginfod client's cache */
 #define XLP_SYM_SRC_MINIDEBUGINFO 6 /* .gnu_debugdata: the xz-compressed ELF inside the file */
 #define XLP_SYM_SRC_KALLSYMS 7	    /* /proc/kallsyms (kernel frames) */
+#define XLP_SYM_SRC_JITDUMP 8	    /* a JIT runtime's jitdump (jit-PID.dump) */
+#define XLP_SYM_SRC_PERFMAP 9	    /* a JIT runtime's perf map (/tmp/perf-PID.map) */
 
 /*
  * A frame's name: text holds module_len bytes of the module (a file's

@@ -25,13 +25,17 @@ set -eu
 # makes binaries as Fedora does (nm, objcopy, strip, xz).
 # libiberty-dev: libiberty's C++ and Rust demangler (user/lib/demangle.c), every
 # output's function names; a static archive, so the static builds need it too.
-# nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser);
+# nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser),
+# tests/root/test_jit a Node.js server whose JavaScript frames are named from its
+# perf map and jitdump (--perf-basic-prof, --perf-prof);
 # g++ builds its C++ workload (tests/workloads/cxxwl.cc).
+# openjdk-17-jdk-headless: tests/root/test_java runs a HotSpot program (javac, JNI
+# headers) whose JIT-compiled method must be named.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
       liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
-      nginx-light wrk redis-server redis-tools python3 nodejs g++"
+      nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

@@ -67,4 +67,14 @@ TEST(fuzz_elfsym)
 	run_harness("fuzz_elfsym");
 }
 
+TEST(fuzz_perfmap)
+{
+	run_harness("fuzz_perfmap");
+}
+
+TEST(fuzz_jitdump)
+{
+	run_harness("fuzz_jitdump");
+}
+
 TEST_MAIN()

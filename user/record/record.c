@@ -804,6 +804,32 @@ static void minidebug_advice(void)
 			 why);
 }
 
+/*
+ * What the JIT runtimes' perf maps and jitdumps gave (user/symbols/jitproc.h);
+ * a file refused or corrupt is a warning: its frames stay
+ * "[unknown]".
+ */
+static void jit_summary(const struct jit_counts *j, uint64_t jvm_maps, bool quiet)
+{
+	if (!quiet && jvm_maps)
+		fprintf(stderr, "xlprobe: JVMs wrote their perf maps %llu times when asked\n",
+			(unsigned long long)jvm_maps);
+	if (!quiet && (j->files || j->skipped || j->cut || j->tail))
+		fprintf(stderr,
+			"xlprobe: JIT code: %llu frames named from %llu perf maps and jitdumps "
+			"(%llu names read); %llu malformed lines or records skipped, %llu files "
+			"cut off at their bound, %llu jitdump bytes unread at the end (a record "
+			"still being written, cut short or lying about its size)\n",
+			(unsigned long long)j->named, (unsigned long long)j->files,
+			(unsigned long long)j->entries, (unsigned long long)j->skipped,
+			(unsigned long long)j->cut, (unsigned long long)j->tail);
+	if (j->refused || j->corrupt)
+		xlp_warn("%llu JIT symbol files refused and %llu read no further; the first: %s "
+			 "(the runtime's own file, of the process's user, is read: see "
+			 "docs/runtimes.md)",
+			 (unsigned long long)j->refused, (unsigned long long)j->corrupt, j->why);
+}
+
 static void loss_advice(struct recorder *r, const struct xlp_trace_footer *f)
 {
 	const struct reader_load *l = &r->load;
@@ -957,6 +983,7 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 			(unsigned long long)c.samples, (unsigned long long)c.stack_lost,
 			(unsigned long long)c.stacks, (unsigned long long)c.frames_named,
 			(unsigned long long)c.frames, (unsigned long long)c.recovered);
+		jit_summary(&c.jit, c.jvm_maps, r->o.quiet);
 		if (r->o.stack_copy && unwinder__has_cfi())
 			fprintf(stderr,
 				"xlprobe: user stacks unwound: %llu with CFI, %llu CFI then frame "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include "jvm_maps.h"
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
@@ -61,6 +62,7 @@ struct stack_slot {
 struct sampler {
 	struct session *sess;
 	struct symbolizer *sym;
+	struct jvm_maps *jvm; /* JVMs asked for their perf maps on a JIT miss */
 	struct unwinder *unw;
 	struct copy_slot *copies;
 	size_t copy_cap, ncopies;
@@ -116,6 +118,10 @@ int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct
 	err = symbolizer__new(&sm->sym);
 	if (err)
 		goto cleanup;
+	err = jvm_maps__new(&sm->jvm);
+	if (err)
+		goto cleanup;
+	symbolizer__on_jit_miss(sm->sym, jvm_maps__miss, sm->jvm);
 	err = unwinder__new(&sm->unw);
 	if (err)
 		goto cleanup;
@@ -131,6 +137,7 @@ void sampler__free(struct sampler *sm)
 	if (!sm)
 		return;
 	symbolizer__free(sm->sym);
+	jvm_maps__free(sm->jvm);
 	unwinder__free(sm->unw);
 	for (size_t i = 0; i < sm->copy_cap; i++)
 		free(sm->copies[i].data);
@@ -690,6 +697,8 @@ int sampler__sample(struct sampler *sm, struct xlp_sample_rec *rec, uint64_t uca
 	uint32_t id1 = 0;
 
 	sm->c.samples++;
+	/* a jitdump names an address by the code there at the sample's time */
+	symbolizer__set_time(sm->sym, rec->time_ns);
 	if (useq && (!c || c->seq != useq))
 		sm->c.copy_missing++; /* its copy was skipped or lost (ring buffer full): fp */
 	else if (c)
@@ -844,4 +853,6 @@ int sampler__adapt(struct sampler *sm, uint64_t now, bool last)
 void sampler__counts(const struct sampler *sm, struct sampler_counts *c)
 {
 	*c = sm->c;
+	symbolizer__jit_counts(sm->sym, &c->jit);
+	jvm_maps__counts(sm->jvm, &c->jvm_maps, &c->jvm_failed);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "jitfile.h"
 #include "xlprobe.h"
 
 struct session;
@@ -40,6 +41,8 @@ struct sampler_counts {
 	uint64_t off_samples;  /* off-CPU samples */
 	uint64_t off_deferred; /* user sides taken on the return to user space (lazy) */
 	uint32_t max_every;    /* the rarest off-CPU stack rate chosen: 1 / this */
+	struct jit_counts jit; /* JIT runtimes' perf maps and jitdumps (user/symbols/jitfile.h) */
+	uint64_t jvm_maps, jvm_failed; /* perf maps JVMs wrote when asked, and failed asks */
 };
 
 int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct sampler **out);

@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfsym_int.h"
+#include "jitproc.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -111,6 +112,7 @@ struct spid {
 	int pid;
 	struct smap *maps; /* sorted by start */
 	size_t nmaps;
+	struct jitproc *jit; /* its JIT code's names, or NULL */
 };
 
 struct ksym {
@@ -137,6 +139,10 @@ struct symbolizer {
 	struct ksym *ksyms; /* sorted by address, one per address */
 	size_t nksyms;
 	char *knames;
+	uint64_t time; /* of the frames named now (symbolizer__set_time) */
+	struct jit_counts jc;
+	symbolizer_jit_miss_fn jit_miss; /* symbolizer__on_jit_miss */
+	void *jit_miss_ctx;
 };
 
 /* Makes room for need elements in *p, an array of *cap; 0 or -ENOMEM. */
@@ -708,6 +714,32 @@ static int map_parse(struct symbolizer *s, int pid, char *line, struct smap *m)
 	return err ? err : 1;
 }
 
+/*
+ * A mapping of a jitdump, "jit-*.dump": a runtime writing one maps it so
+ * that profilers find it (perf's convention). 1 with its path and inode.
+ */
+static int dump_line(const char *line, char *path, size_t len, ino_t *ino)
+{
+	unsigned long long i;
+	const char *p, *base;
+	int pos = -1;
+	size_t n;
+
+	if (sscanf(line, "%*x-%*x %*s %*x %*s %llu %n", &i, &pos) != 1 || pos < 0)
+		return 0;
+	p = line + pos;
+	n = strcspn(p, "\n");
+	if (p[0] != '/' || n >= len || n < 5 || strncmp(p + n - 5, ".dump", 5))
+		return 0;
+	memcpy(path, p, n);
+	path[n] = 0;
+	base = path_base_name(path);
+	if (strncmp(base, "jit-", 4))
+		return 0;
+	*ino = (ino_t)i;
+	return 1;
+}
+
 static size_t pid_find(const struct symbolizer *s, int pid)
 {
 	size_t lo = 0, hi = s->npids;
@@ -743,6 +775,44 @@ static int pid_set(struct symbolizer *s, int pid, struct smap *maps, size_t n)
 	p->maps = maps;
 	p->nmaps = n;
 	return 0;
+}
+
+/* pid's JIT code names (jitproc.h): its files are read when a frame needs them. */
+static void pid_jit(struct symbolizer *s, int pid, const char *dump, ino_t ino)
+{
+	struct spid *p = &s->pids[pid_find(s, pid)];
+
+	if (!p->jit && jitproc__new(pid, &p->jit))
+		return;
+	if (dump[0])
+		jitproc__set_dump(p->jit, dump, ino);
+}
+
+/* A frame in no file: JIT code, if the process's runtime said whose. */
+static int jit_name(struct symbolizer *s, const struct spid *p, uint64_t ip, struct xsym *out)
+{
+	struct jitsym js;
+
+	if (!p->jit)
+		return out_unknown(out);
+	if (jitproc__find(p->jit, ip, s->time, &s->jc, &js)) {
+		/* the runtime may write its names on request (a JVM): ask, read again */
+		if (!s->jit_miss || !s->jit_miss(s->jit_miss_ctx, p->pid))
+			return out_unknown(out);
+		jitproc__read(p->jit, &s->jc);
+		if (jitproc__find(p->jit, ip, s->time, &s->jc, &js))
+			return out_unknown(out);
+	}
+	s->jc.named++;
+	out_symbol(out, js.name, XSYM_JIT_MODULE, ip - js.start);
+	out->source = js.source;
+	return 0;
+}
+
+void symbolizer__on_jit_miss(struct symbolizer *s, symbolizer_jit_miss_fn fn, void *ctx)
+{
+	s->jit_miss = fn;
+	s->jit_miss_ctx = ctx;
 }
 
 /* ---- the kernel ---- */
@@ -866,6 +936,8 @@ cleanup:
 int symbolizer__new(struct symbolizer **out)
 {
 	*out = calloc(1, sizeof(**out));
+	if (*out)
+		(*out)->time = JITTAB_NOW;
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -875,8 +947,10 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	for (size_t i = 0; i < s->nfiles; i++)
 		sfile_free(s->files[i]);
-	for (size_t i = 0; i < s->npids; i++)
+	for (size_t i = 0; i < s->npids; i++) {
 		free(s->pids[i].maps);
+		jitproc__free(s->pids[i].jit);
+	}
 	free(s->files);
 	free(s->by_id);
 	free(s->by_path);
@@ -904,9 +978,10 @@ int symbolizer__add_file(struct symbolizer *s, const char *path)
 
 int symbolizer__add_pid(struct symbolizer *s, int pid)
 {
+	char fn[64], *line = NULL, dump[PATH_MAX] = "";
 	struct smap *maps = NULL, m;
 	size_t lcap = 0, cap = 0, n = 0;
-	char fn[64], *line = NULL;
+	ino_t dump_ino = 0;
 	FILE *fp;
 	int err = 0;
 
@@ -915,6 +990,7 @@ int symbolizer__add_pid(struct symbolizer *s, int pid)
 	if (!fp)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (getline(&line, &lcap, fp) > 0) {
+		dump_line(line, dump, sizeof(dump), &dump_ino);
 		err = map_parse(s, pid, line, &m);
 		if (err < 0)
 			goto cleanup;
@@ -933,6 +1009,8 @@ int symbolizer__add_pid(struct symbolizer *s, int pid)
 	xlp_sort(maps, n, sizeof(*maps), map_cmp);
 	err = pid_set(s, pid, maps, n);
 	maps = NULL;
+	if (!err)
+		pid_jit(s, pid, dump, dump_ino);
 cleanup:
 	free(maps);
 	free(line);
@@ -951,6 +1029,8 @@ int symbolizer__prepare(struct symbolizer *s, int pid)
 	for (size_t i = 0; i < s->pids[at].nmaps; i++)
 		if (s->pids[at].maps[i].file)
 			file_load(s->pids[at].maps[i].file);
+	if (s->pids[at].jit)
+		jitproc__read(s->pids[at].jit, &s->jc);
 	return 0;
 }
 
@@ -983,9 +1063,22 @@ int symbolizer__user_ip(struct symbolizer *s, int pid, uint64_t ip, struct xsym 
 			hi = mid;
 	}
 	if (!lo || ip >= p->maps[lo - 1].end)
-		return out_unknown(out);
+		return jit_name(s, p, ip, out);
 	m = &p->maps[lo - 1];
 	return file_name(m->file, m->pgoff + (ip - m->start), out);
+}
+
+void symbolizer__set_time(struct symbolizer *s, uint64_t ns)
+{
+	s->time = ns;
+}
+
+void symbolizer__jit_counts(const struct symbolizer *s, struct jit_counts *out)
+{
+	*out = s->jc;
+	out->tail = 0;
+	for (size_t i = 0; i < s->npids; i++)
+		out->tail += s->pids[i].jit ? jitproc__tail(s->pids[i].jit) : 0;
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct xsym *out)

@@ -14,6 +14,10 @@
  * its process, if symbolizer__add_pid saw them. Kernel frames come from
  * /proc/kallsyms.
  *
+ * A frame in no file mapping is looked up in the names the process's JIT
+ * runtime wrote for profilers (its jitdump, then its perf map: jitproc.h),
+ * named with module XSYM_JIT_MODULE.
+ *
  * Nothing is invented: a frame without a symbol is "[file+0xOFF]" (the
  * file's basename and the offset), one without a file "[unknown]", and
  * struct xsym says which.
@@ -24,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "jitfile.h"
 
 #define XLP_BUILD_ID_LEN 20 /* the kernel's BUILD_ID_SIZE_MAX */
 
@@ -32,6 +37,13 @@ enum xsym_kind {
 	XSYM_FILE,	 /* file known, no symbol covers it: name is "[base+0xOFF]" */
 	XSYM_UNKNOWN,	 /* nothing known: name is "[unknown]" */
 };
+
+/*
+ * The module of a frame named from a JIT runtime's perf map or jitdump:
+ * managed code (JavaScript, Java, Python), the application's own code as
+ * its runtime compiled it. Nothing else has this module.
+ */
+#define XSYM_JIT_MODULE "[jit]"
 
 struct xsym {
 	enum xsym_kind kind;
@@ -67,10 +79,9 @@ int symbolizer__add_pid(struct symbolizer *s, int pid);
 
 /*
  * Load now what pid's frames will need (/proc/kallsyms, the symbol table of
- * every file it maps; symbolizer__add_pid first), so that the first samples
- * do not pay for it: done at attach, before the target is released, it
- * keeps tens of ms of reading out of the first runs. 0, or -ESRCH when pid
- * is not known.
+ * every file it maps, its JIT runtime's perf map and jitdump; symbolizer__add_pid first), so that
+ * the first samples do not pay for it: done at attach, before the target is released, it keeps tens
+ * of ms of reading out of the first runs. 0, or -ESRCH when pid is not known.
  */
 int symbolizer__prepare(struct symbolizer *s, int pid);
 
@@ -80,6 +91,25 @@ int symbolizer__user_build_id(struct symbolizer *s, const unsigned char id[XLP_B
 
 /* A user frame by address in pid's address space. Always fills *out; 0 if XSYM_SYMBOL. */
 int symbolizer__user_ip(struct symbolizer *s, int pid, uint64_t ip, struct xsym *out);
+
+/*
+ * The time (CLOCK_MONOTONIC ns: a sample's) of the frames named next: a
+ * jitdump names an address by the code loaded there by then. UINT64_MAX
+ * (the start): the code loaded last.
+ */
+void symbolizer__set_time(struct symbolizer *s, uint64_t ns);
+
+/*
+ * Called when a frame in no file is not in its process's JIT files (after
+ * they were read again): the caller may make the runtime write them now
+ * (a JVM asked for its perf map, user/record/jvm_attach.h) and return
+ * true, and they are read again at once. NULL: none.
+ */
+typedef bool (*symbolizer_jit_miss_fn)(void *ctx, int pid);
+void symbolizer__on_jit_miss(struct symbolizer *s, symbolizer_jit_miss_fn fn, void *ctx);
+
+/* What the JIT runtimes' files gave and what of them was refused or skipped (jitfile.h). */
+void symbolizer__jit_counts(const struct symbolizer *s, struct jit_counts *out);
 
 /*
  * A kernel frame (/proc/kallsyms, read once; module names from it). Always

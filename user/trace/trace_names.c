@@ -33,6 +33,8 @@ const char *trace__sym_source_name(unsigned int source)
 		[XLP_SYM_SRC_DEBUGINFOD] = "debuginfod_cache",
 		[XLP_SYM_SRC_MINIDEBUGINFO] = "minidebuginfo",
 		[XLP_SYM_SRC_KALLSYMS] = "kallsyms",
+		[XLP_SYM_SRC_JITDUMP] = "jitdump",
+		[XLP_SYM_SRC_PERFMAP] = "perfmap",
 	};
 
 	return source < sizeof(names) / sizeof(names[0]) ? names[source] : NULL;
