@@ -143,6 +143,33 @@ TEST(perfmap_grows_and_overrides)
 	perfmap__free(m);
 }
 
+/*
+ * A JVM's Compiler.perfmap truncates its map and writes it whole again,
+ * same inode, often longer: what was read is no longer there, and the
+ * map is read again from its start (the method compiled since, at an
+ * address the first map did not have, is named; freed code is not).
+ */
+TEST(perfmap_rewritten_in_place)
+{
+	static const char first[] = "0x1000 0x100 long A.old(int)\n";
+	static const char second[] = "0x3000 0x100 long A.hot(int)\n0x5000 0x100 void A.x()\n";
+	struct jit_counts c = {};
+	struct jit_owner o = me();
+	struct perfmap *m;
+	const char *p = tmp("jvm.map");
+
+	REQUIRE(!perfmap__new(&m), "perfmap__new");
+	REQUIRE(!put(p, first, strlen(first), O_TRUNC), "write");
+	CHECK(!perfmap__update(m, p, &o, &c), "update");
+	CHECK(!strcmp(map_name(m, 0x1000), "long A.old(int)+0x0"), "%s", map_name(m, 0x1000));
+	REQUIRE(!put(p, second, strlen(second), O_TRUNC), "rewrite");
+	CHECK(!perfmap__update(m, p, &o, &c), "update");
+	CHECK(!strcmp(map_name(m, 0x3010), "long A.hot(int)+0x10"), "the rewritten map: %s",
+	      map_name(m, 0x3010));
+	CHECK(!strcmp(map_name(m, 0x1000), ""), "freed code still named: %s", map_name(m, 0x1000));
+	perfmap__free(m);
+}
+
 TEST(perfmap_refused)
 {
 	struct jit_counts c = {};
