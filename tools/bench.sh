@@ -41,6 +41,10 @@
 #      sample in the traced thread as a ratio to frame pointers, the
 #      recorder's time per unwound stack, and the default 3 % bound with CFI on.
 #      BENCH_ONLY=unwind runs this section alone.
+#  11. JIT symbols: naming a sample's frames from a 100 000-entry perf map
+#      and jitdump (bench_jitsym), per sample, against perf report per
+#      sample on a perf recording of a Node.js server whose map was padded
+#      to 100 000 entries. BENCH_ONLY=jit or XLP_BENCH_SECTIONS=11.
 #  10. record --lag over a long recording: pgbench for XLP_BENCH_LAG_SECONDS
 #      (600) alone / under record -p BACKEND -i PortalRun --lag 100ms / the
 #      same without --lag: throughput against alone, and trace bytes per
@@ -55,7 +59,7 @@
 # targets are informative; the script exits 0 whenever it could measure.
 #
 # Environment: XLP_BENCH_SECTIONS (the sections to run, e.g. "1 2 6";
-# default all of 1 1b 2 3 4 5 6 7 8 9 10; the summary then judges what ran),
+# default all of 1 1b 2 3 4 5 6 7 8 9 10 11; the summary then judges what ran),
 # ROUNDTRIPS (100000), CALLS (200000), REPS (5),
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
@@ -362,10 +366,10 @@ for n in "$ROUNDTRIPS" "$CALLS" "$REPS" "$PG_SECONDS" "$PG_WARMUP"; do
 done
 # XLP_BENCH_SECTIONS="1 2 6" (or "1,2,6") runs those sections only;
 # BENCH_ONLY=unwind or lag, the older way, runs section 9 or 10 alone
-BENCH_SECTIONS="1 1b 2 3 4 5 6 7 8 9 10"
+BENCH_SECTIONS="1 1b 2 3 4 5 6 7 8 9 10 11"
 SECTIONS=$(printf '%s' "${XLP_BENCH_SECTIONS:-}" | tr ',' ' ')
 if [ -z "${SECTIONS// /}" ]; then
-	case ${BENCH_ONLY:-} in unwind) SECTIONS=9 ;; lag) SECTIONS=10 ;; esac
+	case ${BENCH_ONLY:-} in unwind) SECTIONS=9 ;; lag) SECTIONS=10 ;; jit) SECTIONS=11 ;; esac
 fi
 for n in $SECTIONS; do
 	case " $BENCH_SECTIONS " in *" $n "*) ;; *) die "XLP_BENCH_SECTIONS: no section '$n' (sections: $BENCH_SECTIONS)" ;; esac
@@ -513,6 +517,71 @@ pg_backend() {
 }
 
 # ---- 9. unwinding with CFI (a function: BENCH_ONLY=unwind runs it alone) -------
+# ---- 11. JIT symbols (issue 34): naming frames from a 100 000-entry perf
+# map and jitdump, per sample, against perf report on a perf recording of
+# a Node.js server whose map was padded to the same size ----------------------
+bench_jitsym() {
+	local JS=$OUT/tests/bench/bench_jitsym node=/usr/bin/node w srv port pid n frames t0 t1 perf_ns x
+	want 11 || return 0
+	echo
+	echo "== 11. JIT symbols: naming a sample's frames from a 100 000-entry perf map and jitdump =="
+	if [ ! -x "$JS" ]; then
+		echo "n/a: $JS not built (make build-tests)"
+		return
+	fi
+	w=$TMP/jit
+	mkdir -p "$w"
+	if [ "$HAVE_PERF" = 1 ] && [ -x "$node" ]; then
+		cat >"$w/server.js" <<'JS'
+const http = require('http');
+function burn(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i); return s; }
+const srv = http.createServer((req, res) => res.end('ok ' + burn(2e5) + '\n'));
+srv.listen(0, '127.0.0.1', () => console.log('PORT ' + srv.address().port));
+JS
+		cat >"$w/client.js" <<'JS'
+const http = require('http');
+const port = +process.argv[2], end = Date.now() + 1000 * +process.argv[3];
+(function one() { if (Date.now() > end) return;
+  http.get({ port, host: '127.0.0.1' }, r => { r.resume(); r.on('end', one); }); })();
+JS
+		(cd "$w" && exec "$node" --perf-basic-prof server.js >"$w/srv.out" 2>&1) &
+		srv=$!
+		for _ in $(seq 100); do grep -q PORT "$w/srv.out" 2>/dev/null && break; sleep 0.1; done
+		port=$(awk '/PORT/ { print $2 }' "$w/srv.out")
+		pid=$srv
+		# padded to 100 000 entries in an address range node does not use
+		awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%x 400 JS:*handler%d /srv/app/module%d.js:%d:%d\n", 0x100000000000 + i * 1024, i, i % 97, i % 1000, i % 80 }' \
+			>>"/tmp/perf-$pid.map"
+		"$node" "$w/client.js" "$port" 6 >/dev/null 2>&1 &
+		x=$!
+		sleep 0.5
+		"$PERF" record -q -F 999 -g -p "$pid" -o "$w/perf.data" -- sleep 4 >>"$LOG" 2>&1
+		wait "$x" 2>/dev/null
+		n=$("$PERF" script -i "$w/perf.data" -F pid 2>>"$LOG" | wc -l)
+		frames=$("$PERF" script -i "$w/perf.data" -F ip 2>>"$LOG" | grep -c .)
+		t0=$(date +%s%N)
+		"$PERF" report -i "$w/perf.data" --stdio >/dev/null 2>>"$LOG"
+		t1=$(date +%s%N)
+		kill "$srv" 2>/dev/null
+		wait "$srv" 2>/dev/null
+		rm -f "/tmp/perf-$pid.map"
+		if [ "${n:-0}" -gt 0 ]; then
+			perf_ns=$(((t1 - t0) / n))
+			frames=$((frames / n))
+			echo "perf report (--stdio) of $n samples, $frames frames each, the map padded to 100 000 entries:" \
+				"$(calc 'printf "%.1f", (b - a) / 1e6' "$t0" "$t1") ms, $perf_ns ns per sample"
+		fi
+	else
+		echo "perf report: n/a (perf or node missing)"
+	fi
+	"$JS" 100000 "${n:-20000}" "${frames:-16}" | tee "$w/xl.out"
+	if [ -n "${perf_ns:-}" ]; then
+		x=$(awk '/^map/ { for (i = 1; i <= NF; i++) if ($i == "samples:") { v = $(i + 1) } } END { print v }' "$w/xl.out")
+		echo "xlprobe per sample (map read spread over the same samples) / perf report per sample:" \
+			"$(calc 'printf "%.3f", a / b' "$x" "$perf_ns")"
+	fi
+}
+
 bench_unwind() {
 	local NOFP=$OUT/tests/workloads/nofp v r
 	want 9 || return 0
@@ -1683,6 +1752,7 @@ if want 8; then
 fi
 bench_unwind
 bench_lag
+bench_jitsym
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
 notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)
