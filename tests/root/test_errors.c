@@ -98,7 +98,14 @@ TEST(pid_exits_during_attach)
 	rc = xt_spawn(argv, &x);
 	unsetenv("XLPROBE_TEST_ATTACH_DELAY_MS");
 	REQUIRE(!rc);
-	usleep(500000); /* functions resolved, attach delayed: the target goes away now */
+	{
+		char line[256];
+
+		/* functions resolved, attach delayed (the hook says so): the target goes now */
+		CHECK(!xt_read_line(x.err_fd, line, sizeof(line), 30000) &&
+			      strstr(line, "attach delayed"),
+		      "no word of the delayed attach: %s", line);
+	}
 	xt_kill(&w);
 	rc = xt_wait(&x, 30000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 1, "exit %d", rc);

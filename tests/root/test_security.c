@@ -519,6 +519,31 @@ static pid_t child_of(pid_t parent)
 	return found;
 }
 
+/*
+ * Until the trace file holds at least runs interaction calls and launches
+ * launch records (the recorder flushes them once a second): a handshake
+ * in place of a sleep. Reads the file as it is being written.
+ */
+static bool wait_flushed(const char *trace, size_t runs, size_t launches, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 50) {
+		struct xt_trace t;
+		size_t n = 0;
+		bool ok = false;
+
+		if (!xt_trace_load(trace, &t)) {
+			for (size_t i = 0; i < t.ncalls; i++)
+				n += !!(t.calls[i].flags & XLP_CALL_INTERACTION);
+			ok = n >= runs && t.nlaunches >= launches;
+			xt_trace_free(&t);
+		}
+		if (ok)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
 /* The workload's "CALL parent" lines on fd, until n of them (0: timeout). */
 static int wait_parent_calls(int fd, int n, int timeout_ms)
 {
@@ -819,7 +844,8 @@ TEST(kill9_of_record_launch_mode)
 	/* two launches of 25 parent() calls (1 s each) ended; then more than
 	 * the recorder's 1 s flush interval */
 	CHECK(wait_parent_calls(x.out_fd, 50, 60000), "two launches did not finish");
-	usleep(1500000);
+	/* the recorder flushes once a second: until the trace holds both launches */
+	CHECK(wait_flushed(trace, 0, 2, 30000), "the two launches never reached %s", trace);
 	/* killed early in a launch, which then outlives the recorder */
 	child = fresh_launch(x.out_fd, 30000);
 	CHECK(child > 0 && child == child_of(x.pid), "no running launch found (%d)", child);
@@ -857,7 +883,8 @@ TEST(kill9_of_record_pid_mode)
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
 	REQUIRE(!xt_record_start(xargv, &x, &w, 30000), "xlprobe did not attach");
 	CHECK(wait_parent_calls(w.out_fd, 20, 30000), "20 runs did not finish");
-	usleep(1500000);
+	/* the recorder flushes once a second: until the trace holds the 20 runs */
+	CHECK(wait_flushed(trace, 20, 0, 30000), "the 20 runs never reached %s", trace);
 	bpf_objs_of(x.pid, &o);
 	b = code_byte(pid, "parent");
 	kill_recorder(&x);

@@ -1066,8 +1066,11 @@ static int setup(struct recorder *r)
 	}
 	/* lets a test make the target exit while we attach */
 	delay = xlp_test_hook("ATTACH_DELAY_MS");
-	if (delay)
+	if (delay) {
+		/* the test's handshake: it acts on the target once this is said */
+		fprintf(stderr, "xlprobe: test hook: attach delayed %s ms\n", delay);
 		usleep(1000 * atoi(delay));
+	}
 	if (r->o.cmd) {
 		ret = session__follow_children(r->sess);
 		if (!ret)
