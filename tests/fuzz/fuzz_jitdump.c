@@ -13,35 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_file.h"
 #include "jitdump.h"
-
-static char dir[64], path[80];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static int setup(void)
-{
-	snprintf(dir, sizeof(dir), "%s/xlp-fuzz-jit-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	if (!mkdtemp(dir))
-		return -errno;
-	atexit(cleanup);
-	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
-	return 0;
-}
-
-static void put(const uint8_t *data, size_t size, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
-
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jitsym s;
 	size_t split;
 
-	if (!dir[0] && setup())
-		abort();
+	const char *path = fuzz_file("jit-1.dump");
+
 	if (jitdump__new(&d))
 		return 0;
 	split = size ? data[size - 1] * size / 256 : 0;
-	put(data, split, O_TRUNC);
+	fuzz_file_put(data, split, O_TRUNC);
 	jitdump__update(d, path, 0, &own, &c);
-	put(data + split, size - split, O_APPEND);
+	fuzz_file_put(data + split, size - split, O_APPEND);
 	jitdump__update(d, path, 0, &own, &c);
 	if (jitdump__tail(d) > size)
 		abort();

@@ -13,35 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_file.h"
 #include "perfmap.h"
-
-static char dir[64], path[80];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static int setup(void)
-{
-	snprintf(dir, sizeof(dir), "%s/xlp-fuzz-map-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	if (!mkdtemp(dir))
-		return -errno;
-	atexit(cleanup);
-	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
-	return 0;
-}
-
-static void put(const uint8_t *data, size_t size, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
-
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jitsym s;
 	size_t split;
 
-	if (!dir[0] && setup())
-		abort();
+	const char *path = fuzz_file("perf-1.map");
+
 	if (perfmap__new(&m))
 		return 0;
 	split = size ? data[0] * size / 256 : 0;
-	put(data, split, O_TRUNC);
+	fuzz_file_put(data, split, O_TRUNC);
 	perfmap__update(m, path, &own, &c);
-	put(data + split, size - split, O_APPEND);
+	fuzz_file_put(data + split, size - split, O_APPEND);
 	perfmap__update(m, path, &own, &c);
 	/* addresses from the input: the start of each hex word, and next to it */
 	for (size_t i = 0; i + 8 <= size && i < 4096; i += 8) {

@@ -59,6 +59,16 @@ const char *xt_tmp_path(const char *name)
 	return buf[i];
 }
 
+int xt_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
 int xt_spawn(char *const argv[], struct xt_proc *p)
 {
 	int out[2], err[2];

@@ -21,6 +21,9 @@ struct xt_proc {
 	int err_fd; /* child's stderr, -1 if not captured */
 };
 
+/* Writes text to path (created or truncated); 0 or -1. */
+int xt_write_file(const char *path, const char *text);
+
 /* Starts argv with stdout and stderr on pipes. */
 int xt_spawn(char *const argv[], struct xt_proc *p);
 /* Reads one line from fd (p->out_fd or p->err_fd), without '\n'; 0 on success. */

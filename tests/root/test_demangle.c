@@ -168,16 +168,6 @@ static const char client_js[] =
 	"}\n"
 	"one();\n";
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int ok = f && fputs(text, f) >= 0;
-
-	if (f)
-		ok &= !fclose(f);
-	return ok ? 0 : -1;
-}
-
 /*
  * The object of pid's mappings that defines llhttp_execute (node itself,
  * or libnode.so when node is built shared, as Debian 12's is), by nm.
@@ -216,7 +206,8 @@ static int node_start(struct node_run *n, int secs)
 		return -1;
 	}
 	node[strcspn(node, "\n")] = 0;
-	if (write_file(sjs, server_js) || write_file(cjs, client_js) || xt_spawn(sargv, &n->srv)) {
+	if (xt_write_file(sjs, server_js) || xt_write_file(cjs, client_js) ||
+	    xt_spawn(sargv, &n->srv)) {
 		CHECK(0, "cannot write %s or start %s", sjs, node);
 		n->srv.pid = -1;
 		return -1;
