@@ -124,7 +124,7 @@ static int add_stack(struct spass *p, const struct xlp_stack_rec *r)
  * same few are under every caller. Their frames name nothing; their
  * samples count in the program's function that called them. A user who
  * wants one measured marks it with --func. The same goes for a managed
- * runtime's own library (HotSpot's libjvm.so, Debian's libnode.so): the
+ * runtime's own library (HotSpot's libjvm.so, Debian's libnode.so, Android's libart.so): the
  * application's code there is the JIT frames it runs
  * (dataset__jit_func()).
  */
@@ -136,7 +136,7 @@ static bool runtime_module(const char *m)
 					     "linux-vdso", "[vdso]", "linker",
 					     /* a managed runtime's own library: the
 					      * app's code is its JIT frames */
-					     "libjvm.so", "libnode.so"};
+					     "libjvm.so", "libnode.so", "libart.so"};
 
 	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
 		if (!strncmp(m, prefix[i], strlen(prefix[i])))

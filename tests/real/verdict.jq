@@ -24,7 +24,7 @@ def by_host: ((.factors // []) | map(.factor)) as $x
 # JIT frame, else the deepest one outside the C runtime's libraries (the
 # list of analysis/dataset_samples.c's runtime_module()): computed here
 # from the path the report prints, against the frame it names.
-def runtime_bin: test("^(libc\\.so|libc-|ld-linux|ld-musl|libpthread|libm\\.so|libm-|libdl\\.so|librt\\.so|libgcc_s|libstdc\\+\\+|libc\\+\\+|linux-vdso|\\[vdso\\]|linker|libjvm\\.so|libnode\\.so)");
+def runtime_bin: test("^(libc\\.so|libc-|ld-linux|ld-musl|libpthread|libm\\.so|libm-|libdl\\.so|librt\\.so|libgcc_s|libstdc\\+\\+|libc\\+\\+|linux-vdso|\\[vdso\\]|linker|libjvm\\.so|libnode\\.so|libart\\.so)");
 def app_first:
   if (.whole_run.holds // false) and ((.critical_functions | length) == 0)
      and (.whole_run.growth.path // null) != null then
