@@ -958,6 +958,12 @@ TEST(disk_factor_on_real_nginx_sampled)
 	REQUIRE(accused_beyond(j, "ngx_linux_sendfile_chain", NULL), "-");
 	CHECK_STR(j, "critical_functions[0].factors[0].factor", "disk_block");
 	CHECK(strstr(str(j, "verdict"), "because of disk_block"), "%s", str(j, "verdict"));
+	/* issue 34: nginx's own function, then libc's wrapper its samples went through */
+	CHECK(strstr(str(j, "verdict"),
+		     "; its samples (waiting for the disk) reach sendfile (libc.so.6) → [k] "),
+	      "%s", str(j, "verdict"));
+	CHECK_STR(j, "critical_functions[0].growth.path[1].function", "sendfile");
+	CHECK_NUM(j, "critical_functions[0].growth.library", ==, 1);
 	json__free(j);
 }
 

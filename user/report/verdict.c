@@ -51,6 +51,15 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 	/* the one-line "because": only when a frame's share grew beyond chance */
 	if (report__because(ds, &c->growth, why, sizeof(why))[0])
 		put(v, len, ", grown in %s", why);
+	/*
+	 * else where its samples went through a library (issue 34: the
+	 * application's frame, then the library's): nginx's
+	 * ngx_linux_sendfile_chain "; its samples reach sendfile (libc.so.6)
+	 * → [k] folio_wait_bit_common"
+	 */
+	else if (c->growth.diff && c->growth.lib)
+		put(v, len, "; its samples (%s) reach %s", report__reason(c->growth.reason),
+		    report__reach(ds, &c->growth, why, sizeof(why)));
 	/* who held it up: the wait chains' blocker (record --timeline) */
 	if (c->blocker < r->nblockers) {
 		char b[256], add[32], fadd[32];
