@@ -16,7 +16,7 @@ static const char usage[] =
 	"Lists the USDT probes (<sys/sdt.h>, .note.stapsdt) of BINARY, or of every\n"
 	"executable file process PID maps (the program and its libraries), one per\n"
 	"line as usdt:PATH:PROVIDER:NAME, the spec record's --func, --interaction\n"
-	"and --until take (bpftrace -l 'usdt:...' prints the same). BINARY is a path\n"
+	"and --until take, as bpftrace lists them. BINARY is a path\n"
 	"or, with -p, a library the process maps.\n"
 	"\n"
 	"  -p, --pid PID   the probes of a running process's files\n"
