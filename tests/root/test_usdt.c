@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json.h"
 #include "testlib.h"
 #include "usdt.h"
 #include "xlptest.h"
@@ -303,6 +304,91 @@ TEST(semaphore_zero_after_sigkill_of_the_recorder)
 {
 	paths();
 	semaphore_round(SIGKILL);
+}
+
+/*
+ * Debian's python3.11 (the one with the probes; pyenv's may come first on
+ * PATH): a script whose handle() compresses 4 MiB in one call of five, a
+ * page in the others. The runs are handle's calls, selected by name among
+ * every Python function's function__entry / function__return; the
+ * verdict names the slow part, libz's deflate (marked), with cpu_run.
+ * The script sets a profile function: 3.11 fires function__entry only
+ * then (CPython gh-98894).
+ */
+TEST(python_handle_runs_name_the_slow_native_function)
+{
+	static const char script[] =
+		"import sys, zlib, time\n"
+		"sys.setprofile(lambda *a: None)  # function__entry fires only so (gh-98894)\n"
+		"big = bytes(range(256)) * 16384\n"
+		"small = big[:4096]\n"
+		"def handle(i):\n"
+		"    return zlib.compress(big if i % 5 == 0 else small, 9)\n"
+		"def other(i):\n"
+		"    return i\n"
+		"for i in range(60):\n"
+		"    handle(i)\n"
+		"    other(i)\n"
+		"    time.sleep(0.01)\n";
+	const char *py = xt_tmp_path("handle.py"), *trace = xt_tmp_path("py.xlp");
+	char js[600], err[4096];
+	static char out[1 << 20];
+	const struct json *crit;
+	struct json *j;
+	bool found = false;
+	FILE *f;
+	int rc;
+
+	paths();
+	f = fopen(py, "w");
+	REQUIRE(f && fputs(script, f) >= 0 && !fclose(f));
+	{
+		char *argv[] = {
+			xl,
+			"record",
+			"-q",
+			"-i",
+			"usdt:/usr/bin/python3.11:python:function__entry,function__return:arg1="
+			"handle",
+			"-f",
+			"libz.so.1:deflate",
+			"-o",
+			(char *)trace,
+			"--",
+			"/usr/bin/python3.11",
+			(char *)py,
+			NULL};
+
+		rc = xt_run(argv, 120000, NULL, 0, err, sizeof(err));
+		REQUIRE(rc == 0, "record exit %d: %s", rc, err);
+	}
+	{
+		char *argv[] = {xl, "report", (char *)trace, NULL};
+
+		rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+		CHECK(rc == 0, "report exit %d: %s", rc, err);
+		/* the name users know, and handle's calls only (not other's) */
+		CHECK(strstr(out, "60 runs of python:function__entry:arg1=handle"), "%s", out);
+	}
+	{
+		char *rep[] = {xl, "report", "--json", "-o", js, (char *)trace, NULL};
+
+		snprintf(js, sizeof(js), "%s.json", trace);
+		j = xt_report_file(rep, js, 120000);
+		REQUIRE(j, "no report");
+	}
+	crit = json__get(j, "critical_functions");
+	for (size_t i = 0; i < json__len(crit); i++) {
+		const struct json *c = json__at(crit, i);
+		const char *fn = json__str(json__get(c, "function")) ?: "";
+		const char *fac =
+			json__str(json__get(json__at(json__get(c, "factors"), 0), "factor"));
+
+		found |= !strcmp(fn, "deflate") && fac && !strcmp(fac, "cpu_run");
+	}
+	CHECK(found, "the verdict does not name deflate with cpu_run: %s",
+	      json__str(json__get(j, "verdict")));
+	json__free(j);
 }
 
 TEST_MAIN()
