@@ -117,6 +117,9 @@ endif
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf \
 	-Wall -Werror -Wno-unused-function -Wno-compare-distinct-pointer-types -MMD -MP
+# libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is in
+# the multiarch directory (the same numbers on every architecture)
+$(OUTPUT)/bpf/usdt.bpf.o: BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -dumpmachine)
 
 # Test programs and workloads: ordinary prologues (push %rbp) so uprobes are
 # emulated, not single-stepped (see README, "Overhead").

@@ -28,6 +28,8 @@ struct ds_file {
 	 * the local func id -> index among them (DS_NONE: not one) */
 	char **landmarks, **landmark_bins, **landmark_names;
 	size_t nlandmarks;
+	/* an interaction is a USDT probe pair: no stack frame names it */
+	bool usdt_landmark;
 	uint32_t *lidx;
 	uint8_t *is_end;       /* local func id -> 1 when it ends keyed runs (--until) */
 	size_t run_off, nruns; /* runs of this file, sorted by (pid, start) */

@@ -464,6 +464,7 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 		}
 		if (fi->flags & XLP_FUNC_INTERACTION) {
 			f->is_interaction[fi->id] = 1;
+			f->usdt_landmark |= (fi->flags & XLP_FUNC_USDT) != 0;
 			k = f->nlandmarks++;
 			f->lidx[fi->id] = (uint32_t)k;
 			f->landmarks[k] = strdup(fi->symbol ? fi->symbol : "?");

@@ -211,7 +211,10 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 			if (p->syms[s->syms[cut]].kind == XLP_SYM_FUNCTION &&
 			    !strcmp(p->syms[s->syms[cut]].name, inter))
 				break;
-		if (!inter || cut == s->n) {
+		/* a USDT interaction is no frame: the run's stacks are whole */
+		if ((!inter || cut == s->n) && p->ds->files[p->file].usdt_landmark)
+			cut = s->n;
+		else if (!inter || cut == s->n) {
 			*out = DS_NONE;
 			return 0;
 		}

@@ -133,8 +133,8 @@ static __always_inline void taskev_emit(struct xlp_thread *t, __u16 kind, __u32 
 }
 
 /* record --task-post / --task-run / --until: the task's or the run's key */
-static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t, __u32 flags,
-				       __u32 func_id, __u64 now)
+static __always_inline void task_event(__u64 key, struct xlp_thread *t, __u32 flags, __u32 func_id,
+				       __u64 now)
 {
 	__u32 n = XLP_COOKIE_TASK_ARG_OF(flags);
 	__u16 kind = (flags & XLP_COOKIE_TASK_POST)   ? XLP_TASKEV_POST
@@ -142,21 +142,24 @@ static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t
 		     : (flags & XLP_COOKIE_RUN_BEGIN) ? XLP_TASKEV_BEGIN
 						      : XLP_TASKEV_END;
 
-	taskev_emit(t, kind, n, call_arg(ctx, n), func_id, now);
+	taskev_emit(t, kind, n, key, func_id, now);
 }
 
-SEC("uprobe")
-int xlp_func_entry(struct pt_regs *ctx)
+/*
+ * A marked call begins: cookie is XLP_COOKIE(), key and size the values of
+ * the arguments its flags name (0 when they name none). The uprobe reads
+ * them from the registers, bpf/usdt.bpf.c from a USDT probe's arguments.
+ */
+static __always_inline int call_enter(__u64 cookie, __u64 key, __u64 size)
 {
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f;
-	__u64 now, cookie;
+	__u64 now;
 	__u32 d;
 
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
 	d = t->depth;
 	t->depth = d + 1;
 	if (d >= XLP_MAX_DEPTH) {
@@ -172,7 +175,7 @@ int xlp_func_entry(struct pt_regs *ctx)
 	for (int i = 0; i < XLP_NR_CTR; i++)
 		f->child[i] = 0;
 	if ((cookie >> 32) & XLP_COOKIE_KEYED)
-		task_event(ctx, t, (__u32)(cookie >> 32), (__u32)cookie, now);
+		task_event(key, t, (__u32)(cookie >> 32), (__u32)cookie, now);
 	if (!t->run_depth && (f->flags & XLP_CALL_INTERACTION)) {
 		struct xlp_proc *p = proc_get(t);
 
@@ -184,14 +187,30 @@ int xlp_func_entry(struct pt_regs *ctx)
 			if ((cookie >> 32) & XLP_COOKIE_SIZE) {
 				__u32 n = XLP_COOKIE_SIZE_ARG_OF((__u32)(cookie >> 32));
 
-				taskev_emit(t, XLP_TASKEV_SIZE, n, call_arg(ctx, n), (__u32)cookie,
-					    now);
+				taskev_emit(t, XLP_TASKEV_SIZE, n, size, (__u32)cookie, now);
 			}
 		}
 	}
 	/* the first marked call since the wakeup, whichever it is */
 	t->pw_armed = 0;
 	return 0;
+}
+
+SEC("uprobe")
+int xlp_func_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
+	__u32 fl = cookie >> 32;
+
+	return call_enter(cookie,
+			  (fl & XLP_COOKIE_KEYED) ? call_arg(ctx, XLP_COOKIE_TASK_ARG_OF(fl)) : 0,
+			  (fl & XLP_COOKIE_SIZE) ? call_arg(ctx, XLP_COOKIE_SIZE_ARG_OF(fl)) : 0);
+}
+
+/* call_enter() for the USDT programs of bpf/usdt.bpf.c (another object) */
+__hidden int xlp_call_enter(__u64 cookie, __u64 key, __u64 size)
+{
+	return call_enter(cookie, key, size);
 }
 
 static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, __u64 now)
@@ -384,13 +403,13 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 
 #undef REC_PUT
 
-SEC("uretprobe")
-int xlp_func_return(struct pt_regs *ctx)
+/* A marked call of func_id returns (the low half of its XLP_COOKIE()). */
+static __always_inline int call_return(__u32 cookie)
 {
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f, *parent = NULL;
 	__u64 now, moved = 0;
-	__u32 d, cookie;
+	__u32 d;
 
 	if (!t)
 		return 0;
@@ -415,7 +434,6 @@ int xlp_func_return(struct pt_regs *ctx)
 	 * its entry was not seen (the call began before its entry probe was
 	 * set), and the return is ignored, counted.
 	 */
-	cookie = (__u32)bpf_get_attach_cookie(ctx);
 	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
 		__u32 j = d;
 
@@ -468,4 +486,16 @@ int xlp_func_return(struct pt_regs *ctx)
 	else
 		return_fast(t, f, parent, d, now);
 	return 0;
+}
+
+SEC("uretprobe")
+int xlp_func_return(struct pt_regs *ctx)
+{
+	return call_return((__u32)bpf_get_attach_cookie(ctx));
+}
+
+/* call_return() for bpf/usdt.bpf.c */
+__hidden int xlp_call_return(__u32 cookie)
+{
+	return call_return(cookie);
 }

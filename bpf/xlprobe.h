@@ -738,6 +738,21 @@ struct xlp_sample_cost {
 #define XLP_COOKIE_SIZE (1u << 15)
 #define XLP_COOKIE_SIZE_ARG(n) ((__u32)(n) << 16) /* n in 0..4 */
 #define XLP_COOKIE_SIZE_ARG_OF(flags) (((flags) >> 16) & 7)
+/* a USDT probe's calls are selected by a string argument (struct xlp_usdt_filter) */
+#define XLP_COOKIE_USDT_FILTER (1u << 19)
+
+/*
+ * record --func 'usdt:BIN:PROV:NAME:argN=STRING': a probe counts only when
+ * its argument arg points to a string equal to s (len bytes, NUL-ended),
+ * compared on its first XLP_USDT_STR_MAX - 1 bytes. Indexed by function id
+ * in bpf/usdt.bpf.c's usdt_filters.
+ */
+#define XLP_USDT_STR_MAX 64
+struct xlp_usdt_filter {
+	__u32 arg;
+	__u32 len;
+	char s[XLP_USDT_STR_MAX];
+};
 
 /*
  * Input and output of the SEC("syscall") programs of bpf/control.bpf.c, run

@@ -13,6 +13,10 @@
 #      --timeline (without / with the waker history) / perf record -a
 #   2. uprobe cost: an empty function called in a loop alone / under an
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
+#   2u. USDT cost: the same empty call between two USDT probes
+#      (tests/workloads/usdtwl --bench) alone / under an empty bpftrace
+#      usdt: pair / under xlprobe record --func usdt:...,... (issue 37), as
+#      a ratio in one run. XLP_BENCH_SECTIONS=2u runs it alone.
 #   3. analysis speed: .output/tests/bench/bench_analysis, when built, and
 #      report --growth's fit of 500 functions (bench_scaling)
 #   4. what the building blocks of xlprobe's BPF programs cost here
@@ -74,6 +78,7 @@ OUT=$ROOT/.output
 XLPROBE=$OUT/xlprobe
 PINGPONG=$OUT/tests/workloads/pingpong
 FUNCS=$OUT/tests/workloads/funcs
+USDTWL=$OUT/tests/workloads/usdtwl
 ANALYSIS=$OUT/tests/bench/bench_analysis
 SIGSIM=$OUT/tests/bench/bench_significance
 SIG_TRIALS=${SIG_TRIALS:-500}
@@ -366,7 +371,7 @@ for n in "$ROUNDTRIPS" "$CALLS" "$REPS" "$PG_SECONDS" "$PG_WARMUP"; do
 done
 # XLP_BENCH_SECTIONS="1 2 6" (or "1,2,6") runs those sections only;
 # BENCH_ONLY=unwind or lag, the older way, runs section 9 or 10 alone
-BENCH_SECTIONS="1 1b 2 3 4 5 6 7 8 9 10 11"
+BENCH_SECTIONS="1 1b 2 2u 3 4 5 6 7 8 9 10 11"
 SECTIONS=$(printf '%s' "${XLP_BENCH_SECTIONS:-}" | tr ',' ' ')
 if [ -z "${SECTIONS// /}" ]; then
 	case ${BENCH_ONLY:-} in unwind) SECTIONS=9 ;; lag) SECTIONS=10 ;; jit) SECTIONS=11 ;; esac
@@ -1178,6 +1183,95 @@ if want 2; then
 	if [ -s "$TMP/upcpu.xl" ]; then
 		echo "  xlprobe's reader (user space, on CPU ${TRACER_CPUS:-$WCPU}): $(calc 'printf "%.0f", a / b' \
 			"$(cat "$TMP/upcpu.xl")" "$CALLS") ns of CPU per call; $(cat "$TMP/updrop.xl" 2>/dev/null)"
+	fi
+fi
+
+# ---- 2u. USDT cost --------------------------------------------------------------
+
+# One timed usdtwl --bench under tracer $1 (alone, bt, xl), attached with -p
+# before the loop starts (the run_up of section 2 for USDT probes); sets
+# RES to ns per call, empty on failure.
+run_usdt() {
+	local v=$1 out=$TMP/usdt.out terr=$TMP/usdt.tracer wp tp pat
+
+	RES=""
+	: >"$out"
+	: >"$terr"
+	taskset -c "$WCPU" "$USDTWL" --bench "$CALLS" >"$out" 2>>"$LOG" &
+	wp=$!
+	BG_PIDS+=("$wp")
+	if ! wait_for_line "$out" '^READY' "$wp"; then
+		bg_wait "$wp" 5
+		return
+	fi
+	case $v in
+	alone)
+		kill -USR1 "$wp"
+		bg_wait "$wp" "$RUN_TIMEOUT"
+		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+		return
+		;;
+	bt)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$wp" -e "BEGIN { printf(\"ready\\n\"); }
+			usdt:$USDTWL:xlpwl:cheap__start {} usdt:$USDTWL:xlpwl:cheap__done {}" >"$terr" 2>&1 &
+		pat='^ready'
+		;;
+	xl)
+		"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -o "$TMP/usdt.xlp" -p "$wp" \
+			--func "usdt:$USDTWL:xlpwl:cheap__start,cheap__done" >"$terr" 2>&1 &
+		pat='recording PID'
+		;;
+	esac
+	tp=$!
+	BG_PIDS+=("$tp")
+	if wait_for_line "$terr" "$pat" "$tp"; then
+		kill -USR1 "$wp"
+		bg_wait "$wp" "$RUN_TIMEOUT"
+		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+	else
+		note "$v did not attach: $(tail -2 "$terr")"
+		kill -KILL "$wp" 2>/dev/null
+		bg_wait "$wp" 5
+	fi
+	bg_wait "$tp" 30
+	cat "$terr" >>"$LOG"
+}
+
+if want 2u; then
+	echo
+	echo "== 2u. USDT cost: usdtwl --bench $CALLS (an empty call between two USDT probes), CPU $WCPU =="
+	if [ ! -x "$USDTWL" ]; then
+		note "$USDTWL is missing: run 'make build-tests'"
+	else
+		# shellcheck disable=SC2034 # read by rounds(), by name
+		US_VARIANTS=(alone xl)
+		# shellcheck disable=SC2034
+		[ "$HAVE_BPFTRACE" = 1 ] && US_VARIANTS=(alone bt xl)
+		declare -A US_RUNS=([alone]="" [bt]="" [xl]="")
+		declare -A US_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
+		declare -A US_LABEL=(
+			[alone]="alone"
+			[bt]="bpftrace usdt: cheap__start {} cheap__done {} (-p)"
+			[xl]="xlprobe record -p --func usdt:...cheap__start,cheap__done"
+		)
+		run_usdt alone # warm-up
+		rounds run_usdt US_VARIANTS US_RUNS US_LABEL "$LOG"
+		# shellcheck disable=SC2086
+		ubase=$(median ${US_RUNS[alone]})
+		printf '%-60s %12s %9s  %s\n' "variant" "ns/call" "cost/call" "runs"
+		for v in "${US_VARIANTS[@]}"; do
+			# shellcheck disable=SC2086
+			m=$(median ${US_RUNS[$v]})
+			cost=$(calc 'printf "%.1f", a - b' "$m" "$ubase")
+			printf '%-60s %12s %9s  %s\n' "${US_LABEL[$v]}" "$m" "$cost" "${US_RUNS[$v]:-(failed)}"
+			US_COST[$v]=$cost
+		done
+		if [ "$HAVE_BPFTRACE" = 1 ]; then
+			echo "cost ratio xlprobe / bpftrace, a USDT-marked call (two probes each):" \
+				"$(ratio_of "${US_COST[xl]}" "${US_COST[bt]}")x (section 2's uprobe pair for comparison)"
+		else
+			note "bpftrace not found: no USDT ratio"
+		fi
 	fi
 fi
 

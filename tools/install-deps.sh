@@ -29,13 +29,16 @@ set -eu
 # tests/root/test_jit a Node.js server whose JavaScript frames are named from its
 # perf map and jitdump (--perf-basic-prof, --perf-prof);
 # g++ builds its C++ workload (tests/workloads/cxxwl.cc).
+# systemtap-sdt-dev: <sys/sdt.h> for tests/workloads/usdtwl.c, whose USDT probes
+# (semaphore-guarded) tests/root/test_usdt records.
 # openjdk-17-jdk-headless: tests/root/test_java runs a HotSpot program (javac, JNI
 # headers) whose JIT-compiled method must be named.
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
       liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
-      nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless"
+      nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless
+      systemtap-sdt-dev"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:

@@ -10,5 +10,6 @@
 int cmd_dump(int argc, char **argv);   /* user/cli/dump.c */
 int cmd_report(int argc, char **argv); /* user/cli/report_cmd.c */
 int cmd_issues(int argc, char **argv); /* user/cli/issues_cmd.c */
+int cmd_list(int argc, char **argv);   /* user/cli/list_cmd.c */
 
 #endif

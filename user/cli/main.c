@@ -18,6 +18,7 @@ static const char usage[] =
 	"  dump     print every record of a trace file (text or --json)\n"
 	"  export   write a trace out: folded stacks, Perfetto trace, JSONL/CSV tables\n"
 	"  issues   group the lags of many traces into issues across sessions, hosts, builds\n"
+	"  list     list the USDT probes of a binary or a process (list usdt BINARY|-p PID)\n"
 	"\n"
 	"Run 'xlprobe <command> --help' for the options of a command.\n"
 	"Typical session:\n"
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "issues"))
 		return cmd_issues(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc - 1, argv + 1);
 	xlp_err("unknown command '%s': run 'xlprobe --help' for the list", cmd);
 	return 2;
 }

@@ -32,6 +32,8 @@
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
+#include "usdt.h"
+#include "usdt_funcs.h"
 #include "util.h"
 #include "workload_size.h"
 
@@ -68,6 +70,7 @@ struct recorder {
 	struct xlp_trace_meta meta;
 	struct elfsym_target *targets;
 	size_t ntargets;
+	struct usdt_funcs *usdt; /* the functions flagged XLP_FUNC_USDT */
 	uint64_t ncalls, nruns, lost;
 	unsigned launches; /* started so far */
 	unsigned untimed;  /* finished launches the kernel did not time */
@@ -108,8 +111,10 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 		if (f->flags & XLP_FUNC_SIZE)
 			flags |= XLP_COOKIE_SIZE |
 				 XLP_COOKIE_SIZE_ARG(XLP_FUNC_SIZE_ARG_OF(f->flags));
-		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
-					       err, errlen);
+		int ret = (f->flags & XLP_FUNC_USDT)
+				  ? usdt_funcs__attach(r->usdt, r->sess, f, flags, pid, err, errlen)
+				  : session__attach_func(r->sess, f->id, flags, f->binary,
+							 f->offset, pid, err, errlen);
 
 		if (ret)
 			return ret;
@@ -255,7 +260,8 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 	struct xlp_func_info *f;
 
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
-		if (m->funcs[i].offset == t->offset && !strcmp(m->funcs[i].binary, t->binary)) {
+		if (m->funcs[i].offset == t->offset && !strcmp(m->funcs[i].binary, t->binary) &&
+		    !(m->funcs[i].flags & XLP_FUNC_USDT)) {
 			m->funcs[i].flags |= flags;
 			return 0;
 		}
@@ -298,6 +304,8 @@ static int resolve_spec(struct recorder *r, const char *spec, uint32_t flags)
 	char err[512];
 	int ret;
 
+	if (usdt__is_spec(spec))
+		return usdt_funcs__add(&r->usdt, &r->meta, spec, NULL, r->o.pid, flags);
 	ret = elfsym__resolve(spec, r->o.pid, &t, &n, err, sizeof(err));
 	if (ret) {
 		xlp_err("%s", err);
@@ -313,8 +321,16 @@ static int resolve_funcs(struct recorder *r)
 {
 	int err = 0;
 
+	/* --until usdt:... without --key: the end probe of the interaction's calls */
+	if (r->o.until && r->o.key_arg < 0)
+		err = usdt_funcs__add(
+			&r->usdt, &r->meta, r->o.interactions[0], r->o.until, r->o.pid,
+			XLP_FUNC_INTERACTION |
+				(r->o.size_arg >= 0
+					 ? XLP_FUNC_SIZE | XLP_FUNC_SIZE_ARG(r->o.size_arg)
+					 : 0));
 	/* --until: the interaction begins keyed runs, --until's function ends them */
-	for (int i = 0; i < r->o.ninteractions && !err; i++)
+	for (int i = 0; i < r->o.ninteractions && !err && !(r->o.until && r->o.key_arg < 0); i++)
 		err = resolve_spec(
 			r, r->o.interactions[i],
 			XLP_FUNC_INTERACTION |
@@ -323,7 +339,7 @@ static int resolve_funcs(struct recorder *r)
 				(r->o.size_arg >= 0
 					 ? XLP_FUNC_SIZE | XLP_FUNC_SIZE_ARG(r->o.size_arg)
 					 : 0));
-	if (r->o.until && !err)
+	if (r->o.until && r->o.key_arg >= 0 && !err)
 		err = resolve_spec(r, r->o.until,
 				   XLP_FUNC_RUN_END | XLP_FUNC_TASK_ARG(r->o.key_arg));
 	for (int i = 0; i < r->o.nfuncs && !err; i++)
@@ -1202,6 +1218,7 @@ int cmd_record(int argc, char **argv)
 	}
 	launch__free(r.child);
 	session__close(r.sess);
+	usdt_funcs__free(r.usdt);
 	sampler__free(r.sampler);
 	lag_filter__free(r.lag);
 	cpu_avoid__free(r.avoid);

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "record_opts.h"
 #include "xlprobe.h"
+#include "usdt.h"
 #include "util.h"
 #include "workload_size.h"
 
@@ -69,6 +70,15 @@ static const char help[] =
 	"      --size-arg N         a run's workload size is argument N (0: the first,\n"
 	"                           to 4) of its --interaction call, an integer, at the\n"
 	"                           call's entry\n"
+	"  -f, -i usdt:BINARY:PROVIDER:NAME[,END][:argN=STRING]\n"
+	"                           USDT probes (xlprobe list usdt BINARY): NAME,END is\n"
+	"                           a call from probe NAME to probe END on the same\n"
+	"                           thread (postgresql:query__start,query__done), NAME\n"
+	"                           alone a call of no length per hit; argN=STRING keeps\n"
+	"                           the hits whose argument N is that string (a Python\n"
+	"                           function: ...:function__entry,function__return:\n"
+	"                           arg1=handle); --until usdt:... without --key: the\n"
+	"                           end probe of the interaction's\n"
 	"      --min-dur DUR        drop calls shorter than DUR in the kernel (counted, and\n"
 	"                           still subtracted from their parent's exclusive time);\n"
 	"                           e.g. 100us, 2ms; default 0\n"
@@ -447,7 +457,7 @@ static int check_lag(struct record_opts *o)
 			   "add -i BINARY:SYMBOL",
 			   "");
 	/* the recorder holds a thread's records until its run ends there */
-	if (o->until)
+	if (o->until && o->key_arg >= 0)
 		return bad("--lag with --until%s: a keyed run spans threads and --lag keeps or "
 			   "leaves out a run's records per thread; drop one",
 			   "");
@@ -482,7 +492,14 @@ static int check(struct record_opts *o)
 		o->sample_hz = XLP_SAMPLE_HZ_DEFAULT;
 	if (!o->sample_bound_ppm)
 		o->sample_bound_ppm = XLP_SAMPLE_BOUND_PPM_DEFAULT;
-	if (!o->until != (o->key_arg < 0))
+	/* USDT: --until alone is the end probe of the interaction's calls, same thread */
+	if (o->until && o->key_arg < 0 && usdt__is_spec(o->until) &&
+	    (o->ninteractions != 1 || !usdt__is_spec(o->interactions[0])))
+		return bad("--until %s without --key: the end probe of one --interaction "
+			   "usdt:BINARY:PROVIDER:NAME on the same thread; give one such "
+			   "--interaction, or a --key argN to match runs across threads",
+			   o->until);
+	if (!o->until != (o->key_arg < 0) && !(o->until && usdt__is_spec(o->until)))
 		return bad("--until and --key go together%s: a run goes from --interaction's call "
 			   "to --until's with the same --key argument, e.g. --interaction "
 			   "./srv:begin_request --until ./srv:end_request --key arg0",

@@ -602,6 +602,67 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 	return 0;
 }
 
+/* Room for k more links in s->flinks. */
+static int flinks_reserve(struct session *s, size_t k, char *err, size_t errlen)
+{
+	void *p = s->flinks;
+
+	if (xlp_grow(&p, &s->cap_flinks, s->nflinks + k, sizeof(*s->flinks))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->flinks = p;
+	return 0;
+}
+
+int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const char *binary,
+			 const char *provider, const char *begin, const char *end, int filter_arg,
+			 const char *filter, pid_t pid, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, uo);
+	struct xlp_usdt_filter f = {0};
+	int ret;
+
+	if (id >= XLP_MAX_FUNCS) {
+		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
+		return -E2BIG;
+	}
+	if (filter_arg >= 0) {
+		f.arg = (uint32_t)filter_arg;
+		f.len = (uint32_t)strnlen(filter, sizeof(f.s) - 1);
+		memcpy(f.s, filter, f.len);
+		flags |= XLP_COOKIE_USDT_FILTER;
+		ret = bpf_map__update_elem(s->skel->maps.usdt_filters, &id, sizeof(id), &f,
+					   sizeof(f), BPF_ANY);
+		if (ret) {
+			snprintf(err, errlen, "cannot set the filter of %s:%s: %s", provider, begin,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	ret = flinks_reserve(s, 2, err, errlen);
+	if (ret)
+		return ret;
+	uo.usdt_cookie = (long)XLP_COOKIE(id, flags);
+	/* the end first, as session__attach_func's return probe */
+	for (int i = end ? 1 : 0; i >= 0; i--) {
+		struct bpf_program *p = i     ? s->skel->progs.xlp_usdt_end
+					: end ? s->skel->progs.xlp_usdt_begin
+					      : s->skel->progs.xlp_usdt_point;
+		const char *name = i ? end : begin;
+		struct bpf_link *l = bpf_program__attach_usdt(p, pid, binary, provider, name, &uo);
+
+		if (!l) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot attach USDT probe %s:%s of %s: %s", provider,
+				 name, binary, strerror(-ret));
+			return ret;
+		}
+		s->flinks[s->nflinks++] = (struct func_link){.link = l, .pid = pid};
+	}
+	return 0;
+}
+
 void session__detach_funcs(struct session *s, pid_t pid)
 {
 	size_t kept = 0;

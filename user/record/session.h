@@ -61,7 +61,18 @@ int session__follow_children(struct session *s);
  */
 int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 uint64_t offset, pid_t pid, char *err, size_t errlen);
-/* Removes the uprobes session__attach_func set for pid (0: all of them). */
+/*
+ * A USDT function (user/symbols/usdt.h): probe begin of provider in
+ * binary is its entry, probe end (NULL: none, a point) its return, attached
+ * by libbpf in pid (-1: every process) with the same cookie as
+ * session__attach_func's. filter_arg >= 0: only hits whose argument
+ * filter_arg is the string filter count (XLP_COOKIE_USDT_FILTER).
+ */
+int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const char *binary,
+			 const char *provider, const char *begin, const char *end, int filter_arg,
+			 const char *filter, pid_t pid, char *err, size_t errlen);
+/* Removes the uprobes session__attach_func and session__attach_usdt set
+ * for pid (0: all of them). */
 void session__detach_funcs(struct session *s, pid_t pid);
 
 /*

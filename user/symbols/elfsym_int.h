@@ -129,6 +129,8 @@ int elfsym_pick__stripped_error(const struct bin *b, struct ebuf *e);
 
 /* ---- elfsym_suggest.c ---- */
 
+/* Optimal string alignment distance, case-insensitive, on the first 64 characters. */
+unsigned int elfsym_suggest__dist(const char *a, const char *b);
 /* The error for an exact name that is no function of b, with advice. */
 int elfsym_suggest__name_error(const struct bin *b, const char *name, struct ebuf *e);
 

@@ -22,7 +22,7 @@ struct cand {
 };
 
 /* Optimal string alignment distance, case-insensitive: a swap costs 1. */
-static unsigned int str_dist(const char *a, const char *b)
+unsigned int elfsym_suggest__dist(const char *a, const char *b)
 {
 	unsigned int rows[3][DIST_MAXLEN + 1], *pp, *p, *c;
 	size_t la = strnlen(a, DIST_MAXLEN), lb = strnlen(b, DIST_MAXLEN);
@@ -79,7 +79,7 @@ static void suggest(const struct bin *b, const char *name, char *out, size_t len
 		return;
 	for (size_t i = 0; i < b->nsyms; i++) {
 		const struct sym *s = &b->syms[i];
-		unsigned int d = sym_is_func(s) ? str_dist(name, s->name) : UINT_MAX;
+		unsigned int d = sym_is_func(s) ? elfsym_suggest__dist(name, s->name) : UINT_MAX;
 
 		if (d > limit && d != UINT_MAX && qlen >= 3 && strcasestr(s->name, name))
 			d = limit;

@@ -98,6 +98,8 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 #define XLP_FUNC_SIZE (1u << 5)
 #define XLP_FUNC_SIZE_ARG(n) ((uint32_t)(n) << 12)
 #define XLP_FUNC_SIZE_ARG_OF(flags) (((flags) >> 12) & 7)
+/* record --func usdt:...: USDT probes (user/symbols/usdt.h), symbol "provider:name" */
+#define XLP_FUNC_USDT (1u << 6)
 
 struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */
