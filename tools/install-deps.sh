@@ -31,11 +31,14 @@ set -eu
 # g++ builds its C++ workload (tests/workloads/cxxwl.cc).
 # openjdk-17-jdk-headless: tests/root/test_java runs a HotSpot program (javac, JNI
 # headers) whose JIT-compiled method must be named.
+# golang-go: go tool pprof reads export --pprof in tests/unit/test_pprof and
+# tests/root/test_pprof (pprof's own reader, as its users open the file).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
       liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
-      nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless"
+      nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless
+      golang-go"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
