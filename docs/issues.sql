@@ -1,12 +1,13 @@
 -- The issues table of `xlprobe issues`, computed from the fleet table
 -- `lags` (xlprobe export --csv --table lags, or --jsonl) of any number of
--- traces from any number of hosts. Standard SQL: SQLite, DuckDB,
--- PostgreSQL and ClickHouse run it as it is (docs/issues.md, "In the wild").
+-- traces from any number of hosts. Standard SQL: SQLite
+-- (tests/root/test_issues.c) and DuckDB (tests/unit/test_fleet_duckdb.c)
+-- run it as it is and give the rows of `xlprobe issues` (docs/issues.md).
 -- Each row: an issue (one fingerprint: landmark, culprit, factor by name),
 -- its sessions (traces), hosts, builds (distinct build-ids), lagging runs,
 -- longest lag, total perceptible lag (the ranking) and first / last seen.
--- The lag percentiles need an engine's own function (ClickHouse:
--- quantileExact(0.5)(latency_ns); DuckDB: quantile_cont(latency_ns, 0.5)).
+-- The lag percentiles need an engine's own function: in DuckDB,
+-- quantile_cont(latency_ns, 0.5) gives issues' p50 (linear interpolation).
 SELECT fingerprint,
        landmark,
        function,

@@ -33,12 +33,18 @@ set -eu
 # (semaphore-guarded) tests/root/test_usdt records.
 # openjdk-17-jdk-headless: tests/root/test_java runs a HotSpot program (javac, JNI
 # headers) whose JIT-compiled method must be named.
+# @duckdb/node-api (npm, not Debian: DuckDB is not packaged): tests/unit/test_fleet_duckdb
+# runs docs/issues.sql and the fleet queries of docs/fleet-tables.md in DuckDB, from Node.js
+# (Debian's nodejs); installed here into .output/npm (XLP_NPM_DIR), pinned, never at build
+# time, and only by the default list (not --static or --guest).
+# golang-go: go tool pprof reads export --pprof in tests/unit/test_pprof and
+# tests/root/test_pprof (pprof's own reader, as its users open the file).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
       liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
       nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless
-      systemtap-sdt-dev"
+      systemtap-sdt-dev golang-go"
 
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
@@ -86,13 +92,23 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" != 0 ]; then
-	echo "xlprobe: missing Debian packages:$missing; run as root (sudo make ...) to install them" >&2
-	exit 1
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "xlprobe: missing Debian packages:$missing; run as root (sudo make ...) to install them" >&2
+		exit 1
+	fi
+	echo "xlprobe: installing missing Debian packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-echo "xlprobe: installing missing Debian packages:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ -n "${1:-}" ] && exit 0
+# DuckDB for the tests, from npm (see the top): a pinned version that runs on Node.js 20
+DUCKDB_NPM="@duckdb/node-api@1.5.6-r.1"
+npm_dir=${XLP_NPM_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.output/npm}
+if ! [ -f "$npm_dir/node_modules/@duckdb/node-api/package.json" ]; then
+	echo "xlprobe: installing $DUCKDB_NPM into $npm_dir (npm)"
+	mkdir -p "$npm_dir"
+	npm install --prefix "$npm_dir" --no-audit --no-fund --silent "$DUCKDB_NPM" >/dev/null
+fi

@@ -540,7 +540,7 @@ TEST(refusals)
 		{{"--jsonl", "--csv", "--table", "runs", k}, 2, "exclude each other"},
 		{{"--jsonl"}, 2, "no trace file given"},
 		{{"--jsonl", k, "--table"}, 2, "--table needs a value"},
-		{{k}, 2, "no format given (--folded, --jsonl or --csv)"},
+		{{k}, 2, "no format given (--folded, --pprof, --perfetto, --jsonl or --csv)"},
 		{{"--jsonl", "-o", o, k, none}, 1, "none.xlp: no such file"},
 		{{"--csv", "--table", "calls", "-o", o, junk}, 1, "junk.xlp: not an xlprobe trace"},
 	};

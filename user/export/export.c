@@ -24,6 +24,7 @@
 static const char help[] =
 	"Usage: xlprobe export --folded [-o FILE] [--no-kernel] TRACE\n"
 	"       xlprobe export --perfetto [-o FILE] TRACE   (see --perfetto --help)\n"
+	"       xlprobe export --pprof [-o FILE.pb.gz] TRACE...   (see --pprof --help)\n"
 	"       xlprobe export --jsonl [--table T] [-o FILE] TRACE...\n"
 	"       xlprobe export --csv --table T [-o FILE] TRACE...\n"
 	"\n"
@@ -367,6 +368,8 @@ int cmd_export(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--perfetto"))
 			return cmd_export_perfetto(argc, argv);
+		else if (!strcmp(argv[i], "--pprof"))
+			return cmd_export_pprof(argc, argv);
 	if (export_tables__wanted(argc, argv))
 		return export_tables__main(argc, argv);
 	optind = 1;
@@ -400,7 +403,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!folded || optind != argc - 1) {
 		xlp_err("export: %s: run 'xlprobe export --folded TRACE' (see --help)",
-			!folded ? "no format given (--folded, --jsonl or --csv)"
+			!folded ? "no format given (--folded, --pprof, --perfetto, --jsonl or "
+				  "--csv)"
 				: "one trace file expected");
 		return 2;
 	}

@@ -12,6 +12,8 @@
 int cmd_export(int argc, char **argv);
 /* export --perfetto (user/export/export_perfetto.c) */
 int cmd_export_perfetto(int argc, char **argv);
+/* export --pprof (user/export/export_pprof.c) */
+int cmd_export_pprof(int argc, char **argv);
 
 /* ---- --jsonl / --csv: fleet tables (user/export/export_tables.c) ---- */
 

@@ -35,7 +35,7 @@ const char export_tables_help[] =
 	"\n"
 	"Writes the records of one or more traces as flat tables, for a database\n"
 	"holding the data of many machines (DuckDB's read_json_auto and\n"
-	"read_csv_auto, ClickHouse, pandas load them as they are). Each trace is\n"
+	"read_csv_auto load them as they are: docs/fleet-tables.md). Each trace is\n"
 	"read once and streamed, so any number of files from any number of hosts\n"
 	"append into one output. Every row begins with trace_id, host and kernel;\n"
 	"trace_id is \"xlp-\" and 16 hex digits, a hash of the whole trace header\n"

@@ -124,6 +124,11 @@ void pbw__str(struct pbw *w, uint32_t field, const char *s)
 	pbw__bytes(w, field, s, strlen(s));
 }
 
+void pbw__packed_varint(struct pbw *w, uint64_t v)
+{
+	put_varint(w, v);
+}
+
 size_t pbw__begin(struct pbw *w, uint32_t field)
 {
 	put_tag(w, field, WT_LEN);

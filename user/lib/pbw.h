@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A protocol buffers writer, wire format only (no schema, no reflection):
- * what xlprobe export --perfetto needs to write TracePackets. Fields are
+ * what xlprobe export --perfetto needs to write TracePackets, and --pprof
+ * a profile. Fields are
  * appended in the order called; a nested message is opened and closed
  * around its fields. Errors (out of memory) stick: every call after one is
  * a no-op and pbw__err() tells.
@@ -28,6 +29,9 @@ void pbw__fixed64(struct pbw *w, uint32_t field, uint64_t v);
 void pbw__double(struct pbw *w, uint32_t field, double v);
 void pbw__bytes(struct pbw *w, uint32_t field, const void *p, size_t n);
 void pbw__str(struct pbw *w, uint32_t field, const char *s);
+/* One element of a packed repeated varint field: the field opened with
+ * pbw__begin(), its elements, pbw__end(). */
+void pbw__packed_varint(struct pbw *w, uint64_t v);
 
 /*
  * A nested message: pbw__begin() returns a mark to pass to pbw__end()

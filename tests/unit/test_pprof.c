@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * xlprobe export --pprof, read by pprof itself (go tool pprof, Debian's
+ * golang-go) as its users would: per-function totals of each sample type
+ * against export --folded on the same trace, the labels through
+ * -tagfocus, demangled C++ names with the raw ones kept, mappings with
+ * build-ids, --runs, and a damaged or foreign file refused with no output.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "testlib.h"
+#include "pprofcmp.h"
+#include "synth.h"
+
+static char out[1 << 18];
+
+/* synth__tmp's path, kept: its own buffers are reused after 8 calls */
+static const char *tmp(const char *name)
+{
+	static char buf[32][512];
+	static int k;
+	char *b = buf[k++ % 32];
+
+	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
+	return b;
+}
+
+/* Runs the command printf makes (stderr to stdout), into out: its status. */
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	return tl_run(cmd, out, sizeof(out));
+}
+
+static const char *xl(void)
+{
+	static char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/.output/xlprobe", tl_root());
+	return p;
+}
+
+enum { Y_MAIN, Y_HANDLE, Y_LOAD, Y_PREAD, Y_COMPUTE, Y_ANON, Y_KREAD, Y_KSCHED };
+enum { K_LOAD, K_COMPUTE, K_OTHER, K_KERNEL };
+#define BIN "/opt/app/bin/app"
+#define BUILD_ID "8f3e5c0a11223344556677889900aabbccddeeff"
+#define HANDLE "_ZN3app6Server6handleEv"
+#define LOAD "_ZN3app5Store4loadEi"
+#define COMPUTE "_ZN3app7computeIiEEvT_"
+
+/*
+ * 20 runs of app::Server::handle() (pid 10, thread "worker" 10), every
+ * 4th slow by a 50 ms disk wait in app::Store::load(int) -> pread with a
+ * kernel stack; 8 on-CPU samples of 1 ms per run in void
+ * app::compute<int>(int); per run one sample of thread "logger" (11),
+ * outside any run, its stack in a file without symbols.
+ */
+static int cxx_trace(const char *path)
+{
+	static const struct synth_func f[] = {{BIN, HANDLE, true}, {BIN, LOAD, false}};
+	const struct synth_host h = {"host-a", BUILD_ID, 0x4000};
+	const uint32_t load[] = {Y_PREAD, Y_LOAD, Y_HANDLE, Y_MAIN};
+	const uint32_t compute[] = {Y_COMPUTE, Y_HANDLE, Y_MAIN};
+	const uint32_t other[] = {Y_ANON, Y_MAIN};
+	const uint32_t kern[] = {Y_KSCHED, Y_KREAD};
+	uint64_t c[XLP_NR_CTR] = {0};
+	struct synth *s = NULL;
+	int err = synth__open_on(path, XLP_FEAT_SYSCALLS | XLP_FEAT_SAMPLE, 0, f, 2, &h, &s);
+
+	if (err)
+		return err;
+	err |= synth__sym(s, Y_MAIN, XLP_SYM_FUNCTION, "app", "main");
+	err |= synth__sym(s, Y_HANDLE, XLP_SYM_FUNCTION, "app", HANDLE);
+	err |= synth__sym(s, Y_LOAD, XLP_SYM_FUNCTION, "app", LOAD);
+	err |= synth__sym(s, Y_PREAD, XLP_SYM_FUNCTION, "libc.so.6", "pread");
+	err |= synth__sym(s, Y_COMPUTE, XLP_SYM_FUNCTION, "app", COMPUTE);
+	err |= synth__sym(s, Y_ANON, XLP_SYM_FILE, "app", "[app+0x10]");
+	err |= synth__sym(s, Y_KREAD, XLP_SYM_FUNCTION, "[kernel]", "vfs_read");
+	err |= synth__sym(s, Y_KSCHED, XLP_SYM_FUNCTION, "[kernel]", "schedule");
+	err |= synth__stack(s, K_LOAD, load, 4);
+	err |= synth__stack(s, K_COMPUTE, compute, 3);
+	err |= synth__stack(s, K_OTHER, other, 2);
+	err |= synth__kstack(s, K_KERNEL, kern, 2);
+	for (uint64_t i = 0; i < 20; i++) {
+		uint64_t t = (i + 1) * 1000000000ull, d = i % 4 ? 10000000 : 60000000;
+
+		for (uint64_t k = 0; k < 8; k++)
+			err |= synth__sample(s, 10, 10, t + k * 1000000 + 500, 1000000,
+					     K_COMPUTE + 1, XLP_C_CPU_RUN);
+		if (!(i % 4))
+			err |= synth__ksample(s, 10, 10, t + 58000000, 50000000, K_LOAD + 1,
+					      K_KERNEL + 1, XLP_C_DISK);
+		err |= synth__sample(s, 10, 11, t + 100, 1000000, K_OTHER + 1, XLP_C_CPU_RUN);
+		synth__counters(
+			&(struct synth_usage){.cpu_run = 10000000, .disk = (double)d - 10000000},
+			c);
+		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
+	}
+	err |= synth__thread(s, 10, 10, XLP_THREAD_EXITED, "worker", c);
+	err |= synth__thread(s, 10, 11, XLP_THREAD_EXITED, "logger", c);
+	err |= synth__proc(s, 10, c);
+	return synth__finish(s, err ? -EIO : 0);
+}
+
+TEST(totals_agree_with_folded)
+{
+	const char *trace = tmp("cxx.xlp"), *pb = tmp("cxx.pb.gz");
+
+	REQUIRE(cxx_trace(trace) == 0);
+	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
+	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
+	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
+	/* the sampled data set of tests/lib/synth.c too (frames without a run, an
+	 * off-CPU sample of no known wait, a malformed stack) */
+	trace = tmp("sampled.xlp");
+	pb = tmp("sampled.pb.gz");
+	REQUIRE(synth__sampled(trace) == 0);
+	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
+	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
+	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
+}
+
+TEST(demangled_names_raw_kept)
+{
+	const char *trace = tmp("cxx2.xlp"), *pb = tmp("cxx2.pb.gz");
+
+	REQUIRE(cxx_trace(trace) == 0);
+	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(run("go tool pprof -traces %s", pb) == 0, "%s", out);
+	CHECK(strstr(out, "app::Server::handle()"), "%s", out);
+	CHECK(strstr(out, "app::Store::load(int)"), "%s", out);
+	CHECK(strstr(out, "void app::compute<int>(int)"), "%s", out);
+	CHECK(!strstr(out, HANDLE), "mangled name shown: %s", out);
+	/* a stack in order, innermost first, kernel frames below the user ones */
+	CHECK(strstr(out, "schedule\n             vfs_read\n             pread\n"
+			  "             app::Store::load(int)\n"
+			  "             app::Server::handle()\n             main\n"),
+	      "%s", out);
+	/* the raw names as system names (pprof -symbolize=none -raw lists both),
+	 * the binary's path and build-id on its mapping */
+	REQUIRE(run("go tool pprof -raw %s", pb) == 0, "%s", out);
+	CHECK(strstr(out, HANDLE), "%s", out);
+	CHECK(strstr(out, BIN) && strstr(out, BUILD_ID), "%s", out);
+}
+
+/* What the samples a -top report kept add up to (with -unit=ns: ns). */
+static unsigned long long top_total(const char *args, const char *pb)
+{
+	const char *t;
+
+	if (run("go tool pprof -top -nodefraction=0 -unit=ns %s %s", args, pb))
+		return ~0ull;
+	t = strstr(out, "Showing nodes accounting for ");
+	return t ? strtoull(t + 29, NULL, 10) : ~0ull;
+}
+
+TEST(labels_filter)
+{
+	const char *trace = tmp("cxx3.xlp"), *pb = tmp("cxx3.pb.gz"), *slow = tmp("slow.pb.gz");
+
+	REQUIRE(cxx_trace(trace) == 0);
+	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
+	CHECK(top_total("-sample_index=cpu", pb) == 180000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=thread=worker", pb) == 160000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=thread=logger", pb) == 20000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=tid=11", pb) == 20000000ull);
+	/* off-CPU: 5 disk waits of 50 ms, all in the slow runs */
+	CHECK(top_total("-sample_index=off_cpu -tagfocus=reason=disk", pb) == 250000000ull);
+	CHECK(top_total("-sample_index=off_cpu -tagfocus=run_class=slow", pb) == 250000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=slow", pb) == 40000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=fast", pb) == 120000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=state=on_cpu", pb) == 180000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=process=app", pb) == 180000000ull);
+	CHECK(top_total("-sample_index=cpu -tagfocus=host=host-a", pb) == 180000000ull);
+	/* run 5 is the second slow one */
+	CHECK(top_total("-sample_index=off_cpu -tagfocus=run=5", pb) == 50000000ull);
+	/* --runs slow: the same as the label */
+	REQUIRE(run("%s export --pprof --runs slow %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	CHECK(top_total("-sample_index=cpu", slow) == 40000000ull);
+	CHECK(top_total("-sample_index=off_cpu", slow) == 250000000ull);
+	REQUIRE(run("%s export --pprof --runs fast %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	CHECK(top_total("-sample_index=cpu", slow) == 120000000ull);
+	/* --no-kernel: no kernel frame left */
+	REQUIRE(run("%s export --pprof --no-kernel %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	REQUIRE(run("go tool pprof -traces %s", slow) == 0, "%s", out);
+	CHECK(!strstr(out, "vfs_read") && strstr(out, "pread"), "%s", out);
+}
+
+TEST(refusals_leave_no_file)
+{
+	const char *trace = tmp("cxx4.xlp"), *pb = tmp("r.pb.gz"), *bad = tmp("bad.xlp");
+	FILE *f;
+
+	REQUIRE(cxx_trace(trace) == 0);
+	/* not a trace */
+	f = fopen(bad, "w");
+	REQUIRE(f);
+	fputs("this is not a trace\n", f);
+	fclose(f);
+	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(!strchr(out, '\n') || strchr(out, '\n') == out + strlen(out) - 1, "one line: %s",
+	      out);
+	CHECK(strstr(out, bad), "names the file: %s", out);
+	CHECK(access(pb, F_OK) != 0, "no output file");
+	/* a bad one among good ones: still no file */
+	CHECK(run("%s export --pprof %s %s -o %s", xl(), trace, bad, pb) == 1, "%s", out);
+	CHECK(access(pb, F_OK) != 0, "no output file");
+	CHECK(run("%s export --pprof --runs medium %s -o %s", xl(), trace, pb) == 2, "%s", out);
+	CHECK(strstr(out, "slow, fast or all"), "%s", out);
+	CHECK(access(pb, F_OK) != 0, "no output file");
+	/* no runs to label: --runs slow says so */
+	REQUIRE(synth__scenario(&(struct synth_scenario){.path = bad, .nruns = 1}) == 0);
+	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(strstr(out, "no stack samples"), "%s", out);
+	CHECK(access(pb, F_OK) != 0, "no output file");
+}
+
+TEST_MAIN()
