@@ -285,7 +285,8 @@ int dataset__thieves(const struct dataset *ds, const uint32_t *funcs, size_t nfu
 void thieves__free(struct thieves *th); /* accepts NULL */
 /* Whether the traces hold any thief record (recorded by a version that took them). */
 bool thieves__recorded(const struct thieves *th);
-/* Scope k summed over the runs with runs[i] != 0: 0 or -ENOMEM. */
+/* Scope k summed over the runs with runs[i] != 0, thieves of one name and
+ * kind as one (the pid and tid of the first): 0 or -ENOMEM. */
 int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct ds_thief_sum *out);
 void ds_thief_sum__release(struct ds_thief_sum *s);
 

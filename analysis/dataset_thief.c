@@ -49,8 +49,9 @@ struct th_file {
 	const struct dataset *ds;
 	struct thieves *th;
 	size_t fi;
-	const int32_t *slot;   /* global function -> scope, -1 */
-	const uint32_t *queued; /* per scope: its function if queued before a handler, else DS_NONE */
+	const int32_t *slot; /* global function -> scope, -1 */
+	const uint32_t
+		*queued; /* per scope: its function if queued before a handler, else DS_NONE */
 	struct th_ev *ev;
 	size_t nev, evcap;
 	struct xlp_thief_rec *recs; /* the waits, each with XLP_THIEF_MAX slots */
@@ -309,7 +310,8 @@ int dataset__thieves(const struct dataset *ds, const uint32_t *funcs, size_t nfu
 	for (size_t k = 0; k < nfuncs; k++) {
 		if (funcs[k] < ds->nfuncs && slot[funcs[k]] < 0)
 			slot[funcs[k]] = (int32_t)k;
-		queued[k] = funcs[k] < ds->nfuncs && ds->funcs[funcs[k]].queued ? funcs[k] : DS_NONE;
+		queued[k] =
+			funcs[k] < ds->nfuncs && ds->funcs[funcs[k]].queued ? funcs[k] : DS_NONE;
 	}
 	ret = 0;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
@@ -375,10 +377,19 @@ bool thieves__recorded(const struct thieves *th)
 	return th && th->records;
 }
 
-/* The same task: a thread's name can change (a fork child renaming itself). */
+/*
+ * The same thief as a user names it: by name and kind, not by pid, so that
+ * the child a server forks for each snapshot (redis's BGSAVE), or a pool of
+ * runtime threads of one name, adds up to one; the pid and tid shown are
+ * the first met. Tasks that exited unnamed stay apart by pid.
+ */
 static bool same(const struct ds_thief *a, const struct ds_thief *b)
 {
-	return a->tid == b->tid && a->pid == b->pid && !strcmp(a->comm, b->comm);
+	if (!a->comm[0] || !b->comm[0])
+		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
+	return !strcmp(a->comm, b->comm) && a->own_process == b->own_process &&
+	       a->child == b->child &&
+	       (a->flags & XLP_THIEF_KTHREAD) == (b->flags & XLP_THIEF_KTHREAD);
 }
 
 static int by_ns(const void *a, const void *b)

@@ -197,7 +197,7 @@ struct xlp_tl_hist {
  * when a traced thread's runqueue wait ends. Times are the runqueue's
  * clock (rq->clock), the one sched_info.last_queued and run_delay use.
  */
-#define XLP_CPULOG 16 /* a power of two */
+#define XLP_CPULOG 64 /* a power of two: a 20 ms wait on a busy CPU saw more than 16 */
 struct xlp_cpulog_ent {
 	__u64 t;	/* rq clock at its switch-in */
 	__u64 steal;	/* the rq's steal clock + 1 then (0: none) */
