@@ -192,13 +192,13 @@ struct xa_evidence {
 	 * false when too few (or a launch: no own thread).
 	 */
 	bool work_tested;
-	uint32_t work_nslow, work_nfast;	/* runs compared */
+	uint32_t work_nslow, work_nfast;	 /* runs compared */
 	double work_slow_share, work_fast_share; /* median share of the run's CPU time */
-	double work_share_p;			/* Mann-Whitney: the share larger in slow runs */
-	double rest_slow_ns, rest_fast_ns;	/* median CPU time of the rest of the run */
-	double rest_p;				/* Mann-Whitney: the rest larger in slow runs */
-	bool slower_cpu; /* the rest grew, the share did not: the CPU, not the function */
-	bool more_work;	 /* the share grew, the rest did not: the function's own work */
+	double work_share_p;			 /* Mann-Whitney: the share larger in slow runs */
+	double rest_slow_ns, rest_fast_ns;	 /* median CPU time of the rest of the run */
+	double rest_p;				 /* Mann-Whitney: the rest larger in slow runs */
+	bool slower_cpu;    /* the rest grew, the share did not: the CPU, not the function */
+	bool more_work;	    /* the share grew, the rest did not: the function's own work */
 	bool cpu_dismissed; /* the evidence was CPU time alone, and slower_cpu */
 	/*
 	 * 4. a resource beyond the bulk: ranked by the resource's share of the
@@ -298,10 +298,34 @@ struct xa_growth {
 	 * lib, the deepest user frame when it is such a library's (0: none)
 	 */
 	size_t app, lib;
-	double p;	/* Fisher's p of path[named] (1 when none) */
+	double p; /* Fisher's p of path[named] (1 when none) */
 	bool clear;
 	enum xa_cause cause;
 	size_t cause_at; /* index into path of the frame the cause is named by */
+};
+
+/*
+ * The CPU's other tenants (dataset__thieves): when a factor is cpu_wait,
+ * who ran on the CPU its threads waited for, over the slow runs, the
+ * largest first; per slow run and as a share of those runs' waits.
+ */
+#define XA_MAX_THIEVES 4
+struct xa_thief {
+	uint32_t pid, tid;
+	char comm[XLP_COMM_LEN];
+	bool own_process, child, kernel_thread;
+	double ns;    /* per slow run */
+	double share; /* of the slow runs' waits in the scope */
+};
+
+struct xa_thieves {
+	bool known;	/* the slow runs' waits in the scope have thief records */
+	uint64_t waits; /* those records */
+	double wait_ns; /* per slow run, the waits the records cover */
+	/* per slow run: the idle task, interrupts, the hypervisor, not told */
+	double idle_ns, irq_ns, steal_ns, unknown_ns;
+	struct xa_thief t[XA_MAX_THIEVES];
+	size_t n;
 };
 
 struct xa_critical {
@@ -337,6 +361,8 @@ struct xa_critical {
 	 */
 	size_t blocker;
 	double blocker_added; /* ns per slow run over a fast one */
+	/* a cpu_wait factor: who held the CPU (known false otherwise) */
+	struct xa_thieves thieves;
 };
 
 /*
@@ -404,6 +430,8 @@ struct xa_fallback {
 	double blocker_added;
 	/* a wait that was other threads' CPU work: dismissed, holds is false */
 	struct xa_cpu_work cpu_work;
+	/* feat cpu_wait: who held the CPU the run's thread waited for */
+	struct xa_thieves thieves;
 };
 
 /* A precondition's test on one function: lo < time <= hi (tests merged). */
@@ -469,6 +497,9 @@ struct xa_result {
 	bool has_own;
 	struct xa_step2 own;
 	struct xa_fallback fallback; /* XA_NO_PRECOND: the whole run's answer */
+	/* who held the CPU while the runs' threads waited before their
+	 * handler (prewake), over the slow runs; known false without */
+	struct xa_thieves queued_thieves;
 	/* functions by median time */
 	struct xa_func_row *rows;
 	size_t nrows;

@@ -39,6 +39,8 @@ int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_
 /* Minimum slow samples a precondition's leaf must hold. */
 uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow);
 /* the runs' async tasks and their queue's answer (task_answer.c) */
+/* Who held the CPU for the cpu_wait answers (thieves.c): 0 or negative errno, err set. */
+int xa_thieves(const struct dataset *ds, struct xa_result *r, char *err, size_t errlen);
 int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		   char *err, size_t errlen);
 

@@ -402,6 +402,10 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
+	ret = xa_thieves(ds, r, err, errlen);
+	told = ret != 0;
+	if (ret)
+		goto cleanup;
 	*out = r;
 	r = NULL;
 cleanup:

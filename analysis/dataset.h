@@ -243,6 +243,53 @@ const struct ds_res *resources__get(const struct resources *r, size_t k, size_t 
 size_t resources__npeers(const struct resources *r, size_t k);
 const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_t i);
 
+/* ---- the CPU's other tenants: who ran while a thread waited for its CPU ---- */
+
+/*
+ * From the thief records (struct xlp_thief_rec, bpf/thief.bpf.h): a task
+ * that held the CPU a traced thread waited for, and the time it ran then.
+ */
+struct ds_thief {
+	uint32_t pid, tid;
+	char comm[XLP_COMM_LEN]; /* "" when it exited before it was named */
+	uint32_t flags;		 /* XLP_THIEF_* */
+	bool own_process;	 /* a thread of the waiting thread's own process */
+	bool child;		 /* a process the traced ones forked (struct xlp_fork_rec) */
+	double ns;		 /* its time, summed over the runs asked */
+};
+
+/* The runqueue waits of a scope over some runs, and who ran meanwhile. */
+struct ds_thief_sum {
+	uint64_t waits;	 /* thief records (waits) counted */
+	double wait_ns;	 /* their cpu_wait */
+	double idle_ns;	 /* the idle task: the CPU's own latency */
+	double irq_ns;	 /* no task's time: interrupts */
+	double steal_ns; /* the hypervisor's */
+	/* not told: tasks past the largest of each wait, the part of a wait
+	 * on another CPU before a migration, and older than the CPU's log */
+	double unknown_ns;
+	struct ds_thief *t; /* largest first */
+	size_t n;
+};
+
+struct thieves;
+
+/*
+ * Scopes: k < nfuncs, the waits during function funcs[k]'s calls (a
+ * DS_QUEUED_SUFFIX function: the waits before its run's handler); k ==
+ * nfuncs, the waits of the run's own thread (a launch: of any of its
+ * threads) over the whole run. A further pass over the files.
+ */
+int dataset__thieves(const struct dataset *ds, const uint32_t *funcs, size_t nfuncs,
+		     struct thieves **out, char *err, size_t errlen);
+void thieves__free(struct thieves *th); /* accepts NULL */
+/* Whether the traces hold any thief record (recorded by a version that took them). */
+bool thieves__recorded(const struct thieves *th);
+/* Scope k summed over the runs with runs[i] != 0, thieves of one name and
+ * kind as one (the pid and tid of the first): 0 or -ENOMEM. */
+int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct ds_thief_sum *out);
+void ds_thief_sum__release(struct ds_thief_sum *s);
+
 /* ---- nesting of marked calls under chosen functions (drill-down) ---- */
 
 /*

@@ -17,6 +17,7 @@
 #include "reasons.bpf.h"
 #include "prewake.bpf.h"
 #include "tlhist.bpf.h"
+#include "thief.bpf.h"
 
 /*
  * The on-CPU and runqueue time of a slice as the kernel itself counts them
@@ -131,17 +132,19 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		ev_block_iowait(t);
 }
 
+/* log, clk, steal: this CPU's log of switch-ins and clocks (cpulog_close) */
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
-				      __u64 now)
+				      __u64 now, struct xlp_cpulog *log, __u64 clk, __u64 steal)
 {
 	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
-	__u64 exec = next->se.sum_exec_runtime;
+	__u64 exec = next->se.sum_exec_runtime, wait;
 	struct xlp_proc *p = proc_get(t);
 
 	if (t->state == XLP_T_RUNNABLE) {
 		offcpu_charge(t, t->ts, now, XLP_C_CPU_WAIT);
-		thread_account_d(t, p, now,
-				 total && seen && total >= seen ? total - seen : now - t->ts);
+		wait = total && seen && total >= seen ? total - seen : now - t->ts;
+		thread_account_d(t, p, now, wait);
+		thief_wait_end(t, log, next, clk, steal, wait, now);
 		t->delay_seen = total;
 	} else if (t->state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
@@ -183,10 +186,11 @@ static __always_inline void tl_waker(__u16 kind, struct task_struct *task, __u16
 static __always_inline int sched_switch(void *ctx, bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
 	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
+	struct xlp_cpulog *log;
 	struct xlp_thread *t;
-	__u64 now = 0;
+	__u64 now = 0, clk, steal = 0;
 
 	/*
 	 * No task switches inside an interrupt, softirq or hrtimer: a context
@@ -197,6 +201,8 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	 */
 	if (c && (c->hardirq | c->hrtimer | c->softirq))
 		c->hardirq = c->hrtimer = c->softirq = 0;
+	/* the CPU's log of who ran (bpf/thief.bpf.h): prev's slot closed first */
+	log = cpulog_close(prev, next, cpu, &clk, &steal);
 	t = thread_get(prev);
 	/* test build: a preemption the kernel did not deliver (both switches) */
 	if (t && cfg_test_drop_switch && t->state == XLP_T_RUNNING &&
@@ -223,17 +229,19 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	t = thread_get(next);
 	if (cfg_test_drop_switch && t && t->test_dropped) {
 		t->test_dropped = 0;
+		cpulog_push(log, next, clk, steal);
 		return 0;
 	}
 	if (t) {
 		if (!now)
 			now = bpf_ktime_get_ns();
-		switch_in(t, next, bpf_get_smp_processor_id(), now);
+		switch_in(t, next, cpu, now, log, clk, steal);
 		tl_emit(XLP_SCHED_IN, t->pid, t->tid, 0, 0, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	} else {
 		tl_waker(XLP_SCHED_IN, next, 0, now);
 	}
+	cpulog_push(log, next, clk, steal);
 	return 0;
 }
 

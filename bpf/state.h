@@ -191,6 +191,44 @@ struct xlp_tl_hist {
 	__u16 named;			  /* on the timeline: its events go out live */
 };
 
+/*
+ * The last XLP_CPULOG tasks a CPU switched in (bpf/thief.bpf.h): value of
+ * the per-CPU "cpulog" map, written at every switch of the machine, read
+ * when a traced thread's runqueue wait ends. Times are the runqueue's
+ * clock (rq->clock), the one sched_info.last_queued and run_delay use.
+ */
+#define XLP_CPULOG 64 /* a power of two: a 20 ms wait on a busy CPU saw more than 16 */
+struct xlp_cpulog_ent {
+	__u64 t;	/* rq clock at its switch-in */
+	__u64 steal;	/* the rq's steal clock + 1 then (0: none) */
+	__u64 exec_in;	/* its se.sum_exec_runtime then */
+	__u64 exec_out; /* and at its switch-out; 0 while on the CPU */
+	__u64 task;	/* its struct task_struct *, to name it if charged */
+	__u32 tid, tgid;
+	__u32 flags; /* XLP_THIEF_KTHREAD */
+	__u32 __pad;
+};
+struct xlp_cpulog {
+	struct xlp_cpulog_ent e[XLP_CPULOG];
+	__u32 n; /* switch-ins logged: the newest is e[(n - 1) % XLP_CPULOG] */
+	__u32 __pad;
+	/* the wait being charged (xlp_thief_charge's inputs: BPF-to-BPF
+	 * calls take five arguments) */
+	__u64 q0, clk, steal, wait, now;
+	/* and its thieves so far (a map value, not the stack: the verifier
+	 * would track every index into a stack array exactly) */
+	__u32 acc_tid[XLP_THIEF_MAX];
+	__u32 acc_slot[XLP_THIEF_MAX]; /* its newest log slot, for its name */
+	__u64 acc_ns[XLP_THIEF_MAX];
+	/* the walk back (thief_step), from the newest slot */
+	__u64 w_end, w_send, w_idle, w_irq, w_steal, w_other;
+	__u32 w_tid; /* the waiting thread */
+	__u32 __w_pad;
+};
+_Static_assert(sizeof(struct xlp_thief_rec) + XLP_THIEF_MAX * sizeof(struct xlp_thief) <
+		       XLP_BATCH_BYTES,
+	       "a thief record fits a thread's batch");
+
 /* what the CPU is doing besides running a task (bpf/waker.bpf.c); BPF only */
 struct xlp_irqctx {
 	__u32 hardirq; /* nesting depth of interrupt handlers */

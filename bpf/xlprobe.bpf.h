@@ -174,6 +174,10 @@ XLP_MAP(tl_hist, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_
 XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
 	__type(value, struct xlp_irqctx););
 
+/* the last tasks each CPU ran (bpf/thief.bpf.h) */
+XLP_MAP(cpulog, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
+	__type(key, __u32); __type(value, struct xlp_cpulog););
+
 /*
  * Block I/O submitted by traced threads: bio -> its submitter, request ->
  * tid, and per tid what its requests add up to. Other tasks issue and

@@ -136,6 +136,9 @@ enum xlp_rec_type {
 	/* struct xlp_lag_rec: what record --lag wrote and left out (the
 	 * recorder's, readers that predate it skip it) */
 	XLP_R_LAG = 17,
+	/* struct xlp_thief_rec: who held the CPU while a traced thread waited
+	 * for it (readers that predate it skip it) */
+	XLP_R_THIEF = 18,
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -571,6 +574,51 @@ struct xlp_size_rec {
 	__u32 run;     /* XLP_SIZE_LAUNCH: the launch's index (xlp_launch_rec.run) */
 };
 
+/*
+ * The CPU's other tenants (bpf/thief.bpf.h): as a traced thread inside a
+ * marked call (or woken for the next run: prewake) gets its CPU after a
+ * runqueue wait, the tasks that held that CPU meanwhile, from the last
+ * XLP_CPULOG switch-ins the CPU logged (bpf/state.h). Each task is charged
+ * its own on-CPU time in the wait (se.sum_exec_runtime, what
+ * /proc/PID/task/TID/schedstat counts), so a thief never gets more than it
+ * ran; the rest of a span it held the CPU is the hypervisor's (steal) or
+ * interrupts'. Sent in the thread's batch, in its order with its calls.
+ *
+ *   wait_ns = elsewhere + here_ns: the part before it was moved to this
+ *   CPU's runqueue (a migration: another CPU's tasks, not known here)
+ *   here_ns = idle_ns + irq_ns + steal_ns + other_ns + unlogged_ns
+ *	       + the thieves' ns
+ */
+#define XLP_THIEF_MAX 4		       /* thieves named per wait, the largest */
+#define XLP_THIEF_KTHREAD (1u << 0)    /* a kernel thread (PF_KTHREAD) */
+#define XLP_THIEF_NAME_STALE (1u << 1) /* exited before it was named: comm empty */
+
+struct xlp_thief {
+	__u32 tid;
+	__u32 pid; /* tgid */
+	__u64 ns;  /* its own on-CPU time during the wait */
+	char comm[XLP_COMM_LEN];
+	__u32 flags; /* XLP_THIEF_* */
+	__u32 __pad;
+};
+
+struct xlp_thief_rec {
+	struct xlp_hdr h; /* h.cpu: the CPU it waited for; h.size covers nthieves */
+	__u32 pid;	  /* the waiting thread (tgid) */
+	__u32 tid;
+	__u64 end_ns;	   /* CLOCK_MONOTONIC: its switch-in, the wait's end */
+	__u64 wait_ns;	   /* the wait, as its cpu_wait counts it */
+	__u64 here_ns;	   /* of it, on this CPU's runqueue */
+	__u64 idle_ns;	   /* of here: the idle task (a wakeup's latency) */
+	__u64 irq_ns;	   /* of here: no task's and not steal: interrupts */
+	__u64 steal_ns;	   /* of here: the hypervisor ran another guest */
+	__u64 other_ns;	   /* of here: tasks past the XLP_THIEF_MAX largest */
+	__u64 unlogged_ns; /* of here: older than the CPU's log */
+	__u32 nthieves;	   /* <= XLP_THIEF_MAX, largest first */
+	__u32 __pad;
+	struct xlp_thief thieves[];
+};
+
 /* struct xlp_stack_rec.flags */
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
@@ -813,6 +861,8 @@ _Static_assert(sizeof(struct xlp_task_rec) == 32, "xlp_task_rec layout");
 _Static_assert(sizeof(struct xlp_taskev_rec) == 40, "xlp_taskev_rec layout");
 _Static_assert(sizeof(struct xlp_size_rec) == 40, "xlp_size_rec layout");
 _Static_assert(sizeof(struct xlp_lag_rec) == 88, "xlp_lag_rec layout");
+_Static_assert(sizeof(struct xlp_thief) == 40, "xlp_thief layout");
+_Static_assert(sizeof(struct xlp_thief_rec) == 88, "xlp_thief_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

@@ -1033,6 +1033,11 @@ int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, 
 	return put(s, XLP_R_FORK, &f.h, sizeof(f));
 }
 
+int synth__thief(struct synth *s, struct xlp_thief_rec *w)
+{
+	return put(s, XLP_R_THIEF, &w->h, sizeof(*w) + w->nthieves * sizeof(w->thieves[0]));
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};

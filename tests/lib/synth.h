@@ -94,6 +94,8 @@ int synth__taskev(struct synth *s, uint16_t kind, uint32_t pid, uint32_t tid, ui
 int synth__size(struct synth *s, uint32_t flags, uint32_t pid, uint64_t time_ns, uint64_t size);
 /* A process a traced one forked (struct xlp_fork_rec; XLP_FORK_* flags) */
 int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, uint32_t flags);
+/* Who held the CPU in a wait (struct xlp_thief_rec, h.size set from nthieves) */
+int synth__thief(struct synth *s, struct xlp_thief_rec *w);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

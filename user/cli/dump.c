@@ -563,6 +563,50 @@ static void rec_lag(struct dump *d, const struct xlp_hdr *h)
 	field_u64(d, "spills", r->spills);
 }
 
+static const struct flag_name thief_flag_names[] = {
+	{XLP_THIEF_KTHREAD, "kthread"},
+	{XLP_THIEF_NAME_STALE, "name_stale"},
+};
+
+/* who held the CPU while a traced thread waited for it */
+static void rec_thief(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_thief_rec *r = (const void *)h;
+	uint32_t n = xlp_thief_count(r);
+
+	field_u64(d, "pid", r->pid);
+	field_u64(d, "tid", r->tid);
+	field_u64(d, "end_ns", r->end_ns);
+	field_u64(d, "wait_ns", r->wait_ns);
+	field_u64(d, "here_ns", r->here_ns);
+	field_u64(d, "idle_ns", r->idle_ns);
+	field_u64(d, "irq_ns", r->irq_ns);
+	field_u64(d, "steal_ns", r->steal_ns);
+	field_u64(d, "other_ns", r->other_ns);
+	field_u64(d, "unlogged_ns", r->unlogged_ns);
+	if (d->json)
+		jsonw__begin_arr(&d->jw, "thieves");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct xlp_thief *x = &r->thieves[i];
+
+		if (d->json)
+			jsonw__begin_obj(&d->jw, NULL);
+		else
+			fprintf(d->out, " thief%u[", i);
+		field_u64(d, "tid", x->tid);
+		field_u64(d, "pid", x->pid);
+		field_str(d, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
+		field_u64(d, "ns", x->ns);
+		field_flags(d, "flags", x->flags, thief_flag_names, ARRAY_SIZE(thief_flag_names));
+		if (d->json)
+			jsonw__end_obj(&d->jw);
+		else
+			fputs(" ]", d->out);
+	}
+	if (d->json)
+		jsonw__end_arr(&d->jw);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -586,6 +630,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_TASKEV] = {"taskev", sizeof(struct xlp_taskev_rec), rec_taskev},
 	[XLP_R_SIZE] = {"size", sizeof(struct xlp_size_rec), rec_size},
 	[XLP_R_LAG] = {"lag", sizeof(struct xlp_lag_rec), rec_lag},
+	[XLP_R_THIEF] = {"thief", sizeof(struct xlp_thief_rec), rec_thief},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

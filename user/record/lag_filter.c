@@ -109,6 +109,13 @@ static bool thread_rec(const struct xlp_hdr *h, uint32_t *tid, uint64_t *t)
 		*t = k->entry_ns;
 		return true;
 	}
+	case XLP_R_THIEF: {
+		const struct xlp_thief_rec *w = (const void *)h;
+
+		*tid = w->tid;
+		*t = w->end_ns;
+		return true;
+	}
 	default:
 		return false;
 	}

@@ -78,6 +78,16 @@ struct report_queued {
 };
 void report__queued(const struct dataset *ds, const struct xa_result *r, struct report_queued *q);
 /*
+ * Who held the CPU (report_thief.c): "the CPU was taken by redis-rdb-bgsave
+ * (pid 4242, a child of the server) 88 %"; "" when nothing is known or no
+ * one took a share worth naming.
+ */
+const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len);
+/* One thief as the clause names it: "its own thread node:V8 worker (tid 12)". */
+const char *report__thief(const struct xa_thief *t, char *buf, size_t len);
+/* The "thieves" object of a JSON answer (docs/json.md). */
+void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t);
+/*
  * record --lag: the runs written as their call alone, kept out of the
  * analysis (dataset__summary_runs), and the threshold and K they were
  * recorded with (those of the first trace that has them; 0 without).

@@ -385,7 +385,7 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
-	char a[32], b[32], c[32], d[32], rule[64], cav[256];
+	char a[32], b[32], c[32], d[32], rule[64], cav[256], who[400];
 	struct report_verdict v;
 	struct report_queued q;
 	uint64_t lost, sent;
@@ -424,6 +424,11 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 			"their latency and cpu_wait).",
 			q.runs, report__dur(q.slow_median, a, sizeof(a)),
 			report__dur(q.fast_median, b, sizeof(b)));
+	if (q.runs && report__thieves(&r->queued_thieves, who, sizeof(who))[0]) {
+		fputs(" In the slow runs, ", f);
+		html_esc(f, who);
+		fputs(".", f);
+	}
 	fputs("</p>\n", f);
 	html_plot_histogram(f, ds, r);
 	html_plot_runs(f, ds, r);

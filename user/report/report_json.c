@@ -192,6 +192,7 @@ static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_resu
 	jsonw__round(w, "queued_slow_median_ns", q.slow_median);
 	jsonw__round(w, "queued_fast_median_ns", q.fast_median);
 	jsonw__num(w, "queued_share", q.runs ? q.share : NAN);
+	report__thieves_json(w, "queued_cpu_thieves", &r->queued_thieves);
 	jsonw__end_obj(w);
 }
 
@@ -650,6 +651,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	disk_on_cpu(w, &fb->disk_cpu);
 	growth(w, "growth", ds, g);
 	blocked_by(w, ds, r, fb->blocker, fb->blocker_added);
+	report__thieves_json(w, "cpu_thieves", &fb->thieves);
 	jsonw__end_obj(w);
 }
 
@@ -691,6 +693,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 		jsonw__null(w, "peer");
 	}
 	blocked_by(w, ds, r, c->blocker, c->blocker_added);
+	report__thieves_json(w, "cpu_thieves", &c->thieves);
 	calls(w, &c->calls);
 	disk_on_cpu(w, &c->disk_cpu);
 	growth(w, "growth", ds, &c->growth);

@@ -42,7 +42,7 @@ static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
 static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_queued q;
-	char a[32], b[32];
+	char a[32], b[32], who[400];
 
 	report__queued(ds, r, &q);
 	if (!q.runs)
@@ -56,6 +56,11 @@ static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (!isnan(q.share) && q.share >= 0.005)
 		fprintf(f, ", %.0f %% of the added latency", 100 * q.share);
 	fputs(" (in their latency and cpu_wait; record --no-prewake leaves it out)\n", f);
+	if (report__thieves(&r->queued_thieves, who, sizeof(who))[0]) {
+		fputs("  in the slow runs, ", f);
+		xlp_fputs_text(f, who);
+		fputs("\n", f);
+	}
 }
 
 /* record --lag: the runs counted and timed, but not analysed */

@@ -26,7 +26,7 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		     struct report_verdict *v, size_t *len)
 {
 	const struct xa_critical *c = &r->crit[i];
-	char t[32], val[32], chain[256], sh[256], why[600];
+	char t[32], val[32], chain[256], sh[256], why[600], thief[400];
 
 	put(v, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->name,
 	    c->gt ? ">" : "<=", report__dur(c->threshold_ns, t, sizeof(t)));
@@ -45,6 +45,8 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		    f->gt ? ">" : "<=", report__value(f->feat, f->threshold, val, sizeof(val)));
 		if (f->feat == XA_IPC && c->peer.found)
 			put(v, len, " (waiting for pid %u (%s))", c->peer.pid, c->peer.comm);
+		if (f->feat == XA_CPU_WAIT && report__thieves(&c->thieves, thief, sizeof(thief))[0])
+			put(v, len, ": %s", thief);
 		if (!k && c->disk_cpu.holds)
 			put(v, len, " (disk on CPU: the VM's synchronous I/O)");
 	}
@@ -95,8 +97,11 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
 	if (fb->feat == XA_CPU_WAIT) {
 		struct report_queued q;
-		char d[32];
+		char d[32], thief[400];
 
+		/* who held the CPU, over the whole run, then before the handler */
+		if (report__thieves(&fb->thieves, thief, sizeof(thief))[0])
+			put(v, len, "; %s", thief);
 		/*
 		 * Where the runqueue wait was: before the handler (the thread woke,
 		 * another task held its CPU), no function of the run holds it
@@ -108,6 +113,9 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 			    "woke and waited for a CPU before running it (median %s in slow "
 			    "runs)",
 			    100 * fmin(q.share, 1), report__dur(q.slow_median, d, sizeof(d)));
+		if (q.runs && q.share >= 0.5 &&
+		    report__thieves(&r->queued_thieves, thief, sizeof(thief))[0])
+			put(v, len, " (%s)", thief);
 	}
 	if (fb->blocker < r->nblockers) {
 		char b[256], add[32];

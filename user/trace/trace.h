@@ -79,10 +79,22 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 	case XLP_R_SCHED:
 	case XLP_R_TASK:
 	case XLP_R_TASKEV:
+	case XLP_R_THIEF:
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* The thieves a record holds: nthieves, as far as h.size and XLP_THIEF_MAX allow. */
+static inline uint32_t xlp_thief_count(const struct xlp_thief_rec *r)
+{
+	uint32_t room = (uint32_t)((r->h.size - sizeof(*r)) / sizeof(r->thieves[0]));
+
+	if (r->h.size < sizeof(*r))
+		return 0;
+	room = room < XLP_THIEF_MAX ? room : XLP_THIEF_MAX;
+	return r->nthieves < room ? r->nthieves : room;
 }
 
 /* struct xlp_func_info.flags */
