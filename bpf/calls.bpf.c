@@ -145,23 +145,22 @@ static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t
 	taskev_emit(t, kind, n, call_arg(ctx, n), func_id, now);
 }
 
-SEC("uprobe")
-int xlp_func_entry(struct pt_regs *ctx)
+/*
+ * A marked call begins on traced thread t: its frame, and its run when it
+ * is the interaction's outermost call. Also a trace-marker section's B
+ * line (bpf/marker.bpf.c), with ctx NULL and no keyed or size flags.
+ */
+static __always_inline void call_enter(struct pt_regs *ctx, struct xlp_thread *t, __u64 now,
+				       __u64 cookie)
 {
-	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f;
-	__u64 now, cookie;
 	__u32 d;
 
-	if (!t)
-		return 0;
-	now = bpf_ktime_get_ns();
-	cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
 	d = t->depth;
 	t->depth = d + 1;
 	if (d >= XLP_MAX_DEPTH) {
 		stat_inc(XLP_S_STACK_OVERFLOW);
-		return 0;
+		return;
 	}
 	thread_sync(t, now);
 	f = &t->stack[d];
@@ -191,7 +190,6 @@ int xlp_func_entry(struct pt_regs *ctx)
 	}
 	/* the first marked call since the wakeup, whichever it is */
 	t->pw_armed = 0;
-	return 0;
 }
 
 static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, __u64 now)
@@ -384,27 +382,27 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 
 #undef REC_PUT
 
-SEC("uretprobe")
-int xlp_func_return(struct pt_regs *ctx)
+/*
+ * A marked call of function cookie returns on traced thread t: its frame
+ * popped, its call record (and its run's) written. Also a trace-marker
+ * section's E line (bpf/marker.bpf.c).
+ */
+static __always_inline void call_leave(struct xlp_thread *t, __u64 now, __u32 cookie)
 {
-	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f, *parent = NULL;
-	__u64 now, moved = 0;
-	__u32 d, cookie;
+	__u64 moved = 0;
+	__u32 d;
 
-	if (!t)
-		return 0;
-	now = bpf_ktime_get_ns();
 	d = t->depth;
 	if (!d) {
 		/* the call began before we attached */
 		stat_inc(XLP_S_STACK_MISMATCH);
-		return 0;
+		return;
 	}
 	d--;
 	if (d >= XLP_MAX_DEPTH) {
 		t->depth = d; /* a call the stack had no room for */
-		return 0;
+		return;
 	}
 	/*
 	 * The frame of this function is the top one, unless returns were
@@ -415,7 +413,6 @@ int xlp_func_return(struct pt_regs *ctx)
 	 * its entry was not seen (the call began before its entry probe was
 	 * set), and the return is ignored, counted.
 	 */
-	cookie = (__u32)bpf_get_attach_cookie(ctx);
 	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
 		__u32 j = d;
 
@@ -426,7 +423,7 @@ int xlp_func_return(struct pt_regs *ctx)
 		}
 		if (t->stack[j & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
 			stat_inc(XLP_S_STACK_MISMATCH);
-			return 0;
+			return;
 		}
 		stat_add(XLP_S_STACK_MISMATCH, d - j);
 		d = j;
@@ -467,5 +464,33 @@ int xlp_func_return(struct pt_regs *ctx)
 		return_slow(t, f, parent, d, now);
 	else
 		return_fast(t, f, parent, d, now);
+}
+
+/* bpf/marker.bpf.c includes this file for call_enter() and call_leave(), not these */
+#ifndef XLP_CALLS_CORE_ONLY
+SEC("uprobe")
+int xlp_func_entry(struct pt_regs *ctx)
+{
+	struct xlp_thread *t = thread_get_current_traced();
+	__u64 now;
+
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	call_enter(ctx, t, now, bpf_get_attach_cookie(ctx)); /* XLP_COOKIE() */
 	return 0;
 }
+
+SEC("uretprobe")
+int xlp_func_return(struct pt_regs *ctx)
+{
+	struct xlp_thread *t = thread_get_current_traced();
+	__u64 now;
+
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	call_leave(t, now, (__u32)bpf_get_attach_cookie(ctx));
+	return 0;
+}
+#endif

@@ -98,6 +98,12 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 #define XLP_FUNC_SIZE (1u << 5)
 #define XLP_FUNC_SIZE_ARG(n) ((uint32_t)(n) << 12)
 #define XLP_FUNC_SIZE_ARG_OF(flags) (((flags) >> 12) & 7)
+/*
+ * A trace-marker section (record --func marker:NAME): no binary, no
+ * offset; binary is "[trace_marker]", symbol "marker:NAME" (NAME may be a
+ * glob), what every output shows.
+ */
+#define XLP_FUNC_MARKER (1u << 6)
 
 struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */
