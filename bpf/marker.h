@@ -122,6 +122,7 @@ static __always_inline int xlp_marker_num(const char *b, __u32 from, __u32 to, i
 }
 
 /*
+ * A write of full bytes: its first len = min(full, XLP_MARKER_LINE) read.
  * Parsing goes in three steps, so that BPF can run the one loop over the
  * line's bytes under bpf_loop (a plain loop that remembers where the bars
  * are is too many states for the verifier): xlp_marker_len(), then
@@ -166,7 +167,8 @@ static __always_inline int xlp_marker_finish(const char *b, __u32 len, __u64 ful
 					     const struct xlp_marker_scan *sc,
 					     struct xlp_marker_line *l)
 {
-	int cut = full > len;
+	/* the bytes read were min(full, XLP_MARKER_LINE) */
+	int cut = full > XLP_MARKER_LINE;
 	__s64 pid = 0;
 	char kind;
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "xlprobe.h"
+#include "marker.h"
 
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
@@ -35,6 +36,8 @@ _Static_assert(XLP_FORMAT_VERSION == 2,
  */
 extern const char *const xlp_ctr_names[XLP_NR_CTR];
 extern const char *const xlp_stat_names[XLP_NR_STAT];
+/* why trace-marker lines were skipped (struct xlp_marker_rec.skip, bpf/marker.h) */
+extern const char *const xlp_marker_skip_names[XLP_MARKER_NR_SKIP];
 
 /* struct xlp_trace_meta.features: what the kernel let us see */
 #define XLP_FEAT_BTF (1u << 0)
