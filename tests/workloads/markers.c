@@ -10,7 +10,7 @@
  *   C|pid|frame_items|SIZE           SIZE = 1000 x (1 + run % 4)
  *   B|pid|Choreographer#doFrame
  *     B|pid|measure   burns BURN_US of CPU                         E|pid
- *     B|pid|draw      burns BURN_US, 6x as much in every SLOW_EVERY-th run  E|pid
+ *     B|pid|draw      burns BURN_US, 10x as much in every SLOW_EVERY-th run  E|pid
  *     B|pid|untraced  (no spec matches it: its E must pop it alone) E|pid
  *     S|pid|upload|run   the helper thread burns BURN_US, then writes F|pid|upload|run
  *     B|pid|sync      sleeps SLEEP_US                              E|pid
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
 		wl_burn_cpu_ns(burn_ns);
 		end(s);
 		s = begin("draw", r);
-		wl_burn_cpu_ns(r % slow_every == slow_every - 1 ? 6 * burn_ns : burn_ns);
+		wl_burn_cpu_ns(r % slow_every == slow_every - 1 ? 10 * burn_ns : burn_ns);
 		end(s);
 		s = begin("untraced", r);
 		end(s);
