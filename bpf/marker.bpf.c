@@ -28,8 +28,15 @@
 #define MARKER_SECTIONS 1 /* B and S lines a spec matched */
 #define MARKER_SKIP0 2	  /* then one per enum xlp_marker_skip */
 
-/* record's marker specs (user/record/marker_opts.c), set before load */
-const volatile struct xlp_marker_spec cfg_marker_specs[XLP_MARKER_SPECS] = {};
+/*
+ * record's marker specs (struct xlp_marker_spec, user/record/marker_spec.c),
+ * set before load, field by field: a named struct in a global would make
+ * the skeleton need its definition wherever it is included.
+ */
+const volatile char cfg_marker_pat[XLP_MARKER_SPECS][XLP_MARKER_PAT] = {};
+const volatile __u32 cfg_marker_len[XLP_MARKER_SPECS] = {};
+const volatile __u32 cfg_marker_func[XLP_MARKER_SPECS] = {};
+const volatile __u32 cfg_marker_flags[XLP_MARKER_SPECS] = {};
 const volatile __u32 cfg_marker_nspecs = 0;
 
 /* twice the bytes read: the length's mask below keeps the copy inside */
@@ -157,8 +164,7 @@ static long glob_cb(__u32 i, void *ctx)
 {
 	struct marker_match *m = ctx;
 
-	return xlp_glob_step(&m->g,
-			     (const char *)cfg_marker_specs[m->spec & (XLP_MARKER_SPECS - 1)].pat,
+	return xlp_glob_step(&m->g, (const char *)cfg_marker_pat[m->spec & (XLP_MARKER_SPECS - 1)],
 			     m->s) != 0;
 }
 
@@ -170,9 +176,9 @@ static __always_inline int marker_match(const char *b, const struct xlp_marker_l
 	for (__u32 i = 0; i < XLP_MARKER_SPECS; i++) {
 		if (i >= cfg_marker_nspecs)
 			break;
-		if (!(cfg_marker_specs[i].flags & XLP_MARKER_F_SIZE) != !size)
+		if (!(cfg_marker_flags[i] & XLP_MARKER_F_SIZE) != !size)
 			continue;
-		m.g = (struct xlp_glob){.plen = cfg_marker_specs[i].len & (XLP_MARKER_PAT - 1),
+		m.g = (struct xlp_glob){.plen = cfg_marker_len[i] & (XLP_MARKER_PAT - 1),
 					.slen = l->name_len,
 					.off = l->name_off};
 		m.s = b;
@@ -188,9 +194,9 @@ static __always_inline __u64 marker_cookie(int spec)
 {
 	__u32 i = (__u32)spec & (XLP_MARKER_SPECS - 1);
 
-	return XLP_COOKIE(
-		cfg_marker_specs[i].func_id,
-		(cfg_marker_specs[i].flags & XLP_MARKER_F_INTERACTION) ? XLP_CALL_INTERACTION : 0);
+	return XLP_COOKIE(cfg_marker_func[i], (cfg_marker_flags[i] & XLP_MARKER_F_INTERACTION)
+						      ? XLP_CALL_INTERACTION
+						      : 0);
 }
 
 static __always_inline void marker_begin(struct xlp_thread *t, struct marker_stack *st, int spec,

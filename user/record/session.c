@@ -15,8 +15,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "xlprobe.h"
-#include "marker.h"
 #include "xlprobe.skel.h"
+#include "marker.h"
 #include "log.h"
 #include "session.h"
 #include "testhooks.h"
@@ -346,7 +346,13 @@ static void configure_markers(struct session *s, const struct session_opts *o)
 		bpf_program__set_autoload(s->skel->progs.xlp_marker_pwrite, false);
 		return;
 	}
-	memcpy((void *)s->skel->rodata->cfg_marker_specs, o->markers, n * sizeof(*o->markers));
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy((void *)s->skel->rodata->cfg_marker_pat[i], o->markers[i].pat,
+		       sizeof(o->markers[i].pat));
+		s->skel->rodata->cfg_marker_len[i] = o->markers[i].len;
+		s->skel->rodata->cfg_marker_func[i] = o->markers[i].func_id;
+		s->skel->rodata->cfg_marker_flags[i] = o->markers[i].flags;
+	}
 	s->skel->rodata->cfg_marker_nspecs = n;
 }
 
