@@ -131,6 +131,8 @@ struct ds_drops {
 	 * whose detail was written with no choice (a thread's first, a full
 	 * buffer) */
 	uint64_t lag_summarized, lag_left_out, lag_left_out_bytes, lag_written_through;
+	/* marker: specs (struct xlp_marker_rec): trace-marker lines skipped, by reason */
+	uint64_t marker_skip[XLP_MARKER_NR_SKIP];
 	size_t ntruncated; /* files without a valid footer */
 	size_t ndamaged;   /* files with a footer that does not match what was read */
 };

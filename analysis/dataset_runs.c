@@ -45,7 +45,8 @@ struct pass1 {
 	bool have_stats;
 	struct xlp_stats_rec stats; /* the last one: drops of a truncated file */
 	bool have_lag;
-	struct xlp_lag_rec lag; /* record --lag's counts */
+	struct xlp_lag_rec lag;	      /* record --lag's counts */
+	struct xlp_marker_rec marker; /* marker: specs' lines skipped (summed) */
 	uint64_t nrecords;
 	uint64_t nprog; /* of them, produced by the programs */
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
@@ -133,6 +134,12 @@ static int take_record(struct pass1 *p, const struct ds_file *f, const struct xl
 			p->cand[p->ncand - 1].summary = !!(c->flags & XLP_CALL_SUMMARY);
 		}
 		return ret;
+	}
+	if (h->type == XLP_R_MARKER && h->size >= sizeof(struct xlp_marker_rec)) {
+		const struct xlp_marker_rec *m = (const void *)h;
+
+		for (int i = 0; i < XLP_MARKER_NR_SKIP; i++)
+			p->marker.skip[i] += m->skip[i];
 	}
 	if (h->type == XLP_R_LAG && h->size >= sizeof(struct xlp_lag_rec)) {
 		memcpy(&p->lag, h, sizeof(p->lag));
@@ -540,6 +547,8 @@ static int take_drops(struct dataset *ds, struct trace_reader *r, const struct p
 		ds->drops.lag_written_through += p->lag.written_through;
 	}
 	ds->drops.forks_unprobed += p->forks_unprobed;
+	for (int i = 0; i < XLP_MARKER_NR_SKIP; i++)
+		ds->drops.marker_skip[i] += p->marker.skip[i];
 	if (p->fork_window_max_ns > ds->drops.fork_window_max_ns)
 		ds->drops.fork_window_max_ns = p->fork_window_max_ns;
 	f->info.truncated = trace_reader__status(r) == TRACE_TRUNCATED;

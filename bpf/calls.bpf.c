@@ -196,23 +196,6 @@ static __always_inline int call_enter(__u64 cookie, __u64 key, __u64 size)
 	return 0;
 }
 
-SEC("uprobe")
-int xlp_func_entry(struct pt_regs *ctx)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
-	__u32 fl = cookie >> 32;
-
-	return call_enter(cookie,
-			  (fl & XLP_COOKIE_KEYED) ? call_arg(ctx, XLP_COOKIE_TASK_ARG_OF(fl)) : 0,
-			  (fl & XLP_COOKIE_SIZE) ? call_arg(ctx, XLP_COOKIE_SIZE_ARG_OF(fl)) : 0);
-}
-
-/* call_enter() for the USDT programs of bpf/usdt.bpf.c (another object) */
-__hidden int xlp_call_enter(__u64 cookie, __u64 key, __u64 size)
-{
-	return call_enter(cookie, key, size);
-}
-
 static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, __u64 now)
 {
 	__u32 k = 0;
@@ -488,6 +471,28 @@ static __always_inline int call_return(__u32 cookie)
 	return 0;
 }
 
+/*
+ * The programs, and the entry points bpf/usdt.bpf.c calls across objects;
+ * bpf/marker.bpf.c includes this file for the inline accounting alone.
+ */
+#ifndef XLP_CALLS_CORE_ONLY
+SEC("uprobe")
+int xlp_func_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx); /* XLP_COOKIE() */
+	__u32 fl = cookie >> 32;
+
+	return call_enter(cookie,
+			  (fl & XLP_COOKIE_KEYED) ? call_arg(ctx, XLP_COOKIE_TASK_ARG_OF(fl)) : 0,
+			  (fl & XLP_COOKIE_SIZE) ? call_arg(ctx, XLP_COOKIE_SIZE_ARG_OF(fl)) : 0);
+}
+
+/* call_enter() for the USDT programs of bpf/usdt.bpf.c (another object) */
+__hidden int xlp_call_enter(__u64 cookie, __u64 key, __u64 size)
+{
+	return call_enter(cookie, key, size);
+}
+
 SEC("uretprobe")
 int xlp_func_return(struct pt_regs *ctx)
 {
@@ -499,3 +504,4 @@ __hidden int xlp_call_return(__u32 cookie)
 {
 	return call_return(cookie);
 }
+#endif

@@ -139,6 +139,9 @@ enum xlp_rec_type {
 	/* struct xlp_thief_rec: who held the CPU while a traced thread waited
 	 * for it (readers that predate it skip it) */
 	XLP_R_THIEF = 18,
+	/* struct xlp_marker_rec: the trace-marker lines seen and skipped
+	 * (the recorder's, at the end; readers that predate it skip it) */
+	XLP_R_MARKER = 19,
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -160,6 +163,12 @@ struct xlp_hdr {
  * was left out on purpose, counted in struct xlp_lag_rec.
  */
 #define XLP_CALL_SUMMARY (1u << 2)
+/*
+ * A trace-marker async section (S to F, bpf/marker.bpf.c): it may span
+ * threads, so its counters are its process's, all threads, over the
+ * section; tid is the thread that began it, depth 0, excl == incl.
+ */
+#define XLP_CALL_ASYNC (1u << 3)
 
 /* One completed invocation of a marked function. */
 struct xlp_call_rec {
@@ -731,6 +740,20 @@ struct xlp_lag_rec {
 	__u64 spills;		/* times a thread's held records reached the cap */
 };
 
+/*
+ * record with marker: specs: what the programs made of the lines the
+ * traced threads wrote to trace_marker (bpf/marker.h), written by the
+ * recorder at the end. lines = those parsed or skipped; skip[] by enum
+ * xlp_marker_skip (bpf/marker.h's list, its names in the outputs).
+ */
+#define XLP_MARKER_REC_SKIPS 16
+struct xlp_marker_rec {
+	struct xlp_hdr h;
+	__u64 lines;	/* written by traced threads to trace_marker */
+	__u64 sections; /* of them, B or S lines a spec matched */
+	__u64 skip[XLP_MARKER_REC_SKIPS];
+};
+
 struct xlp_stats_rec {
 	struct xlp_hdr h;
 	__u64 stat[XLP_NR_STAT]; /* summed over CPUs */
@@ -863,6 +886,8 @@ _Static_assert(sizeof(struct xlp_size_rec) == 40, "xlp_size_rec layout");
 _Static_assert(sizeof(struct xlp_lag_rec) == 88, "xlp_lag_rec layout");
 _Static_assert(sizeof(struct xlp_thief) == 40, "xlp_thief layout");
 _Static_assert(sizeof(struct xlp_thief_rec) == 88, "xlp_thief_rec layout");
+_Static_assert(sizeof(struct xlp_marker_rec) == 8 + 16 + 8 * XLP_MARKER_REC_SKIPS,
+	       "xlp_marker_rec layout");
 #endif
 
 #endif /* XLPROBE_H */

@@ -90,12 +90,14 @@ static const struct flag_name feat_names[] = {
 static const struct flag_name func_flag_names[] = {
 	{XLP_FUNC_INTERACTION, "interaction"},
 	{XLP_FUNC_SIZE, "size"},
+	{XLP_FUNC_MARKER, "marker"},
 };
 
 static const struct flag_name call_flag_names[] = {
 	{XLP_CALL_INTERACTION, "interaction"},
 	{XLP_CALL_IPC_PEER, "ipc_peer"},
 	{XLP_CALL_SUMMARY, "summary"},
+	{XLP_CALL_ASYNC, "async"},
 };
 
 static const struct flag_name launch_flag_names[] = {
@@ -607,6 +609,17 @@ static void rec_thief(struct dump *d, const struct xlp_hdr *h)
 		jsonw__end_arr(&d->jw);
 }
 
+/* marker: specs: the trace-marker lines seen, and those skipped by reason */
+static void rec_marker(struct dump *d, const struct xlp_hdr *h)
+{
+	const struct xlp_marker_rec *r = (const void *)h;
+
+	field_u64(d, "lines", r->lines);
+	field_u64(d, "sections", r->sections);
+	for (int i = 0; i < XLP_MARKER_NR_SKIP; i++)
+		field_u64(d, xlp_marker_skip_names[i], r->skip[i]);
+}
+
 struct rec_kind {
 	const char *name;
 	size_t size;
@@ -631,6 +644,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_SIZE] = {"size", sizeof(struct xlp_size_rec), rec_size},
 	[XLP_R_LAG] = {"lag", sizeof(struct xlp_lag_rec), rec_lag},
 	[XLP_R_THIEF] = {"thief", sizeof(struct xlp_thief_rec), rec_thief},
+	[XLP_R_MARKER] = {"marker", sizeof(struct xlp_marker_rec), rec_marker},
 };
 
 static void dump__record(struct dump *d, const struct xlp_hdr *h)

@@ -23,6 +23,7 @@
 #include "lag_filter.h"
 #include "launch.h"
 #include "log.h"
+#include "marker_spec.h"
 #include "minidebug.h"
 #include "outfile.h"
 #include "record.h"
@@ -72,6 +73,9 @@ struct recorder {
 	size_t ntargets;
 	struct usdt_funcs *usdt; /* the functions flagged XLP_FUNC_USDT */
 	uint64_t ncalls, nruns, lost;
+	/* marker: specs, as the programs get them (bpf/marker.bpf.c) */
+	struct xlp_marker_spec markers[XLP_MARKER_SPECS];
+	uint32_t nmarkers;
 	unsigned launches; /* started so far */
 	unsigned untimed;  /* finished launches the kernel did not time */
 	uint64_t launch_start_ns;
@@ -99,6 +103,9 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
 		const struct xlp_func_info *f = &r->meta.funcs[i];
 		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
+
+		if (f->flags & XLP_FUNC_MARKER)
+			continue; /* the app's own writes, no uprobe */
 
 		/* the key's kind: one per function (a function given twice keeps the first) */
 		if (f->flags & (XLP_FUNC_TASK_POST | XLP_FUNC_TASK_RUN | XLP_FUNC_RUN_BEGIN |
@@ -260,8 +267,9 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 	struct xlp_func_info *f;
 
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
-		if (m->funcs[i].offset == t->offset && !strcmp(m->funcs[i].binary, t->binary) &&
-		    !(m->funcs[i].flags & XLP_FUNC_USDT)) {
+		/* marker: functions are told apart by name (add_marker) */
+		if (!(flags & XLP_FUNC_MARKER) && m->funcs[i].offset == t->offset &&
+		    !strcmp(m->funcs[i].binary, t->binary) && !(m->funcs[i].flags & XLP_FUNC_USDT)) {
 			m->funcs[i].flags |= flags;
 			return 0;
 		}
@@ -297,6 +305,57 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 	return 0;
 }
 
+/*
+ * A marker: spec (or --size-counter's, size): a function of its own in the
+ * table unless it is a counter, and a pattern for the programs.
+ */
+static int add_marker(struct recorder *r, const char *pattern, uint32_t flags, bool size)
+{
+	struct xlp_trace_meta *m = &r->meta;
+	struct xlp_func_info *f = NULL;
+	uint32_t mflags = size ? XLP_MARKER_F_SIZE
+			       : (flags & XLP_FUNC_INTERACTION ? XLP_MARKER_F_INTERACTION : 0);
+	char err[256];
+	int ret;
+
+	for (uint32_t i = 0; i < m->nfuncs && !size; i++) {
+		f = &m->funcs[i];
+		if ((f->flags & XLP_FUNC_MARKER) &&
+		    !strcmp(f->symbol + strlen(MARKER_SPEC_PREFIX), pattern)) {
+			f->flags |= flags;
+			for (uint32_t k = 0; k < r->nmarkers; k++)
+				if (r->markers[k].func_id == f->id &&
+				    !(r->markers[k].flags & XLP_MARKER_F_SIZE))
+					r->markers[k].flags |= mflags;
+			return 0;
+		}
+	}
+	if (r->nmarkers >= XLP_MARKER_SPECS) {
+		xlp_err("more than %d marker: specs: merge them with a glob (marker:'doFrame*')",
+			XLP_MARKER_SPECS);
+		return -E2BIG;
+	}
+	if (!size) {
+		struct elfsym_target t = {.binary = (char *)MARKER_SPEC_BINARY};
+		char sym[XLP_MARKER_PAT + 16];
+
+		snprintf(sym, sizeof(sym), "%s%s", MARKER_SPEC_PREFIX, pattern);
+		t.symbol = sym;
+		ret = add_func(r, &t, flags | XLP_FUNC_MARKER);
+		if (ret)
+			return ret;
+		f = &m->funcs[m->nfuncs - 1];
+	}
+	ret = marker_spec__make(pattern, f ? f->id : 0, mflags, &r->markers[r->nmarkers], err,
+				sizeof(err));
+	if (ret) {
+		xlp_err("%s", err);
+		return ret;
+	}
+	r->nmarkers++;
+	return 0;
+}
+
 static int resolve_spec(struct recorder *r, const char *spec, uint32_t flags)
 {
 	struct elfsym_target *t = NULL;
@@ -306,6 +365,8 @@ static int resolve_spec(struct recorder *r, const char *spec, uint32_t flags)
 
 	if (usdt__is_spec(spec))
 		return usdt_funcs__add(&r->usdt, &r->meta, spec, NULL, r->o.pid, flags);
+	if (marker_spec__is(spec))
+		return add_marker(r, spec + strlen(MARKER_SPEC_PREFIX), flags, false);
 	ret = elfsym__resolve(spec, r->o.pid, &t, &n, err, sizeof(err));
 	if (ret) {
 		xlp_err("%s", err);
@@ -344,6 +405,8 @@ static int resolve_funcs(struct recorder *r)
 				   XLP_FUNC_RUN_END | XLP_FUNC_TASK_ARG(r->o.key_arg));
 	for (int i = 0; i < r->o.nfuncs && !err; i++)
 		err = resolve_spec(r, r->o.funcs[i], 0);
+	if (r->o.size_counter && !err)
+		err = add_marker(r, r->o.size_counter, 0, true);
 	for (int i = 0; i < r->o.ntasks && !err; i++) {
 		/* BINARY:SYMBOL:argN, checked by record_opts */
 		const char *spec = r->o.task_specs[i], *a = strrchr(spec, ':');
@@ -892,6 +955,23 @@ static void loss_advice(struct recorder *r, const struct xlp_trace_footer *f)
 		fprintf(stderr, "  no --timeline: every scheduling event is a record\n");
 }
 
+/* What the trace-marker programs made of the app's lines: into the trace, and said. */
+static void marker_finish(struct recorder *r)
+{
+	struct xlp_marker_rec mr;
+	uint64_t skipped = 0;
+
+	if (session__marker_counts(r->sess, &mr))
+		return;
+	write_rec(r, &mr.h);
+	for (int i = 0; i < XLP_MARKER_NR_SKIP; i++)
+		skipped += mr.skip[i];
+	if (skipped)
+		xlp_warn("%llu of %llu trace-marker lines skipped (malformed, or an end without "
+			 "its begin): xlprobe dump shows them by reason",
+			 (unsigned long long)skipped, (unsigned long long)mr.lines);
+}
+
 static int finish(struct recorder *r, enum xlp_stop_reason why)
 {
 	struct xlp_trace_footer f = {.stop_reason = why};
@@ -940,6 +1020,8 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 				(unsigned long long)lr.summarized,
 				(unsigned long long)lr.records_left_out, lr.bytes_left_out / 1e6);
 	}
+	if (r->nmarkers)
+		marker_finish(r);
 	memcpy(sr.stat, f.stat, sizeof(sr.stat));
 	sr.lost_by_reader = r->lost;
 	on_record(r, &sr.h);
@@ -1068,6 +1150,8 @@ static int setup(struct recorder *r)
 				  .prewake = !r->o.no_prewake,
 				  /* built without libdw: nothing could unwind a copy */
 				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,
+				  .markers = r->markers,
+				  .nmarkers = r->nmarkers,
 				  .on_record = on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "log.h"
+#include "marker_spec.h"
 #include "record_opts.h"
 #include "xlprobe.h"
 #include "usdt.h"
@@ -44,6 +45,11 @@ static const char help[] =
 	"                           with or without its parameters ('ns::Klass::run(int)',\n"
 	"                           'node::*Parser::Execute*'). The first ':' not in a\n"
 	"                           '::' ends BINARY. Each call becomes one record.\n"
+	"  -f, --func marker:NAME   an atrace section the app writes to trace_marker\n"
+	"                           (Trace.beginSection, ATRACE_*: B/E, async S/F by\n"
+	"                           cookie), NAME a glob with * and ?: each section is a\n"
+	"                           call of function marker:NAME. Also --interaction\n"
+	"                           marker:NAME: the sections are the runs\n"
 	"  -i, --interaction BINARY:SYMBOL\n"
 	"                           the function whose calls are the runs (the interaction\n"
 	"                           the user waits for); it is marked too. Repeatable, up\n"
@@ -79,6 +85,9 @@ static const char help[] =
 	"                           function: ...:function__entry,function__return:\n"
 	"                           arg1=handle); --until usdt:... without --key: the\n"
 	"                           end probe of the interaction's\n"
+	"      --size-counter NAME  a run's workload size is the last value of the app's\n"
+	"                           trace-marker counter NAME (C|pid|NAME|value) when\n"
+	"                           the run begins; with --interaction marker:SECTION\n"
 	"      --min-dur DUR        drop calls shorter than DUR in the kernel (counted, and\n"
 	"                           still subtracted from their parent's exclusive time);\n"
 	"                           e.g. 100us, 2ms; default 0\n"
@@ -332,6 +341,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 		o->size_arg = n[0] - '0';
 		return 0;
 	}
+	case 'C':
+		o->size_counter = arg;
+		return 0;
 	case 'b':
 		if (parse_size(arg, &o->ringbuf_bytes))
 			return bad("bad --buffer-size '%s': expected a power of two from the page "
@@ -415,7 +427,15 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	return -EINVAL;
 }
 
-/* --size, --sizes, --size-arg: one source of size per run */
+static bool has_marker_interaction(const struct record_opts *o)
+{
+	for (int i = 0; i < o->ninteractions; i++)
+		if (marker_spec__is(o->interactions[i]))
+			return true;
+	return false;
+}
+
+/* --size, --sizes, --size-arg, --size-counter: one source of size per run */
 static int check_sizes(const struct record_opts *o)
 {
 	if (o->size && o->nsizes)
@@ -425,6 +445,14 @@ static int check_sizes(const struct record_opts *o)
 	if (o->size_arg >= 0 && o->nsizes)
 		return bad("both --size-arg and --sizes given%s: a run's size is the "
 			   "interaction's argument or its launch's; keep one",
+			   "");
+	if (o->size_counter && (o->size_arg >= 0 || o->nsizes))
+		return bad("--size-counter with --size-arg or --sizes%s: a run's size comes from "
+			   "one of them; keep one",
+			   "");
+	if (o->size_counter && !has_marker_interaction(o))
+		return bad("--size-counter without --interaction marker:SECTION%s: the counter "
+			   "labels the runs of trace-marker sections; add one",
 			   "");
 	if (o->size_arg >= 0 && !o->ninteractions)
 		return bad("--size-arg without --interaction%s: the size is an argument of the "
@@ -508,6 +536,10 @@ static int check(struct record_opts *o)
 		return bad("--until without --interaction%s: add --interaction BINARY:SYMBOL, "
 			   "where the runs begin",
 			   "");
+	if (o->until && (marker_spec__is(o->until) || has_marker_interaction(o)))
+		return bad("--until with a marker: spec%s: a section's run ends at its own E "
+			   "(or F, for the async S with the same cookie); drop --until",
+			   "");
 	if (o->until && o->ninteractions > 1)
 		return bad("--until with several --interaction%s: a keyed run begins at one "
 			   "function; give one -i, or drop --until",
@@ -543,6 +575,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"size", required_argument, NULL, 'z'},
 		{"sizes", required_argument, NULL, 'Z'},
 		{"size-arg", required_argument, NULL, 'Y'},
+		{"size-counter", required_argument, NULL, 'C'},
 		{"lag", required_argument, NULL, 'L'},
 		{"lag-keep", required_argument, NULL, 'k'},
 		{"buffer-size", required_argument, NULL, 'b'},

@@ -58,6 +58,8 @@ struct record_opts {
 	unsigned nsizes;
 	uint64_t size; /* --size: every run's workload size; 0: none */
 	int size_arg;  /* --size-arg N: a run's size is the interaction's argument N; -1: none */
+	/* --size-counter NAME: a run's size is the trace-marker counter's value; NULL: none */
+	const char *size_counter;
 	/* --lag DUR: a run's detail is written only when it lags (latency >= it)
 	 * or is the one in lag_keep of the others kept (user/record/lag_filter.h); 0: off */
 	uint64_t lag_ns;

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "xlprobe.h"
 #include "xlprobe.skel.h"
+#include "marker.h"
 #include "log.h"
 #include "session.h"
 #include "testhooks.h"
@@ -335,6 +336,26 @@ static void select_switch(struct session *s, struct btf *vmlinux)
 			    "sleep that ends as it begins may count as a preemption");
 }
 
+/* record's marker: specs (bpf/marker.bpf.c); without any, its programs stay unloaded */
+static void configure_markers(struct session *s, const struct session_opts *o)
+{
+	uint32_t n = o->nmarkers < XLP_MARKER_SPECS ? o->nmarkers : XLP_MARKER_SPECS;
+
+	if (!n) {
+		bpf_program__set_autoload(s->skel->progs.xlp_marker_write, false);
+		bpf_program__set_autoload(s->skel->progs.xlp_marker_pwrite, false);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy((void *)s->skel->rodata->cfg_marker_pat[i], o->markers[i].pat,
+		       sizeof(o->markers[i].pat));
+		s->skel->rodata->cfg_marker_len[i] = o->markers[i].len;
+		s->skel->rodata->cfg_marker_func[i] = o->markers[i].func_id;
+		s->skel->rodata->cfg_marker_flags[i] = o->markers[i].flags;
+	}
+	s->skel->rodata->cfg_marker_nspecs = n;
+}
+
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
@@ -471,6 +492,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	if (drop)
 		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
 	select_programs(s, vmlinux, &wanted);
+	configure_markers(s, opts);
 	/* off-CPU user stacks taken as the thread returns to user space: see
 	 * cfg_offcpu_lazy; without the tracepoint, at every switch-out */
 	lazy = opts->sample_hz && have_tp(vmlinux, "rseq_update") && !xlp_test_hook("EAGER_OFFCPU");
@@ -737,6 +759,38 @@ uint64_t session__stat(struct session *s, enum xlp_stat i)
 			sum += vals[c];
 	free(vals);
 	return sum;
+}
+
+int session__marker_counts(struct session *s, struct xlp_marker_rec *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(s->skel->maps.marker_counts);
+	uint64_t *vals;
+
+	memset(out, 0, sizeof(*out));
+	out->h = (struct xlp_hdr){XLP_R_MARKER, sizeof(*out), 0};
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* bpf/marker.bpf.c: lines, sections, then the skips */
+	for (uint32_t k = 0; k < 2 + XLP_MARKER_NR_SKIP; k++) {
+		uint64_t sum = 0;
+
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += vals[c];
+		if (k == 0)
+			out->lines = sum;
+		else if (k == 1)
+			out->sections = sum;
+		else
+			out->skip[k - 2] = sum;
+	}
+	free(vals);
+	return 0;
 }
 
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])

@@ -13,6 +13,8 @@
 #include <sys/types.h>
 #include "xlprobe.h"
 
+struct xlp_marker_spec; /* bpf/marker.h */
+
 struct session;
 
 /* Called for each record from the ring buffer; non-zero stops the drain. */
@@ -26,6 +28,9 @@ struct session_opts {
 	bool waker_history;	/* and untraced wakers' events before they woke one */
 	bool prewake;		/* runs hold the runqueue wait since their wakeup */
 	uint32_t stack_copy; /* record --stack-copy: user-stack bytes per sample (CFI); 0: none */
+	/* record's marker: specs (bpf/marker.bpf.c); none: its programs stay unloaded */
+	const struct xlp_marker_spec *markers;
+	uint32_t nmarkers;
 	session_record_fn on_record;
 	void *ctx;
 };
@@ -126,6 +131,9 @@ int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, 
 void session__rb_counts(const struct session *s, uint64_t *records, uint64_t *bytes);
 /* One BPF-side counter summed over CPUs (0 if it cannot be read). */
 uint64_t session__stat(struct session *s, enum xlp_stat i);
+
+/* What the trace-marker programs saw and skipped, summed over CPUs, as a record. */
+int session__marker_counts(struct session *s, struct xlp_marker_rec *out);
 
 /* BPF-side counters (enum xlp_stat) summed over CPUs. */
 int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT]);

@@ -107,6 +107,26 @@ size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t m
 		 "runs that did not lag written whole with no choice made (a thread's first "
 		 "run, or its held records past the buffer's cap): not a sample of one in K",
 		 d->lag_written_through, true},
+		{"marker_lines_malformed",
+		 "lines the app wrote to trace_marker that are no atrace section (no '|', "
+		 "another type, no pid, name or number, longer than 128 bytes, unreadable): "
+		 "skipped",
+		 d->marker_skip[XLP_MSKIP_NO_BAR] + d->marker_skip[XLP_MSKIP_TYPE] +
+			 d->marker_skip[XLP_MSKIP_PID] + d->marker_skip[XLP_MSKIP_NAME] +
+			 d->marker_skip[XLP_MSKIP_LONG] + d->marker_skip[XLP_MSKIP_NUMBER] +
+			 d->marker_skip[XLP_MSKIP_UNREAD]},
+		{"marker_ends_without_begin",
+		 "trace-marker E lines with no section open on their thread (begun before the "
+		 "recording): skipped",
+		 d->marker_skip[XLP_MSKIP_E_NO_B]},
+		{"marker_finishes_without_start",
+		 "trace-marker F lines with no open S of their name and cookie (begun before the "
+		 "recording): skipped",
+		 d->marker_skip[XLP_MSKIP_F_NO_S]},
+		{"marker_sections_untimed",
+		 "trace-marker sections nested deeper than 32 on a thread, or async ones past "
+		 "1024 open at once: not recorded",
+		 d->marker_skip[XLP_MSKIP_DEPTH] + d->marker_skip[XLP_MSKIP_ASYNC_FULL]},
 		{"samples_malformed",
 		 "stack samples, names or stacks skipped: ids out of order or frames past their "
 		 "record (a damaged or forged trace)",

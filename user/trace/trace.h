@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "xlprobe.h"
+#include "marker.h"
 
 #define XLP_TRACE_MAGIC "XLPROBE\0" /* 8 bytes */
 
@@ -35,6 +36,8 @@ _Static_assert(XLP_FORMAT_VERSION == 2,
  */
 extern const char *const xlp_ctr_names[XLP_NR_CTR];
 extern const char *const xlp_stat_names[XLP_NR_STAT];
+/* why trace-marker lines were skipped (struct xlp_marker_rec.skip, bpf/marker.h) */
+extern const char *const xlp_marker_skip_names[XLP_MARKER_NR_SKIP];
 
 /* struct xlp_trace_meta.features: what the kernel let us see */
 #define XLP_FEAT_BTF (1u << 0)
@@ -112,6 +115,12 @@ static inline uint32_t xlp_thief_count(const struct xlp_thief_rec *r)
 #define XLP_FUNC_SIZE_ARG_OF(flags) (((flags) >> 12) & 7)
 /* record --func usdt:...: USDT probes (user/symbols/usdt.h), symbol "provider:name" */
 #define XLP_FUNC_USDT (1u << 6)
+/*
+ * A trace-marker section (record --func marker:NAME): no binary, no
+ * offset; binary is "[trace_marker]", symbol "marker:NAME" (NAME may be a
+ * glob), what every output shows.
+ */
+#define XLP_FUNC_MARKER (1u << 7)
 
 struct xlp_func_info {
 	uint32_t id; /* == index in the table, == func_id in records */

@@ -11,6 +11,10 @@ const char *const xlp_ctr_names[XLP_NR_CTR] = {XLP_CTR_LIST(XLP_NAME)};
 const char *const xlp_stat_names[XLP_NR_STAT] = {XLP_STAT_LIST(XLP_NAME)};
 #undef XLP_NAME
 
+#define XLP_NAME(id, name) [XLP_MSKIP_##id] = name,
+const char *const xlp_marker_skip_names[XLP_MARKER_NR_SKIP] = {XLP_MARKER_SKIP_LIST(XLP_NAME)};
+#undef XLP_NAME
+
 const char *trace__sched_kind_name(unsigned int kind)
 {
 	static const char *const names[] = {
