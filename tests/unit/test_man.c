@@ -306,6 +306,23 @@ static int list_commands(const char *help, char cmds[MAX_CMDS][32])
 	return n;
 }
 
+/* Commands by name or by a prefix that names one alone, as bpftool takes them. */
+TEST(commands_by_unique_prefix)
+{
+	char out[8192], bin[PATH_MAX];
+	int rc;
+
+	xt_out("xlprobe", bin, sizeof(bin));
+	rc = shell(out, sizeof(out), "'%s' rep --help 2>&1", bin);
+	CHECK(rc == 0 && !strncmp(out, "Usage: xlprobe report", 21), "rep: %d %s", rc, out);
+	rc = shell(out, sizeof(out), "'%s' re 2>&1", bin);
+	CHECK(rc == 2 && strstr(out, "command 're' is ambiguous"), "re: %d %s", rc, out);
+	rc = shell(out, sizeof(out), "'%s' nosuch 2>&1", bin);
+	CHECK(rc == 2 && strstr(out, "unknown command 'nosuch'"), "nosuch: %d %s", rc, out);
+	rc = run_help(NULL, out, sizeof(out));
+	CHECK(rc == 0 && strstr(out, "\n  export   "), "the table in the usage: %s", out);
+}
+
 TEST(renders_without_warnings)
 {
 	static char warn[HELP_MAX];
