@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Runs every test binary under .output/tests, then the real-software suite
 # (the scripts tests/real/test_*), and prints one line per test and a
 # final "N passed, M failed" line. Tests needing root and eBPF are
@@ -15,27 +15,68 @@ times=$(mktemp)
 trap 'rm -f "$log" "$times"' EXIT
 start=$(date +%s)
 status=0
-for dir in unit root e2e real fuzz; do
-	[ $unit_only = 1 ] && [ $dir != unit ] && continue
-	base=$out/$dir
-	[ $dir = real ] && base=tests/real
+res=$(mktemp -d)
+trap 'rm -rf "$log" "$times" "$res"' EXIT
+
+# run_one DIR TEST: the test's output, exit status and wall time into $res
+run_one() {
+	local key t0 rc
+	key=$1_$(basename "$2")
+	t0=$(date +%s%N)
+	"$2" >"$res/$key.out" 2>&1
+	rc=$?
+	echo "$rc" >"$res/$key.rc"
+	echo "$(( ($(date +%s%N) - t0) / 1000000 )) $1/$(basename "$2")" >"$res/$key.ms"
+}
+
+# show_one DIR TEST: what run_one kept, printed and logged as it always was
+show_one() {
+	local key rc
+	key=$1_$(basename "$2")
+	rc=$(cat "$res/$key.rc")
+	echo "== $1/$(basename "$2")" | tee -a "$log"
+	grep -E '^(PASS|FAIL|  )' "$res/$key.out"
+	cat "$res/$key.out" >>"$log"
+	cat "$res/$key.ms" >>"$times"
+	# a crash or a non-zero exit without a FAIL line must not pass unnoticed
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$res/$key.out"; then
+		echo "FAIL $(basename "$2"): exited with status $rc" | tee -a "$log"
+		tail -n 20 "$res/$key.out"
+	fi
+}
+
+# the tests of DIR that the filter keeps, one per line
+tests_of() {
+	local base=$out/$1 t
+	[ "$1" = real ] && base=tests/real
 	for t in "$base"/test_*; do
 		[ -x "$t" ] || continue
-		case "$t" in *"$filter"*) ;; *) continue ;; esac
-		echo "== $dir/$(basename "$t")" | tee -a "$log"
-		one=$(mktemp)
-		t0=$(date +%s%N)
-		"$t" >"$one" 2>&1
-		rc=$?
-		echo "$(( ($(date +%s%N) - t0) / 1000000 )) $dir/$(basename "$t")" >>"$times"
-		grep -E '^(PASS|FAIL|  )' "$one"
-		cat "$one" >>"$log"
-		# a crash or a non-zero exit without a FAIL line must not pass unnoticed
-		if [ $rc != 0 ] && ! grep -q '^FAIL ' "$one"; then
-			echo "FAIL $(basename "$t"): exited with status $rc" | tee -a "$log"
-			tail -n 20 "$one"
-		fi
-		rm -f "$one"
+		case "$t" in *"$filter"*) echo "$t" ;; esac
+	done
+}
+
+# Suites that measure nothing timing-sensitive (synthetic traces, parsers,
+# fuzz replays) run side by side, one per CPU; the ones that record live
+# workloads (root, e2e, real) one at a time, alone: they measure true
+# interference, and each other's would be theirs.
+jobs=$(nproc 2>/dev/null || echo 2)
+for dir in unit fuzz; do
+	[ $unit_only = 1 ] && [ $dir != unit ] && continue
+	for t in $(tests_of $dir); do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		run_one $dir "$t" &
+	done
+done
+wait
+for dir in unit fuzz; do
+	[ $unit_only = 1 ] && [ $dir != unit ] && continue
+	for t in $(tests_of $dir); do show_one $dir "$t"; done
+done
+for dir in root e2e real; do
+	[ $unit_only = 1 ] && continue
+	for t in $(tests_of $dir); do
+		run_one $dir "$t"
+		show_one $dir "$t"
 	done
 done
 passed=$(grep -c '^PASS ' "$log")
