@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset_impl.h"
+#include "util.h"
 #include "demangle.h"
 
 const char *ds_base_name(const char *path)
@@ -16,14 +17,7 @@ const char *ds_base_name(const char *path)
 
 static uint64_t func_hash(const char *sym, const char *bin)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (const char *p = sym; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull; /* no byte of a C string */
-	for (const char *p = bin; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	return h;
+	return xlp_fnv1a_str(xlp_fnv1a_str(XLP_FNV_OFFSET, sym), bin);
 }
 
 /* Slot of (sym, bin) in the index: its entry, or the empty one to fill. */

@@ -23,18 +23,13 @@ struct is_set {
 	size_t niss, iss_cap;
 };
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (const char *p = s ? s : ""; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	/* a separator no name holds: ("ab", "c") is not ("a", "bc") */
-	return (h ^ 0xff) * 0x100000001b3ull;
-}
+/* the fingerprint's hash (docs/issues.md: FNV-1a 64, each name then 0xff) */
+#define fnv xlp_fnv1a_str
 
 void issues__fingerprint(const char *landmark_binary, const char *landmark, const char *binary,
 			 const char *function, const char *factor, char out[17])
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = XLP_FNV_OFFSET;
 
 	h = fnv(h, XLP_ISSUE_SCHEME);
 	h = fnv(h, landmark_binary);
@@ -269,7 +264,7 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 	 * with --lag 60ms (lags of 70-90 ms) gave "0 issues" at the default
 	 * 100 ms
 	 */
-	lag = s->lag_ns > 0			   ? s->lag_ns
+	lag = s->lag_ns > 0			 ? s->lag_ns
 	      : dataset__file(ds, 0)->lag_ns > 0 ? (double)dataset__file(ds, 0)->lag_ns
 						 : ISSUES_DEFAULT_LAG_NS;
 	/* slow: the runs a person perceives, at or past the lag threshold */

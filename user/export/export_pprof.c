@@ -213,12 +213,7 @@ struct pp {
 
 static uint64_t hash(const void *p, size_t n)
 {
-	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h;
+	return xlp_fnv1a(XLP_FNV_OFFSET, p, n);
 }
 
 /* The id of key in m, 0 when absent; *slot: where it goes. */

@@ -268,15 +268,8 @@ static bool wants(const struct tt *e, enum tt_table t)
 	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
 }
 
-/* FNV-1a over bytes; integers go in little-endian, so every host agrees. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001b3ull;
-	return h;
-}
+/* FNV-1a over bytes (util.h); integers go in little-endian, so every host agrees. */
+#define fnv xlp_fnv1a
 
 static uint64_t fnv_u64(uint64_t h, uint64_t v)
 {
@@ -314,7 +307,7 @@ static void trace_id(struct tt_trace *t)
 				 m->repeat,
 				 m->nfuncs};
 	const char *strs[] = {m->host, m->kernel, m->cmdline, m->notes};
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = XLP_FNV_OFFSET;
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		h = fnv_u64(h, ints[i]);

@@ -88,3 +88,19 @@ void xlp_put(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	va_end(ap);
 	*used += n > 0 ? (size_t)n : 0;
 }
+
+uint64_t xlp_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t xlp_fnv1a_str(uint64_t h, const char *s)
+{
+	for (const char *p = s ? s : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}

@@ -18,6 +18,16 @@ static inline void xlp_sort(void *base, size_t n, size_t size,
 uint64_t xlp_now_ns(void);
 
 /*
+ * FNV-1a 64, the one hash of the tree (tables keyed by names, stacks and
+ * file contents, issue fingerprints): over n bytes, continuing from h
+ * (XLP_FNV_OFFSET to start); _str over a C string (NULL as "") and then a
+ * byte no string holds (0xff), so that ("ab", "c") is not ("a", "bc").
+ */
+#define XLP_FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t xlp_fnv1a(uint64_t h, const void *p, size_t n);
+uint64_t xlp_fnv1a_str(uint64_t h, const char *s);
+
+/*
  * Room for element n of the array *p of *cap elements of elem bytes:
  * doubles it (from 64) when full. 0, or -ENOMEM (also when the size would
  * overflow); *p and *cap are unchanged on failure.

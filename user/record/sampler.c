@@ -193,11 +193,7 @@ void sampler__add_pid(struct sampler *sm, int pid)
 
 static uint64_t fnv1a(const char *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
+	return xlp_fnv1a(XLP_FNV_OFFSET, p, n);
 }
 
 static int sym_grow(struct sampler *sm)
