@@ -145,8 +145,7 @@ static __always_inline void task_event(struct pt_regs *ctx, struct xlp_thread *t
 	taskev_emit(t, kind, n, call_arg(ctx, n), func_id, now);
 }
 
-SEC("uprobe")
-int xlp_func_entry(struct pt_regs *ctx)
+static __always_inline int func_entry(struct pt_regs *ctx)
 {
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f;
@@ -384,8 +383,7 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 
 #undef REC_PUT
 
-SEC("uretprobe")
-int xlp_func_return(struct pt_regs *ctx)
+static __always_inline int func_return(struct pt_regs *ctx)
 {
 	struct xlp_thread *t = thread_get_current_traced();
 	struct xlp_frame *f, *parent = NULL;
@@ -468,4 +466,38 @@ int xlp_func_return(struct pt_regs *ctx)
 	else
 		return_fast(t, f, parent, d, now);
 	return 0;
+}
+
+/*
+ * Two ways to attach the same two programs. A uprobe_multi link (Linux
+ * 6.6) sets every marked function of a binary in a process at once, and
+ * its release waits for the kernel's grace periods once for all of them
+ * (6.12): a perf-event uprobe waits for about six per function as it is
+ * closed, and a recording with 30 marked functions took 7-9 s to stop.
+ * A program serves one way only (its expected attach type), so each has
+ * a twin; the session loads one pair (session.c, select_uprobes), the
+ * multi pair (off by default: "?") where the kernel has the link.
+ */
+SEC("uprobe")
+int xlp_func_entry(struct pt_regs *ctx)
+{
+	return func_entry(ctx);
+}
+
+SEC("uretprobe")
+int xlp_func_return(struct pt_regs *ctx)
+{
+	return func_return(ctx);
+}
+
+SEC("?uprobe")
+int xlp_func_entry_multi(struct pt_regs *ctx)
+{
+	return func_entry(ctx);
+}
+
+SEC("?uprobe")
+int xlp_func_return_multi(struct pt_regs *ctx)
+{
+	return func_return(ctx);
 }

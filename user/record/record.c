@@ -92,6 +92,13 @@ static void on_signal(int sig)
 /* Every marked function's uprobes in pid (-1: every process); err says why not. */
 static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 {
+	struct session_func *sf = calloc(r->meta.nfuncs ? r->meta.nfuncs : 1, sizeof(*sf));
+	int ret;
+
+	if (!sf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
 		const struct xlp_func_info *f = &r->meta.funcs[i];
 		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
@@ -107,13 +114,12 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 		if (f->flags & XLP_FUNC_SIZE)
 			flags |= XLP_COOKIE_SIZE |
 				 XLP_COOKIE_SIZE_ARG(XLP_FUNC_SIZE_ARG_OF(f->flags));
-		int ret = session__attach_func(r->sess, f->id, flags, f->binary, f->offset, pid,
-					       err, errlen);
-
-		if (ret)
-			return ret;
+		sf[i] = (struct session_func){
+			.id = f->id, .flags = flags, .binary = f->binary, .offset = f->offset};
 	}
-	return 0;
+	ret = session__attach_funcs(r->sess, sf, r->meta.nfuncs, pid, err, errlen);
+	free(sf);
+	return ret;
 }
 
 /*
