@@ -84,8 +84,14 @@ struct recorder {
 
 static volatile sig_atomic_t stop_signal;
 
+static volatile uint64_t signal_ns; /* when it came (CLOCK_MONOTONIC) */
+
 static void on_signal(int sig)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+	signal_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	stop_signal = sig;
 }
 
@@ -1094,6 +1100,27 @@ static int setup(struct recorder *r)
 	return r->o.cmd ? release_launch(r) : 0;
 }
 
+/*
+ * The probes go last, once the file is complete: removing them waits for
+ * the kernel's grace periods (session.c, flinks_close), and a user who
+ * will not wait for that (kill -9) still has the whole recording. The
+ * wait is said when it passes a second.
+ */
+static void detach(struct recorder *r)
+{
+	uint64_t start = xlp_now_ns(), took;
+
+	session__close(r->sess);
+	r->sess = NULL;
+	took = xlp_now_ns() - start;
+	xlp_dbg("probes removed in %.3f s", took / 1e9);
+	if (took > 1000000000ull)
+		xlp_warn("removing the probes took %.1f s after %s was complete: the kernel waits "
+			 "for RCU grace periods as it removes them, and a loaded machine delays "
+			 "those",
+			 took / 1e9, r->o.output);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -1136,7 +1163,17 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = setup(&r);
 	if (!ret) {
-		ret = finish(&r, run_loop(&r));
+		enum xlp_stop_reason why = run_loop(&r);
+		uint64_t stop_ns = xlp_now_ns();
+
+		/* the reader drains what the programs sent before it looks at
+		 * the signal: a backlog it is behind on delays the stop */
+		if (why == XLP_STOP_SIGNAL && signal_ns)
+			xlp_dbg("stopping: %.3f s from the signal to the end of the drain",
+				(stop_ns - signal_ns) / 1e9);
+		ret = finish(&r, why);
+		xlp_dbg("stopping: the file complete in %.3f s", (xlp_now_ns() - stop_ns) / 1e9);
+		detach(&r);
 	} else {
 		/* nothing was recorded: leave no file that looks like a recording
 		 * (an older trace of ours at the path stays as it was) */

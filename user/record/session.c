@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -748,19 +749,67 @@ cleanup:
 	return e;
 }
 
+#define MAX_CLOSERS 32
+
+struct closer {
+	struct func_link *l;
+	size_t n, first, step;
+};
+
+static void *closer_run(void *arg)
+{
+	const struct closer *c = arg;
+
+	for (size_t i = c->first; i < c->n; i += c->step)
+		flink_close(&c->l[i]);
+	return NULL;
+}
+
+/*
+ * Each close waits for the kernel's grace periods (two uprobe_multi
+ * links: ~40 ms each here, a perf-event uprobe ~110 ms); closes waiting
+ * at the same time wait for the same ones. So the links are closed by
+ * up to MAX_CLOSERS threads at once, this one included; a thread that
+ * cannot be created leaves its share to this one.
+ */
+static void flinks_close(struct func_link *l, size_t n)
+{
+	size_t nt = n < MAX_CLOSERS ? n : MAX_CLOSERS;
+	struct closer c[MAX_CLOSERS];
+	pthread_t t[MAX_CLOSERS];
+	bool started[MAX_CLOSERS] = {};
+
+	for (size_t k = 0; k < nt; k++)
+		c[k] = (struct closer){.l = l, .n = n, .first = k, .step = nt};
+	for (size_t k = 1; k < nt; k++)
+		started[k] = !pthread_create(&t[k], NULL, closer_run, &c[k]);
+	for (size_t k = 0; k < nt; k++)
+		if (!started[k])
+			closer_run(&c[k]);
+	for (size_t k = 1; k < nt; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
+}
+
 void session__detach_funcs(struct session *s, pid_t pid)
 {
-	size_t kept = 0;
+	size_t kept = 0, n = s->nflinks;
+	struct func_link *gone = malloc((n ? n : 1) * sizeof(*gone));
+	size_t ngone = 0;
 
 	/* closing a link unregisters its uprobes: the process's breakpoints
-	 * go with them (each close waits for the kernel's grace periods) */
-	for (size_t i = 0; i < s->nflinks; i++) {
+	 * go with them */
+	for (size_t i = 0; i < n; i++) {
 		if (pid && s->flinks[i].pid != pid)
 			s->flinks[kept++] = s->flinks[i];
+		else if (gone)
+			gone[ngone++] = s->flinks[i];
 		else
-			flink_close(&s->flinks[i]);
+			flink_close(&s->flinks[i]); /* out of memory: one at a time */
 	}
 	s->nflinks = kept;
+	flinks_close(gone, ngone);
+	free(gone);
 }
 
 int session__poll(struct session *s, int wake_fd, int timeout_ms)
@@ -983,13 +1032,14 @@ void session__close(struct session *s)
 {
 	if (!s)
 		return;
+	/* first: a busy target stops trapping as soon as it can */
+	session__detach_funcs(s, 0);
+	free(s->flinks);
 	for (int i = s->nsample - 1; i >= 0; i--)
 		bpf_link__destroy(s->sample_links[i]); /* closes its perf event */
 	free(s->sample_links);
 	free(s->sample_fds);
 	ring_buffer__free(s->rb);
-	session__detach_funcs(s, 0);
-	free(s->flinks);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
 	xlprobe_bpf__destroy(s->skel);
