@@ -980,10 +980,11 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 }
 
 /*
- * Each followed process holds two perf events per marked function until
- * the recording ends (record.c, on_record): the soft limit of 1024 would
- * stop following after a few dozen forks, the hard one (1 M on Debian)
- * does not. A failure to raise it only means the smaller limit. Launched
+ * Each followed process holds its probes' links until the recording
+ * ends (follow_fork): two per binary with uprobe_multi, two perf events
+ * per marked function without. The soft limit of 1024 would stop
+ * following after a few dozen forks, the hard one (1 M on Debian) does
+ * not. A failure to raise it only means the smaller limit. Launched
  * commands run with the limit they would have had.
  */
 static void raise_fd_limit(void)
