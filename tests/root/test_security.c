@@ -428,7 +428,8 @@ static int objs_left(const struct bpf_objs *o, int timeout_ms)
 	return left;
 }
 
-/* run_cnt of the process's program named name (bpf_stats on), or -1. */
+/* run_cnt of the process's program whose name begins with name (bpf_stats on;
+ * xlp_func_entry_multi is xlp_func_entry_ in the kernel), or -1. */
 static long long run_cnt(pid_t pid, const char *name)
 {
 	struct bpf_objs o;
@@ -442,7 +443,8 @@ static long long run_cnt(pid_t pid, const char *name)
 
 		if (fd < 0)
 			continue;
-		found = !bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name);
+		found = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+			!strncmp(info.name, name, strlen(name));
 		close(fd);
 		if (found)
 			return (long long)info.run_cnt;

@@ -92,14 +92,28 @@ struct recorder {
 
 static volatile sig_atomic_t stop_signal;
 
+static volatile uint64_t signal_ns; /* when it came (CLOCK_MONOTONIC) */
+
 static void on_signal(int sig)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+	signal_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	stop_signal = sig;
 }
 
 /* Every marked function's uprobes in pid (-1: every process); err says why not. */
 static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 {
+	struct session_func *sf = calloc(r->meta.nfuncs ? r->meta.nfuncs : 1, sizeof(*sf));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!sf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < r->meta.nfuncs; i++) {
 		const struct xlp_func_info *f = &r->meta.funcs[i];
 		uint32_t flags = (f->flags & XLP_FUNC_INTERACTION) ? XLP_CALL_INTERACTION : 0;
@@ -118,15 +132,21 @@ static int probe_funcs(struct recorder *r, pid_t pid, char *err, size_t errlen)
 		if (f->flags & XLP_FUNC_SIZE)
 			flags |= XLP_COOKIE_SIZE |
 				 XLP_COOKIE_SIZE_ARG(XLP_FUNC_SIZE_ARG_OF(f->flags));
-		int ret = (f->flags & XLP_FUNC_USDT)
-				  ? usdt_funcs__attach(r->usdt, r->sess, f, flags, pid, err, errlen)
-				  : session__attach_func(r->sess, f->id, flags, f->binary,
-							 f->offset, pid, err, errlen);
-
-		if (ret)
-			return ret;
+		if (f->flags & XLP_FUNC_USDT) {
+			/* libbpf's USDT attach, one probe (pair) at a time */
+			ret = usdt_funcs__attach(r->usdt, r->sess, f, flags, pid, err, errlen);
+			if (ret)
+				goto out;
+			continue;
+		}
+		sf[n++] = (struct session_func){
+			.id = f->id, .flags = flags, .binary = f->binary, .offset = f->offset};
 	}
-	return 0;
+	if (n)
+		ret = session__attach_funcs(r->sess, sf, n, pid, err, errlen);
+out:
+	free(sf);
+	return ret;
 }
 
 /*
@@ -1123,10 +1143,11 @@ static int finish(struct recorder *r, enum xlp_stop_reason why)
 }
 
 /*
- * Each followed process holds two perf events per marked function until
- * the recording ends (record.c, on_record): the soft limit of 1024 would
- * stop following after a few dozen forks, the hard one (1 M on Debian)
- * does not. A failure to raise it only means the smaller limit. Launched
+ * Each followed process holds its probes' links until the recording
+ * ends (follow_fork): two per binary with uprobe_multi, two perf events
+ * per marked function without. The soft limit of 1024 would stop
+ * following after a few dozen forks, the hard one (1 M on Debian) does
+ * not. A failure to raise it only means the smaller limit. Launched
  * commands run with the limit they would have had.
  */
 static void raise_fd_limit(void)
@@ -1248,6 +1269,27 @@ static int setup(struct recorder *r)
 	return r->o.cmd ? release_launch(r) : 0;
 }
 
+/*
+ * The probes go last, once the file is complete: removing them waits for
+ * the kernel's grace periods (session.c, flinks_close), and a user who
+ * will not wait for that (kill -9) still has the whole recording. The
+ * wait is said when it passes a second.
+ */
+static void detach(struct recorder *r)
+{
+	uint64_t start = xlp_now_ns(), took;
+
+	session__close(r->sess);
+	r->sess = NULL;
+	took = xlp_now_ns() - start;
+	xlp_dbg("probes removed in %.3f s", took / 1e9);
+	if (took > 1000000000ull)
+		xlp_warn("removing the probes took %.1f s after %s was complete: the kernel waits "
+			 "for RCU grace periods as it removes them, and a loaded machine delays "
+			 "those",
+			 took / 1e9, r->o.output);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -1290,7 +1332,17 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = setup(&r);
 	if (!ret) {
-		ret = finish(&r, run_loop(&r));
+		enum xlp_stop_reason why = run_loop(&r);
+		uint64_t stop_ns = xlp_now_ns();
+
+		/* the reader drains what the programs sent before it looks at
+		 * the signal: a backlog it is behind on delays the stop */
+		if (why == XLP_STOP_SIGNAL && signal_ns)
+			xlp_dbg("stopping: %.3f s from the signal to the end of the drain",
+				(stop_ns - signal_ns) / 1e9);
+		ret = finish(&r, why);
+		xlp_dbg("stopping: the file complete in %.3f s", (xlp_now_ns() - stop_ns) / 1e9);
+		detach(&r);
 	} else {
 		/* nothing was recorded: leave no file that looks like a recording
 		 * (an older trace of ours at the path stays as it was) */

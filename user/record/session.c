@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,13 +22,16 @@
 #include "session.h"
 #include "testhooks.h"
 #include "trace.h"
+#include "uprobe_multi.h"
 #include "util.h"
 
 #define MAX_LINKS 64
 #define ITER_BUF (96 * 1024) /* > bpf_seq_read's 8 pages + the largest record (64 KiB) */
 
+/* A perf-event uprobe's libbpf link, or a uprobe_multi link's fd. */
 struct func_link {
 	struct bpf_link *link;
+	int fd;
 	pid_t pid;
 };
 
@@ -42,6 +46,7 @@ struct session {
 	int nsample;
 	struct func_link *flinks; /* uprobes, until detached */
 	size_t nflinks, cap_flinks;
+	bool umulti; /* uprobes through uprobe_multi links */
 	uint32_t features;
 	char notes[1024];
 	session_record_fn on_record;
@@ -356,12 +361,38 @@ static void configure_markers(struct session *s, const struct session_opts *o)
 	s->skel->rodata->cfg_marker_nspecs = n;
 }
 
+/*
+ * The marked functions' programs: the uprobe_multi pair where the kernel
+ * has the link (bpf/calls.bpf.c says why), the perf-event pair otherwise.
+ * XLPROBE_TEST_NO_UPROBE_MULTI forces the second here.
+ */
+static void select_uprobes(struct session *s, struct btf *vmlinux)
+{
+	struct xlprobe_bpf *k = s->skel;
+
+	s->umulti = uprobe_multi__supported(vmlinux) && !xlp_test_hook("NO_UPROBE_MULTI");
+	if (!s->umulti) {
+		add_note(s, "uprobe_multi links absent (kernel before 6.6): stopping waits for the "
+			    "kernel about 0.2 s per marked function");
+		return;
+	}
+	bpf_program__set_autoload(k->progs.xlp_func_entry, false);
+	bpf_program__set_autoload(k->progs.xlp_func_return, false);
+	bpf_program__set_autoload(k->progs.xlp_func_entry_multi, true);
+	bpf_program__set_autoload(k->progs.xlp_func_return_multi, true);
+	bpf_program__set_expected_attach_type(k->progs.xlp_func_entry_multi,
+					      (enum bpf_attach_type)XLP_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(k->progs.xlp_func_return_multi,
+					      (enum bpf_attach_type)XLP_TRACE_UPROBE_MULTI);
+}
+
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
 static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 
 	select_switch(s, vmlinux);
+	select_uprobes(s, vmlinux);
 
 	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
 	for (size_t i = 0; i < NR_OPT_PROGS; i++) {
@@ -580,27 +611,45 @@ int session__follow_children(struct session *s)
 	return add_proc(s, (uint32_t)getpid());
 }
 
-int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
-			 uint64_t offset, pid_t pid, char *err, size_t errlen)
+/* Room for n more uprobe links. */
+static int flinks_reserve(struct session *s, size_t n)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = XLP_COOKIE(id, flags));
-	struct bpf_link *l;
+	size_t cap = s->cap_flinks ? s->cap_flinks : 64;
+	struct func_link *l;
 
-	if (id >= XLP_MAX_FUNCS) {
-		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
-		return -E2BIG;
-	}
-	if (s->nflinks + 2 > s->cap_flinks) {
-		size_t cap = s->cap_flinks ? 2 * s->cap_flinks : 64;
-		struct func_link *n = realloc(s->flinks, cap * sizeof(*n));
+	while (cap < s->nflinks + n)
+		cap *= 2;
+	if (cap == s->cap_flinks)
+		return 0;
+	l = realloc(s->flinks, cap * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	s->flinks = l;
+	s->cap_flinks = cap;
+	return 0;
+}
 
-		if (!n) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		s->flinks = n;
-		s->cap_flinks = cap;
-	}
+static void flink_close(struct func_link *l)
+{
+	if (l->link)
+		bpf_link__destroy(l->link);
+	else
+		close(l->fd);
+}
+
+/* Closes the links from index from on: what a failed attach had set. */
+static void flinks_truncate(struct session *s, size_t from)
+{
+	while (s->nflinks > from)
+		flink_close(&s->flinks[--s->nflinks]);
+}
+
+/* Per function, a perf-event uprobe and uretprobe (kernels before 6.6). */
+static int attach_perf(struct session *s, const struct session_func *f, pid_t pid, char *err,
+		       size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = XLP_COOKIE(f->id, f->flags));
+
 	/*
 	 * Return probe first: a return whose entry was not seen is ignored
 	 * (bpf/calls.bpf.c), an entry whose return is not seen would leave a
@@ -609,32 +658,159 @@ int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const c
 	for (int ret = 1; ret >= 0; ret--) {
 		struct bpf_program *p =
 			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
+		struct bpf_link *l;
 
 		uo.retprobe = ret;
-		l = bpf_program__attach_uprobe_opts(p, pid, binary, (size_t)offset, &uo);
+		l = bpf_program__attach_uprobe_opts(p, pid, f->binary, (size_t)f->offset, &uo);
 		if (!l) {
 			int e = -errno;
 
-			snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s", binary,
-				 (unsigned long long)offset, strerror(-e));
+			snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s",
+				 f->binary, (unsigned long long)f->offset, strerror(-e));
 			return e;
 		}
-		s->flinks[s->nflinks++] = (struct func_link){.link = l, .pid = pid};
+		s->flinks[s->nflinks++] = (struct func_link){.link = l, .fd = -1, .pid = pid};
 	}
 	return 0;
 }
 
-/* Room for k more links in s->flinks. */
-static int flinks_reserve(struct session *s, size_t k, char *err, size_t errlen)
+/*
+ * The n functions of one binary (idx into f) through two uprobe_multi
+ * links, returns first (as attach_perf). When the kernel refuses them,
+ * each function is tried alone, so that the message names the one it
+ * refused.
+ */
+static int attach_multi(struct session *s, const struct session_func *f, const size_t *idx,
+			size_t n, pid_t pid, char *err, size_t errlen)
 {
-	void *p = s->flinks;
+	uint64_t *off = calloc(n, sizeof(*off)), *cookie = calloc(n, sizeof(*cookie));
+	const char *bin = f[idx[0]].binary;
+	int e = 0;
 
-	if (xlp_grow(&p, &s->cap_flinks, s->nflinks + k, sizeof(*s->flinks))) {
+	if (!off || !cookie) {
+		e = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		goto cleanup;
 	}
-	s->flinks = p;
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		off[i] = f[idx[i]].offset;
+		cookie[i] = XLP_COOKIE(f[idx[i]].id, f[idx[i]].flags);
+	}
+	for (int ret = 1; ret >= 0 && !e; ret--) {
+		struct bpf_program *p = ret ? s->skel->progs.xlp_func_return_multi
+					    : s->skel->progs.xlp_func_entry_multi;
+		int fd = uprobe_multi__attach(bpf_program__fd(p), bin, off, cookie, (uint32_t)n,
+					      ret, pid);
+
+		if (fd >= 0) {
+			s->flinks[s->nflinks++] = (struct func_link){.fd = fd, .pid = pid};
+			continue;
+		}
+		e = fd;
+		for (size_t i = 0; i < n && n > 1; i++) {
+			fd = uprobe_multi__attach(bpf_program__fd(p), bin, &off[i], &cookie[i], 1,
+						  ret, pid);
+			if (fd < 0) {
+				e = fd;
+				snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s",
+					 bin, (unsigned long long)off[i], strerror(-e));
+				goto cleanup;
+			}
+			close(fd);
+		}
+		snprintf(err, errlen, "cannot place %zu uprobes on %s: %s", n, bin, strerror(-e));
+	}
+cleanup:
+	free(off);
+	free(cookie);
+	return e;
+}
+
+int session__attach_funcs(struct session *s, const struct session_func *f, size_t n, pid_t pid,
+			  char *err, size_t errlen)
+{
+	size_t from = s->nflinks, *idx = NULL;
+	bool *done = NULL;
+	int e = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].id >= XLP_MAX_FUNCS) {
+			snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
+			return -E2BIG;
+		}
+	/* two links per function at most (per-function links) */
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	done = calloc(n ? n : 1, sizeof(*done));
+	if (!idx || !done || flinks_reserve(s, 2 * n)) {
+		snprintf(err, errlen, "out of memory");
+		e = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n && !e; i++) {
+		size_t k = 0;
+
+		if (!s->umulti) {
+			e = attach_perf(s, &f[i], pid, err, errlen);
+			continue;
+		}
+		if (done[i])
+			continue;
+		/* every function of this binary: one pair of links */
+		for (size_t j = i; j < n; j++)
+			if (!done[j] && !strcmp(f[j].binary, f[i].binary)) {
+				done[j] = true;
+				idx[k++] = j;
+			}
+		e = attach_multi(s, f, idx, k, pid, err, errlen);
+	}
+	if (e)
+		flinks_truncate(s, from);
+cleanup:
+	free(idx);
+	free(done);
+	return e;
+}
+
+#define MAX_CLOSERS 32
+
+struct closer {
+	struct func_link *l;
+	size_t n, first, step;
+};
+
+static void *closer_run(void *arg)
+{
+	const struct closer *c = arg;
+
+	for (size_t i = c->first; i < c->n; i += c->step)
+		flink_close(&c->l[i]);
+	return NULL;
+}
+
+/*
+ * Each close waits for the kernel's grace periods (two uprobe_multi
+ * links: ~40 ms each here, a perf-event uprobe ~110 ms); closes waiting
+ * at the same time wait for the same ones. So the links are closed by
+ * up to MAX_CLOSERS threads at once, this one included; a thread that
+ * cannot be created leaves its share to this one.
+ */
+static void flinks_close(struct func_link *l, size_t n)
+{
+	size_t nt = n < MAX_CLOSERS ? n : MAX_CLOSERS;
+	struct closer c[MAX_CLOSERS];
+	pthread_t t[MAX_CLOSERS];
+	bool started[MAX_CLOSERS] = {};
+
+	for (size_t k = 0; k < nt; k++)
+		c[k] = (struct closer){.l = l, .n = n, .first = k, .step = nt};
+	for (size_t k = 1; k < nt; k++)
+		started[k] = !pthread_create(&t[k], NULL, closer_run, &c[k]);
+	for (size_t k = 0; k < nt; k++)
+		if (!started[k])
+			closer_run(&c[k]);
+	for (size_t k = 1; k < nt; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
 }
 
 int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const char *binary,
@@ -662,11 +838,12 @@ int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const c
 			return ret;
 		}
 	}
-	ret = flinks_reserve(s, 2, err, errlen);
-	if (ret)
-		return ret;
+	if (flinks_reserve(s, 2)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	uo.usdt_cookie = (long)XLP_COOKIE(id, flags);
-	/* the end first, as session__attach_func's return probe */
+	/* the end first, as attach_perf's return probe */
 	for (int i = end ? 1 : 0; i >= 0; i--) {
 		struct bpf_program *p = i     ? s->skel->progs.xlp_usdt_end
 					: end ? s->skel->progs.xlp_usdt_begin
@@ -687,17 +864,23 @@ int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const c
 
 void session__detach_funcs(struct session *s, pid_t pid)
 {
-	size_t kept = 0;
+	size_t kept = 0, n = s->nflinks;
+	struct func_link *gone = malloc((n ? n : 1) * sizeof(*gone));
+	size_t ngone = 0;
 
-	/* closing the perf events unregisters the uprobes: the process's
-	 * breakpoints go with them (each close waits for an RCU grace period) */
-	for (size_t i = 0; i < s->nflinks; i++) {
+	/* closing a link unregisters its uprobes: the process's breakpoints
+	 * go with them */
+	for (size_t i = 0; i < n; i++) {
 		if (pid && s->flinks[i].pid != pid)
 			s->flinks[kept++] = s->flinks[i];
+		else if (gone)
+			gone[ngone++] = s->flinks[i];
 		else
-			bpf_link__destroy(s->flinks[i].link);
+			flink_close(&s->flinks[i]); /* out of memory: one at a time */
 	}
 	s->nflinks = kept;
+	flinks_close(gone, ngone);
+	free(gone);
 }
 
 int session__poll(struct session *s, int wake_fd, int timeout_ms)
@@ -952,13 +1135,14 @@ void session__close(struct session *s)
 {
 	if (!s)
 		return;
+	/* first: a busy target stops trapping as soon as it can */
+	session__detach_funcs(s, 0);
+	free(s->flinks);
 	for (int i = s->nsample - 1; i >= 0; i--)
 		bpf_link__destroy(s->sample_links[i]); /* closes its perf event */
 	free(s->sample_links);
 	free(s->sample_fds);
 	ring_buffer__free(s->rb);
-	session__detach_funcs(s, 0);
-	free(s->flinks);
 	for (int i = s->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(s->links[i]);
 	xlprobe_bpf__destroy(s->skel);

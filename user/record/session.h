@@ -58,25 +58,35 @@ int session__add_target(struct session *s, pid_t pid);
  */
 int session__follow_children(struct session *s);
 
+/* A marked function: its id and cookie flags (XLP_COOKIE), where it is. */
+struct session_func {
+	uint32_t id, flags;
+	const char *binary;
+	uint64_t offset;
+};
+
 /*
- * Uprobe + uretprobe on binary at file offset, in process pid only (its
- * threads, and the image it execs; not the processes it forks: the
- * recorder attaches again for each, on its XLP_R_FORK record). pid -1
- * makes every process running binary trap.
+ * Uprobe + uretprobe on each of the n functions (binary at file offset),
+ * in process pid only (its threads, and the image it execs; not the
+ * processes it forks: the recorder attaches again for each, on its
+ * XLP_R_FORK record). pid -1 makes every process running the binary trap.
+ * All of one binary through one pair of uprobe_multi links where the
+ * kernel has them, one link per probe otherwise. All or none: on error,
+ * the probes this call set are removed and err names the function.
  */
-int session__attach_func(struct session *s, uint32_t id, uint32_t flags, const char *binary,
-			 uint64_t offset, pid_t pid, char *err, size_t errlen);
+int session__attach_funcs(struct session *s, const struct session_func *f, size_t n, pid_t pid,
+			  char *err, size_t errlen);
 /*
  * A USDT function (user/symbols/usdt.h): probe begin of provider in
  * binary is its entry, probe end (NULL: none, a point) its return, attached
  * by libbpf in pid (-1: every process) with the same cookie as
- * session__attach_func's. filter_arg >= 0: only hits whose argument
+ * session__attach_funcs'. filter_arg >= 0: only hits whose argument
  * filter_arg is the string filter count (XLP_COOKIE_USDT_FILTER).
  */
 int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const char *binary,
 			 const char *provider, const char *begin, const char *end, int filter_arg,
 			 const char *filter, pid_t pid, char *err, size_t errlen);
-/* Removes the uprobes session__attach_func and session__attach_usdt set
+/* Removes the uprobes session__attach_funcs and session__attach_usdt set
  * for pid (0: all of them). */
 void session__detach_funcs(struct session *s, pid_t pid);
 
