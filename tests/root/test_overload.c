@@ -84,12 +84,19 @@ static double overload_run(const char *realtime)
 	lost = t.footer->stat[XLP_S_RB_FULL] + t.footer->lost_by_reader;
 	/*
 	 * No thread exits and nothing is sampled while recording: the ring
-	 * buffer carried only each call's record and its run's, and the
-	 * totals at stop do not go through it.
+	 * buffer carried each call's record and its run's, and a thief record
+	 * (who held the CPU, bpf/thief.bpf.h) per runqueue wait inside a call,
+	 * in the same batches; the totals at stop do not go through it. So
+	 * every call and run record the workload made is in the file or
+	 * counted lost; the losses beyond those are thief records, whose
+	 * number the workload cannot know (one per wait).
 	 */
-	CHECK(calls + t.nruns + lost == 2 * made,
-	      "%zu call and %zu run records in the file, %llu lost: %llu expected (%llu calls)",
+	CHECK(calls + t.nruns + lost >= 2 * made,
+	      "%zu call and %zu run records in the file, %llu lost: %llu made (%llu calls): "
+	      "some vanished uncounted",
 	      calls, t.nruns, (unsigned long long)lost, 2 * made, made);
+	CHECK(calls <= made && t.nruns <= made, "%zu calls, %zu runs in the file of %llu made",
+	      calls, t.nruns, made);
 	CHECK(t.footer->stat[XLP_S_CALLS] == made, "the programs counted %llu calls of %llu",
 	      (unsigned long long)t.footer->stat[XLP_S_CALLS], made);
 	prog = calls + t.nruns + t.nthreads + t.nprocs + t.nforks;
