@@ -285,33 +285,22 @@ static int add_func(struct recorder *r, const struct elfsym_target *t, uint32_t 
 {
 	struct xlp_trace_meta *m = &r->meta;
 	struct xlp_func_info *f;
+	int ret;
 
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		/* marker: functions are told apart by name (add_marker) */
 		if (!(flags & XLP_FUNC_MARKER) && m->funcs[i].offset == t->offset &&
-		    !strcmp(m->funcs[i].binary, t->binary) && !(m->funcs[i].flags & XLP_FUNC_USDT)) {
+		    !strcmp(m->funcs[i].binary, t->binary) &&
+		    !(m->funcs[i].flags & XLP_FUNC_USDT)) {
 			m->funcs[i].flags |= flags;
 			return 0;
 		}
 	}
-	if (m->nfuncs >= XLP_MAX_FUNCS) {
+	ret = xlp_trace_meta__add_func(m, flags, t->offset, t->binary, t->symbol, t->build_id, &f);
+	if (ret == -E2BIG)
 		xlp_err("more than %d functions marked: narrow the globs", XLP_MAX_FUNCS);
-		return -E2BIG;
-	}
-	f = realloc(m->funcs, (m->nfuncs + 1) * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	m->funcs = f;
-	f = &m->funcs[m->nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->id = m->nfuncs++;
-	f->flags = flags;
-	f->offset = t->offset;
-	f->binary = strdup(t->binary);
-	f->symbol = strdup(t->symbol);
-	f->build_id = strdup(t->build_id);
-	if (!f->binary || !f->symbol || !f->build_id)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	xlp_dbg("--func %s:%s at file offset 0x%llx, named by %s", t->binary, t->symbol,
 		(unsigned long long)t->offset, trace__sym_source_name(t->source) ?: "?");
 	if (t->ifunc)

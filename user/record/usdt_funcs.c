@@ -60,6 +60,7 @@ static int add_meta(struct usdt_funcs *uf, struct xlp_trace_meta *m, struct usdt
 		    uint32_t flags)
 {
 	struct xlp_func_info *f;
+	int ret;
 
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct usdt_target *o = &uf->t[i];
@@ -71,24 +72,12 @@ static int add_meta(struct usdt_funcs *uf, struct xlp_trace_meta *m, struct usdt
 			return 0;
 		}
 	}
-	if (m->nfuncs >= XLP_MAX_FUNCS) {
+	ret = xlp_trace_meta__add_func(m, flags | XLP_FUNC_USDT, t->offset, t->binary, t->label,
+				       t->build_id, &f);
+	if (ret == -E2BIG)
 		xlp_err("more than %d functions marked: mark fewer", XLP_MAX_FUNCS);
-		return -E2BIG;
-	}
-	f = realloc(m->funcs, (m->nfuncs + 1) * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	m->funcs = f;
-	f = &m->funcs[m->nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->id = m->nfuncs++;
-	f->flags = flags | XLP_FUNC_USDT;
-	f->offset = t->offset;
-	f->binary = strdup(t->binary);
-	f->symbol = strdup(t->label);
-	f->build_id = strdup(t->build_id);
-	if (!f->binary || !f->symbol || !f->build_id)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	uf->t[f->id] = *t;
 	xlp_dbg("--func %s: %s:%s%s%s of %s%s", f->symbol, t->provider, t->begin,
 		t->end ? " to " : " (a point)", t->end ? t->end : "", t->binary,

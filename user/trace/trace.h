@@ -283,5 +283,12 @@ const char *trace_status_name(enum trace_status st);
 
 /* Helpers for struct xlp_trace_meta owned by callers (free every string). */
 void xlp_trace_meta__free(struct xlp_trace_meta *m);
+/*
+ * Appends a function to m's table (its id the next index): 0 and *out,
+ * -E2BIG past XLP_MAX_FUNCS (the caller says what to narrow), -ENOMEM.
+ */
+int xlp_trace_meta__add_func(struct xlp_trace_meta *m, uint32_t flags, uint64_t offset,
+			     const char *binary, const char *symbol, const char *build_id,
+			     struct xlp_func_info **out);
 
 #endif /* XLP_TRACE_H */

@@ -1226,6 +1226,32 @@ void xlp_trace_meta__free(struct xlp_trace_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int xlp_trace_meta__add_func(struct xlp_trace_meta *m, uint32_t flags, uint64_t offset,
+			     const char *binary, const char *symbol, const char *build_id,
+			     struct xlp_func_info **out)
+{
+	struct xlp_func_info *f;
+
+	if (m->nfuncs >= XLP_MAX_FUNCS)
+		return -E2BIG;
+	f = realloc(m->funcs, (m->nfuncs + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	m->funcs = f;
+	f = &m->funcs[m->nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->id = m->nfuncs++;
+	f->flags = flags;
+	f->offset = offset;
+	f->binary = strdup(binary ? binary : "");
+	f->symbol = strdup(symbol ? symbol : "");
+	f->build_id = strdup(build_id ? build_id : "");
+	if (!f->binary || !f->symbol || !f->build_id)
+		return -ENOMEM;
+	*out = f;
+	return 0;
+}
+
 bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next)
 {
 	return r->id == next && (size_t)r->module_len + r->name_len <= r->h.size - sizeof(*r);
