@@ -344,8 +344,9 @@ static double class_median(const double *v, const uint8_t *slow, size_t n, int w
  * Evidence 3b (analysis.h, struct xa_evidence): more work or a slower CPU.
  * Per run where the function ran on the run's own thread (its CPU time no
  * more than the thread's, 2 % of slack for the counters' different
- * edges), the rest of the run's computation (the thread's CPU time less
- * the function's) and the function's share of the thread's CPU time,
+ * edges; for a launch, which has no thread of its own, its process's),
+ * the rest of the run's computation (the thread's CPU time less the
+ * function's) and the function's share of the thread's CPU time,
  * slow runs (the function's slow side) against fast ones. A function
  * called on another thread (a pool's worker) is left untested.
  */
@@ -370,9 +371,10 @@ static int work_evidence(const struct dataset *ds, const struct resources *res, 
 		const struct ds_res *f = resources__get(res, k, run);
 		double own, fc;
 
-		if (!f->ncalls || !x->has_own)
+		/* the run's own thread; a launch has none: its process's CPU time */
+		if (!f->ncalls || !(x->has_own || x->has_base))
 			continue;
-		own = (double)x->own[XLP_C_CPU_RUN];
+		own = (double)(x->has_own ? x->own : x->base)[XLP_C_CPU_RUN];
 		fc = (double)f->ctr[XLP_C_CPU_RUN];
 		if (!(own > 0) || fc > own * 1.02)
 			continue;
