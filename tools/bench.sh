@@ -585,6 +585,69 @@ JS
 		echo "xlprobe per sample (map read spread over the same samples) / perf report per sample:" \
 			"$(calc 'printf "%.3f", a / b' "$x" "$perf_ns")"
 	fi
+	bench_jitdump_perf "$w"
+}
+
+# The jitdump's side: node --perf-prof recorded by perf record -k 1 -g, its
+# jitdump padded to 100 000 loads (after its last whole record), then perf
+# inject --jit (one ELF file per load) and perf report, per sample, against
+# bench_jitsym's jitdump row.
+bench_jitdump_perf() {
+	local w=$1/jd node=/usr/bin/node srv pid port x n t0 t1 t2 d per
+	[ "$HAVE_PERF" = 1 ] && [ -x "$node" ] && command -v python3 >/dev/null || {
+		echo "perf inject --jit: n/a (perf, node or python3 missing)"
+		return
+	}
+	mkdir -p "$w" && cp "$1/server.js" "$1/client.js" "$w/"
+	(cd "$w" && exec "$node" --perf-prof server.js >"$w/srv.out" 2>&1) &
+	srv=$!
+	for _ in $(seq 100); do grep -q PORT "$w/srv.out" 2>/dev/null && break; sleep 0.1; done
+	port=$(awk '/PORT/ { print $2 }' "$w/srv.out")
+	pid=$srv
+	"$node" "$w/client.js" "$port" 5 >/dev/null 2>&1 &
+	x=$!
+	sleep 0.5
+	"$PERF" record -q -k 1 -F 999 -g -p "$pid" -o "$w/perf.data" -- sleep 3 >>"$LOG" 2>&1
+	wait "$x" 2>/dev/null
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	d=$(ls "$w"/jit-*.dump 2>/dev/null | head -n 1)
+	[ -n "$d" ] || { echo "perf inject --jit: n/a (node wrote no jitdump)"; return; }
+	python3 - "$d" <<'PY' >>"$LOG" 2>&1
+import struct, sys
+p = sys.argv[1]
+data = open(p, 'rb').read()
+_, _, hsz, _, _, pid, ts, _ = struct.unpack_from('<IIIIIIQQ', data, 0)
+off, last, n = hsz, ts, 0
+while off + 16 <= len(data):
+    rid, tot, t = struct.unpack_from('<IIQ', data, off)
+    if tot < 16 or off + tot > len(data) or rid > 10:
+        break
+    n += rid == 0
+    last, off = max(last, t), off + tot
+out = bytearray()
+for i in range(max(0, 100000 - n)):
+    name = ('JS:*handler%d /srv/app/module%d.js:%d:%d' % (i, i % 97, i % 1000, i % 80)).encode() + b'\0'
+    out += struct.pack('<IIQ', 0, 56 + len(name) + 64, last)
+    out += struct.pack('<IIQQQQ', pid, pid, 0x100000000000 + i * 1024, 0x100000000000 + i * 1024, 64, 10**6 + i)
+    out += name + b'\xcc' * 64
+open(p, 'wb').write(data[:off] + bytes(out))
+PY
+	n=$("$PERF" script -i "$w/perf.data" -F pid 2>>"$LOG" | wc -l)
+	t0=$(date +%s%N)
+	"$PERF" inject --jit -i "$w/perf.data" -o "$w/perf.jit.data" >>"$LOG" 2>&1
+	t1=$(date +%s%N)
+	"$PERF" report -i "$w/perf.jit.data" --stdio >/dev/null 2>>"$LOG"
+	t2=$(date +%s%N)
+	find "$w" -maxdepth 1 -name "jitted-*.so" -delete
+	[ "${n:-0}" -gt 0 ] || { echo "perf inject --jit: n/a (no samples)"; return; }
+	per=$(((t2 - t0) / n))
+	echo "perf inject --jit + perf report of $n samples, the jitdump padded to 100 000 loads:" \
+		"$(calc 'printf "%.1f", (b - a) / 1e9' "$t0" "$t1") s + $(calc 'printf "%.1f", (b - a) / 1e9' "$t1" "$t2") s, $per ns per sample"
+	"$JS" 100000 "$n" 16 | grep '^jitdump ' | tee "$w/xl.out"
+	x=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "samples:") { v = $(i + 1) } } END { print v }' "$w/xl.out")
+	echo "xlprobe per sample (jitdump read spread over the same samples) / perf inject + report per sample:" \
+		"$(calc 'printf "%.4f", a / b' "$x" "$per")"
 }
 
 bench_unwind() {
