@@ -116,6 +116,8 @@ static int bpftrace_start(pid_t pid, struct xt_proc *b)
  * started (block: every thread inside fn_29), half a second of it, then
  * SIGINT. Its time, or -1 after a failed check.
  */
+#define BPFTRACE_WAIT_MS 30000
+
 static double one_stop(const struct kind *k)
 {
 	const char *trace = xt_tmp_path("stop.xlp");
@@ -158,9 +160,19 @@ static double one_stop(const struct kind *k)
 	usleep(500000);
 	t0 = now_s();
 	kill(t.pid, SIGINT);
-	rc = xt_wait(&t, 120000, NULL, 0, err, sizeof(err));
+	/*
+	 * The reference may hang in the same kernel wait the issue is about
+	 * (one clean-clone run: bpftrace still there 120 s after SIGINT):
+	 * that is its stop's length, the timeout, not a failure of the test
+	 */
+	rc = xt_wait(&t, k->nfuncs ? 120000 : BPFTRACE_WAIT_MS, NULL, 0, err, sizeof(err));
 	took = now_s() - t0;
 	xt_kill(&w);
+	if (!k->nfuncs && rc == -1) {
+		printf("  bpftrace did not stop in %d s (killed): counted as a stop that long\n",
+		       BPFTRACE_WAIT_MS / 1000);
+		return took;
+	}
 	CHECK(rc == 0, "%s exit %d: %s", k->nfuncs ? "xlprobe" : "bpftrace", rc, err);
 	if (k->nfuncs && !rc) {
 		struct xt_trace tr;
