@@ -170,27 +170,6 @@ struct pf {
 	int err;
 };
 
-/* Valid UTF-8 without control characters: Perfetto's strings are UTF-8. */
-static void clean(char *dst, size_t cap, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && s[i] && o + 5 <= cap;) {
-		size_t u = xlp_utf8_len(s + i, n - i);
-
-		if (!u || s[i] < 0x20 || s[i] == 0x7f) {
-			dst[o++] = '?';
-			i++;
-			continue;
-		}
-		memcpy(dst + o, s + i, u);
-		o += u;
-		i += u;
-	}
-	dst[o] = '\0';
-}
-
 static void *grow(struct pf *pf, void **arr, size_t *n, size_t *cap, size_t elem)
 {
 	int err;
@@ -247,7 +226,7 @@ static void name_thread(struct pf *pf, uint32_t pid, uint32_t tid, const char *c
 	if (!t)
 		return;
 	t->pid = pid;
-	clean(t->name, sizeof(t->name), comm, strnlen(comm, XLP_COMM_LEN));
+	xlp_clean_utf8(t->name, sizeof(t->name), comm, strnlen(comm, XLP_COMM_LEN));
 	t->named = true;
 }
 
@@ -259,8 +238,8 @@ static void name_proc(struct pf *pf, uint32_t pid, const char *comm)
 	if (!grow(pf, (void **)&pf->procs, &pf->nprocs, &pf->cap_procs, sizeof(*pf->procs)))
 		return;
 	pf->procs[pf->nprocs - 1].pid = pid;
-	clean(pf->procs[pf->nprocs - 1].name, sizeof(pf->procs[0].name), comm,
-	      strnlen(comm, XLP_COMM_LEN));
+	xlp_clean_utf8(pf->procs[pf->nprocs - 1].name, sizeof(pf->procs[0].name), comm,
+		       strnlen(comm, XLP_COMM_LEN));
 }
 
 static struct pf_ev *add_ev(struct pf *pf, uint32_t type, uint64_t ts, uint64_t track,
@@ -814,7 +793,7 @@ static int pf__names(struct pf *pf)
 		pf->fnames[i] = malloc(cap);
 		if (!pf->fnames[i])
 			return -ENOMEM;
-		clean(pf->fnames[i], cap, s, n);
+		xlp_clean_utf8(pf->fnames[i], cap, s, n);
 	}
 	return 0;
 }

@@ -295,27 +295,6 @@ static uint32_t str_id(struct pp *pp, const char *s)
 	return (uint32_t)pp->strs.n;
 }
 
-/* Valid UTF-8 without control characters ('?' for the rest), in dst. */
-static void clean(char *dst, size_t cap, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 5 <= cap;) {
-		size_t u = xlp_utf8_len(s + i, n - i);
-
-		if (!u || s[i] < 0x20 || s[i] == 0x7f) {
-			dst[o++] = '?';
-			i++;
-			continue;
-		}
-		memcpy(dst + o, s + i, u);
-		o += u;
-		i += u;
-	}
-	dst[o] = '\0';
-}
-
 /* ---- functions, mappings, locations ---- */
 
 static const char *base_name(const char *p)
@@ -432,13 +411,13 @@ static int add_sym(struct pp *pp, const struct xlp_sym_rec *r)
 	}
 	if (xlp_grow((void **)&pp->syms, &pp->cap_syms, pp->nsyms, sizeof(*pp->syms)))
 		return -ENOMEM;
-	clean(module, sizeof(module), r->text, r->module_len);
-	clean(raw, sizeof(raw), r->text + r->module_len,
-	      r->name_len < DEMANGLE_MAX_IN ? r->name_len : DEMANGLE_MAX_IN);
+	xlp_clean_utf8(module, sizeof(module), r->text, r->module_len);
+	xlp_clean_utf8(raw, sizeof(raw), r->text + r->module_len,
+		       r->name_len < DEMANGLE_MAX_IN ? r->name_len : DEMANGLE_MAX_IN);
 	if (!raw[0])
 		snprintf(raw, sizeof(raw), "[unnamed]");
 	if (demangle__name(raw, dem, sizeof(dem)))
-		clean(name, sizeof(name), dem, strlen(dem));
+		xlp_clean_utf8(name, sizeof(name), dem, strlen(dem));
 	else
 		snprintf(name, sizeof(name), "%s", raw);
 	s = &pp->syms[pp->nsyms++];
@@ -561,7 +540,7 @@ static int add_name(struct pp_name **arr, size_t *n, size_t *cap, uint32_t file,
 {
 	char c[3 * XLP_COMM_LEN + 1];
 
-	clean(c, sizeof(c), comm, strnlen(comm, XLP_COMM_LEN));
+	xlp_clean_utf8(c, sizeof(c), comm, strnlen(comm, XLP_COMM_LEN));
 	if (!c[0])
 		return 0;
 	if (xlp_grow((void **)arr, cap, *n, sizeof(**arr)))
@@ -950,8 +929,8 @@ static int read_one(struct pp *pp, const char *path)
 		return 1;
 	}
 	pp->meta = trace_reader__meta(r);
-	clean(host, sizeof(host), pp->meta->host ? pp->meta->host : "",
-	      pp->meta->host ? strnlen(pp->meta->host, 80) : 0);
+	xlp_clean_utf8(host, sizeof(host), pp->meta->host ? pp->meta->host : "",
+		       pp->meta->host ? strnlen(pp->meta->host, 80) : 0);
 	pp->hosts[pp->file] = host[0] ? strdup(host) : NULL;
 	/* pprof takes the first mapping for the program's: the interaction's binary */
 	if (pp->meta->nfuncs && pp->meta->funcs[0].binary)

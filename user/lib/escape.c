@@ -140,3 +140,23 @@ void xlp_fput_csv(FILE *f, const char *str, size_t n)
 	}
 	fputc('"', f);
 }
+
+void xlp_clean_utf8(char *dst, size_t cap, const char *src, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && s[i] && o + 5 <= cap;) {
+		size_t u = xlp_utf8_len(s + i, n - i);
+
+		if (!u || s[i] < 0x20 || s[i] == 0x7f) {
+			dst[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(dst + o, s + i, u);
+		o += u;
+		i += u;
+	}
+	dst[o] = '\0';
+}

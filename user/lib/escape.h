@@ -19,6 +19,12 @@
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
 size_t xlp_utf8_len(const unsigned char *s, size_t n);
+/*
+ * src[0..n) (up to a NUL) into dst[cap] as valid UTF-8 without control
+ * characters, '?' for each byte that is not (Perfetto's and pprof's
+ * strings are UTF-8); always NUL-terminated, cap >= 5.
+ */
+void xlp_clean_utf8(char *dst, size_t cap, const char *src, size_t n);
 
 /* n bytes of s for a terminal; quoted also escapes '"' and '\\'. */
 void xlp_fput_text(FILE *f, const char *s, size_t n, bool quoted);

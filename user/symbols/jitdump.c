@@ -135,13 +135,28 @@ static uint64_t header_read(struct jitdump *d, const uint8_t *p, size_t len, uin
 	return size;
 }
 
+/* Adds code at [start, start + size) to the table, counted: cut at its bound, skipped if bad. */
+static void add_counted(struct jitdump *d, uint64_t start, uint64_t size, const char *name,
+			size_t n, uint64_t time, struct jit_counts *c)
+{
+	int err = jittab__add(d->tab, start, size, name, n, time);
+
+	if (err == -E2BIG) {
+		c->cut++;
+		d->done = true;
+	} else if (err) {
+		c->skipped += err == -EINVAL;
+	} else {
+		c->entries++;
+	}
+}
+
 /* A JIT_CODE_LOAD whose first len of size bytes are at p (len >= min(size, PREFIX)). */
 static void load_read(struct jitdump *d, const uint8_t *p, size_t len, uint32_t size, uint64_t time,
 		      struct jit_counts *c)
 {
 	const char *name = (const char *)p + LOAD_FIXED;
 	size_t room = (len < size ? len : size) - LOAD_FIXED, n;
-	int err;
 
 	n = strnlen(name, room);
 	/* a name must end inside its record; one longer than kept is cut */
@@ -153,15 +168,7 @@ static void load_read(struct jitdump *d, const uint8_t *p, size_t len, uint32_t 
 		c->skipped++;
 		return;
 	}
-	err = jittab__add(d->tab, u64_at(p + 32), u64_at(p + 40), name, n, time);
-	if (err == -E2BIG) {
-		c->cut++;
-		d->done = true;
-	} else if (err) {
-		c->skipped += err == -EINVAL;
-	} else {
-		c->entries++;
-	}
+	add_counted(d, u64_at(p + 32), u64_at(p + 40), name, n, time, c);
 }
 
 /* A JIT_CODE_MOVE: the code loaded at the old address, now at the new one. */
@@ -170,7 +177,6 @@ static void move_read(struct jitdump *d, const uint8_t *p, uint64_t time, struct
 	char name[JITTAB_NAME_MAX + 1];
 	uint64_t size = u64_at(p + 48);
 	struct jitsym old;
-	int err;
 
 	if (jittab__at_start(d->tab, u64_at(p + 32), &old) || size > JITDUMP_CODE_MAX) {
 		c->skipped++;
@@ -178,15 +184,7 @@ static void move_read(struct jitdump *d, const uint8_t *p, uint64_t time, struct
 	}
 	/* the table's names move as it grows */
 	snprintf(name, sizeof(name), "%s", old.name);
-	err = jittab__add(d->tab, u64_at(p + 40), size, name, strlen(name), time);
-	if (err == -E2BIG) {
-		c->cut++;
-		d->done = true;
-	} else if (err) {
-		c->skipped += err == -EINVAL;
-	} else {
-		c->entries++;
-	}
+	add_counted(d, u64_at(p + 40), size, name, strlen(name), time, c);
 }
 
 uint64_t jitdump__parse(struct jitdump *d, const uint8_t *buf, size_t len, uint64_t left,
