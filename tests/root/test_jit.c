@@ -213,11 +213,38 @@ static void check_named(const char *trace, const char *what)
 }
 
 /*
+ * What an unperturbed twin may be accused of: nothing but the runqueue
+ * wait the load client causes. The client runs on the same two CPUs and
+ * the server's writev wakes it, which preempts the server right there
+ * (CI: writevGeneric accused of cpu_wait > 641 us in its slow runs). That
+ * is a true answer when it names the client as who held the CPU: a cpu_wait
+ * factor whose largest thief is a process other than the server. Anything
+ * else (cpu_run, burnTheCpuXlp, a wait with no thief or the server's own
+ * thread as the thief) is a false alarm.
+ */
+static void check_twin_accused(const struct json *c, int srv_pid, const char *what,
+			       const char *verdict)
+{
+	const char *f = json__str(json__get(c, "function")) ?: "";
+	const char *fac = json__str(json__get(json__at(json__get(c, "factors"), 0), "factor"));
+	const struct json *top = json__at(json__get(c, "cpu_thieves.thieves"), 0);
+
+	CHECK(!strstr(f, "burnTheCpuXlp"), "%s: unperturbed, yet burnTheCpuXlp accused: %s", what,
+	      verdict);
+	CHECK(fac && !strcmp(fac, "cpu_wait") && top &&
+		      (int)json__num(json__get(top, "pid")) != srv_pid &&
+		      json__bool(json__get(top, "own_process")) != 1,
+	      "%s: unperturbed, yet %s accused of %s, not of a wait for another process's "
+	      "CPU time (server pid %d): %s",
+	      what, f, fac ?: "nothing", srv_pid, verdict);
+}
+
+/*
  * The report's verdict on the trace: with burn, burnTheCpuXlp (a [jit]
  * frame) is a critical function whose first factor is cpu_run; without,
  * nothing is accused (the unperturbed twin).
  */
-static void check_verdict(const char *trace, bool burn, const char *what)
+static void check_verdict(const char *trace, bool burn, int srv_pid, const char *what)
 {
 	char xl[4096], js[600];
 	char *rep[] = {xl, "report", "--json", "-o", js, (char *)trace, NULL};
@@ -253,8 +280,9 @@ static void check_verdict(const char *trace, bool burn, const char *what)
 		CHECK(found, "%s: the verdict does not name burnTheCpuXlp with cpu_run: %s", what,
 		      json__str(json__get(j, "verdict")));
 	else
-		CHECK(json__len(crit) == 0, "%s: unperturbed, yet accused: %s", what,
-		      json__str(json__get(j, "verdict")));
+		for (size_t i = 0; i < json__len(crit); i++)
+			check_twin_accused(json__at(crit, i), srv_pid, what,
+					   json__str(json__get(j, "verdict")));
 	json__free(j);
 }
 
@@ -289,7 +317,7 @@ static void one_server(const char *name, const char *flags, bool ns, bool named,
 		if (named)
 			check_named(trace, name);
 		if (!ns)
-			check_verdict(trace, burn, name);
+			check_verdict(trace, burn, pid, name);
 	}
 	if (!ns)
 		drop_map(pid);
@@ -308,8 +336,8 @@ TEST(perf_prof_jitdump)
 	one_server("jitdump", FLAGS_JITDUMP, false, true, true, true);
 }
 
-/* The same server whose handler never burns: nothing accused. */
-TEST(unperturbed_twin_accuses_nothing)
+/* The same server whose handler never burns: nothing accused but the client taking the CPU. */
+TEST(unperturbed_twin_accuses_only_the_clients_cpu)
 {
 	setenv("XLP_BURN_SHARE", "0", 1);
 	one_server("twin", FLAGS_MAP, false, false, false, false);
