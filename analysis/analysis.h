@@ -192,6 +192,10 @@ struct xa_evidence {
 	 * false when too few (or a launch: no own thread).
 	 */
 	bool work_tested;
+	/* sampled: the shares are parts of the CPU samples of the slow and
+	 * fast runs (the run labels), tested by Fisher; the rest over every
+	 * run, by the labels (work.c) */
+	bool work_sampled;
 	uint32_t work_nslow, work_nfast;	 /* runs compared */
 	double work_slow_share, work_fast_share; /* median share of the run's CPU time */
 	double work_share_p;			 /* Mann-Whitney: the share larger in slow runs */
@@ -335,7 +339,16 @@ struct xa_critical {
 	/* drill-down: outermost critical function first, func last */
 	uint32_t chain[XA_MAX_CHAIN];
 	double chain_added[XA_MAX_CHAIN]; /* added time of each under the first */
+	double chain_thr[XA_MAX_CHAIN];	  /* the threshold that labels each */
 	size_t nchain;
+	bool pick_gt; /* the step-1 pick's direction (chain[0]'s) */
+	/*
+	 * The chain ended in a sampled function whose evidence was too thin
+	 * at the samples' resolution: it was judged at its deepest marked
+	 * caller instead (func), whose times are exact, and the growth of
+	 * the samples under it names the callee. DS_NO_FUNC otherwise.
+	 */
+	uint32_t sampled_end;
 	bool surrogate; /* found as a surrogate of another split, not by the tree */
 	uint32_t ran;	/* runs that called it (step 2 samples every run) */
 	/* never marked: its times are estimated from stack samples, known to

@@ -44,9 +44,17 @@ int xa_thieves(const struct dataset *ds, struct xa_result *r, char *err, size_t 
 int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
 		   char *err, size_t errlen);
 
-/* Step 2 of critical function k (resources slot k), peer included. */
+/* Step 2 of critical function k (its usage in resources slot slot), peer included. */
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		      const struct resources *res, size_t k);
+		      const struct resources *res, size_t k, size_t slot);
+/*
+ * Evidence 3b of critical function k (resources slot k, function func):
+ * more work or a slower CPU (work.c). fslow: per run, the function's slow
+ * side; labels: the run labels (a sampled function's test is over them).
+ */
+int xa_work_evidence(const struct dataset *ds, const struct resources *res, size_t k, uint32_t func,
+		     const uint8_t *fslow, const uint8_t *labels, const struct analysis_opts *o,
+		     struct xa_evidence *e);
 /* The same tree on whole-run usage, labelled by the run labels; r->agrees. */
 int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
 /* The table's functions (the candidates, longest median time first)... */
@@ -122,9 +130,9 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 /* Accepted critical functions first, largest added time first; sets ncrit / nrejected. */
 void xa_rank(struct xa_result *r);
 
-/* Why critical function k's time grew: calls, disk on CPU (resources slot k), samples. */
+/* Why critical function k's time grew: calls, disk on CPU (resources slot slot), samples. */
 int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   const struct resources *res, size_t k);
+		   const struct resources *res, size_t k, size_t slot);
 /* r->fallback, when no function is accused. */
 int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
 void xa_growth_release(struct xa_growth *g);

@@ -227,6 +227,9 @@ static void set_crit(struct xa_critical *c, const struct xa_drill *d, const stru
 	c->nchain = d->n;
 	memcpy(c->chain, d->chain, d->n * sizeof(*d->chain));
 	memcpy(c->chain_added, d->added, d->n * sizeof(*d->added));
+	memcpy(c->chain_thr, d->thrs, d->n * sizeof(*d->thrs));
+	c->pick_gt = pk->gt;
+	c->sampled_end = DS_NO_FUNC;
 	c->surrogate = pk->surrogate;
 }
 

@@ -312,7 +312,7 @@ static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 }
 
 int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   const struct resources *res, size_t k)
+		   const struct resources *res, size_t k, size_t slot)
 {
 	struct xa_critical *c = &r->crit[k];
 	size_t n = dataset__nruns(ds);
@@ -323,7 +323,7 @@ int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, stru
 	if (!lab)
 		goto cleanup;
 	split_calls(ds, r, c);
-	disk_on_cpu(ds, o, r, res, k, c);
+	disk_on_cpu(ds, o, r, res, slot, c);
 	/* the function's own labels: its slow samples against its fast ones */
 	for (size_t i = 0; i < n; i++) {
 		double t = (double)dataset__time(ds, i, c->func);

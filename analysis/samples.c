@@ -329,86 +329,8 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 	free(q);
 }
 
-/* Median of v[i] over the rows whose slow[i] is want. */
-static double class_median(const double *v, const uint8_t *slow, size_t n, int want, double *tmp)
-{
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (slow[i] == want)
-			tmp[m++] = v[i];
-	return m ? stats__median(tmp, m) : NAN;
-}
-
-/*
- * Evidence 3b (analysis.h, struct xa_evidence): more work or a slower CPU.
- * Per run where the function ran on the run's own thread (its CPU time no
- * more than the thread's, 2 % of slack for the counters' different
- * edges; for a launch, which has no thread of its own, its process's),
- * the rest of the run's computation (the thread's CPU time less the
- * function's) and the function's share of the thread's CPU time,
- * slow runs (the function's slow side) against fast ones. A function
- * called on another thread (a pool's worker) is left untested.
- */
-static int work_evidence(const struct dataset *ds, const struct resources *res, size_t k,
-			 const struct s2_buf *b, size_t nr, const struct analysis_opts *o,
-			 struct xa_evidence *e)
-{
-	double *share = malloc(nr * sizeof(*share) + 1), *rest = malloc(nr * sizeof(*rest) + 1);
-	double *tmp = malloc(nr * sizeof(*tmp) + 1);
-	uint8_t *slow = malloc(nr + 1);
-	size_t m = 0, ns = 0;
-	int err = -ENOMEM;
-
-	e->work_tested = e->slower_cpu = e->more_work = false;
-	e->work_nslow = e->work_nfast = 0;
-	e->work_slow_share = e->work_fast_share = e->rest_slow_ns = e->rest_fast_ns = NAN;
-	e->work_share_p = e->rest_p = NAN;
-	if (!share || !rest || !tmp || !slow)
-		goto cleanup;
-	for (size_t run = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
-		const struct ds_res *f = resources__get(res, k, run);
-		double own, fc;
-
-		/* the run's own thread; a launch has none: its process's CPU time */
-		if (!f->ncalls || !(x->has_own || x->has_base))
-			continue;
-		own = (double)(x->has_own ? x->own : x->base)[XLP_C_CPU_RUN];
-		fc = (double)f->ctr[XLP_C_CPU_RUN];
-		if (!(own > 0) || fc > own * 1.02)
-			continue;
-		share[m] = fmin(1, fc / own);
-		rest[m] = fmax(0, own - fc);
-		slow[m] = b->slow[run];
-		ns += slow[m];
-		m++;
-	}
-	err = 0;
-	/* two runs a side at least, as the other rank tests here ask */
-	if (ns < 2 || m - ns < 2)
-		goto cleanup;
-	e->work_tested = true;
-	e->work_nslow = (uint32_t)ns;
-	e->work_nfast = (uint32_t)(m - ns);
-	e->work_slow_share = class_median(share, slow, m, 1, tmp);
-	e->work_fast_share = class_median(share, slow, m, 0, tmp);
-	e->rest_slow_ns = class_median(rest, slow, m, 1, tmp);
-	e->rest_fast_ns = class_median(rest, slow, m, 0, tmp);
-	e->work_share_p = ev__mann_whitney(share, slow, m);
-	e->rest_p = ev__mann_whitney(rest, slow, m);
-	e->slower_cpu = e->rest_p <= o->alpha_evidence && !(e->work_share_p <= o->alpha_evidence);
-	e->more_work = e->work_share_p <= o->alpha_evidence && !(e->rest_p <= o->alpha_evidence);
-cleanup:
-	free(share);
-	free(rest);
-	free(tmp);
-	free(slow);
-	return err;
-}
-
 int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		      const struct resources *res, size_t k)
+		      const struct resources *res, size_t k, size_t slot)
 {
 	struct xa_critical *c = &r->crit[k];
 	size_t nr = dataset__nruns(ds), n = 0;
@@ -430,7 +352,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	itself = dataset__func(ds, c->func)->queued;
 	c->res_ns = c->sampled ? (double)dataset__samples(ds)->resolution_ns : 0;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_res *x = resources__get(res, k, run);
+		const struct ds_res *x = resources__get(res, slot, run);
 		double t = (double)dataset__time(ds, run, c->func);
 
 		c->ran += x->ncalls > 0;
@@ -445,7 +367,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, c->res_ns, itself, &c->ev);
 		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
-		err = work_evidence(ds, res, k, &b, nr, o, &c->ev);
+		err = xa_work_evidence(ds, res, slot, c->func, b.slow, r->slow, o, &c->ev);
 		if (!c->s2.nfactors && c->ev.beyond) {
 			err = xa_step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
 			if (!err && c->s2.nfactors) {
@@ -456,7 +378,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
 		if (c->s2.factors[i].feat == XA_IPC)
-			pick_peer(res, k, &b, n, nr, &c->peer);
+			pick_peer(res, slot, &b, n, nr, &c->peer);
 cleanup:
 	s2_free(&b);
 	return err;

@@ -506,13 +506,16 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		char rs[32], rf[32], p2[32];
 
 		xlp_put(buf, len, &used,
-			"\nmore work or a slower CPU: %s: its share of its run's CPU time %.0f %% "
-			"in slow runs, %.0f %% in fast (%s); the rest of the run's CPU time %s "
-			"against %s (%s); %u slow and %u fast runs on the run's thread",
+			"\nmore work or a slower CPU: %s: %s %.0f %% in slow runs, %.0f %% in fast "
+			"(%s); the rest of the run's CPU time %s against %s (%s); %u slow and %u "
+			"fast runs on the run's thread",
 			e->slower_cpu  ? "A SLOWER CPU: the rest of the run grew as well, the "
 					 "function's share did not"
 			: e->more_work ? "MORE WORK: its share grew, the rest of the run did not"
 				       : "not told apart",
+			/* a sampled function: its frames' part of the samples (work.c) */
+			e->work_sampled ? "its frames' part of the runs' CPU samples"
+					: "its share of its run's CPU time",
 			100 * e->work_slow_share, 100 * e->work_fast_share,
 			report__p(e->work_share_p, p, sizeof(p)),
 			report__dur(e->rest_slow_ns, rs, sizeof(rs)),

@@ -285,6 +285,7 @@ static const struct jsonw_field ev_beyond_f[] = {
 /* evidence 3b: more work in the function or a slower CPU */
 static const struct jsonw_field ev_work_f[] = {
 	JSONW_F(struct xa_evidence, work_tested, "tested"),
+	JSONW_F(struct xa_evidence, work_sampled, "sampled"),
 	JSONW_F(struct xa_evidence, slower_cpu, "slower_cpu"),
 	JSONW_F(struct xa_evidence, more_work, "more_work"),
 	JSONW_F(struct xa_evidence, cpu_dismissed, "dismissed"),
@@ -680,6 +681,14 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 		jsonw__end_obj(w);
 	}
 	jsonw__end_arr(w);
+	/* judged at a marked caller: its sampled callee's evidence was too coarse */
+	if (c->sampled_end != DS_NO_FUNC) {
+		jsonw__begin_obj(w, "sampled_end");
+		func_id(w, ds, c->sampled_end);
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "sampled_end");
+	}
 	evidence(w, &c->ev);
 	jsonw__uint(w, "samples", c->ran);
 	jsonw__uint(w, "slow_samples", c->s2.nslow);

@@ -315,6 +315,11 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 				xlp_text(dataset__func(ds, c->chain[k])->name, sym, sizeof(sym)),
 				report__dur(c->chain_added[k], t, sizeof(t)));
 	}
+	if (c->sampled_end != DS_NO_FUNC)
+		fprintf(f,
+			"  judged here, not at its sampled callee %s: that one's times are counts "
+			"of samples, too coarse for evidence (analysis.h, sampled_end)\n",
+			xlp_text(dataset__func(ds, c->sampled_end)->name, sym, sizeof(sym)));
 	lines(f, "  evidence: ", report__evidence(r, c, ev, sizeof(ev)));
 	if (!rank)
 		return;
