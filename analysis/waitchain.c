@@ -14,81 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dataset_impl.h"
-#include "waitchain.h"
-
-enum seg_state { SEG_UNKNOWN = 0, SEG_RUN, SEG_RUNNABLE, SEG_SLEEP };
-
-struct ev {
-	uint64_t t;
-	uint32_t tid, pid, arg;
-	uint32_t seq; /* file order: ties keep it */
-	uint16_t kind, detail;
-};
-
-struct seg {
-	uint64_t start, end;
-	uint32_t waker;	 /* SEG_SLEEP ended by a wakeup: its waker tid */
-	uint16_t state;	 /* enum seg_state */
-	uint16_t reason; /* SEG_SLEEP: the wakeup's reason */
-	bool woken;	 /* SEG_SLEEP: ended by a wakeup (else by a switch-in, or never) */
-};
-
-struct thr {
-	uint32_t tid, pid;
-	size_t off, n;	 /* segs[off .. off + n) */
-	size_t coff, nc; /* calls[coff .. coff + nc) */
-};
-
-/* A marked call of a thread on the timeline. */
-struct call {
-	uint64_t entry, end;
-	uint32_t tid;
-	uint32_t func;	 /* dataset function */
-	uint32_t parent; /* index of the nearest call enclosing it, DS_NONE: none */
-};
-
-struct name {
-	uint32_t pid, tid, seq;
-	char comm[XLP_COMM_LEN];
-};
-
-/* One file's timeline. */
-struct tl {
-	struct ev *ev;
-	size_t nev, evcap;
-	struct seg *segs;
-	size_t nsegs, segcap;
-	struct thr *thr;
-	size_t nthr;
-	struct name *names;
-	size_t nnames, namecap;
-	struct call *calls;
-	size_t ncalls, callcap;
-	const struct ds_file *file;
-};
-
-struct waitchain {
-	struct wc_info info;
-	size_t nruns;
-	size_t *poff, *woff; /* per run + 1: pieces, waits */
-	struct wc_piece *pieces;
-	size_t npieces, pcap;
-	struct wc_wait *waits;
-	size_t nwaits, wcap;
-};
-
-/* The walk of one run. */
-struct walk {
-	struct waitchain *wc;
-	const struct tl *tl;
-	unsigned max_depth;
-	uint32_t tid;	/* the run's thread */
-	uint32_t waker; /* first hop of the current sleep */
-	uint32_t chain[WC_MAX_DEPTH + 2];
-	size_t nchain;
-	size_t run_first; /* first piece of the run */
-};
+#include "waitchain_impl.h"
 
 const char *wc_state_name(enum wc_state s)
 {
@@ -101,7 +27,7 @@ const char *wc_state_name(enum wc_state s)
 	return (unsigned)s < WC_NSTATES ? names[s] : "?";
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t size)
+void *wc_grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 64;
 	void *q;
@@ -116,18 +42,15 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
-/* A new last element of *arr (*n of them, room for *cap): its address, NULL on ENOMEM. */
-static void *push(void **arr, size_t *n, size_t *cap, size_t size)
+void *wc_push(void **arr, size_t *n, size_t *cap, size_t size)
 {
-	void *q = grow(*arr, cap, *n + 1, size);
+	void *q = wc_grow(*arr, cap, *n + 1, size);
 
 	if (!q)
 		return NULL;
 	*arr = q;
 	return (char *)q + (*n)++ * size;
 }
-
-#define PUSH(arr, n, cap) push((void **)&(arr), &(n), &(cap), sizeof(*(arr)))
 
 static int ev_cmp(const void *a, const void *b)
 {
@@ -289,6 +212,8 @@ static int tl_record(void *ctx, const struct xlp_hdr *h)
 	struct tl_pass *p = ctx;
 	struct tl *tl = p->tl;
 
+	if (h->type == XLP_R_THIEF || h->type == XLP_R_FORK)
+		return wct_record(tl, h);
 	if (h->type == XLP_R_TASK && h->size >= sizeof(struct xlp_task_rec)) {
 		const struct xlp_task_rec *k = (const void *)h;
 
@@ -335,6 +260,7 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 	int err;
 
 	names_sort(tl);
+	wct_sort(tl);
 	if (tl->nev) /* qsort's base must not be NULL, even for no items */
 		qsort(tl->ev, tl->nev, sizeof(*tl->ev), ev_cmp);
 	for (size_t i = 0; i < tl->nev; i++)
@@ -361,6 +287,7 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 
 static void tl_free(struct tl *tl)
 {
+	wct_free(tl);
 	free(tl->calls);
 	free(tl->ev);
 	free(tl->segs);
@@ -437,7 +364,7 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 			     tl->calls[stack[n - 1]].end < c->end))
 			n--;
 		c->parent = n ? stack[n - 1] : DS_NONE;
-		q = grow(stack, &cap, n + 1, sizeof(*stack));
+		q = wc_grow(stack, &cap, n + 1, sizeof(*stack));
 		if (!q) {
 			free(stack);
 			snprintf(err, errlen,
@@ -724,6 +651,9 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 			if (ret)
 				goto nomem;
 		}
+		ret = wct_pieces(wc, &tl, f->nruns ? wc->poff[f->run_off] : wc->npieces);
+		if (ret)
+			goto nomem;
 		tl_free(&tl);
 	}
 	/* the files' runs are consecutive ranges, in order: every run was walked */
@@ -751,12 +681,21 @@ void waitchain__free(struct waitchain *wc)
 	free(wc->woff);
 	free(wc->pieces);
 	free(wc->waits);
+	free(wc->thieves);
 	free(wc);
 }
 
 const struct wc_info *waitchain__info(const struct waitchain *wc)
 {
 	return &wc->info;
+}
+
+const struct ds_thief *waitchain__thief(const struct waitchain *wc, const struct wc_piece *p,
+					size_t i)
+{
+	return i < p->nthieves && p->thief_first + i < wc->nthieves
+		       ? &wc->thieves[p->thief_first + i]
+		       : NULL;
 }
 
 size_t waitchain__nwaits(const struct waitchain *wc, size_t run)
@@ -777,155 +716,4 @@ size_t waitchain__npieces(const struct waitchain *wc, size_t run)
 const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i)
 {
 	return i < waitchain__npieces(wc, run) ? &wc->pieces[wc->poff[run] + i] : NULL;
-}
-
-/* the blocker's key, but the threads: their names, and how first hop and blocker relate */
-static bool same_group(const struct wc_blocker *b, const struct wc_piece *p)
-{
-	return b->state == p->state && b->reason == p->reason && b->self == !p->depth &&
-	       b->func == p->func && !b->waker_tid == !p->waker_tid &&
-	       (b->waker_tid == b->blocker_tid) == (p->waker_tid == p->blocker_tid) &&
-	       !strncmp(b->comm, p->comm, XLP_COMM_LEN) &&
-	       !strncmp(b->waker_comm, p->waker_comm, XLP_COMM_LEN);
-}
-
-static bool same_blocker(const struct wc_blocker *b, const struct wc_piece *p)
-{
-	return b->waker_tid == p->waker_tid && b->blocker_tid == p->blocker_tid &&
-	       b->blocker_pid == p->blocker_pid && same_group(b, p);
-}
-
-bool waitchain__member_of(const struct wc_blocker *b, const struct wc_blocker *g)
-{
-	struct wc_piece p = {.waker_tid = b->waker_tid,
-			     .blocker_tid = b->blocker_tid,
-			     .state = b->state,
-			     .reason = b->reason,
-			     .depth = !b->self,
-			     .func = b->func};
-
-	memcpy(p.comm, b->comm, XLP_COMM_LEN);
-	memcpy(p.waker_comm, b->waker_comm, XLP_COMM_LEN);
-	return g->threads > 1 && b->threads == 1 && same_group(g, &p);
-}
-
-bool waitchain__piece_of(const struct wc_piece *p, const struct wc_blocker *b)
-{
-	return b->threads > 1 ? same_group(b, p) : same_blocker(b, p);
-}
-
-static int blocker_cmp(const void *a, const void *b)
-{
-	const struct wc_blocker *x = a, *y = b;
-
-	if (x->slow_ns != y->slow_ns)
-		return x->slow_ns > y->slow_ns ? -1 : 1;
-	if (x->fast_ns != y->fast_ns)
-		return x->fast_ns > y->fast_ns ? -1 : 1;
-	return x->blocker_tid < y->blocker_tid ? -1 : x->blocker_tid > y->blocker_tid;
-}
-
-/*
- * Linear search per piece: the distinct blockers of a recording are few
- * (a handful of threads, states and devices), the pieces many.
- */
-/* blocker b (of n) that piece p adds to, made when missing; SIZE_MAX: out of memory */
-static size_t blocker_add(struct wc_blocker **b, size_t *n, size_t *cap, size_t **seen,
-			  size_t *seen_cap, const struct wc_piece *p, bool group, bool *made)
-{
-	struct wc_blocker *q;
-	size_t k, *sr;
-
-	for (k = 0; k < *n && !(group ? same_group(&(*b)[k], p) : same_blocker(&(*b)[k], p)); k++)
-		;
-	*made = k == *n;
-	if (k < *n)
-		return k;
-	q = grow(*b, cap, *n + 1, sizeof(**b));
-	if (!q)
-		return SIZE_MAX;
-	*b = q;
-	sr = grow(*seen, seen_cap, *n + 1, sizeof(**seen));
-	if (!sr)
-		return SIZE_MAX;
-	*seen = sr;
-	q[k] = (struct wc_blocker){.waker_tid = p->waker_tid,
-				   .blocker_pid = p->blocker_pid,
-				   .blocker_tid = p->blocker_tid,
-				   .threads = group ? 0 : 1,
-				   .state = p->state,
-				   .reason = p->reason,
-				   .self = !p->depth,
-				   .func = p->func};
-	memcpy(q[k].comm, p->comm, XLP_COMM_LEN);
-	memcpy(q[k].waker_comm, p->waker_comm, XLP_COMM_LEN);
-	sr[k] = SIZE_MAX;
-	(*n)++;
-	return k;
-}
-
-static void blocker_count(struct wc_blocker *b, size_t *seen, const struct wc_piece *p, size_t run,
-			  bool slow)
-{
-	if (slow)
-		b->slow_ns += (double)p->ns;
-	else
-		b->fast_ns += (double)p->ns;
-	if (*seen != run) {
-		*seen = run;
-		b->slow_runs += slow;
-		b->fast_runs += !slow;
-	}
-}
-
-int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct wc_blocker **out,
-			size_t *n)
-{
-	struct wc_blocker *b = NULL, *g = NULL, *q;
-	size_t nb = 0, cap = 0, ng = 0, gcap = 0, *seen = NULL, seen_cap = 0, *gseen = NULL,
-	       gseen_cap = 0, keep = 0;
-	bool made, gmade;
-
-	*out = NULL;
-	*n = 0;
-	for (size_t r = 0; r < wc->nruns; r++) {
-		for (size_t i = wc->poff[r]; i < wc->poff[r + 1]; i++) {
-			const struct wc_piece *p = &wc->pieces[i];
-			size_t k = blocker_add(&b, &nb, &cap, &seen, &seen_cap, p, false, &made);
-			size_t j = k == SIZE_MAX ? SIZE_MAX
-						 : blocker_add(&g, &ng, &gcap, &gseen, &gseen_cap,
-							       p, true, &gmade);
-
-			if (j == SIZE_MAX)
-				goto nomem;
-			g[j].threads += made;
-			blocker_count(&b[k], &seen[k], p, r, !!slow[r]);
-			blocker_count(&g[j], &gseen[j], p, r, !!slow[r]);
-		}
-	}
-	for (size_t j = 0; j < ng; j++)
-		keep += g[j].threads > 1;
-	if (keep) {
-		q = grow(b, &cap, nb + keep, sizeof(*b));
-		if (!q)
-			goto nomem;
-		b = q;
-		for (size_t j = 0; j < ng; j++)
-			if (g[j].threads > 1)
-				b[nb++] = g[j];
-	}
-	free(seen);
-	free(gseen);
-	free(g);
-	if (nb)
-		qsort(b, nb, sizeof(*b), blocker_cmp);
-	*out = b;
-	*n = nb;
-	return 0;
-nomem:
-	free(seen);
-	free(gseen);
-	free(g);
-	free(b);
-	return -ENOMEM;
 }

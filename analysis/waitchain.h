@@ -29,6 +29,7 @@
 #include "dataset.h"
 
 #define WC_MAX_DEPTH 8
+#define WC_THIEVES 3 /* a cpu_wait blocker's thieves kept */
 
 enum wc_state {
 	WC_RAN = 0,  /* the blocker was on a CPU */
@@ -59,6 +60,17 @@ struct wc_piece {
 	uint32_t func;
 	char comm[XLP_COMM_LEN];       /* the blocker's name, "" when unknown */
 	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */
+	/*
+	 * WC_CPU_WAIT: who ran on the CPU the blocker waited for, from the
+	 * thief records of its waits (bpf/thief.bpf.h: only waits inside a
+	 * marked call or before a run's handler have one) that overlap the
+	 * piece, each record's thieves charged in the part of its wait the
+	 * piece holds (waitchain__thief); known_ns: the piece's time those
+	 * records cover.
+	 */
+	uint32_t thief_first;
+	uint16_t nthieves;
+	uint64_t known_ns;
 };
 
 struct wc_wait {
@@ -96,6 +108,10 @@ const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, si
 size_t waitchain__npieces(const struct waitchain *wc, size_t run);
 const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
+/* Thief i of piece p (a WC_CPU_WAIT piece's, largest first), NULL past the last. */
+const struct ds_thief *waitchain__thief(const struct waitchain *wc, const struct wc_piece *p,
+					size_t i);
+
 /*
  * The pieces of every run summed per (first hop, blocker, state, reason,
  * self, function): one thread's. When several threads' blockers differ
@@ -113,6 +129,15 @@ struct wc_blocker {
 	char comm[XLP_COMM_LEN], waker_comm[XLP_COMM_LEN];
 	double slow_ns, fast_ns;       /* summed over the slow / the fast runs */
 	uint32_t slow_runs, fast_runs; /* runs with such a piece */
+	/*
+	 * WC_CPU_WAIT: who ran instead over the slow runs' pieces (their
+	 * pieces' thieves summed by name and kind, as the cpu_wait answers
+	 * do, largest first), and the part of slow_ns the thief records
+	 * cover: the thieves' shares are of it.
+	 */
+	struct ds_thief thieves[WC_THIEVES];
+	uint32_t nthieves;
+	double thief_known_ns;
 };
 
 /*

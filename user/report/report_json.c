@@ -500,7 +500,7 @@ static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
 		       size_t blocker, double added)
 {
-	char b[256];
+	char b[512];
 
 	if (blocker >= r->nblockers) {
 		jsonw__null(w, "blocked_by");
@@ -562,7 +562,7 @@ static const struct jsonw_field wait_answer_f[] = {
 static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_wait_answer *a = &r->wait_answer;
-	char b[256];
+	char b[512];
 
 	if (!a->tested || a->blocker >= r->nblockers) {
 		jsonw__null(w, "wait_answer");

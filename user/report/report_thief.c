@@ -56,6 +56,65 @@ const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
 	return buf;
 }
 
+/* A thief of the wait chains (struct ds_thief) as the answers' (struct xa_thief). */
+static struct xa_thief of_ds(const struct ds_thief *x, double known_ns)
+{
+	struct xa_thief t = {.pid = x->pid,
+			     .tid = x->tid,
+			     .own_process = x->own_process,
+			     .child = x->child,
+			     .kernel_thread = x->flags & XLP_THIEF_KTHREAD,
+			     .ns = x->ns,
+			     .share = known_ns > 0 ? x->ns / known_ns : 0};
+
+	memcpy(t.comm, x->comm, sizeof(t.comm));
+	return t;
+}
+
+const char *report__blocker_thieves(const struct wc_blocker *b, char *buf, size_t len)
+{
+	char who[128];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (b->state != WC_CPU_WAIT || !(b->thief_known_ns > 0))
+		return buf;
+	for (uint32_t i = 0; i < b->nthieves; i++) {
+		struct xa_thief t = of_ds(&b->thieves[i], b->thief_known_ns);
+
+		if (t.share >= THIEF_MIN_SHARE)
+			add(buf, len, &n, report__thief(&t, who, sizeof(who)), t.share);
+	}
+	return buf;
+}
+
+void report__blocker_thieves_json(struct jsonw *w, const struct wc_blocker *b, double per)
+{
+	if (b->state != WC_CPU_WAIT || !(b->thief_known_ns > 0)) {
+		jsonw__null(w, "cpu_thieves");
+		return;
+	}
+	jsonw__begin_obj(w, "cpu_thieves");
+	jsonw__round(w, "known_ns", b->thief_known_ns / per);
+	jsonw__begin_arr(w, "thieves");
+	for (uint32_t i = 0; i < b->nthieves; i++) {
+		struct xa_thief x = of_ds(&b->thieves[i], b->thief_known_ns);
+
+		jsonw__begin_obj(w, NULL);
+		jsonw__uint(w, "tid", x.tid);
+		jsonw__uint(w, "pid", x.pid);
+		jsonw__strn(w, "comm", x.comm, strnlen(x.comm, sizeof(x.comm)));
+		jsonw__round(w, "ns", x.ns / per);
+		jsonw__num(w, "share", x.share);
+		jsonw__bool(w, "own_process", x.own_process);
+		jsonw__bool(w, "child", x.child);
+		jsonw__bool(w, "kernel_thread", x.kernel_thread);
+		jsonw__end_obj(w);
+	}
+	jsonw__end_arr(w);
+	jsonw__end_obj(w);
+}
+
 void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t)
 {
 	if (!t->known) {

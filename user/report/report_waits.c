@@ -64,7 +64,7 @@ static const char *device(uint16_t reason)
 const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
 			    size_t len)
 {
-	char w[64], v[64], via[96] = "", in[160] = "", sym[128];
+	char w[64], v[64], via[96] = "", in[160] = "", sym[128], th[320];
 	const char *why = b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL;
 
 	who(b->comm, b->blocker_tid, b->threads, w, sizeof(w));
@@ -79,10 +79,14 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
 		break;
 	case WC_CPU_WAIT:
+		/* and who ran instead, when its thief records say (report_thief.c) */
+		report__blocker_thieves(b, th, sizeof(th));
 		if (b->self)
-			snprintf(buf, len, "its own wait for a CPU (%s)", w);
+			snprintf(buf, len, "its own wait for a CPU (%s)%s%s", w, th[0] ? ": " : "",
+				 th);
 		else
-			snprintf(buf, len, "%s waiting for a CPU%s", w, via);
+			snprintf(buf, len, "%s waiting for a CPU%s%s%s", w, via, th[0] ? ": " : "",
+				 th);
 		break;
 	case WC_DEVICE:
 		if (b->reason == XLP_C_DISK || b->reason == XLP_C_NET || b->reason == XLP_C_TIMER ||
@@ -109,7 +113,7 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 	return buf;
 }
 
-static struct wc_blocker piece_blocker(const struct wc_piece *p)
+static struct wc_blocker piece_blocker(const struct waitchain *wc, const struct wc_piece *p)
 {
 	struct wc_blocker b = {.func = p->func,
 			       .threads = 1,
@@ -122,6 +126,9 @@ static struct wc_blocker piece_blocker(const struct wc_piece *p)
 
 	memcpy(b.comm, p->comm, sizeof(b.comm));
 	memcpy(b.waker_comm, p->waker_comm, sizeof(b.waker_comm));
+	for (size_t i = 0; i < WC_THIEVES && waitchain__thief(wc, p, i); i++)
+		b.thieves[b.nthieves++] = *waitchain__thief(wc, p, i);
+	b.thief_known_ns = (double)p->known_ns;
 	return b;
 }
 
@@ -138,7 +145,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
 	const struct wc_info *in;
-	char a[32], b[32], line[256];
+	char a[32], b[32], line[512];
 	size_t run, shown = 0, more = 0, members = 0;
 
 	if (!r->waits)
@@ -193,7 +200,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 				report__dur((double)(w->end_ns - w->start_ns), b, sizeof(b)));
 			for (size_t k = w->first; k < w->first + w->n; k++) {
 				const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-				struct wc_blocker pb = piece_blocker(p);
+				struct wc_blocker pb = piece_blocker(r->waits, p);
 
 				fprintf(f, "      %9s  %s\n",
 					report__dur((double)p->ns, a, sizeof(a)),
@@ -222,10 +229,12 @@ static void name_json(struct jsonw *w, const char *key, const char *comm)
 		jsonw__null(w, key);
 }
 
-static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b)
+/* per: what the blocker's ns are divided by (the slow runs; 1 for a piece) */
+static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b,
+			 double per)
 {
 	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
-	char line[256];
+	char line[512];
 
 	jsonw__str(w, "state", wc_state_name(b->state));
 	jsonw__str(w, "reason",
@@ -242,6 +251,7 @@ static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct
 	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
 	jsonw__uint(w, "threads", b->threads);
 	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));
+	report__blocker_thieves_json(w, b, per);
 }
 
 static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
@@ -269,13 +279,13 @@ static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
 		jsonw__begin_arr(w, "pieces");
 		for (size_t k = v->first; k < v->first + v->n; k++) {
 			const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-			struct wc_blocker b = piece_blocker(p);
+			struct wc_blocker b = piece_blocker(r->waits, p);
 
 			jsonw__begin_obj(w, NULL);
 			jsonw__uint(w, "start_ns", p->start_ns);
 			jsonw__uint(w, "ns", p->ns);
 			jsonw__uint(w, "depth", p->depth);
-			blocker_json(w, ds, &b);
+			blocker_json(w, ds, &b, 1);
 			jsonw__end_obj(w);
 		}
 		jsonw__end_arr(w);
@@ -307,7 +317,7 @@ void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct 
 		const struct wc_blocker *b = &r->blockers[i];
 
 		jsonw__begin_obj(w, NULL);
-		blocker_json(w, ds, b);
+		blocker_json(w, ds, b, r->lab.nslow ? (double)r->lab.nslow : 1);
 		jsonw__round(w, "slow_ns_per_run", b->slow_ns / ns);
 		jsonw__round(w, "fast_ns_per_run", b->fast_ns / nf);
 		jsonw__uint(w, "slow_runs", b->slow_runs);

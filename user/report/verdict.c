@@ -64,7 +64,7 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		    report__reach(ds, &c->growth, why, sizeof(why)));
 	/* who held it up: the wait chains' blocker (record --timeline) */
 	if (c->blocker < r->nblockers) {
-		char b[256], add[32], fadd[32];
+		char b[512], add[32], fadd[32];
 
 		put(v, len, "; it waited for %s (%s of the %s added per slow run)",
 		    report__blocker(ds, &r->blockers[c->blocker], b, sizeof(b)),
@@ -118,7 +118,7 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 			put(v, len, " (%s)", thief);
 	}
 	if (fb->blocker < r->nblockers) {
-		char b[256], add[32];
+		char b[512], add[32];
 
 		put(v, len, "; it waited for %s (%s per slow run more than per fast one)",
 		    report__blocker(ds, &r->blockers[fb->blocker], b, sizeof(b)),
@@ -135,7 +135,7 @@ static void wait_run(const struct dataset *ds, const struct xa_result *r, struct
 		     size_t *len)
 {
 	const struct xa_wait_answer *a = &r->wait_answer;
-	char b[256], s[32], f[32], p[32], sh[256];
+	char b[512], s[32], f[32], p[32], sh[256];
 
 	put(v, len,
 	    "no function explains the slow runs, nor a resource of the whole run, but their "
