@@ -190,7 +190,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
 	struct xlp_cpulog *log;
 	struct xlp_thread *t;
-	__u64 now = 0, clk, steal = 0;
+	__u64 now = 0, clk = 0, steal = 0;
 
 	/*
 	 * No task switches inside an interrupt, softirq or hrtimer: a context
@@ -202,7 +202,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (c && (c->hardirq | c->hrtimer | c->softirq))
 		c->hardirq = c->hrtimer = c->softirq = 0;
 	/* the CPU's log of who ran (bpf/thief.bpf.h): prev's slot closed first */
-	log = cpulog_close(prev, next, cpu, &clk, &steal);
+	log = cfg_test_no_cpulog ? NULL : cpulog_close(prev, next, cpu, &clk, &steal);
 	t = thread_get(prev);
 	/* test build: a preemption the kernel did not deliver (both switches) */
 	if (t && cfg_test_drop_switch && t->state == XLP_T_RUNNING &&

@@ -55,6 +55,13 @@ XLP_GLOBAL(volatile const __u32 cfg_rb_wakeup_bytes, 256 * 1024);
  * where the verifier removes the code.
  */
 XLP_GLOBAL(volatile const __u32 cfg_test_drop_switch, 0);
+/*
+ * Test build only (XLPROBE_TEST_NO_CPULOG): no CPU's log of switch-ins and
+ * so no thief record (bpf/thief.bpf.h), what make bench section 1 sets
+ * against the same binary with them to measure their cost; 0 in the
+ * product.
+ */
+XLP_GLOBAL(volatile const __u32 cfg_test_no_cpulog, 0);
 
 /* ---- state (bss) ---- */
 XLP_GLOBAL(__u32 next_proc_slot, 0);

@@ -7,7 +7,10 @@
 #
 #   1. scheduler overhead: a pinned pipe ping-pong alone / under xlprobe
 #      record (with and without a marked function) / under perf record,
-#      plus the BPF programs' cost per event from bpf_stats
+#      plus the BPF programs' cost per event from bpf_stats, and the thief
+#      accounting's (who held the CPU, issue 36): xlp_sched_switch per
+#      event with and without the CPU's log (the test build's
+#      XLPROBE_TEST_NO_CPULOG), THIEF_REPS (3) runs each, alternated
 #   1b. the timeline's cost on untraced threads: the same ping-pong, not
 #      traced, while xlprobe records an idle process without / with
 #      --timeline (without / with the waker history) / perf record -a
@@ -76,6 +79,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/.output
 XLPROBE=$OUT/xlprobe
+XLPROBE_TEST=$OUT/xlprobe-test # the test hooks' build: section 1's thief row
 PINGPONG=$OUT/tests/workloads/pingpong
 FUNCS=$OUT/tests/workloads/funcs
 USDTWL=$OUT/tests/workloads/usdtwl
@@ -87,6 +91,7 @@ MICRO=$OUT/tests/bench/micro/bpf_micro
 ROUNDTRIPS=${ROUNDTRIPS:-100000}
 CALLS=${CALLS:-200000}
 REPS=${REPS:-5}
+THIEF_REPS=${THIEF_REPS:-3} # section 1's thief row: stats runs with and without, alternated
 BENCH_CPU=${BENCH_CPU:-auto}
 BPFTRACE=${BPFTRACE:-bpftrace}
 PERF=${PERF:-perf}
@@ -861,15 +866,26 @@ run_pp() {
 # read after the workload's last round trip but before xlprobe stops: the
 # launched command is a shell that runs pingpong, then waits in a sleep we
 # kill afterwards. Writes $TMP/stats.$1 and $TMP/cpu.$1 (reader CPU ns).
+# Variants thief / nothief: the test build (xlprobe-test) with -i roundtrip,
+# every switch-in of the traced thread a wait ended (a thief record each),
+# with and without the CPU's log (XLPROBE_TEST_NO_CPULOG): section 1's row
+# for the thief accounting.
 stats_pp() {
-	local v=$1 out=$TMP/ppstats.out xl func=(--no-sample)
+	local v=$1 out=$TMP/ppstats.out xl func=(--no-sample) bin=$XLPROBE env=()
 
 	# --probe-forks: pingpong is a child of the launched shell
 	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip" --probe-forks)
+	case $v in
+	thief | nothief)
+		bin=$XLPROBE_TEST
+		func=(--no-sample -i "$PINGPONG:roundtrip" --probe-forks)
+		[ "$v" = nothief ] && env=(XLPROBE_TEST_NO_CPULOG=1)
+		;;
+	esac
 	: >"$out"
 	rm -f "$TMP/wrapper.pid"
 	# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
-	"${ON_TRACER_CPUS[@]}" "$XLPROBE" record -q -o "$TMP/pp.xlp" "${func[@]}" -- \
+	env "${env[@]}" "${ON_TRACER_CPUS[@]}" "$bin" record -q -o "$TMP/pp.xlp" "${func[@]}" -- \
 		sh -c 'echo $$ >"$0"; "$@"; exec sleep 600' "$TMP/wrapper.pid" \
 		"$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG" &
 	xl=$!
@@ -933,6 +949,18 @@ if want 1; then
 	sysctl -qw kernel.bpf_stats_enabled=1 2>>"$LOG" || note "cannot enable bpf_stats"
 	stats_pp xl
 	stats_pp xlf
+	# the thief accounting (issue 36): the CPU's log closed and filled at
+	# every switch, and a thief record per traced wait, against the same
+	# test binary without them; alternated, medians of xlp_sched_switch's
+	# ns per event (docs/overhead.md, "Who held the CPU")
+	declare -A THIEF_NS=([thief]="" [nothief]="")
+	for ((i = 0; i < THIEF_REPS; i++)); do
+		for v in thief nothief; do
+			stats_pp "$v"
+			THIEF_NS[$v]+=" $(awk '$1 == "xlp_sched_switch" && $2 > 0 { printf "%.0f", $3 / $2 }' \
+				"$TMP/stats.$v" 2>/dev/null)"
+		done
+	done
 	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
 
 	echo
@@ -958,6 +986,14 @@ if want 1; then
 		ALL_BPF[$v]=$(awk -v n="$ROUNDTRIPS" '{ t += $3 } END { printf "%.0f", t / n }' "$TMP/stats.$v")
 		READER[$v]=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/cpu.$v" 2>/dev/null || echo n/a)" "$ROUNDTRIPS")
 	done
+	# shellcheck disable=SC2086 # word splitting of the run lists is intended
+	th_on=$(median ${THIEF_NS[thief]})
+	# shellcheck disable=SC2086
+	th_off=$(median ${THIEF_NS[nothief]})
+	printf '%s\n' "thief accounting (the CPU's log at every switch, a thief record per wait; -i roundtrip):"
+	printf '  %-56s %8s ns  (runs:%s)\n' "xlp_sched_switch per event, with" "$th_on" "${THIEF_NS[thief]}"
+	printf '  %-56s %8s ns  (runs:%s)\n' "without (XLPROBE_TEST_NO_CPULOG)" "$th_off" "${THIEF_NS[nothief]}"
+	printf '  %-56s %8s ns\n' "its cost per switch event" "$(calc 'printf "%+.0f", a - b' "$th_on" "$th_off")"
 	printf '%-58s %8s %8s\n' "per round trip, ns:" "xlprobe" "--func"
 	printf '  %-56s %8s %8s\n' "added wall time (medians of the timed runs)" \
 		"$(calc 'printf "%.0f", a - b' "${PP_MED[xl]}" "$base")" \

@@ -522,6 +522,8 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	drop = xlp_test_hook("DROP_SWITCH");
 	if (drop)
 		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
+	/* test build: no CPU's log, no thief record (make bench section 1's reference) */
+	s->skel->rodata->cfg_test_no_cpulog = !!xlp_test_hook("NO_CPULOG");
 	select_programs(s, vmlinux, &wanted);
 	configure_markers(s, opts);
 	/* off-CPU user stacks taken as the thread returns to user space: see
