@@ -41,6 +41,9 @@ const struct sigsim_shape sigsim_natural[] = {
 	{"AR(1) 0.9 drift, sigma 0.3", SIGSIM_AR1, 0.3, 0.9, .alike = ALIKE_BURSTS},
 	{"CPU only, lognormal sigma 0.2", SIGSIM_LOGNORMAL, 0.2, 0, true},
 	{"CPU only, Pareto alpha 1.5", SIGSIM_PARETO, 1.5, 0, true},
+	/* issue 36, rule 2: the machine, not a function (every one stretched alike) */
+	{"CPU 30 % slower in a window of 25 %, spread 5 %", SIGSIM_LOGNORMAL, 0.05, 0, true,
+	 SIGSIM_MACHINE, SIGSIM_WINDOW, 0.25, 1.3},
 };
 const size_t sigsim_nnatural = sizeof(sigsim_natural) / sizeof(sigsim_natural[0]);
 
@@ -68,6 +71,9 @@ const struct sigsim_shape sigsim_perturbed[] = {
 	 SIGSIM_STEP, 0.05, 3, ALIKE_CPU},
 	{"+60 % in 8 % (half the slow), spread 20 %, lock added", SIGSIM_LOGNORMAL, 0.2, 0, false,
 	 SIGSIM_ADD, SIGSIM_STEP, 0.08, 1.6},
+	/* issue 36, rule 2: more work in one window of time, not a slower CPU */
+	{"+30 % CPU in a window of 25 %, spread 5 %", SIGSIM_LOGNORMAL, 0.05, 0, true, SIGSIM_CPU,
+	 SIGSIM_WINDOW, 0.25, 1.3},
 };
 const size_t sigsim_nperturbed = sizeof(sigsim_perturbed) / sizeof(sigsim_perturbed[0]);
 
@@ -133,7 +139,13 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 		free(hit);
 		return err;
 	}
-	for (unsigned k = 0; k < nhit;) {
+	if (sh->slowdown == SIGSIM_WINDOW) {
+		unsigned at = (unsigned)(tl_rnd01(&st) * (nruns - nhit + 1));
+
+		for (unsigned k = 0; k < nhit && at + k < nruns; k++)
+			hit[at + k] = 1;
+	}
+	for (unsigned k = 0; k < nhit && sh->slowdown != SIGSIM_WINDOW;) {
 		unsigned i = (unsigned)(tl_rnd01(&st) * nruns);
 
 		k += !hit[i];
@@ -145,7 +157,7 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 
 		if (hit[i])
 			extra = w *
-				(sh->slowdown == SIGSIM_STEP
+				(sh->slowdown != SIGSIM_CONTINUOUS
 					 ? sh->x - 1
 					 : exp(log(1.3) + (log(sh->x) - log(1.3)) * tl_rnd01(&st)) -
 						   1);
@@ -161,6 +173,11 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 			uw.cpu_run += extra;
 		uo.cpu_run = 2e6 * (1 + 0.05 * gauss(&st));
 		ut.cpu_run = 0.2e6 * (1 + 0.05 * gauss(&st));
+		if (sh->cause == SIGSIM_MACHINE && hit[i]) { /* the same work, slower */
+			uw.cpu_run *= sh->x;
+			uo.cpu_run *= sh->x;
+			ut.cpu_run *= sh->x;
+		}
 		err = emit_call(s, 1, 1, t + 1000, &uw, cw);
 		err = err ? err : emit_call(s, 2, 1, t + 2000 + cw[XLP_C_WALL], &uo, co);
 		if (err)
@@ -226,7 +243,7 @@ int sigsim__rate(const struct sigsim_shape *s, unsigned nruns, unsigned trials, 
 
 		if (err)
 			return err;
-		if (!(s->cause ? t.target : t.any))
+		if (!(s->cause && s->cause != SIGSIM_MACHINE ? t.target : t.any))
 			continue;
 		c->hits++;
 		c->mode += t.mode;

@@ -32,11 +32,16 @@ enum sigsim_cause {
 	SIGSIM_ADD,	    /* the slowed runs wait on a lock the others never take */
 	SIGSIM_GROW,	    /* the slowed runs wait longer on the disk they always read */
 	SIGSIM_CPU,	    /* the slowed runs run longer on the CPU (nothing else changes) */
+	/* the slowed runs' CPU time, every function's, x times longer: a slower
+	 * CPU (a busy host, a lower clock), no cause in any function; a shape
+	 * of the natural table (an accusation is false) */
+	SIGSIM_MACHINE,
 };
 
 enum sigsim_slowdown {
 	SIGSIM_STEP,	   /* x times slower */
 	SIGSIM_CONTINUOUS, /* log-uniform between 1.3 and x times slower */
+	SIGSIM_WINDOW,	   /* x times slower, the runs one window of time (a random start) */
 };
 
 struct sigsim_shape {

@@ -89,4 +89,15 @@ TEST(rare_threefold_detected)
 	detect("3x in 5 %, spread 20 %, disk grew", 100, 50);
 }
 
+/*
+ * Issue 36, rule 2: 30 % more CPU work in one window of a quarter of 60
+ * runs is the function's (its share of the run's CPU grew, the rest did
+ * not), not "the CPU ran slower"; the other outcome, every function 30 %
+ * slower in such a window, is a natural shape above (never accused).
+ */
+TEST(window_of_more_cpu_work_detected)
+{
+	detect("+30 % CPU in a window of 25 %, spread 5 %", 60, 50);
+}
+
 TEST_MAIN()
