@@ -70,11 +70,14 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 {
 	size_t nf = 2 * r->ncrit + r->nrows, up = r->ncrit + r->nrows;
 	uint32_t *funcs = malloc(nf * sizeof(*funcs) + 1);
+	size_t *slot = malloc(r->ncrit * sizeof(*slot) + 1); /* judge_marked's */
 	struct resources *res = NULL;
 	int ret = -ENOMEM;
 
-	if (!funcs)
+	if (!funcs || !slot)
 		goto cleanup;
+	for (size_t i = 0; i < r->ncrit; i++)
+		slot[i] = up + i;
 	for (size_t i = 0; i < r->ncrit; i++) {
 		size_t j = marked_above(ds, &r->crit[i]);
 
@@ -83,6 +86,14 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		funcs[r->ncrit + i] = r->rows[i].func;
+	/* a caller listed before (a row, another critical function): its slot,
+	 * which alone has the IPC peers (dataset__resources copies the sums) */
+	for (size_t i = 0; i < r->ncrit; i++)
+		for (size_t j = 0; j < up + i; j++)
+			if (funcs[j] == funcs[up + i]) {
+				slot[i] = j;
+				break;
+			}
 	ret = dataset__resources(ds, funcs, nf, &res, err, errlen);
 	if (ret)
 		goto cleanup;
@@ -91,10 +102,10 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_evidence(ds, o, r, &r->crit[k]);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
-		ret = judge_marked(ds, o, r, res, k, up + k);
+		ret = judge_marked(ds, o, r, res, k, slot[k]);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_growth_step(ds, o, r, res, k,
-				     r->crit[k].sampled_end == DS_NO_FUNC ? k : up + k);
+				     r->crit[k].sampled_end == DS_NO_FUNC ? k : slot[k]);
 	/* from the outermost function of the chain down to the one named */
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = dataset__context_tree(ds, r->crit[k].chain[0], r->slow, &r->crit[k].cct);
@@ -105,6 +116,7 @@ cleanup:
 		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
 	resources__free(res);
 	free(funcs);
+	free(slot);
 	return ret;
 }
 
