@@ -16,18 +16,19 @@
 #include <string.h>
 #include "waitchain_impl.h"
 
-const char *wc_state_name(enum wc_state s)
+const char *waitchain__state_name(enum waitchain_state s)
 {
-	static const char *const names[WC_NSTATES] = {
-		[WC_RAN] = "ran",	    [WC_CPU_WAIT] = "cpu_wait", [WC_DEVICE] = "device",
-		[WC_ASLEEP] = "asleep",	    [WC_UNTRACED] = "untraced", [WC_CYCLE] = "cycle",
-		[WC_DEPTH] = "depth_limit",
+	static const char *const names[WAITCHAIN_NSTATES] = {
+		[WAITCHAIN_RAN] = "ran",	   [WAITCHAIN_CPU_WAIT] = "cpu_wait",
+		[WAITCHAIN_DEVICE] = "device",	   [WAITCHAIN_ASLEEP] = "asleep",
+		[WAITCHAIN_UNTRACED] = "untraced", [WAITCHAIN_CYCLE] = "cycle",
+		[WAITCHAIN_DEPTH] = "depth_limit",
 	};
 
-	return (unsigned)s < WC_NSTATES ? names[s] : "?";
+	return (unsigned)s < WAITCHAIN_NSTATES ? names[s] : "?";
 }
 
-void *wc_grow(void *p, size_t *cap, size_t need, size_t size)
+void *waitchain__grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 64;
 	void *q;
@@ -42,9 +43,9 @@ void *wc_grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
-void *wc_push(void **arr, size_t *n, size_t *cap, size_t size)
+void *waitchain__push(void **arr, size_t *n, size_t *cap, size_t size)
 {
-	void *q = wc_grow(*arr, cap, *n + 1, size);
+	void *q = waitchain__grow(*arr, cap, *n + 1, size);
 
 	if (!q)
 		return NULL;
@@ -203,7 +204,7 @@ static int thread_segments(struct tl *tl, size_t i, size_t j)
 /* One pass over a file's records into its timeline. */
 struct tl_pass {
 	struct tl *tl;
-	struct wc_info *info;
+	struct waitchain_info *info;
 	uint32_t seq;
 };
 
@@ -213,7 +214,7 @@ static int tl_record(void *ctx, const struct xlp_hdr *h)
 	struct tl *tl = p->tl;
 
 	if (h->type == XLP_R_THIEF || h->type == XLP_R_FORK)
-		return wct_record(tl, h);
+		return waitchain_thief__record(tl, h);
 	if (h->type == XLP_R_TASK && h->size >= sizeof(struct xlp_task_rec)) {
 		const struct xlp_task_rec *k = (const void *)h;
 
@@ -247,20 +248,21 @@ static int tl_record(void *ctx, const struct xlp_hdr *h)
 	return 0;
 }
 
-static int tl_read(const char *path, struct tl *tl, struct wc_info *info, char *err, size_t errlen)
+static int tl_read(const char *path, struct tl *tl, struct waitchain_info *info, char *err,
+		   size_t errlen)
 {
 	struct tl_pass p = {tl, info, 0};
 
 	return ds_each_record(path, tl_record, &p, err, errlen);
 }
 
-static int tl_build(struct tl *tl, struct wc_info *info)
+static int tl_build(struct tl *tl, struct waitchain_info *info)
 {
 	size_t nthr = 0;
 	int err;
 
 	names_sort(tl);
-	wct_sort(tl);
+	waitchain_thief__sort(tl);
 	if (tl->nev) /* qsort's base must not be NULL, even for no items */
 		qsort(tl->ev, tl->nev, sizeof(*tl->ev), ev_cmp);
 	for (size_t i = 0; i < tl->nev; i++)
@@ -287,7 +289,7 @@ static int tl_build(struct tl *tl, struct wc_info *info)
 
 static void tl_free(struct tl *tl)
 {
-	wct_free(tl);
+	waitchain_thief__free(tl);
 	free(tl->calls);
 	free(tl->ev);
 	free(tl->segs);
@@ -364,7 +366,7 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 			     tl->calls[stack[n - 1]].end < c->end))
 			n--;
 		c->parent = n ? stack[n - 1] : DS_NONE;
-		q = wc_grow(stack, &cap, n + 1, sizeof(*stack));
+		q = waitchain__grow(stack, &cap, n + 1, sizeof(*stack));
 		if (!q) {
 			free(stack);
 			snprintf(err, errlen,
@@ -423,11 +425,11 @@ static size_t seg_at(const struct tl *tl, const struct thr *t, uint64_t at)
 
 /* Appends a piece, merged with the last one of the run when it continues it. */
 static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
-		    enum wc_state st, uint16_t reason, uint16_t depth, uint32_t func)
+		    enum waitchain_state st, uint16_t reason, uint16_t depth, uint32_t func)
 {
 	const struct name *nm = tid ? name_find(w->tl, tid) : NULL;
 	struct waitchain *wc = w->wc;
-	struct wc_piece *p;
+	struct waitchain_piece *p;
 
 	if (y <= x)
 		return 0;
@@ -445,28 +447,28 @@ static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32
 	p = PUSH(wc->pieces, wc->npieces, wc->pcap);
 	if (!p)
 		return -ENOMEM;
-	*p = (struct wc_piece){.start_ns = x,
-			       .ns = y - x,
-			       .tid = w->tid,
-			       .waker_tid = w->waker,
-			       .blocker_pid = pid,
-			       .blocker_tid = tid,
-			       .state = (uint16_t)st,
-			       .reason = reason,
-			       .depth = depth,
-			       .func = func};
+	*p = (struct waitchain_piece){.start_ns = x,
+				      .ns = y - x,
+				      .tid = w->tid,
+				      .waker_tid = w->waker,
+				      .blocker_pid = pid,
+				      .blocker_tid = tid,
+				      .state = (uint16_t)st,
+				      .reason = reason,
+				      .depth = depth,
+				      .func = func};
 	if (nm)
 		memcpy(p->comm, nm->comm, XLP_COMM_LEN);
 	nm = w->waker ? name_find(w->tl, w->waker) : NULL;
 	if (nm)
 		memcpy(p->waker_comm, nm->comm, XLP_COMM_LEN);
-	wc->info.cycles += st == WC_CYCLE;
-	wc->info.depth_cuts += st == WC_DEPTH;
+	wc->info.cycles += st == WAITCHAIN_CYCLE;
+	wc->info.depth_cuts += st == WAITCHAIN_DEPTH;
 	return 0;
 }
 
 static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
-		 enum wc_state st, uint16_t reason, uint16_t depth)
+		 enum waitchain_state st, uint16_t reason, uint16_t depth)
 {
 	return piece_in(w, x, y, pid, tid, st, reason, depth, DS_NO_FUNC);
 }
@@ -491,15 +493,15 @@ static int charge_sleep(struct walk *w, const struct thr *t, const struct seg *g
 	const struct thr *k;
 
 	if (!g->woken || (!g->waker && !g->reason))
-		return piece(w, x, y, t->pid, t->tid, WC_ASLEEP, 0, depth);
+		return piece(w, x, y, t->pid, t->tid, WAITCHAIN_ASLEEP, 0, depth);
 	if (!g->waker) /* interrupt context: the device or timer, not the interrupted task */
-		return piece(w, x, y, 0, 0, WC_DEVICE, g->reason, depth + 1);
+		return piece(w, x, y, 0, 0, WAITCHAIN_DEVICE, g->reason, depth + 1);
 	if (on_chain(w, g->waker)) {
 		k = thr_find(w->tl, g->waker);
-		return piece(w, x, y, k ? k->pid : 0, g->waker, WC_CYCLE, 0, depth + 1);
+		return piece(w, x, y, k ? k->pid : 0, g->waker, WAITCHAIN_CYCLE, 0, depth + 1);
 	}
 	if (depth + 1u > w->max_depth)
-		return piece(w, x, y, t->pid, t->tid, WC_DEPTH, g->reason, depth);
+		return piece(w, x, y, t->pid, t->tid, WAITCHAIN_DEPTH, g->reason, depth);
 	return charge(w, x, y, g->waker, depth + 1);
 }
 
@@ -512,7 +514,7 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 	if (e <= s)
 		return 0;
 	if (!t)
-		return piece(w, s, e, 0, tid, WC_UNTRACED, 0, depth);
+		return piece(w, s, e, 0, tid, WAITCHAIN_UNTRACED, 0, depth);
 	w->chain[w->nchain++] = tid;
 	for (size_t i = seg_at(w->tl, t, s); i < t->off + t->n && w->tl->segs[i].start < e; i++) {
 		const struct seg *g = &w->tl->segs[i];
@@ -520,17 +522,17 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 
 		switch (g->state) {
 		case SEG_RUN:
-			err = piece_in(w, x, y, t->pid, tid, WC_RAN, 0, depth,
+			err = piece_in(w, x, y, t->pid, tid, WAITCHAIN_RAN, 0, depth,
 				       ran_in(w->tl, t, x, y));
 			break;
 		case SEG_RUNNABLE:
-			err = piece(w, x, y, t->pid, tid, WC_CPU_WAIT, 0, depth);
+			err = piece(w, x, y, t->pid, tid, WAITCHAIN_CPU_WAIT, 0, depth);
 			break;
 		case SEG_SLEEP:
 			err = charge_sleep(w, t, g, x, y, depth);
 			break;
 		default:
-			err = piece(w, x, y, t->pid, tid, WC_UNTRACED, 0, depth);
+			err = piece(w, x, y, t->pid, tid, WAITCHAIN_UNTRACED, 0, depth);
 			break;
 		}
 		if (err)
@@ -543,7 +545,7 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 /* A wait from start to end, or the last one of the run made longer when it ends at start. */
 static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64_t end)
 {
-	struct wc_wait *v;
+	struct waitchain_wait *v;
 
 	if (wc->nwaits > wfirst) {
 		v = &wc->waits[wc->nwaits - 1];
@@ -556,7 +558,8 @@ static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64
 	if (!v)
 		return -ENOMEM;
 	/* first: absolute until the run is done */
-	*v = (struct wc_wait){.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
+	*v = (struct waitchain_wait){
+		.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
 	return 0;
 }
 
@@ -595,7 +598,7 @@ static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_dept
 		w.chain[0] = r->tid;
 		w.waker = 0;
 		if (g->state == SEG_RUNNABLE) {
-			err = piece(&w, x, y, t->pid, t->tid, WC_CPU_WAIT, 0, 0);
+			err = piece(&w, x, y, t->pid, t->tid, WAITCHAIN_CPU_WAIT, 0, 0);
 		} else {
 			w.waker = g->woken ? g->waker : 0;
 			err = charge_sleep(&w, t, g, x, y, 0);
@@ -613,7 +616,7 @@ static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_dept
 int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		     struct waitchain **out, char *err, size_t errlen)
 {
-	unsigned depth = o && o->max_depth ? o->max_depth : WC_MAX_DEPTH;
+	unsigned depth = o && o->max_depth ? o->max_depth : WAITCHAIN_MAX_DEPTH;
 	struct waitchain *wc = NULL;
 	struct tl tl = {0};
 	int ret = -ENOMEM;
@@ -624,8 +627,8 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 			 "no scheduling events: record with --timeline to follow the waits");
 		return -ENODATA;
 	}
-	if (depth > WC_MAX_DEPTH)
-		depth = WC_MAX_DEPTH;
+	if (depth > WAITCHAIN_MAX_DEPTH)
+		depth = WAITCHAIN_MAX_DEPTH;
 	wc = calloc(1, sizeof(*wc));
 	if (!wc)
 		goto nomem;
@@ -651,7 +654,8 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 			if (ret)
 				goto nomem;
 		}
-		ret = wct_pieces(wc, &tl, f->nruns ? wc->poff[f->run_off] : wc->npieces);
+		ret = waitchain_thief__pieces(wc, &tl,
+					      f->nruns ? wc->poff[f->run_off] : wc->npieces);
 		if (ret)
 			goto nomem;
 		tl_free(&tl);
@@ -685,12 +689,12 @@ void waitchain__free(struct waitchain *wc)
 	free(wc);
 }
 
-const struct wc_info *waitchain__info(const struct waitchain *wc)
+const struct waitchain_info *waitchain__info(const struct waitchain *wc)
 {
 	return &wc->info;
 }
 
-const struct ds_thief *waitchain__thief(const struct waitchain *wc, const struct wc_piece *p,
+const struct ds_thief *waitchain__thief(const struct waitchain *wc, const struct waitchain_piece *p,
 					size_t i)
 {
 	return i < p->nthieves && p->thief_first + i < wc->nthieves
@@ -703,7 +707,7 @@ size_t waitchain__nwaits(const struct waitchain *wc, size_t run)
 	return run < wc->nruns ? wc->woff[run + 1] - wc->woff[run] : 0;
 }
 
-const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i)
+const struct waitchain_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i)
 {
 	return i < waitchain__nwaits(wc, run) ? &wc->waits[wc->woff[run] + i] : NULL;
 }
@@ -713,7 +717,7 @@ size_t waitchain__npieces(const struct waitchain *wc, size_t run)
 	return run < wc->nruns ? wc->poff[run + 1] - wc->poff[run] : 0;
 }
 
-const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i)
+const struct waitchain_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i)
 {
 	return i < waitchain__npieces(wc, run) ? &wc->pieces[wc->poff[run] + i] : NULL;
 }

@@ -14,7 +14,7 @@
 #include "waitchain.h"
 
 /* One thief record (struct xlp_thief_rec) of a file, its thieves in place. */
-struct wct_rec {
+struct waitchain_thief_rec {
 	uint32_t tid, pid;
 	uint64_t start, end; /* the wait: [end - wait_ns, end) */
 	uint32_t n;
@@ -70,7 +70,7 @@ struct tl {
 	struct call *calls;
 	size_t ncalls, callcap;
 	/* the thief records of the file (waitchain_thief.c), by tid then end */
-	struct wct_rec *trecs;
+	struct waitchain_thief_rec *trecs;
 	size_t ntrecs, trecap;
 	uint32_t *forked; /* pids the traced processes forked */
 	size_t nforked, forkcap;
@@ -78,14 +78,14 @@ struct tl {
 };
 
 struct waitchain {
-	struct wc_info info;
+	struct waitchain_info info;
 	size_t nruns;
 	size_t *poff, *woff; /* per run + 1: pieces, waits */
-	struct wc_piece *pieces;
+	struct waitchain_piece *pieces;
 	size_t npieces, pcap;
-	struct wc_wait *waits;
+	struct waitchain_wait *waits;
 	size_t nwaits, wcap;
-	struct ds_thief *thieves; /* the cpu_wait pieces' (wc_piece.thief_first) */
+	struct ds_thief *thieves; /* the cpu_wait pieces' (waitchain_piece.thief_first) */
 	size_t nthieves, tcap;
 };
 
@@ -96,25 +96,25 @@ struct walk {
 	unsigned max_depth;
 	uint32_t tid;	/* the run's thread */
 	uint32_t waker; /* first hop of the current sleep */
-	uint32_t chain[WC_MAX_DEPTH + 2];
+	uint32_t chain[WAITCHAIN_MAX_DEPTH + 2];
 	size_t nchain;
 	size_t run_first; /* first piece of the run */
 };
 
 /* realloc to hold need elements (doubling); NULL on ENOMEM (p kept) */
-void *wc_grow(void *p, size_t *cap, size_t need, size_t size);
+void *waitchain__grow(void *p, size_t *cap, size_t need, size_t size);
 /* A new last element of *arr (*n of them, room for *cap): its address, NULL on ENOMEM. */
-void *wc_push(void **arr, size_t *n, size_t *cap, size_t size);
-#define PUSH(arr, n, cap) wc_push((void **)&(arr), &(n), &(cap), sizeof(*(arr)))
+void *waitchain__push(void **arr, size_t *n, size_t *cap, size_t size);
+#define PUSH(arr, n, cap) waitchain__push((void **)&(arr), &(n), &(cap), sizeof(*(arr)))
 
 /* waitchain_thief.c: a thief or fork record of the file into tl (others: 0) */
-int wct_record(struct tl *tl, const struct xlp_hdr *h);
+int waitchain_thief__record(struct tl *tl, const struct xlp_hdr *h);
 /* once the file is read: the records in order */
-void wct_sort(struct tl *tl);
+void waitchain_thief__sort(struct tl *tl);
 /* the thieves of the cpu_wait pieces [first, wc->npieces) */
-int wct_pieces(struct waitchain *wc, const struct tl *tl, size_t first);
-void wct_free(struct tl *tl);
+int waitchain_thief__pieces(struct waitchain *wc, const struct tl *tl, size_t first);
+void waitchain_thief__free(struct tl *tl);
 /* one thief as a user names it: by name and kind (thieves__sum's rule) */
-bool wct_same(const struct ds_thief *a, const struct ds_thief *b);
+bool waitchain_thief__same(const struct ds_thief *a, const struct ds_thief *b);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Who ran while a blocker waited for a CPU (issue 36: "a blocker waiting
- * for a CPU names its thief too"). A wait chain's WC_CPU_WAIT piece is a
+ * for a CPU names its thief too"). A wait chain's WAITCHAIN_CPU_WAIT piece is a
  * part of a thread's runqueue wait: the run's own thread after its wakeup,
  * or a thread it waited for (a pool's worker preempted by a build). The
  * thief records of that thread (bpf/thief.bpf.h: one per wait inside a
@@ -18,7 +18,7 @@
 #include <string.h>
 #include "waitchain_impl.h"
 
-int wct_record(struct tl *tl, const struct xlp_hdr *h)
+int waitchain_thief__record(struct tl *tl, const struct xlp_hdr *h)
 {
 	if (h->type == XLP_R_FORK && h->size >= sizeof(struct xlp_fork_rec)) {
 		const struct xlp_fork_rec *k = (const void *)h;
@@ -29,7 +29,7 @@ int wct_record(struct tl *tl, const struct xlp_hdr *h)
 		*p = k->pid;
 	} else if (h->type == XLP_R_THIEF && h->size >= sizeof(struct xlp_thief_rec)) {
 		const struct xlp_thief_rec *w = (const void *)h;
-		struct wct_rec *r = PUSH(tl->trecs, tl->ntrecs, tl->trecap);
+		struct waitchain_thief_rec *r = PUSH(tl->trecs, tl->ntrecs, tl->trecap);
 
 		if (!r)
 			return -ENOMEM;
@@ -45,20 +45,20 @@ int wct_record(struct tl *tl, const struct xlp_hdr *h)
 
 static int rec_cmp(const void *a, const void *b)
 {
-	const struct wct_rec *x = a, *y = b;
+	const struct waitchain_thief_rec *x = a, *y = b;
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-void wct_sort(struct tl *tl)
+void waitchain_thief__sort(struct tl *tl)
 {
 	if (tl->ntrecs)
 		qsort(tl->trecs, tl->ntrecs, sizeof(*tl->trecs), rec_cmp);
 }
 
-void wct_free(struct tl *tl)
+void waitchain_thief__free(struct tl *tl)
 {
 	free(tl->trecs);
 	free(tl->forked);
@@ -74,7 +74,7 @@ static size_t rec_at(const struct tl *tl, uint32_t tid, uint64_t t)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct wct_rec *r = &tl->trecs[mid];
+		const struct waitchain_thief_rec *r = &tl->trecs[mid];
 
 		if (r->tid < tid || (r->tid == tid && r->end <= t))
 			lo = mid + 1;
@@ -92,7 +92,7 @@ static bool forked(const struct tl *tl, uint32_t pid)
 	return false;
 }
 
-bool wct_same(const struct ds_thief *a, const struct ds_thief *b)
+bool waitchain_thief__same(const struct ds_thief *a, const struct ds_thief *b)
 {
 	if (!a->comm[0] || !b->comm[0])
 		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
@@ -111,8 +111,8 @@ static int by_ns(const void *a, const void *b)
 }
 
 /* Thief x of record r, f of its time, into piece p's list (the last ones of wc). */
-static int add(struct waitchain *wc, const struct tl *tl, struct wc_piece *p,
-	       const struct wct_rec *r, const struct xlp_thief *x, double f)
+static int add(struct waitchain *wc, const struct tl *tl, struct waitchain_piece *p,
+	       const struct waitchain_thief_rec *r, const struct xlp_thief *x, double f)
 {
 	struct ds_thief t = {
 		.pid = x->pid, .tid = x->tid, .flags = x->flags, .ns = f * (double)x->ns};
@@ -124,7 +124,7 @@ static int add(struct waitchain *wc, const struct tl *tl, struct wc_piece *p,
 	t.child = !t.own_process && forked(tl, x->pid);
 	for (size_t i = 0; i < p->nthieves; i++) {
 		q = &wc->thieves[p->thief_first + i];
-		if (wct_same(q, &t)) {
+		if (waitchain_thief__same(q, &t)) {
 			q->ns += t.ns;
 			return 0;
 		}
@@ -139,21 +139,21 @@ static int add(struct waitchain *wc, const struct tl *tl, struct wc_piece *p,
 	return 0;
 }
 
-int wct_pieces(struct waitchain *wc, const struct tl *tl, size_t first)
+int waitchain_thief__pieces(struct waitchain *wc, const struct tl *tl, size_t first)
 {
 	for (size_t i = first; i < wc->npieces; i++) {
-		struct wc_piece *p = &wc->pieces[i];
+		struct waitchain_piece *p = &wc->pieces[i];
 		uint64_t x = p->start_ns, y = p->start_ns + p->ns;
 
 		p->thief_first = (uint32_t)wc->nthieves;
 		p->nthieves = 0;
 		p->known_ns = 0;
-		if (p->state != WC_CPU_WAIT || !p->blocker_tid)
+		if (p->state != WAITCHAIN_CPU_WAIT || !p->blocker_tid)
 			continue;
 		for (size_t k = rec_at(tl, p->blocker_tid, x);
 		     k < tl->ntrecs && tl->trecs[k].tid == p->blocker_tid && tl->trecs[k].start < y;
 		     k++) {
-			const struct wct_rec *r = &tl->trecs[k];
+			const struct waitchain_thief_rec *r = &tl->trecs[k];
 			uint64_t a = r->start > x ? r->start : x, b = r->end < y ? r->end : y;
 			double f;
 

@@ -151,13 +151,13 @@ void wcs_check_conserved(const struct waitchain *wc, size_t nruns)
 		size_t used = 0;
 
 		for (size_t i = 0; i < waitchain__nwaits(wc, r); i++) {
-			const struct wc_wait *w = waitchain__wait(wc, r, i);
+			const struct waitchain_wait *w = waitchain__wait(wc, r, i);
 			uint64_t at = w->start_ns, sum = 0;
 
 			CHECK(w->first == used, "run %zu wait %zu: first %u, not %zu", r, i,
 			      w->first, used);
 			for (size_t k = w->first; k < w->first + w->n; k++) {
-				const struct wc_piece *p = waitchain__piece(wc, r, k);
+				const struct waitchain_piece *p = waitchain__piece(wc, r, k);
 
 				CHECK(p && p->start_ns == at, "run %zu wait %zu piece %zu: a gap",
 				      r, i, k);
@@ -183,16 +183,16 @@ void wcs_check_pieces(const struct waitchain *wc, size_t run, const struct want 
 	CHECK(waitchain__npieces(wc, run) == n, "run %zu: %zu pieces, want %zu", run,
 	      waitchain__npieces(wc, run), n);
 	for (size_t i = 0; i < n && i < waitchain__npieces(wc, run); i++) {
-		const struct wc_piece *p = waitchain__piece(wc, run, i);
+		const struct waitchain_piece *p = waitchain__piece(wc, run, i);
 
 		CHECK(p->blocker_tid == want[i].blocker && p->state == want[i].state &&
 			      p->reason == want[i].reason && p->depth == want[i].depth &&
 			      p->start_ns == T0 + MS(want[i].start) && p->ns == MS(want[i].ms),
 		      "run %zu piece %zu: tid %u %s reason %u depth %u at %.3f ms, %.3f ms; want "
 		      "tid %u %s reason %u depth %u at %.3f ms, %.3f ms",
-		      run, i, p->blocker_tid, wc_state_name(p->state), p->reason, p->depth,
+		      run, i, p->blocker_tid, waitchain__state_name(p->state), p->reason, p->depth,
 		      (double)(p->start_ns - T0) / 1e6, (double)p->ns / 1e6, want[i].blocker,
-		      wc_state_name(want[i].state), want[i].reason, want[i].depth, want[i].start,
-		      want[i].ms);
+		      waitchain__state_name(want[i].state), want[i].reason, want[i].depth,
+		      want[i].start, want[i].ms);
 	}
 }

@@ -59,7 +59,7 @@ struct call {
 
 struct want {
 	uint32_t blocker;
-	enum wc_state state;
+	enum waitchain_state state;
 	uint16_t reason, depth;
 	double start, ms; /* after T0 */
 };

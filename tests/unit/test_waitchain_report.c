@@ -603,7 +603,7 @@ TEST(blocker_waiting_for_a_cpu_names_its_thief_synthetic)
 	struct synth *s = NULL;
 	struct dataset *ds = NULL;
 	struct waitchain *wc = NULL;
-	struct wc_blocker *b = NULL;
+	struct waitchain_blocker *b = NULL;
 	size_t n = 0, nb = 0;
 	static char text[1 << 16];
 	char err[4096];
@@ -666,8 +666,8 @@ TEST(blocker_waiting_for_a_cpu_names_its_thief_synthetic)
 	REQUIRE(ds, "load");
 	REQUIRE(!waitchain__build(ds, NULL, &wc, err, sizeof(err)), "%s", err);
 	REQUIRE(!waitchain__blockers(wc, slow, &b, &nb) && nb, "waitchain__blockers");
-	CHECK(b[0].blocker_tid == B && b[0].state == WC_CPU_WAIT, "top blocker: tid %u %s",
-	      b[0].blocker_tid, wc_state_name(b[0].state));
+	CHECK(b[0].blocker_tid == B && b[0].state == WAITCHAIN_CPU_WAIT, "top blocker: tid %u %s",
+	      b[0].blocker_tid, waitchain__state_name(b[0].state));
 	CHECK(fabs(b[0].thief_known_ns - want_known) < 1, "known %.0f, want %.0f",
 	      b[0].thief_known_ns, want_known);
 	CHECK(b[0].nthieves == 2 && !strcmp(b[0].thieves[0].comm, "hog") && b[0].thieves[0].child &&

@@ -88,9 +88,9 @@ const char *report__thief(const struct xa_thief *t, char *buf, size_t len);
 /* The "thieves" object of a JSON answer (docs/json.md). */
 void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t);
 /* A cpu_wait blocker of the wait chains: its clause ("" when none is known) ... */
-const char *report__blocker_thieves(const struct wc_blocker *b, char *buf, size_t len);
+const char *report__blocker_thieves(const struct waitchain_blocker *b, char *buf, size_t len);
 /* ... and its "cpu_thieves" (null when none is known), ns divided by per. */
-void report__blocker_thieves_json(struct jsonw *w, const struct wc_blocker *b, double per);
+void report__blocker_thieves_json(struct jsonw *w, const struct waitchain_blocker *b, double per);
 /*
  * record --lag: the runs written as their call alone, kept out of the
  * analysis (dataset__summary_runs), and the threshold and K they were
@@ -188,7 +188,7 @@ struct jsonw;
 size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow);
 /* A blocker in words: "pool-1 (tid 812) on a CPU in load_index", "the disk, through pool-1 (tid
  * 812)". */
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len);
 /* The text section and the JSON key "wait_chains"; nothing without a timeline. */
 void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);

@@ -65,9 +65,8 @@ int report__issues_text(FILE *f, const struct is_set *s)
 		"xlprobe issues: %zu session%s, %zu run%s, %zu lag%s (at or past %s), %zu "
 		"issue%s (%s)\n",
 		issues__nsessions(s), issues__nsessions(s) == 1 ? "" : "s", runs,
-		runs == 1 ? "" : "s", lags, lags == 1 ? "" : "s",
-		lag_words(s, d[0], sizeof(d[0])), issues__n(s), issues__n(s) == 1 ? "" : "s",
-		XLP_ISSUE_SCHEME);
+		runs == 1 ? "" : "s", lags, lags == 1 ? "" : "s", lag_words(s, d[0], sizeof(d[0])),
+		issues__n(s), issues__n(s) == 1 ? "" : "s", XLP_ISSUE_SCHEME);
 	for (size_t k = 0; k < issues__n(s); k++) {
 		const struct is_issue *i = issues__get(s, k);
 
@@ -183,8 +182,7 @@ int report__issues_html(FILE *f, const struct is_set *s)
 		"<th>p95</th><th>max</th><th>impact</th><th>first seen</th><th>last seen</th>"
 		"<th>fingerprint</th></tr>\n",
 		html_style, issues__n(s), issues__n(s) == 1 ? "" : "s", issues__nsessions(s),
-		issues__nsessions(s) == 1 ? "" : "s",
-		lag_words(s, d[0], sizeof(d[0])));
+		issues__nsessions(s) == 1 ? "" : "s", lag_words(s, d[0], sizeof(d[0])));
 	for (size_t k = 0; k < issues__n(s); k++) {
 		const struct is_issue *i = issues__get(s, k);
 

@@ -71,13 +71,13 @@ static struct xa_thief of_ds(const struct ds_thief *x, double known_ns)
 	return t;
 }
 
-const char *report__blocker_thieves(const struct wc_blocker *b, char *buf, size_t len)
+const char *report__blocker_thieves(const struct waitchain_blocker *b, char *buf, size_t len)
 {
 	char who[128];
 	size_t n = 0;
 
 	buf[0] = 0;
-	if (b->state != WC_CPU_WAIT || !(b->thief_known_ns > 0))
+	if (b->state != WAITCHAIN_CPU_WAIT || !(b->thief_known_ns > 0))
 		return buf;
 	for (uint32_t i = 0; i < b->nthieves; i++) {
 		struct xa_thief t = of_ds(&b->thieves[i], b->thief_known_ns);
@@ -88,9 +88,9 @@ const char *report__blocker_thieves(const struct wc_blocker *b, char *buf, size_
 	return buf;
 }
 
-void report__blocker_thieves_json(struct jsonw *w, const struct wc_blocker *b, double per)
+void report__blocker_thieves_json(struct jsonw *w, const struct waitchain_blocker *b, double per)
 {
-	if (b->state != WC_CPU_WAIT || !(b->thief_known_ns > 0)) {
+	if (b->state != WAITCHAIN_CPU_WAIT || !(b->thief_known_ns > 0)) {
 		jsonw__null(w, "cpu_thieves");
 		return;
 	}
