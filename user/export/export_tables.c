@@ -262,7 +262,7 @@ struct tt {
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
-/* lags and issues analyse each trace (analysis/issues.h): asked for by name only */
+/* lags and issues analyse each trace (analysis/issues/issues.h): asked for by name only */
 static bool wants(const struct tt *e, enum tt_table t)
 {
 	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
@@ -944,7 +944,7 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 	};
 	int c, opterr_was = opterr, ret = -1;
 
-	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues.h) */
+	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues/issues.h) */
 	*a = (struct tt_args){.table = -1, .lag_ns = 0};
 	optind = 1;
 	opterr = 0; /* one line of ours, not getopt's too */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Async tasks (record --task-post / --task-run; analysis/tasks.h) in the
+ * Async tasks (record --task-post / --task-run; analysis/waits/tasks.h) in the
  * text and JSON reports: per task function, how many, queue time and
  * execution per task in slow runs and in fast ones; the queue's answer
  * and what held it.

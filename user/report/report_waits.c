@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The wait chains of a timeline (analysis/waitchain.h) in the text and
+ * The wait chains of a timeline (analysis/waits/waitchain.h) in the text and
  * JSON reports: the blockers summed over slow and fast runs, and the
  * chain of a typical slow run, wait by wait. Only with record --timeline.
  */

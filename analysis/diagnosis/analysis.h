@@ -40,6 +40,8 @@ const char *xa_feat_name(enum xa_feat f);
 /* The name of the counter the factor is measured by (bpf/xlprobe.h list). */
 const char *xa_feat_ctr_name(enum xa_feat f);
 bool xa_feat_is_time(enum xa_feat f);
+/* Feature values of one interval's counter deltas (cpu_freq NAN without CPU time). */
+void xa_ctr_features(const uint64_t *ctr, double *out /* XA_NFEAT */);
 
 struct analysis_opts {
 	struct label_rule rule;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dataset_impl.h"
+#include "dataset.h"
 #include "waitchain.h"
 
 enum seg_state { SEG_UNKNOWN = 0, SEG_RUN, SEG_RUNNABLE, SEG_SLEEP };
@@ -65,7 +65,8 @@ struct tl {
 	size_t nnames, namecap;
 	struct call *calls;
 	size_t ncalls, callcap;
-	const struct ds_file *file;
+	const struct dataset *ds;
+	size_t fi; /* the file of the calls */
 };
 
 struct waitchain {
@@ -388,7 +389,7 @@ static int call_cmp(const void *a, const void *b)
 static int keep_call(void *ctx, const struct xlp_call_rec *c)
 {
 	struct tl *tl = ctx;
-	uint32_t g = c->func_id < tl->file->nlocal ? tl->file->fmap[c->func_id] : DS_NONE;
+	uint32_t g = dataset__file_func(tl->ds, tl->fi, c->func_id);
 	struct call *k;
 
 	/* interactions (DS_NONE) are the runs, not a function to name */
@@ -417,7 +418,8 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 	size_t cap = 0, n = 0;
 	int ret;
 
-	tl->file = &ds->files[fi];
+	tl->ds = ds;
+	tl->fi = fi;
 	if (!tl->nthr)
 		return 0;
 	ret = ds_each_call(ds, fi, keep_call, tl, err, errlen);
@@ -702,15 +704,15 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 	wc = calloc(1, sizeof(*wc));
 	if (!wc)
 		goto nomem;
-	wc->nruns = ds->nruns;
-	wc->poff = calloc(ds->nruns + 1, sizeof(*wc->poff));
-	wc->woff = calloc(ds->nruns + 1, sizeof(*wc->woff));
+	wc->nruns = dataset__nruns(ds);
+	wc->poff = calloc(wc->nruns + 1, sizeof(*wc->poff));
+	wc->woff = calloc(wc->nruns + 1, sizeof(*wc->woff));
 	if (!wc->poff || !wc->woff)
 		goto nomem;
-	for (size_t fi = 0; fi < ds->nfiles; fi++) {
-		const struct ds_file *f = &ds->files[fi];
+	for (size_t fi = 0; fi < dataset__nfiles(ds); fi++) {
+		size_t first, n = dataset__file_runs(ds, fi, &first);
 
-		ret = tl_read(f->path, &tl, &wc->info, err, errlen);
+		ret = tl_read(dataset__file(ds, fi)->path, &tl, &wc->info, err, errlen);
 		if (ret)
 			goto cleanup;
 		ret = tl_build(&tl, &wc->info);
@@ -719,16 +721,16 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		ret = tl_calls(ds, fi, &tl, err, errlen);
 		if (ret)
 			goto cleanup;
-		for (size_t k = f->run_off; k < f->run_off + f->nruns; k++) {
-			ret = walk_run(wc, &tl, depth, &ds->runs[k], k);
+		for (size_t k = first; k < first + n; k++) {
+			ret = walk_run(wc, &tl, depth, dataset__run(ds, k), k);
 			if (ret)
 				goto nomem;
 		}
 		tl_free(&tl);
 	}
 	/* the files' runs are consecutive ranges, in order: every run was walked */
-	wc->poff[ds->nruns] = wc->npieces;
-	wc->woff[ds->nruns] = wc->nwaits;
+	wc->poff[wc->nruns] = wc->npieces;
+	wc->woff[wc->nruns] = wc->nwaits;
 	wc->info.pieces = wc->npieces;
 	*out = wc;
 	wc = NULL;

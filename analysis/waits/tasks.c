@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dataset_impl.h"
+#include "dataset.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -64,7 +64,9 @@ static int kcall_cmp(const void *a, const void *b)
 }
 
 struct file_pass {
-	const struct ds_file *f;
+	const struct dataset *ds;
+	size_t fi;
+	const char *path;
 	struct tev *ev;
 	size_t nev, evcap;
 	uint32_t *tids; /* threads that start tasks, sorted */
@@ -101,7 +103,7 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 	k->entry = c->entry_ns;
 	k->end = c->entry_ns + c->incl[XLP_C_WALL];
 	k->tid = c->tid;
-	k->func = c->func_id < fp->f->nlocal ? fp->f->fmap[c->func_id] : DS_NONE;
+	k->func = dataset__file_func(fp->ds, fp->fi, c->func_id);
 	k->depth = c->depth;
 	memcpy(k->incl, c->incl, sizeof(k->incl));
 	return 0;
@@ -113,10 +115,10 @@ static int read_events(struct file_pass *fp, struct tk_info *info, char *err, si
 	const struct xlp_hdr *h;
 	char why[256] = "";
 	uint32_t seq = 0;
-	int ret = trace_reader__open(fp->f->path, &r, why, sizeof(why));
+	int ret = trace_reader__open(fp->path, &r, why, sizeof(why));
 
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", fp->f->path, why[0] ? why : strerror(-ret));
+		snprintf(err, errlen, "%s: %s", fp->path, why[0] ? why : strerror(-ret));
 		return ret;
 	}
 	while ((ret = trace_reader__next(r, &h)) > 0) {
@@ -130,21 +132,21 @@ static int read_events(struct file_pass *fp, struct tk_info *info, char *err, si
 			ret = -ENOMEM;
 			break;
 		}
-		fp->ev[fp->nev++] = (struct tev){
-			.t = k->entry_ns,
-			.key = k->key,
-			.pid = k->pid,
-			.tid = k->tid,
-			.func = k->func_id < fp->f->nlocal ? fp->f->fmap[k->func_id] : DS_NONE,
-			.kind = k->kind,
-			.seq = seq++};
+		fp->ev[fp->nev++] =
+			(struct tev){.t = k->entry_ns,
+				     .key = k->key,
+				     .pid = k->pid,
+				     .tid = k->tid,
+				     .func = dataset__file_func(fp->ds, fp->fi, k->func_id),
+				     .kind = k->kind,
+				     .seq = seq++};
 		if (k->kind == XLP_TASKEV_POST)
 			info->posts++;
 		else
 			info->starts++;
 	}
 	if (ret < 0)
-		snprintf(err, errlen, "%s: %s: check the file", fp->f->path,
+		snprintf(err, errlen, "%s: %s: check the file", fp->path,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
@@ -216,7 +218,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 static int file_tasks(const struct dataset *ds, size_t fi, struct tasks *tk, char *err,
 		      size_t errlen)
 {
-	struct file_pass fp = {.f = &ds->files[fi]};
+	struct file_pass fp = {.ds = ds, .fi = fi, .path = dataset__file(ds, fi)->path};
 	const struct tev *pending = NULL;
 	int ret = read_events(&fp, &tk->info, err, errlen);
 
@@ -349,7 +351,7 @@ int tasks__build(const struct dataset *ds, struct tasks **out, char *err, size_t
 	if (!tk)
 		goto cleanup;
 	ret = 0;
-	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++)
+	for (size_t fi = 0; fi < dataset__nfiles(ds) && !ret; fi++)
 		ret = file_tasks(ds, fi, tk, err, errlen);
 	if (ret)
 		goto cleanup;
