@@ -509,7 +509,7 @@ struct xa_result {
 	 * (waitchain.h) and their blockers summed over slow and fast runs;
 	 * NULL and 0 without one */
 	struct waitchain *waits;
-	struct wc_blocker *blockers;
+	struct waitchain_blocker *blockers;
 	size_t nblockers;
 	/*
 	 * XA_NO_PRECOND, no whole-run answer, and chains: the blocker whose

@@ -184,7 +184,7 @@ struct jsonw;
 size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow);
 /* A blocker in words: "pool-1 (tid 812) on a CPU in load_index", "the disk, through pool-1 (tid
  * 812)". */
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len);
 /* The text section and the JSON key "wait_chains"; nothing without a timeline. */
 void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
