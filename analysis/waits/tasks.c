@@ -30,8 +30,8 @@ struct kcall {
 };
 
 struct tasks {
-	struct tk_info info;
-	struct tk_task *t;
+	struct tasks_info info;
+	struct tasks_task *t;
 	size_t n, cap;
 	size_t *by_start; /* indices by start_ns */
 };
@@ -109,7 +109,7 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 	return 0;
 }
 
-static int read_events(struct file_pass *fp, struct tk_info *info, char *err, size_t errlen)
+static int read_events(struct file_pass *fp, struct tasks_info *info, char *err, size_t errlen)
 {
 	struct trace_reader *r = NULL;
 	const struct xlp_hdr *h;
@@ -193,7 +193,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 		    const struct tev *start)
 {
 	const struct kcall *c = call_of(fp, start);
-	struct tk_task *t;
+	struct tasks_task *t;
 
 	if (xlp_grow((void **)&tk->t, &tk->cap, tk->n, sizeof(*tk->t)))
 		return -ENOMEM;
@@ -203,7 +203,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 	t->post_ns = post->t;
 	t->start_ns = start->t;
 	t->end_ns = c ? c->end : start->t;
-	t->run = TK_NO_RUN;
+	t->run = TASKS_NO_RUN;
 	t->pid = post->pid;
 	t->post_tid = post->tid;
 	t->run_tid = start->tid;
@@ -278,20 +278,20 @@ static int run_cmp(const void *a, const void *b, void *ds)
 static int start_cmp(const void *a, const void *b, void *tasks)
 {
 	const struct tasks *tk = tasks;
-	const struct tk_task *x = &tk->t[*(const size_t *)a], *y = &tk->t[*(const size_t *)b];
+	const struct tasks_task *x = &tk->t[*(const size_t *)a], *y = &tk->t[*(const size_t *)b];
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
 static int post_cmp(const void *a, const void *b)
 {
-	const struct tk_task *x = a, *y = b;
+	const struct tasks_task *x = a, *y = b;
 
 	return x->post_ns < y->post_ns ? -1 : x->post_ns > y->post_ns;
 }
 
 /* the run of the task's process whose window holds its post; the posting thread's first */
-static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struct tk_task *t)
+static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struct tasks_task *t)
 {
 	size_t lo = 0, hi = n, seen = 0;
 
@@ -308,7 +308,7 @@ static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struc
 
 		if (r->pid != t->pid || r->end_ns < t->post_ns)
 			continue;
-		if (t->run == TK_NO_RUN || r->tid == t->post_tid)
+		if (t->run == TASKS_NO_RUN || r->tid == t->post_tid)
 			t->run = (uint32_t)runs[k];
 		if (r->tid == t->post_tid)
 			break;
@@ -316,9 +316,9 @@ static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struc
 }
 
 void tasks__holders(const struct tasks *tk, size_t i,
-		    void (*fn)(void *ctx, const struct tk_task *by, double ns), void *ctx)
+		    void (*fn)(void *ctx, const struct tasks_task *by, double ns), void *ctx)
 {
-	const struct tk_task *t = &tk->t[i];
+	const struct tasks_task *t = &tk->t[i];
 	size_t lo = 0, hi = tk->n, seen = 0;
 
 	if (t->start_ns <= t->post_ns)
@@ -332,7 +332,7 @@ void tasks__holders(const struct tasks *tk, size_t i,
 			hi = mid;
 	}
 	for (size_t k = lo; k-- > 0 && seen++ < HOLDER_SCAN;) {
-		const struct tk_task *u = &tk->t[tk->by_start[k]];
+		const struct tasks_task *u = &tk->t[tk->by_start[k]];
 		uint64_t a = u->start_ns > t->post_ns ? u->start_ns : t->post_ns;
 		uint64_t b = u->end_ns < t->start_ns ? u->end_ns : t->start_ns;
 
@@ -397,7 +397,7 @@ void tasks__free(struct tasks *tk)
 	free(tk);
 }
 
-const struct tk_info *tasks__info(const struct tasks *tk)
+const struct tasks_info *tasks__info(const struct tasks *tk)
 {
 	return &tk->info;
 }
@@ -407,7 +407,7 @@ size_t tasks__n(const struct tasks *tk)
 	return tk->n;
 }
 
-const struct tk_task *tasks__task(const struct tasks *tk, size_t i)
+const struct tasks_task *tasks__task(const struct tasks *tk, size_t i)
 {
 	return &tk->t[i];
 }
