@@ -262,7 +262,7 @@ struct tt {
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
-/* lags and issues analyse each trace (analysis/issues.h): asked for by name only */
+/* lags and issues analyse each trace (analysis/issues/issues.h): asked for by name only */
 static bool wants(const struct tt *e, enum tt_table t)
 {
 	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
@@ -632,7 +632,8 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 
 /* One piece of a wait of run `run` (its index in the trace, from 1). */
 static void row_wait(struct tt *e, const struct tt_trace *t, const struct dataset *ds, size_t run,
-		     const struct ds_run *r, const struct wc_wait *wt, const struct wc_piece *p)
+		     const struct ds_run *r, const struct waitchain_wait *wt,
+		     const struct waitchain_piece *p)
 {
 	bool fn = p->func != DS_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
 	struct tw *w = &e->w;
@@ -648,7 +649,7 @@ static void row_wait(struct tt *e, const struct tt_trace *t, const struct datase
 	col_u64(w, "start_ns", p->start_ns);
 	col_u64(w, "ns", p->ns);
 	col_u64(w, "depth", p->depth);
-	col_str(w, "state", wc_state_name(p->state));
+	col_str(w, "state", waitchain__state_name(p->state));
 	col_str(w, "reason", p->reason && p->reason < XLP_NR_CTR ? xlp_ctr_names[p->reason] : NULL);
 	col_u64(w, "blocker_pid", p->blocker_pid);
 	col_u64(w, "blocker_tid", p->blocker_tid);
@@ -686,7 +687,7 @@ static int rows_waits(struct tt *e, struct tt_trace *t)
 	} else {
 		for (size_t run = 0; run < dataset__nruns(ds); run++)
 			for (size_t i = 0; i < waitchain__nwaits(wc, run); i++) {
-				const struct wc_wait *wt = waitchain__wait(wc, run, i);
+				const struct waitchain_wait *wt = waitchain__wait(wc, run, i);
 
 				for (size_t k = wt->first; k < wt->first + wt->n; k++) {
 					row_wait(e, t, ds, run + 1, dataset__run(ds, run), wt,
@@ -790,8 +791,8 @@ static void csv_header(struct tt *e)
 	else if (e->table == TT_THREADS)
 		row_thread(e, &t, &(struct xlp_thread_rec){0});
 	else if (e->table == TT_WAITS)
-		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct wc_wait){0},
-			 &(struct wc_piece){0});
+		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct waitchain_wait){0},
+			 &(struct waitchain_piece){0});
 	else if (e->table == TT_LAGS)
 		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});
 	else if (e->table == TT_ISSUES)
@@ -944,7 +945,7 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 	};
 	int c, opterr_was = opterr, ret = -1;
 
-	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues.h) */
+	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues/issues.h) */
 	*a = (struct tt_args){.table = -1, .lag_ns = 0};
 	optind = 1;
 	opterr = 0; /* one line of ours, not getopt's too */

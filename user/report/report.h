@@ -14,7 +14,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r);
 
-/* ---- xlprobe issues (analysis/issues.h): report_issues.c ---- */
+/* ---- xlprobe issues (analysis/issues/issues.h): report_issues.c ---- */
 
 struct is_set;
 int report__issues_text(FILE *f, const struct is_set *s);
@@ -23,7 +23,7 @@ int report__issues_html(FILE *f, const struct is_set *s);
 /* "2026-11-28T01:02:03.456Z" (UTC); "-" for a negative instant. */
 const char *report__utc(int64_t ns, char *buf, size_t len);
 
-/* ---- report --growth (analysis/scaling.h): report_scaling.c, report_html_scaling.c ---- */
+/* ---- report --growth (analysis/growth/scaling.h): report_scaling.c, report_html_scaling.c ---- */
 
 struct sc_result;
 struct sc_series;
@@ -184,7 +184,7 @@ struct jsonw;
 size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow);
 /* A blocker in words: "pool-1 (tid 812) on a CPU in load_index", "the disk, through pool-1 (tid
  * 812)". */
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len);
 /* The text section and the JSON key "wait_chains"; nothing without a timeline. */
 void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);

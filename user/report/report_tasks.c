@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Async tasks (record --task-post / --task-run; analysis/tasks.h) in the
+ * Async tasks (record --task-post / --task-run; analysis/waits/tasks.h) in the
  * text and JSON reports: per task function, how many, queue time and
  * execution per task in slow runs and in fast ones; the queue's answer
  * and what held it.
@@ -61,11 +61,11 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < tasks__n(r->tasks); i++) {
-		const struct tk_task *t = tasks__task(r->tasks, i);
+		const struct tasks_task *t = tasks__task(r->tasks, i);
 		struct fn_row *x = &rows[t->func < nf ? t->func : nf];
 		int k;
 
-		if (t->run == TK_NO_RUN || !r->slow) {
+		if (t->run == TASKS_NO_RUN || !r->slow) {
 			x->other++;
 			continue;
 		}
@@ -80,7 +80,7 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_task_answer *a = &r->task_answer;
-	const struct tk_info *in;
+	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;
 	char b[4][32], line[1024], p[32];
@@ -127,12 +127,12 @@ void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_resul
 }
 
 static const struct jsonw_field tk_info_f[] = {
-	JSONW_F(struct tk_info, posts, "posted"),
-	JSONW_F(struct tk_info, starts, "started"),
-	JSONW_F(struct tk_info, tasks, "matched"),
-	JSONW_F(struct tk_info, unstarted, "unstarted"),
-	JSONW_F(struct tk_info, unposted, "unposted"),
-	JSONW_F(struct tk_info, no_call, "no_call"),
+	JSONW_F(struct tasks_info, posts, "posted"),
+	JSONW_F(struct tasks_info, starts, "started"),
+	JSONW_F(struct tasks_info, tasks, "matched"),
+	JSONW_F(struct tasks_info, unstarted, "unstarted"),
+	JSONW_F(struct tasks_info, unposted, "unposted"),
+	JSONW_F(struct tasks_info, no_call, "no_call"),
 };
 
 static const struct jsonw_field task_answer_f[] = {
@@ -157,7 +157,7 @@ static double per_task(const struct fn_row *x, const double *sum, int slow)
 void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_task_answer *a = &r->task_answer;
-	const struct tk_info *in;
+	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;
 	char line[1024];

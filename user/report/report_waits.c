@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The wait chains of a timeline (analysis/waitchain.h) in the text and
+ * The wait chains of a timeline (analysis/waits/waitchain.h) in the text and
  * JSON reports: the blockers summed over slow and fast runs, and the
  * chain of a typical slow run, wait by wait. Only with record --timeline.
  */
@@ -61,44 +61,44 @@ static const char *device(uint16_t reason)
 	}
 }
 
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len)
 {
 	char w[64], v[64], via[96] = "", in[160] = "", sym[128];
 	const char *why = b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL;
 
 	who(b->comm, b->blocker_tid, b->threads, w, sizeof(w));
-	if (b->waker_tid && !(b->waker_tid == b->blocker_tid && b->state != WC_CYCLE))
+	if (b->waker_tid && !(b->waker_tid == b->blocker_tid && b->state != WAITCHAIN_CYCLE))
 		snprintf(via, sizeof(via), ", through %s",
 			 who(b->waker_comm, b->waker_tid, b->threads, v, sizeof(v)));
 	switch (b->state) {
-	case WC_RAN:
+	case WAITCHAIN_RAN:
 		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
 			snprintf(in, sizeof(in), " in %s",
 				 xlp_text(dataset__func(ds, b->func)->name, sym, sizeof(sym)));
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
 		break;
-	case WC_CPU_WAIT:
+	case WAITCHAIN_CPU_WAIT:
 		if (b->self)
 			snprintf(buf, len, "its own wait for a CPU (%s)", w);
 		else
 			snprintf(buf, len, "%s waiting for a CPU%s", w, via);
 		break;
-	case WC_DEVICE:
+	case WAITCHAIN_DEVICE:
 		if (b->reason == XLP_C_DISK || b->reason == XLP_C_NET || b->reason == XLP_C_TIMER ||
 		    !why)
 			snprintf(buf, len, "%s%s", device(b->reason), via);
 		else
 			snprintf(buf, len, "an interrupt (%s)%s", why, via);
 		break;
-	case WC_ASLEEP:
+	case WAITCHAIN_ASLEEP:
 		snprintf(buf, len, "%s asleep, what woke it not recorded%s", b->self ? "itself" : w,
 			 via);
 		break;
-	case WC_UNTRACED:
+	case WAITCHAIN_UNTRACED:
 		snprintf(buf, len, "%s, not on the timeline then%s", w, via);
 		break;
-	case WC_CYCLE:
+	case WAITCHAIN_CYCLE:
 		snprintf(buf, len, "a cycle back to %s (events lost)%s", w, via);
 		break;
 	default:
@@ -109,23 +109,23 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 	return buf;
 }
 
-static struct wc_blocker piece_blocker(const struct wc_piece *p)
+static struct waitchain_blocker piece_blocker(const struct waitchain_piece *p)
 {
-	struct wc_blocker b = {.func = p->func,
-			       .threads = 1,
-			       .waker_tid = p->waker_tid,
-			       .blocker_pid = p->blocker_pid,
-			       .blocker_tid = p->blocker_tid,
-			       .state = p->state,
-			       .reason = p->reason,
-			       .self = !p->depth};
+	struct waitchain_blocker b = {.func = p->func,
+				      .threads = 1,
+				      .waker_tid = p->waker_tid,
+				      .blocker_pid = p->blocker_pid,
+				      .blocker_tid = p->blocker_tid,
+				      .state = p->state,
+				      .reason = p->reason,
+				      .self = !p->depth};
 
 	memcpy(b.comm, p->comm, sizeof(b.comm));
 	memcpy(b.waker_comm, p->waker_comm, sizeof(b.waker_comm));
 	return b;
 }
 
-static bool in_group(const struct xa_result *r, const struct wc_blocker *b)
+static bool in_group(const struct xa_result *r, const struct waitchain_blocker *b)
 {
 	for (size_t i = 0; i < r->nblockers; i++)
 		if (waitchain__member_of(b, &r->blockers[i]))
@@ -137,7 +137,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
-	const struct wc_info *in;
+	const struct waitchain_info *in;
 	char a[32], b[32], line[256];
 	size_t run, shown = 0, more = 0, members = 0;
 
@@ -152,7 +152,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 	}
 	fprintf(f, "  %9s %9s  (per slow run, per fast run)\n", "slow", "fast");
 	for (size_t i = 0; i < r->nblockers; i++) {
-		const struct wc_blocker *k = &r->blockers[i];
+		const struct waitchain_blocker *k = &r->blockers[i];
 
 		/* a group's members are in the JSON report */
 		if (in_group(r, k)) {
@@ -186,14 +186,15 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 		fprintf(f, "  A typical slow run (run %zu, %s, tid %u): %zu wait(s)\n", run + 1,
 			report__dur(x->latency_ns, a, sizeof(a)), x->tid, nw);
 		for (size_t i = 0; i < nw && i < MAX_WAITS; i++) {
-			const struct wc_wait *w = waitchain__wait(r->waits, run, i);
+			const struct waitchain_wait *w = waitchain__wait(r->waits, run, i);
 
 			fprintf(f, "    at +%s, %s:\n",
 				report__dur((double)(w->start_ns - x->start_ns), a, sizeof(a)),
 				report__dur((double)(w->end_ns - w->start_ns), b, sizeof(b)));
 			for (size_t k = w->first; k < w->first + w->n; k++) {
-				const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-				struct wc_blocker pb = piece_blocker(p);
+				const struct waitchain_piece *p =
+					waitchain__piece(r->waits, run, k);
+				struct waitchain_blocker pb = piece_blocker(p);
 
 				fprintf(f, "      %9s  %s\n",
 					report__dur((double)p->ns, a, sizeof(a)),
@@ -222,12 +223,13 @@ static void name_json(struct jsonw *w, const char *key, const char *comm)
 		jsonw__null(w, key);
 }
 
-static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b)
+static void blocker_json(struct jsonw *w, const struct dataset *ds,
+			 const struct waitchain_blocker *b)
 {
 	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[256];
 
-	jsonw__str(w, "state", wc_state_name(b->state));
+	jsonw__str(w, "state", waitchain__state_name(b->state));
 	jsonw__str(w, "reason",
 		   b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
 	jsonw__bool(w, "self", b->self);
@@ -261,15 +263,15 @@ static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
 	jsonw__round(w, "latency_ns", x->latency_ns);
 	jsonw__begin_arr(w, "waits");
 	for (size_t i = 0; i < waitchain__nwaits(r->waits, run); i++) {
-		const struct wc_wait *v = waitchain__wait(r->waits, run, i);
+		const struct waitchain_wait *v = waitchain__wait(r->waits, run, i);
 
 		jsonw__begin_obj(w, NULL);
 		jsonw__uint(w, "start_ns", v->start_ns);
 		jsonw__uint(w, "ns", v->end_ns - v->start_ns);
 		jsonw__begin_arr(w, "pieces");
 		for (size_t k = v->first; k < v->first + v->n; k++) {
-			const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-			struct wc_blocker b = piece_blocker(p);
+			const struct waitchain_piece *p = waitchain__piece(r->waits, run, k);
+			struct waitchain_blocker b = piece_blocker(p);
 
 			jsonw__begin_obj(w, NULL);
 			jsonw__uint(w, "start_ns", p->start_ns);
@@ -289,13 +291,13 @@ void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct 
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
-	const struct wc_info *in;
+	const struct waitchain_info *in;
 
 	if (!r->waits)
 		return;
 	in = waitchain__info(r->waits);
 	jsonw__begin_obj(w, "wait_chains");
-	jsonw__uint(w, "max_depth", WC_MAX_DEPTH);
+	jsonw__uint(w, "max_depth", WAITCHAIN_MAX_DEPTH);
 	jsonw__uint(w, "events", in->events);
 	jsonw__uint(w, "waits", in->waits);
 	jsonw__uint(w, "pieces", in->pieces);
@@ -304,7 +306,7 @@ void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct 
 	jsonw__uint(w, "unknown_ns", in->unknown_ns);
 	jsonw__begin_arr(w, "blockers");
 	for (size_t i = 0; i < r->nblockers && i < REPORT_MAX_BLOCKERS; i++) {
-		const struct wc_blocker *b = &r->blockers[i];
+		const struct waitchain_blocker *b = &r->blockers[i];
 
 		jsonw__begin_obj(w, NULL);
 		blocker_json(w, ds, b);
