@@ -36,6 +36,7 @@
 #include "demangle.h"
 #include "escape.h"
 #include "export.h"
+#include "htab.h"
 #include "labels.h"
 #include "log.h"
 #include "outfile.h"
@@ -115,7 +116,7 @@ static const char help[] =
 	"  go tool pprof -sample_index=off_cpu -tagfocus=reason=disk -top s.pb.gz\n"
 	"  go tool pprof -tagfocus=run_class=slow -http=: s.pb.gz\n";
 
-/* A hash map from byte strings to ids 1, 2, ... (0: absent). */
+/* A map from byte strings (what the traces hold) to ids 1, 2, ... (0: absent). */
 struct pp_key {
 	char *key;
 	size_t len;
@@ -123,8 +124,9 @@ struct pp_key {
 };
 
 struct pp_map {
-	struct pp_key *slots;
-	size_t cap, n; /* cap: a power of two, or 0 */
+	struct htab *h;	     /* key's hash -> its index in keys + 1 */
+	struct pp_key *keys; /* in the order added */
+	size_t n, cap;
 };
 
 struct pp_fn {
@@ -211,79 +213,70 @@ struct pp {
 
 /* ---- strings and keys ---- */
 
-static uint64_t hash(const void *p, size_t n)
+struct pp_want {
+	const struct pp_map *m;
+	const void *key;
+	size_t len;
+};
+
+static bool key_eq(const void *ctx, uint32_t i)
 {
-	return xlp_fnv1a(XLP_FNV_OFFSET, p, n);
+	const struct pp_want *w = ctx;
+	const struct pp_key *k = &w->m->keys[i - 1];
+
+	return k->len == w->len && !memcmp(k->key, w->key, w->len);
 }
 
-/* The id of key in m, 0 when absent; *slot: where it goes. */
-static uint32_t map_find(const struct pp_map *m, const void *key, size_t len, size_t *slot)
+/* The id of key in m, 0 when absent. */
+static uint32_t map_find(const struct pp_map *m, const void *key, size_t len)
 {
-	size_t i;
+	uint32_t i;
 
-	if (!m->cap)
+	if (!m->h)
 		return 0;
-	for (i = hash(key, len) & (m->cap - 1); m->slots[i].key; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].len == len && !memcmp(m->slots[i].key, key, len))
-			return m->slots[i].id;
-	*slot = i;
-	return 0;
+	i = htab__find(m->h, htab__hash(m->h, key, len), key_eq, &(struct pp_want){m, key, len});
+	return i ? m->keys[i - 1].id : 0;
 }
 
 /* Adds key with id (absent: map_find said so): its copy, NULL on ENOMEM. */
 static const char *map_add(struct pp_map *m, const void *key, size_t len, uint32_t id)
 {
-	size_t slot = 0;
+	struct pp_want w = {m, key, len};
 	char *k;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 1024;
-		struct pp_key *s = calloc(cap, sizeof(*s)), *old = m->slots;
-
-		if (!s)
-			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			size_t j;
-
-			if (!old[i].key)
-				continue;
-			for (j = hash(old[i].key, old[i].len) & (cap - 1); s[j].key;
-			     j = (j + 1) & (cap - 1))
-				;
-			s[j] = old[i];
-		}
-		free(old);
-		m->slots = s;
-		m->cap = cap;
-	}
-	map_find(m, key, len, &slot);
-	k = malloc(len + 1);
-	if (!k)
+	/* ids are 32-bit: the table's bound */
+	if ((!m->h && !(m->h = htab__new(UINT32_MAX - 1))) ||
+	    xlp_grow((void **)&m->keys, &m->cap, m->n, sizeof(*m->keys)) || !(k = malloc(len + 1)))
 		return NULL;
 	memcpy(k, key, len);
 	k[len] = 0;
-	m->slots[slot] = (struct pp_key){k, len, id};
+	m->keys[m->n] = (struct pp_key){k, len, id};
+	if (htab__put(m->h, htab__hash(m->h, key, len), (uint32_t)m->n + 1, key_eq, &w)) {
+		free(k);
+		return NULL;
+	}
 	m->n++;
 	return k;
 }
 
 static void map_free(struct pp_map *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->slots[i].key);
-	free(m->slots);
+	for (size_t i = 0; i < m->n; i++)
+		free(m->keys[i].key);
+	free(m->keys);
+	htab__free(m->h);
 }
 
 /* The string table index of s (0 is ""); 0 after an error too. */
 static uint32_t str_id(struct pp *pp, const char *s)
 {
-	size_t len = strlen(s), slot;
+	size_t len = strlen(s);
 	uint32_t id;
 	const char *k;
 
 	if (!len || pp->err)
 		return 0;
-	id = map_find(&pp->strs, s, len, &slot);
+	id = map_find(&pp->strs, s, len);
 	if (id)
 		return id;
 	if (xlp_grow((void **)&pp->str_list, &pp->cap_str_list, pp->strs.n, sizeof(char *)) ||
@@ -334,13 +327,13 @@ static uint32_t mapping_id(struct pp *pp, const char *module)
 	const struct xlp_func_info *b = binary_of(pp, module);
 	const char *file = b ? b->binary : module, *bid = b && b->build_id ? b->build_id : "";
 	char key[2 * PATH_MAX];
-	size_t len, slot;
+	size_t len;
 	uint32_t id;
 
 	len = (size_t)snprintf(key, sizeof(key), "%s%c%s", file, 0, bid);
 	if (len >= sizeof(key))
 		len = sizeof(key) - 1;
-	id = map_find(&pp->maps_by_key, key, len, &slot);
+	id = map_find(&pp->maps_by_key, key, len);
 	if (id || pp->err)
 		return id;
 	if (xlp_grow((void **)&pp->maps, &pp->cap_maps, pp->nmaps, sizeof(*pp->maps)) ||
@@ -355,13 +348,13 @@ static uint32_t mapping_id(struct pp *pp, const char *module)
 static uint32_t fn_id(struct pp *pp, const char *module, const char *raw, const char *name)
 {
 	char key[2 * (DEMANGLE_MAX_IN + 64)];
-	size_t len, slot;
+	size_t len;
 	uint32_t id;
 
 	len = (size_t)snprintf(key, sizeof(key), "%s%c%s", module, 0, raw);
 	if (len >= sizeof(key))
 		len = sizeof(key) - 1;
-	id = map_find(&pp->fns_by_key, key, len, &slot);
+	id = map_find(&pp->fns_by_key, key, len);
 	if (id || pp->err)
 		return id;
 	if (xlp_grow((void **)&pp->fns, &pp->cap_fns, pp->nfns, sizeof(*pp->fns)) ||
@@ -376,8 +369,7 @@ static uint32_t fn_id(struct pp *pp, const char *module, const char *raw, const 
 static uint32_t loc_id(struct pp *pp, uint32_t fn, uint32_t mapping, uint64_t address)
 {
 	struct pp_loc key = {fn, mapping, address};
-	size_t slot;
-	uint32_t id = map_find(&pp->locs_by_key, &key, sizeof(key), &slot);
+	uint32_t id = map_find(&pp->locs_by_key, &key, sizeof(key));
 
 	if (id || pp->err)
 		return id;
