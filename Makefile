@@ -280,6 +280,13 @@ $(OUTPUT)/tests/workloads/build2/lagwl: tests/workloads/lagwl.c tests/workloads/
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(WL_CFLAGS) -DLAGWL_BUILD2 $< -o $@ -lm
 
+# app, the one workload in several files: app.c and what it sets up (app/*.c)
+$(OUTPUT)/tests/e2e/workloads/app: tests/e2e/workloads/app.c $(wildcard tests/e2e/workloads/app/*.c) \
+		tests/e2e/workloads/app/app.h tests/workloads/wl.h
+	$(call msg,CC-WL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(WL_CFLAGS) $(filter %.c,$^) -o $@ -lm
+
 $(OUTPUT)/tests/e2e/workloads/%: tests/e2e/workloads/%.c tests/workloads/wl.h
 	$(call msg,CC-WL,$@)
 	$(Q)mkdir -p $(dir $@)

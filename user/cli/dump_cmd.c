@@ -15,9 +15,7 @@
 #include "jsonw.h"
 #include "log.h"
 #include "trace.h"
-#include "stack_unwind.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "dump.h"
 
 static const char usage[] =
 	"Usage: xlprobe dump FILE [--json]\n"
@@ -73,55 +71,9 @@ static const char usage[] =
 	"  xlprobe dump session.xlp | less\n"
 	"  xlprobe dump session.xlp --json | jq '.records[] | select(.type == \"call\")'\n";
 
-struct flag_name {
-	uint32_t bit;
-	const char *name;
-};
-
-static const struct flag_name feat_names[] = {
-	{XLP_FEAT_BTF, "btf"},		 {XLP_FEAT_SCHED, "sched"},
-	{XLP_FEAT_UPROBES, "uprobes"},	 {XLP_FEAT_CPUFREQ, "cpufreq"},
-	{XLP_FEAT_BINDER, "binder"},	 {XLP_FEAT_BLOCK, "block"},
-	{XLP_FEAT_SYSCALLS, "syscalls"}, {XLP_FEAT_DELAYACCT, "delayacct"},
-	{XLP_FEAT_SAMPLE, "sample"},	 {XLP_FEAT_TIMELINE, "timeline"},
-	{XLP_FEAT_PREWAKE, "prewake"},
-};
-
-static const struct flag_name func_flag_names[] = {
-	{XLP_FUNC_INTERACTION, "interaction"},
-	{XLP_FUNC_SIZE, "size"},
-	{XLP_FUNC_MARKER, "marker"},
-};
-
-static const struct flag_name call_flag_names[] = {
-	{XLP_CALL_INTERACTION, "interaction"},
-	{XLP_CALL_IPC_PEER, "ipc_peer"},
-	{XLP_CALL_SUMMARY, "summary"},
-	{XLP_CALL_ASYNC, "async"},
-};
-
-static const struct flag_name launch_flag_names[] = {
-	{XLP_LAUNCH_EXEC_TIME, "exec_time"},
-	{XLP_LAUNCH_EXIT_TIME, "exit_time"},
-};
-
-static const struct flag_name thread_flag_names[] = {
-	{XLP_THREAD_EXITED, "exited"},
-	{XLP_THREAD_AT_STOP, "at_stop"},
-	{XLP_THREAD_PARTIAL, "partial"},
-};
-
-struct dump {
-	FILE *out;
-	bool json;
-	struct jsonw jw;
-	const struct xlp_trace_meta *meta;
-	uint64_t nrec;
-};
-
 /* ---- fields: "name=value" in text, "name":value in JSON ---- */
 
-static void field_u64(struct dump *d, const char *name, uint64_t v)
+void dump__u64(struct dump *d, const char *name, uint64_t v)
 {
 	if (d->json)
 		jsonw__uint(&d->jw, name, v);
@@ -129,7 +81,7 @@ static void field_u64(struct dump *d, const char *name, uint64_t v)
 		fprintf(d->out, " %s=%" PRIu64, name, v);
 }
 
-static void field_s64(struct dump *d, const char *name, int64_t v)
+void dump__s64(struct dump *d, const char *name, int64_t v)
 {
 	if (d->json)
 		jsonw__int(&d->jw, name, v);
@@ -138,7 +90,7 @@ static void field_s64(struct dump *d, const char *name, int64_t v)
 }
 
 /* Strings come from the file: escaped for the terminal, or for JSON. */
-static void field_str(struct dump *d, const char *name, const char *s, size_t n)
+void dump__str(struct dump *d, const char *name, const char *s, size_t n)
 {
 	if (d->json) {
 		jsonw__strn(&d->jw, name, s, n);
@@ -149,15 +101,16 @@ static void field_str(struct dump *d, const char *name, const char *s, size_t n)
 	fputc('"', d->out);
 }
 
-static void field_cstr(struct dump *d, const char *name, const char *s)
+void dump__cstr(struct dump *d, const char *name, const char *s)
 {
-	field_str(d, name, s ? s : "", s ? strlen(s) : 0);
+	dump__str(d, name, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* Flags as names ("a|b" in text, ["a","b"] in JSON); unknown bits in hex. */
-static void field_flags(struct dump *d, const char *name, uint32_t v, const struct flag_name *names,
-			size_t nnames)
+void dump__flags(struct dump *d, const char *name, uint32_t v, enum trace_flags field)
 {
+	size_t nnames;
+	const struct trace_flag_name *names = trace__flag_names(field, &nnames);
 	bool first = true;
 	char hex[16];
 
@@ -187,7 +140,7 @@ static void field_flags(struct dump *d, const char *name, uint32_t v, const stru
 }
 
 /* Counters: the non-zero ones in text, all named ones in JSON (stable keys). */
-static void field_ctrs(struct dump *d, const char *name, const __u64 *c)
+void dump__ctrs(struct dump *d, const char *name, const __u64 *c)
 {
 	bool first = true;
 	char cname[16];
@@ -216,467 +169,16 @@ static void field_ctrs(struct dump *d, const char *name, const __u64 *c)
 }
 
 /* Every named statistic, and reserved ones when they are set. */
-static void field_stats(struct dump *d, const uint64_t *stat)
+void dump__stats(struct dump *d, const uint64_t *stat)
 {
 	char name[16];
 
 	for (int i = 0; i < XLP_NR_STAT; i++) {
 		if (xlp_stat_names[i])
-			field_u64(d, xlp_stat_names[i], stat[i]);
+			dump__u64(d, xlp_stat_names[i], stat[i]);
 		else if (stat[i] && snprintf(name, sizeof(name), "stat%d", i) > 0)
-			field_u64(d, name, stat[i]);
+			dump__u64(d, name, stat[i]);
 	}
-}
-
-/* ---- records ---- */
-
-static void field_func(struct dump *d, uint32_t id)
-{
-	const struct xlp_trace_meta *m = d->meta;
-
-	field_u64(d, "func", id);
-	if (id < m->nfuncs)
-		field_cstr(d, "sym", m->funcs[id].symbol);
-}
-
-static void field_comm(struct dump *d, const char *name, const char *comm)
-{
-	field_str(d, name, comm, strnlen(comm, XLP_COMM_LEN));
-}
-
-static void rec_call(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_call_rec *r = (const void *)h;
-
-	field_func(d, r->func_id);
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_u64(d, "depth", r->depth);
-	field_flags(d, "flags", r->flags, call_flag_names, ARRAY_SIZE(call_flag_names));
-	field_u64(d, "entry_ns", r->entry_ns);
-	field_u64(d, "ipc_peer_pid", r->ipc_peer_pid);
-	field_comm(d, "ipc_peer_comm", r->ipc_peer_comm);
-	field_ctrs(d, "incl", r->incl);
-	field_ctrs(d, "excl", r->excl);
-}
-
-static void rec_run(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_run_rec *r = (const void *)h;
-
-	field_func(d, r->func_id);
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_u64(d, "entry_ns", r->entry_ns);
-	field_ctrs(d, "proc", r->proc);
-}
-
-static void rec_thread(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_thread_rec *r = (const void *)h;
-
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_flags(d, "flags", r->flags, thread_flag_names, ARRAY_SIZE(thread_flag_names));
-	field_u64(d, "first_ns", r->first_ns);
-	field_u64(d, "last_ns", r->last_ns);
-	field_comm(d, "comm", r->comm);
-	field_ctrs(d, "tot", r->tot);
-}
-
-static void rec_proc(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_proc_rec *r = (const void *)h;
-
-	field_u64(d, "pid", r->pid);
-	field_flags(d, "flags", r->flags, thread_flag_names, ARRAY_SIZE(thread_flag_names));
-	field_u64(d, "first_ns", r->first_ns);
-	field_u64(d, "last_ns", r->last_ns);
-	field_comm(d, "comm", r->comm);
-	field_ctrs(d, "tot", r->tot);
-}
-
-static void rec_launch(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_launch_rec *r = (const void *)h;
-
-	field_u64(d, "run", r->run);
-	field_u64(d, "pid", r->pid);
-	field_s64(d, "exit_code", r->exit_code);
-	field_flags(d, "flags", r->flags, launch_flag_names, ARRAY_SIZE(launch_flag_names));
-	field_u64(d, "start_ns", r->start_ns);
-	field_u64(d, "end_ns", r->end_ns);
-}
-
-static const struct flag_name fork_flag_names[] = {
-	{XLP_FORK_PROBED, "probed"},
-	{XLP_FORK_PROBED_ALREADY, "probed_already"},
-	{XLP_FORK_GONE, "gone"},
-	{XLP_FORK_PROBE_FAILED, "probe_failed"},
-};
-
-static void rec_fork(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_fork_rec *r = (const void *)h;
-
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "ppid", r->ppid);
-	field_flags(d, "flags", r->flags, fork_flag_names, ARRAY_SIZE(fork_flag_names));
-	field_u64(d, "fork_ns", r->fork_ns);
-	field_u64(d, "probed_ns", r->probed_ns);
-}
-
-static void rec_stats(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_stats_rec *r = (const void *)h;
-
-	uint64_t stat[XLP_NR_STAT];
-
-	for (int i = 0; i < XLP_NR_STAT; i++)
-		stat[i] = r->stat[i];
-	field_stats(d, stat);
-	field_u64(d, "lost_by_reader", r->lost_by_reader);
-}
-
-static const struct flag_name stack_flag_names[] = {
-	{XLP_STACK_KERNEL, "kernel"},
-	{XLP_STACK_FULL, "full"},
-};
-
-static void rec_sample(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_sample_rec *r = (const void *)h;
-
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_cstr(d, "kind",
-		   r->kind == XLP_SAMPLE_ON_CPU	   ? "on_cpu"
-		   : r->kind == XLP_SAMPLE_OFF_CPU ? "off_cpu"
-						   : "unknown");
-	/* the wait's counter; traces from before off-CPU samples hold 0 for on-CPU */
-	if (r->kind == XLP_SAMPLE_OFF_CPU)
-		field_cstr(d, "reason",
-			   r->reason < XLP_NR_CTR && xlp_ctr_names[r->reason]
-				   ? xlp_ctr_names[r->reason]
-				   : "unknown");
-	field_u64(d, "time_ns", r->time_ns);
-	field_u64(d, "weight_ns", r->weight_ns);
-	/* the trace's stack ids + 1, 0 for none (then the error says why) */
-	field_u64(d, "ustack", r->ustack);
-	field_s64(d, "ustack_err", r->ustack_err);
-	field_u64(d, "kstack", r->kstack);
-	field_s64(d, "kstack_err", r->kstack_err);
-}
-
-static const struct flag_name sampling_flag_names[] = {
-	{XLP_SAMPLING_LAST, "last"},
-	{XLP_SAMPLING_OVER, "over"},
-};
-
-static void rec_sampling(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_sampling_rec *r = (const void *)h;
-
-	field_u64(d, "start_ns", r->start_ns);
-	field_u64(d, "end_ns", r->end_ns);
-	field_u64(d, "period_ns", r->period_ns);
-	field_u64(d, "next_period_ns", r->next_period_ns);
-	field_u64(d, "cost_ns", r->cost_ns);
-	field_u64(d, "on_samples", r->on_samples);
-	field_u64(d, "off_captures", r->off_captures);
-	field_u64(d, "off_samples", r->off_samples);
-	field_u64(d, "cpu_ns", r->cpu_ns);
-	field_u64(d, "bound_ppm", r->bound_ppm);
-	field_u64(d, "off_every", r->off_every);
-	field_u64(d, "next_off_every", r->next_off_every);
-	field_flags(d, "flags", r->flags, sampling_flag_names, ARRAY_SIZE(sampling_flag_names));
-}
-
-static void rec_stack(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_stack_rec *r = (const void *)h;
-	size_t room = (h->size - sizeof(*r)) / sizeof(r->frames[0]), n = r->nframes, used = 0;
-	char buf[XLP_STACK_DEPTH * 2 * 24 + 32];
-
-	field_u64(d, "id", r->id);
-	field_flags(d, "flags", r->flags & ~(XLP_STACK_METHOD_MASK | XLP_STACK_STOP_MASK),
-		    stack_flag_names, ARRAY_SIZE(stack_flag_names));
-	/* how a user stack was unwound and why it stopped (user/symbols/stack_unwind.h) */
-	if (!(r->flags & XLP_STACK_KERNEL)) {
-		field_cstr(d, "unwound",
-			   unwind__method_name((r->flags & XLP_STACK_METHOD_MASK) >>
-					       XLP_STACK_METHOD_SHIFT));
-		field_cstr(d, "stopped",
-			   unwind__stop_name((r->flags & XLP_STACK_STOP_MASK) >>
-					     XLP_STACK_STOP_SHIFT));
-	}
-	field_u64(d, "nframes", r->nframes);
-	/* untrusted: never past the record, never past the buffer */
-	if (n > room) {
-		field_cstr(d, "frames", "(malformed: more frames than the record holds)");
-		return;
-	}
-	buf[0] = 0;
-	for (size_t i = 0; i < n && used + 48 < sizeof(buf); i++)
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%u+0x%llx",
-					 i ? " " : "", r->frames[i].sym,
-					 (unsigned long long)r->frames[i].offset);
-	field_cstr(d, "frames", buf); /* symbol id + offset, innermost first */
-}
-
-/*
- * dump is the raw view: names as the trace holds them (name=, sym=,
- * symbol=), and beside a mangled one its demangled form (demangled=), the
- * name every other output prints.
- */
-static void demangled(struct dump *d, const char *s, size_t n)
-{
-	char raw[DEMANGLE_MAX_IN + 1], out[DEMANGLE_MAX_OUT];
-
-	if (n > DEMANGLE_MAX_IN || memchr(s, 0, n))
-		return;
-	memcpy(raw, s, n);
-	raw[n] = 0;
-	if (demangle__name(raw, out, sizeof(out)))
-		field_cstr(d, "demangled", out);
-}
-
-static void rec_sym(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_sym_rec *r = (const void *)h;
-	const char *src;
-
-	field_u64(d, "id", r->id);
-	field_u64(d, "kind", r->kind);
-	if ((size_t)r->module_len + r->name_len > h->size - sizeof(*r)) {
-		field_cstr(d, "name", "(malformed: text longer than the record)");
-		return;
-	}
-	field_str(d, "module", r->text, r->module_len);
-	field_str(d, "name", r->text + r->module_len, r->name_len);
-	/* 0: a trace older than the field, or a frame nothing named */
-	src = trace__sym_source_name(r->source);
-	if (src)
-		field_cstr(d, "source", src);
-	else
-		field_u64(d, "source", r->source);
-	demangled(d, r->text + r->module_len, r->name_len);
-}
-
-static void rec_sched(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_sched_rec *r = (const void *)h;
-	const char *kind = trace__sched_kind_name(r->kind), *state;
-
-	if (kind)
-		field_cstr(d, "kind", kind);
-	else
-		field_u64(d, "kind", r->kind);
-	field_u64(d, "time_ns", r->time_ns);
-	field_u64(d, r->kind == XLP_SCHED_FREQ ? "cpu_id" : "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	switch (r->kind) {
-	case XLP_SCHED_OUT:
-		state = trace__sched_state_name(r->detail);
-		if (state)
-			field_cstr(d, "state", state);
-		else
-			field_u64(d, "state", r->detail);
-		break;
-	case XLP_SCHED_WAKEUP:
-		field_u64(d, "waker_tid", r->arg);
-		/* 0: not known (a thread woke it: its own reason is the waker's) */
-		if (!r->detail)
-			field_cstr(d, "reason", "unknown");
-		else if (r->detail < XLP_NR_CTR)
-			field_cstr(d, "reason", xlp_ctr_names[r->detail]);
-		else
-			field_u64(d, "reason", r->detail);
-		break;
-	case XLP_SCHED_BLOCK_ISSUE:
-	case XLP_SCHED_BLOCK_DONE:
-		field_u64(d, "bytes", r->arg);
-		break;
-	case XLP_SCHED_FREQ:
-		field_u64(d, "khz", r->arg);
-		break;
-	}
-}
-
-static void rec_task(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_task_rec *r = (const void *)h;
-
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_comm(d, "comm", r->comm);
-}
-
-static void rec_taskev(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_taskev_rec *r = (const void *)h;
-
-	field_cstr(d, "kind",
-		   r->kind == XLP_TASKEV_POST	 ? "post"
-		   : r->kind == XLP_TASKEV_RUN	 ? "run"
-		   : r->kind == XLP_TASKEV_BEGIN ? "begin"
-		   : r->kind == XLP_TASKEV_END	 ? "end"
-		   : r->kind == XLP_TASKEV_SIZE	 ? "size"
-						 : "unknown");
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_u64(d, "entry_ns", r->entry_ns);
-	field_u64(d, "key", r->key);
-	field_u64(d, "func_id", r->func_id);
-	field_u64(d, "arg", r->arg);
-}
-
-static const struct flag_name size_flag_names[] = {
-	{XLP_SIZE_RECORDING, "recording"},
-	{XLP_SIZE_LAUNCH, "launch"},
-};
-
-static void rec_size(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_size_rec *r = (const void *)h;
-
-	field_u64(d, "size", r->size);
-	field_flags(d, "flags", r->flags, size_flag_names, ARRAY_SIZE(size_flag_names));
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_u64(d, "run", r->run);
-	field_u64(d, "time_ns", r->time_ns);
-}
-
-/* record --lag: what the recorder wrote of the runs, and left out */
-static void rec_lag(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_lag_rec *r = (const void *)h;
-
-	field_u64(d, "threshold_ns", r->threshold_ns);
-	field_u64(d, "keep", r->keep);
-	field_u64(d, "runs", r->runs);
-	field_u64(d, "lagging", r->lagging);
-	field_u64(d, "sampled", r->sampled);
-	field_u64(d, "summarized", r->summarized);
-	field_u64(d, "written_through", r->written_through);
-	field_u64(d, "records_left_out", r->records_left_out);
-	field_u64(d, "bytes_left_out", r->bytes_left_out);
-	field_u64(d, "spills", r->spills);
-}
-
-static const struct flag_name thief_flag_names[] = {
-	{XLP_THIEF_KTHREAD, "kthread"},
-	{XLP_THIEF_NAME_STALE, "name_stale"},
-};
-
-/* who held the CPU while a traced thread waited for it */
-static void rec_thief(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_thief_rec *r = (const void *)h;
-	uint32_t n = xlp_thief_count(r);
-
-	field_u64(d, "pid", r->pid);
-	field_u64(d, "tid", r->tid);
-	field_u64(d, "end_ns", r->end_ns);
-	field_u64(d, "wait_ns", r->wait_ns);
-	field_u64(d, "here_ns", r->here_ns);
-	field_u64(d, "idle_ns", r->idle_ns);
-	field_u64(d, "irq_ns", r->irq_ns);
-	field_u64(d, "steal_ns", r->steal_ns);
-	field_u64(d, "other_ns", r->other_ns);
-	field_u64(d, "unlogged_ns", r->unlogged_ns);
-	if (d->json)
-		jsonw__begin_arr(&d->jw, "thieves");
-	for (uint32_t i = 0; i < n; i++) {
-		const struct xlp_thief *x = &r->thieves[i];
-
-		if (d->json)
-			jsonw__begin_obj(&d->jw, NULL);
-		else
-			fprintf(d->out, " thief%u[", i);
-		field_u64(d, "tid", x->tid);
-		field_u64(d, "pid", x->pid);
-		field_str(d, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
-		field_u64(d, "ns", x->ns);
-		field_flags(d, "flags", x->flags, thief_flag_names, ARRAY_SIZE(thief_flag_names));
-		if (d->json)
-			jsonw__end_obj(&d->jw);
-		else
-			fputs(" ]", d->out);
-	}
-	if (d->json)
-		jsonw__end_arr(&d->jw);
-}
-
-/* marker: specs: the trace-marker lines seen, and those skipped by reason */
-static void rec_marker(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct xlp_marker_rec *r = (const void *)h;
-
-	field_u64(d, "lines", r->lines);
-	field_u64(d, "sections", r->sections);
-	for (int i = 0; i < XLP_MARKER_NR_SKIP; i++)
-		field_u64(d, xlp_marker_skip_names[i], r->skip[i]);
-}
-
-struct rec_kind {
-	const char *name;
-	size_t size;
-	void (*print)(struct dump *d, const struct xlp_hdr *h);
-};
-
-static const struct rec_kind kinds[] = {
-	[XLP_R_CALL] = {"call", sizeof(struct xlp_call_rec), rec_call},
-	[XLP_R_RUN] = {"run", sizeof(struct xlp_run_rec), rec_run},
-	[XLP_R_THREAD] = {"thread", sizeof(struct xlp_thread_rec), rec_thread},
-	[XLP_R_PROC] = {"proc", sizeof(struct xlp_proc_rec), rec_proc},
-	[XLP_R_LAUNCH] = {"launch", sizeof(struct xlp_launch_rec), rec_launch},
-	[XLP_R_STATS] = {"stats", sizeof(struct xlp_stats_rec), rec_stats},
-	[XLP_R_FORK] = {"fork", sizeof(struct xlp_fork_rec), rec_fork},
-	[XLP_R_SAMPLE] = {"sample", sizeof(struct xlp_sample_rec), rec_sample},
-	[XLP_R_STACK] = {"stack", sizeof(struct xlp_stack_rec), rec_stack},
-	[XLP_R_SYM] = {"sym", sizeof(struct xlp_sym_rec), rec_sym},
-	[XLP_R_SAMPLING] = {"sampling", sizeof(struct xlp_sampling_rec), rec_sampling},
-	[XLP_R_SCHED] = {"sched", sizeof(struct xlp_sched_rec), rec_sched},
-	[XLP_R_TASK] = {"task", sizeof(struct xlp_task_rec), rec_task},
-	[XLP_R_TASKEV] = {"taskev", sizeof(struct xlp_taskev_rec), rec_taskev},
-	[XLP_R_SIZE] = {"size", sizeof(struct xlp_size_rec), rec_size},
-	[XLP_R_LAG] = {"lag", sizeof(struct xlp_lag_rec), rec_lag},
-	[XLP_R_THIEF] = {"thief", sizeof(struct xlp_thief_rec), rec_thief},
-	[XLP_R_MARKER] = {"marker", sizeof(struct xlp_marker_rec), rec_marker},
-};
-
-static void dump__record(struct dump *d, const struct xlp_hdr *h)
-{
-	const struct rec_kind *k = h->type < ARRAY_SIZE(kinds) ? &kinds[h->type] : NULL;
-
-	d->nrec++;
-	/* the reader guarantees the size of known types; check anyway */
-	if (!k || !k->name || h->size < k->size) {
-		if (!d->json) {
-			fprintf(d->out, "unknown record type %u (size %u)\n", h->type, h->size);
-			return;
-		}
-		jsonw__begin_obj(&d->jw, NULL);
-		jsonw__str(&d->jw, "type", "unknown");
-		jsonw__uint(&d->jw, "type_id", h->type);
-		jsonw__uint(&d->jw, "size", h->size);
-		jsonw__end_obj(&d->jw);
-		return;
-	}
-	if (d->json) {
-		jsonw__begin_obj(&d->jw, NULL);
-		jsonw__str(&d->jw, "type", k->name);
-		jsonw__uint(&d->jw, "cpu", h->cpu);
-	} else {
-		fprintf(d->out, "%s cpu=%u", k->name, h->cpu);
-	}
-	k->print(d, h);
-	if (d->json)
-		jsonw__end_obj(&d->jw);
-	else
-		fputs("\n", d->out);
 }
 
 /* ---- header and footer ---- */
@@ -721,20 +223,19 @@ static void dump__func(struct dump *d, const struct xlp_func_info *f)
 	} else {
 		fprintf(d->out, "  func %u", f->id);
 	}
-	field_cstr(d, "binary", f->binary);
-	field_cstr(d, "symbol", f->symbol);
+	dump__cstr(d, "binary", f->binary);
+	dump__cstr(d, "symbol", f->symbol);
 	if (f->name && f->symbol && strcmp(f->name, f->symbol))
-		field_cstr(d, "demangled", f->name);
+		dump__cstr(d, "demangled", f->name);
 	if (d->json)
 		jsonw__uint(&d->jw, "offset", f->offset);
 	else
 		fprintf(d->out, " offset=0x%" PRIx64, f->offset);
-	field_cstr(d, "build_id", f->build_id);
+	dump__cstr(d, "build_id", f->build_id);
 	/* the size's argument apart: a number, not flags */
-	field_flags(d, "flags", f->flags & ~XLP_FUNC_SIZE_ARG(7), func_flag_names,
-		    ARRAY_SIZE(func_flag_names));
+	dump__flags(d, "flags", f->flags & ~XLP_FUNC_SIZE_ARG(7), TRACE_FLAGS_FUNC);
 	if (f->flags & XLP_FUNC_SIZE)
-		field_u64(d, "size_arg", XLP_FUNC_SIZE_ARG_OF(f->flags));
+		dump__u64(d, "size_arg", XLP_FUNC_SIZE_ARG_OF(f->flags));
 	if (d->json)
 		jsonw__end_obj(&d->jw);
 	else
@@ -767,15 +268,15 @@ static void dump__meta_json(struct dump *d, const struct xlp_trace_meta *m)
 	jsonw__begin_obj(w, NULL);
 	jsonw__begin_obj(w, "meta");
 	jsonw__uint(w, "format_version", m->format_version);
-	field_cstr(d, "host", m->host);
-	field_cstr(d, "kernel", m->kernel);
+	dump__cstr(d, "host", m->host);
+	dump__cstr(d, "kernel", m->kernel);
 	jsonw__fields_of(w, m, meta_cpu_f);
-	field_flags(d, "features", m->features, feat_names, ARRAY_SIZE(feat_names));
+	dump__flags(d, "features", m->features, TRACE_FLAGS_FEATURES);
 	jsonw__fields_of(w, m, meta_start_f);
-	field_cstr(d, "start_time", start);
+	dump__cstr(d, "start_time", start);
 	jsonw__fields_of(w, m, meta_target_f);
-	field_cstr(d, "cmdline", m->cmdline);
-	field_cstr(d, "notes", m->notes);
+	dump__cstr(d, "cmdline", m->cmdline);
+	dump__cstr(d, "notes", m->notes);
 	jsonw__begin_arr(w, "functions");
 	for (uint32_t i = 0; i < m->nfuncs; i++)
 		dump__func(d, &m->funcs[i]);
@@ -806,7 +307,7 @@ static void dump__meta_text(struct dump *d, const char *path, const struct xlp_t
 	text_line(d, "kernel", m->kernel);
 	fprintf(f, "ncpus: %u\nclock: %s (%u)\nfeatures: ", m->ncpus, clock_name(m->clock_id),
 		m->clock_id);
-	field_flags(d, NULL, m->features, feat_names, ARRAY_SIZE(feat_names));
+	dump__flags(d, NULL, m->features, TRACE_FLAGS_FEATURES);
 	fprintf(f, " (0x%x)\n", m->features);
 	fprintf(f, "start: %s (%s %" PRIu64 " ns, boot offset %" PRId64 " ns)\n", start,
 		clock_name(m->clock_id), m->start_ns, m->boot_offset_ns);
@@ -840,19 +341,19 @@ static void dump__footer(struct dump *d, const struct xlp_trace_footer *ft)
 	} else {
 		fprintf(d->out, "footer: end_ns=%" PRIu64, ft->end_ns);
 	}
-	field_u64(d, "records", ft->nrecords);
-	field_u64(d, "chunks", ft->nchunks);
+	dump__u64(d, "records", ft->nrecords);
+	dump__u64(d, "chunks", ft->nchunks);
 	if (d->json)
 		jsonw__str(&d->jw, "stop_reason", trace_stop_name(ft->stop_reason));
 	else
 		fprintf(d->out, " stop_reason=%s", trace_stop_name(ft->stop_reason));
-	field_u64(d, "lost_by_reader", ft->lost_by_reader);
+	dump__u64(d, "lost_by_reader", ft->lost_by_reader);
 	/* same names as the stats records, one level down in JSON */
 	if (d->json)
 		jsonw__begin_obj(&d->jw, "stats");
 	else
 		fputs("\nstats:", d->out);
-	field_stats(d, ft->stat);
+	dump__stats(d, ft->stat);
 	if (d->json) {
 		jsonw__end_obj(&d->jw);
 		jsonw__end_obj(&d->jw);
