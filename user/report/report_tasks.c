@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jsonw.h"
+#include "report_model.h"
 #include "report.h"
 
 struct fn_row {
@@ -154,7 +154,8 @@ static double per_task(const struct fn_row *x, const double *sum, int slow)
 	return x->n[slow] ? sum[slow] / x->n[slow] : NAN;
 }
 
-void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report_model__tasks(struct report_model *m, const struct dataset *ds,
+			 const struct xa_result *r)
 {
 	const struct xa_task_answer *a = &r->task_answer;
 	const struct tk_info *in;
@@ -165,43 +166,43 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 	if (!r->tasks)
 		return;
 	in = tasks__info(r->tasks);
-	jsonw__begin_obj(w, "tasks");
-	jsonw__fields_of(w, in, tk_info_f);
-	jsonw__begin_arr(w, "functions");
+	report_model__begin_obj(m, "tasks");
+	report_model__fields_of(m, in, tk_info_f);
+	report_model__begin_arr(m, "functions");
 	rows = rows_of(ds, r);
 	for (size_t i = 0; rows && i <= nf; i++) {
 		const struct fn_row *x = &rows[i];
 
 		if (!x->n[0] && !x->n[1] && !x->other)
 			continue;
-		jsonw__begin_obj(w, NULL);
-		jsonw__str(w, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
-		jsonw__str(w, "symbol", i < nf ? fsym(ds, (uint32_t)i) : NULL);
-		jsonw__uint(w, "slow_tasks", x->n[1]);
-		jsonw__uint(w, "fast_tasks", x->n[0]);
-		jsonw__uint(w, "other_tasks", x->other);
-		jsonw__round(w, "slow_queue_ns_per_task", per_task(x, x->queue, 1));
-		jsonw__round(w, "fast_queue_ns_per_task", per_task(x, x->queue, 0));
-		jsonw__round(w, "slow_run_ns_per_task", per_task(x, x->exec, 1));
-		jsonw__round(w, "fast_run_ns_per_task", per_task(x, x->exec, 0));
-		jsonw__end_obj(w);
+		report_model__begin_obj(m, NULL);
+		report_model__str(m, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
+		report_model__str(m, "symbol", i < nf ? fsym(ds, (uint32_t)i) : NULL);
+		report_model__uint(m, "slow_tasks", x->n[1]);
+		report_model__uint(m, "fast_tasks", x->n[0]);
+		report_model__uint(m, "other_tasks", x->other);
+		report_model__round(m, "slow_queue_ns_per_task", per_task(x, x->queue, 1));
+		report_model__round(m, "fast_queue_ns_per_task", per_task(x, x->queue, 0));
+		report_model__round(m, "slow_run_ns_per_task", per_task(x, x->exec, 1));
+		report_model__round(m, "fast_run_ns_per_task", per_task(x, x->exec, 0));
+		report_model__end_obj(m);
 	}
 	free(rows);
-	jsonw__end_arr(w);
+	report_model__end_arr(m);
 	if (!a->tested) {
-		jsonw__null(w, "answer");
-		jsonw__end_obj(w);
+		report_model__null(m, "answer");
+		report_model__end_obj(m);
 		return;
 	}
-	jsonw__begin_obj(w, "answer");
-	jsonw__fields_of(w, a, task_answer_f);
-	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
-	jsonw__str(w, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
-	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
-	jsonw__str(w, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
-	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
-	jsonw__uint(w, "held_by_tid", a->run_tid);
-	jsonw__str(w, "text", report__task_clause(ds, r, line, sizeof(line)));
-	jsonw__end_obj(w);
-	jsonw__end_obj(w);
+	report_model__begin_obj(m, "answer");
+	report_model__fields_of(m, a, task_answer_f);
+	report_model__str(m, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	report_model__str(m, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
+	report_model__str(m, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
+	report_model__str(m, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
+	report_model__round(m, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
+	report_model__uint(m, "held_by_tid", a->run_tid);
+	report_model__str(m, "text", report__task_clause(ds, r, line, sizeof(line)));
+	report_model__end_obj(m);
+	report_model__end_obj(m);
 }

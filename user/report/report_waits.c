@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "escape.h"
-#include "jsonw.h"
+#include "report_model.h"
 #include "report.h"
 
 #define MAX_BLOCKERS 12 /* in text; JSON lists REPORT_MAX_BLOCKERS */
@@ -212,80 +212,82 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 }
 
 /* A thread's name, null when unknown (a device, an unnamed thread). */
-static void name_json(struct jsonw *w, const char *key, const char *comm)
+static void name_json(struct report_model *m, const char *key, const char *comm)
 {
 	size_t n = strnlen(comm, XLP_COMM_LEN);
 
 	if (n)
-		jsonw__strn(w, key, comm, n);
+		report_model__strn(m, key, comm, n);
 	else
-		jsonw__null(w, key);
+		report_model__null(m, key);
 }
 
-static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b)
+static void blocker_json(struct report_model *m, const struct dataset *ds,
+			 const struct wc_blocker *b)
 {
 	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[256];
 
-	jsonw__str(w, "state", wc_state_name(b->state));
-	jsonw__str(w, "reason",
-		   b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
-	jsonw__bool(w, "self", b->self);
+	report_model__str(m, "state", wc_state_name(b->state));
+	report_model__str(m, "reason",
+			  b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
+	report_model__bool(m, "self", b->self);
 	/* a group's are its members' */
-	jsonw__uint(w, "blocker_pid", b->threads > 1 ? 0 : b->blocker_pid);
-	jsonw__uint(w, "blocker_tid", b->threads > 1 ? 0 : b->blocker_tid);
-	name_json(w, "blocker", b->comm);
-	jsonw__uint(w, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
-	name_json(w, "via", b->waker_comm);
-	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->name : NULL);
-	jsonw__str(w, "symbol", fn ? dataset__func(ds, b->func)->symbol : NULL);
-	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
-	jsonw__uint(w, "threads", b->threads);
-	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));
+	report_model__uint(m, "blocker_pid", b->threads > 1 ? 0 : b->blocker_pid);
+	report_model__uint(m, "blocker_tid", b->threads > 1 ? 0 : b->blocker_tid);
+	name_json(m, "blocker", b->comm);
+	report_model__uint(m, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
+	name_json(m, "via", b->waker_comm);
+	report_model__str(m, "function", fn ? dataset__func(ds, b->func)->name : NULL);
+	report_model__str(m, "symbol", fn ? dataset__func(ds, b->func)->symbol : NULL);
+	report_model__str(m, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
+	report_model__uint(m, "threads", b->threads);
+	report_model__str(m, "text", report__blocker(ds, b, line, sizeof(line)));
 }
 
-static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
+static void run_json(struct report_model *m, const char *key, const struct dataset *ds,
 		     const struct xa_result *r, size_t run)
 {
 	const struct ds_run *x;
 
 	if (run == SIZE_MAX) {
-		jsonw__null(w, key);
+		report_model__null(m, key);
 		return;
 	}
 	x = dataset__run(ds, run);
-	jsonw__begin_obj(w, key);
-	jsonw__uint(w, "run", run + 1);
-	jsonw__uint(w, "tid", x->tid);
-	jsonw__uint(w, "start_ns", x->start_ns);
-	jsonw__round(w, "latency_ns", x->latency_ns);
-	jsonw__begin_arr(w, "waits");
+	report_model__begin_obj(m, key);
+	report_model__uint(m, "run", run + 1);
+	report_model__uint(m, "tid", x->tid);
+	report_model__uint(m, "start_ns", x->start_ns);
+	report_model__round(m, "latency_ns", x->latency_ns);
+	report_model__begin_arr(m, "waits");
 	for (size_t i = 0; i < waitchain__nwaits(r->waits, run); i++) {
 		const struct wc_wait *v = waitchain__wait(r->waits, run, i);
 
-		jsonw__begin_obj(w, NULL);
-		jsonw__uint(w, "start_ns", v->start_ns);
-		jsonw__uint(w, "ns", v->end_ns - v->start_ns);
-		jsonw__begin_arr(w, "pieces");
+		report_model__begin_obj(m, NULL);
+		report_model__uint(m, "start_ns", v->start_ns);
+		report_model__uint(m, "ns", v->end_ns - v->start_ns);
+		report_model__begin_arr(m, "pieces");
 		for (size_t k = v->first; k < v->first + v->n; k++) {
 			const struct wc_piece *p = waitchain__piece(r->waits, run, k);
 			struct wc_blocker b = piece_blocker(p);
 
-			jsonw__begin_obj(w, NULL);
-			jsonw__uint(w, "start_ns", p->start_ns);
-			jsonw__uint(w, "ns", p->ns);
-			jsonw__uint(w, "depth", p->depth);
-			blocker_json(w, ds, &b);
-			jsonw__end_obj(w);
+			report_model__begin_obj(m, NULL);
+			report_model__uint(m, "start_ns", p->start_ns);
+			report_model__uint(m, "ns", p->ns);
+			report_model__uint(m, "depth", p->depth);
+			blocker_json(m, ds, &b);
+			report_model__end_obj(m);
 		}
-		jsonw__end_arr(w);
-		jsonw__end_obj(w);
+		report_model__end_arr(m);
+		report_model__end_obj(m);
 	}
-	jsonw__end_arr(w);
-	jsonw__end_obj(w);
+	report_model__end_arr(m);
+	report_model__end_obj(m);
 }
 
-void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report_model__waits(struct report_model *m, const struct dataset *ds,
+			 const struct xa_result *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
@@ -294,30 +296,31 @@ void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct 
 	if (!r->waits)
 		return;
 	in = waitchain__info(r->waits);
-	jsonw__begin_obj(w, "wait_chains");
-	jsonw__uint(w, "max_depth", WC_MAX_DEPTH);
-	jsonw__uint(w, "events", in->events);
-	jsonw__uint(w, "waits", in->waits);
-	jsonw__uint(w, "pieces", in->pieces);
-	jsonw__uint(w, "cycles", in->cycles);
-	jsonw__uint(w, "depth_limits", in->depth_cuts);
-	jsonw__uint(w, "unknown_ns", in->unknown_ns);
-	jsonw__begin_arr(w, "blockers");
+	report_model__begin_obj(m, "wait_chains");
+	report_model__uint(m, "max_depth", WC_MAX_DEPTH);
+	report_model__uint(m, "events", in->events);
+	report_model__uint(m, "waits", in->waits);
+	report_model__uint(m, "pieces", in->pieces);
+	report_model__uint(m, "cycles", in->cycles);
+	report_model__uint(m, "depth_limits", in->depth_cuts);
+	report_model__uint(m, "unknown_ns", in->unknown_ns);
+	report_model__begin_arr(m, "blockers");
 	for (size_t i = 0; i < r->nblockers && i < REPORT_MAX_BLOCKERS; i++) {
 		const struct wc_blocker *b = &r->blockers[i];
 
-		jsonw__begin_obj(w, NULL);
-		blocker_json(w, ds, b);
-		jsonw__round(w, "slow_ns_per_run", b->slow_ns / ns);
-		jsonw__round(w, "fast_ns_per_run", b->fast_ns / nf);
-		jsonw__uint(w, "slow_runs", b->slow_runs);
-		jsonw__uint(w, "fast_runs", b->fast_runs);
-		jsonw__end_obj(w);
+		report_model__begin_obj(m, NULL);
+		blocker_json(m, ds, b);
+		report_model__round(m, "slow_ns_per_run", b->slow_ns / ns);
+		report_model__round(m, "fast_ns_per_run", b->fast_ns / nf);
+		report_model__uint(m, "slow_runs", b->slow_runs);
+		report_model__uint(m, "fast_runs", b->fast_runs);
+		report_model__end_obj(m);
 	}
-	jsonw__end_arr(w);
-	jsonw__uint(w, "blockers_omitted",
-		    r->nblockers > REPORT_MAX_BLOCKERS ? r->nblockers - REPORT_MAX_BLOCKERS : 0);
-	run_json(w, "typical_slow_run", ds, r, report__typical_run(ds, r, true));
-	run_json(w, "typical_fast_run", ds, r, report__typical_run(ds, r, false));
-	jsonw__end_obj(w);
+	report_model__end_arr(m);
+	report_model__uint(m, "blockers_omitted",
+			   r->nblockers > REPORT_MAX_BLOCKERS ? r->nblockers - REPORT_MAX_BLOCKERS
+							      : 0);
+	run_json(m, "typical_slow_run", ds, r, report__typical_run(ds, r, true));
+	run_json(m, "typical_fast_run", ds, r, report__typical_run(ds, r, false));
+	report_model__end_obj(m);
 }
