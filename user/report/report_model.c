@@ -27,8 +27,6 @@ static const char *status_name(enum xa_status s)
 	return "?";
 }
 
-/* Why a feature was left out of a tree, in words. */
-
 static const struct jsonw_field label_f[] = {
 	JSONW_F_ROUND(struct label_summary, threshold_ns, "threshold_ns"),
 	JSONW_F_ROUND(struct label_summary, median_ns, "median_ns"),
@@ -41,9 +39,8 @@ static const struct jsonw_field label_f[] = {
 static void runs(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_queued q;
-	char rule[64];
-
 	struct report_summary sum;
+	char rule[64], who[400];
 
 	report__summary(ds, &sum);
 	report_model__begin_obj(m, "runs");
@@ -64,6 +61,11 @@ static void runs(struct report_model *m, const struct dataset *ds, const struct 
 	report_model__round(m, "queued_fast_median_ns", q.fast_median);
 	report_model__num(m, "queued_share", q.runs ? q.share : NAN);
 	report_model__thieves(m, "queued_cpu_thieves", &r->queued_thieves);
+	report_model__shown_only(m, true);
+	report_model__round(m, "summarized_max_ns", sum.max_ns);
+	report_model__str(m, "queued_cpu_thieves_text",
+			  report__thieves(&r->queued_thieves, who, sizeof(who)));
+	report_model__shown_only(m, false);
 	report_model__end_obj(m);
 }
 
@@ -78,6 +80,8 @@ void report_model__func_id(struct report_model *m, const struct dataset *ds, uin
 static void preconditions(struct report_model *m, const struct dataset *ds,
 			  const struct xa_result *r)
 {
+	char t[1024];
+
 	report_model__begin_arr(m, "preconditions");
 	for (size_t i = 0; i < r->npre; i++) {
 		const struct xa_precond *p = &r->pre[i];
@@ -98,6 +102,9 @@ static void preconditions(struct report_model *m, const struct dataset *ds,
 			report_model__round(m, "lo_ns", c->has_lo ? c->lo_ns : NAN);
 			report_model__round(m, "hi_ns", c->has_hi ? c->hi_ns : NAN);
 			report_model__bool(m, "critical", c->slow_side);
+			report_model__shown_only(m, true);
+			report_model__str(m, "text", report__cond(ds, c, t, sizeof(t)));
+			report_model__shown_only(m, false);
 			report_model__end_obj(m);
 		}
 		report_model__end_arr(m);
@@ -211,6 +218,20 @@ static void limits(struct report_model *m, const struct dataset *ds, const struc
 	for (size_t i = 0; i < dataset__nfiles(ds); i++)
 		damaged = damaged || dataset__file(ds, i)->damage;
 	report_model__bool(m, "damaged", damaged);
+	/* each loss in words, and whether it was chosen (record --lag) */
+	report_model__shown_only(m, true);
+	report_model__uint(m, "features", r->features);
+	report_model__begin_arr(m, "lost");
+	for (size_t i = 0; i < nd; i++) {
+		report_model__begin_obj(m, NULL);
+		report_model__str(m, "name", d[i].name);
+		report_model__uint(m, "count", d[i].count);
+		report_model__str(m, "what", d[i].what);
+		report_model__bool(m, "chosen", d[i].chosen);
+		report_model__end_obj(m);
+	}
+	report_model__end_arr(m);
+	report_model__shown_only(m, false);
 }
 
 static const struct jsonw_field sample_info_f[] = {

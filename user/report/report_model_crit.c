@@ -27,10 +27,10 @@ static void factors(struct report_model *m, const struct xa_step2 *s)
 		report_model__begin_obj(m, NULL);
 		report_model__str(m, "factor", xa_feat_name(f->feat));
 		report_model__str(m, "op", f->gt ? ">" : "<=");
-		report_model__round(m, "threshold", f->threshold);
+		report_model__feat_value(m, "threshold", f->feat, f->threshold);
 		report_model__str(m, "unit", f->feat == XA_CPU_FREQ ? "kHz" : "ns");
-		report_model__round(m, "slow_median", f->slow_median);
-		report_model__round(m, "fast_median", f->fast_median);
+		report_model__feat_value(m, "slow_median", f->feat, f->slow_median);
+		report_model__feat_value(m, "fast_median", f->feat, f->fast_median);
 		report_model__uint(m, "separates", f->slow_hits + (f->nfast - f->fast_hits));
 		report_model__fields_of(m, f, factor_f);
 		report_model__end_obj(m);
@@ -42,8 +42,8 @@ static void breakdown(struct report_model *m, const struct xa_step2 *s, const ch
 {
 	report_model__begin_obj(m, "breakdown");
 	report_model__begin_obj(m, time_key);
-	report_model__round(m, "slow_median", s->time_slow_median);
-	report_model__round(m, "fast_median", s->time_fast_median);
+	report_model__measure(m, "slow_median", s->time_slow_median, REPORT_UNIT_NS);
+	report_model__measure(m, "fast_median", s->time_fast_median, REPORT_UNIT_NS);
 	report_model__end_obj(m);
 	for (int k = 0; k < XA_NFEAT; k++) {
 		if (!s->avail[k]) {
@@ -51,12 +51,23 @@ static void breakdown(struct report_model *m, const struct xa_step2 *s, const ch
 			continue;
 		}
 		report_model__begin_obj(m, xa_feat_name(k));
-		report_model__round(m, "slow_median", s->slow_median[k]);
-		report_model__round(m, "fast_median", s->fast_median[k]);
+		report_model__feat_value(m, "slow_median", k, s->slow_median[k]);
+		report_model__feat_value(m, "fast_median", k, s->fast_median[k]);
 		report_model__bool(m, "tree_feature", s->used[k]);
 		report_model__end_obj(m);
 	}
 	report_model__end_obj(m);
+}
+
+/* The largest counter of a node in slow runs (time on a CPU or a wait). */
+static int cct_top(const struct ds_cct_node *x)
+{
+	int best = XLP_C_CPU_RUN;
+
+	for (int c = XLP_C_CPU_RUN; c <= XLP_C_OTHER; c++)
+		if (c != XLP_C_SLEEP_S && c != XLP_C_SLEEP_D && x->slow[c] > x->slow[best])
+			best = c;
+	return best;
 }
 
 static void context_tree(struct report_model *m, const struct dataset *ds,
@@ -77,10 +88,15 @@ static void context_tree(struct report_model *m, const struct dataset *ds,
 			report_model__begin_obj(m, s ? "slow_per_run_ns" : "fast_per_run_ns");
 			for (int k = XLP_C_WALL; k <= XLP_C_OTHER; k++)
 				if (k != XLP_C_SLEEP_S && k != XLP_C_SLEEP_D)
-					report_model__round(m, xlp_ctr_names[k],
-							    report__cct_mean(x, r, s, k));
+					report_model__measure(m, xlp_ctr_names[k],
+							      report__cct_mean(x, r, s, k),
+							      REPORT_UNIT_NS);
 			report_model__end_obj(m);
 		}
+		/* the counter the text report shows beside the wall time */
+		report_model__shown_only(m, true);
+		report_model__str(m, "largest", xlp_ctr_names[cct_top(x)]);
+		report_model__shown_only(m, false);
 		report_model__end_obj(m);
 	}
 	report_model__end_arr(m);
@@ -167,6 +183,7 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 {
 	const struct xa_fallback *fb = &r->fallback;
 	const struct xa_growth *g = &fb->growth;
+	char text[8192];
 
 	if (!fb->tested) {
 		report_model__null(m, "whole_run");
@@ -212,6 +229,14 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 	report_model__growth(m, "growth", ds, g);
 	blocked_by(m, ds, r, fb->blocker, fb->blocker_added);
 	report_model__thieves(m, "cpu_thieves", &fb->thieves);
+	/* the test in words, and where the samples of its resource went */
+	report_model__shown_only(m, true);
+	report_model__str(m, "text", report__fallback(r, text, sizeof(text)));
+	report_model__num(m, "excess_above", r->excess_share);
+	if (fb->holds)
+		report_model__str(m, "where_text",
+				  report__growth_path(ds, r, g, false, text, sizeof(text)));
+	report_model__shown_only(m, false);
 	report_model__end_obj(m);
 }
 
@@ -222,6 +247,20 @@ static const struct jsonw_field critical_f[] = {
 	JSONW_F(struct xa_critical, surrogate, "surrogate"),
 	JSONW_F_ROUND(struct xa_critical, res_ns, "resolution_ns"),
 };
+
+/* What the text and HTML reports say of a function in sentences. */
+static void critical_text(struct report_model *m, const struct dataset *ds,
+			  const struct xa_result *r, const struct xa_critical *c, size_t rank)
+{
+	char buf[8192];
+
+	report_model__shown_only(m, true);
+	report_model__str(m, "chain_text", report__chain(ds, c, buf, sizeof(buf)));
+	report_model__str(m, "evidence_text", report__evidence(r, c, buf, 4096));
+	if (rank)
+		report_model__str(m, "growth_text", report__growth(ds, r, c, buf, sizeof(buf)));
+	report_model__shown_only(m, false);
+}
 
 static void critical(struct report_model *m, const struct dataset *ds, const struct xa_result *r,
 		     const struct xa_critical *c, size_t rank)
@@ -260,6 +299,7 @@ static void critical(struct report_model *m, const struct dataset *ds, const str
 	breakdown(m, &c->s2, "time");
 	report_model__step2_tree(m, &c->s2);
 	context_tree(m, ds, r, c);
+	critical_text(m, ds, r, c, rank);
 	report_model__end_obj(m);
 }
 
