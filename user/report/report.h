@@ -40,7 +40,10 @@ const char *report__growth_metric(int metric);
 const char *report__growth_term(const struct sc_series *s, char *buf, size_t len);
 void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const struct sc_result *r);
 
-/* The one-sentence answer every report ends with (or starts with, in HTML). */
+/*
+ * The one-sentence answer every report ends with (or starts with, in HTML),
+ * built once into the report model (report_model__verdict).
+ */
 struct report_verdict {
 	char text[1024];
 	char note[256]; /* why, when the verdict alone does not say it ("" otherwise) */

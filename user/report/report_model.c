@@ -259,26 +259,6 @@ static void sampling(struct report_model *m, const struct dataset *ds, const str
 	report_model__end_obj(m);
 }
 
-/* The verdict, built once: every report shows these words. */
-static void verdict(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
-{
-	struct report_verdict v;
-	uint64_t lost, sent;
-	char cav[256];
-
-	report__verdict(ds, r, &v);
-	report__caveat(ds, &lost, &sent, cav, sizeof(cav));
-	report_model__begin_obj(m, "loss");
-	report_model__uint(m, "records_sent", sent);
-	report_model__uint(m, "records_lost", lost);
-	report_model__num(m, "share", sent ? (double)lost / (double)sent : 0.0);
-	report_model__num(m, "caveat_above", XLP_LOSS_CAVEAT);
-	report_model__end_obj(m);
-	report_model__str(m, "caveat", cav[0] ? cav : NULL);
-	report_model__str(m, "verdict", v.text);
-	report_model__str(m, "note", v.note[0] ? v.note : NULL);
-}
-
 struct report_model *report_model__build(const struct dataset *ds, const struct xa_result *r)
 {
 	struct report_model *m = report_node__new_model();
@@ -302,7 +282,7 @@ struct report_model *report_model__build(const struct dataset *ds, const struct 
 	sampling(m, ds, r);
 	report_model__waits(m, ds, r);
 	report_model__tasks(m, ds, r);
-	verdict(m, ds, r);
+	report_model__verdict(m, ds, r);
 	report_model__end_obj(m);
 	if (report_node__failed(m)) {
 		report_model__free(m);

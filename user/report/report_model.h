@@ -17,6 +17,7 @@
  *   report_model_crit.c    critical and rejected functions, baseline,
  *                          whole run, wait answer
  *   report_model_detail.c  the JSON-only details (trees, evidence, growth)
+ *   report_model_verdict.c the verdict, its caveat and note, and the losses
  */
 #ifndef XLP_REPORT_MODEL_H
 #define XLP_REPORT_MODEL_H
@@ -124,6 +125,9 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 			     const struct xa_result *r);
 void report_model__wait_answer(struct report_model *m, const struct dataset *ds,
 			       const struct xa_result *r);
+/* The keys "loss", "caveat", "verdict", "note" (report_model_verdict.c). */
+void report_model__verdict(struct report_model *m, const struct dataset *ds,
+			   const struct xa_result *r);
 void report_model__func_id(struct report_model *m, const struct dataset *ds, uint32_t f);
 /* report_model_detail.c: what only the JSON shows in full */
 void report_model__tree(struct report_model *m, const struct dtree *t, const char *const *names);

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one-sentence answer at the end of every report. */
+/*
+ * The verdict: the one-sentence answer every report gives (at its end in
+ * text, first in HTML, the key "verdict" in JSON), built once into the
+ * report model with what it rests on. A value added to the verdict here
+ * reaches the JSON with no renderer's change (docs/json.md lists it).
+ */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
+#include "report_model.h"
 
 static void put(struct report_verdict *v, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -243,4 +249,24 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		tasks(ds, r, v, &len);
 		break;
 	}
+}
+
+void report_model__verdict(struct report_model *m, const struct dataset *ds,
+			   const struct xa_result *r)
+{
+	struct report_verdict v;
+	uint64_t lost, sent;
+	char cav[256];
+
+	report__verdict(ds, r, &v);
+	report__caveat(ds, &lost, &sent, cav, sizeof(cav));
+	report_model__begin_obj(m, "loss");
+	report_model__uint(m, "records_sent", sent);
+	report_model__uint(m, "records_lost", lost);
+	report_model__num(m, "share", sent ? (double)lost / (double)sent : 0.0);
+	report_model__num(m, "caveat_above", XLP_LOSS_CAVEAT);
+	report_model__end_obj(m);
+	report_model__str(m, "caveat", cav[0] ? cav : NULL);
+	report_model__str(m, "verdict", v.text);
+	report_model__str(m, "note", v.note[0] ? v.note : NULL);
 }
