@@ -164,6 +164,38 @@ static void tasks(const struct dataset *ds, const struct xa_result *r, struct re
 		put(v, len, "; %s", report__task_clause(ds, r, clause, sizeof(clause)));
 }
 
+/* Which answer the verdict gives: its sentence and its "verdict_answer" (docs/json.md) alike. */
+enum answer {
+	ANSWER_NONE,
+	ANSWER_FUNCTIONS,
+	ANSWER_PRECONDITIONS,
+	ANSWER_WHOLE_RUN,
+	ANSWER_WAITS,
+	ANSWER_TASKS
+};
+
+static const char *const answer_names[] = {
+	[ANSWER_NONE] = "none",
+	[ANSWER_FUNCTIONS] = "functions",
+	[ANSWER_PRECONDITIONS] = "preconditions",
+	[ANSWER_WHOLE_RUN] = "whole_run",
+	[ANSWER_WAITS] = "waits",
+	[ANSWER_TASKS] = "tasks",
+};
+
+static enum answer answer(const struct xa_result *r)
+{
+	if (r->status == XA_OK)
+		return r->ncrit ? ANSWER_FUNCTIONS : ANSWER_PRECONDITIONS;
+	if (r->status != XA_NO_PRECOND)
+		return ANSWER_NONE;
+	if (r->fallback.holds)
+		return ANSWER_WHOLE_RUN;
+	if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers)
+		return ANSWER_WAITS;
+	return r->task_answer.holds ? ANSWER_TASKS : ANSWER_NONE;
+}
+
 void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
 {
 	char rule[64], thr[32], clause[1024];
@@ -190,17 +222,17 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		    r->lab.n, rule, thr);
 		break;
 	case XA_NO_PRECOND:
-		if (r->fallback.holds) {
+		if (answer(r) == ANSWER_WHOLE_RUN) {
 			whole_run(ds, r, v, &len);
 			tasks(ds, r, v, &len);
 			break;
 		}
-		if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers) {
+		if (answer(r) == ANSWER_WAITS) {
 			wait_run(ds, r, v, &len);
 			tasks(ds, r, v, &len);
 			break;
 		}
-		if (r->task_answer.holds) {
+		if (answer(r) == ANSWER_TASKS) {
 			put(v, &len,
 			    "no function explains the slow runs, nor a resource of the whole run, "
 			    "but "
@@ -269,4 +301,5 @@ void report_model__verdict(struct report_model *m, const struct dataset *ds,
 	report_model__str(m, "caveat", cav[0] ? cav : NULL);
 	report_model__str(m, "verdict", v.text);
 	report_model__str(m, "note", v.note[0] ? v.note : NULL);
+	report_model__str(m, "verdict_answer", answer_names[answer(r)]);
 }
