@@ -28,6 +28,7 @@ const char *report__utc(int64_t ns, char *buf, size_t len);
 struct sc_result;
 struct sc_series;
 struct jsonw;
+struct report_node;
 int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_result *r);
 int report__growth_json(FILE *f, const struct dataset *ds, const struct sc_result *r);
 int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_result *r);
@@ -188,7 +189,7 @@ size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, 
 const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
 			    size_t len);
 /* The text section (the model's "wait_chains": report_model__waits); nothing without a timeline. */
-void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
+void report__waits_text(FILE *f, const struct report_node *m);
 
 /* ---- async tasks (report_tasks.c) ---- */
 
@@ -196,6 +197,6 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
 				size_t len);
 /* The text section (the model's "tasks": report_model__tasks); nothing without task events. */
-void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
+void report__tasks_text(FILE *f, const struct report_node *m);
 
 #endif

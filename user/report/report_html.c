@@ -235,17 +235,17 @@ static void whole_run(FILE *f, const struct report_node *m, const struct dataset
  * the same words as the text report, escaped for HTML.
  */
 static void text_section(FILE *f, const char *title,
-			 void (*fn)(FILE *f, const struct dataset *ds, const struct xa_result *r),
-			 const struct dataset *ds, const struct xa_result *r)
+			 void (*fn)(FILE *f, const struct report_node *m),
+			 const struct report_node *m)
 {
 	char *buf = NULL, *body;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *mf = open_memstream(&buf, &len);
 
-	if (!m)
+	if (!mf)
 		return;
-	fn(m, ds, r);
-	if (fclose(m) || !len) {
+	fn(mf, m);
+	if (fclose(mf) || !len) {
 		free(buf);
 		return;
 	}
@@ -506,13 +506,12 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 		criticals(f, m, ds, r);
 	baseline(f, m, r);
 	whole_run(f, m, ds, r);
-	if (r->waits)
-		text_section(f,
-			     "Wait chains: what ended each wait of a run's thread, and what it did "
-			     "meanwhile",
-			     report__waits_text, ds, r);
-	if (r->tasks)
-		text_section(f, "Async tasks: queue time and execution", report__tasks_text, ds, r);
+	/* the text report's sections, present when the model has them */
+	text_section(f,
+		     "Wait chains: what ended each wait of a run's thread, and what it did "
+		     "meanwhile",
+		     report__waits_text, m);
+	text_section(f, "Async tasks: queue time and execution", report__tasks_text, m);
 	functions(f, m);
 	limits(f, m);
 	fputs("</body></html>\n", f);

@@ -67,7 +67,8 @@ const struct report_node *report_node__get(const struct report_node *n, const ch
 size_t report_node__len(const struct report_node *n);
 const struct report_node *report_node__at(const struct report_node *n, size_t i);
 enum report_kind report_node__kind(const struct report_node *n);
-bool report_node__is_null(const struct report_node *n); /* or absent */
+/* Absent, or written null in the JSON (a NULL string, a NaN measure). */
+bool report_node__is_null(const struct report_node *n);
 /* Numbers of every kind (NAN: null or absent); booleans as 0 / 1. */
 double report_node__num(const struct report_node *n);
 uint64_t report_node__uint(const struct report_node *n);
@@ -98,7 +99,7 @@ void report_model__str(struct report_model *m, const char *key, const char *v); 
 void report_model__strn(struct report_model *m, const char *key, const char *v, size_t n);
 void report_model__int(struct report_model *m, const char *key, int64_t v);
 void report_model__uint(struct report_model *m, const char *key, uint64_t v);
-/* A measure rounded in JSON; its unit ns when the key ends in "_ns", else none. */
+/* A measure rounded in JSON; its unit ns when the key is "ns", ends in "_ns" or holds "_ns_". */
 void report_model__round(struct report_model *m, const char *key, double v);
 /* A measure in an explicit unit. */
 void report_model__measure(struct report_model *m, const char *key, double v,

@@ -146,13 +146,18 @@ void report_model__measure(struct report_model *m, const char *key, double v, en
 	}
 }
 
-void report_model__round(struct report_model *m, const char *key, double v)
+/* A key names a duration in ns: "ns", "*_ns", "*_ns_per_run" (docs/json.md's convention). */
+static bool ns_key(const char *key)
 {
 	size_t k = key ? strlen(key) : 0;
 
-	report_model__measure(m, key, v,
-			      k > 3 && !strcmp(key + k - 3, "_ns") ? REPORT_UNIT_NS
-								   : REPORT_UNIT_NONE);
+	return k && (!strcmp(key, "ns") || (k > 3 && !strcmp(key + k - 3, "_ns")) ||
+		     strstr(key, "_ns_"));
+}
+
+void report_model__round(struct report_model *m, const char *key, double v)
+{
+	report_model__measure(m, key, v, ns_key(key) ? REPORT_UNIT_NS : REPORT_UNIT_NONE);
 }
 
 void report_model__feat_value(struct report_model *m, const char *key, enum xa_feat f, double v)
@@ -300,7 +305,9 @@ enum report_kind report_node__kind(const struct report_node *n)
 
 bool report_node__is_null(const struct report_node *n)
 {
-	return !n || n->kind == REPORT_NULL || (n->kind == REPORT_STR && !n->s);
+	/* what the JSON writes as null: a NaN or infinite measure too */
+	return !n || n->kind == REPORT_NULL || (n->kind == REPORT_STR && !n->s) ||
+	       ((n->kind == REPORT_NUM || n->kind == REPORT_ROUND) && !isfinite(n->d));
 }
 
 double report_node__num(const struct report_node *n)

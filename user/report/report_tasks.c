@@ -77,53 +77,64 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 	return rows;
 }
 
-void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+/* A per-task time, "-" without tasks (null in the model). */
+static const char *per(const struct report_node *x, const char *key, char *buf, size_t len)
 {
-	const struct xa_task_answer *a = &r->task_answer;
-	const struct tk_info *in;
-	size_t nf = dataset__nfuncs(ds);
-	struct fn_row *rows;
-	char b[4][32], line[1024], p[32];
+	return report_node__is_null(report_node__get(x, key))
+		       ? "-"
+		       : report_node__fmt_at(x, key, buf, len);
+}
 
-	if (!r->tasks)
+void report__tasks_text(FILE *f, const struct report_node *m)
+{
+	const struct report_node *t = report_node__get(m, "tasks"), *fns, *a;
+	char b[4][32], sh[256], p[32];
+
+	if (!t)
 		return;
-	in = tasks__info(r->tasks);
 	fprintf(f,
 		"\nAsync tasks (--task-post / --task-run): %llu posted, %llu started, %llu "
 		"matched (%llu never started, %llu started unposted, %llu without their call)\n",
-		(unsigned long long)in->posts, (unsigned long long)in->starts,
-		(unsigned long long)in->tasks, (unsigned long long)in->unstarted,
-		(unsigned long long)in->unposted, (unsigned long long)in->no_call);
-	rows = rows_of(ds, r);
-	if (!rows)
-		return;
+		(unsigned long long)report_node__uint_at(t, "posted"),
+		(unsigned long long)report_node__uint_at(t, "started"),
+		(unsigned long long)report_node__uint_at(t, "matched"),
+		(unsigned long long)report_node__uint_at(t, "unstarted"),
+		(unsigned long long)report_node__uint_at(t, "unposted"),
+		(unsigned long long)report_node__uint_at(t, "no_call"));
+	fns = report_node__get(t, "functions");
 	fprintf(f, "  %-24s %6s %6s %6s  %21s  %21s\n", "task", "slow", "fast", "other",
 		"queue slow / fast", "run slow / fast");
-	for (size_t i = 0; i <= nf; i++) {
-		const struct fn_row *x = &rows[i];
+	for (size_t i = 0; i < report_node__len(fns); i++) {
+		const struct report_node *x = report_node__at(fns, i);
+		const char *fn = report_node__str_at(x, "function");
 
-		if (!x->n[0] && !x->n[1] && !x->other)
-			continue;
-		fprintf(f, "  %-24s %6u %6u %6u  %10s / %-9s  %10s / %-9s\n",
-			i < nf ? fname(ds, (uint32_t)i) : "(unknown)", x->n[1], x->n[0], x->other,
-			x->n[1] ? report__dur(x->queue[1] / x->n[1], b[0], 32) : "-",
-			x->n[0] ? report__dur(x->queue[0] / x->n[0], b[1], 32) : "-",
-			x->n[1] ? report__dur(x->exec[1] / x->n[1], b[2], 32) : "-",
-			x->n[0] ? report__dur(x->exec[0] / x->n[0], b[3], 32) : "-");
+		fprintf(f, "  %-24s %6u %6u %6u  %10s / %-9s  %10s / %-9s\n", fn ? fn : "(unknown)",
+			(unsigned)report_node__uint_at(x, "slow_tasks"),
+			(unsigned)report_node__uint_at(x, "fast_tasks"),
+			(unsigned)report_node__uint_at(x, "other_tasks"),
+			per(x, "slow_queue_ns_per_task", b[0], 32),
+			per(x, "fast_queue_ns_per_task", b[1], 32),
+			per(x, "slow_run_ns_per_task", b[2], 32),
+			per(x, "fast_run_ns_per_task", b[3], 32));
 	}
 	fprintf(f,
 		"  (per task; slow / fast: posted in a slow / fast run; other: outside any run)\n");
-	free(rows);
-	if (!a->tested)
+	a = report_node__get(t, "answer");
+	if (report_node__is_null(a))
 		return;
 	fprintf(f,
 		"  queue per run: %s slow, %s fast (%s); the %u runs where it takes the "
 		"largest part of the latency hold %u of the %u slow runs (Fisher %s)%s\n",
-		report__dur(a->slow_queue_ns, b[0], 32), report__dur(a->fast_queue_ns, b[1], 32),
-		report__share(a->share, line, sizeof(line)), a->top.w, a->top.hits, a->top.nslow,
-		report__p(a->p, p, sizeof(p)), a->holds ? ": it explains the slow runs" : "");
-	if (a->holds && report__task_clause(ds, r, line, sizeof(line))[0])
-		fprintf(f, "  %s\n", line);
+		report_node__fmt_at(a, "slow_queue_ns_per_run", b[0], 32),
+		report_node__fmt_at(a, "fast_queue_ns_per_run", b[1], 32),
+		report__share(report_node__num_at(a, "share_of_added"), sh, sizeof(sh)),
+		(unsigned)report_node__uint_at(a, "top_runs"),
+		(unsigned)report_node__uint_at(a, "top_slow"),
+		(unsigned)report_node__uint_at(a, "slow_runs"),
+		report__p(report_node__num_at(a, "p"), p, sizeof(p)),
+		report_node__bool_at(a, "holds") ? ": it explains the slow runs" : "");
+	if (report_node__bool_at(a, "holds") && report_node__str_at(a, "text")[0])
+		fprintf(f, "  %s\n", report_node__str_at(a, "text"));
 }
 
 static const struct jsonw_field tk_info_f[] = {

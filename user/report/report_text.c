@@ -539,8 +539,8 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	baseline(f, m);
 	if (strcmp(status, "ok"))
 		table(f, m);
-	report__waits_text(f, ds, r);
-	report__tasks_text(f, ds, r);
+	report__waits_text(f, m);
+	report__tasks_text(f, m);
 	limits(f, m);
 	fputs("\nVerdict: ", f);
 	/* first: what it rests on, when that is a partial sample */

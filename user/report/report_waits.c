@@ -133,28 +133,91 @@ static bool in_group(const struct xa_result *r, const struct wc_blocker *b)
 	return false;
 }
 
-void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void report__waits_text(FILE *f, const struct report_node *m)
 {
-	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
-	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
-	const struct wc_info *in;
-	char a[32], b[32], line[256];
-	size_t run, shown = 0, more = 0, members = 0;
+	const struct report_node *w = report_node__get(m, "wait_chains"), *bs, *run;
+	const char *cw;
+	char a[32], b[32];
 
-	if (!r->waits)
+	if (!w)
 		return;
-	in = waitchain__info(r->waits);
 	fprintf(f, "\nWait chains (the timeline: what ended each wait of a run's thread, and what "
 		   "it did meanwhile)\n");
-	if (!r->nblockers) {
+	if (!report_node__len(report_node__get(w, "blockers"))) {
 		fprintf(f, "  no wait of a run's thread in its window\n");
 		return;
 	}
 	fprintf(f, "  %9s %9s  (per slow run, per fast run)\n", "slow", "fast");
+	bs = report_node__get(w, "text_blockers");
+	for (size_t i = 0; i < report_node__len(bs); i++) {
+		const struct report_node *k = report_node__at(bs, i);
+
+		fprintf(f, "  %9s %9s  %s\n", report_node__fmt_at(k, "slow_ns_per_run", a, 32),
+			report_node__fmt_at(k, "fast_ns_per_run", b, 32),
+			report_node__str_at(k, "text"));
+	}
+	if (report_node__uint_at(w, "text_more") || report_node__uint_at(w, "text_members"))
+		fprintf(f, "  (%llu more, %llu in groups above, in the JSON report)\n",
+			(unsigned long long)report_node__uint_at(w, "text_more"),
+			(unsigned long long)report_node__uint_at(w, "text_members"));
+	cw = report_node__str_at(w, "cpu_work_text");
+	if (cw)
+		fprintf(f, "  %s\n", cw);
+	run = report_node__get(w, "typical_slow_run");
+	if (!report_node__is_null(run)) {
+		const struct report_node *ws = report_node__get(run, "waits");
+		uint64_t start = report_node__uint_at(run, "start_ns");
+		size_t nw = report_node__len(ws);
+
+		fprintf(f, "  A typical slow run (run %llu, %s, tid %u): %zu wait(s)\n",
+			(unsigned long long)report_node__uint_at(run, "run"),
+			report_node__fmt_at(run, "latency_ns", a, sizeof(a)),
+			(unsigned)report_node__uint_at(run, "tid"), nw);
+		for (size_t i = 0; i < nw && i < MAX_WAITS; i++) {
+			const struct report_node *x = report_node__at(ws, i);
+			const struct report_node *ps = report_node__get(x, "pieces");
+
+			fprintf(f, "    at +%s, %s:\n",
+				report__dur((double)(report_node__uint_at(x, "start_ns") - start),
+					    a, sizeof(a)),
+				report__dur((double)report_node__uint_at(x, "ns"), b, sizeof(b)));
+			for (size_t k = 0; k < report_node__len(ps); k++) {
+				const struct report_node *p = report_node__at(ps, k);
+
+				fprintf(f, "      %9s  %s\n",
+					report__dur((double)report_node__uint_at(p, "ns"), a,
+						    sizeof(a)),
+					report_node__str_at(p, "text"));
+			}
+		}
+		if (nw > MAX_WAITS)
+			fprintf(f, "    (%zu more waits, in the JSON report)\n", nw - MAX_WAITS);
+	}
+	if (report_node__uint_at(w, "cycles") || report_node__uint_at(w, "depth_limits"))
+		fprintf(f,
+			"  (%llu piece(s) ended in a cycle, %llu at the depth limit: events lost "
+			"or "
+			"long chains)\n",
+			(unsigned long long)report_node__uint_at(w, "cycles"),
+			(unsigned long long)report_node__uint_at(w, "depth_limits"));
+}
+
+/*
+ * What the text shows of the blockers (shown only): the first MAX_BLOCKERS
+ * not in a group (a group's members are in the JSON), how many more, and
+ * the wait answer's CPU work judged.
+ */
+static void text_blockers(struct report_model *m, const struct dataset *ds,
+			  const struct xa_result *r, double ns, double nf)
+{
+	size_t shown = 0, more = 0, members = 0;
+	char line[256], cw[1024], both[1400];
+
+	report_model__shown_only(m, true);
+	report_model__begin_arr(m, "text_blockers");
 	for (size_t i = 0; i < r->nblockers; i++) {
 		const struct wc_blocker *k = &r->blockers[i];
 
-		/* a group's members are in the JSON report */
 		if (in_group(r, k)) {
 			members++;
 			continue;
@@ -163,52 +226,23 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 			more++;
 			continue;
 		}
-		fprintf(f, "  %9s %9s  %s\n", report__dur(k->slow_ns / ns, a, sizeof(a)),
-			report__dur(k->fast_ns / nf, b, sizeof(b)),
-			report__blocker(ds, k, line, sizeof(line)));
+		report_model__begin_obj(m, NULL);
+		report_model__round(m, "slow_ns_per_run", k->slow_ns / ns);
+		report_model__round(m, "fast_ns_per_run", k->fast_ns / nf);
+		report_model__str(m, "text", report__blocker(ds, k, line, sizeof(line)));
+		report_model__end_obj(m);
 	}
-	if (more || members)
-		fprintf(f, "  (%zu more, %zu in groups above, in the JSON report)\n", more,
-			members);
-	if (r->wait_answer.cpu_work.tested) {
-		char cw[1024];
-
-		fprintf(f, "  waited for %s: %s\n",
-			report__blocker(ds, &r->blockers[r->wait_answer.blocker], line,
-					sizeof(line)),
-			report__cpu_work(&r->wait_answer.cpu_work, cw, sizeof(cw)));
+	report_model__end_arr(m);
+	report_model__uint(m, "text_more", more);
+	report_model__uint(m, "text_members", members);
+	if (r->wait_answer.cpu_work.tested && r->wait_answer.blocker < r->nblockers) {
+		snprintf(both, sizeof(both), "waited for %s: %s",
+			 report__blocker(ds, &r->blockers[r->wait_answer.blocker], line,
+					 sizeof(line)),
+			 report__cpu_work(&r->wait_answer.cpu_work, cw, sizeof(cw)));
+		report_model__str(m, "cpu_work_text", both);
 	}
-	run = report__typical_run(ds, r, true);
-	if (run != SIZE_MAX) {
-		const struct ds_run *x = dataset__run(ds, run);
-		size_t nw = waitchain__nwaits(r->waits, run);
-
-		fprintf(f, "  A typical slow run (run %zu, %s, tid %u): %zu wait(s)\n", run + 1,
-			report__dur(x->latency_ns, a, sizeof(a)), x->tid, nw);
-		for (size_t i = 0; i < nw && i < MAX_WAITS; i++) {
-			const struct wc_wait *w = waitchain__wait(r->waits, run, i);
-
-			fprintf(f, "    at +%s, %s:\n",
-				report__dur((double)(w->start_ns - x->start_ns), a, sizeof(a)),
-				report__dur((double)(w->end_ns - w->start_ns), b, sizeof(b)));
-			for (size_t k = w->first; k < w->first + w->n; k++) {
-				const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-				struct wc_blocker pb = piece_blocker(p);
-
-				fprintf(f, "      %9s  %s\n",
-					report__dur((double)p->ns, a, sizeof(a)),
-					report__blocker(ds, &pb, line, sizeof(line)));
-			}
-		}
-		if (nw > MAX_WAITS)
-			fprintf(f, "    (%zu more waits, in the JSON report)\n", nw - MAX_WAITS);
-	}
-	if (in->cycles || in->depth_cuts)
-		fprintf(f,
-			"  (%llu piece(s) ended in a cycle, %llu at the depth limit: events lost "
-			"or "
-			"long chains)\n",
-			(unsigned long long)in->cycles, (unsigned long long)in->depth_cuts);
+	report_model__shown_only(m, false);
 }
 
 /* A thread's name, null when unknown (a device, an unnamed thread). */
@@ -322,5 +356,6 @@ void report_model__waits(struct report_model *m, const struct dataset *ds,
 							      : 0);
 	run_json(m, "typical_slow_run", ds, r, report__typical_run(ds, r, true));
 	run_json(m, "typical_fast_run", ds, r, report__typical_run(ds, r, false));
+	text_blockers(m, ds, r, ns, nf);
 	report_model__end_obj(m);
 }
