@@ -23,7 +23,11 @@ struct report_node {
 	uint8_t kind, unit;
 	bool shown_only;
 	uint32_t first, next, len; /* first child, next sibling, children */
-	const struct report_model *m;
+	/* the child report_node__at found last, and its index: a loop over an
+	 * array reads each item in one step, not from the first (a cache, so
+	 * written through the model's own non-const pointer) */
+	uint32_t at_i, at_k;
+	struct report_model *m;
 };
 
 struct report_model {
@@ -57,7 +61,7 @@ static struct report_node *add(struct report_model *m, const char *key, enum rep
 	n->key = key;
 	n->kind = kind;
 	n->shown_only = m->shown_only;
-	n->first = n->next = NONE;
+	n->first = n->next = n->at_k = NONE;
 	n->m = m;
 	if (m->depth > 0) {
 		p = m->open[m->depth - 1];
@@ -289,12 +293,22 @@ size_t report_node__len(const struct report_node *n)
 
 const struct report_node *report_node__at(const struct report_node *n, size_t i)
 {
-	uint32_t k;
+	struct report_node *w;
+	uint32_t k = NONE, from = 0;
 
 	if (!n || i >= n->len)
 		return NULL;
-	for (k = n->first; i--; k = n->m->n[k].next)
-		;
+	w = &n->m->n[n - n->m->n];
+	if (w->at_k != NONE && w->at_i <= i) {
+		k = w->at_k;
+		from = w->at_i;
+	} else {
+		k = n->first;
+	}
+	for (; from < i; from++)
+		k = n->m->n[k].next;
+	w->at_i = (uint32_t)i;
+	w->at_k = k;
 	return node_at(n->m, k);
 }
 
