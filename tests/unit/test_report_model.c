@@ -124,6 +124,57 @@ TEST(an_unbalanced_model_fails)
 	report_model__free(m);
 }
 
+/* A struct of every member kind a jsonw_field table reads. */
+struct probe {
+	bool b;
+	int8_t i8;
+	uint16_t u16;
+	int32_t i32;
+	uint64_t u64;
+	long l;
+	double d, r;
+	const char *s;
+};
+
+static const struct jsonw_field probe_f[] = {
+	JSONW_F(struct probe, b, "b"),	   JSONW_F(struct probe, i8, "i8"),
+	JSONW_F(struct probe, u16, "u16"), JSONW_F(struct probe, i32, "i32"),
+	JSONW_F(struct probe, u64, "u64"), JSONW_F(struct probe, l, "l"),
+	JSONW_F(struct probe, d, "d"),	   JSONW_F_ROUND(struct probe, r, "r_ns"),
+	JSONW_F_STR(struct probe, s, "s"),
+};
+
+/* A table's members through the model are the JSON the writer gives them. */
+TEST(field_tables_as_the_json_writer_writes_them)
+{
+	struct probe p = {true, -7,   65535, -2147483647 - 1, 1ull << 63, -5000000000l,
+			  0.1,	-2.5, "x"};
+	struct report_model *m = report_node__new_model();
+	char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+	struct jsonw w;
+
+	REQUIRE(m && fa && fb, "-");
+	report_model__begin_obj(m, NULL);
+	report_model__fields_of(m, &p, probe_f);
+	report_model__end_obj(m);
+	CHECK(report_model__json(m, fa) == 0, "-");
+	jsonw__init(&w, fb);
+	jsonw__begin_obj(&w, NULL);
+	jsonw__fields_of(&w, &p, probe_f);
+	jsonw__end_obj(&w);
+	fclose(fa);
+	fclose(fb);
+	CHECK(!strcmp(a, b), "model:\n%s\nwriter:\n%s", a, b);
+	CHECK(strstr(a, "\"i8\": -7") && strstr(a, "\"l\": -5000000000"), "%s", a);
+	/* a rounded member whose key names ns reads back as a duration */
+	CHECK(report_node__num_at(report_model__root(m), "r_ns") == -2.5, "-");
+	free(a);
+	free(b);
+	report_model__free(m);
+}
+
 /* The last line starting with prefix, without it. */
 static const char *line_after(const char *s, const char *prefix, char *buf, size_t len)
 {

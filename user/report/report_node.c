@@ -195,28 +195,38 @@ void report_model__shown_only(struct report_model *m, bool on)
 	m->shown_only = on;
 }
 
+/* A struct member of 1 to 8 bytes, zero-extended (memcpy: no aliasing of its type). */
+static uint64_t member(const void *p, size_t size)
+{
+	uint64_t u = 0;
+
+	memcpy(&u, p, size < sizeof(u) ? size : sizeof(u));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	u >>= 64 - 8 * size;
+#endif
+	return u;
+}
+
 void report_model__fields(struct report_model *m, const void *obj, const struct jsonw_field *f,
 			  size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const void *p = (const char *)obj + f[i].off;
-		/* integers of 1 to 8 bytes, little or big endian, through their own type */
-		uint64_t u = f[i].size == 1   ? *(const uint8_t *)p
-			     : f[i].size == 2 ? *(const uint16_t *)p
-			     : f[i].size == 4 ? *(const uint32_t *)p
-					      : *(const uint64_t *)p;
 		unsigned shift = 64 - 8 * (unsigned)f[i].size;
+		uint64_t u;
 		const char *s;
 		double d;
 
 		switch (f[i].kind) {
 		case JSONW_K_BOOL:
-			report_model__bool(m, f[i].key, *(const bool *)p);
+			report_model__bool(m, f[i].key, member(p, sizeof(bool)) != 0);
 			break;
 		case JSONW_K_UINT:
-			report_model__uint(m, f[i].key, u);
+			report_model__uint(m, f[i].key, member(p, f[i].size));
 			break;
 		case JSONW_K_INT:
+			/* sign-extended (>> of a negative value is arithmetic in GCC and clang) */
+			u = member(p, f[i].size);
 			report_model__int(m, f[i].key, (int64_t)(u << shift) >> shift);
 			break;
 		case JSONW_K_NUM:
