@@ -4,7 +4,8 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
-#   make check-layers  the user-space layers use only the layers below (make test runs it)
+#   make check-layers  the user-space layers use only the layers below, each BPF
+#                   header compiles alone (make test runs it)
 #   make bench      overhead benchmarks (not part of make test)
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
@@ -272,9 +273,10 @@ build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS) $(MICRO)
 
 # The layers' direction (tests/check-layers.sh), from the variables above;
 # make test runs it first.
-check-layers: $(LAYER_ARS) $(SKEL)
+check-layers: $(LAYER_ARS) $(SKEL) $(VMLINUX)
 	$(call msg,CHECK,layers)
 	$(Q)CC='$(CC)' PROBE_CFLAGS='$(filter-out -MMD -MP,$(XCFLAGS))' LAYERS='$(LAYERS)' \
+		CLANG='$(CLANG)' BPF_PROBE_CFLAGS='$(filter-out -MMD -MP,$(BPF_CFLAGS))' \
 		$(foreach L,$(LAYERS),$(L)_DIR='$($(L)_DIR)' $(L)_INC='$($(L)_INC)' \
 		$(L)_HDRS='$($(L)_HDRS)' $(L)_AR='$($(L)_AR)') tests/check-layers.sh
 .PHONY: check-layers
