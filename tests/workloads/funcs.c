@@ -9,7 +9,7 @@
  *
  *   funcs [--iterations N] [--threads T] [--wait-signal] [--late-thread]
  *         [--fork P] [--linger]
- *   funcs --bench N [--wait-signal]
+ *   funcs --bench N [--wait-signal] [--linger]
  *
  * By default parent() runs N times (default 5) on the main thread. With
  * --threads T, T threads (named "worker<i>") run it N times each; they are
@@ -187,7 +187,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: funcs [--iterations N] [--threads T] [--wait-signal] "
-		"[--late-thread] [--fork P] [--linger]\n       funcs --bench N [--wait-signal]\n");
+		"[--late-thread] [--fork P] [--linger]\n       funcs --bench N [--wait-signal] [--linger]\n");
 	exit(2);
 }
 
@@ -237,6 +237,8 @@ int main(int argc, char **argv)
 		wl_announce_wait("READY");
 	if (o.bench >= 0) {
 		bench(o.bench);
+		if (o.linger)
+			wl_announce_wait("DONE");
 		return 0;
 	}
 	if (o.fork) {
