@@ -6,7 +6,8 @@
 #   make test       install missing Debian packages, build, run every test
 #   make check-layers  the user-space layers use only the layers below, each BPF
 #                   header compiles alone (make test runs it)
-#   make bench      overhead benchmarks (not part of make test)
+#   make bench      overhead benchmarks (not part of make test), <= 15 minutes
+#   make bench-quick  the summary's rows 1-4 only, <= 5 minutes
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
 #                   FUZZ_RUNS executions in FUZZ_JOBS processes (FUZZ_ONLY=NAME)
@@ -147,7 +148,7 @@ TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
 .SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) \
 	$(BENCH_SRCS) $(TESTLIB_SRCS) $(wildcard tests/fuzz/test_*.c))
 
-.PHONY: all deps demo test unit-test bench scorecard servers-test clean format format-check install
+.PHONY: all deps demo test unit-test bench bench-quick scorecard servers-test clean format format-check install
 all: $(BIN)
 
 deps:
@@ -334,6 +335,10 @@ unit-test: build-tests check-layers
 bench: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
 	$(Q)tools/bench.sh
+
+bench-quick: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)XLP_BENCH_QUICK=1 tools/bench.sh
 
 scorecard: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
