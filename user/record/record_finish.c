@@ -168,6 +168,12 @@ int recorder__finish(struct recorder *r, enum xlp_stop_reason why)
 	 * launched command (if any) is stopped; what its exit produces is not
 	 * part of the recording */
 	session__poll(r->sess, -1, 0);
+	/* what reading cost, set-up and loading apart (make bench, row 5) */
+	if (r->nprog)
+		xlp_dbg("the recorder used %.1f ms of CPU draining %llu records from the programs: "
+			"%.0f ns each",
+			(recorder__cpu_ns() - r->cpu_at_run_ns) / 1e6, (unsigned long long)r->nprog,
+			(double)(recorder__cpu_ns() - r->cpu_at_run_ns) / (double)r->nprog);
 	session__emit_live(r->sess, xlp_now_ns());
 	if (r->sampler)
 		sampler__adapt(r->sampler, xlp_now_ns(), true);

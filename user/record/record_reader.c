@@ -137,6 +137,7 @@ enum xlp_stop_reason recorder__run(struct recorder *r)
 	uint64_t last_adapt = last_flush;
 	int code;
 
+	r->cpu_at_run_ns = recorder__cpu_ns();
 	for (;;) {
 		/* a launch's exit wakes us through its pidfd, so the next one
 		 * starts at once; without a pidfd, poll more often meanwhile */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "cpu_avoid.h"
 #include "elfsym.h"
 #include "lag_filter.h"
@@ -65,6 +66,7 @@ struct recorder {
 	bool warned_fork;   /* a forked process could not be probed: said once */
 	uint64_t nprog;	    /* records the programs sent that reached the recorder */
 	struct reader_load load;
+	uint64_t cpu_at_run_ns;	 /* the process's CPU time as the drain loop began */
 	struct cpu_avoid *avoid; /* -p: off the target's CPUs when it is pinned */
 	bool avoid_new;		 /* a thread ran the interaction for the first time */
 };
@@ -89,6 +91,15 @@ void recorder__realtime(struct recorder *r, int prio, uint64_t now);
 void recorder__nice(struct recorder *r);
 void recorder__off_target(struct recorder *r);
 enum xlp_stop_reason recorder__run(struct recorder *r);
+
+/* The process's CPU time, every thread (CLOCK_PROCESS_CPUTIME_ID), in ns. */
+static inline uint64_t recorder__cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* record_finish.c */
 int recorder__finish(struct recorder *r, enum xlp_stop_reason why);
