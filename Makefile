@@ -4,8 +4,10 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
-#   make check-layers  the user-space layers use only the layers below (make test runs it)
-#   make bench      overhead benchmarks (not part of make test)
+#   make check-layers  the user-space layers use only the layers below, each BPF
+#                   header compiles alone (make test runs it)
+#   make bench      overhead benchmarks (not part of make test), <= 15 minutes
+#   make bench-quick  the summary's rows 1-4 only, <= 5 minutes
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
 #                   FUZZ_RUNS executions in FUZZ_JOBS processes (FUZZ_ONLY=NAME)
@@ -138,7 +140,8 @@ XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-f
 TEST_INC := $(cli_INC) $(foreach L,$(LAYERS),$(addprefix -I,$($(L)_PRIV))) -Itests/lib
 # liblzma: MiniDebugInfo, the xz-compressed symbols of .gnu_debugdata (user/symbols/minidebug.c)
 # -liberty: libiberty's demangler (user/lib/demangle.c), a static archive built PIC
-BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm -liberty
+# -ldeflate: the trace writer's compression (user/trace/trace_writer.c; zlib reads it)
+BASE_LDLIBS := -lbpf -lelf -llzma -ldeflate -lz -lm -liberty
 # CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
 # NO_LIBDW=1 builds without it (frame pointers only): the static builds,
 # whose libdw.a would pull in more archives than Debian's static list holds
@@ -179,7 +182,7 @@ TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
 .SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) \
 	$(BENCH_SRCS) $(TESTLIB_SRCS) $(wildcard tests/fuzz/test_*.c))
 
-.PHONY: all deps demo test unit-test bench scorecard servers-test clean format format-check install
+.PHONY: all deps demo test unit-test bench bench-quick scorecard servers-test clean format format-check install
 all: $(BIN)
 
 deps:
@@ -313,9 +316,10 @@ build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS) $(MICRO)
 
 # The layers' direction (tests/check-layers.sh), from the variables above;
 # make test runs it first.
-check-layers: $(LAYER_ARS) $(SKEL)
+check-layers: $(LAYER_ARS) $(SKEL) $(VMLINUX)
 	$(call msg,CHECK,layers)
 	$(Q)CC='$(CC)' PROBE_CFLAGS='$(filter-out -MMD -MP,$(XCFLAGS))' LAYERS='$(LAYERS)' \
+		CLANG='$(CLANG)' BPF_PROBE_CFLAGS='$(filter-out -MMD -MP,$(BPF_CFLAGS))' \
 		$(foreach L,$(LAYERS),$(L)_DIR='$($(L)_DIR)' $(L)_INC='$($(L)_INC)' \
 		$(L)_OWN_INC='$($(L)_OWN_INC)' $(L)_USES='$($(L)_USES)' $(L)_ALL='$($(L)_ALL)' \
 		$(L)_HDRS='$($(L)_HDRS)' $(L)_PRIV_HDRS='$($(L)_PRIV_HDRS)' \
@@ -375,6 +379,10 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
 	$(Q)tools/bench.sh
 
+bench-quick: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)XLP_BENCH_QUICK=1 tools/bench.sh
+
 scorecard: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
 	$(Q)status=0; tests/e2e/scorecard || status=1; tests/real/scorecard || status=1; exit $$status
@@ -407,7 +415,7 @@ clean:
 # One self-contained binary to copy to a device (adb push) or into a test
 # guest: the rules above run again in a sub-make with OUTPUT moved to
 # .output/static/$(ARCH), the compiler of that architecture, and -static
-# against Debian's libbpf.a, libelf.a, liblzma.a and libz.a (arm64: Debian's cross
+# against Debian's libbpf.a, libelf.a, liblzma.a, libdeflate.a and libz.a (arm64: Debian's cross
 # compiler and the arm64 libraries through multiarch; the BPF object is
 # built with -D__TARGET_ARCH_arm64 against vmlinux/arm64/vmlinux.h).
 STATIC_DIR := $(OUTPUT)/static/$(ARCH)

@@ -30,7 +30,11 @@
 #  7. the README's table of layers (Architecture) gives each layer the
 #     Makefile's folder and L_USES;
 #  8. checks 2, 4, 5, 6 and 7 are shown a planted violation each and must
-#     catch it.
+#     catch it;
+#  9. every BPF header (bpf/*.bpf.h) compiles as the only include of an
+#     empty .bpf.c: it includes what it uses, so that a program file can
+#     include just the concerns it needs (a planted header that does not
+#     must fail).
 #
 # Environment (set by the Makefile): CC, PROBE_CFLAGS (warnings, defines,
 # no dependency output), LAYERS (in link order reversed: a layer after the
@@ -39,7 +43,7 @@
 # private/), L_USES (the layers it uses directly), L_ALL (all it may use),
 # L_HDRS (its headers), L_PRIV_HDRS (its private ones), L_AR (its archive).
 cd "$(dirname "$0")/.." || exit 2
-: "${CC:?}" "${LAYERS:?}"
+: "${CC:?}" "${LAYERS:?}" "${CLANG:?}" "${BPF_PROBE_CFLAGS:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -264,8 +268,33 @@ checks=$((checks + 1))
 sed "s/^| \`$top\` |\(.*\)| [^|]* |\([^|]*|\)$/| \`$top\` |\1| $low |\2/" README.md >"$tmp/README.md"
 [ -n "$(readme_rows "$tmp/README.md")" ] || fail "the README check missed the row of $top given the uses '$low'"
 
+# ---- 9. each BPF header stands alone ----
+# Compiles $tmp/bpfh/probe.bpf.c, which includes only the header given.
+bpf_alone()
+{
+	mkdir -p "$tmp/bpfh"
+	printf '#include "%s"\n' "$1" >"$tmp/bpfh/probe.bpf.c"
+	# shellcheck disable=SC2086
+	$CLANG $BPF_PROBE_CFLAGS -I"$2" -c "$tmp/bpfh/probe.bpf.c" -o "$tmp/bpfh/probe.o" \
+		2>"$tmp/bpfh/err"
+}
+
+nbpfh=0
+for h in bpf/*.bpf.h; do
+	checks=$((checks + 1))
+	nbpfh=$((nbpfh + 1))
+	bpf_alone "$(basename "$h")" bpf ||
+		fail "$h does not compile as the only include of an empty .bpf.c: include what it uses ($(grep -m1 error: "$tmp/bpfh/err"))"
+done
+checks=$((checks + 1))
+mkdir -p "$tmp/planted_bpf"
+# uses stat.bpf.h's stat_inc without including it
+printf 'static inline void planted(void) { stat_inc(0); }\n' >"$tmp/planted_bpf/planted.bpf.h"
+bpf_alone planted.bpf.h "$tmp/planted_bpf" &&
+	fail "the BPF header check passed a planted header that includes nothing it uses"
+
 if [ $fails = 0 ]; then
-	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be"
+	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be; $nbpfh BPF headers compile alone"
 	exit 0
 fi
 echo "FAIL layers: $fails of $checks checks failed"
