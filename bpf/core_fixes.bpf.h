@@ -6,6 +6,8 @@
 #ifndef XLP_CORE_FIXES_BPF_H
 #define XLP_CORE_FIXES_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
 /*

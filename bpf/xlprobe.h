@@ -683,7 +683,7 @@ struct xlp_stack_rec {
 #define XLP_SYM_UNKNOWN 2  /* nothing known: "[unknown]" */
 
 /*
- * struct xlp_sym_rec.source: what named the frame (user/symbols/elfsym_int.h
+ * struct xlp_sym_rec.source: what named the frame (user/symbols/private/elfsym_int.h
  * says where each is looked for). 0 in traces that predate the field, and
  * for frames nothing named (XLP_SYM_FILE, XLP_SYM_UNKNOWN).
  */

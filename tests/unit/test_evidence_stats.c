@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The statistics behind the evidence rules (analysis/evidence.c) against
+ * The statistics behind the evidence rules (analysis/stats/evidence.c) against
  * values computed by hand: the runs test (with and without a Markov
  * chain), Mann-Whitney, the gap test, Fisher's exact test. The rules on
  * synthetic traces are in test_significance.c.

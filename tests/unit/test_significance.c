@@ -6,7 +6,7 @@
  * are both named, ranked by their share of the added latency; a nested
  * chain names its deepest function and shows the chain; tests of one
  * function on a path merge into one interval; more work or a slower CPU.
- * The statistics behind them (analysis/evidence.c) are tested against
+ * The statistics behind them (analysis/stats/evidence.c) are tested against
  * values computed by hand in test_evidence_stats.c.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * analysis/waitchain.c on hand-written timelines (tests/lib/wcsynth.h):
+ * analysis/waits/waitchain.c on hand-written timelines (tests/lib/wcsynth.h):
  * one test per rule of docs/analysis.md, "Wait chains" (a recursive chain,
  * an interrupt waker, a cycle, a runnable waker, an untraced waker, the
  * depth limit) and time conserved on random timelines. The reports of the
