@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * More work or a slower CPU for a sampled function (analysis/diagnosis/
+ * work.c, issue 36): its share is its frames' part of the CPU samples of
+ * the slow runs against the fast runs'. 60 runs of on_click, each sampled
+ * on the CPU every ms: compute 8 samples, render 4 (the rest of the run).
+ * In runs 20..34 (one window of time):
+ *   more work   compute also calls extra, 4 more samples under it; render
+ *               as ever: extra's frames hold a part of the slow runs'
+ *               samples and none of the fast runs', the rest did not grow;
+ *   slower CPU  every frame 1.5 times longer (compute 12, render 6): the
+ *               same frames in the same proportions, the rest grew.
+ * A seeded +-1 sample of noise per function and run keeps ties apart.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "testlib.h"
+#include "json.h"
+#include "synth.h"
+
+enum { S_MAIN, S_CLICK, S_COMPUTE, S_EXTRA, S_RENDER };
+enum { K_COMPUTE, K_EXTRA, K_RENDER };
+#define MS 1000000ull
+
+static int samples(struct synth *s, uint64_t *t, unsigned n, uint32_t stack)
+{
+	int err = 0;
+
+	for (unsigned k = 0; k < n; k++, *t += MS)
+		err |= synth__sample(s, 10, 10, *t + MS / 2, MS, stack + 1, XLP_C_CPU_RUN);
+	return err;
+}
+
+static const char *write_trace(const char *name, bool more_work)
+{
+	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
+	const uint32_t compute[] = {S_COMPUTE, S_CLICK, S_MAIN};
+	const uint32_t extra[] = {S_EXTRA, S_COMPUTE, S_CLICK, S_MAIN};
+	const uint32_t render[] = {S_RENDER, S_CLICK, S_MAIN};
+	const char *path = synth__tmp(name);
+	uint64_t c[XLP_NR_CTR], seed = 36;
+	struct synth *s = NULL;
+	int err = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_SAMPLE, 0, f, 1, &s);
+
+	if (err)
+		return NULL;
+	err |= synth__sym(s, S_MAIN, XLP_SYM_FUNCTION, "app", "main");
+	err |= synth__sym(s, S_CLICK, XLP_SYM_FUNCTION, "app", "on_click");
+	err |= synth__sym(s, S_COMPUTE, XLP_SYM_FUNCTION, "app", "compute");
+	err |= synth__sym(s, S_EXTRA, XLP_SYM_FUNCTION, "app", "extra");
+	err |= synth__sym(s, S_RENDER, XLP_SYM_FUNCTION, "app", "render");
+	err |= synth__stack(s, K_COMPUTE, compute, 3);
+	err |= synth__stack(s, K_EXTRA, extra, 4);
+	err |= synth__stack(s, K_RENDER, render, 3);
+	for (uint64_t i = 0; i < 60; i++) {
+		uint64_t t0 = (i + 1) * 1000 * MS, t = t0;
+		bool w = i >= 20 && i < 35;
+		unsigned nc = w && !more_work ? 12 : 8, nr = w && !more_work ? 6 : 4;
+		unsigned nx = w && more_work ? 4 : 0;
+
+		nc += (unsigned)(tl_rnd01(&seed) * 3) - 1; /* -1, 0 or +1 */
+		nr += (unsigned)(tl_rnd01(&seed) * 3) - 1;
+		err |= samples(s, &t, nc, K_COMPUTE);
+		err |= samples(s, &t, nx, K_EXTRA);
+		err |= samples(s, &t, nr, K_RENDER);
+		synth__counters(&(struct synth_usage){.cpu_run = (double)(t - t0)}, c);
+		err |= synth__call(s, 0, 10, 10, 0, t0, c, NULL, 0, NULL);
+		err |= synth__run(s, 0, 10, 10, t0, c);
+	}
+	err |= synth__close(s, NULL, 0);
+	return err ? NULL : path;
+}
+
+/* The critical or rejected function named name, or NULL. */
+static const struct json *named(const struct json *j, const char *name)
+{
+	static const char *const lists[] = {"critical_functions", "rejected_functions"};
+
+	for (size_t l = 0; l < 2; l++) {
+		const struct json *a = json__key(j, lists[l]);
+
+		for (size_t i = 0; a && i < json__len(a); i++)
+			if (json__str_is(json__at(a, i), "function", name))
+				return json__at(a, i);
+	}
+	return NULL;
+}
+
+TEST(sampled_new_frames_in_a_window_are_more_work)
+{
+	const char *path = write_trace("work-more.xlp", true);
+	struct json *j;
+	const struct json *c;
+
+	REQUIRE(path, "write");
+	j = synth__report_json(path, NULL, NULL);
+	REQUIRE(j, "report");
+	c = named(j, "extra");
+	REQUIRE(c, "extra not among the functions: %s", json__str(json__key(j, "verdict")) ?: "");
+	CHECK(json__bool(json__get(c, "evidence.work.sampled")) == 1 &&
+		      json__bool(json__get(c, "evidence.work.more_work")) == 1 &&
+		      json__bool(json__get(c, "evidence.work.slower_cpu")) == 0,
+	      "extra: work not MORE WORK (share %g vs %g, p %g; rest p %g)",
+	      json__num(json__get(c, "evidence.work.slow_share")),
+	      json__num(json__get(c, "evidence.work.fast_share")),
+	      json__num(json__get(c, "evidence.work.p_share")),
+	      json__num(json__get(c, "evidence.work.p_rest")));
+	/* the window's runs labelled fast hold a little of it */
+	CHECK(json__num(json__get(c, "evidence.work.slow_share")) >
+		      json__num(json__get(c, "evidence.work.fast_share")),
+	      "extra's part of the samples: %g slow, %g fast",
+	      json__num(json__get(c, "evidence.work.slow_share")),
+	      json__num(json__get(c, "evidence.work.fast_share")));
+	/* not dismissed as a slower CPU, whatever else the rules say */
+	CHECK(json__bool(json__get(c, "evidence.work.dismissed")) == 0 &&
+		      json__bool(json__get(c, "evidence.bursts.cpu_slower")) == 0,
+	      "dismissed as a slower CPU");
+	json__free(j);
+}
+
+TEST(sampled_frames_stretched_alike_are_a_slower_cpu)
+{
+	const char *path = write_trace("work-slower.xlp", false);
+	struct json *j;
+	const struct json *c;
+
+	REQUIRE(path, "write");
+	j = synth__report_json(path, NULL, NULL);
+	REQUIRE(j, "report");
+	CHECK(!named(j, "extra"), "extra named: it never ran");
+	c = named(j, "compute");
+	REQUIRE(c && json__bool(json__get(c, "evidence.work.tested")) == 1,
+		"compute not named, or its work not tested: %s",
+		json__str(json__key(j, "verdict")) ?: "");
+	CHECK(json__bool(json__get(c, "evidence.work.sampled")) == 1 &&
+		      json__bool(json__get(c, "evidence.work.more_work")) == 0,
+	      "compute: MORE WORK where every frame was stretched alike (share %g vs %g, p %g)",
+	      json__num(json__get(c, "evidence.work.slow_share")),
+	      json__num(json__get(c, "evidence.work.fast_share")),
+	      json__num(json__get(c, "evidence.work.p_share")));
+	CHECK(json__num(json__get(c, "evidence.work.rest_slow_ns")) >
+		      json__num(json__get(c, "evidence.work.rest_fast_ns")),
+	      "the rest did not grow");
+	/* nothing accused of CPU time: the machine, not a function */
+	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s",
+	      json__str(json__key(j, "verdict")) ?: "");
+	json__free(j);
+}
+
+TEST_MAIN()
