@@ -1038,6 +1038,11 @@ int synth__thief(struct synth *s, struct xlp_thief_rec *w)
 	return put(s, XLP_R_THIEF, &w->h, sizeof(*w) + w->nthieves * sizeof(w->thieves[0]));
 }
 
+int synth__cpusched(struct synth *s, struct xlp_cpusched_rec *r)
+{
+	return put(s, XLP_R_CPUSCHED, &r->h, sizeof(*r));
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
