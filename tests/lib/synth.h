@@ -79,7 +79,8 @@ int synth__sampled(const char *path);
  * A record --timeline trace: 6 runs of on_click (pid 10, tid 10), each a
  * sleep woken by tid 20 (pid 30, "peer", named by a task record) for IPC,
  * one with a block request, CPU 1's frequency; then events of an unknown
- * kind and a switch-out of a thread never seen (both to be skipped).
+ * kind and a switch-out of a thread never seen (both to be skipped); and
+ * a wakeup, a switch and a fork on CPU 1 (XLP_R_CPUSCHED).
  */
 int synth__timeline(const char *path);
 /* One record --timeline scheduling event (struct xlp_sched_rec's fields). */
