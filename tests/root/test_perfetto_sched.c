@@ -338,7 +338,8 @@ static char *switch_string(const struct pbt *root, unsigned tid, uint64_t *times
 	return s;
 }
 
-static char *state_string(const struct pbt *root, uint64_t track, uint64_t *last)
+/* tid's state slices as 'I' / 'R' / 'S' / 'D' (woken: none), each one's time in times[] */
+static char *state_string(const struct pbt *root, uint64_t track, uint64_t *last, uint64_t *times)
 {
 	char *s = calloc(1 << 20, 1);
 	size_t len = 0;
@@ -355,15 +356,20 @@ static char *state_string(const struct pbt *root, uint64_t track, uint64_t *last
 			continue;
 		c = state_slice(pbt__str(te, "name") ? pbt__str(te, "name") : "");
 		*last = pbt__u64(&root->kids[i], "timestamp");
-		if (c)
+		if (c) {
+			times[len] = *last;
 			s[len++] = c;
+		}
 	}
 	return s;
 }
 
 /*
  * xlprobe's thread states and the kernel's switches agree: the same
- * switches in and out, in order, each out with the state the switch gave.
+ * switches in and out, in order, each out with the state the switch gave,
+ * and at the same moments: the two programs stamp a switch within the
+ * same tracepoint call, so both stamps of one switch come before both of
+ * the thread's next (no tolerance to choose: the order says it).
  * The switches may go on after xlprobe's last state: a thread that exits
  * stops being traced before its last switch, the one out of life.
  */
@@ -378,12 +384,13 @@ TEST(traced_threads_states_match_the_switch_events)
 	for (int k = 0; k < 2; k++) {
 		uint64_t track = track_of(r->root, tids[k], "state"), last = 0;
 		uint64_t *times = calloc(1 << 20, sizeof(*times));
+		uint64_t *st_times = calloc(1 << 20, sizeof(*st_times));
 		char *st, *sw;
-		size_t ns, nw, same = 0;
+		size_t ns, nw, same = 0, apart = 0;
 
 		REQUIRE(track, "no state track for %u", tids[k]);
-		REQUIRE(times);
-		st = state_string(r->root, track, &last);
+		REQUIRE(times && st_times);
+		st = state_string(r->root, track, &last, st_times);
 		sw = switch_string(r->root, tids[k], times);
 		ns = strlen(st);
 		nw = strlen(sw);
@@ -403,6 +410,20 @@ TEST(traced_threads_states_match_the_switch_events)
 			      tids[k], i, sw[i], (unsigned long long)times[i],
 			      (unsigned long long)last);
 		CHECK(nw - ns <= 2, "thread %u: %zu switches past its states", tids[k], nw - ns);
+		for (size_t i = 0; i + 1 < same; i++)
+			if (!(times[i] < st_times[i + 1] && st_times[i] < times[i + 1]) &&
+			    apart++ < 3)
+				fprintf(stderr,
+					"  thread %u: event %zu at %llu (switch) / %llu (state), "
+					"the "
+					"next at %llu / %llu\n",
+					tids[k], i, (unsigned long long)times[i],
+					(unsigned long long)st_times[i],
+					(unsigned long long)times[i + 1],
+					(unsigned long long)st_times[i + 1]);
+		CHECK(apart == 0, "thread %u: %zu states not at their switch's moment", tids[k],
+		      apart);
+		free(st_times);
 		free(st);
 		free(sw);
 		free(times);
