@@ -1074,12 +1074,13 @@ int synth__timeline(const char *path)
 	}
 	/* the CPU's other switches (bpf/cpusched.bpf.c): a wakeup, a switch, a fork */
 	for (uint32_t k = 1; k <= 3; k++) {
-		struct xlp_cpusched_rec r = {.h.cpu = 1,
-					     .time_ns = 6500000000ull + k * 1000,
-					     .kind = k,
-					     .arg = k == XLP_CPUS_SWITCH ? 1 : 0,
-					     .a = {.tid = 10, .pid = 10, .prio = 120, .comm = "app"},
-					     .b = {.tid = 20, .pid = 30, .prio = 120, .comm = "peer"}};
+		struct xlp_cpusched_rec r = {
+			.h.cpu = 1,
+			.time_ns = 6500000000ull + k * 1000,
+			.kind = k,
+			.arg = k == XLP_CPUS_SWITCH ? 1 : 0,
+			.a = {.tid = 10, .pid = 10, .prio = 120, .comm = "app"},
+			.b = {.tid = 20, .pid = 30, .prio = 120, .comm = "peer"}};
 
 		err |= synth__cpusched(s, &r);
 	}
