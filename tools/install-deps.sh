@@ -23,8 +23,6 @@ set -eu
 # liblzma-dev: MiniDebugInfo, the xz-compressed symbols in .gnu_debugdata
 # (user/symbols/minidebug.c); binutils and xz-utils: tests/root/test_debugsrc
 # makes binaries as Fedora does (nm, objcopy, strip, xz).
-# libdeflate-dev: the trace writer's compression (user/trace/trace_writer.c: zlib
-# streams in half zlib's CPU time); a static archive too, for the static builds.
 # libiberty-dev: libiberty's C++ and Rust demangler (user/lib/demangle.c), every
 # output's function names; a static archive, so the static builds need it too.
 # nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser),
@@ -49,7 +47,7 @@ set -eu
 # golang-go: go tool pprof reads export --pprof in tests/unit/test_pprof and
 # tests/root/test_pprof (pprof's own reader, as its users open the file).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
-      liblzma-dev libdeflate-dev binutils
+      liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
       nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless
@@ -58,7 +56,7 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-de
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
 #   --static x86|arm64  make [ARCH=arm64] static: Debian ships libbpf.a,
-#                       libelf.a, liblzma.a, libdeflate.a and libz.a in the -dev packages; arm64 adds
+#                       libelf.a, liblzma.a and libz.a in the -dev packages; arm64 adds
 #                       Debian's cross compiler and the arm64 libraries
 #                       through multiarch (dpkg --add-architecture arm64),
 #                       and qemu-user to run it (make static-check)
@@ -67,14 +65,14 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-de
 #                       (flex, bison, pahole from dwarves, bc), cpio for the
 #                       initramfs, QEMU; arm64: the --static arm64 list,
 #                       cpio and QEMU for arm64 (the kernel is Debian's own)
-BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev liblzma-dev libdeflate-dev zlib1g-dev libiberty-dev file"
+BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev liblzma-dev zlib1g-dev libiberty-dev file"
 case "${1:-}" in
 --static | --guest)
 	PKGS=$BUILD_PKGS
 	if [ "${2:-x86}" = arm64 ]; then
 		# qemu-user: make ARCH=arm64 static-check runs the binary
 		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-		      libbpf-dev:arm64 libelf-dev:arm64 liblzma-dev:arm64 libdeflate-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64"
+		      libbpf-dev:arm64 libelf-dev:arm64 liblzma-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64"
 		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 			if [ "$(id -u)" != 0 ]; then
 				echo "xlprobe: arm64 packages not enabled; run as root (sudo make ARCH=arm64 static) to enable them" >&2
