@@ -140,8 +140,7 @@ XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-f
 TEST_INC := $(cli_INC) $(foreach L,$(LAYERS),$(addprefix -I,$($(L)_PRIV))) -Itests/lib
 # liblzma: MiniDebugInfo, the xz-compressed symbols of .gnu_debugdata (user/symbols/minidebug.c)
 # -liberty: libiberty's demangler (user/lib/demangle.c), a static archive built PIC
-# -ldeflate: the trace writer's compression (user/trace/trace_writer.c; zlib reads it)
-BASE_LDLIBS := -lbpf -lelf -llzma -ldeflate -lz -lm -liberty
+BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm -liberty
 # CFI unwinding of sampled stacks (user/unwind.c) with elfutils' libdw;
 # NO_LIBDW=1 builds without it (frame pointers only): the static builds,
 # whose libdw.a would pull in more archives than Debian's static list holds
@@ -415,7 +414,7 @@ clean:
 # One self-contained binary to copy to a device (adb push) or into a test
 # guest: the rules above run again in a sub-make with OUTPUT moved to
 # .output/static/$(ARCH), the compiler of that architecture, and -static
-# against Debian's libbpf.a, libelf.a, liblzma.a, libdeflate.a and libz.a (arm64: Debian's cross
+# against Debian's libbpf.a, libelf.a, liblzma.a and libz.a (arm64: Debian's cross
 # compiler and the arm64 libraries through multiarch; the BPF object is
 # built with -D__TARGET_ARCH_arm64 against vmlinux/arm64/vmlinux.h).
 STATIC_DIR := $(OUTPUT)/static/$(ARCH)
