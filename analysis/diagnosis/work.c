@@ -32,6 +32,9 @@
 #include "analysis_impl.h"
 #include "stats.h"
 
+/* The level at which the rest of the run counts as grown (see work_evidence). */
+#define REST_GREW_P 0.05
+
 /* Median of v[i] over the rows whose slow[i] is want. */
 static double class_median(const double *v, const uint8_t *slow, size_t n, int want, double *tmp)
 {
@@ -143,7 +146,17 @@ int xa_work_evidence(const struct dataset *ds, const struct resources *res, size
 	}
 	e->work_tested = true;
 	e->slower_cpu = e->rest_p <= o->alpha_evidence && !(e->work_share_p <= o->alpha_evidence);
-	e->more_work = e->work_share_p <= o->alpha_evidence && !(e->rest_p <= o->alpha_evidence);
+	/*
+	 * More work must leave the rest as it was, and "the rest did not
+	 * grow" is not shown by failing the accusations' strict level: a
+	 * host that slows memory-bound code more than the rest (CI, Debian's
+	 * xz: lzma_code 55 % slower in 22 of 48 identical launches, the rest
+	 * of the launch 11 %, p = 0.007) passed as more work. The guard is
+	 * the conventional level (REST_GREW_P): a rest that grew at it is the
+	 * machine's slowness, unless the function's own frames say otherwise.
+	 * tests/unit/test_sigsim measures both sides (make bench section 8).
+	 */
+	e->more_work = e->work_share_p <= o->alpha_evidence && !(e->rest_p <= REST_GREW_P);
 cleanup:
 	free(share);
 	free(rest);

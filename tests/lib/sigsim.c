@@ -22,6 +22,9 @@
 #define ALIKE_MODE                                                                                 \
 	"runs with 0, 1, 2... slow calls of alike length are distinct modes, as a cause makes"
 #define ALIKE_BURSTS "slow runs in long streaks: bursts, as interference that comes and goes"
+#define ALIKE_REST                                                                                 \
+	"the rest of the run grew too little to tell from its noise at this count of runs: like "  \
+	"more work in the function"
 #define ALIKE_CPU                                                                                  \
 	"only CPU time grew, in proportion: like a natural tail unless it leaves a distinct mode"
 
@@ -44,6 +47,14 @@ const struct sigsim_shape sigsim_natural[] = {
 	/* issue 36, rule 2: the machine, not a function (every one stretched alike) */
 	{"CPU 30 % slower in a window of 25 %, spread 5 %", SIGSIM_LOGNORMAL, 0.05, 0, true,
 	 SIGSIM_MACHINE, SIGSIM_WINDOW, 0.25, 1.3},
+	/*
+	 * and unevenly: a slower host (its other tenants, the hypervisor)
+	 * slows memory-bound code more than the rest (CI, Debian's xz: its
+	 * lzma_code 55 % slower in 22 of 48 identical launches, the rest of
+	 * the launch 11 %)
+	 */
+	{"CPU 30 % slower in a window of 25 %, the rest 3 %, spread 5 %", SIGSIM_LOGNORMAL, 0.05, 0,
+	 true, SIGSIM_MACHINE, SIGSIM_WINDOW, 0.25, 1.3, .alike = ALIKE_REST, .rest_x = 1.03},
 };
 const size_t sigsim_nnatural = sizeof(sigsim_natural) / sizeof(sigsim_natural[0]);
 
@@ -175,8 +186,8 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 		ut.cpu_run = 0.2e6 * (1 + 0.05 * gauss(&st));
 		if (sh->cause == SIGSIM_MACHINE && hit[i]) { /* the same work, slower */
 			uw.cpu_run *= sh->x;
-			uo.cpu_run *= sh->x;
-			ut.cpu_run *= sh->x;
+			uo.cpu_run *= sh->rest_x > 0 ? sh->rest_x : sh->x;
+			ut.cpu_run *= sh->rest_x > 0 ? sh->rest_x : sh->x;
 		}
 		err = emit_call(s, 1, 1, t + 1000, &uw, cw);
 		err = err ? err : emit_call(s, 2, 1, t + 2000 + cw[XLP_C_WALL], &uo, co);
