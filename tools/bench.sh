@@ -547,7 +547,13 @@ pg_cgroup_join() {
 
 	[ -f "$root/cgroup.procs" ] || return 1
 	PG_CG=$root/xlprobe-bench-$$
-	mkdir "$PG_CG" && echo 10240 >"$PG_CG/cpu.shares" && echo $$ >"$PG_CG/cgroup.procs"
+	mkdir "$PG_CG" && echo 10240 >"$PG_CG/cpu.shares" || return 1
+	# the tracers start in the group too: without a real-time budget of
+	# its own (0 in a new group) record's reader cannot take SCHED_FIFO
+	# when it falls behind (EPERM), as it does for a user
+	[ -f "$PG_CG/cpu.rt_runtime_us" ] && ! echo 100000 >"$PG_CG/cpu.rt_runtime_us" &&
+		note "no real-time budget for the bench's cpu cgroup: record's reader stays at its normal priority"
+	echo $$ >"$PG_CG/cgroup.procs"
 }
 
 # Back to the root group, with whatever is left in ours, and removes it.
