@@ -1963,6 +1963,8 @@ fi
 bench_summary
 echo
 echo "wall time by section: ${SEC_TIMES%, }"
+budget=15
+[ -n "$QUICK" ] && budget=5
 echo "make bench${QUICK:+-quick} took $(((SECONDS - BENCH_START) / 60)) min $(((SECONDS - BENCH_START) % 60)) s" \
-	"(budget: ${QUICK:+5}${QUICK:-15} minutes)"
+	"(budget: $budget minutes)"
 exit 0
