@@ -10,7 +10,9 @@
 #      plus the BPF programs' cost per event from bpf_stats
 #   1b. the timeline's cost on untraced threads: the same ping-pong, not
 #      traced, while xlprobe records an idle process without / with
-#      --timeline (without / with the waker history) / perf record -a
+#      --timeline (without / with the waker history) / with --timeline
+#      once the idle process ran on the ping-pong's CPU (every switch of
+#      that CPU recorded, bpf/cpusched.bpf.c) / perf record -a
 #   2. uprobe cost: an empty function called in a loop alone / under an
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
 #   2u. USDT cost: the same empty call between two USDT probes
@@ -1090,6 +1092,12 @@ fi
 # perf record -a of the same tracepoints is what a system-wide scheduler
 # trace costs (the timeline needs the wakers' events, not the whole
 # machine's, but it is the baseline users know).
+# tl_cpu: --timeline also records every switch, wakeup and new task of a
+# CPU a traced thread ran on (issue 38: Perfetto's CPU tracks); the idle
+# target is pinned to the ping-pong's CPU and stopped and continued once,
+# so that it switches there, and from then on the untraced ping-pong's
+# every switch and wakeup is an 80-byte record: what the rest of a
+# traced thread's CPU pays.
 
 # One timed untraced ping-pong beside tracer $1; sets RES.
 run_ppu() {
@@ -1099,15 +1107,20 @@ run_ppu() {
 	: >"$out"
 	: >"$terr"
 	if [ "$v" != alone ]; then
-		# an idle target: funcs waits for SIGUSR1 before its loop (killed after)
-		"$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		# an idle target: funcs waits for SIGUSR1 before its loop (killed
+		# after); tl_cpu: on the ping-pong's CPU
+		if [ "$v" = tl_cpu ]; then
+			taskset -c "$WCPU" "$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		else
+			"$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		fi
 		sl=$!
 		BG_PIDS+=("$sl")
 		wait_for_line "$TMP/ppu.idle" '^READY' "$sl" || return
 		case $v in
 		xl) args=(--no-sample) ;;
 		tl_nohist) args=(--no-sample --timeline --no-waker-history) ;;
-		tl) args=(--no-sample --timeline) ;;
+		tl | tl_cpu) args=(--no-sample --timeline) ;;
 		esac
 		if [ "$v" = perf ]; then
 			"${ON_TRACER_CPUS[@]}" "$PERF" record -a "${PERF_EVENTS[@]}" -o "$TMP/perfu.data" \
@@ -1119,6 +1132,13 @@ run_ppu() {
 				--interaction "$FUNCS:cheap" "${args[@]}" >/dev/null 2>"$terr" &
 			tr=$!
 			wait_for_line "$terr" '^xlprobe: recording' "$tr" || { kill "$sl"; return; }
+			if [ "$v" = tl_cpu ]; then
+				# a switch of the traced process on the ping-pong's CPU
+				kill -STOP "$sl"
+				sleep 0.1
+				kill -CONT "$sl"
+				sleep 0.2
+			fi
 		fi
 		BG_PIDS+=("$tr")
 	fi
@@ -1134,14 +1154,15 @@ run_ppu() {
 
 sec_begin 1b
 if want 1b; then
-	PPU_VARIANTS=(alone xl tl_nohist tl)
+	PPU_VARIANTS=(alone xl tl_nohist tl tl_cpu)
 	[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
-	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [perf]="")
+	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [tl_cpu]="" [perf]="")
 	declare -A PPU_LABEL=(
 		[alone]="alone"
 		[xl]="xlprobe record -p IDLE"
 		[tl_nohist]="  --timeline --no-waker-history"
 		[tl]="  --timeline (waker history)"
+		[tl_cpu]="  --timeline, on a traced thread's CPU (every switch)"
 		[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
 	)
 	echo

@@ -23,8 +23,6 @@ set -eu
 # liblzma-dev: MiniDebugInfo, the xz-compressed symbols in .gnu_debugdata
 # (user/symbols/minidebug.c); binutils and xz-utils: tests/root/test_debugsrc
 # makes binaries as Fedora does (nm, objcopy, strip, xz).
-# libdeflate-dev: the trace writer's compression (user/trace/trace_writer.c: zlib
-# streams in half zlib's CPU time); a static archive too, for the static builds.
 # libiberty-dev: libiberty's C++ and Rust demangler (user/lib/demangle.c), every
 # output's function names; a static archive, so the static builds need it too.
 # nodejs: tests/root/test_demangle records node's own C++ frames (its HTTP parser),
@@ -39,10 +37,17 @@ set -eu
 # runs docs/issues.sql and the fleet queries of docs/fleet-tables.md in DuckDB, from Node.js
 # (Debian's nodejs); installed here into .output/npm (XLP_NPM_DIR), pinned, never at build
 # time, and only by the default list (not --static or --guest).
+# chdb (npm, not Debian: ClickHouse is not packaged; PyPI is not reachable from
+# our machines, npm's binding is the same engine): tests/unit/test_fleet_chdb runs
+# the ClickHouse statements of docs/issues.md and docs/fleet-tables.md in chDB,
+# ClickHouse's in-process engine (its libchdb comes in npm's @chdb/lib-linux-*
+# package, ~540 MB); installed beside DuckDB, pinned, the same way.
+# postgresql-15 (above) also serves tests/unit/test_fleet_postgres: docs/issues.sql
+# in a private cluster it starts in a temporary directory as the user postgres.
 # golang-go: go tool pprof reads export --pprof in tests/unit/test_pprof and
 # tests/root/test_pprof (pprof's own reader, as its users open the file).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
-      liblzma-dev libdeflate-dev binutils
+      liblzma-dev binutils
       iproute2 util-linux procps coreutils bpftrace man-db groff-base
       postgresql-15 sqlite3 xz-utils jq protobuf-compiler chromium
       nginx-light wrk redis-server redis-tools python3 nodejs g++ openjdk-17-jdk-headless
@@ -51,7 +56,7 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-de
 # ---- static, cross and guest builds (make static, make guest-test) ----
 # A flag picks another, smaller list, so make test stays lean:
 #   --static x86|arm64  make [ARCH=arm64] static: Debian ships libbpf.a,
-#                       libelf.a, liblzma.a, libdeflate.a and libz.a in the -dev packages; arm64 adds
+#                       libelf.a, liblzma.a and libz.a in the -dev packages; arm64 adds
 #                       Debian's cross compiler and the arm64 libraries
 #                       through multiarch (dpkg --add-architecture arm64),
 #                       and qemu-user to run it (make static-check)
@@ -60,14 +65,14 @@ PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-de
 #                       (flex, bison, pahole from dwarves, bc), cpio for the
 #                       initramfs, QEMU; arm64: the --static arm64 list,
 #                       cpio and QEMU for arm64 (the kernel is Debian's own)
-BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev liblzma-dev libdeflate-dev zlib1g-dev libiberty-dev file"
+BUILD_PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev liblzma-dev zlib1g-dev libiberty-dev file"
 case "${1:-}" in
 --static | --guest)
 	PKGS=$BUILD_PKGS
 	if [ "${2:-x86}" = arm64 ]; then
 		# qemu-user: make ARCH=arm64 static-check runs the binary
 		PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-		      libbpf-dev:arm64 libelf-dev:arm64 liblzma-dev:arm64 libdeflate-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64"
+		      libbpf-dev:arm64 libelf-dev:arm64 liblzma-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64"
 		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 			if [ "$(id -u)" != 0 ]; then
 				echo "xlprobe: arm64 packages not enabled; run as root (sudo make ARCH=arm64 static) to enable them" >&2
@@ -108,9 +113,17 @@ fi
 [ -n "${1:-}" ] && exit 0
 # DuckDB for the tests, from npm (see the top): a pinned version that runs on Node.js 20
 DUCKDB_NPM="@duckdb/node-api@1.5.6-r.1"
+# chDB for the tests, from npm (see the top): pinned, its engine package with it
+CHDB_NPM="chdb@3.4.0"
 npm_dir=${XLP_NPM_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.output/npm}
 if ! [ -f "$npm_dir/node_modules/@duckdb/node-api/package.json" ]; then
 	echo "xlprobe: installing $DUCKDB_NPM into $npm_dir (npm)"
 	mkdir -p "$npm_dir"
 	npm install --prefix "$npm_dir" --no-audit --no-fund --silent "$DUCKDB_NPM" >/dev/null
+fi
+if ! [ -f "$npm_dir/node_modules/chdb/package.json" ] ||
+	! ls "$npm_dir"/node_modules/@chdb/lib-linux-*/package.json >/dev/null 2>&1; then
+	echo "xlprobe: installing $CHDB_NPM into $npm_dir (npm)"
+	mkdir -p "$npm_dir"
+	npm install --prefix "$npm_dir" --no-audit --no-fund --silent "$CHDB_NPM" >/dev/null
 fi

@@ -21,6 +21,34 @@ char *xt_out(const char *rel, char *buf, size_t len)
 	return buf;
 }
 
+char xt_xl[XT_PATH], xt_xlt[XT_PATH], xt_wl[XT_PATH];
+
+void xt_paths(const char *workload)
+{
+	char rel[128];
+
+	xt_out("xlprobe", xt_xl, sizeof(xt_xl));
+	xt_out("xlprobe-test", xt_xlt, sizeof(xt_xlt));
+	snprintf(rel, sizeof(rel), "tests/workloads/%s", workload);
+	xt_out(rel, xt_wl, sizeof(xt_wl));
+}
+
+int xt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = 0;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = 0;
+	return 0;
+}
+
 static char tmpdir[64];
 
 static void rm_tmpdir(void)
@@ -446,4 +474,30 @@ struct json *xt_report_file(char *const rep[], const char *js, int timeout_ms)
 	j = json__load(js, jerr, sizeof(jerr));
 	CHECK(j, "report JSON: %s", jerr);
 	return j;
+}
+
+unsigned long long xt_sleep_of(const __u64 *c)
+{
+	return c[XLP_C_SLEEP_S] + c[XLP_C_SLEEP_D];
+}
+
+unsigned long long xt_reasons_sum(const __u64 *c)
+{
+	return c[XLP_C_DISK] + c[XLP_C_NET] + c[XLP_C_IPC] + c[XLP_C_LOCK] + c[XLP_C_TIMER] +
+	       c[XLP_C_OTHER];
+}
+
+const char *xt_fmt_reasons(const __u64 *c)
+{
+	static char buf[4][256];
+	static int k;
+	size_t len = 0;
+
+	k = (k + 1) % 4;
+	buf[k][0] = 0;
+	for (int i = XLP_C_DISK; i <= XLP_C_OTHER; i++)
+		if (c[i])
+			len += snprintf(buf[k] + len, sizeof(buf[k]) - len, " %s=%llu",
+					xlp_ctr_names[i], (unsigned long long)c[i]);
+	return len ? buf[k] : " (none)";
 }

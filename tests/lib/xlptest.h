@@ -10,6 +10,17 @@
 
 /* Absolute path of .output/<rel> in the source tree. */
 char *xt_out(const char *rel, char *buf, size_t len);
+/*
+ * The programs a test runs, set by xt_paths(): xt_xl the product
+ * (.output/xlprobe), xt_xlt the test build with its hooks
+ * (.output/xlprobe-test), xt_wl the workload .output/tests/workloads/<workload>.
+ */
+#define XT_PATH 256
+extern char xt_xl[XT_PATH], xt_xlt[XT_PATH], xt_wl[XT_PATH];
+void xt_paths(const char *workload);
+/* The start of a file (len - 1 bytes at most, NUL-terminated), not through a link: 0 or -errno. */
+int xt_read_file(const char *path, char *buf, size_t len);
+
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);
 /* "<xt_tmpdir()>/<name>", in one of 8 buffers used in turn. */
@@ -150,5 +161,12 @@ void xt_trace_free(struct xt_trace *t);
 int xt_func_id(const struct xt_trace *t, const char *symbol);
 /* The thread record for tid (the last one if several), or NULL. */
 const struct xlp_thread_rec *xt_thread(const struct xt_trace *t, uint32_t tid);
+
+/* A call's counters (struct xlp_call_rec's incl or excl): its sleep (S and D), */
+unsigned long long xt_sleep_of(const __u64 *c);
+/* the sum of its wait reasons, */
+unsigned long long xt_reasons_sum(const __u64 *c);
+/* and " disk=.. net=.." of its non-zero reasons, for failure messages (4 buffers in turn). */
+const char *xt_fmt_reasons(const __u64 *c);
 
 #endif

@@ -14,6 +14,7 @@
 #include "testlib.h"
 #include "symbolize.h"
 #include "stack_unwind.h"
+#include "trace.h"
 
 #if defined(__x86_64__) && defined(XLP_HAVE_LIBDW)
 
@@ -138,10 +139,10 @@ TEST(cfi_unwinds_the_snapshot_to_its_end)
 	REQUIRE(symbolizer__add_pid(sym, getpid()) == 0, "own maps");
 	in = snapshot_in(&c, snapshot.len, snapshot.len == SNAP_BYTES);
 	CHECK(unwind__stack(u, &in, &out) == 0, "unwind__stack");
-	CHECK(out.method == XLP_UNWIND_CFI, "method %s", unwind__method_name(out.method));
+	CHECK(out.method == XLP_UNWIND_CFI, "method %s", trace__unwind_method_name(out.method));
 	/* a 16 KiB copy holds this test's stack whole: to _start */
 	if (snapshot.len < SNAP_BYTES)
-		CHECK(out.stop == XLP_STOP_END, "stopped: %s", unwind__stop_name(out.stop));
+		CHECK(out.stop == XLP_STOP_END, "stopped: %s", trace__unwind_stop_name(out.stop));
 	CHECK(out.n >= 6, "%zu frames", out.n);
 	for (size_t i = 0; i < 4 && i < out.n; i++)
 		CHECK(!strcmp(name_of(sym, &out.f[i], &x), chain[i]), "frame %zu is %s, not %s", i,
@@ -178,7 +179,7 @@ TEST(a_short_copy_stops_at_its_end_and_says_so)
 		CHECK(unwind__stack(u, &in, &out) == 0, "unwind__stack");
 		/* no frame pointers given: nothing to go on with */
 		CHECK(out.method == XLP_UNWIND_CFI || out.method == XLP_UNWIND_FP, "method %s",
-		      unwind__method_name(out.method));
+		      trace__unwind_method_name(out.method));
 		if (out.method != XLP_UNWIND_CFI)
 			continue;
 		CHECK(out.n <= full.n, "%zu frames from %zu bytes, %zu from all", out.n, len,
@@ -190,7 +191,7 @@ TEST(a_short_copy_stops_at_its_end_and_says_so)
 			      len);
 		if (out.n < full.n)
 			CHECK(out.stop == XLP_STOP_COPY, "%zu bytes: stopped: %s", len,
-			      unwind__stop_name(out.stop));
+			      trace__unwind_stop_name(out.stop));
 	}
 	CHECK(prev >= 4, "even 8 KiB did not reach ut_a (%zu frames)", prev);
 	unwinder__free(u);
@@ -230,17 +231,17 @@ TEST(cfi_then_frame_pointers_beyond_the_copy)
 	in.fp = fp;
 	in.nfp = full.n;
 	CHECK(unwind__stack(u, &in, &out) == 0, "unwind__stack");
-	CHECK(out.method == XLP_UNWIND_MIXED, "method %s", unwind__method_name(out.method));
+	CHECK(out.method == XLP_UNWIND_MIXED, "method %s", trace__unwind_method_name(out.method));
 	CHECK(out.n == full.n, "%zu frames, %zu in all", out.n, full.n);
 	CHECK(out.ncfi >= 2 && out.ncfi < out.n, "ncfi %zu", out.ncfi);
 	for (size_t i = 0; i < out.n && i < full.n; i++)
 		CHECK(out.f[i].ip == full.f[i].ip, "frame %zu differs", i);
-	CHECK(out.stop == XLP_STOP_FP, "stopped: %s", unwind__stop_name(out.stop));
+	CHECK(out.stop == XLP_STOP_FP, "stopped: %s", trace__unwind_stop_name(out.stop));
 
 	/* no copy: the walk as it is */
 	in.copy = NULL;
 	CHECK(unwind__stack(u, &in, &out) == 0 && out.method == XLP_UNWIND_FP && out.n == full.n,
-	      "frame pointers alone: %s, %zu frames", unwind__method_name(out.method), out.n);
+	      "frame pointers alone: %s, %zu frames", trace__unwind_method_name(out.method), out.n);
 	unwinder__free(u);
 }
 
@@ -263,7 +264,7 @@ TEST(without_cfi_the_frame_pointer_walk_stays)
 	REQUIRE(unwinder__new(&u) == 0, "alloc");
 	CHECK(unwind__stack(u, &in, &out) == 0 && out.method == XLP_UNWIND_FP && out.n == 3 &&
 		      out.f[2].ip == 0x3000 && out.f[2].ret && !out.f[0].ret,
-	      "%s, %zu frames", unwind__method_name(out.method), out.n);
+	      "%s, %zu frames", trace__unwind_method_name(out.method), out.n);
 	unwinder__free(u);
 }
 #endif

@@ -10,7 +10,6 @@
  * a trace is untrusted: strings go out through the escapers of escape.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -19,83 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dataset.h"
-#include "escape.h"
 #include "issues.h"
 #include "export.h"
-#include "jsonw.h"
+#include "export_tables_int.h"
 #include "log.h"
-#include "outfile.h"
 #include "trace.h"
 #include "util.h"
 #include "waitchain.h"
-
-const char export_tables_help[] =
-	"Usage: xlprobe export --jsonl [--table TABLE] [-o FILE] TRACE...\n"
-	"       xlprobe export --csv --table TABLE [-o FILE] TRACE...\n"
-	"\n"
-	"Writes the records of one or more traces as flat tables, for a database\n"
-	"holding the data of many machines (DuckDB's read_json_auto and\n"
-	"read_csv_auto load them as they are: docs/fleet-tables.md). Each trace is\n"
-	"read once and streamed, so any number of files from any number of hosts\n"
-	"append into one output. Every row begins with trace_id, host and kernel;\n"
-	"trace_id is \"xlp-\" and 16 hex digits, a hash of the whole trace header\n"
-	"(host, kernel, start to the ns, command line, functions): the same for\n"
-	"every copy of a file, different for any two recordings.\n"
-	"\n"
-	"Tables (README.md, \"Fleet tables\", describes every column):\n"
-	"  runs     one row per run: the run record of an interaction call, with\n"
-	"           the process's counters over the run; in a trace recorded with\n"
-	"           --repeat and no --interaction, one launch of the command,\n"
-	"           with its process's totals\n"
-	"  calls    one row per recorded call of a marked function: function,\n"
-	"           binary, pid, tid, depth, entry_ns, every counter inclusive\n"
-	"           (incl_wall ...) and exclusive (excl_wall ...)\n"
-	"  threads  one row per thread record: pid, tid, comm, first_ns, last_ns,\n"
-	"           the thread's total of every counter\n"
-	"  waits    one row per piece of a wait of a run's thread, from the wait\n"
-	"           chains of a trace recorded with --timeline (README, \"Wait\n"
-	"           chains\"): run, the waiting thread, the wait, the piece's\n"
-	"           start and ns, depth, the blocker's state (ran, cpu_wait,\n"
-	"           device, asleep, untraced, cycle, depth_limit), reason,\n"
-	"           blocker and first hop (pid, tid, name) and function\n"
-	"  traces   one row per trace, after its other rows: file, status\n"
-	"           (complete, truncated, damaged), what is damaged, records\n"
-	"           read, its rows in each table, and what was lost while\n"
-	"           recording: lost_by_reader and every BPF-side statistic\n"
-	"           (rb_full, stack_overflow ...)\n"
-	"Counters keep the names dump shows (wall, cpu_run, cpu_wait, ...): times\n"
-	"in integer ns, the others counts (freq_khz_ns: kHz x ns). Timestamps\n"
-	"(start_ns, entry_ns, first_ns, last_ns, end_ns) are the recording host's\n"
-	"CLOCK_MONOTONIC in ns; start_unix_ns is ns since 1970-01-01 UTC.\n"
-	"\n"
-	"  --jsonl            one JSON object per line, \"table\" first; valid UTF-8\n"
-	"                     (U+FFFD for bytes that are not), numbers as numbers,\n"
-	"                     null for a value the trace lacks. Every table,\n"
-	"                     unless --table names one\n"
-	"  --csv              RFC 4180: a header row, then a row per line (LF);\n"
-	"                     strings always quoted, '\"' doubled, control\n"
-	"                     characters and bytes that are not UTF-8 written as\n"
-	"                     \\xNN (\\n for a line break); an empty field is null.\n"
-	"                     One table: needs --table\n"
-	"      --table TABLE  runs, calls, threads, waits or traces\n"
-	"  -o, --output FILE  write here (created 0600, put in place once complete;\n"
-	"                     default: standard output)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"A truncated or damaged trace is exported as far as it could be read,\n"
-	"with a warning; its traces row says so (status, damage). Export the\n"
-	"traces table too, and keep the traces whose status is complete where\n"
-	"partial data would mislead.\n"
-	"\n"
-	"Exit status: 0 written (truncated or damaged traces included); 1 a trace\n"
-	"cannot be opened (then nothing is written), or reading or writing\n"
-	"failed; 2 usage error.\n"
-	"\n"
-	"Examples:\n"
-	"  xlprobe export --csv --table calls -o calls.csv fleet/*.xlp\n"
-	"  xlprobe export --jsonl --table runs fleet/*.xlp > runs.jsonl\n"
-	"  duckdb :memory: \"SELECT host, median(latency_ns)\n"
-	"                   FROM read_json_auto('runs.jsonl') GROUP BY host\"\n";
 
 enum tt_table {
 	TT_RUNS,
@@ -110,111 +39,6 @@ enum tt_table {
 
 static const char *const table_names[TT_NTABLES] = {"runs",   "calls", "threads", "waits",
 						    "traces", "lags",  "issues"};
-
-/* ---- the row writer: one column list per table, for both formats and the header ---- */
-
-struct tw {
-	FILE *f;
-	bool csv;
-	bool names; /* CSV header: each column's name instead of its value */
-	bool first; /* no column of this row written yet */
-	struct jsonw jw;
-};
-
-/* CSV: the separator, or the name in a header; whether the value follows. */
-static bool csv_col(struct tw *w, const char *name)
-{
-	if (!w->first)
-		fputc(',', w->f);
-	w->first = false;
-	if (w->names)
-		fputs(name, w->f);
-	return !w->names;
-}
-
-/* fprintf's work on the format was a third of a CSV's time */
-static void put_u64(FILE *f, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
-}
-
-static void col_u64(struct tw *w, const char *name, uint64_t v)
-{
-	if (!w->csv)
-		jsonw__uint(&w->jw, name, v);
-	else if (csv_col(w, name))
-		put_u64(w->f, v);
-}
-
-static void col_s64(struct tw *w, const char *name, int64_t v)
-{
-	if (!w->csv)
-		jsonw__int(&w->jw, name, v);
-	else if (csv_col(w, name))
-		fprintf(w->f, "%" PRId64, v);
-}
-
-static void col_bool(struct tw *w, const char *name, bool v)
-{
-	if (!w->csv)
-		jsonw__bool(&w->jw, name, v);
-	else if (csv_col(w, name))
-		fputs(v ? "true" : "false", w->f);
-}
-
-static void col_null(struct tw *w, const char *name)
-{
-	if (!w->csv)
-		jsonw__null(&w->jw, name);
-	else
-		csv_col(w, name); /* an empty field */
-}
-
-/* n bytes from the trace; NULL: null */
-static void col_strn(struct tw *w, const char *name, const char *s, size_t n)
-{
-	if (!s)
-		col_null(w, name);
-	else if (!w->csv)
-		jsonw__strn(&w->jw, name, s, n);
-	else if (csv_col(w, name))
-		xlp_fput_csv(w->f, s, n);
-}
-
-static void col_str(struct tw *w, const char *name, const char *s)
-{
-	col_strn(w, name, s, s ? strlen(s) : 0);
-}
-
-static void col_u64_or_null(struct tw *w, const char *name, uint64_t v, bool have)
-{
-	if (have)
-		col_u64(w, name, v);
-	else
-		col_null(w, name);
-}
-
-static void row_begin(struct tw *w, enum tt_table t)
-{
-	w->first = true;
-	if (w->csv)
-		return;
-	jsonw__begin_obj(&w->jw, NULL);
-	jsonw__str(&w->jw, "table", table_names[t]);
-}
-
-static void row_end(struct tw *w)
-{
-	if (w->csv)
-		fputc('\n', w->f);
-	else
-		jsonw__end_obj(&w->jw); /* '}' and the line's end */
-}
 
 /* ---- one trace ---- */
 
@@ -262,7 +86,7 @@ struct tt {
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
-/* lags and issues analyse each trace (analysis/issues.h): asked for by name only */
+/* lags and issues analyse each trace (analysis/issues/issues.h): asked for by name only */
 static bool wants(const struct tt *e, enum tt_table t)
 {
 	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
@@ -343,9 +167,9 @@ static const struct xlp_func_info *find_interaction(const struct xlp_trace_meta 
 
 static void cols_trace(struct tw *w, const struct tt_trace *t)
 {
-	col_str(w, "trace_id", t->id);
-	col_str(w, "host", t->m->host);
-	col_str(w, "kernel", t->m->kernel);
+	tw__str(w, "trace_id", t->id);
+	tw__str(w, "host", t->m->host);
+	tw__str(w, "kernel", t->m->kernel);
 }
 
 static const struct xlp_func_info *func_of(const struct tt_trace *t, uint32_t id)
@@ -360,7 +184,7 @@ static void cols_ctrs(struct tw *w, const char (*names)[32], const __u64 *c)
 		const char *name = names ? names[i] : xlp_ctr_names[i];
 
 		if (xlp_ctr_names[i])
-			col_u64_or_null(w, name, c ? c[i] : 0, c);
+			tw__u64_or_null(w, name, c ? c[i] : 0, c);
 	}
 }
 
@@ -379,23 +203,23 @@ static void row_run(struct tt *e, const struct tt_trace *t, const struct tt_run 
 	const struct xlp_func_info *fi = r->launch ? NULL : func_of(t, r->func);
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_RUNS);
+	tw__row_begin(w, table_names[TT_RUNS]);
 	cols_trace(w, t);
-	col_str(w, "run_kind", r->launch ? "launch" : "interaction");
-	col_str(w, "func", fi ? fi->name : NULL);
-	col_str(w, "symbol", fi ? fi->symbol : NULL);
-	col_str(w, "binary", fi ? fi->binary : NULL);
-	col_u64(w, "pid", r->pid);
-	col_u64_or_null(w, "tid", r->tid, !r->launch);
-	col_u64(w, "start_ns", r->start_ns);
-	col_s64(w, "start_unix_ns", unix_ns(t->m, r->start_ns));
-	col_u64_or_null(w, "latency_ns", r->latency_ns, r->have_latency);
+	tw__str(w, "run_kind", r->launch ? "launch" : "interaction");
+	tw__str(w, "func", fi ? fi->name : NULL);
+	tw__str(w, "symbol", fi ? fi->symbol : NULL);
+	tw__str(w, "binary", fi ? fi->binary : NULL);
+	tw__u64(w, "pid", r->pid);
+	tw__u64_or_null(w, "tid", r->tid, !r->launch);
+	tw__u64(w, "start_ns", r->start_ns);
+	tw__s64(w, "start_unix_ns", unix_ns(t->m, r->start_ns));
+	tw__u64_or_null(w, "latency_ns", r->latency_ns, r->have_latency);
 	if (r->launch)
-		col_s64(w, "exit_code", r->exit_code);
+		tw__s64(w, "exit_code", r->exit_code);
 	else
-		col_null(w, "exit_code");
+		tw__null(w, "exit_code");
 	cols_ctrs(w, NULL, r->ctr);
-	row_end(w);
+	tw__row_end(w);
 }
 
 /* The process-wide counters over the run; proc[wall] is its length. */
@@ -424,43 +248,43 @@ static void row_call(struct tt *e, const struct tt_trace *t, const struct xlp_ca
 	bool peer = c->flags & XLP_CALL_IPC_PEER;
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_CALLS);
+	tw__row_begin(w, table_names[TT_CALLS]);
 	cols_trace(w, t);
-	col_str(w, "func", fi ? fi->name : NULL);
-	col_str(w, "symbol", fi ? fi->symbol : NULL);
-	col_str(w, "binary", fi ? fi->binary : NULL);
+	tw__str(w, "func", fi ? fi->name : NULL);
+	tw__str(w, "symbol", fi ? fi->symbol : NULL);
+	tw__str(w, "binary", fi ? fi->binary : NULL);
 	/* "" in the header: the ELF has none */
-	col_str(w, "build_id", fi && fi->build_id && fi->build_id[0] ? fi->build_id : NULL);
-	col_u64(w, "pid", c->pid);
-	col_u64(w, "tid", c->tid);
-	col_u64(w, "depth", c->depth);
-	col_u64(w, "entry_ns", c->entry_ns);
+	tw__str(w, "build_id", fi && fi->build_id && fi->build_id[0] ? fi->build_id : NULL);
+	tw__u64(w, "pid", c->pid);
+	tw__u64(w, "tid", c->tid);
+	tw__u64(w, "depth", c->depth);
+	tw__u64(w, "entry_ns", c->entry_ns);
 	/* as report decides it: by the function's flag in the header */
-	col_bool(w, "interaction", fi && (fi->flags & XLP_FUNC_INTERACTION));
-	col_u64_or_null(w, "ipc_peer_pid", c->ipc_peer_pid, peer);
-	col_strn(w, "ipc_peer_comm", peer ? c->ipc_peer_comm : NULL,
+	tw__bool(w, "interaction", fi && (fi->flags & XLP_FUNC_INTERACTION));
+	tw__u64_or_null(w, "ipc_peer_pid", c->ipc_peer_pid, peer);
+	tw__strn(w, "ipc_peer_comm", peer ? c->ipc_peer_comm : NULL,
 		 strnlen(c->ipc_peer_comm, XLP_COMM_LEN));
 	cols_ctrs(w, e->incl, c->incl);
 	cols_ctrs(w, e->excl, c->excl);
-	row_end(w);
+	tw__row_end(w);
 }
 
 static void row_thread(struct tt *e, const struct tt_trace *t, const struct xlp_thread_rec *r)
 {
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_THREADS);
+	tw__row_begin(w, table_names[TT_THREADS]);
 	cols_trace(w, t);
-	col_u64(w, "pid", r->pid);
-	col_u64(w, "tid", r->tid);
-	col_strn(w, "comm", r->comm, strnlen(r->comm, XLP_COMM_LEN));
-	col_u64(w, "first_ns", r->first_ns);
-	col_u64(w, "last_ns", r->last_ns);
-	col_bool(w, "exited", r->flags & XLP_THREAD_EXITED);
-	col_bool(w, "at_stop", r->flags & XLP_THREAD_AT_STOP);
-	col_bool(w, "partial", r->flags & XLP_THREAD_PARTIAL);
+	tw__u64(w, "pid", r->pid);
+	tw__u64(w, "tid", r->tid);
+	tw__strn(w, "comm", r->comm, strnlen(r->comm, XLP_COMM_LEN));
+	tw__u64(w, "first_ns", r->first_ns);
+	tw__u64(w, "last_ns", r->last_ns);
+	tw__bool(w, "exited", r->flags & XLP_THREAD_EXITED);
+	tw__bool(w, "at_stop", r->flags & XLP_THREAD_AT_STOP);
+	tw__bool(w, "partial", r->flags & XLP_THREAD_PARTIAL);
 	cols_ctrs(w, NULL, r->tot);
-	row_end(w);
+	tw__row_end(w);
 }
 
 static int take_launch(struct tt_trace *t, const struct xlp_launch_rec *l)
@@ -590,10 +414,10 @@ static void cols_drops(struct tw *w, const struct tt_trace *t, const struct tt_e
 		stat = st;
 		lost = t->stats.lost_by_reader;
 	}
-	col_u64_or_null(w, "lost_by_reader", lost, stat);
+	tw__u64_or_null(w, "lost_by_reader", lost, stat);
 	for (int i = 0; i < XLP_NR_STAT; i++)
 		if (xlp_stat_names[i])
-			col_u64_or_null(w, xlp_stat_names[i], stat ? stat[i] : 0, stat);
+			tw__u64_or_null(w, xlp_stat_names[i], stat ? stat[i] : 0, stat);
 }
 
 static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_end *end)
@@ -602,63 +426,64 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 	const struct xlp_trace_footer *ft = end->ft;
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_TRACES);
+	tw__row_begin(w, table_names[TT_TRACES]);
 	cols_trace(w, t);
-	col_str(w, "file", t->path);
-	col_str(w, "cmdline", m->cmdline);
-	col_u64(w, "target_pid", m->target_pid);
-	col_u64(w, "ncpus", m->ncpus);
-	col_u64(w, "format_version", m->format_version);
-	col_str(w, "interaction", t->interaction);
-	col_str(w, "interaction_symbol", t->interaction_symbol);
-	col_u64(w, "start_ns", m->start_ns);
-	col_s64(w, "start_unix_ns", unix_ns(m, m->start_ns));
-	col_s64(w, "boot_offset_ns", m->boot_offset_ns);
-	col_u64_or_null(w, "end_ns", ft ? ft->end_ns : 0, ft);
-	col_str(w, "stop_reason", ft ? trace_stop_name(ft->stop_reason) : NULL);
-	col_str(w, "status", trace_status_name(end->status));
-	col_str(w, "damage", end->damage[0] ? end->damage : NULL);
-	col_u64(w, "records", t->nrec);
-	col_u64_or_null(w, "footer_records", ft ? ft->nrecords : 0, ft);
-	col_u64(w, "chunks", end->chunks);
-	col_u64(w, "bad_chunks", end->bad);
-	col_u64(w, "run_rows", t->rows[TT_RUNS]);
-	col_u64(w, "call_rows", t->rows[TT_CALLS]);
-	col_u64(w, "thread_rows", t->rows[TT_THREADS]);
-	col_u64(w, "wait_rows", t->rows[TT_WAITS]);
+	tw__str(w, "file", t->path);
+	tw__str(w, "cmdline", m->cmdline);
+	tw__u64(w, "target_pid", m->target_pid);
+	tw__u64(w, "ncpus", m->ncpus);
+	tw__u64(w, "format_version", m->format_version);
+	tw__str(w, "interaction", t->interaction);
+	tw__str(w, "interaction_symbol", t->interaction_symbol);
+	tw__u64(w, "start_ns", m->start_ns);
+	tw__s64(w, "start_unix_ns", unix_ns(m, m->start_ns));
+	tw__s64(w, "boot_offset_ns", m->boot_offset_ns);
+	tw__u64_or_null(w, "end_ns", ft ? ft->end_ns : 0, ft);
+	tw__str(w, "stop_reason", ft ? trace_stop_name(ft->stop_reason) : NULL);
+	tw__str(w, "status", trace_status_name(end->status));
+	tw__str(w, "damage", end->damage[0] ? end->damage : NULL);
+	tw__u64(w, "records", t->nrec);
+	tw__u64_or_null(w, "footer_records", ft ? ft->nrecords : 0, ft);
+	tw__u64(w, "chunks", end->chunks);
+	tw__u64(w, "bad_chunks", end->bad);
+	tw__u64(w, "run_rows", t->rows[TT_RUNS]);
+	tw__u64(w, "call_rows", t->rows[TT_CALLS]);
+	tw__u64(w, "thread_rows", t->rows[TT_THREADS]);
+	tw__u64(w, "wait_rows", t->rows[TT_WAITS]);
 	cols_drops(w, t, end);
-	row_end(w);
+	tw__row_end(w);
 }
 
 /* One piece of a wait of run `run` (its index in the trace, from 1). */
 static void row_wait(struct tt *e, const struct tt_trace *t, const struct dataset *ds, size_t run,
-		     const struct ds_run *r, const struct wc_wait *wt, const struct wc_piece *p)
+		     const struct ds_run *r, const struct waitchain_wait *wt,
+		     const struct waitchain_piece *p)
 {
 	bool fn = p->func != DS_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_WAITS);
+	tw__row_begin(w, table_names[TT_WAITS]);
 	cols_trace(w, t);
-	col_u64(w, "run", run);
-	col_u64(w, "pid", r->pid);
-	col_u64(w, "tid", r->tid);
-	col_u64(w, "run_start_ns", r->start_ns);
-	col_u64(w, "wait_start_ns", wt->start_ns);
-	col_u64(w, "wait_ns", wt->end_ns - wt->start_ns);
-	col_u64(w, "start_ns", p->start_ns);
-	col_u64(w, "ns", p->ns);
-	col_u64(w, "depth", p->depth);
-	col_str(w, "state", wc_state_name(p->state));
-	col_str(w, "reason", p->reason && p->reason < XLP_NR_CTR ? xlp_ctr_names[p->reason] : NULL);
-	col_u64(w, "blocker_pid", p->blocker_pid);
-	col_u64(w, "blocker_tid", p->blocker_tid);
-	col_strn(w, "blocker", p->comm[0] ? p->comm : NULL, strnlen(p->comm, XLP_COMM_LEN));
-	col_u64(w, "via_tid", p->waker_tid);
-	col_strn(w, "via", p->waker_comm[0] ? p->waker_comm : NULL,
+	tw__u64(w, "run", run);
+	tw__u64(w, "pid", r->pid);
+	tw__u64(w, "tid", r->tid);
+	tw__u64(w, "run_start_ns", r->start_ns);
+	tw__u64(w, "wait_start_ns", wt->start_ns);
+	tw__u64(w, "wait_ns", wt->end_ns - wt->start_ns);
+	tw__u64(w, "start_ns", p->start_ns);
+	tw__u64(w, "ns", p->ns);
+	tw__u64(w, "depth", p->depth);
+	tw__str(w, "state", waitchain__state_name(p->state));
+	tw__str(w, "reason", p->reason && p->reason < XLP_NR_CTR ? xlp_ctr_names[p->reason] : NULL);
+	tw__u64(w, "blocker_pid", p->blocker_pid);
+	tw__u64(w, "blocker_tid", p->blocker_tid);
+	tw__strn(w, "blocker", p->comm[0] ? p->comm : NULL, strnlen(p->comm, XLP_COMM_LEN));
+	tw__u64(w, "via_tid", p->waker_tid);
+	tw__strn(w, "via", p->waker_comm[0] ? p->waker_comm : NULL,
 		 strnlen(p->waker_comm, XLP_COMM_LEN));
-	col_str(w, "function", fn ? dataset__func(ds, p->func)->name : NULL);
-	col_str(w, "symbol", fn ? dataset__func(ds, p->func)->symbol : NULL);
-	row_end(w);
+	tw__str(w, "function", fn ? dataset__func(ds, p->func)->name : NULL);
+	tw__str(w, "symbol", fn ? dataset__func(ds, p->func)->symbol : NULL);
+	tw__row_end(w);
 }
 
 /*
@@ -686,7 +511,7 @@ static int rows_waits(struct tt *e, struct tt_trace *t)
 	} else {
 		for (size_t run = 0; run < dataset__nruns(ds); run++)
 			for (size_t i = 0; i < waitchain__nwaits(wc, run); i++) {
-				const struct wc_wait *wt = waitchain__wait(wc, run, i);
+				const struct waitchain_wait *wt = waitchain__wait(wc, run, i);
 
 				for (size_t k = wt->first; k < wt->first + wt->n; k++) {
 					row_wait(e, t, ds, run + 1, dataset__run(ds, run), wt,
@@ -708,43 +533,43 @@ static void row_lag(struct tt *e, const struct tt_trace *t, const struct is_set 
 	const struct is_session *ss = s && issues__nsessions(s) ? issues__session(s, 0) : NULL;
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_LAGS);
+	tw__row_begin(w, table_names[TT_LAGS]);
 	cols_trace(w, t);
-	col_u64(w, "run", x->run);
-	col_str(w, "landmark", i ? i->landmark : t->interaction ? t->interaction : "[launch]");
-	col_str(w, "build_id", ss ? ss->build_id : NULL);
-	col_s64(w, "start_unix_ns", x->wall_ns);
-	col_u64(w, "latency_ns", (uint64_t)x->latency_ns);
-	col_bool(w, "lag", i != NULL);
-	col_str(w, "fingerprint", i ? i->fingerprint : NULL);
-	col_str(w, "function", i ? i->function : NULL);
-	col_str(w, "binary", i ? i->binary : NULL);
-	col_str(w, "factor", i ? i->factor : NULL);
-	row_end(w);
+	tw__u64(w, "run", x->run);
+	tw__str(w, "landmark", i ? i->landmark : t->interaction ? t->interaction : "[launch]");
+	tw__str(w, "build_id", ss ? ss->build_id : NULL);
+	tw__s64(w, "start_unix_ns", x->wall_ns);
+	tw__u64(w, "latency_ns", (uint64_t)x->latency_ns);
+	tw__bool(w, "lag", i != NULL);
+	tw__str(w, "fingerprint", i ? i->fingerprint : NULL);
+	tw__str(w, "function", i ? i->function : NULL);
+	tw__str(w, "binary", i ? i->binary : NULL);
+	tw__str(w, "factor", i ? i->factor : NULL);
+	tw__row_end(w);
 }
 
 static void row_issue(struct tt *e, const struct is_issue *i)
 {
 	struct tw *w = &e->w;
 
-	row_begin(w, TT_ISSUES);
-	col_str(w, "fingerprint", i->fingerprint);
-	col_str(w, "landmark", i->landmark);
-	col_str(w, "landmark_binary", i->landmark_binary);
-	col_str(w, "function", i->function);
-	col_str(w, "binary", i->binary);
-	col_str(w, "factor", i->factor);
-	col_u64(w, "sessions", i->sessions);
-	col_u64(w, "hosts", i->hosts);
-	col_u64(w, "builds", i->builds);
-	col_u64(w, "runs", i->runs);
-	col_u64(w, "lag_p50_ns", (uint64_t)i->p50_ns);
-	col_u64(w, "lag_p95_ns", (uint64_t)i->p95_ns);
-	col_u64(w, "lag_max_ns", (uint64_t)i->max_ns);
-	col_u64(w, "impact_ns", (uint64_t)i->impact_ns);
-	col_s64(w, "first_seen_unix_ns", i->first_ns);
-	col_s64(w, "last_seen_unix_ns", i->last_ns);
-	row_end(w);
+	tw__row_begin(w, table_names[TT_ISSUES]);
+	tw__str(w, "fingerprint", i->fingerprint);
+	tw__str(w, "landmark", i->landmark);
+	tw__str(w, "landmark_binary", i->landmark_binary);
+	tw__str(w, "function", i->function);
+	tw__str(w, "binary", i->binary);
+	tw__str(w, "factor", i->factor);
+	tw__u64(w, "sessions", i->sessions);
+	tw__u64(w, "hosts", i->hosts);
+	tw__u64(w, "builds", i->builds);
+	tw__u64(w, "runs", i->runs);
+	tw__u64(w, "lag_p50_ns", (uint64_t)i->p50_ns);
+	tw__u64(w, "lag_p95_ns", (uint64_t)i->p95_ns);
+	tw__u64(w, "lag_max_ns", (uint64_t)i->max_ns);
+	tw__u64(w, "impact_ns", (uint64_t)i->impact_ns);
+	tw__s64(w, "first_seen_unix_ns", i->first_ns);
+	tw__s64(w, "last_seen_unix_ns", i->last_ns);
+	tw__row_end(w);
 }
 
 /* The lags table of one trace, and its lags into the issues of all. */
@@ -790,8 +615,8 @@ static void csv_header(struct tt *e)
 	else if (e->table == TT_THREADS)
 		row_thread(e, &t, &(struct xlp_thread_rec){0});
 	else if (e->table == TT_WAITS)
-		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct wc_wait){0},
-			 &(struct wc_piece){0});
+		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct waitchain_wait){0},
+			 &(struct waitchain_piece){0});
 	else if (e->table == TT_LAGS)
 		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});
 	else if (e->table == TT_ISSUES)
@@ -890,130 +715,14 @@ cleanup:
 	return ret;
 }
 
-/* ---- the command ---- */
+/* ---- every trace ---- */
 
-bool export_tables__wanted(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--jsonl") || !strcmp(argv[i], "--csv"))
-			return true;
-	return false;
-}
-
-struct tt_args {
-	bool jsonl, csv;
-	int table;
-	uint64_t lag_ns;
-	const char *out;
-	char **paths;
-	int npaths;
-};
-
-static int parse_table(const char *s)
+int export_tables__table(const char *s)
 {
 	for (int i = 0; i < TT_NTABLES; i++)
 		if (!strcmp(s, table_names[i]))
 			return i;
 	return -1;
-}
-
-/* The option getopt refused, for the message. */
-static void bad_option(int c, char **argv)
-{
-	const char *opt = argv[optind - 1];
-
-	if (c == ':')
-		xlp_err("export: %s needs a value: see xlprobe export --help", opt);
-	else if (optopt)
-		xlp_err("export: unknown option '-%c': see xlprobe export --help", optopt);
-	else
-		xlp_err("export: unknown option '%s': see xlprobe export --help", opt);
-}
-
-/* The exit code when the command is done (help, usage error), else -1. */
-static int parse_args(int argc, char **argv, struct tt_args *a)
-{
-	static const struct option longopts[] = {
-		{"jsonl", no_argument, NULL, 'J'},
-		{"csv", no_argument, NULL, 'C'},
-		{"table", required_argument, NULL, 'T'},
-		{"output", required_argument, NULL, 'o'},
-		{"lag", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	int c, opterr_was = opterr, ret = -1;
-
-	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues.h) */
-	*a = (struct tt_args){.table = -1, .lag_ns = 0};
-	optind = 1;
-	opterr = 0; /* one line of ours, not getopt's too */
-	while (ret < 0 && (c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		if (c == 'J' || c == 'C') {
-			*(c == 'J' ? &a->jsonl : &a->csv) = true;
-		} else if (c == 'T') {
-			a->table = parse_table(optarg);
-			if (a->table < 0) {
-				xlp_err("export: unknown table '%s': choose runs, calls, "
-					"threads, waits, traces, lags or issues",
-					optarg);
-				ret = 2;
-			}
-		} else if (c == 'o') {
-			a->out = optarg;
-		} else if (c == 'L') {
-			if (xlp_parse_duration(optarg, 0, &a->lag_ns) || !a->lag_ns) {
-				xlp_err("export: bad --lag '%s': give a duration with a unit, e.g. "
-					"100ms",
-					optarg);
-				ret = 2;
-			}
-		} else if (c == 'h') {
-			fputs(export_tables_help, stdout);
-			ret = 0;
-		} else {
-			bad_option(c, argv);
-			ret = 2;
-		}
-	}
-	opterr = opterr_was;
-	if (ret >= 0)
-		return ret;
-	a->paths = argv + optind;
-	a->npaths = argc - optind;
-	if (a->jsonl && a->csv) {
-		xlp_err("export: --jsonl and --csv exclude each other: run once per format");
-		return 2;
-	}
-	if (a->csv && a->table < 0) {
-		xlp_err("export: --csv writes one table: add --table runs, calls, threads, "
-			"waits, traces, lags or issues");
-		return 2;
-	}
-	if (!a->npaths) {
-		xlp_err("export: no trace file given: run 'xlprobe export --%s ... TRACE...' (see "
-			"--help)",
-			a->csv ? "csv" : "jsonl");
-		return 2;
-	}
-	return -1;
-}
-
-/* Every trace opens (its header is sound) before a row is written. */
-static int check_traces(char **paths, int n)
-{
-	char why[PATH_MAX + 256];
-
-	for (int i = 0; i < n; i++) {
-		struct trace_reader *r;
-
-		if (trace_reader__open(paths[i], &r, why, sizeof(why))) {
-			xlp_err("%s: %s: nothing exported", paths[i], why);
-			return -1;
-		}
-		trace_reader__close(r);
-	}
-	return 0;
 }
 
 static void tt_init(struct tt *e, const struct tt_args *a, FILE *f)
@@ -1033,8 +742,7 @@ static void tt_init(struct tt *e, const struct tt_args *a, FILE *f)
 	}
 }
 
-/* The rows of every trace; 0, or -1 after an error message. */
-static int write_tables(const struct tt_args *a, FILE *f)
+int export_tables__write(const struct tt_args *a, FILE *f)
 {
 	struct tt e = {0};
 	int err = 0;
@@ -1060,46 +768,4 @@ static int write_tables(const struct tt_args *a, FILE *f)
 		xlp_err("cannot write %s: %s: check the free space", a->out ? a->out : "the output",
 			strerror(e.write_err));
 	return err || e.write_err ? -1 : 0;
-}
-
-int export_tables__main(int argc, char **argv)
-{
-	struct outfile *of = NULL;
-	char why[PATH_MAX + 256];
-	struct tt_args a;
-	FILE *f = stdout;
-	int ret;
-
-	ret = parse_args(argc, argv, &a);
-	if (ret >= 0)
-		return ret;
-	if (check_traces(a.paths, a.npaths))
-		return 1;
-	if (a.out) {
-		if (outfile__open(a.out, 0, &of, why, sizeof(why))) {
-			xlp_err("%s with -o", why);
-			return 1;
-		}
-		f = outfile__stream(of);
-		if (!f) {
-			xlp_err("cannot write %s: %s: check the free space", a.out,
-				strerror(errno));
-			outfile__abort(of);
-			return 1;
-		}
-	}
-	if (write_tables(&a, f)) {
-		outfile__abort(of);
-		return 1;
-	}
-	if (of && outfile__commit(of, why, sizeof(why))) {
-		xlp_err("%s", why);
-		return 1;
-	}
-	if (!of && fflush(stdout)) {
-		xlp_err("cannot write the output: %s: check the free space or the pipe",
-			strerror(errno));
-		return 1;
-	}
-	return 0;
 }

@@ -61,18 +61,39 @@ const char *xlp_fmt_ns(uint64_t ns, char *buf, size_t len)
 
 int xlp_grow(void **p, size_t *cap, size_t n, size_t elem)
 {
-	size_t c = *cap ? 2 * *cap : 64;
+	size_t c = 64;
 	void *np;
 
 	if (n < *cap)
 		return 0;
-	if (!elem || c > SIZE_MAX / elem)
+	if (!elem || *cap > SIZE_MAX / 2)
+		return -ENOMEM;
+	if (*cap)
+		c = 2 * *cap;
+	/* doubling until n fits: one call makes room however far n jumps */
+	while (c <= n) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
+	}
+	if (c > SIZE_MAX / elem)
 		return -ENOMEM;
 	np = realloc(*p, c * elem);
 	if (!np)
 		return -ENOMEM;
 	*p = np;
 	*cap = c;
+	return 0;
+}
+
+int xlp_push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
+{
+	int err = xlp_grow(arr, cap, *n, elem);
+
+	if (err)
+		return err;
+	memcpy((unsigned char *)*arr + *n * elem, v, elem);
+	(*n)++;
 	return 0;
 }
 

@@ -28,11 +28,14 @@ uint64_t xlp_fnv1a(uint64_t h, const void *p, size_t n);
 uint64_t xlp_fnv1a_str(uint64_t h, const char *s);
 
 /*
- * Room for element n of the array *p of *cap elements of elem bytes:
- * doubles it (from 64) when full. 0, or -ENOMEM (also when the size would
- * overflow); *p and *cap are unchanged on failure.
+ * The one growable array of the tree. xlp_grow: room for element n of the
+ * array *p of *cap elements of elem bytes, doubling it (from 64) until n
+ * fits. 0, or -ENOMEM (also when the size would overflow); *p and *cap are
+ * unchanged on failure. xlp_push: a copy of *v appended as element *n,
+ * which then grows by one.
  */
 int xlp_grow(void **p, size_t *cap, size_t n, size_t elem);
+int xlp_push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v);
 /* "250ms", "1.5s", "100us", "2000ns", "3" (seconds when unit-less and
  * default_unit_ns is 1e9). Negative errno on a malformed value. */
 int xlp_parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);

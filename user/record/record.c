@@ -541,6 +541,7 @@ static int setup(struct recorder *r)
 				  .sample_hz = r->o.sample_hz,
 				  .timeline = r->o.timeline,
 				  .waker_history = r->o.timeline && !r->o.no_waker_history,
+				  .cpu_sched = r->o.timeline && !r->o.no_cpu_sched,
 				  .prewake = prewake_on(r),
 				  /* built without libdw: nothing could unwind a copy */
 				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,

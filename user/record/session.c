@@ -302,12 +302,18 @@ static int tp_nparams(struct btf *vmlinux, const char *tp)
  * where it has one, the task's state re-read otherwise
  * (bpf/core_fixes.bpf.h). XLPROBE_TEST_OLD_SWITCH forces the second here.
  */
-static void select_switch(struct session *s, struct btf *vmlinux)
+static void select_switch(struct session *s, struct btf *vmlinux, bool cpu_sched)
 {
 	bool old = tp_nparams(vmlinux, "sched_switch") < 5 || xlp_test_hook("OLD_SWITCH");
+	struct xlprobe_bpf *k = s->skel;
 
-	bpf_program__set_autoload(
-		old ? s->skel->progs.xlp_sched_switch : s->skel->progs.xlp_sched_switch_old, false);
+	bpf_program__set_autoload(old ? k->progs.xlp_sched_switch : k->progs.xlp_sched_switch_old,
+				  false);
+	/* record --timeline's every switch of the traced CPUs: its programs or none */
+	bpf_program__set_autoload(k->progs.xlp_cpu_switch, cpu_sched && !old);
+	bpf_program__set_autoload(k->progs.xlp_cpu_switch_old, cpu_sched && old);
+	bpf_program__set_autoload(k->progs.xlp_cpu_waking, cpu_sched);
+	bpf_program__set_autoload(k->progs.xlp_cpu_newtask, cpu_sched);
 	if (old)
 		add_note(s, "sched_switch has no prev_state argument (kernel before 5.18): a "
 			    "sleep that ends as it begins may count as a preemption");
@@ -359,11 +365,12 @@ static void select_uprobes(struct session *s, struct btf *vmlinux)
 }
 
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
-static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
+static void select_programs(struct session *s, struct btf *vmlinux, bool cpu_sched,
+			    uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 
-	select_switch(s, vmlinux);
+	select_switch(s, vmlinux, cpu_sched);
 	select_uprobes(s, vmlinux);
 
 	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
@@ -494,7 +501,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	drop = xlp_test_hook("DROP_SWITCH");
 	if (drop)
 		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
-	select_programs(s, vmlinux, &wanted);
+	select_programs(s, vmlinux, opts->timeline && opts->cpu_sched, &wanted);
 	configure_markers(s, opts);
 	/* off-CPU user stacks taken as the thread returns to user space: see
 	 * cfg_offcpu_lazy; without the tracepoint, at every switch-out */

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include "htab.h"
 #include "jittab.h"
 #include "util.h"
 
@@ -35,14 +36,19 @@ struct jittab {
 	struct jitseg *seg;
 	size_t nseg, segcap;
 	bool dirty;
-	uint32_t *hash; /* by start: entry + 1 of the last one starting there, 0: free */
-	size_t hcap;
+	struct htab *by_start; /* entry + 1 of the last one starting at an address */
 };
 
 int jittab__new(struct jittab **out)
 {
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	struct jittab *t = calloc(1, sizeof(*t));
+
+	if (t && !(t->by_start = htab__new(JITTAB_MAX))) {
+		free(t);
+		t = NULL;
+	}
+	*out = t;
+	return t ? 0 : -ENOMEM;
 }
 
 void jittab__free(struct jittab *t)
@@ -52,7 +58,7 @@ void jittab__free(struct jittab *t)
 	free(t->e);
 	free(t->names);
 	free(t->seg);
-	free(t->hash);
+	htab__free(t->by_start);
 	free(t);
 }
 
@@ -60,8 +66,7 @@ void jittab__clear(struct jittab *t)
 {
 	t->n = t->nlen = t->nseg = 0;
 	t->dirty = false;
-	if (t->hash)
-		memset(t->hash, 0, t->hcap * sizeof(*t->hash));
+	htab__clear(t->by_start);
 }
 
 size_t jittab__len(const struct jittab *t)
@@ -69,39 +74,21 @@ size_t jittab__len(const struct jittab *t)
 	return t->n;
 }
 
-static size_t hash_of(uint64_t addr, size_t cap)
+struct at_start {
+	const struct jittab *t;
+	uint64_t addr;
+};
+
+static bool starts_at(const void *ctx, uint32_t id)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 24) & (cap - 1);
+	const struct at_start *a = ctx;
+
+	return a->t->e[id - 1].start == a->addr;
 }
 
-/* Records entry i as the last starting at its address; the table kept at most half full. */
-static int hash_put(struct jittab *t, uint32_t i)
+static uint64_t start_hash(const struct jittab *t, uint64_t addr)
 {
-	size_t j;
-
-	if (2 * (t->n + 1) > t->hcap) {
-		size_t cap = t->hcap ? 2 * t->hcap : 1024;
-		uint32_t *h = calloc(cap, sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		for (size_t k = 0; k < t->hcap; k++) {
-			if (!t->hash[k])
-				continue;
-			for (j = hash_of(t->e[t->hash[k] - 1].start, cap); h[j];
-			     j = (j + 1) & (cap - 1))
-				;
-			h[j] = t->hash[k];
-		}
-		free(t->hash);
-		t->hash = h;
-		t->hcap = cap;
-	}
-	for (j = hash_of(t->e[i].start, t->hcap); t->hash[j]; j = (j + 1) & (t->hcap - 1))
-		if (t->e[t->hash[j] - 1].start == t->e[i].start)
-			break;
-	t->hash[j] = i + 1;
-	return 0;
+	return htab__hash(t->by_start, &addr, sizeof(addr));
 }
 
 int jittab__add(struct jittab *t, uint64_t start, uint64_t size, const char *name, size_t len,
@@ -116,15 +103,14 @@ int jittab__add(struct jittab *t, uint64_t start, uint64_t size, const char *nam
 	len = strnlen(name, len < JITTAB_NAME_MAX ? len : JITTAB_NAME_MAX);
 	if (xlp_grow((void **)&t->e, &t->cap, t->n, sizeof(*t->e)))
 		return -ENOMEM;
-	/* xlp_grow doubles once: a name may need more */
-	while (t->nlen + len >= t->ncap)
-		if (xlp_grow((void **)&t->names, &t->ncap, t->nlen + len, 1))
-			return -ENOMEM;
+	if (xlp_grow((void **)&t->names, &t->ncap, t->nlen + len, 1))
+		return -ENOMEM;
 	e = &t->e[t->n];
 	*e = (struct jitent){.start = start, .size = size, .time = time, .name = (uint32_t)t->nlen};
 	memcpy(t->names + t->nlen, name, len);
 	t->names[t->nlen + len] = 0;
-	if (hash_put(t, (uint32_t)t->n))
+	if (htab__put(t->by_start, start_hash(t, start), (uint32_t)t->n + 1, starts_at,
+		      &(struct at_start){t, start}))
 		return -ENOMEM;
 	t->nlen += len + 1;
 	t->n++;
@@ -287,13 +273,11 @@ int jittab__find(struct jittab *t, uint64_t addr, uint64_t time, struct jitsym *
 
 int jittab__at_start(const struct jittab *t, uint64_t addr, struct jitsym *out)
 {
-	if (!t->hcap)
+	uint32_t id = htab__find(t->by_start, start_hash(t, addr), starts_at,
+				 &(struct at_start){t, addr});
+
+	if (!id)
 		return -ENOENT;
-	for (size_t j = hash_of(addr, t->hcap); t->hash[j]; j = (j + 1) & (t->hcap - 1)) {
-		if (t->e[t->hash[j] - 1].start == addr) {
-			sym_of(t, t->hash[j] - 1, out);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	sym_of(t, id - 1, out);
+	return 0;
 }

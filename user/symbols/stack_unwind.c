@@ -13,25 +13,6 @@
 #include <elfutils/libdwfl.h>
 #endif
 
-static const char *const method_names[] = {
-	[XLP_UNWIND_FP] = "fp", [XLP_UNWIND_CFI] = "cfi", [XLP_UNWIND_MIXED] = "mixed"};
-static const char *const stop_names[XLP_STOP_NR] = {
-	[XLP_STOP_UNSAID] = "unsaid", [XLP_STOP_END] = "end",	    [XLP_STOP_COPY] = "copy",
-	[XLP_STOP_NO_CFI] = "no_cfi", [XLP_STOP_BAD] = "bad_frame", [XLP_STOP_DEPTH] = "depth",
-	[XLP_STOP_FP] = "fp_end"};
-
-const char *unwind__method_name(unsigned method)
-{
-	return method < sizeof(method_names) / sizeof(method_names[0]) && method_names[method]
-		       ? method_names[method]
-		       : "?";
-}
-
-const char *unwind__stop_name(unsigned stop)
-{
-	return stop < XLP_STOP_NR ? stop_names[stop] : "?";
-}
-
 /* The kernel's walk as it is, from frame `from` on, appended to out. */
 static void append_fp(const struct unwind_in *in, size_t from, struct unwind_out *out)
 {

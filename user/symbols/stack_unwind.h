@@ -95,8 +95,4 @@ bool unwinder__has_cfi(void);
  */
 int unwind__stack(struct unwinder *u, const struct unwind_in *in, struct unwind_out *out);
 
-/* "fp", "cfi", "mixed"; "end", "copy", ... (dump, tests) */
-const char *unwind__method_name(unsigned method);
-const char *unwind__stop_name(unsigned stop);
-
 #endif

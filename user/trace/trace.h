@@ -83,6 +83,7 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 	case XLP_R_TASK:
 	case XLP_R_TASKEV:
 	case XLP_R_THIEF:
+	case XLP_R_CPUSCHED:
 		return true;
 	default:
 		return false;
@@ -261,6 +262,32 @@ const char *trace__sched_kind_name(unsigned int kind);
 const char *trace__sched_state_name(unsigned int state);
 /* A frame name's source (XLP_SYM_SRC_*): "symtab", "minidebuginfo"...; NULL if unknown */
 const char *trace__sym_source_name(unsigned int source);
+/* A user stack's unwinding (XLP_UNWIND_*, XLP_STOP_*): "fp", "cfi"...; "?" if unknown */
+const char *trace__unwind_method_name(unsigned int method);
+const char *trace__unwind_stop_name(unsigned int stop);
+
+/* The names of a flags field's bits, as dump shows them. */
+struct trace_flag_name {
+	uint32_t bit;
+	const char *name;
+};
+
+enum trace_flags {
+	TRACE_FLAGS_FEATURES, /* the header's features (XLP_FEAT_*) */
+	TRACE_FLAGS_FUNC,     /* a function of the header (XLP_FUNC_*) */
+	TRACE_FLAGS_CALL,     /* a call record (XLP_CALL_*) */
+	TRACE_FLAGS_LAUNCH,   /* a launch record (XLP_LAUNCH_*) */
+	TRACE_FLAGS_THREAD,   /* a thread or process record (XLP_THREAD_*) */
+	TRACE_FLAGS_FORK,     /* a fork record (XLP_FORK_*) */
+	TRACE_FLAGS_STACK,    /* a stack record, less its method and stop (XLP_STACK_*) */
+	TRACE_FLAGS_SAMPLING, /* a sampling record (XLP_SAMPLING_*) */
+	TRACE_FLAGS_SIZE,     /* a size record (XLP_SIZE_*) */
+	TRACE_FLAGS_THIEF,    /* a thief record's entry (XLP_THIEF_*) */
+	TRACE_NR_FLAGS,
+};
+
+/* The names of the bits of one flags field: *n of them (NULL and 0 if unknown). */
+const struct trace_flag_name *trace__flag_names(enum trace_flags field, size_t *n);
 
 /*
  * A stack-sampling name or stack record as the recorder writes it: ids

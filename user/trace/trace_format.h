@@ -18,6 +18,17 @@
 #define FOOT_HDR_LEN 12
 #define FOOT_LEN (8 * 3 + 8 * XLP_NR_STAT + 8 + 4 + 4)
 
+/* Little-endian fields of the file, read from bytes (any alignment). */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
 /* Smallest valid h.size per known record type: the writer enforces it and
  * the reader relies on it, so users may cast a record to its struct. */
 static inline size_t trace_rec_min_size(uint16_t type)
@@ -59,6 +70,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_lag_rec);
 	case XLP_R_THIEF:
 		return sizeof(struct xlp_thief_rec);
+	case XLP_R_CPUSCHED:
+		return sizeof(struct xlp_cpusched_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "demangle.h"
 #include "trace.h"
 #include "trace_format.h"
+#include "trace_ledger.h"
+#include "trace_meta.h"
 #include "util.h"
 
 /* Reader-side limits: corrupt length fields never make it allocate more. */
@@ -39,31 +39,11 @@
 #define ZRATIO_MAX 1032
 /* checksum budget for what is not read past: 2 x file size + this */
 #define WORK_SLACK (1u << 20)
-/* smallest encoded function entry: three u32/u64 fields, three empty strings */
-#define FUNC_MIN_LEN (4 + 4 + 8 + 3 * 4)
 
 #define HDR_BAD "header is corrupt or truncated: the file is damaged, record it again"
 /* "CHNK" and "FOOT" read as little-endian words */
 #define TAG_CHNK 0x4b4e4843u
 #define TAG_FOOT 0x544f4f46u
-
-/* An inclusive range of chunk numbers. */
-struct seq_range {
-	uint64_t lo, hi;
-};
-
-/* Which chunk numbers were read, skipped over or seen twice (version 2). */
-struct ledger {
-	uint64_t expect;	/* the next number in order */
-	struct seq_range *gap;	/* numbers jumped over, increasing */
-	size_t ngap, gap_cap;	/* (then: the missing ones, late ones taken out) */
-	uint64_t *late;		/* numbers at or below one taken: not delivered */
-	size_t nlate, late_cap; /* (then: the out-of-order ones, sorted) */
-	uint64_t *dup;		/* computed at the end, sorted */
-	size_t ndup;
-	uint64_t *dmg; /* numbers of damaged chunks, increasing */
-	size_t ndmg, dmg_cap;
-};
 
 /* What lies at one offset after the header. */
 enum region_kind {
@@ -105,16 +85,6 @@ struct trace_reader {
 	struct xlp_call_rec wide; /* the last compact call record, expanded */
 };
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
-
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -148,158 +118,7 @@ static ssize_t read_at(int fd, void *buf, size_t n, uint64_t off)
 	return got;
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	uint8_t *p;
-
-	if (need <= *cap)
-		return 0;
-	p = realloc(*buf, need);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = need;
-	return 0;
-}
-
-/* Appends one element of size elem to a growable array. */
-static int push(void **arr, size_t *n, size_t *cap, size_t elem, const void *v)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		void *p = realloc(*arr, c * elem);
-
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = c;
-	}
-	memcpy((uint8_t *)*arr + *n * elem, v, elem);
-	(*n)++;
-	return 0;
-}
-
 /* ---- header ---- */
-
-struct cursor {
-	const uint8_t *p;
-	size_t left;
-	int err;       /* -EBADMSG when the payload ends early, -ENOMEM */
-	char why[160]; /* a reason more precise than HDR_BAD, or "" */
-};
-
-static const uint8_t *cursor__take(struct cursor *c, size_t n)
-{
-	const uint8_t *p = c->p;
-
-	if (c->err || n > c->left) {
-		c->err = c->err ? c->err : -EBADMSG;
-		return NULL;
-	}
-	c->p += n;
-	c->left -= n;
-	return p;
-}
-
-static uint32_t cursor__u32(struct cursor *c)
-{
-	const uint8_t *p = cursor__take(c, 4);
-
-	return p ? get_le32(p) : 0;
-}
-
-static uint64_t cursor__u64(struct cursor *c)
-{
-	const uint8_t *p = cursor__take(c, 8);
-
-	return p ? get_le64(p) : 0;
-}
-
-/* Always returns an allocated string, unless c->err is set. */
-static char *cursor__str(struct cursor *c)
-{
-	uint32_t n = cursor__u32(c);
-	const uint8_t *p = cursor__take(c, n);
-	char *s;
-
-	if (!p)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	memcpy(s, p, n);
-	s[n] = 0;
-	return s;
-}
-
-static void meta__decode_funcs(struct cursor *c, struct xlp_trace_meta *m)
-{
-	uint32_t n = cursor__u32(c);
-
-	if (!c->err && n > XLP_MAX_FUNCS) {
-		snprintf(c->why, sizeof(c->why),
-			 "corrupt trace: %" PRIu32 " functions in the header (a recording marks at "
-			 "most %d): the file is damaged or forged",
-			 n, XLP_MAX_FUNCS);
-		c->err = -EBADMSG;
-	}
-	/* bounded by the payload, so a damaged count cannot ask for much */
-	if (c->err || n > c->left / FUNC_MIN_LEN) {
-		c->err = c->err ? c->err : -EBADMSG;
-		return;
-	}
-	m->funcs = calloc(n ? n : 1, sizeof(*m->funcs));
-	if (!m->funcs) {
-		c->err = -ENOMEM;
-		return;
-	}
-	m->nfuncs = n;
-	for (uint32_t i = 0; i < n && !c->err; i++) {
-		struct xlp_func_info *f = &m->funcs[i];
-
-		f->id = cursor__u32(c);
-		f->flags = cursor__u32(c);
-		f->offset = cursor__u64(c);
-		f->binary = cursor__str(c);
-		f->symbol = cursor__str(c);
-		f->build_id = cursor__str(c);
-		/* once per function, for every reader of the header */
-		if (f->symbol && !(f->name = demangle__dup(f->symbol)))
-			c->err = -ENOMEM;
-		/* records index tables by id: only id == index is safe and unique */
-		if (!c->err && f->id != i) {
-			snprintf(c->why, sizeof(c->why),
-				 "corrupt trace: function %" PRIu32 " of the header has id %" PRIu32
-				 " (ids are 0, 1, 2... in order): the file is damaged or forged",
-				 i, f->id);
-			c->err = -EBADMSG;
-		}
-	}
-}
-
-static int meta__decode(const uint8_t *p, size_t len, struct xlp_trace_meta *m, char *why,
-			size_t whylen)
-{
-	struct cursor c = {p, len, 0, ""};
-
-	m->ncpus = cursor__u32(&c);
-	m->clock_id = cursor__u32(&c);
-	m->features = cursor__u32(&c);
-	m->target_pid = cursor__u32(&c);
-	m->repeat = cursor__u32(&c);
-	m->boot_offset_ns = (int64_t)cursor__u64(&c);
-	m->start_ns = cursor__u64(&c);
-	m->min_dur_ns = cursor__u64(&c);
-	m->host = cursor__str(&c);
-	m->kernel = cursor__str(&c);
-	m->cmdline = cursor__str(&c);
-	m->notes = cursor__str(&c);
-	meta__decode_funcs(&c, m);
-	snprintf(why, whylen, "%s", c.why);
-	return c.err;
-}
 
 /* Checks the 20-byte prefix that every format version starts with. */
 static int reader__prefix(struct trace_reader *r, uint8_t *pre, char *errbuf, size_t errlen)
@@ -360,7 +179,7 @@ static int reader__header(struct trace_reader *r, char *errbuf, size_t errlen)
 	else if (version > XLP_TRACE_VERSION)
 		err = -ENOTSUP;
 	else
-		err = meta__decode(payload, plen, &r->meta, why, sizeof(why));
+		err = trace_meta__decode(payload, plen, &r->meta, why, sizeof(why));
 	if (err == -ENOTSUP)
 		set_err(errbuf, errlen,
 			"format version %u is newer than this xlprobe (%d): upgrade xlprobe",
@@ -488,7 +307,7 @@ static int reader__probe_chunk(struct trace_reader *r, uint64_t off, const uint8
 	if (!chunk_fields_ok(rg))
 		return 0;
 	err = reader__charge(r, rg->zlen);
-	err = err ? err : grow(&r->zbuf, &r->zcap, rg->zlen ? rg->zlen : 1);
+	err = err ? err : xlp_grow((void **)&r->zbuf, &r->zcap, rg->zlen, 1);
 	if (err)
 		return err;
 	n = read_at(r->fd, r->zbuf, rg->zlen, off + r->chunk_hdr);
@@ -699,7 +518,7 @@ static int reader__unpack(struct trace_reader *r, const struct region *rg)
 	uLongf ulen = rg->ulen;
 	int err, zerr;
 
-	err = grow(&r->buf, &r->cap, rg->ulen ? rg->ulen : 1);
+	err = xlp_grow((void **)&r->buf, &r->cap, rg->ulen, 1);
 	if (err)
 		return err;
 	zerr = uncompress(r->buf, &ulen, r->zbuf, rg->zlen);
@@ -710,116 +529,6 @@ static int reader__unpack(struct trace_reader *r, const struct region *rg)
 	r->pos = 0;
 	r->len = ulen;
 	return 0;
-}
-
-/* ---- chunk numbers ---- */
-
-/*
- * Chunk seq is next in order (or later: the numbers between are missing):
- * true. At or below one taken already: false, and it is noted to be told
- * apart at the end (duplicate, or out of order). Chunks are delivered in
- * increasing order only, so a duplicate is never counted twice and the
- * records of each thread keep the order the analysis relies on.
- */
-static int ledger__take(struct ledger *l, uint32_t seq, bool *in_order)
-{
-	*in_order = seq >= l->expect;
-	if (!*in_order)
-		return push((void **)&l->late, &l->nlate, &l->late_cap, sizeof(uint64_t),
-			    &(uint64_t){seq});
-	if (seq > l->expect) {
-		struct seq_range g = {l->expect, seq - 1ull};
-		int err = push((void **)&l->gap, &l->ngap, &l->gap_cap, sizeof(g), &g);
-
-		if (err)
-			return err;
-	}
-	l->expect = seq + 1ull;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Index of the gap holding seq, or ngap. */
-static size_t ledger__find_gap(const struct ledger *l, uint64_t seq)
-{
-	size_t lo = 0, hi = l->ngap;
-
-	while (lo < hi) { /* first gap with hi >= seq */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->gap[mid].hi < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->ngap && l->gap[lo].lo <= seq ? lo : l->ngap;
-}
-
-/*
- * At the end: the numbers skipped over that came later are out of order
- * (the first copy) or duplicates; the others are missing. O(n log n).
- */
-static int ledger__settle(struct ledger *l, struct trace_integrity *in)
-{
-	struct seq_range *miss = NULL;
-	size_t nmiss = 0, mcap = 0, nreord = 0, k = 0;
-	int err = 0;
-
-	xlp_sort(l->late, l->nlate, sizeof(*l->late), cmp_u64);
-	l->dup = malloc((l->nlate + 1) * sizeof(*l->dup));
-	if (!l->dup)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->nlate; i++) {
-		bool first = !i || l->late[i] != l->late[i - 1];
-
-		if (first && ledger__find_gap(l, l->late[i]) < l->ngap)
-			l->late[nreord++] = l->late[i];
-		else
-			l->dup[l->ndup++] = l->late[i];
-	}
-	l->nlate = nreord;
-	/* the gaps, minus the out-of-order numbers (both sorted) */
-	for (size_t g = 0; g < l->ngap && !err; g++) {
-		uint64_t lo = l->gap[g].lo;
-
-		for (; k < nreord && l->late[k] <= l->gap[g].hi; k++) {
-			if (l->late[k] > lo)
-				err = push((void **)&miss, &nmiss, &mcap, sizeof(*miss),
-					   &(struct seq_range){lo, l->late[k] - 1});
-			lo = l->late[k] + 1;
-		}
-		if (!err && lo <= l->gap[g].hi)
-			err = push((void **)&miss, &nmiss, &mcap, sizeof(*miss),
-				   &(struct seq_range){lo, l->gap[g].hi});
-	}
-	if (err) {
-		free(miss);
-		return err;
-	}
-	free(l->gap);
-	l->gap = miss;
-	l->ngap = nmiss;
-	l->gap_cap = mcap;
-	in->missing = 0;
-	for (size_t g = 0; g < l->ngap; g++)
-		in->missing += l->gap[g].hi - l->gap[g].lo + 1;
-	in->reordered = nreord;
-	in->duplicate = l->ndup;
-	return 0;
-}
-
-static void ledger__free(struct ledger *l)
-{
-	free(l->gap);
-	free(l->late);
-	free(l->dup);
-	free(l->dmg);
 }
 
 /*
@@ -843,23 +552,8 @@ static int reader__damaged(struct trace_reader *r, const struct region *rg, bool
 	if (err || !in_order)
 		return err;
 	r->in.damaged++;
-	return push((void **)&r->led.dmg, &r->led.ndmg, &r->led.dmg_cap, sizeof(uint64_t),
-		    &(uint64_t){rg->seq});
-}
-
-/* Chunks taken (read or damaged) numbered at or past n: the numbers from n
- * to the last one taken, less those skipped over. Before ledger__settle. */
-static uint64_t ledger__taken_from(const struct ledger *l, uint64_t n)
-{
-	uint64_t taken;
-
-	if (l->expect <= n)
-		return 0;
-	taken = l->expect - n;
-	for (size_t g = 0; g < l->ngap; g++)
-		if (l->gap[g].hi >= n)
-			taken -= l->gap[g].hi - (l->gap[g].lo > n ? l->gap[g].lo : n) + 1;
-	return taken;
+	return xlp_push((void **)&r->led.dmg, &r->led.ndmg, &r->led.dmg_cap, sizeof(uint64_t),
+			&(uint64_t){rg->seq});
 }
 
 /* Compares what was read with the footer; sets the final status. */
@@ -884,7 +578,7 @@ static int reader__finish(struct trace_reader *r, const struct xlp_trace_footer 
 		if (l->expect < ft->nchunks) {
 			struct seq_range g = {l->expect, ft->nchunks - 1};
 
-			err = push((void **)&l->gap, &l->ngap, &l->gap_cap, sizeof(g), &g);
+			err = xlp_push((void **)&l->gap, &l->ngap, &l->gap_cap, sizeof(g), &g);
 			if (err)
 				return err;
 			l->expect = ft->nchunks;
@@ -1085,114 +779,9 @@ const struct trace_integrity *trace_reader__integrity(const struct trace_reader 
 	return &r->in;
 }
 
-/* ---- the one-line account ---- */
-
-struct line {
-	char *buf;
-	size_t len, used;
-	bool any; /* a clause was written: the next one needs "; " */
-};
-
-static void line__put(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void line__put(struct line *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (l->used >= l->len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(l->buf + l->used, l->len - l->used, fmt, ap);
-	va_end(ap);
-	l->used += n > 0 ? (size_t)n : 0;
-	if (l->used >= l->len)
-		l->used = l->len;
-}
-
-static void line__clause(struct line *l)
-{
-	if (l->any)
-		line__put(l, "; ");
-	l->any = true;
-}
-
-#define LIST_MAX 6 /* numbers or ranges named in one clause, then "..." */
-
-/* "chunk 4", "chunks 4-5, 9" (ranges, or single numbers when r is NULL). */
-static void line__numbers(struct line *l, const struct seq_range *r, const uint64_t *v, size_t n,
-			  uint64_t count)
-{
-	line__put(l, "chunk%s ", count == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
-		uint64_t lo = r ? r[i].lo : v[i], hi = r ? r[i].hi : v[i];
-
-		line__put(l, "%s%" PRIu64, i ? ", " : "", lo);
-		if (hi != lo)
-			line__put(l, "-%" PRIu64, hi);
-	}
-	if (n > LIST_MAX)
-		line__put(l, ", ...");
-}
-
 const char *trace_reader__describe(const struct trace_reader *r, char *buf, size_t len)
 {
-	const struct trace_integrity *in = &r->in;
-	const struct ledger *led = &r->led;
-	struct line l = {buf, len, 0, false};
-
-	if (!len)
-		return buf;
-	buf[0] = 0;
-	if (in->sequenced && in->missing) {
-		line__clause(&l);
-		line__numbers(&l, led->gap, NULL, led->ngap, in->missing);
-		line__put(&l, " missing (lost %" PRIu64 " chunk%s)", in->missing,
-			  in->missing == 1 ? "" : "s");
-	}
-	if (in->sequenced && in->damaged) {
-		line__clause(&l);
-		line__numbers(&l, NULL, led->dmg, led->ndmg, in->damaged);
-		line__put(&l, " damaged (skipped)");
-	}
-	if (in->bad > in->damaged) {
-		line__clause(&l);
-		line__put(&l, "%" PRIu64 " damaged %s skipped", in->bad - in->damaged,
-			  in->sequenced ? "region(s)" : "chunk(s)");
-	}
-	if (in->duplicate) {
-		line__clause(&l);
-		line__numbers(&l, NULL, led->dup, led->ndup, in->duplicate);
-		line__put(&l, " duplicated (skipped)");
-	}
-	if (in->reordered) {
-		line__clause(&l);
-		line__numbers(&l, NULL, led->late, led->nlate, in->reordered);
-		line__put(&l, " out of order (skipped)");
-	}
-	if (in->sequenced && in->extra_chunks) {
-		line__clause(&l);
-		line__put(&l, "%" PRIu64 " chunk(s) numbered past the footer's count (%" PRIu64 ")",
-			  in->extra_chunks, in->footer_chunks);
-	}
-	if (in->footer &&
-	    (in->chunks + in->damaged != in->footer_chunks || in->missing_records ||
-	     in->extra_records || (!in->sequenced && in->missing + in->extra_chunks))) {
-		line__clause(&l);
-		line__put(&l,
-			  "the footer counts %" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64
-			  " records in %" PRIu64 " chunks were read",
-			  in->footer_records, in->footer_chunks, in->records, in->chunks);
-		if (!in->sequenced)
-			line__put(&l, " (format version 1 has no chunk sequence numbers: which "
-				      "chunks cannot be told)");
-	}
-	if (in->gave_up) {
-		line__clause(&l);
-		line__put(&l, "gave up re-synchronising after damage: the rest of the file is "
-			      "unread");
-	}
-	return buf;
+	return ledger__describe(&r->led, &r->in, buf, len);
 }
 
 void trace_reader__close(struct trace_reader *r)
@@ -1206,50 +795,6 @@ void trace_reader__close(struct trace_reader *r)
 	free(r->zbuf);
 	free(r->buf);
 	free(r);
-}
-
-void xlp_trace_meta__free(struct xlp_trace_meta *m)
-{
-	if (!m)
-		return;
-	for (uint32_t i = 0; m->funcs && i < m->nfuncs; i++) {
-		free(m->funcs[i].binary);
-		free(m->funcs[i].symbol);
-		free(m->funcs[i].name);
-		free(m->funcs[i].build_id);
-	}
-	free(m->funcs);
-	free(m->host);
-	free(m->kernel);
-	free(m->cmdline);
-	free(m->notes);
-	memset(m, 0, sizeof(*m));
-}
-
-int xlp_trace_meta__add_func(struct xlp_trace_meta *m, uint32_t flags, uint64_t offset,
-			     const char *binary, const char *symbol, const char *build_id,
-			     struct xlp_func_info **out)
-{
-	struct xlp_func_info *f;
-
-	if (m->nfuncs >= XLP_MAX_FUNCS)
-		return -E2BIG;
-	f = realloc(m->funcs, (m->nfuncs + 1) * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	m->funcs = f;
-	f = &m->funcs[m->nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->id = m->nfuncs++;
-	f->flags = flags;
-	f->offset = offset;
-	f->binary = strdup(binary ? binary : "");
-	f->symbol = strdup(symbol ? symbol : "");
-	f->build_id = strdup(build_id ? build_id : "");
-	if (!f->binary || !f->symbol || !f->build_id)
-		return -ENOMEM;
-	*out = f;
-	return 0;
 }
 
 bool trace__sym_ok(const struct xlp_sym_rec *r, uint32_t next)

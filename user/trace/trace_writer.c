@@ -80,10 +80,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <libdeflate.h>
 #include <zlib.h>
 #include "outfile.h"
 #include "trace.h"
@@ -110,13 +110,13 @@ struct trace_writer {
 	uint8_t *zbuf; /* chunk header + compressed records */
 	size_t zcap;
 	/*
-	 * libdeflate, not zlib, writes the chunks: the same zlib streams (the
-	 * reader inflates them with zlib, the format is unchanged) in about
-	 * half the CPU time at level 1 (tests/bench, section 2: compression was
-	 * most of the recorder's CPU per record), set up once for all chunks
-	 * (compress2() allocated and freed its state for each one).
+	 * One deflate stream, set up once and reset for each chunk, at level 1
+	 * (Z_BEST_SPEED): compression was most of the recorder's CPU per record
+	 * (tests/bench, section 2), and compress2() at its default level
+	 * allocated and freed ~270 KB of deflate state for every chunk.
 	 */
-	struct libdeflate_compressor *zc;
+	z_stream zs;
+	bool zs_ready;
 };
 
 /* Growable byte string for encoding the header payload. */
@@ -290,7 +290,8 @@ static int writer__free(struct trace_writer *w, bool commit)
 		err = outfile__commit(w->of, NULL, 0);
 	else
 		outfile__abort(w->of);
-	libdeflate_free_compressor(w->zc);
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);
@@ -310,12 +311,12 @@ int trace_writer__open_fd(int fd, const struct xlp_trace_meta *meta, struct trac
 	if (!w)
 		return -ENOMEM;
 	w->fd = fd;
-	w->zc = libdeflate_alloc_compressor(ZLEVEL);
-	if (!w->zc) {
+	if (deflateInit(&w->zs, ZLEVEL) != Z_OK) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	w->zcap = CHUNK_HDR_LEN + libdeflate_zlib_compress_bound(w->zc, BUF_CAP);
+	w->zs_ready = true;
+	w->zcap = CHUNK_HDR_LEN + deflateBound(&w->zs, BUF_CAP);
 	w->buf = malloc(BUF_CAP);
 	w->zbuf = malloc(w->zcap);
 	if (!w->buf || !w->zbuf) {
@@ -388,10 +389,18 @@ int trace_writer__flush(struct trace_writer *w)
 		return w->err;
 	if (!w->nbuf)
 		return 0;
-	/* zbuf is sized by the compressor's bound: it never runs out of room */
-	zlen = libdeflate_zlib_compress(w->zc, w->buf, w->len, h + CHUNK_HDR_LEN,
-					w->zcap - CHUNK_HDR_LEN);
-	if (!zlen) {
+	/* zbuf is sized by the stream's bound: one Z_FINISH call ends it */
+	w->zs.next_in = w->buf;
+	w->zs.avail_in = (uInt)w->len;
+	w->zs.next_out = h + CHUNK_HDR_LEN;
+	w->zs.avail_out = (uInt)(w->zcap - CHUNK_HDR_LEN);
+	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
+		deflateReset(&w->zs);
+		w->err = -ENOMEM;
+		return w->err;
+	}
+	zlen = w->zs.total_out;
+	if (deflateReset(&w->zs) != Z_OK) {
 		w->err = -ENOMEM;
 		return w->err;
 	}
