@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one definition of every map and global (bpf/xlprobe.bpf.h). */
+/* The one definition of every map and global (bpf/maps.bpf.h). */
 #define XLP_DEFINE_STATE
-#include "xlprobe.bpf.h"
+#include "maps.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

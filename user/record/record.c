@@ -442,6 +442,27 @@ static char *pid_cmdline(pid_t pid)
 	return strdup(buf);
 }
 
+/*
+ * The prewake (bpf/prewake.bpf.h) only where a run can begin: a wakeup
+ * arms it, and an armed thread's runqueue waits are traced to who held the
+ * CPU (a thief record each, bpf/thief.bpf.h) in case a run's handler comes
+ * next. Without a function that starts runs or tasks no handler comes:
+ * record -p PID -f F wrote one such record per wakeup (a pipe ping-pong:
+ * one per round trip), for nothing.
+ */
+static bool prewake_on(const struct recorder *r)
+{
+	const uint32_t starts = XLP_FUNC_INTERACTION | XLP_FUNC_RUN_BEGIN | XLP_FUNC_RUN_END |
+				XLP_FUNC_TASK_POST | XLP_FUNC_TASK_RUN;
+
+	if (r->o.no_prewake)
+		return false;
+	for (uint32_t i = 0; i < r->meta.nfuncs; i++)
+		if (r->meta.funcs[i].flags & starts)
+			return true;
+	return false;
+}
+
 static void fill_meta(struct recorder *r)
 {
 	struct xlp_trace_meta *m = &r->meta;
@@ -455,7 +476,7 @@ static void fill_meta(struct recorder *r)
 	m->clock_id = CLOCK_MONOTONIC;
 	m->features = session__features(r->sess) | (r->o.sample_hz ? XLP_FEAT_SAMPLE : 0) |
 		      (r->o.timeline ? XLP_FEAT_TIMELINE : 0) |
-		      (r->o.no_prewake ? 0 : XLP_FEAT_PREWAKE);
+		      (prewake_on(r) ? XLP_FEAT_PREWAKE : 0);
 	m->boot_offset_ns =
 		(int64_t)(rt.tv_sec - mono.tv_sec) * 1000000000ll + (rt.tv_nsec - mono.tv_nsec);
 	m->start_ns = xlp_now_ns();
@@ -521,7 +542,7 @@ static int setup(struct recorder *r)
 				  .timeline = r->o.timeline,
 				  .waker_history = r->o.timeline && !r->o.no_waker_history,
 				  .cpu_sched = r->o.timeline && !r->o.no_cpu_sched,
-				  .prewake = !r->o.no_prewake,
+				  .prewake = prewake_on(r),
 				  /* built without libdw: nothing could unwind a copy */
 				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,
 				  .markers = r->markers,
