@@ -186,11 +186,6 @@ int synth__forge_nesting(const char *path, unsigned n);
 /* Reads a whole file (malloc'd, NUL-terminated); NULL on error. */
 uint8_t *synth__slurp(const char *path, size_t *len);
 
-/*
- * Path of name in a directory private to this test process, removed at
- * exit (kept when XLP_KEEP_TMP is set). Valid until 8 more calls.
- */
-const char *synth__tmp(const char *name);
 
 /*
  * Runs "xlprobe report ARG..." in this process (cmd_report), arguments

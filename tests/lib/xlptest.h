@@ -23,8 +23,16 @@ int xt_read_file(const char *path, char *buf, size_t len);
 
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);
-/* "<xt_tmpdir()>/<name>", in one of 8 buffers used in turn. */
+/* "<xt_tmpdir()>/<name>", in one of 64 buffers used in turn. */
 const char *xt_tmp_path(const char *name);
+
+/*
+ * The three ways a test runs xlprobe: as a process (xt_run, xt_spawn, and
+ * the recordings below), or a command's entry point in this process
+ * (xt_cmd: cmd_report, cmd_dump... of user/cli/commands.h), its stdout and
+ * stderr into the files out and err (NULL: /dev/null); its exit code.
+ */
+int xt_cmd(int (*cmd)(int, char **), int argc, char **argv, const char *out, const char *err);
 
 struct xt_proc {
 	pid_t pid;
@@ -51,6 +59,13 @@ int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
 int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/*
+ * "xt_xl record -q -o trace OPTS... [-- PROG PARGS...]" (opts and pargs
+ * NULL-terminated or NULL; prog NULL: no command, or one among opts) run
+ * to its end, as xt_run.
+ */
+int xt_record(const char *trace, char *const opts[], const char *prog, char *const pargs[],
+	      int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
 /*
  * The -f / -i specs of a workload's functions: "<wl>:<func>" into each buf
  * (len bytes) of the (buf, func) pairs that follow, up to a NULL buf.

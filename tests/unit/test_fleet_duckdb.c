@@ -18,21 +18,11 @@
 #include "testlib.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static char out[1 << 20];
 
 enum { ON_EVENT, RENDER, LOAD };
-
-/* synth__tmp's path, kept: its own buffers are reused after 8 calls */
-static const char *tmp(const char *name)
-{
-	static char buf[64][512];
-	static int k;
-	char *b = buf[k++ % 64];
-
-	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
-	return b;
-}
 
 static int run(const char *fmt, ...)
 {
@@ -114,7 +104,7 @@ static const char duck_js[] =
 static struct json *duck(const char *sql, ...)
 {
 	static char cmd[1 << 15];
-	const char *js = tmp("duck.js");
+	const char *js = xt_tmp_path("duck.js");
 	char jerr[256];
 	FILE *f = fopen(js, "w");
 	struct json *j;
@@ -172,7 +162,7 @@ static int fleet(void)
 				       (strcmp(builds[i], "b1") ? 0x7340u : 0x1000u) + 0x100u * i};
 
 		snprintf(name, sizeof(name), "s%d.xlp", i);
-		traces[i] = tmp(name);
+		traces[i] = xt_tmp_path(name);
 		if (session(traces[i], &h, i >= 4 ? LOAD : RENDER, 150 + 20 * i, 30 + 5 * i,
 			    (uint64_t)i))
 			return -1;
@@ -193,7 +183,7 @@ static const char *all_traces(void)
 
 TEST(issues_sql_in_duckdb_gives_xlprobe_issues)
 {
-	const char *lags = tmp("lags.csv"), *js = tmp("issues.json");
+	const char *lags = xt_tmp_path("lags.csv"), *js = xt_tmp_path("issues.json");
 	char load[1024], sql[PATH_MAX + 2], pct[1024], jerr[256];
 	const struct json *issues;
 	struct json *j, *q, *p;
@@ -265,7 +255,7 @@ TEST(issues_sql_in_duckdb_gives_xlprobe_issues)
 /* report --json's runs.{median,p90,max}_ns over the traces of which[] set. */
 static struct json *report_of(const bool *which)
 {
-	const char *js = tmp("report.json");
+	const char *js = xt_tmp_path("report.json");
 	char list[NTR * 520] = "", jerr[256];
 
 	for (int i = 0; i < NTR; i++)
@@ -279,7 +269,7 @@ static struct json *report_of(const bool *which)
 
 TEST(percentiles_per_host_and_build_agree_with_report)
 {
-	const char *runs = tmp("runs.csv"), *tr = tmp("traces.csv");
+	const char *runs = xt_tmp_path("runs.csv"), *tr = xt_tmp_path("traces.csv");
 	static const char *const groups[] = {"host", "build_id"};
 	char load_runs[1024], load_builds[1024], q[1024];
 

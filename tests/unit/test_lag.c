@@ -12,6 +12,7 @@
 #include "json.h"
 #include "lag_filter.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 
 static char out[1 << 18], err[1 << 14];
@@ -237,7 +238,7 @@ static int write_lag_trace(const char *path, bool lag)
 
 TEST(summary_runs_apart_but_counted)
 {
-	const char *path = synth__tmp("lag.xlp");
+	const char *path = xt_tmp_path("lag.xlp");
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
 	const struct ds_file_info *fi;
@@ -286,7 +287,7 @@ TEST(summary_runs_apart_but_counted)
 
 TEST(truncated_without_counts_reads_the_flags)
 {
-	const char *path = synth__tmp("lag-nocounts.xlp");
+	const char *path = xt_tmp_path("lag-nocounts.xlp");
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
 	char msg[512];
@@ -300,7 +301,7 @@ TEST(truncated_without_counts_reads_the_flags)
 
 TEST(report_and_dump_show_the_summary)
 {
-	const char *path = synth__tmp("lag-rep.xlp"), *js = synth__tmp("lag.json");
+	const char *path = xt_tmp_path("lag-rep.xlp"), *js = xt_tmp_path("lag.json");
 	struct json *j;
 	char jerr[128];
 	int rc;

@@ -14,19 +14,9 @@
 #include "testlib.h"
 #include "pprofcmp.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static char out[1 << 18];
-
-/* synth__tmp's path, kept: its own buffers are reused after 8 calls */
-static const char *tmp(const char *name)
-{
-	static char buf[32][512];
-	static int k;
-	char *b = buf[k++ % 32];
-
-	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
-	return b;
-}
 
 /* Runs the command printf makes (stderr to stdout), into out: its status. */
 static int run(const char *fmt, ...)
@@ -113,7 +103,7 @@ static int cxx_trace(const char *path)
 
 TEST(totals_agree_with_folded)
 {
-	const char *trace = tmp("cxx.xlp"), *pb = tmp("cxx.pb.gz");
+	const char *trace = xt_tmp_path("cxx.xlp"), *pb = xt_tmp_path("cxx.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
 	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
@@ -122,8 +112,8 @@ TEST(totals_agree_with_folded)
 	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
 	/* the sampled data set of tests/lib/synth.c too (frames without a run, an
 	 * off-CPU sample of no known wait, a malformed stack) */
-	trace = tmp("sampled.xlp");
-	pb = tmp("sampled.pb.gz");
+	trace = xt_tmp_path("sampled.xlp");
+	pb = xt_tmp_path("sampled.pb.gz");
 	REQUIRE(synth__sampled(trace) == 0);
 	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
 	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
@@ -133,7 +123,7 @@ TEST(totals_agree_with_folded)
 
 TEST(demangled_names_raw_kept)
 {
-	const char *trace = tmp("cxx2.xlp"), *pb = tmp("cxx2.pb.gz");
+	const char *trace = xt_tmp_path("cxx2.xlp"), *pb = xt_tmp_path("cxx2.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
 	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
@@ -167,7 +157,7 @@ static unsigned long long top_total(const char *args, const char *pb)
 
 TEST(labels_filter)
 {
-	const char *trace = tmp("cxx3.xlp"), *pb = tmp("cxx3.pb.gz"), *slow = tmp("slow.pb.gz");
+	const char *trace = xt_tmp_path("cxx3.xlp"), *pb = xt_tmp_path("cxx3.pb.gz"), *slow = xt_tmp_path("slow.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
 	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
@@ -200,7 +190,7 @@ TEST(labels_filter)
 
 TEST(refusals_leave_no_file)
 {
-	const char *trace = tmp("cxx4.xlp"), *pb = tmp("r.pb.gz"), *bad = tmp("bad.xlp");
+	const char *trace = xt_tmp_path("cxx4.xlp"), *pb = xt_tmp_path("r.pb.gz"), *bad = xt_tmp_path("bad.xlp");
 	FILE *f;
 
 	REQUIRE(cxx_trace(trace) == 0);

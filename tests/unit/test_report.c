@@ -12,7 +12,7 @@ static char out[1 << 16], err[1 << 14];
 
 static const char *tmp(const char *name)
 {
-	return synth__tmp(name);
+	return xt_tmp_path(name);
 }
 
 /* One line "xlprobe: <cause>: <fix>" on stderr. */

@@ -13,6 +13,7 @@
 #include "dataset.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 #include "waitchain.h"
 
@@ -173,7 +174,7 @@ static struct waitchain *chains(const char *name, const struct ev *ev, size_t ne
 				const struct name *nm, size_t nnm, const struct run *runs,
 				size_t nruns, unsigned max_depth, struct dataset **ds)
 {
-	const char *path = synth__tmp(name);
+	const char *path = xt_tmp_path(name);
 	struct waitchain_opts o = {.max_depth = max_depth};
 	struct waitchain *wc = NULL;
 	char err[512] = "";
@@ -740,7 +741,7 @@ cleanup:
 TEST(no_timeline)
 {
 	static const struct run runs[] = {{0, MS(10)}};
-	const char *path = synth__tmp("notl.xlp");
+	const char *path = xt_tmp_path("notl.xlp");
 	struct waitchain *wc = NULL;
 	struct dataset *ds = NULL;
 	char err[512] = "";
@@ -771,8 +772,8 @@ TEST(report_wait_chains_synthetic)
 	struct run runs[NRUNS];
 	uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp("report-tl.xlp"), *notl = synth__tmp("report-notl.xlp");
-	const char *js = synth__tmp("report-tl.json"), *js2 = synth__tmp("report-notl.json");
+	const char *tl = xt_tmp_path("report-tl.xlp"), *notl = xt_tmp_path("report-notl.xlp");
+	const char *js = xt_tmp_path("report-tl.json"), *js2 = xt_tmp_path("report-notl.json");
 	static char text[1 << 16];
 	char err[4096];
 	struct json *j = NULL, *j2 = NULL;
@@ -868,7 +869,7 @@ TEST(report_wait_chains_synthetic)
 /* the JSON report of a trace, loaded; NULL with err on failure */
 static struct json *report_json_of(const char *trace, char *err, size_t errlen)
 {
-	const char *js = synth__tmp("report-of.json");
+	const char *js = xt_tmp_path("report-of.json");
 
 	if (synth__report(NULL, 0, err, errlen, "--json", "-o", js, trace, NULL))
 		return NULL;
@@ -887,7 +888,7 @@ TEST(accused_function_names_its_blocker_synthetic)
 	enum { NRUNS = 60 };
 	static struct ev ev[16 * NRUNS];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *path = synth__tmp("blocker-fn.xlp");
+	const char *path = xt_tmp_path("blocker-fn.xlp");
 	struct synth *s = NULL;
 	char err[4096];
 	struct json *j;
@@ -942,7 +943,7 @@ TEST(holders_grouped_by_name_synthetic)
 	enum { NRUNS = 40 };
 	static struct ev ev[16 * NRUNS];
 	static struct name nm[1 + NRUNS];
-	const char *path = synth__tmp("holders.xlp");
+	const char *path = xt_tmp_path("holders.xlp");
 	struct synth *s = NULL;
 	char err[4096], key[64];
 	const struct json *b;
@@ -1025,7 +1026,7 @@ TEST(task_queued_behind_busy_workers_synthetic)
 		{"/usr/bin/app", "run_task", false},   {"/usr/bin/app", "load_index", false},
 		{"/usr/bin/app", "warm_cache", false},
 	};
-	const char *path = synth__tmp("tasks.xlp");
+	const char *path = xt_tmp_path("tasks.xlp");
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
 	char err[4096];
@@ -1112,7 +1113,7 @@ TEST(keyed_runs_span_threads_synthetic)
 		{"/usr/bin/app", "begin_request", true, XLP_FUNC_RUN_BEGIN},
 		{"/usr/bin/app", "end_request", false, XLP_FUNC_RUN_END},
 	};
-	const char *path = synth__tmp("keyed.xlp");
+	const char *path = xt_tmp_path("keyed.xlp");
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
 	struct dataset *ds;
@@ -1166,7 +1167,7 @@ TEST(wait_answer_when_the_whole_run_waits_in_proportion_synthetic)
 	static struct run runs[NRUNS];
 	static uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp("wait-answer.xlp");
+	const char *tl = xt_tmp_path("wait-answer.xlp");
 	uint64_t rs = 4242;
 	char err[4096];
 	struct json *j;
@@ -1217,7 +1218,7 @@ static struct json *cpu_work_report(const char *name, bool (*slower)(int i), dou
 	static struct run runs[NRUNS];
 	static uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp(name);
+	const char *tl = xt_tmp_path(name);
 	uint64_t rs = 777;
 	char err[4096];
 	struct json *j;
