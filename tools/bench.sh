@@ -1073,10 +1073,32 @@ bt_prog() {
 	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$probes"
 }
 
+# Tracer $1, just started in the background, attaches to target $2, which
+# waits after READY: once the tracer's output $3 shows $4, the target is
+# released and its BENCH line in $5 sets RES (ns per call); $6 names the
+# tracer in a note when it does not attach. Both stop by themselves when
+# the target exits.
+bench_attached() {
+	local tp=$1 target=$2 terr=$3 pat=$4 out=$5 v=$6
+
+	BG_PIDS+=("$tp")
+	if wait_for_line "$terr" "$pat" "$tp"; then
+		kill -USR1 "$target"
+		bg_wait "$target" "$RUN_TIMEOUT"
+		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+	else
+		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
+		kill -KILL "$target" 2>/dev/null
+		bg_wait "$target" 5
+	fi
+	bg_wait "$tp" 30
+	cat "$terr" >>"$LOG"
+}
+
 # One timed funcs --bench under tracer $1 (alone, bt, btt, xl), attached
 # with -p before the loop starts; sets RES to ns per call, empty on failure.
 run_up() {
-	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp tp="" pat=""
+	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp pat=""
 
 	RES=""
 	: >"$out"
@@ -1105,20 +1127,7 @@ run_up() {
 		pat='recording PID'
 		;;
 	esac
-	tp=$!
-	BG_PIDS+=("$tp")
-	if wait_for_line "$terr" "$pat" "$tp"; then
-		kill -USR1 "$fp"
-		bg_wait "$fp" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
-	else
-		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
-		kill -KILL "$fp" 2>/dev/null
-		bg_wait "$fp" 5
-	fi
-	# both stop by themselves when the target exits
-	bg_wait "$tp" 30
-	cat "$terr" >>"$LOG"
+	bench_attached $! "$fp" "$terr" "$pat" "$out" "$v"
 }
 
 # bpf_stats of each tracer over one bench. bpftrace -p and xlprobe -p stop
@@ -1255,7 +1264,7 @@ fi
 # before the loop starts (the run_up of section 2 for USDT probes); sets
 # RES to ns per call, empty on failure.
 run_usdt() {
-	local v=$1 out=$TMP/usdt.out terr=$TMP/usdt.tracer wp tp pat
+	local v=$1 out=$TMP/usdt.out terr=$TMP/usdt.tracer wp pat
 
 	RES=""
 	: >"$out"
@@ -1285,19 +1294,7 @@ run_usdt() {
 		pat='recording PID'
 		;;
 	esac
-	tp=$!
-	BG_PIDS+=("$tp")
-	if wait_for_line "$terr" "$pat" "$tp"; then
-		kill -USR1 "$wp"
-		bg_wait "$wp" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
-	else
-		note "$v did not attach: $(tail -2 "$terr")"
-		kill -KILL "$wp" 2>/dev/null
-		bg_wait "$wp" 5
-	fi
-	bg_wait "$tp" 30
-	cat "$terr" >>"$LOG"
+	bench_attached $! "$wp" "$terr" "$pat" "$out" "$v"
 }
 
 if want 2u; then

@@ -452,3 +452,27 @@ int synth__timeline(const char *path)
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
 }
+
+const struct synth_func synth_event_funcs[SYNTH_EV_NFUNCS] = {
+	[SYNTH_EV_ON_EVENT] = {"/usr/bin/app", "on_event", true},
+	[SYNTH_EV_RENDER] = {"/usr/bin/app", "render", false},
+	[SYNTH_EV_LOAD] = {"/usr/bin/app", "load", false},
+};
+
+int synth__event(struct synth *s, uint64_t t, const struct synth_usage *render,
+		 const struct synth_usage *load, bool run)
+{
+	uint64_t c[XLP_NR_CTR], r[XLP_NR_CTR], l[XLP_NR_CTR];
+	int err = 0;
+
+	synth__counters(render, r);
+	synth__counters(load, l);
+	for (int k = 0; k < XLP_NR_CTR; k++)
+		c[k] = r[k] + l[k];
+	err |= synth__call(s, SYNTH_EV_RENDER, 10, 10, 1, t, r, NULL, 0, NULL);
+	err |= synth__call(s, SYNTH_EV_LOAD, 10, 10, 1, t + r[XLP_C_WALL], l, NULL, 0, NULL);
+	err |= synth__call(s, SYNTH_EV_ON_EVENT, 10, 10, 0, t, c, NULL, 0, NULL);
+	if (run)
+		err |= synth__run(s, SYNTH_EV_ON_EVENT, 10, 10, t, c);
+	return err;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include "testlib.h"
 #include <limits.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +62,18 @@ int tl_run(const char *cmd, char *out, size_t outlen)
 	if (st == -1 || !WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
+}
+
+int tl_runf(char *out, size_t outlen, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	return tl_run(cmd, out, outlen);
 }
 
 const char *tl_root(void)

@@ -22,18 +22,7 @@
 
 static char out[1 << 20];
 
-enum { ON_EVENT, RENDER, LOAD };
-
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return tl_run(cmd, out, sizeof(out));
-}
+enum { RENDER = SYNTH_EV_RENDER, LOAD = SYNTH_EV_LOAD };
 
 static const char *xl(void)
 {
@@ -50,16 +39,13 @@ static const char *xl(void)
 static int session(const char *path, const struct synth_host *h, int slow, double lag_ms, int n,
 		   uint64_t seed)
 {
-	static const struct synth_func f[] = {{"/usr/bin/app", "on_event", true},
-					      {"/usr/bin/app", "render", false},
-					      {"/usr/bin/app", "load", false}};
 	struct synth *s = NULL;
-	int err = synth__open_on(path, 0, 0, f, 3, h, &s);
+	int err = synth__open_on(path, 0, 0, synth_event_funcs, SYNTH_EV_NFUNCS, h, &s);
 
 	if (err)
 		return err;
 	for (int i = 0; i < n; i++) {
-		uint64_t t = (i + 1) * 1000000000ull, c[XLP_NR_CTR], r[XLP_NR_CTR], l[XLP_NR_CTR];
+		uint64_t t = (i + 1) * 1000000000ull;
 		struct synth_usage ur = {.cpu_run =
 						 3e6 +
 						 (double)((seed * 7919 + i * 104729) % 997) * 1e3},
@@ -71,14 +57,7 @@ static int session(const char *path, const struct synth_host *h, int slow, doubl
 			else
 				ul.timer = lag_ms * 1e6 + i * 1e5;
 		}
-		synth__counters(&ur, r);
-		synth__counters(&ul, l);
-		for (int k = 0; k < XLP_NR_CTR; k++)
-			c[k] = r[k] + l[k];
-		err |= synth__call(s, RENDER, 10, 10, 1, t, r, NULL, 0, NULL);
-		err |= synth__call(s, LOAD, 10, 10, 1, t + r[XLP_C_WALL], l, NULL, 0, NULL);
-		err |= synth__call(s, ON_EVENT, 10, 10, 0, t, c, NULL, 0, NULL);
-		err |= synth__run(s, ON_EVENT, 10, 10, t, c);
+		err |= synth__event(s, t, &ur, &ul, true);
 	}
 	return synth__finish(s, err ? -EIO : 0);
 }
@@ -189,10 +168,11 @@ TEST(issues_sql_in_duckdb_gives_xlprobe_issues)
 	struct json *j, *q, *p;
 
 	REQUIRE(fleet() == 0);
-	REQUIRE(run("%s issues --lag 120ms --json -o '%s' %s 2>&1", xl(), js, all_traces()) == 0,
+	REQUIRE(tl_runf(out, sizeof(out), "%s issues --lag 120ms --json -o '%s' %s", xl(), js,
+			all_traces()) == 0,
 		"%s", out);
-	REQUIRE(run("%s export --csv --table lags --lag 120ms -o '%s' %s 2>&1", xl(), lags,
-		    all_traces()) == 0,
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --csv --table lags --lag 120ms -o '%s' %s",
+			xl(), lags, all_traces()) == 0,
 		"%s", out);
 	j = json__load(js, jerr, sizeof(jerr));
 	REQUIRE(j, "%s", jerr);
@@ -262,7 +242,7 @@ static struct json *report_of(const bool *which)
 		if (which[i])
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "'%s' ",
 				 traces[i]);
-	if (run("%s report --json -o '%s' %s 2>&1", xl(), js, list))
+	if (tl_runf(out, sizeof(out), "%s report --json -o '%s' %s", xl(), js, list))
 		return NULL;
 	return json__load(js, jerr, sizeof(jerr));
 }
@@ -274,9 +254,11 @@ TEST(percentiles_per_host_and_build_agree_with_report)
 	char load_runs[1024], load_builds[1024], q[1024];
 
 	REQUIRE(fleet() == 0);
-	REQUIRE(run("%s export --csv --table runs -o '%s' %s 2>&1", xl(), runs, all_traces()) == 0,
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --csv --table runs -o '%s' %s", xl(), runs,
+			all_traces()) == 0,
 		"%s", out);
-	REQUIRE(run("%s export --csv --table calls -o '%s' %s 2>&1", xl(), tr, all_traces()) == 0,
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --csv --table calls -o '%s' %s", xl(), tr,
+			all_traces()) == 0,
 		"%s", out);
 	snprintf(load_runs, sizeof(load_runs),
 		 "CREATE TABLE runs AS FROM read_csv('%s', header = true)", runs);

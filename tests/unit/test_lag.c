@@ -203,6 +203,7 @@ static void ctr(uint64_t wall, uint64_t *c)
 static int write_lag_trace(const char *path, bool lag)
 {
 	uint64_t c[XLP_NR_CTR];
+	struct xlp_lag_rec lr = {0};
 	struct synth *s;
 	int e = synth__open(path, 0, 0, funcs, 3, &s);
 
@@ -224,15 +225,16 @@ static int write_lag_trace(const char *path, bool lag)
 						     XLP_CALL_INTERACTION |
 							     (summary ? XLP_CALL_SUMMARY : 0));
 	}
+	/* 40 runs, 8 lagging and sampled, 24 summarized: 48 records left out */
+	lr.threshold_ns = 100 * MS;
+	lr.keep = 5;
+	lr.runs = 40;
+	lr.lagging = lr.sampled = 8;
+	lr.summarized = 24;
+	lr.records_left_out = 48;
+	lr.bytes_left_out = 4800;
 	if (lag && !e)
-		e = synth__lag(s, &(struct xlp_lag_rec){.threshold_ns = 100 * MS,
-							.keep = 5,
-							.runs = 40,
-							.lagging = 8,
-							.sampled = 8,
-							.summarized = 24,
-							.records_left_out = 48,
-							.bytes_left_out = 4800});
+		e = synth__lag(s, &lr);
 	return e ? e : synth__close(s, NULL, 0);
 }
 

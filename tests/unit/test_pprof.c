@@ -18,19 +18,6 @@
 
 static char out[1 << 18];
 
-/* Runs the command printf makes (stderr to stdout), into out: its status. */
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	return tl_run(cmd, out, sizeof(out));
-}
-
 static const char *xl(void)
 {
 	static char p[PATH_MAX];
@@ -106,7 +93,8 @@ TEST(totals_agree_with_folded)
 	const char *trace = xt_tmp_path("cxx.xlp"), *pb = xt_tmp_path("cxx.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
 	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
 	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
 	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
@@ -115,7 +103,8 @@ TEST(totals_agree_with_folded)
 	trace = xt_tmp_path("sampled.xlp");
 	pb = xt_tmp_path("sampled.pb.gz");
 	REQUIRE(synth__sampled(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
 	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
 	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
 	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
@@ -126,8 +115,9 @@ TEST(demangled_names_raw_kept)
 	const char *trace = xt_tmp_path("cxx2.xlp"), *pb = xt_tmp_path("cxx2.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
-	REQUIRE(run("go tool pprof -traces %s", pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -traces %s", pb) == 0, "%s", out);
 	CHECK(strstr(out, "app::Server::handle()"), "%s", out);
 	CHECK(strstr(out, "app::Store::load(int)"), "%s", out);
 	CHECK(strstr(out, "void app::compute<int>(int)"), "%s", out);
@@ -139,7 +129,7 @@ TEST(demangled_names_raw_kept)
 	      "%s", out);
 	/* the raw names as system names (pprof -symbolize=none -raw lists both),
 	 * the binary's path and build-id on its mapping */
-	REQUIRE(run("go tool pprof -raw %s", pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -raw %s", pb) == 0, "%s", out);
 	CHECK(strstr(out, HANDLE), "%s", out);
 	CHECK(strstr(out, BIN) && strstr(out, BUILD_ID), "%s", out);
 }
@@ -149,7 +139,8 @@ static unsigned long long top_total(const char *args, const char *pb)
 {
 	const char *t;
 
-	if (run("go tool pprof -top -nodefraction=0 -unit=ns %s %s", args, pb))
+	if (tl_runf(out, sizeof(out), "go tool pprof -top -nodefraction=0 -unit=ns %s %s", args,
+		    pb))
 		return ~0ull;
 	t = strstr(out, "Showing nodes accounting for ");
 	return t ? strtoull(t + 29, NULL, 10) : ~0ull;
@@ -157,10 +148,12 @@ static unsigned long long top_total(const char *args, const char *pb)
 
 TEST(labels_filter)
 {
-	const char *trace = xt_tmp_path("cxx3.xlp"), *pb = xt_tmp_path("cxx3.pb.gz"), *slow = xt_tmp_path("slow.pb.gz");
+	const char *trace = xt_tmp_path("cxx3.xlp"), *pb = xt_tmp_path("cxx3.pb.gz"),
+		   *slow = xt_tmp_path("slow.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
 	/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
 	CHECK(top_total("-sample_index=cpu", pb) == 180000000ull);
 	CHECK(top_total("-sample_index=cpu -tagfocus=thread=worker", pb) == 160000000ull);
@@ -177,20 +170,27 @@ TEST(labels_filter)
 	/* run 5 is the second slow one */
 	CHECK(top_total("-sample_index=off_cpu -tagfocus=run=5", pb) == 50000000ull);
 	/* --runs slow: the same as the label */
-	REQUIRE(run("%s export --pprof --runs slow %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --runs slow %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
 	CHECK(top_total("-sample_index=cpu", slow) == 40000000ull);
 	CHECK(top_total("-sample_index=off_cpu", slow) == 250000000ull);
-	REQUIRE(run("%s export --pprof --runs fast %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --runs fast %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
 	CHECK(top_total("-sample_index=cpu", slow) == 120000000ull);
 	/* --no-kernel: no kernel frame left */
-	REQUIRE(run("%s export --pprof --no-kernel %s -o %s", xl(), trace, slow) == 0, "%s", out);
-	REQUIRE(run("go tool pprof -traces %s", slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --no-kernel %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -traces %s", slow) == 0, "%s", out);
 	CHECK(!strstr(out, "vfs_read") && strstr(out, "pread"), "%s", out);
 }
 
 TEST(refusals_leave_no_file)
 {
-	const char *trace = xt_tmp_path("cxx4.xlp"), *pb = xt_tmp_path("r.pb.gz"), *bad = xt_tmp_path("bad.xlp");
+	const char *trace = xt_tmp_path("cxx4.xlp"), *pb = xt_tmp_path("r.pb.gz"),
+		   *bad = xt_tmp_path("bad.xlp");
 	FILE *f;
 
 	REQUIRE(cxx_trace(trace) == 0);
@@ -199,20 +199,25 @@ TEST(refusals_leave_no_file)
 	REQUIRE(f);
 	fputs("this is not a trace\n", f);
 	fclose(f);
-	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s",
+	      out);
 	CHECK(!strchr(out, '\n') || strchr(out, '\n') == out + strlen(out) - 1, "one line: %s",
 	      out);
 	CHECK(strstr(out, bad), "names the file: %s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 	/* a bad one among good ones: still no file */
-	CHECK(run("%s export --pprof %s %s -o %s", xl(), trace, bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s %s -o %s", xl(), trace, bad, pb) == 1,
+	      "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
-	CHECK(run("%s export --pprof --runs medium %s -o %s", xl(), trace, pb) == 2, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof --runs medium %s -o %s", xl(), trace,
+		      pb) == 2,
+	      "%s", out);
 	CHECK(strstr(out, "slow, fast or all"), "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 	/* no runs to label: --runs slow says so */
 	REQUIRE(synth__scenario(&(struct synth_scenario){.path = bad, .nruns = 1}) == 0);
-	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s",
+	      out);
 	CHECK(strstr(out, "no stack samples"), "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 }
