@@ -545,3 +545,28 @@ int xt_record(const char *trace, char *const opts[], const char *prog, char *con
 	argv[n] = NULL;
 	return xt_run(argv, timeout_ms, out, outlen, err, errlen);
 }
+
+int xt_record_stop(struct xt_proc *x, struct xt_proc *w, char *err, size_t errlen)
+{
+	int rc;
+
+	kill(x->pid, SIGINT);
+	rc = xt_wait(x, 60000, NULL, 0, err, errlen);
+	kill(w->pid, SIGUSR1);
+	xt_wait(w, 30000, NULL, 0, NULL, 0);
+	return rc;
+}
+
+int xt_record_cxxwl(const char *trace, char *out, size_t outlen, char *err, size_t errlen)
+{
+	char spec[XT_PATH + 64], *opts[] = {"-i", spec, "--sample", NULL};
+	char *wargs[] = {"--calls", "40", NULL};
+
+	xt_paths("cxxwl");
+	if (access(xt_wl, X_OK)) {
+		snprintf(err, errlen, "%s missing: make build-tests", xt_wl);
+		return -1;
+	}
+	snprintf(spec, sizeof(spec), "%s:shop::Checkout::handle*", xt_wl);
+	return xt_record(trace, opts, xt_wl, wargs, 120000, out, outlen, err, errlen);
+}

@@ -64,6 +64,13 @@ int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *e
  * NULL-terminated or NULL; prog NULL: no command, or one among opts) run
  * to its end, as xt_run.
  */
+/*
+ * cxxwl (tests/workloads/cxxwl.cc) recorded with --sample, its 40 calls of
+ * shop::Checkout::handle(int) marked by a demangled glob (-i); sets
+ * xt_paths("cxxwl"). xlprobe's exit code as xt_run, -1 when cxxwl is
+ * not built (err says so).
+ */
+int xt_record_cxxwl(const char *trace, char *out, size_t outlen, char *err, size_t errlen);
 int xt_record(const char *trace, char *const opts[], const char *prog, char *const pargs[],
 	      int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
 /*
@@ -102,6 +109,12 @@ int xt_record_to_end(char *const xargv[], struct xt_proc *w, const char *trace, 
  * stderr, when it fails or takes more than timeout_ms.
  */
 struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms);
+/*
+ * The end of a recording of a workload parked after its work: SIGINT to
+ * xlprobe x, waited for (60 s, its stderr into err), then SIGUSR1
+ * releases w, reaped (30 s). xlprobe's exit code, as xt_wait.
+ */
+int xt_record_stop(struct xt_proc *x, struct xt_proc *w, char *err, size_t errlen);
 /* SIGKILL, then reaps p (its output is dropped). */
 void xt_kill(struct xt_proc *p);
 /*

@@ -178,10 +178,7 @@ TEST(pairs_points_and_filters_against_the_workload)
 		if (sscanf(line, "CALLS %lu TICKS %lu BETA %lu", &n, &ticks, &betas) == 3)
 			break;
 	xt_read_line(w.out_fd, line, sizeof(line), 10000); /* DONE */
-	kill(x.pid, SIGINT);
-	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
-	kill(w.pid, SIGUSR1);
-	xt_wait(&w, 30000, NULL, 0, NULL, 0);
+	rc = xt_record_stop(&x, &w, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(n == 40, "the workload said %lu calls", n);
 	/* the tick probe's semaphore was set: every iteration saw a tracer */
@@ -238,7 +235,7 @@ static int sema_settles(int pid, unsigned long addr)
 /* One recording of the tick probe; kill_sig: how xlprobe ends (SIGINT, SIGKILL). */
 static void semaphore_round(int sig)
 {
-	char *wargv[] = {xt_wl, "--spin", NULL};
+	char *wargv[] = {xt_wl, "--spin", NULL}, *xargv[16];
 	char line[256], pid[16], err[4096];
 	unsigned long addr = 0;
 	struct usdt_note *notes = NULL;
@@ -262,21 +259,10 @@ static void semaphore_round(int sig)
 	kill(wpid, SIGUSR1); /* it spins from now on */
 	CHECK(sema_read(wpid, addr) == 0, "semaphore %d before attach", sema_read(wpid, addr));
 	snprintf(pid, sizeof(pid), "%d", wpid);
-	{
-		char *xargv[] = {xt_xl,
-				 "record",
-				 "--no-sample",
-				 "-p",
-				 pid,
-				 "-f",
-				 spec("xlpwl:tick"),
-				 "-o",
-				 (char *)xt_tmp_path("sema.xlp"),
-				 NULL};
-
-		REQUIRE(xt_spawn(xargv, &x) == 0);
-		REQUIRE(xt_wait_attached(&x, 30000) == 0);
-	}
+	xt_argv(xargv, 0, xt_xl, "record", "--no-sample", "-o", xt_tmp_path("sema.xlp"), "-p", pid,
+		"-f", spec("xlpwl:tick"), NULL);
+	REQUIRE(xt_spawn(xargv, &x) == 0);
+	REQUIRE(xt_wait_attached(&x, 30000) == 0);
 	v = sema_read(wpid, addr);
 	CHECK(v >= 1, "semaphore %d while attached", v);
 	kill(x.pid, sig);

@@ -150,25 +150,33 @@ TEST(labels_filter)
 {
 	const char *trace = xt_tmp_path("cxx3.xlp"), *pb = xt_tmp_path("cxx3.pb.gz"),
 		   *slow = xt_tmp_path("slow.pb.gz");
+	/* go tool pprof's totals of the samples each filter keeps */
+	static const struct {
+		const char *args;
+		uint64_t want;
+	} tops[] = {
+		/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
+		{"-sample_index=cpu", 180000000ull},
+		{"-sample_index=cpu -tagfocus=thread=worker", 160000000ull},
+		{"-sample_index=cpu -tagfocus=thread=logger", 20000000ull},
+		{"-sample_index=cpu -tagfocus=tid=11", 20000000ull},
+		/* off-CPU: 5 disk waits of 50 ms, all in the slow runs */
+		{"-sample_index=off_cpu -tagfocus=reason=disk", 250000000ull},
+		{"-sample_index=off_cpu -tagfocus=run_class=slow", 250000000ull},
+		{"-sample_index=cpu -tagfocus=run_class=slow", 40000000ull},
+		{"-sample_index=cpu -tagfocus=run_class=fast", 120000000ull},
+		{"-sample_index=cpu -tagfocus=state=on_cpu", 180000000ull},
+		{"-sample_index=cpu -tagfocus=process=app", 180000000ull},
+		{"-sample_index=cpu -tagfocus=host=host-a", 180000000ull},
+		/* run 5 is the second slow one */
+		{"-sample_index=off_cpu -tagfocus=run=5", 50000000ull},
+	};
 
 	REQUIRE(cxx_trace(trace) == 0);
 	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
 		out);
-	/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
-	CHECK(top_total("-sample_index=cpu", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=thread=worker", pb) == 160000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=thread=logger", pb) == 20000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=tid=11", pb) == 20000000ull);
-	/* off-CPU: 5 disk waits of 50 ms, all in the slow runs */
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=reason=disk", pb) == 250000000ull);
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=run_class=slow", pb) == 250000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=slow", pb) == 40000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=fast", pb) == 120000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=state=on_cpu", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=process=app", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=host=host-a", pb) == 180000000ull);
-	/* run 5 is the second slow one */
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=run=5", pb) == 50000000ull);
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		CHECK(top_total(tops[i].args, pb) == tops[i].want, "%s", tops[i].args);
 	/* --runs slow: the same as the label */
 	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --runs slow %s -o %s", xl(), trace,
 			slow) == 0,
