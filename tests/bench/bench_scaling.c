@@ -31,13 +31,11 @@ int main(int argc, char **argv)
 	double *size = malloc(nr * sizeof(*size)), *lat = malloc(nr * sizeof(*lat));
 	double *calls = malloc(nf * nr * sizeof(*calls)), *time = malloc(nf * nr * sizeof(*time));
 	struct sc_pair *pairs = calloc(np + 1, sizeof(*pairs));
-	struct sc_input in = {.nruns = nr, .nfuncs = nf};
+	struct sc_input in = {.nruns = nr, .nfuncs = nf, .size = size, .latency = lat};
 	uint64_t s = 1;
 	struct sc_result *r;
 	double t0, t1;
 
-	in.size = size;
-	in.latency = lat;
 	in.calls = calls;
 	in.time = time;
 	in.pairs = pairs;

@@ -174,8 +174,8 @@ TEST(rare_feature_not_pruned_as_constant)
 
 	init(&d, 100, 1, 4);
 	/* the first 3 runs slow, and only those with the feature */
-	for (size_t i = 0; i < d.n; i++)
-		d.slow[i] = i < 3;
+	memset(d.slow, 0, d.n * sizeof(d.slow[0]));
+	d.slow[0] = d.slow[1] = d.slow[2] = 1;
 	for (size_t i = 0; i < d.n; i++)
 		col(&d, 0)[i] = d.slow[i] ? 50 : 0;
 	FIT(t, &d, NULL);
