@@ -41,7 +41,7 @@ struct pid_seen {
 
 /* A thread's last user-stack copy (xlp_ucopy_rec): its samples name it by seq. */
 struct copy_slot {
-	int tid; /* 0: free */
+	int tid;
 	uint64_t seq;
 	uint64_t regs[XLP_UCOPY_NREGS];
 	uint32_t len, flags;
@@ -64,8 +64,9 @@ struct sampler {
 	struct symbolizer *sym;
 	struct jvm_maps *jvm; /* JVMs asked for their perf maps on a JIT miss */
 	struct unwinder *unw;
-	struct copy_slot *copies;
+	struct copy_slot *copies; /* in the order first seen */
 	size_t copy_cap, ncopies;
+	struct htab *copy_index;   /* a tid -> its index in copies + 1 */
 	struct htab *cstack_index; /* a stack's content -> its index in cstacks + 1 */
 	struct stack_slot *cstacks;
 	size_t cstack_cap, ncstacks;
@@ -78,8 +79,9 @@ struct sampler {
 	struct caller_slot {
 		uint32_t kid1, id;
 		uint64_t caller;
-	} * cmap;
+	} * cmap; /* in the order first seen */
 	size_t ccap, cn;
+	struct htab *cindex; /* (kid1, caller) -> its index in cmap + 1 */
 	uint32_t next_stack;
 	struct htab *sym_index; /* a name's key -> its id + 1 */
 	struct sym_key *syms;	/* by id */
@@ -116,7 +118,9 @@ int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct
 	/* names come from the traced process's files: the seeded table */
 	sm->sym_index = htab__new(UINT32_MAX - 1);
 	sm->cstack_index = htab__new(UINT32_MAX - 1);
-	if (!sm->sym_index || !sm->cstack_index)
+	sm->copy_index = htab__new(UINT32_MAX - 1);
+	sm->cindex = htab__new(UINT32_MAX - 1);
+	if (!sm->sym_index || !sm->cstack_index || !sm->copy_index || !sm->cindex)
 		goto cleanup;
 	err = symbolizer__new(&sm->sym);
 	if (err)
@@ -142,9 +146,11 @@ void sampler__free(struct sampler *sm)
 	symbolizer__free(sm->sym);
 	jvm_maps__free(sm->jvm);
 	unwinder__free(sm->unw);
-	for (size_t i = 0; i < sm->copy_cap; i++)
+	for (size_t i = 0; i < sm->ncopies; i++)
 		free(sm->copies[i].data);
 	free(sm->copies);
+	htab__free(sm->copy_index);
+	htab__free(sm->cindex);
 	for (size_t i = 0; i < sm->ncstacks; i++)
 		free(sm->cstacks[i].frames);
 	free(sm->cstacks);
@@ -280,47 +286,33 @@ static uint32_t *map_slot(uint32_t **m, size_t *len, uint32_t kid)
 	return &(*m)[kid];
 }
 
-static size_t caller_hash(uint32_t kid1, uint64_t caller, size_t cap)
-{
-	uint64_t h = (caller ^ ((uint64_t)kid1 << 40)) * 0x9e3779b97f4a7c15ull;
+struct caller_want {
+	const struct sampler *sm;
+	uint32_t kid1;
+	uint64_t caller;
+};
 
-	return (size_t)(h >> 20) & (cap - 1);
+static bool caller_eq(const void *ctx, uint32_t i)
+{
+	const struct caller_want *w = ctx;
+
+	return w->sm->cmap[i - 1].kid1 == w->kid1 && w->sm->cmap[i - 1].caller == w->caller;
 }
 
-/* The slot of (kid1, caller) in sm->cmap (kept at most half full), or NULL. */
+/* The trace stack id + 1 of (kid1, caller), 0 when new; NULL on ENOMEM. */
 static uint32_t *caller_slot(struct sampler *sm, uint32_t kid1, uint64_t caller)
 {
-	struct caller_slot *s;
-	size_t j;
+	struct caller_want w = {sm, kid1, caller};
+	uint64_t key[2] = {kid1, caller}, h = htab__hash(sm->cindex, key, sizeof(key));
+	uint32_t i = htab__find(sm->cindex, h, caller_eq, &w);
 
-	if (2 * (sm->cn + 1) > sm->ccap) {
-		size_t cap = sm->ccap ? 2 * sm->ccap : 256;
-		struct caller_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < sm->ccap; i++) {
-			if (!sm->cmap[i].kid1)
-				continue;
-			for (j = caller_hash(sm->cmap[i].kid1, sm->cmap[i].caller, cap); n[j].kid1;)
-				j = (j + 1) & (cap - 1);
-			n[j] = sm->cmap[i];
-		}
-		free(sm->cmap);
-		sm->cmap = n;
-		sm->ccap = cap;
-	}
-	for (j = caller_hash(kid1, caller, sm->ccap);; j = (j + 1) & (sm->ccap - 1)) {
-		s = &sm->cmap[j];
-		if (s->kid1 == kid1 && s->caller == caller)
-			return &s->id;
-		if (!s->kid1) {
-			s->kid1 = kid1;
-			s->caller = caller;
-			sm->cn++;
-			return &s->id;
-		}
-	}
+	if (i)
+		return &sm->cmap[i - 1].id;
+	if (xlp_grow((void **)&sm->cmap, &sm->ccap, sm->cn, sizeof(*sm->cmap)) ||
+	    htab__put(sm->cindex, h, (uint32_t)sm->cn + 1, NULL, NULL))
+		return NULL;
+	sm->cmap[sm->cn] = (struct caller_slot){.kid1 = kid1, .caller = caller};
+	return &sm->cmap[sm->cn++].id;
 }
 
 /*
@@ -471,42 +463,34 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 	return *slot;
 }
 
-/* The slot of tid in sm->copies (kept at most half full), or NULL. */
+struct copy_want {
+	const struct sampler *sm;
+	int tid;
+};
+
+static bool copy_eq(const void *ctx, uint32_t i)
+{
+	const struct copy_want *w = ctx;
+
+	return w->sm->copies[i - 1].tid == w->tid;
+}
+
+/* Thread tid's last copy, made when add; NULL when absent (or on ENOMEM). */
 static struct copy_slot *copy_slot(struct sampler *sm, int tid, bool add)
 {
-	size_t j;
+	uint64_t h = htab__hash(sm->copy_index, &tid, sizeof(tid));
+	uint32_t i;
 
-	if (add && 2 * (sm->ncopies + 1) > sm->copy_cap) {
-		size_t cap = sm->copy_cap ? 2 * sm->copy_cap : 64;
-		struct copy_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < sm->copy_cap; i++) {
-			if (!sm->copies[i].tid)
-				continue;
-			for (j = (size_t)sm->copies[i].tid & (cap - 1); n[j].tid;
-			     j = (j + 1) & (cap - 1))
-				;
-			n[j] = sm->copies[i];
-		}
-		free(sm->copies);
-		sm->copies = n;
-		sm->copy_cap = cap;
-	}
-	if (!sm->copy_cap)
+	i = htab__find(sm->copy_index, h, copy_eq, &(struct copy_want){sm, tid});
+	if (i)
+		return &sm->copies[i - 1];
+	if (!add ||
+	    xlp_grow((void **)&sm->copies, &sm->copy_cap, sm->ncopies, sizeof(*sm->copies)) ||
+	    htab__put(sm->copy_index, h, (uint32_t)sm->ncopies + 1, NULL, NULL))
 		return NULL;
-	for (j = (size_t)tid & (sm->copy_cap - 1);; j = (j + 1) & (sm->copy_cap - 1)) {
-		if (sm->copies[j].tid == tid)
-			return &sm->copies[j];
-		if (!sm->copies[j].tid) {
-			if (!add)
-				return NULL;
-			sm->copies[j].tid = tid;
-			sm->ncopies++;
-			return &sm->copies[j];
-		}
-	}
+	memset(&sm->copies[sm->ncopies], 0, sizeof(sm->copies[0]));
+	sm->copies[sm->ncopies].tid = tid;
+	return &sm->copies[sm->ncopies++];
 }
 
 int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t size)
