@@ -4,8 +4,10 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
-#   make check-layers  the user-space layers use only the layers below (make test runs it)
-#   make bench      overhead benchmarks (not part of make test)
+#   make check-layers  the user-space layers use only the layers below, each BPF
+#                   header compiles alone (make test runs it)
+#   make bench      overhead benchmarks (not part of make test), <= 15 minutes
+#   make bench-quick  the summary's rows 1-4 only, <= 5 minutes
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
 #                   FUZZ_RUNS executions in FUZZ_JOBS processes (FUZZ_ONLY=NAME)
@@ -41,42 +43,75 @@ SKEL := $(OUTPUT)/xlprobe.skel.h
 TEST_SKEL := $(OUTPUT)/xlprobe_test.skel.h
 
 # ---- layers ----
-# User space is built in layers, bottom first; each may use only itself and
-# the layers below it (README.md, "Architecture"):
+# User space is built in layers, each a folder; a layer may use the layers
+# it lists in L_USES and, through them, what those use (README.md,
+# "Architecture"). The graph branches: the recorder never needs the
+# analysis, the analysis never needs ELF symbols.
 #
-#   lib       user/lib/     logging, util, escaping, JSON writer, safe output files
-#   trace     user/trace/   the trace file: format, reader, writer (+ bpf/xlprobe.h)
-#   analysis  analysis/     runs, labels, trees, both steps: data, no wording
-#   report    user/report/  text / JSON / HTML writers and every sentence in them
-#   symbols   user/symbols/ ELF symbols (--func), stack unwinding, frame names
-#   export    user/export/  export: folded stacks, Perfetto, fleet tables
-#   record    user/record/  record: options, BPF session, sampler, launches
-#   cli       user/cli/     main and the analysing commands (report, dump, issues)
+#   layer      folder               may use        what
+#   lib        user/lib/            -              logging, util, escaping, JSON writer, output files
+#   trace      user/trace/          lib            the trace file: format, reader, writer (+ bpf/xlprobe.h)
+#   symbols    user/symbols/        trace          ELF symbols (--func), stack unwinding, frame names
+#   stats      analysis/stats/      lib            statistics, statistical tests, labels, decision trees
+#   dataset    analysis/dataset/    trace          a trace's runs, functions, samples, resources
+#   waits      analysis/waits/      dataset        wait chains (--timeline), async tasks
+#   growth     analysis/growth/     dataset        how functions grow with the workload size (--growth)
+#   diagnosis  analysis/diagnosis/  stats dataset waits  the pipeline: steps 1 and 2, evidence, answers
+#   issues     analysis/issues/     diagnosis      lags of many traces grouped into issues
+#   report     user/report/         diagnosis issues growth  every sentence of a report
+#   export     user/export/         issues         export: folded stacks, Perfetto, pprof, fleet tables
+#   record     user/record/         symbols        record: options, BPF session, sampler, launches
+#   cli        user/cli/            report export record  main and the analysing commands
 #
-# One archive and one include path per layer, and a layer compiles with the
-# -I of itself and the layers below only, so an include in the wrong
-# direction does not build. `make check-layers` (run by make test) proves
-# it with probes that must fail, and rejects "../" includes and symbols a
-# layer takes from one above it.
-LAYERS := lib trace analysis report symbols export record cli
+# LAYERS lists them so that a layer comes after every layer it uses (the
+# archives link in the reverse order). One archive and one include path per
+# layer: a layer compiles with the -I of itself and of the layers it may use
+# only, so an include of any other layer's header does not build. A
+# layer's private/ folder (headers its files share and no other layer
+# sees) is on its own -I alone. `make check-layers` (run by make test)
+# proves it with probes that must fail, and rejects "../" includes, include
+# cycles, and symbols a layer takes from a layer it may not use.
+LAYERS := lib trace symbols stats dataset waits growth diagnosis issues report export record cli
 lib_DIR := user/lib
 trace_DIR := user/trace
-analysis_DIR := analysis
-report_DIR := user/report
 symbols_DIR := user/symbols
+stats_DIR := analysis/stats
+dataset_DIR := analysis/dataset
+waits_DIR := analysis/waits
+growth_DIR := analysis/growth
+diagnosis_DIR := analysis/diagnosis
+issues_DIR := analysis/issues
+report_DIR := user/report
 export_DIR := user/export
 record_DIR := user/record
 cli_DIR := user/cli
-lib_INC := -Iuser/lib
-trace_INC := $(lib_INC) -Iuser/trace -Ibpf
-analysis_INC := $(trace_INC) -Ianalysis
-report_INC := $(analysis_INC) -Iuser/report
-symbols_INC := $(report_INC) -Iuser/symbols
-export_INC := $(symbols_INC) -Iuser/export
-record_INC := $(export_INC) -Iuser/record -I$(OUTPUT)
-cli_INC := $(record_INC) -Iuser/cli
+lib_USES :=
+trace_USES := lib
+symbols_USES := trace
+stats_USES := lib
+dataset_USES := trace
+waits_USES := dataset
+growth_USES := dataset
+diagnosis_USES := stats dataset waits
+issues_USES := diagnosis
+report_USES := diagnosis issues growth
+export_USES := issues
+record_USES := symbols
+cli_USES := report export record
+# a layer's own directory and its headers' other homes: the trace layer's
+# bpf/xlprobe.h (the record layouts), the recorder's skeleton
+trace_XINC := -Ibpf
+record_XINC := -I$(OUTPUT)
+# every layer L may use, directly or through another (L_ALL)
+uses_all = $(sort $(foreach U,$($(1)_USES),$(U) $(call uses_all,$(U))))
+$(foreach L,$(LAYERS),$(eval $(L)_ALL := $(filter $(call uses_all,$(L)),$(LAYERS))))
+$(foreach L,$(LAYERS),$(eval $(L)_INC := $(foreach U,$($(L)_ALL) $(L),-I$($(U)_DIR) $($(U)_XINC))))
+$(foreach L,$(LAYERS),$(eval $(L)_PRIV := $(wildcard $($(L)_DIR)/private)))
+# what the layer's own files compile with: its include path and its private/
+$(foreach L,$(LAYERS),$(eval $(L)_OWN_INC := $($(L)_INC) $(addprefix -I,$($(L)_PRIV))))
 $(foreach L,$(LAYERS),$(eval $(L)_SRCS := $(sort $(wildcard $($(L)_DIR)/*.c))))
 $(foreach L,$(LAYERS),$(eval $(L)_HDRS := $(sort $(wildcard $($(L)_DIR)/*.h))))
+$(foreach L,$(LAYERS),$(eval $(L)_PRIV_HDRS := $(sort $(wildcard $($(L)_DIR)/private/*.h))))
 cli_SRCS := $(filter-out user/cli/main.c,$(cli_SRCS))
 # the BPF <-> user-space contract belongs to the trace layer, the skeleton to the recorder
 trace_HDRS += bpf/xlprobe.h
@@ -98,10 +133,11 @@ HOOK_SRCS := $(shell grep -lw xlp_test_hook $(LIB_SRCS))
 HOOK_OBJS := $(patsubst %.c,$(OUTPUT)/obj-hooks/%.o,$(HOOK_SRCS))
 
 CFLAGS ?= -O2 -g
-# no -I here: every layer adds its own ($(L)_INC); tests see every layer
+# no -I here: every layer adds its own ($(L)_OWN_INC); tests see every layer,
+# private headers too (white-box unit tests)
 XCFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	-MMD -MP -D_GNU_SOURCE
-TEST_INC := $(cli_INC) -Itests/lib
+TEST_INC := $(cli_INC) $(foreach L,$(LAYERS),$(addprefix -I,$($(L)_PRIV))) -Itests/lib
 # liblzma: MiniDebugInfo, the xz-compressed symbols of .gnu_debugdata (user/symbols/minidebug.c)
 # -liberty: libiberty's demangler (user/lib/demangle.c), a static archive built PIC
 BASE_LDLIBS := -lbpf -lelf -llzma -lz -lm -liberty
@@ -145,7 +181,7 @@ TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
 .SECONDARY: $(patsubst %.c,$(OUTPUT)/obj/%.o,$(UNIT_SRCS) $(ROOT_SRCS) $(E2E_SRCS) \
 	$(BENCH_SRCS) $(TESTLIB_SRCS) $(wildcard tests/fuzz/test_*.c))
 
-.PHONY: all deps demo test unit-test bench scorecard servers-test clean format format-check install
+.PHONY: all deps demo test unit-test bench bench-quick scorecard servers-test clean format format-check install
 all: $(BIN)
 
 deps:
@@ -182,12 +218,12 @@ define layer_rules
 $(OUTPUT)/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@
+	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_OWN_INC) -c $$< -o $$@
 
 $(OUTPUT)/obj-hooks/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_INC) -DXLP_TEST_HOOKS -c $$< -o $$@
+	$$(Q)$$(CC) $$(CFLAGS) $$(XCFLAGS) $$($(1)_OWN_INC) -DXLP_TEST_HOOKS -c $$< -o $$@
 
 $($(1)_AR): $(patsubst %.c,$(OUTPUT)/obj/%.o,$($(1)_SRCS))
 	$$(call msg,AR,$$@)
@@ -279,11 +315,14 @@ build-tests: $(BIN) $(TEST_BIN) $(TEST_BINS) $(WL_BINS) $(MICRO)
 
 # The layers' direction (tests/check-layers.sh), from the variables above;
 # make test runs it first.
-check-layers: $(LAYER_ARS) $(SKEL)
+check-layers: $(LAYER_ARS) $(SKEL) $(VMLINUX)
 	$(call msg,CHECK,layers)
 	$(Q)CC='$(CC)' PROBE_CFLAGS='$(filter-out -MMD -MP,$(XCFLAGS))' LAYERS='$(LAYERS)' \
+		CLANG='$(CLANG)' BPF_PROBE_CFLAGS='$(filter-out -MMD -MP,$(BPF_CFLAGS))' \
 		$(foreach L,$(LAYERS),$(L)_DIR='$($(L)_DIR)' $(L)_INC='$($(L)_INC)' \
-		$(L)_HDRS='$($(L)_HDRS)' $(L)_AR='$($(L)_AR)') tests/check-layers.sh
+		$(L)_OWN_INC='$($(L)_OWN_INC)' $(L)_USES='$($(L)_USES)' $(L)_ALL='$($(L)_ALL)' \
+		$(L)_HDRS='$($(L)_HDRS)' $(L)_PRIV_HDRS='$($(L)_PRIV_HDRS)' \
+		$(L)_AR='$($(L)_AR)') tests/check-layers.sh
 .PHONY: check-layers
 
 # ---- fuzzing: libFuzzer + ASan + UBSan (clang), harnesses in tests/fuzz/ ----
@@ -304,7 +343,7 @@ define fuzz_layer_rules
 $(OUTPUT)/fuzz/obj/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(if $(filter record cli,$(1)),| $(SKEL))
 	$$(call msg,CC-FUZZ,$$@)
 	$$(Q)mkdir -p $$(dir $$@)
-	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $$(XCFLAGS) $$($(1)_INC) -c $$< -o $$@
+	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $$(XCFLAGS) $$($(1)_OWN_INC) -c $$< -o $$@
 
 $(OUTPUT)/fuzz/libxlprobe-$(1).a: $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$($(1)_SRCS))
 	$$(call msg,AR,$$@)
@@ -338,6 +377,10 @@ unit-test: build-tests check-layers
 bench: deps
 	$(Q)$(MAKE) --no-print-directory build-tests
 	$(Q)tools/bench.sh
+
+bench-quick: deps
+	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)XLP_BENCH_QUICK=1 tools/bench.sh
 
 scorecard: deps
 	$(Q)$(MAKE) --no-print-directory build-tests

@@ -23,7 +23,7 @@
 static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, __u64 now,
 				     __u64 *out)
 {
-	__u64 d = now > t->ts ? now - t->ts : 0, steal;
+	__u64 d = now > t->acct.ts ? now - t->acct.ts : 0, steal;
 
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
@@ -31,9 +31,9 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 	out[XLP_C_WALL] = now;
 	/* only the calling thread's open on-CPU interval is known here */
 	out[XLP_C_CPU_RUN] +=
-		open_split(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu), d, &steal);
+		open_split(t, steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu), d, &steal);
 	out[XLP_C_CPU_STEAL] += steal;
-	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->last_cpu, now) - t->freq_at_in;
+	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->acct.last_cpu, now) - t->acct.freq_at_in;
 }
 
 /*
@@ -54,11 +54,11 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 
 	blk_fold(t);
 	unseen = ksw_unseen(t, task->nvcsw, task->nivcsw, &nv, &niv);
-	if (t->state == XLP_T_RUNNING && !unseen)
+	if (t->acct.state == XLP_T_RUNNING && !unseen)
 		return;
-	t->c[XLP_C_NVCSW] += nv;
-	t->c[XLP_C_NIVCSW] += niv;
-	if (t->state == XLP_T_RUNNING) {
+	t->acct.c[XLP_C_NVCSW] += nv;
+	t->acct.c[XLP_C_NIVCSW] += niv;
+	if (t->acct.state == XLP_T_RUNNING) {
 		/*
 		 * Out and back in unseen: the growth of its run_delay was the
 		 * runqueue wait, the rest of the span on a CPU (simpler than
@@ -71,35 +71,38 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 		 * CPU's steal since the switch-in exceeds the wait by (the
 		 * wait's own steal is in run_delay).
 		 */
-		__u64 span = now > t->ts ? now - t->ts : 0, delay = kernel_delay_running(task);
-		__u64 wait = t->delay_seen && delay > t->delay_seen ? delay - t->delay_seen : 0;
-		__u64 steal = steal_since_in(t, steal_clock(task, t->last_cpu));
+		__u64 span = now > t->acct.ts ? now - t->acct.ts : 0,
+		      delay = kernel_delay_running(task);
+		__u64 wait = t->acct.delay_seen && delay > t->acct.delay_seen
+				     ? delay - t->acct.delay_seen
+				     : 0;
+		__u64 steal = steal_since_in(t, steal_clock(task, t->acct.last_cpu));
 		struct xlp_proc *p = proc_get(t);
 
 		stat_inc(XLP_S_SCHED_MISSED);
 		if (wait > span)
 			wait = span;
 		steal = steal > wait ? steal - wait : 0;
-		if (steal < t->steal_exposed)
-			steal = t->steal_exposed;
+		if (steal < t->acct.steal_exposed)
+			steal = t->acct.steal_exposed;
 		if (steal > span - wait)
 			steal = span - wait;
 		ctr_add(t, p, XLP_C_CPU_WAIT, wait);
 		ctr_add(t, p, XLP_C_CPU_STEAL, steal);
 		thread_account_d(t, p, now, span - wait - steal);
 		if (delay)
-			t->delay_seen = delay;
-		t->exec_at_in = task->se.sum_exec_runtime;
-	} else if (t->state != XLP_T_UNKNOWN) {
+			t->acct.delay_seen = delay;
+		t->acct.exec_at_in = task->se.sum_exec_runtime;
+	} else if (t->acct.state != XLP_T_UNKNOWN) {
 		ev_sync_missed(t, proc_get(t), now, task->se.sum_exec_runtime,
 			       kernel_delay_running(task),
 			       kernel_ran_since_in(task, bpf_get_smp_processor_id()), true);
 	}
-	t->state = XLP_T_RUNNING;
-	t->ts = now;
-	t->last_cpu = bpf_get_smp_processor_id();
-	t->freq_at_in = freq_integral(t->last_cpu, now);
-	steal_reset(t, steal_clock(task, t->last_cpu));
+	t->acct.state = XLP_T_RUNNING;
+	t->acct.ts = now;
+	t->acct.last_cpu = bpf_get_smp_processor_id();
+	t->acct.freq_at_in = freq_integral(t->acct.last_cpu, now);
+	steal_reset(t, steal_clock(task, t->acct.last_cpu));
 }
 
 /* Argument n of the call (the first five: what libbpf's PT_REGS_PARM gives
@@ -160,14 +163,14 @@ static __always_inline int call_enter(__u64 cookie, __u64 key, __u64 size)
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	d = t->depth;
-	t->depth = d + 1;
+	d = t->calls.depth;
+	t->calls.depth = d + 1;
 	if (d >= XLP_MAX_DEPTH) {
 		stat_inc(XLP_S_STACK_OVERFLOW);
 		return 0;
 	}
 	thread_sync(t, now);
-	f = &t->stack[d];
+	f = &t->calls.stack[d];
 	f->func_id = (__u32)cookie;
 	f->flags = (cookie >> 32) & XLP_CALL_INTERACTION;
 	thread_now(t, now, f->snap);
@@ -176,12 +179,12 @@ static __always_inline int call_enter(__u64 cookie, __u64 key, __u64 size)
 		f->child[i] = 0;
 	if ((cookie >> 32) & XLP_COOKIE_KEYED)
 		task_event(key, t, (__u32)(cookie >> 32), (__u32)cookie, now);
-	if (!t->run_depth && (f->flags & XLP_CALL_INTERACTION)) {
+	if (!t->calls.run_depth && (f->flags & XLP_CALL_INTERACTION)) {
 		struct xlp_proc *p = proc_get(t);
 
 		if (p) {
-			proc_now(p, t, now, t->run_proc_snap);
-			t->run_depth = d + 1;
+			proc_now(p, t, now, t->calls.run_proc_snap);
+			t->calls.run_depth = d + 1;
 			prewake_begin(t, p, f, now);
 			/* --size-arg: once per run, not per nested interaction call */
 			if ((cookie >> 32) & XLP_COOKIE_SIZE) {
@@ -192,7 +195,7 @@ static __always_inline int call_enter(__u64 cookie, __u64 key, __u64 size)
 		}
 	}
 	/* the first marked call since the wakeup, whichever it is */
-	t->pw_armed = 0;
+	t->pw.armed = 0;
 	return 0;
 }
 
@@ -207,7 +210,7 @@ static __always_inline void emit_run(struct xlp_thread *t, struct xlp_frame *f, 
 	proc_now(p, t, now, rec->proc);
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
-		rec->proc[i] -= t->run_proc_snap[i];
+		rec->proc[i] -= t->calls.run_proc_snap[i];
 	batch_flush(t);
 	rec->h.type = XLP_R_RUN;
 	rec->h.size = sizeof(*rec);
@@ -249,12 +252,12 @@ static __always_inline struct xlp_call_compact_rec *rec_begin(struct xlp_thread 
 
 	if (t->stopped)
 		return NULL; /* recording ended for it: its totals are out */
-	if (t->batch_len > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
+	if (t->batch.len > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
 		batch_flush(t);
-	off = t->batch_len;
+	off = t->batch.len;
 	if (off > XLP_BATCH_BYTES - XLP_COMPACT_MAX)
 		return NULL; /* cannot happen: for the verifier */
-	rec = (void *)(t->batch + off);
+	rec = (void *)(t->batch.buf + off);
 	rec->h.type = XLP_R_CALL_COMPACT;
 	rec->h.cpu = bpf_get_smp_processor_id();
 	rec->func_id = f->func_id;
@@ -283,8 +286,8 @@ static __always_inline void rec_end(struct xlp_thread *t, struct xlp_call_compac
 	rec->mask = mask;
 	rec->h.size = size;
 	/* written before counted: the flush at stop may read the batch */
-	t->batch_len += size;
-	t->batch_recs++;
+	t->batch.len += size;
+	t->batch.recs++;
 }
 
 /* Appends value v of mask bit b when it is to be stored (cond). */
@@ -303,20 +306,22 @@ static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *
 					struct xlp_frame *parent, __u32 d, __u64 now)
 {
 	/* indexed by counter; only the fast ones are set, and read */
-	__u64 incl[XLP_NR_CTR], open = now > t->ts ? now - t->ts : 0, mask = 0, steal;
+	__u64 incl[XLP_NR_CTR], open = now > t->acct.ts ? now - t->acct.ts : 0, mask = 0, steal;
 	struct xlp_call_compact_rec *rec;
 	__u32 n = 0;
 
 	/* thread_now() for these: thread_sync() made the thread running */
-	open = open_split(t, steal_clock(bpf_get_current_task_btf(), t->last_cpu), open, &steal);
+	open = open_split(t, steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu), open,
+			  &steal);
 	incl[XLP_C_WALL] = now - f->snap[XLP_C_WALL];
-	incl[XLP_C_CPU_RUN] = t->c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
-	incl[XLP_C_CPU_STEAL] = t->c[XLP_C_CPU_STEAL] + steal - f->snap[XLP_C_CPU_STEAL];
-	incl[XLP_C_CPU_WAIT] = t->c[XLP_C_CPU_WAIT] - f->snap[XLP_C_CPU_WAIT];
-	incl[XLP_C_FREQ_KHZ_NS] = t->c[XLP_C_FREQ_KHZ_NS] + freq_integral(t->last_cpu, now) -
-				  t->freq_at_in - f->snap[XLP_C_FREQ_KHZ_NS];
-	incl[XLP_C_NIVCSW] = t->c[XLP_C_NIVCSW] - f->snap[XLP_C_NIVCSW];
-	incl[XLP_C_MIGRATIONS] = t->c[XLP_C_MIGRATIONS] - f->snap[XLP_C_MIGRATIONS];
+	incl[XLP_C_CPU_RUN] = t->acct.c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
+	incl[XLP_C_CPU_STEAL] = t->acct.c[XLP_C_CPU_STEAL] + steal - f->snap[XLP_C_CPU_STEAL];
+	incl[XLP_C_CPU_WAIT] = t->acct.c[XLP_C_CPU_WAIT] - f->snap[XLP_C_CPU_WAIT];
+	incl[XLP_C_FREQ_KHZ_NS] = t->acct.c[XLP_C_FREQ_KHZ_NS] +
+				  freq_integral(t->acct.last_cpu, now) - t->acct.freq_at_in -
+				  f->snap[XLP_C_FREQ_KHZ_NS];
+	incl[XLP_C_NIVCSW] = t->acct.c[XLP_C_NIVCSW] - f->snap[XLP_C_NIVCSW];
+	incl[XLP_C_MIGRATIONS] = t->acct.c[XLP_C_MIGRATIONS] - f->snap[XLP_C_MIGRATIONS];
 	if (parent) {
 #define XLP_FAST_CHILD(id) parent->child[XLP_C_##id] += incl[XLP_C_##id];
 		XLP_FAST_CTR_LIST(XLP_FAST_CHILD)
@@ -372,12 +377,12 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 		mask |= XLP_COMPACT_RUN_IS_WALL;
 	n &= 63;
 	/* the peer is named only for calls that waited on IPC themselves */
-	if (incl[XLP_C_IPC] && t->ipc_peer_pid) {
+	if (incl[XLP_C_IPC] && t->ipc.peer_pid) {
 		rec->flags |= XLP_CALL_IPC_PEER;
 		peer = (void *)&rec->val[n];
-		peer->pid = t->ipc_peer_pid;
+		peer->pid = t->ipc.peer_pid;
 		peer->__pad = 0;
-		__builtin_memcpy(peer->comm, t->ipc_peer_comm, sizeof(peer->comm));
+		__builtin_memcpy(peer->comm, t->ipc.peer_comm, sizeof(peer->comm));
 		rec_end(t, rec, mask, sizeof(*rec) + 8 * n + sizeof(*peer));
 		return;
 	}
@@ -397,7 +402,7 @@ static __always_inline int call_return(__u32 cookie)
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	d = t->depth;
+	d = t->calls.depth;
 	if (!d) {
 		/* the call began before we attached */
 		stat_inc(XLP_S_STACK_MISMATCH);
@@ -405,7 +410,7 @@ static __always_inline int call_return(__u32 cookie)
 	}
 	d--;
 	if (d >= XLP_MAX_DEPTH) {
-		t->depth = d; /* a call the stack had no room for */
+		t->calls.depth = d; /* a call the stack had no room for */
 		return 0;
 	}
 	/*
@@ -417,29 +422,29 @@ static __always_inline int call_return(__u32 cookie)
 	 * its entry was not seen (the call began before its entry probe was
 	 * set), and the return is ignored, counted.
 	 */
-	if (t->stack[d & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
+	if (t->calls.stack[d & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
 		__u32 j = d;
 
 		for (int i = 0; i < XLP_MAX_DEPTH && j > 0; i++) {
 			j--;
-			if (t->stack[j & (XLP_MAX_DEPTH - 1)].func_id == cookie)
+			if (t->calls.stack[j & (XLP_MAX_DEPTH - 1)].func_id == cookie)
 				break;
 		}
-		if (t->stack[j & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
+		if (t->calls.stack[j & (XLP_MAX_DEPTH - 1)].func_id != cookie) {
 			stat_inc(XLP_S_STACK_MISMATCH);
 			return 0;
 		}
 		stat_add(XLP_S_STACK_MISMATCH, d - j);
 		d = j;
-		if (t->run_depth > d + 1)
-			t->run_depth = 0; /* the run's own frame was dropped */
+		if (t->calls.run_depth > d + 1)
+			t->calls.run_depth = 0; /* the run's own frame was dropped */
 	}
-	t->depth = d;
+	t->calls.depth = d;
 	/* the masks change nothing (d < XLP_MAX_DEPTH, a power of two) but let
 	 * older verifiers (6.1) see the bound they lose across the branch */
-	f = &t->stack[d & (XLP_MAX_DEPTH - 1)];
+	f = &t->calls.stack[d & (XLP_MAX_DEPTH - 1)];
 	if (d > 0)
-		parent = &t->stack[(d - 1) & (XLP_MAX_DEPTH - 1)];
+		parent = &t->calls.stack[(d - 1) & (XLP_MAX_DEPTH - 1)];
 	/*
 	 * clang knows parent is non-NULL exactly when d > 0, so it tested d
 	 * (a 32-bit stack spill) for return_slow's and return_fast's
@@ -454,16 +459,16 @@ static __always_inline int call_return(__u32 cookie)
 	barrier_var(parent);
 	stat_inc(XLP_S_CALLS);
 	thread_sync(t, now);
-	if (t->run_depth == d + 1) {
+	if (t->calls.run_depth == d + 1) {
 		emit_run(t, f, now);
-		t->run_depth = 0;
+		t->calls.run_depth = 0;
 	}
 	/* the counters outside the fast lane have no open interval: the
 	 * stored ones are current */
 #pragma unroll
 	for (int i = 0; i < XLP_NR_CTR; i++)
 		if (!is_fast(i))
-			moved |= t->c[i] ^ f->snap[i];
+			moved |= t->acct.c[i] ^ f->snap[i];
 	if (moved)
 		return_slow(t, f, parent, d, now);
 	else

@@ -90,16 +90,16 @@ int xlp_flush_threads(struct bpf_iter__task *ctx)
 	p = proc_get(t);
 	thread_account(t, p, flush_ns);
 	blk_fold(t);
-	n = t->batch_len;
-	if (n > sizeof(t->batch))
-		n = sizeof(t->batch);
+	n = t->batch.len;
+	if (n > sizeof(t->batch.buf))
+		n = sizeof(t->batch.buf);
 	if (n)
-		bpf_seq_write(ctx->meta->seq, t->batch, n);
+		bpf_seq_write(ctx->meta->seq, t->batch.buf, n);
 	thread_rec_fill(&rec, t, task->comm, XLP_THREAD_AT_STOP, flush_ns);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	/* its off-CPU samples still waiting for a user stack: without it */
 	offcpu_pend_drop(t, -XLP_ERR_SRCH);
-	t->off_lazy = 0;
+	t->off.lazy = 0;
 	/*
 	 * From now on the thread emits nothing: the batch written here would
 	 * otherwise go out a second time, and its exit's totals would repeat

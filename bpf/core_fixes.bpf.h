@@ -6,6 +6,8 @@
 #ifndef XLP_CORE_FIXES_BPF_H
 #define XLP_CORE_FIXES_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
 /*
@@ -84,6 +86,23 @@ static __always_inline __u64 xlp_rq_steal(struct rq *rq, __u32 cpu)
 	if (!r || !bpf_core_field_exists(r->prev_steal_time_rq) || r->cpu != (int)cpu)
 		return 0;
 	return r->prev_steal_time_rq + 1;
+}
+
+/*
+ * The CPU a task is on or last ran on (the kernel's task_cpu()): in
+ * thread_info with CONFIG_THREAD_INFO_IN_TASK since commit bcf9033e5449
+ * ("sched: move CPU field back into thread_info if THREAD_INFO_IN_TASK=y"),
+ * v5.16; in task_struct before.
+ */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 xlp_task_cpu(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu *)t, cpu);
 }
 
 #endif

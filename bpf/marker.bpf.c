@@ -203,7 +203,7 @@ static __always_inline void marker_begin(struct xlp_thread *t, struct marker_sta
 					 __u64 now)
 {
 	__u32 d = st->depth;
-	bool idle = !t->run_depth;
+	bool idle = !t->calls.run_depth;
 	__u64 cookie;
 	__s64 *size;
 
@@ -219,7 +219,7 @@ static __always_inline void marker_begin(struct xlp_thread *t, struct marker_sta
 	cookie = marker_cookie(spec);
 	call_enter(cookie, 0, 0);
 	/* a run began: its size is the --size-counter's value now */
-	if (idle && t->run_depth) {
+	if (idle && t->calls.run_depth) {
 		__u32 pid = t->pid;
 
 		size = bpf_map_lookup_elem(&marker_size, &pid);

@@ -31,10 +31,10 @@ static __always_inline void prewake_arm(struct xlp_thread *t, __u32 state, __u64
 	if (!cfg_prewake ||
 	    (state != XLP_T_SLEEP_S && state != XLP_T_SLEEP_D && state != XLP_T_UNKNOWN))
 		return;
-	t->pw_armed = 1;
-	t->pw_at = now;
-	t->pw_wait = t->c[XLP_C_CPU_WAIT];
-	t->pw_slept = t->c[XLP_C_SLEEP_S] + t->c[XLP_C_SLEEP_D];
+	t->pw.armed = 1;
+	t->pw.at = now;
+	t->pw.wait = t->acct.c[XLP_C_CPU_WAIT];
+	t->pw.slept = t->acct.c[XLP_C_SLEEP_S] + t->acct.c[XLP_C_SLEEP_D];
 }
 
 /*
@@ -47,19 +47,19 @@ static __always_inline void prewake_begin(struct xlp_thread *t, struct xlp_proc 
 {
 	__u64 q;
 
-	if (!t->pw_armed || t->c[XLP_C_SLEEP_S] + t->c[XLP_C_SLEEP_D] != t->pw_slept ||
-	    t->c[XLP_C_CPU_WAIT] <= t->pw_wait)
+	if (!t->pw.armed || t->acct.c[XLP_C_SLEEP_S] + t->acct.c[XLP_C_SLEEP_D] != t->pw.slept ||
+	    t->acct.c[XLP_C_CPU_WAIT] <= t->pw.wait)
 		return;
-	q = t->c[XLP_C_CPU_WAIT] - t->pw_wait;
+	q = t->acct.c[XLP_C_CPU_WAIT] - t->pw.wait;
 	/* the kernel's figure within the span it was measured over */
-	if (now <= t->pw_at)
+	if (now <= t->pw.at)
 		return;
-	if (q > now - t->pw_at)
-		q = now - t->pw_at;
+	if (q > now - t->pw.at)
+		q = now - t->pw.at;
 	f->snap[XLP_C_WALL] -= q;
 	f->snap[XLP_C_CPU_WAIT] -= q;
-	t->run_proc_snap[XLP_C_WALL] -= q;
-	t->run_proc_snap[XLP_C_CPU_WAIT] -= q;
+	t->calls.run_proc_snap[XLP_C_WALL] -= q;
+	t->calls.run_proc_snap[XLP_C_CPU_WAIT] -= q;
 	/* after both snapshots: their deltas hold it */
 	ctr_add(t, p, XLP_C_QUEUED, q);
 }

@@ -103,11 +103,11 @@ static __always_inline __u32 fd_class(struct task_struct *task, struct xlp_threa
 	/* keyed by file and inode: a freed file's memory may come back as
 	 * another kind of file */
 	key = (__u64)f ^ ((__u64)BPF_CORE_READ(f, f_inode) << 1);
-	if (key != t->fd_file) {
-		t->fd_class = file_class(f);
-		t->fd_file = key;
+	if (key != t->sys.fd_file) {
+		t->sys.fd_class = file_class(f);
+		t->sys.fd_file = key;
 	}
-	return t->fd_class;
+	return t->sys.fd_class;
 }
 
 static __always_inline __u32 futex_class(__u64 op)
@@ -172,9 +172,9 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 /* What the waker alone says. */
 static __always_inline __u32 waker_reason(struct xlp_thread *t)
 {
-	__u16 dev = waker_device_reason(t->waker_kind);
+	__u16 dev = waker_device_reason(t->waker.kind);
 
-	if (t->waker_kind == XLP_W_OTHER_PROC)
+	if (t->waker.kind == XLP_W_OTHER_PROC)
 		return XLP_C_IPC;
 	return dev ? dev : XLP_C_OTHER;
 }
@@ -182,15 +182,15 @@ static __always_inline __u32 waker_reason(struct xlp_thread *t)
 /* Reason of a sleep inside a syscall, as far as its waker is known. */
 static __always_inline __u32 sys_reason(struct xlp_thread *t)
 {
-	__u32 cls = t->sys_class;
+	__u32 cls = t->sys.class;
 
 	/* the transaction's own ioctl; any other sleep while it is open (a
 	 * signal handler's nanosleep) is what that sleep is */
-	if (t->binder_wait && t->sys_nr1 == XLP_NR_ioctl + 1)
+	if (t->ipc.binder_wait && t->sys.nr1 == XLP_NR_ioctl + 1)
 		return XLP_C_IPC;
 	/* a poll-like call woken by an expiring timer timed out, whatever
 	 * its fds are */
-	if ((t->sys_flags & XLP_SYS_POLL) && t->waker_kind == XLP_W_TIMER)
+	if ((t->sys.flags & XLP_SYS_POLL) && t->waker.kind == XLP_W_TIMER)
 		return XLP_C_TIMER;
 	/*
 	 * Woken by a block completion, or by a kernel context while the
@@ -199,13 +199,13 @@ static __always_inline __u32 sys_reason(struct xlp_thread *t)
 	 * copy_file_range from a file to a socket, or a page fault inside a
 	 * socket write, sleep on the file's pages with a socket for an fd.
 	 */
-	if (t->waker_kind == XLP_W_BLOCK || (t->sys_flags & XLP_SYS_IOWAIT))
+	if (t->waker.kind == XLP_W_BLOCK || (t->sys.flags & XLP_SYS_IOWAIT))
 		return XLP_C_DISK;
 	if (cls >= XLP_C_DISK && cls <= XLP_C_TIMER)
 		return cls;
 	if (cls == XLP_SC_FUTEX)
 		/* a futex shared with another process is IPC, not a lock of ours */
-		return t->waker_kind == XLP_W_OTHER_PROC ? XLP_C_IPC : XLP_C_LOCK;
+		return t->waker.kind == XLP_W_OTHER_PROC ? XLP_C_IPC : XLP_C_LOCK;
 	return waker_reason(t);
 }
 
@@ -216,19 +216,19 @@ static __always_inline __u32 nosys_reason(struct xlp_thread *t)
 
 	/* uninterruptible with no syscall: a page fault (or swap-in) waiting
 	 * for the disk, unless the waker says otherwise */
-	if ((t->state == XLP_T_SLEEP_D && r == XLP_C_OTHER) || (t->sys_flags & XLP_SYS_IOWAIT))
+	if ((t->acct.state == XLP_T_SLEEP_D && r == XLP_C_OTHER) || (t->sys.flags & XLP_SYS_IOWAIT))
 		return XLP_C_DISK;
 	return r;
 }
 
 static __always_inline void note_ipc_peer(struct xlp_thread *t)
 {
-	if (t->binder_wait && t->binder_peer) {
-		t->ipc_peer_pid = t->binder_peer;
-		__builtin_memcpy(t->ipc_peer_comm, t->binder_comm, sizeof(t->ipc_peer_comm));
-	} else if (t->waker_kind == XLP_W_OTHER_PROC) {
-		t->ipc_peer_pid = t->waker_pid;
-		__builtin_memcpy(t->ipc_peer_comm, t->waker_comm, sizeof(t->ipc_peer_comm));
+	if (t->ipc.binder_wait && t->ipc.binder_peer) {
+		t->ipc.peer_pid = t->ipc.binder_peer;
+		__builtin_memcpy(t->ipc.peer_comm, t->ipc.binder_comm, sizeof(t->ipc.peer_comm));
+	} else if (t->waker.kind == XLP_W_OTHER_PROC) {
+		t->ipc.peer_pid = t->waker.pid;
+		__builtin_memcpy(t->ipc.peer_comm, t->waker.comm, sizeof(t->ipc.peer_comm));
 	}
 }
 
@@ -243,13 +243,13 @@ static __always_inline void note_ipc_peer(struct xlp_thread *t)
 static __always_inline void ev_block(struct xlp_thread *t, bool d_state, long nr, __u32 cls)
 {
 	blk_sleep_mark(t);
-	t->c[XLP_C_NVCSW]++;
-	t->state = d_state ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
-	t->waker_kind = XLP_W_NONE;
-	t->sys_nr1 = nr >= 0 ? (__u32)(nr + 1) : 0;
-	t->sys_class = cls;
-	t->sys_flags = nr >= 0 && sc_is_poll(nr) ? XLP_SYS_POLL : 0;
-	t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
+	t->acct.c[XLP_C_NVCSW]++;
+	t->acct.state = d_state ? XLP_T_SLEEP_D : XLP_T_SLEEP_S;
+	t->waker.kind = XLP_W_NONE;
+	t->sys.nr1 = nr >= 0 ? (__u32)(nr + 1) : 0;
+	t->sys.class = cls;
+	t->sys.flags = nr >= 0 && sc_is_poll(nr) ? XLP_SYS_POLL : 0;
+	t->acct.wait_reason = t->sys.nr1 ? sys_reason(t) : nosys_reason(t);
 }
 
 /*
@@ -263,8 +263,8 @@ static __always_inline void ev_block(struct xlp_thread *t, bool d_state, long nr
  */
 static __always_inline void ev_block_iowait(struct xlp_thread *t)
 {
-	t->sys_flags |= XLP_SYS_IOWAIT;
-	t->wait_reason = XLP_C_DISK;
+	t->sys.flags |= XLP_SYS_IOWAIT;
+	t->acct.wait_reason = XLP_C_DISK;
 }
 
 /* A kernel-context waker: block requests in flight would make it their completion. */
@@ -285,8 +285,8 @@ static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid
 	 * kworker, virtio-blk from its interrupt) */
 	if (io && waker_may_be_io(kind))
 		kind = XLP_W_BLOCK;
-	t->waker_kind = kind;
-	t->waker_pid = pid;
+	t->waker.kind = kind;
+	t->waker.pid = pid;
 }
 
 /*
@@ -295,8 +295,8 @@ static __always_inline void ev_waker(struct xlp_thread *t, __u32 kind, __u32 pid
  */
 static __always_inline void wake_decide(struct xlp_thread *t)
 {
-	t->wait_reason = t->sys_nr1 ? sys_reason(t) : nosys_reason(t);
-	if (t->wait_reason == XLP_C_IPC)
+	t->acct.wait_reason = t->sys.nr1 ? sys_reason(t) : nosys_reason(t);
+	if (t->acct.wait_reason == XLP_C_IPC)
 		note_ipc_peer(t);
 }
 
@@ -312,23 +312,23 @@ static __always_inline void ev_sync_missed(struct xlp_thread *t, struct xlp_proc
 					   __u64 exec, __u64 delay_total, __u64 run_min,
 					   bool rest_ran)
 {
-	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D)
+	if (t->acct.state == XLP_T_SLEEP_S || t->acct.state == XLP_T_SLEEP_D)
 		wake_decide(t);
 	thread_recover(t, p, now, exec, delay_total, rest_ran, run_min);
-	t->sys_nr1 = 0;
+	t->sys.nr1 = 0;
 }
 
 static __always_inline void ev_wakeup(struct xlp_thread *t, struct xlp_proc *p, __u64 now)
 {
-	if (t->state == XLP_T_RUNNING || t->state == XLP_T_RUNNABLE)
+	if (t->acct.state == XLP_T_RUNNING || t->acct.state == XLP_T_RUNNABLE)
 		return;
-	if (t->state == XLP_T_SLEEP_S || t->state == XLP_T_SLEEP_D) {
+	if (t->acct.state == XLP_T_SLEEP_S || t->acct.state == XLP_T_SLEEP_D) {
 		wake_decide(t);
-		offcpu_charge(t, t->ts, now, t->wait_reason);
+		offcpu_charge(t, t->acct.ts, now, t->acct.wait_reason);
 	}
 	thread_account(t, p, now);
-	t->sys_nr1 = 0;
-	t->state = XLP_T_RUNNABLE;
+	t->sys.nr1 = 0;
+	t->acct.state = XLP_T_RUNNABLE;
 }
 
 /* comm: the target process's name, XLP_COMM_LEN bytes, or NULL (unknown) */
@@ -337,13 +337,13 @@ static __always_inline void ev_binder_txn(struct xlp_thread *t, bool reply, __u3
 {
 	if (reply || (flags & TF_ONE_WAY))
 		return;
-	t->binder_wait = 1;
-	t->binder_peer = to_pid;
+	t->ipc.binder_wait = 1;
+	t->ipc.binder_peer = to_pid;
 	if (comm)
-		__builtin_memcpy(t->binder_comm, comm, sizeof(t->binder_comm));
+		__builtin_memcpy(t->ipc.binder_comm, comm, sizeof(t->ipc.binder_comm));
 	else
-		__builtin_memset(t->binder_comm, 0, sizeof(t->binder_comm));
-	t->c[XLP_C_BINDER_TXN]++;
+		__builtin_memset(t->ipc.binder_comm, 0, sizeof(t->ipc.binder_comm));
+	t->acct.c[XLP_C_BINDER_TXN]++;
 }
 
 /*
@@ -358,14 +358,14 @@ static __always_inline void ev_binder_txn(struct xlp_thread *t, bool reply, __u3
 static __always_inline void ev_binder_return(struct xlp_thread *t, __u32 cmd)
 {
 	if (cmd == XLP_BR_DEAD_REPLY || cmd == XLP_BR_FAILED_REPLY || cmd == XLP_BR_FROZEN_REPLY)
-		t->binder_wait = 0;
+		t->ipc.binder_wait = 0;
 }
 
 static __always_inline void ev_binder_recv(struct xlp_thread *t)
 {
 	/* the reply (or a nested incoming call) arrived: its wakeup, which
 	 * came first, charged the wait to IPC */
-	t->binder_wait = 0;
+	t->ipc.binder_wait = 0;
 }
 
 #endif

@@ -55,13 +55,13 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 	 * raw_tp program of this thread in the middle of its batch (only
 	 * uprobes and kprobes keep perf-event programs out, through
 	 * bpf_prog_active). Samples carry their time; their order among
-	 * the thread's call records does not matter. t->sampled is this
+	 * the thread's call records does not matter. t->off.sampled is this
 	 * program's alone. The first sample of a thread wakes the reader,
 	 * which reads the process's mappings while it lives (a short launch
 	 * may be gone by the next timed drain).
 	 */
-	if (!t->sampled) {
-		t->sampled = 1;
+	if (!t->off.sampled) {
+		t->off.sampled = 1;
 		if (bpf_ringbuf_output(&rb, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 			stat_inc(XLP_S_RB_FULL);
 	} else {
@@ -88,10 +88,10 @@ int BPF_PROG(xlp_rseq_update, struct task_struct *task)
 {
 	struct xlp_thread *t = thread_get_current();
 
-	if (!t || !t->off_lazy)
+	if (!t || !t->off.lazy)
 		return 0;
-	t->off_lazy = 0;
-	if (t->npend && !t->stopped)
+	t->off.lazy = 0;
+	if (t->off.npend && !t->stopped)
 		offcpu_take_user(ctx, t);
 	return 0;
 }

@@ -31,9 +31,9 @@
  */
 static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 now, __u64 steal)
 {
-	__u64 in = t->exec_at_in, wall = now > t->ts ? now - t->ts : 0;
+	__u64 in = t->acct.exec_at_in, wall = now > t->acct.ts ? now - t->acct.ts : 0;
 
-	t->exec_at_in = exec;
+	t->acct.exec_at_in = exec;
 	/*
 	 * The kernel's figure excludes steal (rq_clock_task()); the clock
 	 * does not. A uprobe snapshot during the slice counted its open part
@@ -86,21 +86,21 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 
 	/* the kernel counted this switch already (before the tracepoint) */
 	ksw_unseen(t, nvcsw - !invol, nivcsw - invol, &nv, &niv);
-	t->c[XLP_C_NVCSW] += nv;
-	t->c[XLP_C_NIVCSW] += niv;
-	t->k_nvcsw = nvcsw;
-	t->k_nivcsw = nivcsw;
-	if (t->state == XLP_T_RUNNING && !nv) {
+	t->acct.c[XLP_C_NVCSW] += nv;
+	t->acct.c[XLP_C_NIVCSW] += niv;
+	t->acct.k_nvcsw = nvcsw;
+	t->acct.k_nivcsw = nivcsw;
+	if (t->acct.state == XLP_T_RUNNING && !nv) {
 		/*
 		 * Preempted and back unseen during this slice (niv): the
 		 * kernel's on-CPU figure leaves the runqueue wait out, which
 		 * run_delay holds.
 		 */
-		if (niv && t->delay_seen && delay > t->delay_seen)
-			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->delay_seen);
-		clk = steal_clock(prev, t->last_cpu);
+		if (niv && t->acct.delay_seen && delay > t->acct.delay_seen)
+			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->acct.delay_seen);
+		clk = steal_clock(prev, t->acct.last_cpu);
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
-	} else if (t->state == XLP_T_UNKNOWN) {
+	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
 	} else {
 		/*
@@ -108,20 +108,20 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		 * running, it slept and came back unseen during this slice.
 		 * The kernel's figures split the span.
 		 */
-		if (t->state != XLP_T_RUNNABLE && t->state != XLP_T_RUNNING)
+		if (t->acct.state != XLP_T_RUNNABLE && t->acct.state != XLP_T_RUNNING)
 			wake_decide(t);
 		thread_recover(t, p, now, exec, delay, false, 0);
-		steal_reset(t, steal_clock(prev, t->last_cpu));
+		steal_reset(t, steal_clock(prev, t->acct.last_cpu));
 	}
 	if (delay)
-		t->delay_seen = delay;
+		t->acct.delay_seen = delay;
 	/*
 	 * Same rule as __schedule() uses for nvcsw/nivcsw: a task preempted
 	 * while setting up to sleep stays on the runqueue, so it is runnable.
 	 */
 	if (invol) {
-		t->state = XLP_T_RUNNABLE;
-		t->c[XLP_C_NIVCSW]++;
+		t->acct.state = XLP_T_RUNNABLE;
+		t->acct.c[XLP_C_NIVCSW]++;
 		return;
 	}
 	nr = task_syscall(prev, &a0, &a1);
@@ -136,37 +136,37 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
 				      __u64 now, struct xlp_cpulog *log, __u64 clk, __u64 steal)
 {
-	__u64 total = kernel_delay_total(next, cpu), seen = t->delay_seen;
+	__u64 total = kernel_delay_total(next, cpu), seen = t->acct.delay_seen;
 	__u64 exec = next->se.sum_exec_runtime, wait;
 	struct xlp_proc *p = proc_get(t);
 
-	if (t->state == XLP_T_RUNNABLE) {
-		offcpu_charge(t, t->ts, now, XLP_C_CPU_WAIT);
-		wait = total && seen && total >= seen ? total - seen : now - t->ts;
+	if (t->acct.state == XLP_T_RUNNABLE) {
+		offcpu_charge(t, t->acct.ts, now, XLP_C_CPU_WAIT);
+		wait = total && seen && total >= seen ? total - seen : now - t->acct.ts;
 		thread_account_d(t, p, now, wait);
 		thief_wait_end(t, log, next, clk, steal, wait, now);
-		t->delay_seen = total;
-	} else if (t->state == XLP_T_UNKNOWN) {
+		t->acct.delay_seen = total;
+	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
-		t->delay_seen = total;
+		t->acct.delay_seen = total;
 	} else {
 		/* running: its switch-out was missed; asleep: its wakeup */
-		if (t->state != XLP_T_RUNNING) {
+		if (t->acct.state != XLP_T_RUNNING) {
 			wake_decide(t);
-			t->sys_nr1 = 0;
+			t->sys.nr1 = 0;
 		}
 		thread_recover(t, p, now, exec, total, false, 0);
 	}
-	if (t->state == XLP_T_UNKNOWN)
+	if (t->acct.state == XLP_T_UNKNOWN)
 		stat_inc(XLP_S_UNKNOWN_STATE);
-	t->off_valid = 0; /* its stacks are spent: a missed switch-out must not reuse them */
-	t->exec_at_in = exec;
+	t->off.valid = 0; /* its stacks are spent: a missed switch-out must not reuse them */
+	t->acct.exec_at_in = exec;
 	steal_reset(t, steal_clock(next, cpu));
-	if (t->last_cpu != cpu && t->last_cpu != (__u32)-1)
-		t->c[XLP_C_MIGRATIONS]++;
-	t->last_cpu = cpu;
-	t->freq_at_in = freq_integral(cpu, now);
-	t->state = XLP_T_RUNNING;
+	if (t->acct.last_cpu != cpu && t->acct.last_cpu != (__u32)-1)
+		t->acct.c[XLP_C_MIGRATIONS]++;
+	t->acct.last_cpu = cpu;
+	t->acct.freq_at_in = freq_integral(cpu, now);
+	t->acct.state = XLP_T_RUNNING;
 }
 
 /*
@@ -205,16 +205,21 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	log = cpulog_close(prev, next, cpu, &clk, &steal);
 	t = thread_get(prev);
 	/* test build: a preemption the kernel did not deliver (both switches) */
-	if (t && cfg_test_drop_switch && t->state == XLP_T_RUNNING &&
-	    (preempt || prev_state == TASK_RUNNING) && !(++t->test_drops % cfg_test_drop_switch)) {
-		t->test_dropped = 1;
-		t = NULL;
-		prev = NULL;
+	if (t && cfg_test_drop_switch && t->acct.state == XLP_T_RUNNING &&
+	    (preempt || prev_state == TASK_RUNNING)) {
+		struct xlp_test_drop *d =
+			bpf_task_storage_get(&test_drops, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (d && !(++d->drops % cfg_test_drop_switch)) {
+			d->dropped = 1;
+			t = NULL;
+			prev = NULL;
+		}
 	}
 	if (t) {
 		now = bpf_ktime_get_ns();
 		switch_out(t, prev, preempt, prev_state, now);
-		tl_emit(XLP_SCHED_OUT, t->pid, t->tid, 0, (__u16)t->state, now);
+		tl_emit(XLP_SCHED_OUT, t->pid, t->tid, 0, (__u16)t->acct.state, now);
 		/* only when sampling: two stack walks cost more than the rest */
 		if (sample_period_ns && !t->stopped)
 			offcpu_capture(ctx, t);
@@ -227,10 +232,14 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 			 0);
 	}
 	t = thread_get(next);
-	if (cfg_test_drop_switch && t && t->test_dropped) {
-		t->test_dropped = 0;
-		cpulog_push(log, next, clk, steal);
-		return 0;
+	if (cfg_test_drop_switch && t) {
+		struct xlp_test_drop *d = bpf_task_storage_get(&test_drops, next, 0, 0);
+
+		if (d && d->dropped) {
+			d->dropped = 0;
+			cpulog_push(log, next, clk, steal);
+			return 0;
+		}
 	}
 	if (t) {
 		if (!now)
@@ -275,16 +284,17 @@ static __always_inline void wakeup(struct task_struct *p, bool is_new)
 			tlhist_wakeup(p);
 		return;
 	}
-	state = t->state;
+	state = t->acct.state;
 	now = bpf_ktime_get_ns();
 	ev_wakeup(t, proc_get(t), now);
 	if (!is_new)
 		prewake_arm(t, state, now);
 	/* a wakeup of a thread that is not asleep ends no sleep */
 	if (state == XLP_T_SLEEP_S || state == XLP_T_SLEEP_D)
-		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker_tid, (__u16)t->wait_reason, now);
+		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker.tid, (__u16)t->acct.wait_reason,
+			now);
 	else if (state == XLP_T_UNKNOWN)
-		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker_tid, XLP_C_OTHER, now);
+		tl_emit(XLP_SCHED_WAKEUP, t->pid, t->tid, t->waker.tid, XLP_C_OTHER, now);
 	stat_inc(XLP_S_SCHED_EVENTS);
 }
 
@@ -333,7 +343,7 @@ int BPF_PROG(xlp_sched_fork, struct task_struct *parent, struct task_struct *chi
 	}
 	t = thread_new(child, child->pid, ctgid, slot, 0, now);
 	if (t && bpf_core_field_exists(child->sched_info.run_delay))
-		t->delay_seen = child->sched_info.run_delay + 1;
+		t->acct.delay_seen = child->sched_info.run_delay + 1;
 	return 0;
 }
 
@@ -414,13 +424,13 @@ int BPF_PROG(xlp_sched_exit, struct task_struct *p)
 		return 0;
 	thread_account(t, proc_get(t), now);
 	blk_fold(t);
-	if (t->depth) {
+	if (t->calls.depth) {
 		__u64 *v;
 		__u32 idx = XLP_S_UNFINISHED;
 
 		v = bpf_map_lookup_elem(&stats, &idx);
 		if (v)
-			*v += t->depth;
+			*v += t->calls.depth;
 	}
 	/* one reported at stop already (bpf/control.bpf.c) is not again */
 	if (!t->stopped) {

@@ -80,7 +80,7 @@ int xlp_selftest(struct xlp_selftest *a)
 	switch (a->op) {
 	case XLP_ST_SWITCH_OUT:
 		sys = bpf_map_lookup_elem(&st_syscall, &tid);
-		if (a->arg3 && t->state == XLP_T_RUNNING)
+		if (a->arg3 && t->acct.state == XLP_T_RUNNING)
 			run_close(t, p, a->now, a->arg3 - 1, st_steal_clock(a->cpu));
 		else
 			thread_account(t, p, a->now);
@@ -89,10 +89,10 @@ int xlp_selftest(struct xlp_selftest *a)
 		break;
 	case XLP_ST_SWITCH_IN:
 		thread_account(t, p, a->now);
-		t->last_cpu = a->cpu;
-		t->freq_at_in = freq_integral(a->cpu, a->now);
+		t->acct.last_cpu = a->cpu;
+		t->acct.freq_at_in = freq_integral(a->cpu, a->now);
 		steal_reset(t, st_steal_clock(a->cpu));
-		t->state = XLP_T_RUNNING;
+		t->acct.state = XLP_T_RUNNING;
 		break;
 	case XLP_ST_SNAPSHOT: {
 		__u64 snap[XLP_NR_CTR];
@@ -104,15 +104,15 @@ int xlp_selftest(struct xlp_selftest *a)
 	}
 	case XLP_ST_UPROBE_SYNC:
 		/* the kernel's cumulative figures, as deltas from what was seen */
-		if (!t->exec_at_in)
-			t->exec_at_in = 1;
-		if (!t->delay_seen)
-			t->delay_seen = 1;
-		if (t->state != XLP_T_RUNNING)
-			ev_sync_missed(t, p, a->now, t->exec_at_in + (__u64)a->arg,
-				       t->delay_seen + a->arg2, a->arg3, true);
-		t->state = XLP_T_RUNNING;
-		t->ts = a->now;
+		if (!t->acct.exec_at_in)
+			t->acct.exec_at_in = 1;
+		if (!t->acct.delay_seen)
+			t->acct.delay_seen = 1;
+		if (t->acct.state != XLP_T_RUNNING)
+			ev_sync_missed(t, p, a->now, t->acct.exec_at_in + (__u64)a->arg,
+				       t->acct.delay_seen + a->arg2, a->arg3, true);
+		t->acct.state = XLP_T_RUNNING;
+		t->acct.ts = a->now;
 		break;
 	case XLP_ST_WAKE:
 		/* the product's waker program asks the same (bpf/waker.bpf.c) */

@@ -52,100 +52,150 @@ struct xlp_off_pend {
 	__u32 __pad;
 };
 
-struct xlp_thread {
-	__u32 pid;
-	__u32 tid;
-	__u32 state;	 /* enum xlp_tstate */
-	__u32 proc_slot; /* index into the procs array */
-	__u64 ts;	 /* when state was entered */
-	__u64 first_ns;
-	__u64 exec_at_in; /* task's se.sum_exec_runtime at switch-in */
-	__u64 delay_seen; /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
-	__u64 freq_at_in; /* CPU's kHz*ns integral at switch-in */
-	/* the syscall the thread sleeps in, read from its registers at the
-	 * block; the sleep's reason is decided at its wakeup */
-	__u32 sys_nr1;	 /* syscall number + 1; 0: not in a syscall */
-	__u32 sys_class; /* enum xlp_sysclass */
-	__u32 sys_flags; /* XLP_SYS_* */
-	__u32 stopped;	 /* reported at stop (bpf/control.bpf.c): it emits nothing more */
-	__u64 fd_file;	 /* struct file * last classified, and its class */
-	__u32 fd_class;
-	__u32 sampled; /* its first stack sample went out (bpf/sample.bpf.c) */
-	/* the stacks it last left a CPU with (offcpu_capture): kernel ids + 1,
-	 * or 0 and why not */
-	__u32 off_ustack;
-	__u32 off_kstack;
-	__s32 off_uerr;
-	__s32 off_kerr;
-	__u32 off_valid;   /* 0: none; else the 1 / chance they were taken with */
-	__u32 waker_tid;   /* who woke it last, in task context (sched_waking); 0: other */
-	__u64 cpu_told;	   /* c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
-	__u64 off_ucaller; /* the caller its user stack's walk skipped (leaf_caller), or 0 */
-	__u64 off_useq;	   /* the seq of its user stack's copy (bpf/ucopy.bpf.h), or 0 */
-	/* lazy captures (cfg_offcpu_lazy): the switch-out took the kernel
-	 * stack; the user side waits for the return to user space, where
-	 * the registers are those it left with unless a signal moved them */
-	__u32 off_lazy; /* the user side is still to take */
-	__u32 npend;	/* off-CPU samples waiting for it, in pend */
-	__u64 off_sp, off_ip;
-	struct xlp_off_pend pend[XLP_OFF_PEND];
+/*
+ * A traced thread's state, by concern. Each sub-structure is written by
+ * the programs of its concern (the header or file named) and read by the
+ * others through it.
+ */
+
+/* the accounting (bpf/account.bpf.h): its state, its counters */
+struct xlp_thread_acct {
+	__u32 state; /* enum xlp_tstate */
+	__u32 last_cpu;
+	__u64 ts;	   /* when state was entered */
+	__u64 exec_at_in;  /* task's se.sum_exec_runtime at switch-in */
+	__u64 delay_seen;  /* kernel's run_delay (+ pending) last accounted; 0 = unknown */
+	__u64 freq_at_in;  /* CPU's kHz*ns integral at switch-in */
+	__u32 wait_reason; /* enum xlp_ctr: the sleep's reason (a guess until its wakeup) */
+	__u32 ksw_valid;   /* k_nvcsw, k_nivcsw known */
 	/* of the open on-CPU slice, what snapshots already showed as run and
 	 * as steal: later ones never show less of either (open_split) */
 	__u64 run_exposed;
 	__u64 steal_exposed;
 	__u64 steal_at_in; /* steal clock + 1 of its CPU at switch-in; 0: none */
-	/* who woke the thread last (sched_waking), the second witness */
-	__u32 waker_kind; /* enum xlp_waker */
-	__u32 waker_pid;  /* tgid */
-	char waker_comm[XLP_COMM_LEN];
+	/*
+	 * The kernel's own switch counts of the task (nvcsw, nivcsw) as of the
+	 * last event the programs saw. A switch no sched_switch reached the
+	 * programs for shows as a difference (ksw_unseen()).
+	 */
+	__u64 k_nvcsw;
+	__u64 k_nivcsw;
+	__u64 c[XLP_NR_CTR];
+};
+
+/* the syscall the thread sleeps in, read from its registers at the block;
+ * the sleep's reason is decided at its wakeup (bpf/reasons.bpf.h) */
+struct xlp_thread_sys {
+	__u32 nr1;   /* syscall number + 1; 0: not in a syscall */
+	__u32 class; /* enum xlp_sysclass */
+	__u32 flags; /* XLP_SYS_* */
+	__u32 fd_class;
+	__u64 fd_file; /* struct file * last classified, and its class */
+};
+
+/* who woke the thread last (bpf/waker.bpf.c, sched_waking) */
+struct xlp_thread_waker {
+	__u32 tid;  /* in task context; 0: other */
+	__u32 kind; /* enum xlp_waker */
+	__u32 pid;  /* tgid */
+	char comm[XLP_COMM_LEN];
+};
+
+/* the peer of its inter-process calls (bpf/binder.bpf.c, bpf/reasons.bpf.h) */
+struct xlp_thread_ipc {
 	__u32 binder_wait;		/* a binder transaction awaits its reply */
 	__u32 binder_peer;		/* pid of the process it went to */
 	char binder_comm[XLP_COMM_LEN]; /* and its command name */
-	__u32 last_cpu;
-	__u32 wait_reason; /* enum xlp_ctr: the sleep's reason (a guess until its wakeup) */
-	__u32 flags;	   /* XLP_THREAD_PARTIAL */
-	__u32 ipc_peer_pid;
-	char ipc_peer_comm[XLP_COMM_LEN];
-	__u64 c[XLP_NR_CTR];
+	__u32 peer_pid;
+	char peer_comm[XLP_COMM_LEN];
+};
+
+/* its block I/O as folded (bpf/blkfold.bpf.h) */
+struct xlp_thread_blk {
+	__u64 rq_seen; /* the thread's entry in the blk map already in c[] */
+	__u64 bytes_seen;
+	/* its block requests completed when it last blocked (xlp_blk.done):
+	 * one completed since, or one in flight, makes its sleep disk */
+	__u64 done_at_block;
+};
+
+/* the off-CPU capture (bpf/offcpu.bpf.h): the stacks it last left a CPU with */
+struct xlp_thread_off {
+	/* kernel ids + 1, or 0 and why not */
+	__u32 ustack;
+	__u32 kstack;
+	__s32 uerr;
+	__s32 kerr;
+	__u32 valid;	/* 0: none; else the 1 / chance they were taken with */
+	__u32 sampled;	/* its first stack sample went out (bpf/sample.bpf.c) */
+	__u64 cpu_told; /* acct.c[XLP_C_CPU_RUN] already added to sample_cost.cpu_ns */
+	__u64 ucaller;	/* the caller its user stack's walk skipped (leaf_caller), or 0 */
+	__u64 useq;	/* the seq of its user stack's copy (bpf/ucopy.bpf.h), or 0 */
+	/* lazy captures (cfg_offcpu_lazy): the switch-out took the kernel
+	 * stack; the user side waits for the return to user space, where
+	 * the registers are those it left with unless a signal moved them */
+	__u32 lazy;  /* the user side is still to take */
+	__u32 npend; /* off-CPU samples waiting for it, in pend */
+	__u64 sp, ip;
+	struct xlp_off_pend pend[XLP_OFF_PEND];
+};
+
+/* its open marked calls (bpf/calls.bpf.c) */
+struct xlp_thread_calls {
 	__u32 depth;
 	__u32 run_depth;		 /* 1 + depth of the open interaction frame, 0 if none */
 	__u64 run_proc_snap[XLP_NR_CTR]; /* process counters at interaction entry */
 	struct xlp_frame stack[XLP_MAX_DEPTH];
-	/* the prewake (bpf/prewake.bpf.h): armed at a wakeup from a sleep,
-	 * with the thread's runqueue wait and sleep totals then; disarmed by
-	 * the next marked call's entry */
-	__u32 pw_armed;
-	__u32 __pw_pad;
-	__u64 pw_at; /* the wakeup */
-	__u64 pw_wait;
-	__u64 pw_slept;
-	/* compact call records not sent yet (bpf/calls.bpf.c), back to back:
-	 * they go out before the batch could overflow XLP_BATCH_BYTES, and
-	 * before any other record of the thread. The slack is the verifier's
-	 * (rec_begin). */
-	/* the thread's entry in the blk map already in c[] (bpf/block.bpf.c) */
-	__u64 blk_rq_seen;
-	__u64 blk_bytes_seen;
-	__u32 batch_len;  /* bytes */
-	__u32 batch_recs; /* records */
-	__u8 batch[XLP_BATCH_BYTES + 256];
-	/*
-	 * The kernel's own switch counts of the task (nvcsw, nivcsw) as of the
-	 * last event the programs saw (ksw_valid: known). A switch no
-	 * sched_switch reached the programs for shows as a difference
-	 * (ksw_unseen()).
-	 */
-	__u64 k_nvcsw;
-	__u64 k_nivcsw;
-	__u32 ksw_valid;
-	/* XLPROBE_TEST_DROP_SWITCH (test build): preemptions counted, and
-	 * whether this one's switch-in is to be ignored too */
-	__u32 test_drops;
-	__u32 test_dropped;
-	__u32 __pad_end;
-	/* its block requests completed when it last blocked (xlp_blk.done):
-	 * one completed since, or one in flight, makes its sleep disk */
-	__u64 blk_done_at_block;
+};
+
+/* the prewake (bpf/prewake.bpf.h): armed at a wakeup from a sleep, with the
+ * thread's runqueue wait and sleep totals then; disarmed by the next marked
+ * call's entry */
+struct xlp_thread_prewake {
+	__u32 armed;
+	__u32 __pad;
+	__u64 at; /* the wakeup */
+	__u64 wait;
+	__u64 slept;
+};
+
+/* compact call records not sent yet (bpf/calls.bpf.c), back to back: they
+ * go out before the batch could overflow XLP_BATCH_BYTES, and before any
+ * other record of the thread (bpf/emit.bpf.h). The slack is the
+ * verifier's (rec_begin). */
+struct xlp_thread_batch {
+	__u32 len;  /* bytes */
+	__u32 recs; /* records */
+	__u8 buf[XLP_BATCH_BYTES + 256];
+};
+
+struct xlp_thread {
+	__u32 pid;
+	__u32 tid;
+	__u32 proc_slot; /* index into the procs array */
+	__u32 flags;	 /* XLP_THREAD_PARTIAL */
+	__u64 first_ns;
+	__u32 stopped; /* reported at stop (bpf/control.bpf.c): it emits nothing more */
+	__u32 __pad;
+	struct xlp_thread_acct acct;
+	struct xlp_thread_sys sys;
+	struct xlp_thread_waker waker;
+	struct xlp_thread_ipc ipc;
+	struct xlp_thread_blk blk;
+	struct xlp_thread_off off;
+	struct xlp_thread_calls calls;
+	struct xlp_thread_prewake pw;
+	struct xlp_thread_batch batch;
+};
+
+/*
+ * Test build only (XLPROBE_TEST_DROP_SWITCH, bpf/sched.bpf.c): a thread's
+ * preemptions counted, and whether this one's switch-in is to be ignored
+ * too. Kept in a map of its own, not in struct xlp_thread.
+ */
+struct xlp_test_drop {
+	__u32 drops;
+	__u32 dropped;
 };
 
 /* How a syscall's sleep is classified (struct xlp_thread.sys_class). */

@@ -9,6 +9,9 @@
 #ifndef XLP_SYSCALLS_BPF_H
 #define XLP_SYSCALLS_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
 /* the number (-1 outside a syscall) and first two arguments of the
  * syscall a task is in, from its saved user registers; direct loads */
 #if defined(__TARGET_ARCH_x86)

@@ -208,12 +208,12 @@ __weak __noinline int xlp_thief_charge(struct xlp_thread *t, struct xlp_cpulog *
 	for (i = 0; i < XLP_THIEF_MAX; i++)
 		log->acc_ns[i] = 0;
 	bpf_loop(XLP_CPULOG, thief_step, &w, 0);
-	if (t->batch_len > XLP_BATCH_BYTES - sizeof(*r) - sizeof(r->thieves[0]) * XLP_THIEF_MAX)
+	if (t->batch.len > XLP_BATCH_BYTES - sizeof(*r) - sizeof(r->thieves[0]) * XLP_THIEF_MAX)
 		batch_flush(t);
-	off = t->batch_len;
+	off = t->batch.len;
 	if (off > XLP_BATCH_BYTES - sizeof(*r) - sizeof(r->thieves[0]) * XLP_THIEF_MAX)
 		return 0; /* cannot happen: for the verifier */
-	r = (void *)(t->batch + off);
+	r = (void *)(t->batch.buf + off);
 	r->h.type = XLP_R_THIEF;
 	r->h.cpu = bpf_get_smp_processor_id();
 	r->pid = t->pid;
@@ -259,8 +259,8 @@ __weak __noinline int xlp_thief_charge(struct xlp_thread *t, struct xlp_cpulog *
 	r->nthieves = nth;
 	r->h.size = sizeof(*r) + nth * sizeof(r->thieves[0]);
 	/* written before counted: the flush at stop may read the batch */
-	t->batch_len = off + r->h.size;
-	t->batch_recs++;
+	t->batch.len = off + r->h.size;
+	t->batch.recs++;
 	return 0;
 }
 
@@ -273,7 +273,7 @@ static __always_inline void thief_wait_end(struct xlp_thread *t, struct xlp_cpul
 					   struct task_struct *next, __u64 clk, __u64 steal,
 					   __u64 wait, __u64 now)
 {
-	if (!log || !clk || !wait || (!t->depth && !t->pw_armed))
+	if (!log || !clk || !wait || (!t->calls.depth && !t->pw.armed))
 		return;
 	log->q0 = bpf_core_field_exists(next->sched_info.last_queued) ? next->sched_info.last_queued
 								      : 0;

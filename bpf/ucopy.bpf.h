@@ -5,28 +5,16 @@
  * as an xlp_ucopy_rec that the recorder unwinds with the binaries' own
  * .eh_frame / .debug_frame (user/symbols/stack_unwind.h). A frame-pointer walk stops or
  * skips callers in code built without frame pointers (Debian's glibc,
- * nginx, redis) and in frameless leaves; the tables do not. Included by
- * xlprobe.bpf.h; the cost is timed with the rest of a sample's
+ * nginx, redis) and in frameless leaves; the tables do not. Used by the
+ * off-CPU capture and the sampling program; the cost is timed with a sample's
  * (sample_cost), so the overhead bound covers it.
  */
 #ifndef XLP_UCOPY_BPF_H
 #define XLP_UCOPY_BPF_H
 
-/* bytes of user stack to copy per sample, 0: frame pointers alone (rodata:
- * the verifier drops the copy when it is 0) */
-XLP_GLOBAL(volatile const __u32 cfg_ucopy_bytes, 0);
-
-#define XLP_PAGE 4096
-
-/* the record is built here: 16 KiB do not fit the 512-byte BPF stack */
-struct xlp_ucopy_buf {
-	struct xlp_ucopy_rec r;
-	/* a page more than the largest copy: the last chunk's bound, for the verifier */
-	__u8 data[XLP_UCOPY_MAX + XLP_PAGE];
-	__u64 next_seq;
-};
-XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
-	__type(key, __u32); __type(value, struct xlp_ucopy_buf););
+#include "maps.bpf.h"
+#include "stat.bpf.h"
+#include "emit.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 /* return addresses put back, at most: one per pending uretprobe of a marked call */

@@ -175,13 +175,13 @@ int BPF_PROG(xlp_sched_waking, struct task_struct *p)
 	cur = bpf_get_current_task_btf();
 	kind = waker_kind(p, cur);
 	ev_waker(t, kind, cur->tgid, waker_may_be_io(kind) && blk_during_sleep(t));
-	t->waker_tid = kind == XLP_W_SAME_PROC || kind == XLP_W_OTHER_PROC || kind == XLP_W_KTHREAD
+	t->waker.tid = kind == XLP_W_SAME_PROC || kind == XLP_W_OTHER_PROC || kind == XLP_W_KTHREAD
 			       ? (__u32)cur->pid
 			       : 0;
-	if (cfg_timeline && t->waker_tid)
+	if (cfg_timeline && t->waker.tid)
 		tl_name(cur);
 	if (kind == XLP_W_OTHER_PROC)
-		bpf_probe_read_kernel_str(t->waker_comm, sizeof(t->waker_comm),
+		bpf_probe_read_kernel_str(t->waker.comm, sizeof(t->waker.comm),
 					  cur->group_leader->comm);
 	return 0;
 }

@@ -142,6 +142,10 @@ enum xlp_rec_type {
 	/* struct xlp_marker_rec: the trace-marker lines seen and skipped
 	 * (the recorder's, at the end; readers that predate it skip it) */
 	XLP_R_MARKER = 19,
+	/* struct xlp_cpusched_rec: a scheduling event of any task on a CPU a
+	 * traced thread ran on (record --timeline; readers that predate it
+	 * skip it) */
+	XLP_R_CPUSCHED = 20,
 	/* ring buffer only, never in a trace (a high number, clear of the trace's): */
 	XLP_R_UCOPY = 64, /* struct xlp_ucopy_rec: a user stack's registers and top bytes */
 };
@@ -628,6 +632,42 @@ struct xlp_thief_rec {
 	struct xlp_thief thieves[];
 };
 
+/*
+ * record --timeline: every context switch, wakeup and new task on the CPUs
+ * the traced threads ran on, whatever the task (bpf/cpusched.bpf.c), with
+ * the fields of the kernel's own sched_switch, sched_waking and
+ * task_newtask trace events, so that the Perfetto export can write them as
+ * the ftrace events Perfetto's CPU tracks, thread_state table and critical
+ * path read. A CPU's events start at the first switch on it that involves
+ * a traced thread.
+ */
+enum xlp_cpusched_kind {
+	/* a leaves CPU h.cpu, b takes it; arg: a's state as the sched_switch
+	 * event reports it (the kernel's TASK_REPORT bits: 0 runnable, 1 S,
+	 * 2 D, ..., 0x80 idle; 0x100 preempted) */
+	XLP_CPUS_SWITCH = 1,
+	/* a (the task on CPU h.cpu: the waker, or whom an interrupt came
+	 * upon) wakes b; arg: the CPU b last ran on (target_cpu) */
+	XLP_CPUS_WAKING = 2,
+	/* a (on CPU h.cpu) created task b; arg: the clone flags' low 32 bits */
+	XLP_CPUS_NEWTASK = 3,
+};
+
+struct xlp_cpusched_task {
+	__u32 tid;
+	__u32 pid;  /* tgid */
+	__s32 prio; /* the kernel's task prio (0-139; 120 is nice 0) */
+	char comm[XLP_COMM_LEN];
+};
+
+struct xlp_cpusched_rec {
+	struct xlp_hdr h; /* h.cpu: the CPU it happened on */
+	__u64 time_ns;	  /* CLOCK_MONOTONIC */
+	__u32 kind;	  /* enum xlp_cpusched_kind */
+	__u32 arg;
+	struct xlp_cpusched_task a, b;
+};
+
 /* struct xlp_stack_rec.flags */
 #define XLP_STACK_KERNEL (1u << 0) /* kernel frames, else user frames */
 /* the stack filled all XLP_STACK_DEPTH frames: outer frames may be cut */
@@ -683,7 +723,7 @@ struct xlp_stack_rec {
 #define XLP_SYM_UNKNOWN 2  /* nothing known: "[unknown]" */
 
 /*
- * struct xlp_sym_rec.source: what named the frame (user/symbols/elfsym_int.h
+ * struct xlp_sym_rec.source: what named the frame (user/symbols/private/elfsym_int.h
  * says where each is looked for). 0 in traces that predate the field, and
  * for frames nothing named (XLP_SYM_FILE, XLP_SYM_UNKNOWN).
  */
@@ -886,6 +926,7 @@ _Static_assert(sizeof(struct xlp_size_rec) == 40, "xlp_size_rec layout");
 _Static_assert(sizeof(struct xlp_lag_rec) == 88, "xlp_lag_rec layout");
 _Static_assert(sizeof(struct xlp_thief) == 40, "xlp_thief layout");
 _Static_assert(sizeof(struct xlp_thief_rec) == 88, "xlp_thief_rec layout");
+_Static_assert(sizeof(struct xlp_cpusched_rec) == 80, "xlp_cpusched_rec layout");
 _Static_assert(sizeof(struct xlp_marker_rec) == 8 + 16 + 8 * XLP_MARKER_REC_SKIPS,
 	       "xlp_marker_rec layout");
 #endif

@@ -1,29 +1,49 @@
 #!/bin/sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make check-layers (run by make test): the user-space layers only use
-# the layers below them (README.md, "Architecture"). The Makefile gives
+# make check-layers (run by make test): each user-space layer uses only
+# the layers it may use (README.md, "Architecture": the Makefile's L_USES,
+# a graph, and what those use through them, L_ALL). The Makefile gives
 # each layer its include path; this checks what that path lets through,
 # and what it cannot see:
 #
 #  1. every .c and .h under user/ and analysis/ is in a layer's directory
-#     (a file elsewhere would build with no layer's rules, or not at all);
+#     or its private/ folder (a file elsewhere would build with no layer's
+#     rules, or not at all), and no two headers share a name (includes are
+#     by name);
 #  2. no #include names a path with "..", and no quoted #include a
 #     directory: the compiler would find "../report/report.h" from
 #     user/trace/ whatever the -I flags say;
 #  3. a probe including each header of each layer, compiled with each
-#     layer's flags, builds exactly when the header's layer is at or below
-#     the probe's (the probes that must fail are the ones that show the
-#     direction is enforced: a leaked -I makes them build, and this fail);
-#  4. no layer's archive needs a symbol that an archive above it defines
-#     (a declaration written by hand instead of an include);
-#  5. checks 2 and 4 are shown a planted violation each and must catch it.
+#     layer's flags, builds exactly when the header's layer is the probe's
+#     or one it may use, and a private/ header only in its own layer (the
+#     probes that must fail are the ones that show the direction is
+#     enforced: a leaked -I makes them build, and this fail);
+#  4. no layer's archive needs a symbol that the archive of a layer it may
+#     not use defines (a declaration written by hand instead of an include);
+#  5. the graph: every layer a layer uses is a layer listed before it in
+#     LAYERS (the archives link in the reverse order, so a cycle or a
+#     misordered list would not link);
+#  6. no include cycle among the headers of user/, analysis/ and bpf/
+#     (one header including another that includes it back): none is
+#     justified today, so none is allowed;
+#  7. the README's table of layers (Architecture) gives each layer the
+#     Makefile's folder and L_USES;
+#  8. checks 2, 4, 5, 6 and 7 are shown a planted violation each and must
+#     catch it;
+#  9. every BPF header (bpf/*.bpf.h) compiles as the only include of an
+#     empty .bpf.c: it includes what it uses, so that a program file can
+#     include just the concerns it needs (a planted header that does not
+#     must fail).
 #
 # Environment (set by the Makefile): CC, PROBE_CFLAGS (warnings, defines,
-# no dependency output), LAYERS (bottom first), and per layer L: L_DIR,
-# L_INC (its -I flags), L_HDRS (its headers), L_AR (its archive).
+# no dependency output), LAYERS (in link order reversed: a layer after the
+# layers it uses), and per layer L: L_DIR, L_INC (the -I flags other layers
+# see it by), L_OWN_INC (what its own files compile with: L_INC and its
+# private/), L_USES (the layers it uses directly), L_ALL (all it may use),
+# L_HDRS (its headers), L_PRIV_HDRS (its private ones), L_AR (its archive).
 cd "$(dirname "$0")/.." || exit 2
-: "${CC:?}" "${LAYERS:?}"
+: "${CC:?}" "${LAYERS:?}" "${CLANG:?}" "${BPF_PROBE_CFLAGS:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -43,7 +63,7 @@ var()
 # ---- 1. every source file belongs to a layer ----
 dirs=
 for l in $LAYERS; do
-	dirs="$dirs $(var "${l}_DIR")"
+	dirs="$dirs $(var "${l}_DIR") $(var "${l}_DIR")/private"
 done
 for f in $(find user analysis -name '*.[ch]' | sort); do
 	checks=$((checks + 1))
@@ -53,6 +73,9 @@ for f in $(find user analysis -name '*.[ch]' | sort); do
 	*) fail "$f is in no layer's directory ($dirs ): move it into one, or add a layer to the Makefile" ;;
 	esac
 done
+checks=$((checks + 1))
+dup=$(find user analysis bpf -name '*.h' | xargs -n1 basename | sort | uniq -d | tr '\n' ' ')
+[ -z "$dup" ] || fail "headers of the same name in two places: $dup(an include by name would find either): rename one"
 
 # ---- 2. no include escapes its include path ----
 # Prints the offending #include lines of the files given, as FILE:LINE:TEXT.
@@ -69,37 +92,52 @@ for f in $(find user analysis -name '*.[ch]' | sort); do
 done
 
 # ---- 3. include probes ----
-pos=0
-for l in $LAYERS; do
-	pos=$((pos + 1))
-	eval "pos_$l=$pos"
-done
+# may_use L O: layer L may include layer O's headers (O is L or in L_ALL)
+may_use()
+{
+	[ "$1" = "$2" ] && return 0
+	case " $(var "${1}_ALL") " in
+	*" $2 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# probe L FLAGS HEADER: "builds" or "fails", the compiler's words in $tmp/err
+probe()
+{
+	# shellcheck disable=SC2086 # flags are words
+	if printf '#include "%s"\n' "$(basename "$3")" |
+		$CC $PROBE_CFLAGS $2 -fsyntax-only -x c - 2>"$tmp/err"; then
+		echo builds
+	else
+		echo fails
+	fi
+}
+
 nprobe=0
 nrefused=0
 for l in $LAYERS; do
-	inc=$(var "${l}_INC")
+	inc=$(var "${l}_OWN_INC")
 	for o in $LAYERS; do
-		for h in $(var "${o}_HDRS"); do
+		for h in $(var "${o}_HDRS") $(var "${o}_PRIV_HDRS"); do
 			nprobe=$((nprobe + 1))
 			checks=$((checks + 1))
 			name=$(basename "$h")
-			# shellcheck disable=SC2086 # flags are words
-			if printf '#include "%s"\n' "$name" |
-				$CC $PROBE_CFLAGS $inc -fsyntax-only -x c - 2>"$tmp/err"; then
-				got=builds
-			else
-				got=fails
-			fi
-			if [ "$(var "pos_$o")" -le "$(var "pos_$l")" ]; then
+			got=$(probe "$l" "$inc" "$h")
+			case "$h" in
+			*/private/*) [ "$o" = "$l" ] && want=builds || want=fails ;;
+			*) may_use "$l" "$o" && want=builds || want=fails ;;
+			esac
+			if [ $want = builds ]; then
 				[ $got = builds ] || {
-					fail "layer $l cannot include $name of layer $o (at or below it):"
+					fail "layer $l cannot include $name of layer $o (one it may use):"
 					sed 's/^/  /' "$tmp/err" | head -n 5
 				}
 				continue
 			fi
 			nrefused=$((nrefused + 1))
 			if [ $got = builds ]; then
-				fail "layer $l can include $name of layer $o, above it: its include path leaks ($inc)"
+				fail "layer $l can include $name of layer $o, which it may not use: its include path leaks ($inc)"
 			elif ! grep -q 'No such file or directory' "$tmp/err"; then
 				fail "layer $l, $name: expected 'No such file', got:"
 				sed 's/^/  /' "$tmp/err" | head -n 5
@@ -108,7 +146,7 @@ for l in $LAYERS; do
 	done
 done
 
-# ---- 4. no symbol from above ----
+# ---- 4. no symbol from a layer it may not use ----
 # Symbols archive $1 needs that the archives $2... define.
 upward_symbols()
 {
@@ -121,21 +159,79 @@ upward_symbols()
 	comm -12 "$tmp/undef" "$tmp/def"
 }
 
-above=
-for l in $(echo "$LAYERS" | awk '{ for (i = NF; i > 0; i--) print $i }'); do
+for l in $LAYERS; do
 	ar=$(var "${l}_AR")
 	checks=$((checks + 1))
 	if [ ! -f "$ar" ]; then
 		fail "$ar missing: run make first"
-	elif [ -n "$above" ]; then
-		# shellcheck disable=SC2086
-		syms=$(upward_symbols "$ar" $above)
-		[ -z "$syms" ] || fail "layer $l uses symbols of a layer above it: $(echo "$syms" | tr '\n' ' ' | sed 's/ $//')"
+		continue
 	fi
-	above="$above $ar"
+	for o in $LAYERS; do
+		may_use "$l" "$o" && continue
+		syms=$(upward_symbols "$ar" "$(var "${o}_AR")")
+		[ -z "$syms" ] || fail "layer $l uses symbols of layer $o, which it may not use: $(echo "$syms" | tr '\n' ' ' | sed 's/ $//')"
+	done
 done
 
-# ---- 5. the checks catch a planted violation ----
+# ---- 5. the graph: a layer comes after the layers it uses ----
+# graph_order "LAYERS" prints what is wrong, nothing when each layer's
+# L_USES are layers listed before it
+graph_order()
+{
+	seen=
+	for l in $1; do
+		for u in $(var "${l}_USES"); do
+			case " $seen " in
+			*" $u "*) ;;
+			*) echo "layer $l uses $u, which is not a layer listed before it" ;;
+			esac
+		done
+		seen="$seen $l"
+	done
+}
+checks=$((checks + 1))
+bad=$(graph_order "$LAYERS")
+[ -z "$bad" ] || fail "$bad: list LAYERS in the Makefile so that each layer follows those it uses (a cycle cannot be)"
+
+# ---- 6. no include cycle ----
+# include_edges FILE...: "A B" for each header B that header A includes by name
+include_edges()
+{
+	for f in "$@"; do
+		b=$(basename "$f")
+		echo "$b $b"
+		grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' "$f" |
+			sed -E 's/.*"([^"]+)"/\1/' | while IFS= read -r h; do echo "$b $h"; done
+	done
+}
+checks=$((checks + 1))
+# shellcheck disable=SC2046 # file names have no spaces
+include_edges $(find user analysis bpf -name '*.h' | sort) >"$tmp/edges"
+tsort "$tmp/edges" >/dev/null 2>"$tmp/loop" ||
+	fail "an include cycle among the headers: $(grep -v 'input contains a loop' "$tmp/loop" | sed 's/^tsort: //' | tr '\n' ' ')(a header needs only what it declares: move the shared part into its own header)"
+
+# ---- 7. the README's table of layers is the Makefile's graph ----
+# readme_rows FILE: what is wrong with FILE's rows "| `L` | `DIR/` | USES | ... |"
+readme_rows()
+{
+	for l in $LAYERS; do
+		row=$(grep -m1 "^| \`$l\` |" "$1")
+		if [ -z "$row" ]; then
+			echo "no row for layer $l"
+			continue
+		fi
+		dir=$(echo "$row" | awk -F'|' '{ gsub(/[` ]/, "", $3); print $3 }')
+		uses=$(echo "$row" | awk -F'|' '{ gsub(/`/, "", $4); print $4 }' | tr ' ' '\n' | grep -v '^-*$' | sort | tr '\n' ' ')
+		want=$(var "${l}_USES" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+		[ "$dir" = "$(var "${l}_DIR")/" ] || echo "layer $l: folder $dir, the Makefile's is $(var "${l}_DIR")/"
+		[ "$uses" = "$want" ] || echo "layer $l uses '$uses', the Makefile's L_USES '$want'"
+	done
+}
+checks=$((checks + 1))
+bad=$(readme_rows README.md)
+[ -z "$bad" ] || fail "README.md's table of layers (Architecture) and the Makefile differ: $(echo "$bad" | tr '\n' ';' | sed 's/;$//'): make them agree"
+
+# ---- 8. the checks catch a planted violation ----
 checks=$((checks + 1))
 printf '#include "../report/report.h"\n#include <../x.h>\n#include "lib/log.h"\n#include "trace.h"\n#include <bpf/libbpf.h>\n' >"$tmp/planted.c"
 [ "$(bad_includes "$tmp/planted.c" | wc -l)" = 3 ] ||
@@ -156,8 +252,49 @@ else
 	fi
 fi
 
+checks=$((checks + 1))
+# a layer using one listed after it (a cycle would need one)
+low_uses=$(var "${low}_USES")
+eval "${low}_USES=\"\$low_uses $top\""
+[ -n "$(graph_order "$LAYERS")" ] || fail "the graph check missed $low using $top, listed after it"
+eval "${low}_USES=\"\$low_uses\""
+checks=$((checks + 1))
+printf '#include "planted_b.h"\n' >"$tmp/planted_a.h"
+printf '#include "planted_a.h"\n' >"$tmp/planted_b.h"
+include_edges "$tmp/planted_a.h" "$tmp/planted_b.h" | tsort >/dev/null 2>&1 &&
+	fail "the include-cycle check missed planted_a.h <-> planted_b.h"
+
+checks=$((checks + 1))
+sed "s/^| \`$top\` |\(.*\)| [^|]* |\([^|]*|\)$/| \`$top\` |\1| $low |\2/" README.md >"$tmp/README.md"
+[ -n "$(readme_rows "$tmp/README.md")" ] || fail "the README check missed the row of $top given the uses '$low'"
+
+# ---- 9. each BPF header stands alone ----
+# Compiles $tmp/bpfh/probe.bpf.c, which includes only the header given.
+bpf_alone()
+{
+	mkdir -p "$tmp/bpfh"
+	printf '#include "%s"\n' "$1" >"$tmp/bpfh/probe.bpf.c"
+	# shellcheck disable=SC2086
+	$CLANG $BPF_PROBE_CFLAGS -I"$2" -c "$tmp/bpfh/probe.bpf.c" -o "$tmp/bpfh/probe.o" \
+		2>"$tmp/bpfh/err"
+}
+
+nbpfh=0
+for h in bpf/*.bpf.h; do
+	checks=$((checks + 1))
+	nbpfh=$((nbpfh + 1))
+	bpf_alone "$(basename "$h")" bpf ||
+		fail "$h does not compile as the only include of an empty .bpf.c: include what it uses ($(grep -m1 error: "$tmp/bpfh/err"))"
+done
+checks=$((checks + 1))
+mkdir -p "$tmp/planted_bpf"
+# uses stat.bpf.h's stat_inc without including it
+printf 'static inline void planted(void) { stat_inc(0); }\n' >"$tmp/planted_bpf/planted.bpf.h"
+bpf_alone planted.bpf.h "$tmp/planted_bpf" &&
+	fail "the BPF header check passed a planted header that includes nothing it uses"
+
 if [ $fails = 0 ]; then
-	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be"
+	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be; $nbpfh BPF headers compile alone"
 	exit 0
 fi
 echo "FAIL layers: $fails of $checks checks failed"

@@ -60,6 +60,21 @@ tests_of() {
 # workloads (root, e2e, real) one at a time, alone: they measure true
 # interference, and each other's would be theirs.
 jobs=$(nproc 2>/dev/null || echo 2)
+# Root tests that record live but assert neither a time, a verdict nor an
+# accounting against the kernel's (names, file formats, refusals, safety,
+# labels): they run, one at a time, beside the unit and fuzz suites, a
+# third lane, as they mostly wait for processes to start and stop.
+side="test_security test_errors test_demangle test_debugsrc test_sizes test_unwind"
+side_tests=
+if [ $unit_only = 0 ]; then
+	for s in $side; do
+		case "$out/root/$s" in *"$filter"*) ;; *) continue ;; esac
+		[ -x "$out/root/$s" ] || { echo "FAIL run-tests: $out/root/$s is not built" | tee -a "$log"; continue; }
+		side_tests="$side_tests $out/root/$s"
+	done
+	( for t in $side_tests; do run_one root "$t"; done ) &
+	jobs=$((jobs + 1)) # the side lane is one of the jobs
+fi
 for dir in unit fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
 	for t in $(tests_of $dir); do
@@ -72,9 +87,11 @@ for dir in unit fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
 	for t in $(tests_of $dir); do show_one $dir "$t"; done
 done
+for t in $side_tests; do show_one root "$t"; done
 for dir in root e2e real; do
 	[ $unit_only = 1 ] && continue
 	for t in $(tests_of $dir); do
+		case " $side_tests " in *" $t "*) continue ;; esac
 		run_one $dir "$t"
 		show_one $dir "$t"
 	done

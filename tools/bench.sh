@@ -10,7 +10,9 @@
 #      plus the BPF programs' cost per event from bpf_stats
 #   1b. the timeline's cost on untraced threads: the same ping-pong, not
 #      traced, while xlprobe records an idle process without / with
-#      --timeline (without / with the waker history) / perf record -a
+#      --timeline (without / with the waker history) / with --timeline
+#      once the idle process ran on the ping-pong's CPU (every switch of
+#      that CPU recorded, bpf/cpusched.bpf.c) / perf record -a
 #   2. uprobe cost: an empty function called in a loop alone / under an
 #      empty bpftrace uprobe+uretprobe / under xlprobe record --func
 #   2u. USDT cost: the same empty call between two USDT probes
@@ -52,7 +54,13 @@
 #  10. record --lag over a long recording: pgbench for XLP_BENCH_LAG_SECONDS
 #      (600) alone / under record -p BACKEND -i PortalRun --lag 100ms / the
 #      same without --lag: throughput against alone, and trace bytes per
-#      hour. BENCH_ONLY=lag runs this section alone.
+#      hour. Not in the default run (three 10-minute runs do not fit its
+#      15 minutes): BENCH_ONLY=lag or XLP_BENCH_SECTIONS=10 runs it.
+#
+# make bench-quick (XLP_BENCH_QUICK=1): summary rows 1-4 only, in about 5
+# minutes: sections 1 and 2, and section 6's toggled run with the four
+# tracers rows 3 and 4 compare (3 rounds each). Both print the wall time
+# each section took and the total at the end.
 #
 # Every measure is a ratio inside this one run, variants alternated
 # (A B C A B C ...) and reduced to medians: the VM's speed drifts and other
@@ -63,15 +71,17 @@
 # targets are informative; the script exits 0 whenever it could measure.
 #
 # Environment: XLP_BENCH_SECTIONS (the sections to run, e.g. "1 2 6";
-# default all of 1 1b 2 3 4 5 6 7 8 9 10 11; the summary then judges what ran),
-# ROUNDTRIPS (100000), CALLS (200000), REPS (5),
+# default all of 1 1b 2 2u 3 4 5 6 7 8 9 11; the summary then judges what ran),
+# XLP_BENCH_QUICK (make bench-quick), ROUNDTRIPS (100000), CALLS (200000), REPS (3),
 # BENCH_CPU (the CPU for the workload; default: the idlest one), BPFTRACE
 # and PERF (the comparison tools; a missing one prints n/a), PG_SECONDS (10)
-# and PG_WARMUP (4) per pgbench run, TG_ROUNDS (5) and TG_WINDOW (5 s) of
+# and PG_WARMUP (4) per pgbench run, TG_ROUNDS (3) and TG_WINDOW (5 s) of
 # the toggled run, PGBIN (/usr/lib/postgresql/15/bin;
 # without PostgreSQL 15 section 6 prints n/a), SIG_TRIALS (500: trials per
 # cell of section 8 up to 200 runs, a fifth at 1000, a twentieth at 3000).
 set -u
+BENCH_START=$SECONDS
+QUICK=${XLP_BENCH_QUICK:-}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/.output
@@ -86,7 +96,7 @@ MICRO=$OUT/tests/bench/micro/bpf_micro
 
 ROUNDTRIPS=${ROUNDTRIPS:-100000}
 CALLS=${CALLS:-200000}
-REPS=${REPS:-5}
+REPS=${REPS:-3}
 BENCH_CPU=${BENCH_CPU:-auto}
 BPFTRACE=${BPFTRACE:-bpftrace}
 PERF=${PERF:-perf}
@@ -94,7 +104,7 @@ RUN_TIMEOUT=120 # seconds for any single run; a hung run is a failed run
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 PG_SECONDS=${PG_SECONDS:-10}
 PG_WARMUP=${PG_WARMUP:-4}
-TG_ROUNDS=${TG_ROUNDS:-5}
+TG_ROUNDS=${TG_ROUNDS:-3}
 TG_WINDOW=${TG_WINDOW:-5}
 
 TRACEFS=/sys/kernel/tracing
@@ -266,8 +276,9 @@ iwi_add() {
 	iwi_to[$2]=$((${iwi_to[$2]} + $3))
 }
 
-cpu_ticks() { # utime + stime of a process, in clock ticks
-	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+# The CPU time of every thread of process $1 (schedstat: ns, exact), in ns
+proc_cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
 }
 
 # The run_cnt / run_time_ns of every BPF program process $1 holds open,
@@ -297,15 +308,28 @@ prog_stats() {
 # same kind bpf_ktime_get_ns took 105 ns instead of 35 and an empty uprobe
 # pair 7 us instead of 0.9. Sections 1, 2 and 6 fill their rows through
 # sum_set or sum_na; bench_summary prints them last.
-SUM_ROWS="1 2 3 4"
+#
+# Row 5 divides the recorder's CPU per marked call (user space: the ring
+# buffer's drain, the trace writer and its compression, all its threads,
+# between its attach and the end of the calls) by the BPF programs' own
+# CPU per call (bpf_stats), both from the same run of section 2. Row 6 is
+# the longest stop of any xlprobe in the run (from its signal, or its
+# target's exit, to its exit), judged against 1 s, beside bpftrace's
+# longest (the reference column) and perf's (printed under the table).
+SUM_ROWS="1 2 3 4 5 6"
+[ -n "$QUICK" ] && SUM_ROWS="1 2 3 4"
 declare -A SUM_WHAT=(
-	[1]="scheduler accounting, ns added per round trip: record / perf record -e sched:* (1)"
-	[2]="a marked call, ns added per call: record --func / bpftrace uprobe+uretprobe (2)"
+	[1]="scheduler accounting, CPU ns added per round trip: record / perf record -e sched:* (1)"
+	[2]="a marked call, CPU ns added per call: record --func / bpftrace uprobe+uretprobe (2)"
 	[3]="pgbench tps loss %: record -p -f ProcSleep / perf record -e sched:* -p (6)"
 	[4]="pgbench tps loss %: record -p -i PortalRun (samples) / perf record -g -F 999 -p (6)"
+	[5]="a marked call, ns of CPU: the recorder's (user space) / the BPF programs' (2)"
+	[6]="the longest stop, s: xlprobe's / bpftrace's (2, 6; target: xlprobe's <= 1 s)"
 )
-declare -A SUM_TARGET=([1]=0.30 [2]=1.05 [3]=0.50 [4]=1.00)
-declare -A SUM_SECTION=([1]=1 [2]=2 [3]=6 [4]=6)
+declare -A SUM_TARGET=([1]=0.30 [2]=1.05 [3]=0.50 [4]=1.00 [5]=1.00 [6]=1.00)
+declare -A SUM_SECTION=([1]=1 [2]=2 [3]=6 [4]=6 [5]=2 [6]="2 and 6")
+# rows whose target bounds xlprobe's own figure, not the ratio
+declare -A SUM_ABS=([6]=1)
 declare -A SUM_X=() SUM_REF=() SUM_NA=()
 for r in $SUM_ROWS; do SUM_NA[$r]="n/a: section ${SUM_SECTION[$r]} not run"; done
 
@@ -346,7 +370,12 @@ bench_summary() {
 		"ratio" "target" "verdict"
 	for r in $SUM_ROWS; do
 		x=- ref=- ratio=- verdict=${SUM_NA[$r]}
-		if [ -z "$verdict" ]; then
+		if [ -z "$verdict" ] && [ -n "${SUM_ABS[$r]:-}" ]; then
+			x=${SUM_X[$r]} ref=${SUM_REF[$r]}
+			ratio=$(ratio_of "$x" "$ref")
+			[ "$ratio" = n/a ] && ratio=-
+			verdict=$(judge "$x" "${SUM_TARGET[$r]}")
+		elif [ -z "$verdict" ]; then
 			x=${SUM_X[$r]} ref=${SUM_REF[$r]}
 			ratio=$(ratio_of "$x" "$ref")
 			verdict=$(judge "$ratio" "${SUM_TARGET[$r]}")
@@ -362,6 +391,45 @@ bench_summary() {
 			"<= ${SUM_TARGET[$r]}" "$verdict"
 	done
 	echo "(absolute times and losses in the sections above are information: they follow the machine's speed)"
+	if [ -z "$QUICK" ]; then
+		echo "longest stops (s, from the signal or the target's exit to the tracer's exit; stops timed):" \
+			"xlprobe ${STOP_MAX[xlprobe]:-n/a} (${STOP_N[xlprobe]:-0}, ${STOP_WHERE[xlprobe]:-}), perf ${STOP_MAX[perf]:-n/a}" \
+			"(${STOP_N[perf]:-0}), bpftrace ${STOP_MAX[bpftrace]:-n/a} (${STOP_N[bpftrace]:-0})"
+	fi
+}
+
+# ---- stops ---------------------------------------------------------------------
+#
+# Every stop of a tracer the sections time: STOP_MAX[tool] the longest in s,
+# STOP_N[tool] how many, STOP_WHERE[tool] the longest's variant.
+declare -A STOP_MAX=() STOP_N=() STOP_WHERE=()
+
+# stop_tool VARIANT: which tool a variant of a section runs
+stop_tool() {
+	case $1 in bt*) echo bpftrace ;; perf*) echo perf ;; *) echo xlprobe ;; esac
+}
+
+# stop_timed PID SIGNAL VARIANT: sends SIGNAL (0: none, the tracer stops by
+# itself as its target exits, which has happened) and times the tracer
+# until it exits (polled every 10 ms; one that is still there after 30 s
+# is killed and counts as 30 s)
+stop_timed() {
+	local pid=$1 sig=$2 v=$3 tool t0 ms i=0
+
+	tool=$(stop_tool "$v")
+	t0=$(date +%s%N)
+	[ "$sig" != 0 ] && kill -"$sig" "$pid" 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	bg_wait "$pid" 1
+	STOP_N[$tool]=$((${STOP_N[$tool]:-0} + 1))
+	if [ -z "${STOP_MAX[$tool]:-}" ] || [ "$(calc 'print (a > b) ? 1 : 0' "$(calc 'printf "%.2f", a / 1000' "$ms")" "${STOP_MAX[$tool]}")" = 1 ]; then
+		STOP_MAX[$tool]=$(calc 'printf "%.2f", a / 1000' "$ms")
+		STOP_WHERE[$tool]=$v
+	fi
 }
 
 # ---- checks and setup -------------------------------------------------------
@@ -376,14 +444,34 @@ SECTIONS=$(printf '%s' "${XLP_BENCH_SECTIONS:-}" | tr ',' ' ')
 if [ -z "${SECTIONS// /}" ]; then
 	case ${BENCH_ONLY:-} in unwind) SECTIONS=9 ;; lag) SECTIONS=10 ;; jit) SECTIONS=11 ;; esac
 fi
+# the default: every section but 10 (make bench-quick: what rows 1-4 need)
+if [ -z "${SECTIONS// /}" ]; then
+	SECTIONS="1 1b 2 2u 3 4 5 6 7 8 9 11"
+	[ -n "$QUICK" ] && SECTIONS="1 2 6"
+fi
 for n in $SECTIONS; do
 	case " $BENCH_SECTIONS " in *" $n "*) ;; *) die "XLP_BENCH_SECTIONS: no section '$n' (sections: $BENCH_SECTIONS)" ;; esac
 done
 # want N: section N runs
 want() {
-	[ -z "${SECTIONS// /}" ] && return 0
 	case " $SECTIONS " in *" $1 "*) return 0 ;; esac
 	return 1
+}
+
+# sec_mark NAME: the wall time since the previous mark belongs to NAME
+# (printed at the end, beside the total: the budget is 15 minutes for make
+# bench, 5 for make bench-quick)
+SEC_LAST=$SECONDS
+SEC_TIMES=""
+SEC_NAME=setup
+sec_mark() {
+	[ $((SECONDS - SEC_LAST)) -gt 0 ] && SEC_TIMES+="$1 $((SECONDS - SEC_LAST)) s, "
+	SEC_LAST=$SECONDS
+}
+# sec_begin N: section N starts (the time since the last one was the previous one's)
+sec_begin() {
+	sec_mark "$SEC_NAME"
+	SEC_NAME=$1
 }
 [ "$(id -u)" = 0 ] || die "needs root (BPF, bpf_stats, tracefs): run 'sudo make bench'"
 for b in "$XLPROBE" "$PINGPONG" "$FUNCS"; do
@@ -854,7 +942,7 @@ run_pp() {
 			-o "$TMP/perf.data" -- "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
 		;;
 	esac
-	RES=$(awk '$1 == "ROUNDTRIPS" { print $4 }' "$out")
+	RES=$(awk '$1 == "ROUNDTRIPS" { print ($5 != "") ? $5 : $4 }' "$out")
 }
 
 # One ping-pong under xlprobe with bpf_stats on; the programs' counters are
@@ -862,7 +950,7 @@ run_pp() {
 # launched command is a shell that runs pingpong, then waits in a sleep we
 # kill afterwards. Writes $TMP/stats.$1 and $TMP/cpu.$1 (reader CPU ns).
 stats_pp() {
-	local v=$1 out=$TMP/ppstats.out xl func=(--no-sample)
+	local v=$1 out=$TMP/ppstats.out xl func=(--no-sample) c0 i
 
 	# --probe-forks: pingpong is a child of the launched shell
 	[ "$v" = xlf ] && func=(--func "$PINGPONG:roundtrip" --probe-forks)
@@ -874,10 +962,18 @@ stats_pp() {
 		"$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG" &
 	xl=$!
 	BG_PIDS+=("$xl")
+	# the recorder's CPU from the launch's start (its own start and the
+	# programs' loading are not per round trip) to the last round trip
+	for ((i = 0; i < RUN_TIMEOUT * 50; i++)); do
+		[ -s "$TMP/wrapper.pid" ] || ! kill -0 "$xl" 2>/dev/null && break
+		sleep 0.02
+	done
+	c0=$(proc_cpu_ns "$xl")
 	if wait_for_line "$out" '^ROUNDTRIPS' "$xl"; then
+		sleep 0.3 # its last timed drain
 		prog_stats "$xl" >"$TMP/stats.$v"
-		echo $(($(cpu_ticks "$xl") * 1000000000 / $(getconf CLK_TCK))) >"$TMP/cpu.$v"
-		awk '$1 == "ROUNDTRIPS" { print $4 }' "$out" >"$TMP/rt.$v"
+		echo $(($(proc_cpu_ns "$xl") - c0)) >"$TMP/cpu.$v"
+		awk '$1 == "ROUNDTRIPS" { print ($5 != "") ? $5 : $4 }' "$out" >"$TMP/rt.$v"
 	else
 		note "stats run ($v) failed; see below"
 		tail -5 "$LOG" >&2
@@ -887,6 +983,7 @@ stats_pp() {
 	rm -f "$TMP/wrapper.pid" # its PID may be reused: never kill it again
 }
 
+sec_begin 1
 if want 1; then
 	PP_VARIANTS=(alone xl xlf)
 	[ "$HAVE_PERF" = 1 ] && PP_VARIANTS+=(perf)
@@ -911,7 +1008,9 @@ if want 1; then
 	# shellcheck disable=SC2086 # word splitting of the run lists is intended
 	base=$(median ${PP_RUNS[alone]})
 	# "best": the ratio of the fastest runs, less exposed to other sessions' bursts
-	printf '%-50s %12s %9s %6s %7s  %s\n' "variant" "ns/roundtrip" "slowdown" "best" "IPI/1k" "runs"
+	# both sides' CPU time per round trip (pingpong prints it beside the
+	# wall time): another session's process preempting them is not in it
+	printf '%-50s %12s %9s %6s %7s  %s\n' "variant" "CPU ns/rt" "slowdown" "best" "IPI/1k" "runs"
 	for v in alone xl xlf perf; do
 		if [ "$v" = perf ] && [ "$HAVE_PERF" = 0 ]; then
 			printf '%-50s %12s %9s %6s %7s  %s\n' "${PP_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" "(perf not found)"
@@ -959,12 +1058,12 @@ if want 1; then
 		READER[$v]=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/cpu.$v" 2>/dev/null || echo n/a)" "$ROUNDTRIPS")
 	done
 	printf '%-58s %8s %8s\n' "per round trip, ns:" "xlprobe" "--func"
-	printf '  %-56s %8s %8s\n' "added wall time (medians of the timed runs)" \
+	printf '  %-56s %8s %8s\n' "added CPU time of both sides (medians of the timed runs)" \
 		"$(calc 'printf "%.0f", a - b' "${PP_MED[xl]}" "$base")" \
 		"$(calc 'printf "%.0f", a - b' "${PP_MED[xlf]}" "$base")"
 	printf '  %-56s %8s %8s\n' "all xlprobe BPF programs (incl. other processes' events)" \
 		"${ALL_BPF[xl]}" "${ALL_BPF[xlf]}"
-	printf '  %-56s %8s %8s\n' "xlprobe's reader, user-space CPU on CPU ${TRACER_CPUS:-$WCPU}" \
+	printf '  %-56s %8s %8s\n' "xlprobe's recorder, user-space CPU from the launch on" \
 		"${READER[xl]}" "${READER[xlf]}"
 	# summary row 1: the time the scheduler accounting adds per round trip
 	# against what perf record of the same tracepoints adds
@@ -987,6 +1086,12 @@ fi
 # perf record -a of the same tracepoints is what a system-wide scheduler
 # trace costs (the timeline needs the wakers' events, not the whole
 # machine's, but it is the baseline users know).
+# tl_cpu: --timeline also records every switch, wakeup and new task of a
+# CPU a traced thread ran on (issue 38: Perfetto's CPU tracks); the idle
+# target is pinned to the ping-pong's CPU and stopped and continued once,
+# so that it switches there, and from then on the untraced ping-pong's
+# every switch and wakeup is an 80-byte record: what the rest of a
+# traced thread's CPU pays.
 
 # One timed untraced ping-pong beside tracer $1; sets RES.
 run_ppu() {
@@ -996,15 +1101,20 @@ run_ppu() {
 	: >"$out"
 	: >"$terr"
 	if [ "$v" != alone ]; then
-		# an idle target: funcs waits for SIGUSR1 before its loop (killed after)
-		"$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		# an idle target: funcs waits for SIGUSR1 before its loop (killed
+		# after); tl_cpu: on the ping-pong's CPU
+		if [ "$v" = tl_cpu ]; then
+			taskset -c "$WCPU" "$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		else
+			"$FUNCS" --bench 1 --wait-signal >"$TMP/ppu.idle" 2>>"$LOG" &
+		fi
 		sl=$!
 		BG_PIDS+=("$sl")
 		wait_for_line "$TMP/ppu.idle" '^READY' "$sl" || return
 		case $v in
 		xl) args=(--no-sample) ;;
 		tl_nohist) args=(--no-sample --timeline --no-waker-history) ;;
-		tl) args=(--no-sample --timeline) ;;
+		tl | tl_cpu) args=(--no-sample --timeline) ;;
 		esac
 		if [ "$v" = perf ]; then
 			"${ON_TRACER_CPUS[@]}" "$PERF" record -a "${PERF_EVENTS[@]}" -o "$TMP/perfu.data" \
@@ -1016,11 +1126,18 @@ run_ppu() {
 				--interaction "$FUNCS:cheap" "${args[@]}" >/dev/null 2>"$terr" &
 			tr=$!
 			wait_for_line "$terr" '^xlprobe: recording' "$tr" || { kill "$sl"; return; }
+			if [ "$v" = tl_cpu ]; then
+				# a switch of the traced process on the ping-pong's CPU
+				kill -STOP "$sl"
+				sleep 0.1
+				kill -CONT "$sl"
+				sleep 0.2
+			fi
 		fi
 		BG_PIDS+=("$tr")
 	fi
 	timeout -k 5 "$RUN_TIMEOUT" "$PINGPONG" "${PP_ARGS[@]}" >"$out" 2>>"$LOG"
-	RES=$(awk '$1 == "ROUNDTRIPS" { print $4 }' "$out")
+	RES=$(awk '$1 == "ROUNDTRIPS" { print ($5 != "") ? $5 : $4 }' "$out")
 	if [ -n "$tr" ]; then
 		kill -INT "$tr" 2>/dev/null
 		bg_wait "$tr" 30
@@ -1029,15 +1146,17 @@ run_ppu() {
 	fi
 }
 
+sec_begin 1b
 if want 1b; then
-	PPU_VARIANTS=(alone xl tl_nohist tl)
+	PPU_VARIANTS=(alone xl tl_nohist tl tl_cpu)
 	[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
-	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [perf]="")
+	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [tl_cpu]="" [perf]="")
 	declare -A PPU_LABEL=(
 		[alone]="alone"
 		[xl]="xlprobe record -p IDLE"
 		[tl_nohist]="  --timeline --no-waker-history"
 		[tl]="  --timeline (waker history)"
+		[tl_cpu]="  --timeline, on a traced thread's CPU (every switch)"
 		[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
 	)
 	echo
@@ -1045,7 +1164,7 @@ if want 1b; then
 	rounds run_ppu PPU_VARIANTS PPU_RUNS PPU_LABEL "$TMP/ppu.tracer"
 	# shellcheck disable=SC2086 # word splitting of the run lists is intended
 	base=$(median ${PPU_RUNS[alone]})
-	printf '%-56s %12s %9s  %s\n' "variant" "ns/roundtrip" "slowdown" "runs"
+	printf '%-56s %12s %9s  %s\n' "variant" "CPU ns/rt" "slowdown" "runs"
 	for v in "${PPU_VARIANTS[@]}"; do
 		# shellcheck disable=SC2086
 		m=$(median ${PPU_RUNS[$v]})
@@ -1075,23 +1194,28 @@ bt_prog() {
 
 # Tracer $1, just started in the background, attaches to target $2, which
 # waits after READY: once the tracer's output $3 shows $4, the target is
-# released and its BENCH line in $5 sets RES (ns per call); $6 names the
-# tracer in a note when it does not attach. Both stop by themselves when
-# the target exits.
+# released and its BENCH line in $5 sets RES (ns per call: the thread's
+# CPU time when the line has it); $6 names the tracer in a note when it
+# does not attach. Both stop by themselves when the target exits; with $7
+# "timed", the tracer's stop is timed from that exit (stop_timed).
 bench_attached() {
-	local tp=$1 target=$2 terr=$3 pat=$4 out=$5 v=$6
+	local tp=$1 target=$2 terr=$3 pat=$4 out=$5 v=$6 timed=${7:-}
 
 	BG_PIDS+=("$tp")
 	if wait_for_line "$terr" "$pat" "$tp"; then
 		kill -USR1 "$target"
 		bg_wait "$target" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
 	else
 		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
 		kill -KILL "$target" 2>/dev/null
 		bg_wait "$target" 5
 	fi
-	bg_wait "$tp" 30
+	if [ -n "$timed" ] && [ -n "$RES" ]; then
+		stop_timed "$tp" 0 "$v"
+	else
+		bg_wait "$tp" 30
+	fi
 	cat "$terr" >>"$LOG"
 }
 
@@ -1105,7 +1229,7 @@ run_up() {
 	: >"$terr"
 	if [ "$v" = alone ]; then
 		timeout -k 5 "$RUN_TIMEOUT" taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>>"$LOG"
-		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
 		return
 	fi
 	taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" --wait-signal >"$out" 2>>"$LOG" &
@@ -1127,7 +1251,7 @@ run_up() {
 		pat='recording PID'
 		;;
 	esac
-	bench_attached $! "$fp" "$terr" "$pat" "$out" "$v"
+	bench_attached $! "$fp" "$terr" "$pat" "$out" "$v" timed
 }
 
 # bpf_stats of each tracer over one bench. bpftrace -p and xlprobe -p stop
@@ -1135,7 +1259,7 @@ run_up() {
 # the loop: bpftrace system-wide (only funcs --bench calls cheap()), xlprobe
 # launching a shell that waits after funcs. Writes $TMP/upstats.$1.
 stats_up() {
-	local v=$1 out=$TMP/upstats.out terr=$TMP/upstats.tracer tp
+	local v=$1 out=$TMP/upstats.out terr=$TMP/upstats.tracer tp c0=""
 
 	: >"$out"
 	: >"$terr"
@@ -1150,7 +1274,7 @@ stats_up() {
 			prog_stats "$tp" >"$TMP/upstats.$v"
 		fi
 		# bpftrace started in the background ignores SIGINT (no job control)
-		kill -TERM "$tp" 2>/dev/null
+		stop_timed "$tp" TERM "$v"
 		;;
 	xl)
 		# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
@@ -1160,9 +1284,14 @@ stats_up() {
 			taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" >"$out" 2>"$terr" &
 		tp=$!
 		BG_PIDS+=("$tp")
+		# the recorder's CPU from its attach (its start, the programs'
+		# loading and verification, are not per call) to the end of the
+		# calls, with its last timed drain (100 ms)
+		wait_for_line "$terr" 'recording' "$tp" && c0=$(proc_cpu_ns "$tp")
 		if wait_for_line "$out" '^BENCH' "$tp"; then
+			sleep 0.3
 			prog_stats "$tp" >"$TMP/upstats.$v"
-			echo $(($(cpu_ticks "$tp") * 1000000000 / $(getconf CLK_TCK))) >"$TMP/upcpu.$v"
+			[ -n "$c0" ] && echo $(($(proc_cpu_ns "$tp") - c0)) >"$TMP/upcpu.$v"
 		fi
 		[ -s "$TMP/wrapper.pid" ] && kill -TERM "$(cat "$TMP/wrapper.pid")" 2>/dev/null
 		;;
@@ -1174,6 +1303,7 @@ stats_up() {
 	[ -s "$TMP/upstats.$v" ] || note "no bpf_stats for $v"
 }
 
+sec_begin 2
 if want 2; then
 	echo
 	echo "== 2. Uprobe cost: funcs --bench $CALLS (empty cheap(), push %rbp prologue), CPU $WCPU =="
@@ -1195,7 +1325,10 @@ if want 2; then
 	rounds run_up UP_VARIANTS UP_RUNS UP_LABEL "$LOG" UP_IWI
 	# shellcheck disable=SC2086
 	ubase=$(median ${UP_RUNS[alone]})
-	printf '%-50s %12s %9s %7s  %s\n' "variant" "ns/call" "cost/call" "IPI/1k" "runs"
+	# the workload thread's CPU time per call (the traps and the programs
+	# run in its context), not the wall time, which another session's
+	# process preempting it adds to
+	printf '%-50s %12s %9s %7s  %s\n' "variant" "CPU ns/call" "cost/call" "IPI/1k" "runs"
 	for v in alone bt btt xl; do
 		if [ "$v" != alone ] && [ "$v" != xl ] && [ "$HAVE_BPFTRACE" = 0 ]; then
 			printf '%-50s %12s %9s %7s  %s\n' "${UP_LABEL[$v]}" "n/a" "n/a" "n/a" "(bpftrace not found)"
@@ -1252,9 +1385,15 @@ if want 2; then
 				printf "  %-10s %-24s %9s %9s %8.0f   per call\n", name, "total", "", "", t / n
 		}' "$TMP/upstats.$v"
 	done
-	if [ -s "$TMP/upcpu.xl" ]; then
-		echo "  xlprobe's reader (user space, on CPU ${TRACER_CPUS:-$WCPU}): $(calc 'printf "%.0f", a / b' \
-			"$(cat "$TMP/upcpu.xl")" "$CALLS") ns of CPU per call; $(cat "$TMP/updrop.xl" 2>/dev/null)"
+	if [ -s "$TMP/upcpu.xl" ] && [ -s "$TMP/upstats.xl" ]; then
+		rd=$(calc 'printf "%.0f", a / b' "$(cat "$TMP/upcpu.xl")" "$CALLS")
+		bpfns=$(awk -v n="$CALLS" '$1 ~ /^xlp_func_/ { t += $3 } END { printf "%.0f", t / n }' "$TMP/upstats.xl")
+		echo "  xlprobe's recorder (user space: drain, trace writer, compression; all its threads, on CPU" \
+			"${TRACER_CPUS:-$WCPU}, from its attach to the end of the calls): $rd ns of CPU per call," \
+			"the BPF programs' $bpfns: ratio $(ratio_of "$rd" "$bpfns") (summary row 5); $(cat "$TMP/updrop.xl" 2>/dev/null)"
+		sum_set 5 "$rd" "$bpfns"
+	else
+		sum_na 5 "no bpf_stats or CPU time of the recorder (see above)"
 	fi
 fi
 
@@ -1280,7 +1419,7 @@ run_usdt() {
 	alone)
 		kill -USR1 "$wp"
 		bg_wait "$wp" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print $4 }' "$out")
+		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
 		return
 		;;
 	bt)
@@ -1297,6 +1436,7 @@ run_usdt() {
 	bench_attached $! "$wp" "$terr" "$pat" "$out" "$v"
 }
 
+sec_begin 2u
 if want 2u; then
 	echo
 	echo "== 2u. USDT cost: usdtwl --bench $CALLS (an empty call between two USDT probes), CPU $WCPU =="
@@ -1318,7 +1458,7 @@ if want 2u; then
 		rounds run_usdt US_VARIANTS US_RUNS US_LABEL "$LOG"
 		# shellcheck disable=SC2086
 		ubase=$(median ${US_RUNS[alone]})
-		printf '%-60s %12s %9s  %s\n' "variant" "ns/call" "cost/call" "runs"
+		printf '%-60s %12s %9s  %s\n' "variant" "CPU ns/call" "cost/call" "runs"
 		for v in "${US_VARIANTS[@]}"; do
 			# shellcheck disable=SC2086
 			m=$(median ${US_RUNS[$v]})
@@ -1337,6 +1477,7 @@ fi
 
 # ---- 3. analysis speed -------------------------------------------------------------
 
+sec_begin 3
 if want 3; then
 	echo
 	echo "== 3. Analysis speed =="
@@ -1357,6 +1498,7 @@ fi
 # What each primitive of xlprobe's programs costs here, to tell where the
 # time of section 1 and 2 goes (.output/tests/bench/micro/bpf_micro, built
 # by `make build-tests` from tests/bench/micro/).
+sec_begin 4
 if want 4; then
 	MICRO_PROGS="m0_gate_only m12_gate_only_last m1_ktime m2_hash_lookup m13_task_storage_hit
 		m14_task_storage_miss m3_array_lookup m4_8_probe_reads m5_8_direct_loads m15_task_pt_regs
@@ -1402,6 +1544,7 @@ if want 4; then
 fi
 
 # ---- 5. reading forged files ----------------------------------------------------
+sec_begin 5
 if want 5; then
 	echo
 	echo "== 5. Reading forged files (linear time) =="
@@ -1493,7 +1636,7 @@ pg_bench_start() {
 	fi
 }
 
-# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, xlic, perf, perfg, perfd; alone:
+# Starts variant $1's tracer (xls, xlt, xl, xli, xlin, xlic, perf, perfg, perfd, bt; alone:
 # none) on backend $2, its stderr to $3, and waits until it is attached:
 # TG_PID its pid (empty for alone), TG_AT the instant it attached (date
 # +%s%N; empty if it did not). Returns 1 when it did not attach.
@@ -1541,6 +1684,16 @@ pg_tracer_start() {
 		BG_PIDS+=("$TG_PID")
 		perf_attached "$TG_PID" 1 || return 1
 		;;
+	bt)
+		# bpftrace's empty uprobe+uretprobe on PortalRun, as xlin's pair:
+		# row 6's reference stop (and its loss, information)
+		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$backend" -e "BEGIN { printf(\"ready\\n\"); }
+			uprobe:$PGBIN/postgres:PortalRun {} uretprobe:$PGBIN/postgres:PortalRun {}" \
+			>"$terr" 2>&1 &
+		TG_PID=$!
+		BG_PIDS+=("$TG_PID")
+		wait_for_line "$terr" '^ready' "$TG_PID" || return 1
+		;;
 	perfd)
 		# the same with the stacks perf needs where frame pointers are
 		# missing (Debian's glibc, nginx, redis): 8 KiB user-stack copies
@@ -1554,73 +1707,6 @@ pg_tracer_start() {
 	*) return 0 ;;
 	esac
 	TG_AT=$(date +%s%N)
-}
-
-# One pgbench run under variant $1 (alone, xls, xlt, xl, xli, perf, perfg); sets RES to its
-# tps over the measured window, empty on failure, and for xlprobe PG_REC to
-# "<runs> <calls> <dropped>" from its last line.
-run_pg() {
-	local v=$1 out=$TMP/pgbench.out terr=$TMP/pg.tracer pb tp="" backend t0 ta="" i
-
-	RES=""
-	PG_REC=""
-	: >"$out"
-	: >"$terr"
-	pg_bench_start $((PG_WARMUP + PG_SECONDS)) "$out" || return
-	pb=$PB t0=$PB_T0 backend=$PB_BACKEND
-	pg_tracer_start "$v" "$backend" "$terr" && ta=$TG_AT
-	tp=$TG_PID
-	bg_wait "$pb" $((PG_WARMUP + PG_SECONDS + 60))
-	# the backend exits after its client: the next run must not find it
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$backend" 2>/dev/null || break
-		sleep 0.05
-	done
-	# both tracers stop by themselves when the backend exits with its client
-	if [ -n "$tp" ]; then
-		bg_wait "$tp" 30
-		cat "$terr" >>"$LOG"
-		rm -f "$TMP/pg.xlp" "$TMP/pg.perf"
-		if [ -z "$ta" ]; then
-			note "$v did not attach to backend $backend: $(grep -v RLIMIT "$terr" | tail -n 2)"
-			return
-		fi
-		# t0 is before pgbench's own start: attached before PG_WARMUP in its time
-		if [ $(((ta - t0) / 1000000)) -gt $((PG_WARMUP * 1000)) ]; then
-			note "$v attached $(((ta - t0) / 1000000)) ms after pgbench started: run dropped"
-			return
-		fi
-		grep -q 'single-step' "$terr" && note "$v: single-stepped probes: $(grep -m1 'single-step' "$terr")"
-		[ "${v#perf}" = "$v" ] && PG_REC=$(sed -n 's/.*wrote .*: \([0-9]*\) runs, \([0-9]*\) calls, \([0-9]*\) dropped.*/\1 \2 \3/p' "$terr")
-	fi
-	RES=$(awk -v w="$PG_WARMUP" -v m="$PG_SECONDS" '$1 == "progress:" && $2 + 0 > w { s += $4; n++ }
-		END { if (n >= m - 1) printf "%.1f", s / n }' "$out")
-	[ -n "$RES" ] || note "pgbench run ($v) gave no progress: $(tail -n 2 "$out" | tr '\n' ' ')"
-}
-
-# run_pg, and what xlprobe recorded in a run that succeeded added to PG_CALLS;
-# the tps by round too (r: rounds()' own, bash's scoping), for the paired losses
-run_pg_calls() {
-	run_pg "$1"
-	[ -n "$RES" ] && [ -n "$PG_REC" ] && PG_CALLS[$1]+="$PG_REC;"
-	[ -n "$RES" ] && PG_BYROUND[$1:$r]=$RES
-	return 0
-}
-
-# The median over rounds of 1 - tps(variant) / tps(alone) in the same round,
-# in %: rounds alternate the variants, so each has an alone run minutes
-# away, and the drift of the machine between rounds cancels (alone ranged
-# 13 400-14 700 tps in one session while a variant's runs ranged 8 700-11 100).
-pg_paired_loss() {
-	local v=$1 k losses=()
-
-	for ((k = 0; k < REPS; k++)); do
-		[ -n "${PG_BYROUND[$v:$k]:-}" ] && [ -n "${PG_BYROUND[alone:$k]:-}" ] &&
-			losses+=("$(calc 'printf "%.2f", (1 - a / b) * 100' "${PG_BYROUND[$v:$k]}" \
-				"${PG_BYROUND[alone:$k]}")")
-	done
-	# shellcheck disable=SC2068 # one word per loss
-	median ${losses[@]}
 }
 
 # Rows 3 and 4 from one long pgbench run (-P 1: its tps each second), each
@@ -1661,9 +1747,11 @@ pg_toggled() {
 			echo "$v $k $(((s - t0) / 1000000)) $(((e - t0) / 1000000))" \
 				"$(((TG_AT - t0) / 1000000)) $((($(date +%s%N) - t0) / 1000000))" \
 				"$(($(proc_cpu_ms "$TG_PID") - c0))" >>"$marks"
-			kill -INT "$TG_PID" 2>/dev/null
-			bg_wait "$TG_PID" 30
+			# Ctrl-C, timed (bpftrace in the background ignores SIGINT)
+			if [ "$v" = bt ]; then stop_timed "$TG_PID" TERM "$v"; else stop_timed "$TG_PID" INT "$v"; fi
 			cat "$terr" >>"$LOG"
+			# what xlprobe recorded, for the calls per transaction
+			[ "${v#xl}" != "$v" ] && TG_REC[$v]+="$(sed -n 's/.*wrote .*: \([0-9]*\) runs, \([0-9]*\) calls, \([0-9]*\) dropped.*/\1 \2 \3/p' "$terr");"
 			rm -f "$TMP/pg.xlp" "$TMP/pg.perf"
 		done
 	done
@@ -1702,6 +1790,7 @@ proc_cpu_ms() {
 }
 
 PG_UP=0
+sec_begin 6
 if want 6; then
 	echo
 	echo "== 6. PostgreSQL 15: pgbench select-only, 1 client, tps over ${PG_SECONDS} s; client and server on CPU $WCPU =="
@@ -1723,14 +1812,7 @@ if want 6; then
 	fi
 fi
 if [ "$PG_UP" = 1 ]; then
-	PG_VARIANTS=(alone xls xlt xl xli xlin)
-	[ "$HAVE_PERF" = 1 ] && PG_VARIANTS+=(perf perfg)
-	declare -A PG_RUNS=([alone]="" [xls]="" [xlt]="" [xl]="" [xli]="" [xlin]="" [perf]="" [perfg]="")
-	declare -A PG_CALLS=([xls]="" [xlt]="" [xl]="" [xli]="" [xlin]="")
-	declare -A PG_MED=([alone]=n/a [xls]=n/a [xlt]=n/a [xl]=n/a [xli]=n/a [xlin]=n/a [perf]=n/a [perfg]=n/a)
-	declare -A PG_LOSS=() PG_PAIRED=() PG_BYROUND=()
 	declare -A PG_LABEL=(
-		[alone]="alone"
 		[xls]="xlprobe record -p BACKEND -f ProcSleep (never called)"
 		[xlt]="  the same with --timeline (what the wait chains need)"
 		[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
@@ -1740,80 +1822,44 @@ if [ "$PG_UP" = 1 ]; then
 		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
 		[perfg]="perf record -g -F 999 -p BACKEND"
 		[perfd]="  perf record --call-graph dwarf,8192 -F 999 -p BACKEND"
+		[bt]="bpftrace -p BACKEND uprobe+uretprobe PortalRun {}"
 	)
 	foreign=$(bpftool perf list 2>/dev/null | grep -c "filename $PGBIN/postgres ")
 	[ "$foreign" -gt 0 ] && echo "WARNING: $foreign uprobe(s) of other tracers sit on $PGBIN/postgres"
-	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
-	run_pg alone # warm-up: the tables' pages, the first run's page faults
-	rounds run_pg_calls PG_VARIANTS PG_RUNS PG_LABEL
-	sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
-
-	# shellcheck disable=SC2086 # word splitting of the run lists is intended
-	pbase=$(median ${PG_RUNS[alone]})
-	# shellcheck disable=SC2086
-	pbest=$(maximum ${PG_RUNS[alone]})
-	# "best": the loss between the fastest runs, less exposed to other sessions' bursts
-	printf '%-62s %9s %7s %7s %7s  %s\n' "variant" "tps" "loss" "paired" "best" "runs"
-	for v in alone xls xlt xl xli xlin perf perfg; do
-		if [ "${v#perf}" != "$v" ] && [ "$HAVE_PERF" = 0 ]; then
-			printf '%-62s %9s %7s %7s %7s  %s\n' "${PG_LABEL[$v]}" "n/a" "n/a" "n/a" "n/a" \
-				"(perf not found)"
-			continue
-		fi
-		# shellcheck disable=SC2086
-		m=$(median ${PG_RUNS[$v]})
-		loss=$(calc 'printf "%.1f %%", (1 - a / b) * 100' "$m" "$pbase")
-		# shellcheck disable=SC2086
-		best=$(calc 'printf "%.1f %%", (1 - a / b) * 100' "$(maximum ${PG_RUNS[$v]})" "$pbest")
-		PG_PAIRED[$v]=$(pg_paired_loss "$v")
-		paired="${PG_PAIRED[$v]} %"
-		[ "$v" = alone ] && loss="" best="" paired=""
-		printf '%-62s %9s %7s %7s %7s  %s\n' "${PG_LABEL[$v]}" "$m" "$loss" "$paired" "$best" \
-			"${PG_RUNS[$v]:-(failed)}"
-		PG_MED[$v]=$m
-		PG_LOSS[$v]=$(calc 'printf "%.1f", (1 - a / b) * 100' "$m" "$pbase")
-	done
-	# a run (PortalRun) is one transaction here: calls per run x tps = calls/s
-	rec=$(printf '%s' "${PG_CALLS[xl]}" | tr ';' '\n' | awk 'NF == 3 && $1 > 0 { r += $1; c += $2; d += $3 }
-		END { if (r) printf "%.2f %d", c / r, d }')
-	cpt=${rec% *} drops=${rec#* }
-	echo "probes recorded ${cpt:-n/a} calls per transaction," \
-		"$(calc 'printf "%.0f", a * b' "${cpt:-n/a}" "${PG_MED[xl]}") calls/s, ${drops:-n/a} dropped;" \
-		"functions: PortalRun (interaction), ${PG_FUNCS[*]}"
-	echo "throughput loss under xlprobe with the probe set: ${PG_LOSS[xl]} %" \
-		"(perf record of the sched tracepoints: ${PG_LOSS[perf]:-n/a} %; PerfProbe reports 3.5 % on its apps)"
-	# each against its perf: the scheduler accounting alone (summary row 3)
-	# and with the timeline (issue 22: below perf), the sampled set-up (row
-	# 4); the paired losses (each round against its own alone run)
-	for v in xls xlt xli; do
-		ref=perf
-		[ "$v" = xli ] && ref=perfg
-		echo "paired loss, ${PG_LABEL[$v]# }: ${PG_PAIRED[$v]} %; ${PG_LABEL[$ref]}:" \
-			"${PG_PAIRED[$ref]:-n/a} %: ratio $(ratio_of "${PG_PAIRED[$v]}" "${PG_PAIRED[$ref]:-n/a}")"
-	done
-	# where row 4's loss goes: the scheduler accounting, PortalRun's two
-	# uprobe traps per transaction, the stack samples
-	echo "row 4's paired loss by part: scheduler accounting ${PG_PAIRED[xls]} %," \
-		"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${PG_PAIRED[xlin]}" "${PG_PAIRED[xls]}") %," \
-		"+ stack samples $(calc 'printf "%.1f", a - b' "${PG_PAIRED[xli]}" "${PG_PAIRED[xlin]}") %" \
-		"(perf record -g: ${PG_PAIRED[perfg]:-n/a} %)"
 	if [ "$HAVE_PERF" = 1 ]; then
-		# rows 3 and 4: each tracer toggled in one pgbench run (pg_toggled)
-		declare -A TG_LOSS=() TG_N=() TG_CPU=()
+		# every tracer attached and detached in turn in one pgbench run
+		# (pg_toggled): rows 3 and 4, and the losses of the others; the
+		# separate runs of each tracer before (5 rounds of 14 s, 11 minutes)
+		# measured the same with more of the machine's drift in them
+		TG_VARIANTS=(xls xlt xl perf xlin xlic xli perfg perfd)
+		[ "$HAVE_BPFTRACE" = 1 ] && TG_VARIANTS+=(bt)
+		[ -n "$QUICK" ] && TG_VARIANTS=(xls perf xli perfg)
+		declare -A TG_LOSS=() TG_N=() TG_CPU=() TG_REC=()
+		sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
 		echo "toggled in one pgbench run ($TG_ROUNDS rounds of ${TG_WINDOW} s off, ${TG_WINDOW} s on, per tracer; medians):"
-		pg_toggled xls perf xlin xlic xli perfg perfd
-		for v in xls perf xlin xlic xli perfg perfd; do
+		pg_toggled "${TG_VARIANTS[@]}"
+		sysctl -qw kernel.bpf_stats_enabled="$OLD_BPF_STATS" 2>>"$LOG"
+		for v in "${TG_VARIANTS[@]}"; do
 			printf '  %-62s loss %6s %%  (%s windows; the tracer used %s %% of a CPU)\n' \
 				"${PG_LABEL[$v]# }" "${TG_LOSS[$v]}" "${TG_N[$v]}" "${TG_CPU[$v]}"
 		done
-		echo "  row 4's toggled loss by part: scheduler accounting ${TG_LOSS[xls]} %," \
-			"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
-			"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlic]}" "${TG_LOSS[xlin]}") %," \
-			"+ their stack copies $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlic]}") %"
-		# information: perf taking stacks the way xlprobe does (copies and
-		# CFI), the reference a server without frame pointers leaves
-		echo "  information: xlprobe's set-up / perf record --call-graph dwarf (stack copies, as xlprobe's):" \
-			"ratio $(ratio_of "${TG_LOSS[xli]}" "${TG_LOSS[perfd]}")"
+		if [ -z "$QUICK" ]; then
+			# a run (PortalRun) is one transaction here
+			rec=$(printf '%s' "${TG_REC[xl]:-}" | tr ';' '\n' | awk 'NF == 3 && $1 > 0 { r += $1; c += $2; d += $3 }
+				END { if (r) printf "%.2f %d", c / r, d }')
+			echo "  the probe set recorded ${rec% *} calls per transaction, ${rec#* } dropped;" \
+				"functions: PortalRun (interaction), ${PG_FUNCS[*]}"
+			echo "  the scheduler accounting with --timeline / perf record of the sched tracepoints:" \
+				"ratio $(ratio_of "${TG_LOSS[xlt]}" "${TG_LOSS[perf]}")"
+			echo "  row 4's toggled loss by part: scheduler accounting ${TG_LOSS[xls]} %," \
+				"+ PortalRun's uprobe pair $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlin]}" "${TG_LOSS[xls]}") %," \
+				"+ stack samples $(calc 'printf "%.1f", a - b' "${TG_LOSS[xlic]}" "${TG_LOSS[xlin]}") %," \
+				"+ their stack copies $(calc 'printf "%.1f", a - b' "${TG_LOSS[xli]}" "${TG_LOSS[xlic]}") %"
+			# information: perf taking stacks the way xlprobe does (copies and
+			# CFI), the reference a server without frame pointers leaves
+			echo "  information: xlprobe's set-up / perf record --call-graph dwarf (stack copies, as xlprobe's):" \
+				"ratio $(ratio_of "${TG_LOSS[xli]}" "${TG_LOSS[perfd]}")"
+		fi
 		sum_set 3 "${TG_LOSS[xls]}" "${TG_LOSS[perf]}"
 		sum_set 4 "${TG_LOSS[xli]}" "${TG_LOSS[perfg]}"
 	else
@@ -1824,6 +1870,7 @@ fi
 [ -n "$PG_DIR" ] && pg_teardown
 [ -n "$PG_CG" ] && pg_cgroup_leave 2>>"$LOG"
 
+sec_begin 7
 if want 7; then
 	echo
 	echo "== 7. Stack sampling: what it costs, and its bound (PerfProbe III-B) =="
@@ -1894,6 +1941,7 @@ if want 7; then
 	fi
 fi
 
+sec_begin 8
 if want 8; then
 	echo
 	echo "== 8. Evidence: false accusations and detection (README \"Evidence: its operating characteristic\") =="
@@ -1904,9 +1952,13 @@ if want 8; then
 		echo "n/a: $SIGSIM not built"
 	fi
 fi
+sec_begin 9
 bench_unwind
+sec_begin 10
 bench_lag
+sec_begin 11
 bench_jitsym
+sec_begin end
 
 # bpftrace 0.17 always complains about RLIMIT_MEMLOCK (not needed on 6.x)
 notable=$(grep -iE 'error|fail|warn' "$LOG" 2>/dev/null | grep -v RLIMIT_MEMLOCK | sort | uniq -c | head -10)
@@ -1915,5 +1967,15 @@ if [ -n "$notable" ]; then
 	echo "messages from the tools (count, message):"
 	echo "$notable"
 fi
+# row 6: judged on xlprobe's longest stop, bpftrace's beside it
+if [ -n "${STOP_MAX[xlprobe]:-}" ]; then
+	SUM_X[6]=${STOP_MAX[xlprobe]} SUM_REF[6]=${STOP_MAX[bpftrace]:-n/a} SUM_NA[6]=""
+else
+	sum_na 6 "no xlprobe stop was timed (sections 2 and 6)"
+fi
 bench_summary
+echo
+echo "wall time by section: ${SEC_TIMES%, }"
+echo "make bench${QUICK:+-quick} took $(((SECONDS - BENCH_START) / 60)) min $(((SECONDS - BENCH_START) % 60)) s" \
+	"(budget: ${QUICK:+5}${QUICK:-15} minutes)"
 exit 0

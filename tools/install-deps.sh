@@ -37,6 +37,13 @@ set -eu
 # runs docs/issues.sql and the fleet queries of docs/fleet-tables.md in DuckDB, from Node.js
 # (Debian's nodejs); installed here into .output/npm (XLP_NPM_DIR), pinned, never at build
 # time, and only by the default list (not --static or --guest).
+# chdb (npm, not Debian: ClickHouse is not packaged; PyPI is not reachable from
+# our machines, npm's binding is the same engine): tests/unit/test_fleet_chdb runs
+# the ClickHouse statements of docs/issues.md and docs/fleet-tables.md in chDB,
+# ClickHouse's in-process engine (its libchdb comes in npm's @chdb/lib-linux-*
+# package, ~540 MB); installed beside DuckDB, pinned, the same way.
+# postgresql-15 (above) also serves tests/unit/test_fleet_postgres: docs/issues.sql
+# in a private cluster it starts in a temporary directory as the user postgres.
 # golang-go: go tool pprof reads export --pprof in tests/unit/test_pprof and
 # tests/root/test_pprof (pprof's own reader, as its users open the file).
 PKGS="make gcc clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev libdw-dev elfutils zlib1g-dev pkg-config libiberty-dev
@@ -106,9 +113,17 @@ fi
 [ -n "${1:-}" ] && exit 0
 # DuckDB for the tests, from npm (see the top): a pinned version that runs on Node.js 20
 DUCKDB_NPM="@duckdb/node-api@1.5.6-r.1"
+# chDB for the tests, from npm (see the top): pinned, its engine package with it
+CHDB_NPM="chdb@3.4.0"
 npm_dir=${XLP_NPM_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.output/npm}
 if ! [ -f "$npm_dir/node_modules/@duckdb/node-api/package.json" ]; then
 	echo "xlprobe: installing $DUCKDB_NPM into $npm_dir (npm)"
 	mkdir -p "$npm_dir"
 	npm install --prefix "$npm_dir" --no-audit --no-fund --silent "$DUCKDB_NPM" >/dev/null
+fi
+if ! [ -f "$npm_dir/node_modules/chdb/package.json" ] ||
+	! ls "$npm_dir"/node_modules/@chdb/lib-linux-*/package.json >/dev/null 2>&1; then
+	echo "xlprobe: installing $CHDB_NPM into $npm_dir (npm)"
+	mkdir -p "$npm_dir"
+	npm install --prefix "$npm_dir" --no-audit --no-fund --silent "$CHDB_NPM" >/dev/null
 fi

@@ -418,6 +418,11 @@ int synth__thief(struct synth *s, struct xlp_thief_rec *w)
 	return put(s, XLP_R_THIEF, &w->h, sizeof(*w) + w->nthieves * sizeof(w->thieves[0]));
 }
 
+int synth__cpusched(struct synth *s, struct xlp_cpusched_rec *r)
+{
+	return put(s, XLP_R_CPUSCHED, &r->h, sizeof(*r));
+}
+
 int synth__timeline(const char *path)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "on_click", true}};
@@ -446,6 +451,18 @@ int synth__timeline(const char *path)
 		err |= tl_ev(s, XLP_SCHED_OUT, 10, 10, 0, XLP_SCHED_RUNNABLE, t + 2000000 + w);
 		synth__counters(&(struct synth_usage){.cpu_run = 2000000, .ipc = (double)w}, c);
 		err |= synth__call(s, 0, 10, 10, 0, t, c, NULL, 0, NULL);
+	}
+	/* the CPU's other switches (bpf/cpusched.bpf.c): a wakeup, a switch, a fork */
+	for (uint32_t k = 1; k <= 3; k++) {
+		struct xlp_cpusched_rec r = {
+			.h.cpu = 1,
+			.time_ns = 6500000000ull + k * 1000,
+			.kind = k,
+			.arg = k == XLP_CPUS_SWITCH ? 1 : 0,
+			.a = {.tid = 10, .pid = 10, .prio = 120, .comm = "app"},
+			.b = {.tid = 20, .pid = 30, .prio = 120, .comm = "peer"}};
+
+		err |= synth__cpusched(s, &r);
 	}
 	err |= tl_ev(s, 99, 10, 10, 0, 0, 7000000000ull);
 	err |= tl_ev(s, XLP_SCHED_OUT, 40, 40, 0, 77, 7100000000ull);

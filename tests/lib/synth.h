@@ -79,7 +79,8 @@ int synth__sampled(const char *path);
  * A record --timeline trace: 6 runs of on_click (pid 10, tid 10), each a
  * sleep woken by tid 20 (pid 30, "peer", named by a task record) for IPC,
  * one with a block request, CPU 1's frequency; then events of an unknown
- * kind and a switch-out of a thread never seen (both to be skipped).
+ * kind and a switch-out of a thread never seen (both to be skipped); and
+ * a wakeup, a switch and a fork on CPU 1 (XLP_R_CPUSCHED).
  */
 int synth__timeline(const char *path);
 /* One record --timeline scheduling event (struct xlp_sched_rec's fields). */
@@ -96,6 +97,8 @@ int synth__size(struct synth *s, uint32_t flags, uint32_t pid, uint64_t time_ns,
 int synth__fork(struct synth *s, uint32_t pid, uint32_t ppid, uint64_t fork_ns, uint32_t flags);
 /* Who held the CPU in a wait (struct xlp_thief_rec, h.size set from nthieves) */
 int synth__thief(struct synth *s, struct xlp_thief_rec *w);
+/* A switch, wakeup or new task on a CPU (struct xlp_cpusched_rec; h.cpu as given) */
+int synth__cpusched(struct synth *s, struct xlp_cpusched_rec *r);
 int synth__flush(struct synth *s); /* ends the current chunk */
 /* Writes the footer (stat may be NULL) and frees s. */
 int synth__close(struct synth *s, const uint64_t *stat, uint64_t lost);

@@ -22,7 +22,7 @@ def by_host: ((.factors // []) | map(.factor)) as $x
 # The whole run's answer names the application's frame first (issue 34): of
 # the user frames on its samples' path down to the deepest, the deepest
 # JIT frame, else the deepest one outside the C runtime's libraries (the
-# list of analysis/dataset_samples.c's runtime_module()): computed here
+# list of analysis/dataset/dataset_samples.c's runtime_module()): computed here
 # from the path the report prints, against the frame it names.
 def runtime_bin: test("^(libc\\.so|libc-|ld-linux|ld-musl|libpthread|libm\\.so|libm-|libdl\\.so|librt\\.so|libgcc_s|libstdc\\+\\+|libc\\+\\+|linux-vdso|\\[vdso\\]|linker|libjvm\\.so|libnode\\.so|libart\\.so)");
 def app_first:

@@ -262,6 +262,7 @@ TEST(bad_wait_and_task_options)
 	char *e[] = {"-p", "12", "--task-post", "/bin/true:main:arg0"};
 	char *f[] = {"-p", "12", "-i", "/bin/true:main", "--no-waker-history"};
 	char *g[] = {"-p", "12", "-i", "/bin/true:main", "--until", "/bin/true:main", "--key", "x"};
+	char *h[] = {"-p", "12", "-i", "/bin/true:main", "--no-cpu-sched"};
 
 	xt_paths("funcs");
 	CHECK(record(a, 6) == 2);
@@ -278,6 +279,8 @@ TEST(bad_wait_and_task_options)
 	check_message("--no-waker-history without --timeline");
 	CHECK(record(g, 8) == 2);
 	check_message("bad --key 'x'");
+	CHECK(record(h, 5) == 2);
+	check_message("--no-cpu-sched without --timeline: add --timeline, or drop it");
 }
 
 /* record --size, --sizes, --size-arg: each misuse named, with its fix, exit 2. */

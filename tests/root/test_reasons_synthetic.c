@@ -103,12 +103,12 @@ static int thread_put(uint32_t tid, uint32_t state, uint64_t ts, uint32_t cpu, u
 
 	memset(&th, 0, sizeof(th));
 	th.pid = th.tid = tid;
-	th.state = state;
+	th.acct.state = state;
 	th.proc_slot = 0;
-	th.ts = ts;
+	th.acct.ts = ts;
 	th.first_ns = ts;
-	th.last_cpu = cpu;
-	th.freq_at_in = freq_at_in;
+	th.acct.last_cpu = cpu;
+	th.acct.freq_at_in = freq_at_in;
 	return bpf_map_update_elem(bpf_map__fd(skel->maps.st_threads), &tid, &th, BPF_ANY);
 }
 
@@ -163,10 +163,10 @@ static bool kernel_has_tp(const char *tp)
 /* The thread's on-CPU time and its integral of the CPU's frequency (kHz x ns) so far. */
 static void check_run_freq(const struct xlp_thread *th, uint64_t run_ns, uint64_t khz_ns)
 {
-	CHECK(th->c[XLP_C_CPU_RUN] == run_ns, "on-CPU %llu",
-	      (unsigned long long)th->c[XLP_C_CPU_RUN]);
-	CHECK(th->c[XLP_C_FREQ_KHZ_NS] == khz_ns, "FREQ_KHZ_NS %llu, expected %llu",
-	      (unsigned long long)th->c[XLP_C_FREQ_KHZ_NS], (unsigned long long)khz_ns);
+	CHECK(th->acct.c[XLP_C_CPU_RUN] == run_ns, "on-CPU %llu",
+	      (unsigned long long)th->acct.c[XLP_C_CPU_RUN]);
+	CHECK(th->acct.c[XLP_C_FREQ_KHZ_NS] == khz_ns, "FREQ_KHZ_NS %llu, expected %llu",
+	      (unsigned long long)th->acct.c[XLP_C_FREQ_KHZ_NS], (unsigned long long)khz_ns);
 }
 
 /*
@@ -230,11 +230,12 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	CHECK(!st_op(XLP_ST_SWITCH_OUT, tid, tcpu, base + 5 * MS, XLP_T_SLEEP_S, 0, 0, NULL));
 	REQUIRE(!thread_get(tid, &th));
 	check_run_freq(&th, 5 * MS, 8000000000000ull);
-	CHECK(th.c[XLP_C_CPU_RUN] && th.c[XLP_C_FREQ_KHZ_NS] / th.c[XLP_C_CPU_RUN] == 1600000,
+	CHECK(th.acct.c[XLP_C_CPU_RUN] &&
+		      th.acct.c[XLP_C_FREQ_KHZ_NS] / th.acct.c[XLP_C_CPU_RUN] == 1600000,
 	      "average %llu kHz, expected 1600000",
-	      th.c[XLP_C_CPU_RUN]
-		      ? (unsigned long long)(th.c[XLP_C_FREQ_KHZ_NS] / th.c[XLP_C_CPU_RUN])
-		      : 0ull);
+	      th.acct.c[XLP_C_CPU_RUN] ? (unsigned long long)(th.acct.c[XLP_C_FREQ_KHZ_NS] /
+							      th.acct.c[XLP_C_CPU_RUN])
+				       : 0ull);
 	CHECK(!st_op(XLP_ST_WAKE, tid, tcpu, base + 6 * MS, XLP_W_TIMER, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_SWITCH_IN, tid, tcpu, base + 7 * MS, 0, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_FREQ_SET, 0, tcpu, base + 8 * MS, 1000000, 0, 0, NULL));
@@ -242,9 +243,11 @@ TEST(cpu_frequency_accounting_via_prog_test_run_synthetic)
 	REQUIRE(!thread_get(tid, &th));
 	check_run_freq(&th, 8 * MS, 12000000000000ull);
 	/* the 1 ms asleep (woken by a timer) and 1 ms runnable in between */
-	CHECK(th.c[XLP_C_SLEEP_S] == MS && th.c[XLP_C_TIMER] == MS && th.c[XLP_C_CPU_WAIT] == MS,
-	      "sleep %llu timer %llu runqueue %llu", (unsigned long long)th.c[XLP_C_SLEEP_S],
-	      (unsigned long long)th.c[XLP_C_TIMER], (unsigned long long)th.c[XLP_C_CPU_WAIT]);
+	CHECK(th.acct.c[XLP_C_SLEEP_S] == MS && th.acct.c[XLP_C_TIMER] == MS &&
+		      th.acct.c[XLP_C_CPU_WAIT] == MS,
+	      "sleep %llu timer %llu runqueue %llu", (unsigned long long)th.acct.c[XLP_C_SLEEP_S],
+	      (unsigned long long)th.acct.c[XLP_C_TIMER],
+	      (unsigned long long)th.acct.c[XLP_C_CPU_WAIT]);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 
 	/* a real recording on this machine knows whether frequency is real */
@@ -277,10 +280,11 @@ static void steal_totals(uint32_t tid, uint64_t run, uint64_t steal, const char 
 	static struct xlp_thread th;
 
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_CPU_RUN] == run && th.c[XLP_C_CPU_STEAL] == steal,
+	CHECK(th.acct.c[XLP_C_CPU_RUN] == run && th.acct.c[XLP_C_CPU_STEAL] == steal,
 	      "%s: run %llu steal %llu, expected %llu and %llu", when,
-	      (unsigned long long)th.c[XLP_C_CPU_RUN], (unsigned long long)th.c[XLP_C_CPU_STEAL],
-	      (unsigned long long)run, (unsigned long long)steal);
+	      (unsigned long long)th.acct.c[XLP_C_CPU_RUN],
+	      (unsigned long long)th.acct.c[XLP_C_CPU_STEAL], (unsigned long long)run,
+	      (unsigned long long)steal);
 }
 
 /*
@@ -431,12 +435,12 @@ static void recv_txn(uint32_t tid, uint64_t now)
 
 static void check_only(const struct xlp_thread *th, int reason, const char *what)
 {
-	CHECK(th->c[XLP_C_SLEEP_S] == 10 * MS, "%s: sleep %llu", what,
-	      (unsigned long long)th->c[XLP_C_SLEEP_S]);
-	CHECK(th->c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what, xlp_ctr_names[reason],
-	      (unsigned long long)th->c[reason], xt_fmt_reasons(th->c));
-	CHECK(xt_reasons_sum(th->c) == xt_sleep_of(th->c), "%s: reasons do not add up", what);
-	CHECK(th->sys_nr1 == 0, "%s: syscall left open", what);
+	CHECK(th->acct.c[XLP_C_SLEEP_S] == 10 * MS, "%s: sleep %llu", what,
+	      (unsigned long long)th->acct.c[XLP_C_SLEEP_S]);
+	CHECK(th->acct.c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what, xlp_ctr_names[reason],
+	      (unsigned long long)th->acct.c[reason], xt_fmt_reasons(th->acct.c));
+	CHECK(xt_reasons_sum(th->acct.c) == xt_sleep_of(th->acct.c), "%s: reasons do not add up", what);
+	CHECK(th->sys.nr1 == 0, "%s: syscall left open", what);
 }
 
 /* The BPF object loaded, run_script, then check_only of its reason; false when either failed. */
@@ -472,17 +476,17 @@ TEST(binder_logic_synthetic)
 
 	REQUIRE(script_only(4000010, &sync, &th, XLP_C_IPC, "binder call"),
 		"self-test program failed");
-	CHECK(th.ipc_peer_pid == 4242, "binder peer %u", th.ipc_peer_pid);
-	CHECK(th.c[XLP_C_BINDER_TXN] == 1, "transactions %llu",
-	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
-	CHECK(th.binder_wait == 0, "binder wait still open after the ioctl returned");
+	CHECK(th.ipc.peer_pid == 4242, "binder peer %u", th.ipc.peer_pid);
+	CHECK(th.acct.c[XLP_C_BINDER_TXN] == 1, "transactions %llu",
+	      (unsigned long long)th.acct.c[XLP_C_BINDER_TXN]);
+	CHECK(th.ipc.binder_wait == 0, "binder wait still open after the ioctl returned");
 
 	/* nothing but a kthread's wakeup: the waker rule says "other" */
 	REQUIRE(script_only(4000011, &oneway, &th, XLP_C_OTHER, "one-way binder"),
 		"self-test program failed");
-	CHECK(th.ipc_peer_pid == 0, "one-way: peer %u", th.ipc_peer_pid);
-	CHECK(th.c[XLP_C_BINDER_TXN] == 0, "one-way/reply counted as %llu transaction(s)",
-	      (unsigned long long)th.c[XLP_C_BINDER_TXN]);
+	CHECK(th.ipc.peer_pid == 0, "one-way: peer %u", th.ipc.peer_pid);
+	CHECK(th.acct.c[XLP_C_BINDER_TXN] == 0, "one-way/reply counted as %llu transaction(s)",
+	      (unsigned long long)th.acct.c[XLP_C_BINDER_TXN]);
 }
 
 static void dead_reply(uint32_t tid, uint64_t now)
@@ -508,10 +512,10 @@ TEST(binder_wait_only_in_its_ioctl_and_ended_by_dead_reply_synthetic)
 
 	REQUIRE(script_only(4000012, &nap, &th, XLP_C_TIMER, "nanosleep during a transaction"),
 		"self-test program failed");
-	CHECK(th.binder_wait == 1, "the transaction is still open");
+	CHECK(th.ipc.binder_wait == 1, "the transaction is still open");
 	REQUIRE(script_only(4000013, &after_dead, &th, XLP_C_OTHER, "ioctl after a dead reply"),
 		"self-test program failed");
-	CHECK(th.binder_wait == 0, "a dead reply left the wait open");
+	CHECK(th.ipc.binder_wait == 0, "a dead reply left the wait open");
 }
 
 /* A futex woken by our own process is a lock; by another process, IPC. */
@@ -526,12 +530,12 @@ TEST(futex_lock_or_ipc_by_waker_synthetic)
 
 	REQUIRE(script_only(4000020, &same, &th, XLP_C_LOCK, "futex, same process"),
 		"self-test program failed");
-	CHECK(th.ipc_peer_pid == 0, "a lock has no IPC peer: %u", th.ipc_peer_pid);
+	CHECK(th.ipc.peer_pid == 0, "a lock has no IPC peer: %u", th.ipc.peer_pid);
 	other.waker = XLP_W_OTHER_PROC;
 	other.wpid = 777;
 	REQUIRE(script_only(4000021, &other, &th, XLP_C_IPC, "futex, other process"),
 		"self-test program failed");
-	CHECK(th.ipc_peer_pid == 777, "futex peer %u", th.ipc_peer_pid);
+	CHECK(th.ipc.peer_pid == 777, "futex peer %u", th.ipc.peer_pid);
 }
 
 /*
@@ -554,7 +558,7 @@ TEST(poll_timeout_is_timer_synthetic)
 #endif
 	REQUIRE(script_only(4000031, &ready, &th, XLP_C_IPC, "poll woken by its peer"),
 		"self-test program failed");
-	CHECK(th.ipc_peer_pid == 777, "poll peer %u", th.ipc_peer_pid);
+	CHECK(th.ipc.peer_pid == 777, "poll peer %u", th.ipc.peer_pid);
 }
 
 /*
@@ -581,18 +585,18 @@ TEST(missed_wakeup_and_switch_in_recovered_as_sleep_synthetic)
 	 * 1 ms on the runqueue, 300 us since its switch-in by the rq clock */
 	CHECK(!st_op(XLP_ST_UPROBE_SYNC, tid, 0, base + 52 * MS, 200 * US, 1 * MS, 300 * US, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	run = th.c[XLP_C_CPU_RUN];
-	total = run + th.c[XLP_C_CPU_WAIT] + xt_sleep_of(th.c);
+	run = th.acct.c[XLP_C_CPU_RUN];
+	total = run + th.acct.c[XLP_C_CPU_WAIT] + xt_sleep_of(th.acct.c);
 	CHECK(run == 1 * MS + 300 * US, "cpu_run %llu, want 1.3 ms", (unsigned long long)run);
-	CHECK(th.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_WAIT]);
-	CHECK(th.c[XLP_C_SLEEP_S] == 49700 * US, "sleep_s %llu, want 49.7 ms",
-	      (unsigned long long)th.c[XLP_C_SLEEP_S]);
-	CHECK(th.c[XLP_C_TIMER] == th.c[XLP_C_SLEEP_S], "timer %llu:%s",
-	      (unsigned long long)th.c[XLP_C_TIMER], xt_fmt_reasons(th.c));
+	CHECK(th.acct.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
+	      (unsigned long long)th.acct.c[XLP_C_CPU_WAIT]);
+	CHECK(th.acct.c[XLP_C_SLEEP_S] == 49700 * US, "sleep_s %llu, want 49.7 ms",
+	      (unsigned long long)th.acct.c[XLP_C_SLEEP_S]);
+	CHECK(th.acct.c[XLP_C_TIMER] == th.acct.c[XLP_C_SLEEP_S], "timer %llu:%s",
+	      (unsigned long long)th.acct.c[XLP_C_TIMER], xt_fmt_reasons(th.acct.c));
 	CHECK(total == 52 * MS, "states add up to %llu of 52 ms", (unsigned long long)total);
-	CHECK(th.sys_nr1 == 0, "syscall left open");
-	CHECK(th.state == XLP_T_RUNNING, "state %u", th.state);
+	CHECK(th.sys.nr1 == 0, "syscall left open");
+	CHECK(th.acct.state == XLP_T_RUNNING, "state %u", th.acct.state);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 
 	/* the wakeup seen, the switch-in not: the time after the queue ran */
@@ -602,12 +606,12 @@ TEST(missed_wakeup_and_switch_in_recovered_as_sleep_synthetic)
 	CHECK(!st_op(XLP_ST_WAKE, tid, 0, base + 50 * MS, XLP_W_TIMER, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_UPROBE_SYNC, tid, 0, base + 52 * MS, 200 * US, 1 * MS, 300 * US, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.c[XLP_C_TIMER] == 49 * MS && th.c[XLP_C_SLEEP_S] == 49 * MS, "sleep %llu:%s",
-	      (unsigned long long)th.c[XLP_C_SLEEP_S], xt_fmt_reasons(th.c));
-	CHECK(th.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
-	      (unsigned long long)th.c[XLP_C_CPU_WAIT]);
-	CHECK(th.c[XLP_C_CPU_RUN] == 2 * MS, "cpu_run %llu, want 2 ms",
-	      (unsigned long long)th.c[XLP_C_CPU_RUN]);
+	CHECK(th.acct.c[XLP_C_TIMER] == 49 * MS && th.acct.c[XLP_C_SLEEP_S] == 49 * MS, "sleep %llu:%s",
+	      (unsigned long long)th.acct.c[XLP_C_SLEEP_S], xt_fmt_reasons(th.acct.c));
+	CHECK(th.acct.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
+	      (unsigned long long)th.acct.c[XLP_C_CPU_WAIT]);
+	CHECK(th.acct.c[XLP_C_CPU_RUN] == 2 * MS, "cpu_run %llu, want 2 ms",
+	      (unsigned long long)th.acct.c[XLP_C_CPU_RUN]);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 }
 
@@ -673,11 +677,11 @@ static void io_case_run(uint32_t tid, const struct io_case *c)
 	bad |= st_op(XLP_ST_SWITCH_IN, tid, 0, base + 12 * MS, 0, 0, 0, NULL);
 	bad |= st_op(XLP_ST_SYS_EXIT, tid, 0, base + 12 * MS + 500, 0, 0, 0, NULL);
 	REQUIRE(!bad && !thread_get(tid, &th), "self-test program failed");
-	CHECK(th.c[XLP_C_SLEEP_D] == 10 * MS, "%s: sleep %llu", c->what,
-	      (unsigned long long)th.c[XLP_C_SLEEP_D]);
-	CHECK(th.c[c->want] == 10 * MS, "%s: %s %llu, want 10 ms:%s", c->what,
-	      xlp_ctr_names[c->want], (unsigned long long)th.c[c->want], xt_fmt_reasons(th.c));
-	CHECK(xt_reasons_sum(th.c) == xt_sleep_of(th.c), "%s: reasons do not add up", c->what);
+	CHECK(th.acct.c[XLP_C_SLEEP_D] == 10 * MS, "%s: sleep %llu", c->what,
+	      (unsigned long long)th.acct.c[XLP_C_SLEEP_D]);
+	CHECK(th.acct.c[c->want] == 10 * MS, "%s: %s %llu, want 10 ms:%s", c->what,
+	      xlp_ctr_names[c->want], (unsigned long long)th.acct.c[c->want], xt_fmt_reasons(th.acct.c));
+	CHECK(xt_reasons_sum(th.acct.c) == xt_sleep_of(th.acct.c), "%s: reasons do not add up", c->what);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 	blk_del(tid);
 }

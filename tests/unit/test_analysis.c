@@ -49,6 +49,9 @@ static void expect(const struct json *j, const char *func, const char *factor)
 	REQUIRE(j, "-");
 	CHECK(json__str_is(j, "schema", "xlprobe-report/3"), "-");
 	CHECK(json__str_is(j, "status", "ok"), "status %s", json__str(json__get(j, "status")));
+	/* what the verdict answers with, for a script that does not parse the sentence */
+	CHECK(json__str_is(j, "verdict_answer", "functions"), "verdict_answer %s",
+	      json__str(json__get(j, "verdict_answer")));
 	CHECK(json__num(json__get(j, "runs.count")) == 60, "-");
 	CHECK(json__num(json__get(j, "runs.slow")) == 15, "%g slow",
 	      json__num(json__get(j, "runs.slow")));
@@ -204,6 +207,8 @@ TEST(no_perturbation_accuses_nothing)
 		CHECK(json__str_is(j, "status", "no_precondition"), "seed %llu: %s",
 		      (unsigned long long)seed, json__str(json__get(j, "status")));
 		CHECK(v && !strcmp(v, "no slowdown precondition found"), "%s", v);
+		CHECK(json__str_is(j, "verdict_answer", "none"), "verdict_answer %s",
+		      json__str(json__get(j, "verdict_answer")));
 		CHECK(json__str(json__get(j, "note")) &&
 			      strstr(json__str(json__get(j, "note")), "natural tail"),
 		      "note: %s", json__str(json__get(j, "note")));
@@ -245,6 +250,8 @@ TEST(slowdown_outside_marked_functions)
 			     "thread does: cpu_run > ") == v,
 	      "%s", v);
 	CHECK(json__bool(json__get(j, "whole_run.holds")) == 1, "-");
+	CHECK(json__str_is(j, "verdict_answer", "whole_run"), "verdict_answer %s",
+	      json__str(json__get(j, "verdict_answer")));
 	/* on the run's own thread: its CPU time grew, all of the added
 	 * latency, against a part of the fast runs' (they wait for the
 	 * worker thread too), in a distinct mode */

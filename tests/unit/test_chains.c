@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Which of the picks that reach one function names it (analysis/chains.c,
+ * Which of the picks that reach one function names it (analysis/diagnosis/chains.c,
  * xa_chain_of), on hand-made drill-downs: the chain that holds its added
  * time, not the longest one through a minor caller.
  */

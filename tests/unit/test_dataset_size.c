@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Workload sizes of runs (analysis/dataset_size.c, struct ds_run.size) on
+ * Workload sizes of runs (analysis/dataset/dataset_size.c, struct ds_run.size) on
  * hand-written traces: a call's own size (record --size-arg) before its
  * launch's (--sizes, also through forks) before the recording's (--size),
  * NAN without any; forged values ignored or bounded; dump shows them.

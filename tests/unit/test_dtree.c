@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* CART unit tests on hand-made data (analysis/dtree.c). */
+/* CART unit tests on hand-made data (analysis/stats/dtree.c). */
 #include <stdint.h>
 #include "testlib.h"
 #include "dtree.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Why a function's time grew, and the whole run's answer when no function
- * can be named (analysis/growth.c), on synthetic traces whose cause is
+ * can be named (analysis/diagnosis/growth.c), on synthetic traces whose cause is
  * known: 60 runs of handle_request, every 4th slow, with parse and work
  * marked, stack samples with user and kernel frames.
  *   - a network wait in no marked function (under a libc call): the whole

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Lags into issues (analysis/issues.c) on synthetic sessions: the same
+ * Lags into issues (analysis/issues/issues.c) on synthetic sessions: the same
  * culprit and factor give one fingerprint across hosts and rebuilds (other
  * addresses, other build-ids); another culprit or another factor, another
  * issue; the issues' statistics are exact.

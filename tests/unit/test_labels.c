@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Run labels (analysis/labels.c) and the statistics under them; the rule's
+ * Run labels (analysis/stats/labels.c) and the statistics under them; the rule's
  * description is the report's (user/report/report_common.c).
  */
 #include <math.h>

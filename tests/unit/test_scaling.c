@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * report --growth's models (analysis/scaling_fit.c) and spatial inference
- * (analysis/scaling.c) on synthetic series: each model with a fixed cost
+ * report --growth's models (analysis/growth/scaling_fit.c) and spatial inference
+ * (analysis/growth/scaling.c) on synthetic series: each model with a fixed cost
  * and noise is told from the others, too few sizes are refused, and a
  * mixture (n log n of its own, n^2 from a callee) is predicted from its
  * parts with the callee named.
@@ -295,8 +295,9 @@ TEST(linear_stays_linear_and_n_log_n_is_found_over_a_wider_span)
 		REQUIRE(!scaling__fit(x11, y, 11, &f), "fit");
 		nlogn += f.model == SC_NLOGN;
 	}
-	fprintf(stderr, "  linear: n in %u of 200 (n log n the best fit or close in %u); "
-			"n log n over ten doublings: found in %u of 200\n",
+	fprintf(stderr,
+		"  linear: n in %u of 200 (n log n the best fit or close in %u); "
+		"n log n over ten doublings: found in %u of 200\n",
 		lin, aicc_alone, nlogn);
 	CHECK(lin >= 190, "linear named n in %u of 200", lin);
 	CHECK(nlogn >= 180, "n log n named in %u of 200", nlogn);

@@ -6,7 +6,7 @@
  * are both named, ranked by their share of the added latency; a nested
  * chain names its deepest function and shows the chain; tests of one
  * function on a path merge into one interval. Also the statistics behind
- * them (analysis/evidence.c) against values computed by hand.
+ * them (analysis/stats/evidence.c) against values computed by hand.
  */
 #include <math.h>
 #include <stdint.h>

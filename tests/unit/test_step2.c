@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Step 2 (analysis/step2.c) on hand-made resource samples. */
+/* Step 2 (analysis/diagnosis/step2.c) on hand-made resource samples. */
 #include <math.h>
 #include <stdint.h>
 #include "testlib.h"

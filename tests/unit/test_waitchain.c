@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * analysis/waitchain.c on hand-written timelines: one test per rule of
+ * analysis/waits/waitchain.c on hand-written timelines: one test per rule of
  * docs/analysis.md, "Wait chains" (a recursive chain, an interrupt waker, a cycle,
  * a runnable waker, an untraced waker, the depth limit) and time conserved
  * on random timelines. Threads: A = tid 10 (the runs' thread, pid 10),
@@ -202,13 +202,13 @@ static void check_conserved(const struct waitchain *wc, size_t nruns)
 		size_t used = 0;
 
 		for (size_t i = 0; i < waitchain__nwaits(wc, r); i++) {
-			const struct wc_wait *w = waitchain__wait(wc, r, i);
+			const struct waitchain_wait *w = waitchain__wait(wc, r, i);
 			uint64_t at = w->start_ns, sum = 0;
 
 			CHECK(w->first == used, "run %zu wait %zu: first %u, not %zu", r, i,
 			      w->first, used);
 			for (size_t k = w->first; k < w->first + w->n; k++) {
-				const struct wc_piece *p = waitchain__piece(wc, r, k);
+				const struct waitchain_piece *p = waitchain__piece(wc, r, k);
 
 				CHECK(p && p->start_ns == at, "run %zu wait %zu piece %zu: a gap",
 				      r, i, k);
@@ -231,7 +231,7 @@ static void check_conserved(const struct waitchain *wc, size_t nruns)
 
 struct want {
 	uint32_t blocker;
-	enum wc_state state;
+	enum waitchain_state state;
 	uint16_t reason, depth;
 	double start, ms; /* after T0 */
 };
@@ -241,17 +241,17 @@ static void check_pieces(const struct waitchain *wc, size_t run, const struct wa
 	CHECK(waitchain__npieces(wc, run) == n, "run %zu: %zu pieces, want %zu", run,
 	      waitchain__npieces(wc, run), n);
 	for (size_t i = 0; i < n && i < waitchain__npieces(wc, run); i++) {
-		const struct wc_piece *p = waitchain__piece(wc, run, i);
+		const struct waitchain_piece *p = waitchain__piece(wc, run, i);
 
 		CHECK(p->blocker_tid == want[i].blocker && p->state == want[i].state &&
 			      p->reason == want[i].reason && p->depth == want[i].depth &&
 			      p->start_ns == T0 + MS(want[i].start) && p->ns == MS(want[i].ms),
 		      "run %zu piece %zu: tid %u %s reason %u depth %u at %.3f ms, %.3f ms; want "
 		      "tid %u %s reason %u depth %u at %.3f ms, %.3f ms",
-		      run, i, p->blocker_tid, wc_state_name(p->state), p->reason, p->depth,
+		      run, i, p->blocker_tid, waitchain__state_name(p->state), p->reason, p->depth,
 		      (double)(p->start_ns - T0) / 1e6, (double)p->ns / 1e6, want[i].blocker,
-		      wc_state_name(want[i].state), want[i].reason, want[i].depth, want[i].start,
-		      want[i].ms);
+		      waitchain__state_name(want[i].state), want[i].reason, want[i].depth,
+		      want[i].start, want[i].ms);
 	}
 }
 
@@ -281,11 +281,11 @@ TEST(ran_in_function_synthetic)
 	};
 	static const struct run runs[] = {{0, MS(20)}};
 	static const struct want want[] = {
-		{B, WC_RAN, 0, 1, 1, 2},
-		{0, WC_DEVICE, XLP_C_TIMER, 2, 3, 2},
-		{B, WC_RAN, 0, 1, 5, 6},
+		{B, WAITCHAIN_RAN, 0, 1, 1, 2},
+		{0, WAITCHAIN_DEVICE, XLP_C_TIMER, 2, 3, 2},
+		{B, WAITCHAIN_RAN, 0, 1, 5, 6},
 	};
-	struct wc_blocker *b = NULL;
+	struct waitchain_blocker *b = NULL;
 	uint8_t slow[1] = {1};
 	struct dataset *ds;
 	struct waitchain *wc;
@@ -340,10 +340,10 @@ TEST(recursive_chain_synthetic)
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
 	static const struct run runs[] = {{0, MS(25)}};
 	static const struct want want[] = {
-		{0, WC_DEVICE, XLP_C_DISK, 2, 1, 18},
-		{B, WC_CPU_WAIT, 0, 1, 19, 1},
-		{B, WC_RAN, 0, 1, 20, 1},
-		{A, WC_CPU_WAIT, 0, 0, 21, 1},
+		{0, WAITCHAIN_DEVICE, XLP_C_DISK, 2, 1, 18},
+		{B, WAITCHAIN_CPU_WAIT, 0, 1, 19, 1},
+		{B, WAITCHAIN_RAN, 0, 1, 20, 1},
+		{A, WAITCHAIN_CPU_WAIT, 0, 0, 21, 1},
 	};
 	struct dataset *ds;
 	struct waitchain *wc =
@@ -384,9 +384,9 @@ TEST(interrupt_waker_synthetic)
 	};
 	static const struct run runs[] = {{0, MS(20)}};
 	static const struct want want[] = {
-		{0, WC_DEVICE, XLP_C_TIMER, 1, 1, 10},
-		{0, WC_DEVICE, XLP_C_DISK, 1, 12, 5},
-		{A, WC_CPU_WAIT, 0, 0, 17, 0.5},
+		{0, WAITCHAIN_DEVICE, XLP_C_TIMER, 1, 1, 10},
+		{0, WAITCHAIN_DEVICE, XLP_C_DISK, 1, 12, 5},
+		{A, WAITCHAIN_CPU_WAIT, 0, 0, 17, 0.5},
 	};
 	struct dataset *ds;
 	struct waitchain *wc =
@@ -436,18 +436,18 @@ TEST(cycle_synthetic)
 	};
 	static const struct run runs[] = {{0, MS(20)}, {MS(100), MS(20)}};
 	static const struct want want1[] = {
-		{A, WC_CYCLE, 0, 2, 1, 8},
-		{B, WC_RAN, 0, 1, 9, 2},
-		{A, WC_CPU_WAIT, 0, 0, 11, 0.5},
+		{A, WAITCHAIN_CYCLE, 0, 2, 1, 8},
+		{B, WAITCHAIN_RAN, 0, 1, 9, 2},
+		{A, WAITCHAIN_CPU_WAIT, 0, 0, 11, 0.5},
 	};
 	/* B slept from 12 on: over [101, 106) through C, which was asleep
 	 * [100.5, 104) woken by B (on the chain), then ran [104, 105), asleep
 	 * again [105, 106) until it woke B: the thread it ended is B */
 	static const struct want want2[] = {
-		{B, WC_CYCLE, 0, 3, 101, 3},
-		{C, WC_RAN, 0, 2, 104, 1},
-		{C, WC_ASLEEP, 0, 2, 105, 1},
-		{B, WC_RAN, 0, 1, 106, 2},
+		{B, WAITCHAIN_CYCLE, 0, 3, 101, 3},
+		{C, WAITCHAIN_RAN, 0, 2, 104, 1},
+		{C, WAITCHAIN_ASLEEP, 0, 2, 105, 1},
+		{B, WAITCHAIN_RAN, 0, 1, 106, 2},
 	};
 	struct dataset *ds;
 	struct waitchain *wc =
@@ -476,7 +476,7 @@ TEST(runnable_waker_synthetic)
 	struct ev ev[64];
 	struct run runs[4];
 	size_t n = 0;
-	struct wc_blocker *b = NULL;
+	struct waitchain_blocker *b = NULL;
 	size_t nb = 0;
 	uint8_t slow[4] = {0, 0, 0, 1};
 	struct dataset *ds = NULL;
@@ -500,8 +500,8 @@ TEST(runnable_waker_synthetic)
 	for (int i = 0; i < 4; i++) {
 		double t = 100.0 * i, q = i == 3 ? 30 : 2;
 		const struct want want[] = {
-			{B, WC_CPU_WAIT, 0, 1, t + 1, q},
-			{B, WC_RAN, 0, 1, t + 1 + q, 2},
+			{B, WAITCHAIN_CPU_WAIT, 0, 1, t + 1, q},
+			{B, WAITCHAIN_RAN, 0, 1, t + 1 + q, 2},
 		};
 
 		check_pieces(wc, (size_t)i, want, 2);
@@ -509,13 +509,14 @@ TEST(runnable_waker_synthetic)
 	check_conserved(wc, 4);
 	REQUIRE(!waitchain__blockers(wc, slow, &b, &nb), "waitchain__blockers");
 	REQUIRE(nb == 2, "%zu blockers", nb);
-	CHECK(b[0].blocker_tid == B && b[0].state == WC_CPU_WAIT && b[0].waker_tid == B,
-	      "top blocker: tid %u %s", b[0].blocker_tid, wc_state_name(b[0].state));
+	CHECK(b[0].blocker_tid == B && b[0].state == WAITCHAIN_CPU_WAIT && b[0].waker_tid == B,
+	      "top blocker: tid %u %s", b[0].blocker_tid, waitchain__state_name(b[0].state));
 	CHECK(b[0].slow_ns == MS(30) && b[0].fast_ns == 3 * MS(2), "%.0f %.0f", b[0].slow_ns,
 	      b[0].fast_ns);
 	CHECK(b[0].slow_runs == 1 && b[0].fast_runs == 3, "%u %u", b[0].slow_runs, b[0].fast_runs);
-	CHECK(b[1].state == WC_RAN && b[1].slow_ns == MS(2) && b[1].fast_ns == 3 * MS(2),
-	      "second: %s %.0f %.0f", wc_state_name(b[1].state), b[1].slow_ns, b[1].fast_ns);
+	CHECK(b[1].state == WAITCHAIN_RAN && b[1].slow_ns == MS(2) && b[1].fast_ns == 3 * MS(2),
+	      "second: %s %.0f %.0f", waitchain__state_name(b[1].state), b[1].slow_ns,
+	      b[1].fast_ns);
 cleanup:
 	free(b);
 	waitchain__free(wc);
@@ -552,14 +553,14 @@ TEST(untraced_waker_synthetic)
 	static const struct name nm[] = {
 		{50, 50, "kworker/0:1", true}, {51, 51, "peer", true}, {52, 52, "other", true}};
 	static const struct run runs[] = {{0, MS(20)}, {MS(100), MS(20)}, {MS(200), MS(20)}};
-	static const struct want want1[] = {{50, WC_UNTRACED, 0, 1, 1, 10}};
+	static const struct want want1[] = {{50, WAITCHAIN_UNTRACED, 0, 1, 1, 10}};
 	static const struct want want2[] = {
-		{51, WC_UNTRACED, 0, 1, 101, 3},
-		{51, WC_RAN, 0, 1, 104, 7},
+		{51, WAITCHAIN_UNTRACED, 0, 1, 101, 3},
+		{51, WAITCHAIN_RAN, 0, 1, 104, 7},
 	};
 	static const struct want want3[] = {
-		{52, WC_ASLEEP, 0, 1, 201, 4},
-		{52, WC_RAN, 0, 1, 205, 2},
+		{52, WAITCHAIN_ASLEEP, 0, 1, 201, 4},
+		{52, WAITCHAIN_RAN, 0, 1, 205, 2},
 	};
 	struct dataset *ds;
 	struct waitchain *wc =
@@ -611,10 +612,10 @@ TEST(depth_limit_synthetic)
 	/* A <- 11 <- 12 <- 13 (asleep to 18 ms, not followed), each then on a CPU */
 	{
 		const struct want want[] = {
-			{13, WC_DEPTH, XLP_C_IPC, 3, 1, 17},
-			{13, WC_RAN, 0, 3, 18, 1},
-			{12, WC_RAN, 0, 2, 19, 1},
-			{11, WC_RAN, 0, 1, 20, 1},
+			{13, WAITCHAIN_DEPTH, XLP_C_IPC, 3, 1, 17},
+			{13, WAITCHAIN_RAN, 0, 3, 18, 1},
+			{12, WAITCHAIN_RAN, 0, 2, 19, 1},
+			{11, WAITCHAIN_RAN, 0, 1, 20, 1},
 		};
 
 		check_pieces(wc, 0, want, 4);
@@ -627,10 +628,10 @@ TEST(depth_limit_synthetic)
 	wc = chains("depth8.xlp", ev, n, NULL, 0, runs, 1, 0, &ds);
 	if (!wc)
 		goto cleanup;
-	CHECK(waitchain__piece(wc, 0, 0)->depth == WC_MAX_DEPTH &&
-		      waitchain__piece(wc, 0, 0)->state == WC_DEPTH,
+	CHECK(waitchain__piece(wc, 0, 0)->depth == WAITCHAIN_MAX_DEPTH &&
+		      waitchain__piece(wc, 0, 0)->state == WAITCHAIN_DEPTH,
 	      "first piece: depth %u %s", waitchain__piece(wc, 0, 0)->depth,
-	      wc_state_name(waitchain__piece(wc, 0, 0)->state));
+	      waitchain__state_name(waitchain__piece(wc, 0, 0)->state));
 	check_conserved(wc, 1);
 cleanup:
 	waitchain__free(wc);

@@ -12,11 +12,15 @@
  * of roundtrip(), a function with an ordinary prologue that a tracer may
  * mark. --wait-signal prints "READY <pid>" and waits for SIGUSR1 first.
  *
- * stdout: ROUNDTRIPS <N> <elapsed_ns> <ns_per_rt>
+ * stdout: ROUNDTRIPS <N> <elapsed_ns> <ns_per_rt> <cpu_ns_per_rt>: the CPU
+ * time of both sides per round trip too, which the scheduler programs and
+ * switches add to and another process preempting them (a loaded machine)
+ * does not.
  */
 #include "wl.h" /* first: it defines _GNU_SOURCE */
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 struct opts {
@@ -127,7 +131,8 @@ int main(int argc, char **argv)
 {
 	pthread_t echo;
 	pid_t child = 0;
-	uint64_t t0;
+	uint64_t t0, c0;
+	struct rusage ru;
 
 	parse_args(argc, argv);
 	/* blocked before the echo thread exists, so sigwait() gets it */
@@ -143,6 +148,8 @@ int main(int argc, char **argv)
 		wl_announce_wait("READY");
 
 	t0 = wl_now_ns();
+	/* both threads; the echo process's, when it is one, from its rusage */
+	c0 = wl_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 0; i < o.roundtrips; i++)
 		roundtrip();
 	t0 = wl_now_ns() - t0;
@@ -152,7 +159,11 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	else
 		pthread_join(echo, NULL);
-	printf("ROUNDTRIPS %ld %llu %.1f\n", o.roundtrips, (unsigned long long)t0,
-	       (double)t0 / o.roundtrips);
+	c0 = wl_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	if (o.procs && !getrusage(RUSAGE_CHILDREN, &ru))
+		c0 += (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NS_PER_S +
+		      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+	printf("ROUNDTRIPS %ld %llu %.1f %.1f\n", o.roundtrips, (unsigned long long)t0,
+	       (double)t0 / o.roundtrips, (double)c0 / o.roundtrips);
 	return 0;
 }

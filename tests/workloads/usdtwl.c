@@ -10,6 +10,7 @@
  *   usdtwl --bench N   (make bench) N calls of an empty cheap() between
  *                      probes xlpwl:cheap__start and xlpwl:cheap__done, timed:
  *                      READY <pid>, SIGUSR1, then BENCH <N> <elapsed_ns> <ns_per_call>
+ *                      <cpu_ns_per_call>
  * Prints "SEMA <address of tick's semaphore>", then READY <pid> and waits
  * for SIGUSR1; with --calls prints "CALLS n TICKS t BETA b" and DONE <pid>
  * at the end and waits again.
@@ -45,15 +46,19 @@ MARKED static void cheap(unsigned long i)
 /* make bench: the cost of a probed call, as funcs --bench times cheap() */
 static int bench(unsigned long n)
 {
-	uint64_t t0;
+	uint64_t t0, c0;
 
 	wl_block_usr1();
 	wl_announce_wait("READY");
 	t0 = wl_now_ns();
+	c0 = wl_cpu_ns();
 	for (unsigned long i = 0; i < n; i++)
 		cheap(i);
 	t0 = wl_now_ns() - t0;
-	printf("BENCH %lu %llu %.1f\n", n, (unsigned long long)t0, n ? (double)t0 / n : 0.0);
+	c0 = wl_cpu_ns() - c0;
+	/* and the thread's CPU time per call, as funcs --bench */
+	printf("BENCH %lu %llu %.1f %.1f\n", n, (unsigned long long)t0, n ? (double)t0 / n : 0.0,
+	       n ? (double)c0 / n : 0.0);
 	return 0;
 }
 

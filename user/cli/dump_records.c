@@ -277,6 +277,44 @@ static void rec_task(struct dump *d, const struct xlp_hdr *h)
 	field_comm(d, "comm", r->comm);
 }
 
+/* cpusched: a switch, wakeup or new task of any thread on a traced CPU */
+static void rec_cpusched(struct dump *d, const struct xlp_hdr *h)
+{
+	static const char *const kinds[][3] = {
+		[XLP_CPUS_SWITCH] = {"switch", "prev", "next"},
+		[XLP_CPUS_WAKING] = {"waking", "waker", "woken"},
+		[XLP_CPUS_NEWTASK] = {"newtask", "parent", "child"},
+	};
+	const struct xlp_cpusched_rec *r = (const void *)h;
+	const char *const *k =
+		r->kind < ARRAY_SIZE(kinds) && kinds[r->kind][0] ? kinds[r->kind] : NULL;
+	char name[32];
+
+	if (k)
+		dump__cstr(d, "kind", k[0]);
+	else
+		dump__u64(d, "kind", r->kind);
+	dump__u64(d, "time_ns", r->time_ns);
+	for (int i = 0; i < 2; i++) {
+		const struct xlp_cpusched_task *t = i ? &r->b : &r->a;
+		const char *who = k ? k[1 + i] : i ? "b" : "a";
+
+		snprintf(name, sizeof(name), "%s_tid", who);
+		dump__u64(d, name, t->tid);
+		snprintf(name, sizeof(name), "%s_pid", who);
+		dump__u64(d, name, t->pid);
+		snprintf(name, sizeof(name), "%s_prio", who);
+		dump__s64(d, name, t->prio);
+		snprintf(name, sizeof(name), "%s_comm", who);
+		field_comm(d, name, t->comm);
+	}
+	dump__u64(d,
+		  r->kind == XLP_CPUS_SWITCH   ? "prev_state"
+		  : r->kind == XLP_CPUS_WAKING ? "target_cpu"
+					       : "clone_flags",
+		  r->arg);
+}
+
 static void rec_taskev(struct dump *d, const struct xlp_hdr *h)
 {
 	const struct xlp_taskev_rec *r = (const void *)h;
@@ -400,6 +438,7 @@ static const struct rec_kind kinds[] = {
 	[XLP_R_LAG] = {"lag", sizeof(struct xlp_lag_rec), rec_lag},
 	[XLP_R_THIEF] = {"thief", sizeof(struct xlp_thief_rec), rec_thief},
 	[XLP_R_MARKER] = {"marker", sizeof(struct xlp_marker_rec), rec_marker},
+	[XLP_R_CPUSCHED] = {"cpusched", sizeof(struct xlp_cpusched_rec), rec_cpusched},
 };
 
 void dump__record(struct dump *d, const struct xlp_hdr *h)

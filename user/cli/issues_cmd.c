@@ -61,7 +61,7 @@ static int parse_args(int argc, char **argv, struct issues_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->lag_ns = 0; /* each trace's own (analysis/issues.h) */
+	o->lag_ns = 0; /* each trace's own (analysis/issues/issues.h) */
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {

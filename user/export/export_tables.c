@@ -86,7 +86,7 @@ struct tt {
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
-/* lags and issues analyse each trace (analysis/issues.h): asked for by name only */
+/* lags and issues analyse each trace (analysis/issues/issues.h): asked for by name only */
 static bool wants(const struct tt *e, enum tt_table t)
 {
 	return (e->table < 0 && t != TT_LAGS && t != TT_ISSUES) || e->table == (int)t;
@@ -453,7 +453,8 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 
 /* One piece of a wait of run `run` (its index in the trace, from 1). */
 static void row_wait(struct tt *e, const struct tt_trace *t, const struct dataset *ds, size_t run,
-		     const struct ds_run *r, const struct wc_wait *wt, const struct wc_piece *p)
+		     const struct ds_run *r, const struct waitchain_wait *wt,
+		     const struct waitchain_piece *p)
 {
 	bool fn = p->func != DS_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
 	struct tw *w = &e->w;
@@ -469,7 +470,7 @@ static void row_wait(struct tt *e, const struct tt_trace *t, const struct datase
 	tw__u64(w, "start_ns", p->start_ns);
 	tw__u64(w, "ns", p->ns);
 	tw__u64(w, "depth", p->depth);
-	tw__str(w, "state", wc_state_name(p->state));
+	tw__str(w, "state", waitchain__state_name(p->state));
 	tw__str(w, "reason", p->reason && p->reason < XLP_NR_CTR ? xlp_ctr_names[p->reason] : NULL);
 	tw__u64(w, "blocker_pid", p->blocker_pid);
 	tw__u64(w, "blocker_tid", p->blocker_tid);
@@ -507,7 +508,7 @@ static int rows_waits(struct tt *e, struct tt_trace *t)
 	} else {
 		for (size_t run = 0; run < dataset__nruns(ds); run++)
 			for (size_t i = 0; i < waitchain__nwaits(wc, run); i++) {
-				const struct wc_wait *wt = waitchain__wait(wc, run, i);
+				const struct waitchain_wait *wt = waitchain__wait(wc, run, i);
 
 				for (size_t k = wt->first; k < wt->first + wt->n; k++) {
 					row_wait(e, t, ds, run + 1, dataset__run(ds, run), wt,
@@ -611,8 +612,8 @@ static void csv_header(struct tt *e)
 	else if (e->table == TT_THREADS)
 		row_thread(e, &t, &(struct xlp_thread_rec){0});
 	else if (e->table == TT_WAITS)
-		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct wc_wait){0},
-			 &(struct wc_piece){0});
+		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct waitchain_wait){0},
+			 &(struct waitchain_piece){0});
 	else if (e->table == TT_LAGS)
 		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});
 	else if (e->table == TT_ISSUES)

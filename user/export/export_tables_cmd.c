@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, struct tt_args *a)
 	};
 	int c, opterr_was = opterr, ret = -1;
 
-	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues.h) */
+	/* lag 0: each trace's own --lag, else 100 ms (analysis/issues/issues.h) */
 	*a = (struct tt_args){.table = -1, .lag_ns = 0};
 	optind = 1;
 	opterr = 0; /* one line of ours, not getopt's too */

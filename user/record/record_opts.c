@@ -134,9 +134,13 @@ static const char help[] =
 	"                           with the state left in, wakeups with the waker and\n"
 	"                           the sleep's reason, block requests issued and\n"
 	"                           completed, CPU frequency changes (32 bytes each,\n"
-	"                           lost ones counted in rb_full), for 'xlprobe export\n"
-	"                           --perfetto'. Without it the trace holds totals and\n"
-	"                           calls only\n"
+	"                           lost ones counted in rb_full); and every switch,\n"
+	"                           wakeup and new task of any thread on the CPUs the\n"
+	"                           traced threads ran on (80 bytes each), for\n"
+	"                           'xlprobe export --perfetto'. Without it the trace\n"
+	"                           holds totals and calls only\n"
+	"      --no-cpu-sched       with --timeline: not every switch of the traced\n"
+	"                           threads' CPUs, only theirs and their wakers'\n"
 	"      --no-waker-history   with --timeline: a waker outside the traced threads\n"
 	"                           is on the timeline from its first wakeup of one on\n"
 	"                           only. By default its last 32 scheduling events\n"
@@ -391,6 +395,9 @@ static int parse_one(int c, const char *arg, struct record_opts *o)
 	case 'H':
 		o->no_waker_history = true;
 		return 0;
+	case 'X':
+		o->no_cpu_sched = true;
+		return 0;
 	case 'R':
 		if (!strcmp(arg, "off")) {
 			o->realtime = XLP_RT_OFF;
@@ -513,6 +520,8 @@ static int check(struct record_opts *o)
 	if (o->no_waker_history && !o->timeline)
 		return bad("--no-waker-history without --timeline%s: add --timeline, or drop it",
 			   "");
+	if (o->no_cpu_sched && !o->timeline)
+		return bad("--no-cpu-sched without --timeline%s: add --timeline, or drop it", "");
 	if (o->no_sample && o->sample_hz)
 		return bad("both --no-sample and --sample/--freq given%s: keep one", "");
 	/* no function marked but the runs': the samples find the functions */
@@ -587,6 +596,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{"timeline", no_argument, NULL, 'T'},
 		{"no-prewake", no_argument, NULL, 'W'},
 		{"no-waker-history", no_argument, NULL, 'H'},
+		{"no-cpu-sched", no_argument, NULL, 'X'},
 		{"realtime", required_argument, NULL, 'R'},
 		{"stack-copy", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},

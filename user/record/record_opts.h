@@ -47,6 +47,7 @@ struct record_opts {
 	bool timeline;		   /* --timeline: scheduling events (XLP_R_SCHED) */
 	uint32_t sample_bound_ppm; /* --sample-overhead, parts per million of CPU time */
 	bool no_waker_history;	   /* --no-waker-history: no untraced waker's past events */
+	bool no_cpu_sched;	   /* --no-cpu-sched: not every switch of the traced CPUs */
 	bool no_prewake;	   /* --no-prewake: runs start at their handler's entry */
 	/* --realtime: the reader's SCHED_FIFO priority from the start (1-99),
 	 * XLP_RT_OFF never, XLP_RT_AUTO (default) 1 once it falls behind */

@@ -1,58 +1,30 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The BPF session: the skeleton opened, configured and attached to what
+ * the kernel can run, targets added, the ring buffer drained, the state
+ * at stop collected (session_funcs.c, session_counts.c and
+ * session_sample.c hold the rest of struct session).
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "xlprobe.h"
-#include "xlprobe.skel.h"
 #include "marker.h"
 #include "log.h"
-#include "session.h"
 #include "testhooks.h"
 #include "trace.h"
 #include "uprobe_multi.h"
+#include "session_impl.h"
 #include "util.h"
-
-#define MAX_LINKS 64
-#define ITER_BUF (96 * 1024) /* > bpf_seq_read's 8 pages + the largest record (64 KiB) */
-
-/* A perf-event uprobe's libbpf link, or a uprobe_multi link's fd. */
-struct func_link {
-	struct bpf_link *link;
-	int fd;
-	pid_t pid;
-};
-
-struct session {
-	struct xlprobe_bpf *skel;
-	struct ring_buffer *rb;
-	struct bpf_link *links[MAX_LINKS]; /* tracepoints, for the whole session */
-	int nlinks;
-	/* record --sample: a perf event per CPU, owned by its link */
-	struct bpf_link **sample_links;
-	int *sample_fds; /* their perf events, whose period the sampler adapts */
-	int nsample;
-	struct func_link *flinks; /* uprobes, until detached */
-	size_t nflinks, cap_flinks;
-	bool umulti; /* uprobes through uprobe_multi links */
-	uint32_t features;
-	char notes[1024];
-	session_record_fn on_record;
-	void *ctx;
-	uint64_t rb_records, rb_bytes; /* delivered by the ring buffer so far */
-};
 
 /* Scheduler tracepoints every recording needs, by their BTF typedef. */
 static const char *const required_tps[] = {
@@ -330,12 +302,18 @@ static int tp_nparams(struct btf *vmlinux, const char *tp)
  * where it has one, the task's state re-read otherwise
  * (bpf/core_fixes.bpf.h). XLPROBE_TEST_OLD_SWITCH forces the second here.
  */
-static void select_switch(struct session *s, struct btf *vmlinux)
+static void select_switch(struct session *s, struct btf *vmlinux, bool cpu_sched)
 {
 	bool old = tp_nparams(vmlinux, "sched_switch") < 5 || xlp_test_hook("OLD_SWITCH");
+	struct xlprobe_bpf *k = s->skel;
 
-	bpf_program__set_autoload(
-		old ? s->skel->progs.xlp_sched_switch : s->skel->progs.xlp_sched_switch_old, false);
+	bpf_program__set_autoload(old ? k->progs.xlp_sched_switch : k->progs.xlp_sched_switch_old,
+				  false);
+	/* record --timeline's every switch of the traced CPUs: its programs or none */
+	bpf_program__set_autoload(k->progs.xlp_cpu_switch, cpu_sched && !old);
+	bpf_program__set_autoload(k->progs.xlp_cpu_switch_old, cpu_sched && old);
+	bpf_program__set_autoload(k->progs.xlp_cpu_waking, cpu_sched);
+	bpf_program__set_autoload(k->progs.xlp_cpu_newtask, cpu_sched);
 	if (old)
 		add_note(s, "sched_switch has no prev_state argument (kernel before 5.18): a "
 			    "sleep that ends as it begins may count as a preemption");
@@ -387,11 +365,12 @@ static void select_uprobes(struct session *s, struct btf *vmlinux)
 }
 
 /* Before load: programs whose tracepoints the kernel lacks stay unloaded. */
-static void select_programs(struct session *s, struct btf *vmlinux, uint32_t *wanted)
+static void select_programs(struct session *s, struct btf *vmlinux, bool cpu_sched,
+			    uint32_t *wanted)
 {
 	const char *hide = xlp_test_hook("HIDE_TP") ?: "";
 
-	select_switch(s, vmlinux);
+	select_switch(s, vmlinux, cpu_sched);
 	select_uprobes(s, vmlinux);
 
 	*wanted = XLP_FEAT_BLOCK | XLP_FEAT_BINDER;
@@ -522,7 +501,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	drop = xlp_test_hook("DROP_SWITCH");
 	if (drop)
 		s->skel->rodata->cfg_test_drop_switch = (__u32)strtoul(drop, NULL, 10);
-	select_programs(s, vmlinux, &wanted);
+	select_programs(s, vmlinux, opts->timeline && opts->cpu_sched, &wanted);
 	configure_markers(s, opts);
 	/* off-CPU user stacks taken as the thread returns to user space: see
 	 * cfg_offcpu_lazy; without the tracepoint, at every switch-out */
@@ -611,278 +590,6 @@ int session__follow_children(struct session *s)
 	return add_proc(s, (uint32_t)getpid());
 }
 
-/* Room for n more uprobe links. */
-static int flinks_reserve(struct session *s, size_t n)
-{
-	size_t cap = s->cap_flinks ? s->cap_flinks : 64;
-	struct func_link *l;
-
-	while (cap < s->nflinks + n)
-		cap *= 2;
-	if (cap == s->cap_flinks)
-		return 0;
-	l = realloc(s->flinks, cap * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	s->flinks = l;
-	s->cap_flinks = cap;
-	return 0;
-}
-
-static void flink_close(struct func_link *l)
-{
-	if (l->link)
-		bpf_link__destroy(l->link);
-	else
-		close(l->fd);
-}
-
-/* Closes the links from index from on: what a failed attach had set. */
-static void flinks_truncate(struct session *s, size_t from)
-{
-	while (s->nflinks > from)
-		flink_close(&s->flinks[--s->nflinks]);
-}
-
-/* Per function, a perf-event uprobe and uretprobe (kernels before 6.6). */
-static int attach_perf(struct session *s, const struct session_func *f, pid_t pid, char *err,
-		       size_t errlen)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = XLP_COOKIE(f->id, f->flags));
-
-	/*
-	 * Return probe first: a return whose entry was not seen is ignored
-	 * (bpf/calls.bpf.c), an entry whose return is not seen would leave a
-	 * frame behind, in a process that runs while we attach.
-	 */
-	for (int ret = 1; ret >= 0; ret--) {
-		struct bpf_program *p =
-			ret ? s->skel->progs.xlp_func_return : s->skel->progs.xlp_func_entry;
-		struct bpf_link *l;
-
-		uo.retprobe = ret;
-		l = bpf_program__attach_uprobe_opts(p, pid, f->binary, (size_t)f->offset, &uo);
-		if (!l) {
-			int e = -errno;
-
-			snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s",
-				 f->binary, (unsigned long long)f->offset, strerror(-e));
-			return e;
-		}
-		s->flinks[s->nflinks++] = (struct func_link){.link = l, .fd = -1, .pid = pid};
-	}
-	return 0;
-}
-
-/*
- * The n functions of one binary (idx into f) through two uprobe_multi
- * links, returns first (as attach_perf). When the kernel refuses them,
- * each function is tried alone, so that the message names the one it
- * refused.
- */
-static int attach_multi(struct session *s, const struct session_func *f, const size_t *idx,
-			size_t n, pid_t pid, char *err, size_t errlen)
-{
-	uint64_t *off = calloc(n, sizeof(*off)), *cookie = calloc(n, sizeof(*cookie));
-	const char *bin = f[idx[0]].binary;
-	int e = 0;
-
-	if (!off || !cookie) {
-		e = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n; i++) {
-		off[i] = f[idx[i]].offset;
-		cookie[i] = XLP_COOKIE(f[idx[i]].id, f[idx[i]].flags);
-	}
-	for (int ret = 1; ret >= 0 && !e; ret--) {
-		struct bpf_program *p = ret ? s->skel->progs.xlp_func_return_multi
-					    : s->skel->progs.xlp_func_entry_multi;
-		int fd = uprobe_multi__attach(bpf_program__fd(p), bin, off, cookie, (uint32_t)n,
-					      ret, pid);
-
-		if (fd >= 0) {
-			s->flinks[s->nflinks++] = (struct func_link){.fd = fd, .pid = pid};
-			continue;
-		}
-		e = fd;
-		for (size_t i = 0; i < n && n > 1; i++) {
-			fd = uprobe_multi__attach(bpf_program__fd(p), bin, &off[i], &cookie[i], 1,
-						  ret, pid);
-			if (fd < 0) {
-				e = fd;
-				snprintf(err, errlen, "cannot place a uprobe on %s at 0x%llx: %s",
-					 bin, (unsigned long long)off[i], strerror(-e));
-				goto cleanup;
-			}
-			close(fd);
-		}
-		snprintf(err, errlen, "cannot place %zu uprobes on %s: %s", n, bin, strerror(-e));
-	}
-cleanup:
-	free(off);
-	free(cookie);
-	return e;
-}
-
-int session__attach_funcs(struct session *s, const struct session_func *f, size_t n, pid_t pid,
-			  char *err, size_t errlen)
-{
-	size_t from = s->nflinks, *idx = NULL;
-	bool *done = NULL;
-	int e = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (f[i].id >= XLP_MAX_FUNCS) {
-			snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
-			return -E2BIG;
-		}
-	/* two links per function at most (per-function links) */
-	idx = calloc(n ? n : 1, sizeof(*idx));
-	done = calloc(n ? n : 1, sizeof(*done));
-	if (!idx || !done || flinks_reserve(s, 2 * n)) {
-		snprintf(err, errlen, "out of memory");
-		e = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n && !e; i++) {
-		size_t k = 0;
-
-		if (!s->umulti) {
-			e = attach_perf(s, &f[i], pid, err, errlen);
-			continue;
-		}
-		if (done[i])
-			continue;
-		/* every function of this binary: one pair of links */
-		for (size_t j = i; j < n; j++)
-			if (!done[j] && !strcmp(f[j].binary, f[i].binary)) {
-				done[j] = true;
-				idx[k++] = j;
-			}
-		e = attach_multi(s, f, idx, k, pid, err, errlen);
-	}
-	if (e)
-		flinks_truncate(s, from);
-cleanup:
-	free(idx);
-	free(done);
-	return e;
-}
-
-#define MAX_CLOSERS 32
-
-struct closer {
-	struct func_link *l;
-	size_t n, first, step;
-};
-
-static void *closer_run(void *arg)
-{
-	const struct closer *c = arg;
-
-	for (size_t i = c->first; i < c->n; i += c->step)
-		flink_close(&c->l[i]);
-	return NULL;
-}
-
-/*
- * Each close waits for the kernel's grace periods (two uprobe_multi
- * links: ~40 ms each here, a perf-event uprobe ~110 ms); closes waiting
- * at the same time wait for the same ones. So the links are closed by
- * up to MAX_CLOSERS threads at once, this one included; a thread that
- * cannot be created leaves its share to this one.
- */
-static void flinks_close(struct func_link *l, size_t n)
-{
-	size_t nt = n < MAX_CLOSERS ? n : MAX_CLOSERS;
-	struct closer c[MAX_CLOSERS];
-	pthread_t t[MAX_CLOSERS];
-	bool started[MAX_CLOSERS] = {};
-
-	for (size_t k = 0; k < nt; k++)
-		c[k] = (struct closer){.l = l, .n = n, .first = k, .step = nt};
-	for (size_t k = 1; k < nt; k++)
-		started[k] = !pthread_create(&t[k], NULL, closer_run, &c[k]);
-	for (size_t k = 0; k < nt; k++)
-		if (!started[k])
-			closer_run(&c[k]);
-	for (size_t k = 1; k < nt; k++)
-		if (started[k])
-			pthread_join(t[k], NULL);
-}
-
-int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const char *binary,
-			 const char *provider, const char *begin, const char *end, int filter_arg,
-			 const char *filter, pid_t pid, char *err, size_t errlen)
-{
-	LIBBPF_OPTS(bpf_usdt_opts, uo);
-	struct xlp_usdt_filter f = {0};
-	int ret;
-
-	if (id >= XLP_MAX_FUNCS) {
-		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
-		return -E2BIG;
-	}
-	if (filter_arg >= 0) {
-		f.arg = (uint32_t)filter_arg;
-		f.len = (uint32_t)strnlen(filter, sizeof(f.s) - 1);
-		memcpy(f.s, filter, f.len);
-		flags |= XLP_COOKIE_USDT_FILTER;
-		ret = bpf_map__update_elem(s->skel->maps.usdt_filters, &id, sizeof(id), &f,
-					   sizeof(f), BPF_ANY);
-		if (ret) {
-			snprintf(err, errlen, "cannot set the filter of %s:%s: %s", provider, begin,
-				 strerror(-ret));
-			return ret;
-		}
-	}
-	if (flinks_reserve(s, 2)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	uo.usdt_cookie = (long)XLP_COOKIE(id, flags);
-	/* the end first, as attach_perf's return probe */
-	for (int i = end ? 1 : 0; i >= 0; i--) {
-		struct bpf_program *p = i     ? s->skel->progs.xlp_usdt_end
-					: end ? s->skel->progs.xlp_usdt_begin
-					      : s->skel->progs.xlp_usdt_point;
-		const char *name = i ? end : begin;
-		struct bpf_link *l = bpf_program__attach_usdt(p, pid, binary, provider, name, &uo);
-
-		if (!l) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot attach USDT probe %s:%s of %s: %s", provider,
-				 name, binary, strerror(-ret));
-			return ret;
-		}
-		s->flinks[s->nflinks++] = (struct func_link){.link = l, .pid = pid};
-	}
-	return 0;
-}
-
-void session__detach_funcs(struct session *s, pid_t pid)
-{
-	size_t kept = 0, n = s->nflinks;
-	struct func_link *gone = malloc((n ? n : 1) * sizeof(*gone));
-	size_t ngone = 0;
-
-	/* closing a link unregisters its uprobes: the process's breakpoints
-	 * go with them */
-	for (size_t i = 0; i < n; i++) {
-		if (pid && s->flinks[i].pid != pid)
-			s->flinks[kept++] = s->flinks[i];
-		else if (gone)
-			gone[ngone++] = s->flinks[i];
-		else
-			flink_close(&s->flinks[i]); /* out of memory: one at a time */
-	}
-	s->nflinks = kept;
-	flinks_close(gone, ngone);
-	free(gone);
-}
-
 int session__poll(struct session *s, int wake_fd, int timeout_ms)
 {
 	/* the ring buffer's own epoll fd is readable when a program wakes us */
@@ -922,82 +629,6 @@ int session__launch_times(struct session *s, pid_t pid, uint64_t *exec_ns, uint6
 	return err;
 }
 
-void session__rb_counts(const struct session *s, uint64_t *records, uint64_t *bytes)
-{
-	*records = s->rb_records;
-	*bytes = s->rb_bytes;
-}
-
-uint64_t session__stat(struct session *s, enum xlp_stat i)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, sum = 0;
-	uint32_t key = i;
-
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &key, vals))
-		for (int c = 0; c < ncpu; c++)
-			sum += vals[c];
-	free(vals);
-	return sum;
-}
-
-int session__marker_counts(struct session *s, struct xlp_marker_rec *out)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(s->skel->maps.marker_counts);
-	uint64_t *vals;
-
-	memset(out, 0, sizeof(*out));
-	out->h = (struct xlp_hdr){XLP_R_MARKER, sizeof(*out), 0};
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	/* bpf/marker.bpf.c: lines, sections, then the skips */
-	for (uint32_t k = 0; k < 2 + XLP_MARKER_NR_SKIP; k++) {
-		uint64_t sum = 0;
-
-		if (bpf_map_lookup_elem(fd, &k, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += vals[c];
-		if (k == 0)
-			out->lines = sum;
-		else if (k == 1)
-			out->sections = sum;
-		else
-			out->skip[k - 2] = sum;
-	}
-	free(vals);
-	return 0;
-}
-
-int session__stats(struct session *s, uint64_t stat[XLP_NR_STAT])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(s->skel->maps.stats);
-	uint64_t *vals;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < XLP_NR_STAT; i++) {
-		stat[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			stat[i] += vals[c];
-	}
-	free(vals);
-	return 0;
-}
-
 int session__emit_live(struct session *s, uint64_t now)
 {
 	int err;
@@ -1012,123 +643,6 @@ int session__emit_live(struct session *s, uint64_t now)
 	if (!err)
 		err = ring_buffer__consume(s->rb) < 0 ? -EIO : 0;
 	return err;
-}
-
-int session__start_sampling(struct session *s, char *err, size_t errlen)
-{
-	uint64_t period = s->skel->bss->sample_period_ns;
-	int ncpu = libbpf_num_possible_cpus(), e = 0;
-
-	if (!period || ncpu <= 0) {
-		snprintf(err, errlen, "sampling was not configured when the session opened");
-		return -EINVAL;
-	}
-	s->sample_links = calloc(ncpu, sizeof(*s->sample_links));
-	s->sample_fds = calloc(ncpu, sizeof(*s->sample_fds));
-	if (!s->sample_links || !s->sample_fds)
-		return -ENOMEM;
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		/* software cpu-clock: there is no PMU in these VMs, nor on many devices */
-		struct perf_event_attr a = {.size = sizeof(a),
-					    .type = PERF_TYPE_SOFTWARE,
-					    .config = PERF_COUNT_SW_CPU_CLOCK,
-					    .sample_period = period};
-		int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		struct bpf_link *l;
-
-		if (fd < 0) {
-			if (errno == ENODEV)
-				continue; /* a possible CPU that is offline */
-			e = -errno;
-			snprintf(err, errlen, "cannot open a cpu-clock perf event on CPU %d: %s%s",
-				 cpu, strerror(errno),
-				 errno == EACCES ? " (kernel.perf_event_paranoid, or run as root)"
-						 : "");
-			return e;
-		}
-		l = bpf_program__attach_perf_event(s->skel->progs.xlp_sample, fd);
-		if (!l) {
-			e = -errno;
-			close(fd);
-			snprintf(err, errlen, "cannot attach the sampling program on CPU %d: %s",
-				 cpu, strerror(-e));
-			return e;
-		}
-		s->sample_fds[s->nsample] = fd;
-		s->sample_links[s->nsample++] = l;
-	}
-	return 0;
-}
-
-uint64_t session__sample_period(struct session *s)
-{
-	return s->skel->bss->sample_period_ns;
-}
-
-int session__set_sample_period(struct session *s, uint64_t period_ns)
-{
-	int err = 0;
-
-	/* the programs' weight first: a tick of the new period is never
-	 * weighed with the old one for long (one tick per CPU at most) */
-	s->skel->bss->sample_period_ns = period_ns;
-	for (int i = 0; i < s->nsample; i++)
-		if (ioctl(s->sample_fds[i], PERF_EVENT_IOC_PERIOD, &period_ns) && !err)
-			err = -errno;
-	return err;
-}
-
-int session__set_offcpu_every(struct session *s, uint32_t every)
-{
-	s->skel->data->offcpu_every = every ? every : 1;
-	return 0;
-}
-
-uint32_t session__offcpu_every(struct session *s)
-{
-	return s->skel->data->offcpu_every;
-}
-
-int session__sample_cost(struct session *s, struct xlp_sample_cost *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct xlp_sample_cost *v;
-	uint32_t zero = 0;
-	int err = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	if (ncpu <= 0)
-		return -EINVAL;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map__lookup_elem(s->skel->maps.sample_cost, &zero, sizeof(zero), v,
-				 ncpu * sizeof(*v), 0)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (int i = 0; i < ncpu; i++) {
-		sum->cost_ns += v[i].cost_ns;
-		sum->on_samples += v[i].on_samples;
-		sum->off_captures += v[i].off_captures;
-		sum->off_samples += v[i].off_samples;
-		sum->off_cost_ns += v[i].off_cost_ns;
-		sum->off_deferred += v[i].off_deferred;
-		sum->cpu_ns += v[i].cpu_ns;
-	}
-cleanup:
-	free(v);
-	return err;
-}
-
-int session__read_stack(struct session *s, bool kernel, uint32_t id, void *buf, size_t len)
-{
-	const struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
-
-	if (len != bpf_map__value_size(m))
-		return -EINVAL;
-	memset(buf, 0, len);
-	return bpf_map__lookup_elem(m, &id, sizeof(id), buf, len, 0) ? -errno : 0;
 }
 
 void session__close(struct session *s)

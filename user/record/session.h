@@ -26,6 +26,7 @@ struct session_opts {
 	uint32_t sample_hz;	/* record --sample: stack samples per second per CPU; 0: none */
 	bool timeline;		/* record --timeline: scheduling events */
 	bool waker_history;	/* and untraced wakers' events before they woke one */
+	bool cpu_sched;		/* and every switch of their CPUs (bpf/cpusched.bpf.c) */
 	bool prewake;		/* runs hold the runqueue wait since their wakeup */
 	uint32_t stack_copy; /* record --stack-copy: user-stack bytes per sample (CFI); 0: none */
 	/* record's marker: specs (bpf/marker.bpf.c); none: its programs stay unloaded */

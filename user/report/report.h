@@ -14,7 +14,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r);
 int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r);
 
-/* ---- xlprobe issues (analysis/issues.h): report_issues.c ---- */
+/* ---- xlprobe issues (analysis/issues/issues.h): report_issues.c ---- */
 
 struct is_set;
 int report__issues_text(FILE *f, const struct is_set *s);
@@ -23,11 +23,12 @@ int report__issues_html(FILE *f, const struct is_set *s);
 /* "2026-11-28T01:02:03.456Z" (UTC); "-" for a negative instant. */
 const char *report__utc(int64_t ns, char *buf, size_t len);
 
-/* ---- report --growth (analysis/scaling.h): report_scaling.c, report_html_scaling.c ---- */
+/* ---- report --growth (analysis/growth/scaling.h): report_scaling.c, report_html_scaling.c ---- */
 
 struct sc_result;
 struct sc_series;
 struct jsonw;
+struct report_node;
 int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_result *r);
 int report__growth_json(FILE *f, const struct dataset *ds, const struct sc_result *r);
 int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_result *r);
@@ -40,7 +41,10 @@ const char *report__growth_metric(int metric);
 const char *report__growth_term(const struct sc_series *s, char *buf, size_t len);
 void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const struct sc_result *r);
 
-/* The one-sentence answer every report ends with (or starts with, in HTML). */
+/*
+ * The one-sentence answer every report ends with (or starts with, in HTML),
+ * built once into the report model (report_model__verdict).
+ */
 struct report_verdict {
 	char text[1024];
 	char note[256]; /* why, when the verdict alone does not say it ("" otherwise) */
@@ -85,8 +89,6 @@ void report__queued(const struct dataset *ds, const struct xa_result *r, struct 
 const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len);
 /* One thief as the clause names it: "its own thread node:V8 worker (tid 12)". */
 const char *report__thief(const struct xa_thief *t, char *buf, size_t len);
-/* The "thieves" object of a JSON answer (docs/json.md). */
-void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t);
 /*
  * record --lag: the runs written as their call alone, kept out of the
  * analysis (dataset__summary_runs), and the threshold and K they were
@@ -184,19 +186,17 @@ struct jsonw;
 size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow);
 /* A blocker in words: "pool-1 (tid 812) on a CPU in load_index", "the disk, through pool-1 (tid
  * 812)". */
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len);
-/* The text section and the JSON key "wait_chains"; nothing without a timeline. */
-void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
-void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r);
+/* The text section (the model's "wait_chains": report_model__waits); nothing without a timeline. */
+void report__waits_text(FILE *f, const struct report_node *m);
 
 /* ---- async tasks (report_tasks.c) ---- */
 
 /* The verdict's clause on the runs' tasks' queue: "its tasks waited in the queue ..." */
 const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
 				size_t len);
-/* The text section and the JSON key "tasks"; nothing without task events. */
-void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r);
-void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r);
+/* The text section (the model's "tasks": report_model__tasks); nothing without task events. */
+void report__tasks_text(FILE *f, const struct report_node *m);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Why a function's time grew, in words (analysis/growth.c gives the
+ * Why a function's time grew, in words (analysis/diagnosis/growth.c gives the
  * numbers): more calls or longer calls, block requests behind on-CPU time,
  * the frames of the stack samples that grew; and the whole run's answer
  * when no function is named. Names from the trace are put in raw: the

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "report.h"
 #include "report_html.h"
+#include "report_model.h"
 
 const char html_style[] =
 	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}"
@@ -43,82 +44,111 @@ static const char *time_value(const void *ctx, int feature, double v, char *buf,
 	return report__dur(v, buf, len);
 }
 
-static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *peer)
+static const char *val(const struct report_node *n, const char *path, char *buf, size_t len)
+{
+	return report_node__fmt_at(n, path, buf, len);
+}
+
+/* ">" and "<=" as HTML */
+static const char *op(const struct report_node *n)
+{
+	const char *o = report_node__str_at(n, "op");
+
+	return o && !strcmp(o, ">") ? "&gt;" : "&le;";
+}
+
+static void factors(FILE *f, const struct report_node *fs, const struct report_node *peer)
 {
 	char t[32], a[32], b[32];
 
 	fputs("<ul>", f);
-	for (size_t k = 0; k < s->nfactors; k++) {
-		const struct xa_factor *x = &s->factors[k];
+	for (size_t k = 0; k < report_node__len(fs); k++) {
+		const struct report_node *x = report_node__at(fs, k);
 
 		fprintf(f,
-			"<li><b>%s %s %s</b>: median %s in slow runs vs %s in fast; holds for %u "
-			"of %u slow, %u of %u fast",
-			xa_feat_name(x->feat), x->gt ? "&gt;" : "&le;",
-			report__value(x->feat, x->threshold, t, sizeof(t)),
-			report__value(x->feat, x->slow_median, a, sizeof(a)),
-			report__value(x->feat, x->fast_median, b, sizeof(b)), x->slow_hits,
-			x->nslow, x->fast_hits, x->nfast);
-		if (x->from_freq_check)
+			"<li><b>%s %s %s</b>: median %s in slow runs vs %s in fast; holds for %llu "
+			"of %llu slow, %llu of %llu fast",
+			report_node__str_at(x, "factor"), op(x), val(x, "threshold", t, sizeof(t)),
+			val(x, "slow_median", a, sizeof(a)), val(x, "fast_median", b, sizeof(b)),
+			(unsigned long long)report_node__uint_at(x, "slow_hits"),
+			(unsigned long long)report_node__uint_at(x, "slow"),
+			(unsigned long long)report_node__uint_at(x, "fast_hits"),
+			(unsigned long long)report_node__uint_at(x, "fast"));
+		if (report_node__bool_at(x, "frequency_check"))
 			fputs(" (cpu_run grew but not the work done: lower CPU frequency)", f);
-		if (x->from_beyond)
+		if (report_node__bool_at(x, "from_beyond"))
 			fputs(" (no split of the tree: the resource beyond the bulk)", f);
-		if (x->feat == XA_IPC && peer && peer->found) {
-			fprintf(f, "; waiting for pid %u (", peer->pid);
-			html_esc(f, peer->comm);
+		if (!strcmp(report_node__str_at(x, "factor"), xa_feat_name(XA_IPC)) &&
+		    !report_node__is_null(peer)) {
+			fprintf(f, "; waiting for pid %llu (",
+				(unsigned long long)report_node__uint_at(peer, "pid"));
+			html_esc(f, report_node__str_at(peer, "comm"));
 			fputs(")", f);
 		}
 		fputs("</li>", f);
 	}
-	if (!s->nfactors)
+	if (!report_node__len(fs))
 		fputs("<li>no resource factor found</li>", f);
 	fputs("</ul>\n", f);
 }
 
-static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
+static void breakdown(FILE *f, const struct report_node *bd, const char *time_key)
 {
+	const struct report_node *t = report_node__get(bd, time_key);
 	char a[32], b[32];
 
 	fprintf(f,
 		"<table><tr><th>median</th><th>slow runs</th><th>fast runs</th></tr>"
 		"<tr><td>%s</td><td>%s</td><td>%s</td></tr>",
-		time_label, report__dur(s->time_slow_median, a, sizeof(a)),
-		report__dur(s->time_fast_median, b, sizeof(b)));
-	for (int k = 0; k < XA_NFEAT; k++) {
-		if (!s->avail[k])
+		time_key, val(t, "slow_median", a, sizeof(a)), val(t, "fast_median", b, sizeof(b)));
+	/* the time first, then one row per resource */
+	for (size_t k = 1; k < report_node__len(bd); k++) {
+		const struct report_node *x = report_node__at(bd, k);
+		const char *name = xa_feat_name((int)k - 1);
+
+		if (report_node__kind(x) == REPORT_STR)
 			fprintf(f,
 				"<tr><td>%s</td><td class=\"na\">unavailable</td>"
 				"<td class=\"na\">unavailable</td></tr>",
-				xa_feat_name(k));
+				name);
 		else
-			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>", xa_feat_name(k),
-				report__value(k, s->slow_median[k], a, sizeof(a)),
-				report__value(k, s->fast_median[k], b, sizeof(b)));
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>", name,
+				val(x, "slow_median", a, sizeof(a)),
+				val(x, "fast_median", b, sizeof(b)));
 	}
 	fputs("</table>\n", f);
 }
 
-static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void preconditions(FILE *f, const struct report_node *m, const struct dataset *ds,
+			  const struct xa_result *r)
 {
+	const struct report_node *pre = report_node__get(m, "preconditions");
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
-	char t[256];
+	size_t npre = report_node__len(pre);
 
 	fputs("<h2>Slowdown preconditions (step 1)</h2>", f);
-	if (!r->npre)
+	if (!npre)
 		fputs("<p>none</p>", f);
 	else
 		fputs("<ol>", f);
-	for (size_t i = 0; i < r->npre; i++) {
+	for (size_t i = 0; i < npre; i++) {
+		const struct report_node *fns =
+			report_node__get(report_node__at(pre, i), "functions");
+
 		fputs("<li>runs are slow when ", f);
-		for (size_t k = 0; k < r->pre[i].ncond; k++) {
+		for (size_t k = 0; k < report_node__len(fns); k++) {
 			fputs(k ? " AND <b>" : "<b>", f);
-			html_esc(f, report__cond(ds, &r->pre[i].conds[k], t, sizeof(t)));
+			html_esc(f, report_node__str_at(report_node__at(fns, k), "text"));
 			fputs("</b>", f);
 		}
-		fprintf(f, " (%u of %zu slow runs)</li>", r->pre[i].slow_runs, r->lab.nslow);
+		fprintf(f, " (%llu of %llu slow runs)</li>",
+			(unsigned long long)report_node__uint_at(report_node__at(pre, i),
+								 "slow_runs"),
+			(unsigned long long)report_node__uint_at(m, "runs.slow"));
 	}
-	if (r->npre)
+	if (npre)
 		fputs("</ol>\n", f);
+	/* the drawing: the tree itself */
 	if (!names || !r->tree)
 		goto cleanup;
 	for (size_t i = 0; i < r->ncand; i++)
@@ -131,76 +161,73 @@ cleanup:
 	free(names);
 }
 
-/* The calling-context tree as an indented table (report__cct_order's nodes). */
-static void context_tree(FILE *f, const struct dataset *ds, const struct xa_result *r,
-			 const struct xa_critical *c, size_t rank)
+/* The calling-context tree as an indented table, after its flame graphs. */
+static void context_tree(FILE *f, const struct report_node *c, const struct dataset *ds,
+			 const struct xa_result *r, size_t rank)
 {
-	uint32_t order[64];
-	size_t n = report__cct_order(c->cct, r, order, 64);
+	const struct report_node *t = report_node__get(c, "context_tree");
 	char a[32], b[32], id[32];
 
-	if (!n)
+	if (!report_node__len(t))
 		return;
 	fputs("<h3>Calling context (stack samples, per run)</h3>", f);
 	snprintf(id, sizeof(id), "flame-%zu", rank);
-	html_flame(f, id, ds, r, c);
+	html_flame(f, id, ds, r, &r->crit[rank - 1]);
 	fputs("<table><tr><th>function</th>"
 	      "<th>slow runs</th><th>fast runs</th></tr>",
 	      f);
-	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+	for (size_t i = 0; i < report_node__len(t); i++) {
+		const struct report_node *x = report_node__at(t, i);
 
-		fprintf(f, "<tr><td style=\"padding-left:%uem\">", x->depth % 32);
-		html_esc(f, dataset__func(ds, x->func)->name);
+		fprintf(f, "<tr><td style=\"padding-left:%uem\">",
+			(unsigned)(report_node__uint_at(x, "depth") % 32));
+		html_esc(f, report_node__str_at(x, "function"));
 		fprintf(f, "</td><td>%s</td><td>%s</td></tr>",
-			report__dur(report__cct_mean(x, r, true, XLP_C_WALL), a, sizeof(a)),
-			report__dur(report__cct_mean(x, r, false, XLP_C_WALL), b, sizeof(b)));
+			val(x, "slow_per_run_ns.wall", a, sizeof(a)),
+			val(x, "fast_per_run_ns.wall", b, sizeof(b)));
 	}
 	fputs("</table>", f);
 }
 
 /* Why its time grew: calls, block requests, the frames that grew (a differential flame graph). */
-static void why(FILE *f, const struct dataset *ds, const struct xa_result *r,
-		const struct xa_critical *c, size_t rank)
+static void why(FILE *f, const struct report_node *c, const struct dataset *ds,
+		const struct xa_result *r, size_t rank)
 {
-	char *buf = malloc(8192), id[32];
+	char id[32];
 
-	if (!buf)
-		return;
 	fputs("<h3>Why its time grew</h3><pre>", f);
-	html_esc(f, report__growth(ds, r, c, buf, 8192));
+	html_esc(f, report_node__str_at(c, "growth_text"));
 	fputs("</pre>", f);
 	snprintf(id, sizeof(id), "diff-flame-%zu", rank);
 	html_diff_flame(f, id,
 			"Differential flame graph (stack samples of the leading factor's kind): "
 			"slow runs, coloured by the change from fast runs",
-			ds, &c->growth);
-	free(buf);
+			ds, &r->crit[rank - 1].growth);
 }
 
 /* No function accused: the whole run's resource, and where its samples go. */
-static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void whole_run(FILE *f, const struct report_node *m, const struct dataset *ds,
+		      const struct xa_result *r)
 {
-	char *buf = malloc(8192);
+	const struct report_node *fb = report_node__get(m, "whole_run");
+	bool holds = report_node__bool_at(fb, "holds");
 
-	if (!buf || !r->fallback.tested || r->status != XA_NO_PRECOND) {
-		free(buf);
+	if (report_node__is_null(fb) || strcmp(report_node__str_at(m, "status"), "no_precondition"))
 		return;
-	}
-	fprintf(f, "<h2>The whole run%s: %s</h2><pre>", r->fallback.own ? " of their thread" : "",
-		r->fallback.holds ? "explains the slow runs" : "no answer");
-	html_esc(f, report__fallback(r, buf, 8192));
-	if (r->fallback.holds) {
+	fprintf(f, "<h2>The whole run%s: %s</h2><pre>",
+		report_node__bool_at(fb, "run_thread") ? " of their thread" : "",
+		holds ? "explains the slow runs" : "no answer");
+	html_esc(f, report_node__str_at(fb, "text"));
+	if (holds) {
 		fputs("\n", f);
-		html_esc(f, report__growth_path(ds, r, &r->fallback.growth, false, buf, 8192));
+		html_esc(f, report_node__str_at(fb, "where_text"));
 	}
 	fputs("</pre>", f);
-	if (r->fallback.holds)
+	if (holds)
 		html_diff_flame(f, "diff-flame-whole-run",
 				"Differential flame graph of the whole run's resource: slow runs, "
 				"coloured by the change from fast runs",
 				ds, &r->fallback.growth);
-	free(buf);
 }
 
 /*
@@ -208,17 +235,17 @@ static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result 
  * the same words as the text report, escaped for HTML.
  */
 static void text_section(FILE *f, const char *title,
-			 void (*fn)(FILE *f, const struct dataset *ds, const struct xa_result *r),
-			 const struct dataset *ds, const struct xa_result *r)
+			 void (*fn)(FILE *f, const struct report_node *m),
+			 const struct report_node *m)
 {
 	char *buf = NULL, *body;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *mf = open_memstream(&buf, &len);
 
-	if (!m)
+	if (!mf)
 		return;
-	fn(m, ds, r);
-	if (fclose(m) || !len) {
+	fn(mf, m);
+	if (fclose(mf) || !len) {
 		free(buf);
 		return;
 	}
@@ -247,41 +274,51 @@ cleanup:
 	free(g);
 }
 
-static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void critical(FILE *f, const struct report_node *c, const struct dataset *ds,
+		     const struct xa_result *r, size_t rank)
 {
-	char t[32], chain[8192], ev[4096], args[4096], id[32];
+	char t[32], id[32];
+
+	fputs("<h2>Critical function ", f);
+	html_esc(f, report_node__str_at(c, "function"));
+	fputs(" (", f);
+	html_esc(f, report_node__str_at(c, "binary"));
+	fprintf(f, "%s): slow when %s %s</h2><p>%llu runs ran it, %llu slow.</p>",
+		report_node__bool_at(c, "sampled") ? "; sampled, never marked" : "", op(c),
+		val(c, "threshold_ns", t, sizeof(t)),
+		(unsigned long long)report_node__uint_at(c, "samples"),
+		(unsigned long long)report_node__uint_at(c, "slow_samples"));
+	if (report_node__len(report_node__get(c, "chain")) > 1) {
+		fputs("<p>Chain: ", f);
+		html_esc(f, report_node__str_at(c, "chain_text"));
+		fputs("</p>", f);
+		snprintf(id, sizeof(id), "chain-%zu", rank);
+		html_chain(f, id, ds, &r->crit[rank - 1]);
+	}
+	fputs("<pre>", f);
+	html_esc(f, report_node__str_at(c, "evidence_text"));
+	fputs("</pre>", f);
+	factors(f, report_node__get(c, "factors"), report_node__get(c, "peer"));
+	breakdown(f, report_node__get(c, "breakdown"), "time");
+	fputs("<h3>Resource tree</h3>", f);
+	snprintf(id, sizeof(id), "tree-step2-%zu", rank);
+	html_step2_tree(f, id, "Step 2: the function's runs split by resource",
+			&r->crit[rank - 1].s2);
+	context_tree(f, c, ds, r, rank);
+	why(f, c, ds, r, rank);
+}
+
+static void criticals(FILE *f, const struct report_node *m, const struct dataset *ds,
+		      const struct xa_result *r)
+{
+	const struct report_node *cs = report_node__get(m, "critical_functions");
+	const char *args = report_node__str_at(m, "sampling.func_args");
 
 	overview(f, ds, r);
-	for (size_t i = 0; i < r->ncrit; i++) {
-		const struct xa_critical *c = &r->crit[i];
-
-		fputs("<h2>Critical function ", f);
-		html_esc(f, dataset__func(ds, c->func)->name);
-		fputs(" (", f);
-		html_esc(f, dataset__func(ds, c->func)->binary);
-		fprintf(f, "%s): slow when %s %s</h2><p>%u runs ran it, %u slow.</p>",
-			dataset__func(ds, c->func)->sampled ? "; sampled, never marked" : "",
-			c->gt ? "&gt;" : "&le;", report__dur(c->threshold_ns, t, sizeof(t)), c->ran,
-			c->s2.nslow);
-		if (c->nchain > 1) {
-			fputs("<p>Chain: ", f);
-			html_esc(f, report__chain(ds, c, chain, sizeof(chain)));
-			fputs("</p>", f);
-			snprintf(id, sizeof(id), "chain-%zu", i + 1);
-			html_chain(f, id, ds, c);
-		}
-		fputs("<pre>", f);
-		html_esc(f, report__evidence(r, c, ev, sizeof(ev)));
-		fputs("</pre>", f);
-		factors(f, &c->s2, &c->peer);
-		breakdown(f, &c->s2, "time");
-		fputs("<h3>Resource tree</h3>", f);
-		snprintf(id, sizeof(id), "tree-step2-%zu", i + 1);
-		html_step2_tree(f, id, "Step 2: the function's runs split by resource", &c->s2);
-		context_tree(f, ds, r, c, i + 1);
-		why(f, ds, r, c, i + 1);
-	}
-	if (report__func_args(ds, r, args, sizeof(args))[0]) {
+	/* the model's critical functions are the result's first ones, in order */
+	for (size_t i = 0; i < report_node__len(cs) && i < r->ncrit; i++)
+		critical(f, report_node__at(cs, i), ds, r, i + 1);
+	if (args) {
 		fputs("<p>Measure the sampled functions exactly in a next recording: "
 		      "<code>xlprobe record ",
 		      f);
@@ -290,20 +327,26 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 	}
 }
 
-static void baseline(FILE *f, const struct xa_result *r)
+static void baseline(FILE *f, const struct report_node *m, const struct xa_result *r)
 {
-	if (!r->has_base)
+	const struct report_node *b = report_node__get(m, "baseline");
+	const struct report_node *fs = report_node__get(b, "factors");
+
+	if (report_node__is_null(b))
 		return;
-	fprintf(f, "<h2>Baseline: whole-run resource usage</h2><p>%u runs.%s</p>", r->base.samples,
-		!r->ncrit || !r->base.nfactors ? ""
-		: r->agrees		       ? " Agrees with the function-level answer."
-			    : " <b class=\"warn\">Differs from the function-level "
-			      "answer.</b>");
-	factors(f, &r->base, NULL);
+	fprintf(f, "<h2>Baseline: whole-run resource usage</h2><p>%llu runs.%s</p>",
+		(unsigned long long)report_node__uint_at(b, "samples"),
+		!report_node__len(report_node__get(m, "critical_functions")) ||
+				!report_node__len(fs)
+			? ""
+		: report_node__bool_at(b, "agrees")
+			? " Agrees with the function-level answer."
+			: " <b class=\"warn\">Differs from the function-level answer.</b>");
+	factors(f, fs, NULL);
 	html_plot_resources(
 		f, "plot-resources-baseline",
 		&(struct html_group){"whole run (all threads of the process)", &r->base}, 1);
-	breakdown(f, &r->base, "latency");
+	breakdown(f, report_node__get(b, "breakdown"), "latency");
 	html_step2_tree(f, "tree-baseline", "Baseline: runs split by whole-run resource usage",
 			&r->base);
 }
@@ -315,9 +358,11 @@ static void baseline(FILE *f, const struct xa_result *r)
  */
 #define HTML_MAX_FUNC_ROWS 30
 
-static void functions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void functions(FILE *f, const struct report_node *m)
 {
-	size_t n = r->nrows < HTML_MAX_FUNC_ROWS ? r->nrows : HTML_MAX_FUNC_ROWS;
+	const struct report_node *rows = report_node__get(m, "functions");
+	size_t nrows = report_node__len(rows);
+	size_t n = nrows < HTML_MAX_FUNC_ROWS ? nrows : HTML_MAX_FUNC_ROWS;
 	char a[32];
 
 	fputs("<h2>Functions</h2><p>Median over the runs where each ran.</p><table><tr><th>function"
@@ -328,125 +373,148 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 	fputs("</tr>", f);
 	/* the rows come longest median time first: the page keeps the top n */
 	for (size_t i = 0; i < n; i++) {
-		const struct xa_func_row *row = &r->rows[i];
+		const struct report_node *row = report_node__at(rows, i);
+		const struct report_node *med = report_node__get(row, "median");
 
 		fputs("<tr><td>", f);
-		html_esc(f, dataset__func(ds, row->func)->name);
-		fprintf(f, "</td><td>%u</td><td>%s</td>", row->runs,
-			report__dur(row->time_median, a, sizeof(a)));
-		for (int k = 0; k < XA_NFEAT; k++)
+		html_esc(f, report_node__str_at(row, "function"));
+		fprintf(f, "</td><td>%llu</td><td>%s</td>",
+			(unsigned long long)report_node__uint_at(row, "runs"),
+			val(row, "time_median_ns", a, sizeof(a)));
+		for (int k = 0; k < XA_NFEAT; k++) {
+			const struct report_node *x = report_node__get(med, xa_feat_name(k));
+
 			fprintf(f, "<td>%s</td>",
-				k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
+				report_node__kind(x) == REPORT_STR
 					? "unavailable"
-					: report__value(k, row->median[k], a, sizeof(a)));
+					: report__value(k, report_node__num(x), a, sizeof(a)));
+		}
 		fputs("</tr>", f);
 	}
 	fputs("</table>\n", f);
-	if (n < r->nrows)
+	if (n < nrows)
 		fprintf(f,
 			"<p class=\"more\">%zu more functions, with less time, left out here: the "
 			"text and JSON reports list all %zu.</p>\n",
-			r->nrows - n, r->nrows);
+			nrows - n, nrows);
 }
 
-static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void limits(FILE *f, const struct report_node *m)
 {
-	const char *un[8];
-	struct report_drop d[REPORT_MAX_DROPS];
-	size_t nu = report__unavailable(r->features, un, 8),
-	       nd = report__drops(ds, d, REPORT_MAX_DROPS);
+	const struct report_node *un = report_node__get(m, "unavailable");
+	const struct report_node *d = report_node__get(m, "lost");
+	const struct report_node *tr = report_node__get(m, "traces");
 
 	fputs("<h2>Not measured, lost</h2><ul>", f);
-	for (size_t i = 0; i < nu; i++)
-		fprintf(f, "<li>%s</li>", un[i]);
-	for (size_t i = 0; i < nd; i++)
-		fprintf(f, "<li class=\"warn\">%s %llu: %s</li>", d[i].name,
-			(unsigned long long)d[i].count, d[i].what);
-	if (!nd)
-		fputs("<li>no events lost</li>", f);
-	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+	for (size_t i = 0; i < report_node__len(un); i++)
+		fprintf(f, "<li>%s</li>", report_node__str(report_node__at(un, i)));
+	for (size_t i = 0; i < report_node__len(d); i++) {
+		const struct report_node *x = report_node__at(d, i);
 
-		if (fi->truncated) {
+		fprintf(f, "<li class=\"warn\">%s %llu: %s</li>", report_node__str_at(x, "name"),
+			(unsigned long long)report_node__uint_at(x, "count"),
+			report_node__str_at(x, "what"));
+	}
+	if (!report_node__len(d))
+		fputs("<li>no events lost</li>", f);
+	for (size_t i = 0; i < report_node__len(tr); i++) {
+		const struct report_node *fi = report_node__at(tr, i);
+
+		if (report_node__bool_at(fi, "truncated")) {
 			fputs("<li class=\"warn\">", f);
-			html_esc(f, fi->path);
+			html_esc(f, report_node__str_at(fi, "path"));
 			fputs(" is truncated: analysed what was read</li>", f);
 		}
-		if (fi->damage) {
+		if (report_node__str_at(fi, "damage")) {
 			fputs("<li class=\"warn\">", f);
-			html_esc(f, fi->path);
+			html_esc(f, report_node__str_at(fi, "path"));
 			fputs(" is damaged: ", f);
-			html_esc(f, fi->damage);
+			html_esc(f, report_node__str_at(fi, "damage"));
 			fputs(": analysed what was read</li>", f);
 		}
 	}
 	fputs("</ul>\n", f);
 }
 
-int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
+/* The verdict first, then the runs in a sentence. */
+static void verdict_and_runs(FILE *f, const struct report_node *m)
 {
-	char a[32], b[32], c[32], d[32], rule[64], cav[256], who[400];
-	struct report_verdict v;
-	struct report_queued q;
-	uint64_t lost, sent;
+	const struct report_node *runs = report_node__get(m, "runs");
+	const char *cav = report_node__str_at(m, "caveat"), *note = report_node__str_at(m, "note");
+	const char *who = report_node__str_at(runs, "queued_cpu_thieves_text");
+	uint64_t queued = report_node__uint_at(runs, "queued_runs");
+	char a[32], b[32], c[32], d[32];
 
-	fprintf(f,
-		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
-		"</title><style>%s</style></head><body>\n<h1>xlprobe report</h1>\n",
-		html_style);
-	report__verdict(ds, r, &v);
 	fputs("<p class=\"verdict\">", f);
 	/* first: what it rests on, when that is a partial sample */
-	if (report__caveat(ds, &lost, &sent, cav, sizeof(cav))[0]) {
+	if (cav) {
 		fputs("<strong class=\"caveat\">", f);
 		html_esc(f, cav);
 		fputs(":</strong> ", f);
 	}
-	html_esc(f, v.text);
-	if (v.note[0]) {
+	html_esc(f, report_node__str_at(m, "verdict"));
+	if (note) {
 		fputs("<br><small>", f);
-		html_esc(f, v.note);
+		html_esc(f, note);
 		fputs("</small>", f);
 	}
 	fprintf(f,
-		"</p>\n<h2>Runs</h2><p>%zu runs: median %s, p90 %s, max %s; <span "
-		"class=\"slow\">%zu slow</span>: latency &gt; %s (",
-		r->lab.n, report__dur(r->lab.median_ns, a, sizeof(a)),
-		report__dur(r->lab.p90_ns, b, sizeof(b)), report__dur(r->lab.max_ns, c, sizeof(c)),
-		r->lab.nslow, report__dur(r->lab.threshold_ns, d, sizeof(d)));
-	html_esc(f, report__rule(r, rule, sizeof(rule)));
+		"</p>\n<h2>Runs</h2><p>%llu runs: median %s, p90 %s, max %s; <span "
+		"class=\"slow\">%llu slow</span>: latency &gt; %s (",
+		(unsigned long long)report_node__uint_at(runs, "count"),
+		val(runs, "median_ns", a, sizeof(a)), val(runs, "p90_ns", b, sizeof(b)),
+		val(runs, "max_ns", c, sizeof(c)),
+		(unsigned long long)report_node__uint_at(runs, "slow"),
+		val(runs, "threshold_ns", d, sizeof(d)));
+	html_esc(f, report_node__str_at(runs, "rule"));
 	fputs(").", f);
-	report__queued(ds, r, &q);
-	if (q.runs)
+	if (queued)
 		fprintf(f,
-			" Queued before the handler: %zu runs waited for a CPU between their "
+			" Queued before the handler: %llu runs waited for a CPU between their "
 			"thread's wakeup and the handler; median %s in slow runs, %s in fast (in "
 			"their latency and cpu_wait).",
-			q.runs, report__dur(q.slow_median, a, sizeof(a)),
-			report__dur(q.fast_median, b, sizeof(b)));
-	if (q.runs && report__thieves(&r->queued_thieves, who, sizeof(who))[0]) {
+			(unsigned long long)queued,
+			val(runs, "queued_slow_median_ns", a, sizeof(a)),
+			val(runs, "queued_fast_median_ns", b, sizeof(b)));
+	if (queued && who && who[0]) {
 		fputs(" In the slow runs, ", f);
 		html_esc(f, who);
 		fputs(".", f);
 	}
 	fputs("</p>\n", f);
+}
+
+int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
+{
+	struct report_model *model = report_model__build(ds, r);
+	const struct report_node *m = report_model__root(model);
+	const char *status;
+
+	if (!model)
+		return -ENOMEM;
+	status = report_node__str_at(m, "status");
+	fprintf(f,
+		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>xlprobe report"
+		"</title><style>%s</style></head><body>\n<h1>xlprobe report</h1>\n",
+		html_style);
+	verdict_and_runs(f, m);
 	html_plot_histogram(f, ds, r);
 	html_plot_runs(f, ds, r);
-	if (r->status == XA_OK || r->status == XA_NO_PRECOND)
-		preconditions(f, ds, r);
-	if (r->status == XA_OK)
-		criticals(f, ds, r);
-	baseline(f, r);
-	whole_run(f, ds, r);
-	if (r->waits)
-		text_section(f,
-			     "Wait chains: what ended each wait of a run's thread, and what it did "
-			     "meanwhile",
-			     report__waits_text, ds, r);
-	if (r->tasks)
-		text_section(f, "Async tasks: queue time and execution", report__tasks_text, ds, r);
-	functions(f, ds, r);
-	limits(f, ds, r);
+	if (!strcmp(status, "ok") || !strcmp(status, "no_precondition"))
+		preconditions(f, m, ds, r);
+	if (!strcmp(status, "ok"))
+		criticals(f, m, ds, r);
+	baseline(f, m, r);
+	whole_run(f, m, ds, r);
+	/* the text report's sections, present when the model has them */
+	text_section(f,
+		     "Wait chains: what ended each wait of a run's thread, and what it did "
+		     "meanwhile",
+		     report__waits_text, m);
+	text_section(f, "Async tasks: queue time and execution", report__tasks_text, m);
+	functions(f, m);
+	limits(f, m);
 	fputs("</body></html>\n", f);
+	report_model__free(model);
 	return ferror(f) ? -EIO : 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * xlprobe issues: the lags of many sessions as issues (analysis/issues.h),
+ * xlprobe issues: the lags of many sessions as issues (analysis/issues/issues.h),
  * ranked by their total perceptible lag. Text, JSON, HTML.
  */
 #include <errno.h>

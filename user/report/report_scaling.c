@@ -2,7 +2,7 @@
 /*
  * report --growth, text and JSON: each function's models against the
  * workload size, the one that takes the run over at the predicted size and
- * through which callee (analysis/scaling.h).
+ * through which callee (analysis/growth/scaling.h).
  */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Async tasks (record --task-post / --task-run; analysis/tasks.h) in the
+ * Async tasks (record --task-post / --task-run; analysis/waits/tasks.h) in the
  * text and JSON reports: per task function, how many, queue time and
  * execution per task in slow runs and in fast ones; the queue's answer
  * and what held it.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jsonw.h"
+#include "report_model.h"
 #include "report.h"
 
 struct fn_row {
@@ -61,11 +61,11 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < tasks__n(r->tasks); i++) {
-		const struct tk_task *t = tasks__task(r->tasks, i);
+		const struct tasks_task *t = tasks__task(r->tasks, i);
 		struct fn_row *x = &rows[t->func < nf ? t->func : nf];
 		int k;
 
-		if (t->run == TK_NO_RUN || !r->slow) {
+		if (t->run == TASKS_NO_RUN || !r->slow) {
 			x->other++;
 			continue;
 		}
@@ -77,62 +77,73 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 	return rows;
 }
 
-void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+/* A per-task time, "-" without tasks (null in the model). */
+static const char *per(const struct report_node *x, const char *key, char *buf, size_t len)
 {
-	const struct xa_task_answer *a = &r->task_answer;
-	const struct tk_info *in;
-	size_t nf = dataset__nfuncs(ds);
-	struct fn_row *rows;
-	char b[4][32], line[1024], p[32];
+	return report_node__is_null(report_node__get(x, key))
+		       ? "-"
+		       : report_node__fmt_at(x, key, buf, len);
+}
 
-	if (!r->tasks)
+void report__tasks_text(FILE *f, const struct report_node *m)
+{
+	const struct report_node *t = report_node__get(m, "tasks"), *fns, *a;
+	char b[4][32], sh[256], p[32];
+
+	if (!t)
 		return;
-	in = tasks__info(r->tasks);
 	fprintf(f,
 		"\nAsync tasks (--task-post / --task-run): %llu posted, %llu started, %llu "
 		"matched (%llu never started, %llu started unposted, %llu without their call)\n",
-		(unsigned long long)in->posts, (unsigned long long)in->starts,
-		(unsigned long long)in->tasks, (unsigned long long)in->unstarted,
-		(unsigned long long)in->unposted, (unsigned long long)in->no_call);
-	rows = rows_of(ds, r);
-	if (!rows)
-		return;
+		(unsigned long long)report_node__uint_at(t, "posted"),
+		(unsigned long long)report_node__uint_at(t, "started"),
+		(unsigned long long)report_node__uint_at(t, "matched"),
+		(unsigned long long)report_node__uint_at(t, "unstarted"),
+		(unsigned long long)report_node__uint_at(t, "unposted"),
+		(unsigned long long)report_node__uint_at(t, "no_call"));
+	fns = report_node__get(t, "functions");
 	fprintf(f, "  %-24s %6s %6s %6s  %21s  %21s\n", "task", "slow", "fast", "other",
 		"queue slow / fast", "run slow / fast");
-	for (size_t i = 0; i <= nf; i++) {
-		const struct fn_row *x = &rows[i];
+	for (size_t i = 0; i < report_node__len(fns); i++) {
+		const struct report_node *x = report_node__at(fns, i);
+		const char *fn = report_node__str_at(x, "function");
 
-		if (!x->n[0] && !x->n[1] && !x->other)
-			continue;
-		fprintf(f, "  %-24s %6u %6u %6u  %10s / %-9s  %10s / %-9s\n",
-			i < nf ? fname(ds, (uint32_t)i) : "(unknown)", x->n[1], x->n[0], x->other,
-			x->n[1] ? report__dur(x->queue[1] / x->n[1], b[0], 32) : "-",
-			x->n[0] ? report__dur(x->queue[0] / x->n[0], b[1], 32) : "-",
-			x->n[1] ? report__dur(x->exec[1] / x->n[1], b[2], 32) : "-",
-			x->n[0] ? report__dur(x->exec[0] / x->n[0], b[3], 32) : "-");
+		fprintf(f, "  %-24s %6u %6u %6u  %10s / %-9s  %10s / %-9s\n", fn ? fn : "(unknown)",
+			(unsigned)report_node__uint_at(x, "slow_tasks"),
+			(unsigned)report_node__uint_at(x, "fast_tasks"),
+			(unsigned)report_node__uint_at(x, "other_tasks"),
+			per(x, "slow_queue_ns_per_task", b[0], 32),
+			per(x, "fast_queue_ns_per_task", b[1], 32),
+			per(x, "slow_run_ns_per_task", b[2], 32),
+			per(x, "fast_run_ns_per_task", b[3], 32));
 	}
 	fprintf(f,
 		"  (per task; slow / fast: posted in a slow / fast run; other: outside any run)\n");
-	free(rows);
-	if (!a->tested)
+	a = report_node__get(t, "answer");
+	if (report_node__is_null(a))
 		return;
 	fprintf(f,
 		"  queue per run: %s slow, %s fast (%s); the %u runs where it takes the "
 		"largest part of the latency hold %u of the %u slow runs (Fisher %s)%s\n",
-		report__dur(a->slow_queue_ns, b[0], 32), report__dur(a->fast_queue_ns, b[1], 32),
-		report__share(a->share, line, sizeof(line)), a->top.w, a->top.hits, a->top.nslow,
-		report__p(a->p, p, sizeof(p)), a->holds ? ": it explains the slow runs" : "");
-	if (a->holds && report__task_clause(ds, r, line, sizeof(line))[0])
-		fprintf(f, "  %s\n", line);
+		report_node__fmt_at(a, "slow_queue_ns_per_run", b[0], 32),
+		report_node__fmt_at(a, "fast_queue_ns_per_run", b[1], 32),
+		report__share(report_node__num_at(a, "share_of_added"), sh, sizeof(sh)),
+		(unsigned)report_node__uint_at(a, "top_runs"),
+		(unsigned)report_node__uint_at(a, "top_slow"),
+		(unsigned)report_node__uint_at(a, "slow_runs"),
+		report__p(report_node__num_at(a, "p"), p, sizeof(p)),
+		report_node__bool_at(a, "holds") ? ": it explains the slow runs" : "");
+	if (report_node__bool_at(a, "holds") && report_node__str_at(a, "text")[0])
+		fprintf(f, "  %s\n", report_node__str_at(a, "text"));
 }
 
 static const struct jsonw_field tk_info_f[] = {
-	JSONW_F(struct tk_info, posts, "posted"),
-	JSONW_F(struct tk_info, starts, "started"),
-	JSONW_F(struct tk_info, tasks, "matched"),
-	JSONW_F(struct tk_info, unstarted, "unstarted"),
-	JSONW_F(struct tk_info, unposted, "unposted"),
-	JSONW_F(struct tk_info, no_call, "no_call"),
+	JSONW_F(struct tasks_info, posts, "posted"),
+	JSONW_F(struct tasks_info, starts, "started"),
+	JSONW_F(struct tasks_info, tasks, "matched"),
+	JSONW_F(struct tasks_info, unstarted, "unstarted"),
+	JSONW_F(struct tasks_info, unposted, "unposted"),
+	JSONW_F(struct tasks_info, no_call, "no_call"),
 };
 
 static const struct jsonw_field task_answer_f[] = {
@@ -154,10 +165,11 @@ static double per_task(const struct fn_row *x, const double *sum, int slow)
 	return x->n[slow] ? sum[slow] / x->n[slow] : NAN;
 }
 
-void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report_model__tasks(struct report_model *m, const struct dataset *ds,
+			 const struct xa_result *r)
 {
 	const struct xa_task_answer *a = &r->task_answer;
-	const struct tk_info *in;
+	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;
 	char line[1024];
@@ -165,43 +177,43 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 	if (!r->tasks)
 		return;
 	in = tasks__info(r->tasks);
-	jsonw__begin_obj(w, "tasks");
-	jsonw__fields_of(w, in, tk_info_f);
-	jsonw__begin_arr(w, "functions");
+	report_model__begin_obj(m, "tasks");
+	report_model__fields_of(m, in, tk_info_f);
+	report_model__begin_arr(m, "functions");
 	rows = rows_of(ds, r);
 	for (size_t i = 0; rows && i <= nf; i++) {
 		const struct fn_row *x = &rows[i];
 
 		if (!x->n[0] && !x->n[1] && !x->other)
 			continue;
-		jsonw__begin_obj(w, NULL);
-		jsonw__str(w, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
-		jsonw__str(w, "symbol", i < nf ? fsym(ds, (uint32_t)i) : NULL);
-		jsonw__uint(w, "slow_tasks", x->n[1]);
-		jsonw__uint(w, "fast_tasks", x->n[0]);
-		jsonw__uint(w, "other_tasks", x->other);
-		jsonw__round(w, "slow_queue_ns_per_task", per_task(x, x->queue, 1));
-		jsonw__round(w, "fast_queue_ns_per_task", per_task(x, x->queue, 0));
-		jsonw__round(w, "slow_run_ns_per_task", per_task(x, x->exec, 1));
-		jsonw__round(w, "fast_run_ns_per_task", per_task(x, x->exec, 0));
-		jsonw__end_obj(w);
+		report_model__begin_obj(m, NULL);
+		report_model__str(m, "function", i < nf ? fname(ds, (uint32_t)i) : NULL);
+		report_model__str(m, "symbol", i < nf ? fsym(ds, (uint32_t)i) : NULL);
+		report_model__uint(m, "slow_tasks", x->n[1]);
+		report_model__uint(m, "fast_tasks", x->n[0]);
+		report_model__uint(m, "other_tasks", x->other);
+		report_model__round(m, "slow_queue_ns_per_task", per_task(x, x->queue, 1));
+		report_model__round(m, "fast_queue_ns_per_task", per_task(x, x->queue, 0));
+		report_model__round(m, "slow_run_ns_per_task", per_task(x, x->exec, 1));
+		report_model__round(m, "fast_run_ns_per_task", per_task(x, x->exec, 0));
+		report_model__end_obj(m);
 	}
 	free(rows);
-	jsonw__end_arr(w);
+	report_model__end_arr(m);
 	if (!a->tested) {
-		jsonw__null(w, "answer");
-		jsonw__end_obj(w);
+		report_model__null(m, "answer");
+		report_model__end_obj(m);
 		return;
 	}
-	jsonw__begin_obj(w, "answer");
-	jsonw__fields_of(w, a, task_answer_f);
-	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
-	jsonw__str(w, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
-	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
-	jsonw__str(w, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
-	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
-	jsonw__uint(w, "held_by_tid", a->run_tid);
-	jsonw__str(w, "text", report__task_clause(ds, r, line, sizeof(line)));
-	jsonw__end_obj(w);
-	jsonw__end_obj(w);
+	report_model__begin_obj(m, "answer");
+	report_model__fields_of(m, a, task_answer_f);
+	report_model__str(m, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	report_model__str(m, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
+	report_model__str(m, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
+	report_model__str(m, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
+	report_model__round(m, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
+	report_model__uint(m, "held_by_tid", a->run_tid);
+	report_model__str(m, "text", report__task_clause(ds, r, line, sizeof(line)));
+	report_model__end_obj(m);
+	report_model__end_obj(m);
 }

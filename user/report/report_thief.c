@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-#include "jsonw.h"
+#include "report_model.h"
 
 /* A share below this is not named in the clause (JSON has every thief). */
 #define THIEF_MIN_SHARE 0.05
@@ -56,34 +56,34 @@ const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
 	return buf;
 }
 
-void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t)
+void report_model__thieves(struct report_model *m, const char *key, const struct xa_thieves *t)
 {
 	if (!t->known) {
-		jsonw__null(w, key);
+		report_model__null(m, key);
 		return;
 	}
-	jsonw__begin_obj(w, key);
-	jsonw__uint(w, "waits", t->waits);
-	jsonw__round(w, "wait_ns", t->wait_ns);
-	jsonw__round(w, "idle_ns", t->idle_ns);
-	jsonw__round(w, "irq_ns", t->irq_ns);
-	jsonw__round(w, "steal_ns", t->steal_ns);
-	jsonw__round(w, "unknown_ns", t->unknown_ns);
-	jsonw__begin_arr(w, "thieves");
+	report_model__begin_obj(m, key);
+	report_model__uint(m, "waits", t->waits);
+	report_model__round(m, "wait_ns", t->wait_ns);
+	report_model__round(m, "idle_ns", t->idle_ns);
+	report_model__round(m, "irq_ns", t->irq_ns);
+	report_model__round(m, "steal_ns", t->steal_ns);
+	report_model__round(m, "unknown_ns", t->unknown_ns);
+	report_model__begin_arr(m, "thieves");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct xa_thief *x = &t->t[i];
 
-		jsonw__begin_obj(w, NULL);
-		jsonw__uint(w, "tid", x->tid);
-		jsonw__uint(w, "pid", x->pid);
-		jsonw__strn(w, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
-		jsonw__round(w, "ns", x->ns);
-		jsonw__num(w, "share", x->share);
-		jsonw__bool(w, "own_process", x->own_process);
-		jsonw__bool(w, "child", x->child);
-		jsonw__bool(w, "kernel_thread", x->kernel_thread);
-		jsonw__end_obj(w);
+		report_model__begin_obj(m, NULL);
+		report_model__uint(m, "tid", x->tid);
+		report_model__uint(m, "pid", x->pid);
+		report_model__strn(m, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
+		report_model__round(m, "ns", x->ns);
+		report_model__num(m, "share", x->share);
+		report_model__bool(m, "own_process", x->own_process);
+		report_model__bool(m, "child", x->child);
+		report_model__bool(m, "kernel_thread", x->kernel_thread);
+		report_model__end_obj(m);
 	}
-	jsonw__end_arr(w);
-	jsonw__end_obj(w);
+	report_model__end_arr(m);
+	report_model__end_obj(m);
 }

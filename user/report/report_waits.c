@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The wait chains of a timeline (analysis/waitchain.h) in the text and
+ * The wait chains of a timeline (analysis/waits/waitchain.h) in the text and
  * JSON reports: the blockers summed over slow and fast runs, and the
  * chain of a typical slow run, wait by wait. Only with record --timeline.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "escape.h"
-#include "jsonw.h"
+#include "report_model.h"
 #include "report.h"
 
 #define MAX_BLOCKERS 12 /* in text; JSON lists REPORT_MAX_BLOCKERS */
@@ -61,44 +61,44 @@ static const char *device(uint16_t reason)
 	}
 }
 
-const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b, char *buf,
+const char *report__blocker(const struct dataset *ds, const struct waitchain_blocker *b, char *buf,
 			    size_t len)
 {
 	char w[64], v[64], via[96] = "", in[160] = "", sym[128];
 	const char *why = b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL;
 
 	who(b->comm, b->blocker_tid, b->threads, w, sizeof(w));
-	if (b->waker_tid && !(b->waker_tid == b->blocker_tid && b->state != WC_CYCLE))
+	if (b->waker_tid && !(b->waker_tid == b->blocker_tid && b->state != WAITCHAIN_CYCLE))
 		snprintf(via, sizeof(via), ", through %s",
 			 who(b->waker_comm, b->waker_tid, b->threads, v, sizeof(v)));
 	switch (b->state) {
-	case WC_RAN:
+	case WAITCHAIN_RAN:
 		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
 			snprintf(in, sizeof(in), " in %s",
 				 xlp_text(dataset__func(ds, b->func)->name, sym, sizeof(sym)));
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
 		break;
-	case WC_CPU_WAIT:
+	case WAITCHAIN_CPU_WAIT:
 		if (b->self)
 			snprintf(buf, len, "its own wait for a CPU (%s)", w);
 		else
 			snprintf(buf, len, "%s waiting for a CPU%s", w, via);
 		break;
-	case WC_DEVICE:
+	case WAITCHAIN_DEVICE:
 		if (b->reason == XLP_C_DISK || b->reason == XLP_C_NET || b->reason == XLP_C_TIMER ||
 		    !why)
 			snprintf(buf, len, "%s%s", device(b->reason), via);
 		else
 			snprintf(buf, len, "an interrupt (%s)%s", why, via);
 		break;
-	case WC_ASLEEP:
+	case WAITCHAIN_ASLEEP:
 		snprintf(buf, len, "%s asleep, what woke it not recorded%s", b->self ? "itself" : w,
 			 via);
 		break;
-	case WC_UNTRACED:
+	case WAITCHAIN_UNTRACED:
 		snprintf(buf, len, "%s, not on the timeline then%s", w, via);
 		break;
-	case WC_CYCLE:
+	case WAITCHAIN_CYCLE:
 		snprintf(buf, len, "a cycle back to %s (events lost)%s", w, via);
 		break;
 	default:
@@ -109,23 +109,23 @@ const char *report__blocker(const struct dataset *ds, const struct wc_blocker *b
 	return buf;
 }
 
-static struct wc_blocker piece_blocker(const struct wc_piece *p)
+static struct waitchain_blocker piece_blocker(const struct waitchain_piece *p)
 {
-	struct wc_blocker b = {.func = p->func,
-			       .threads = 1,
-			       .waker_tid = p->waker_tid,
-			       .blocker_pid = p->blocker_pid,
-			       .blocker_tid = p->blocker_tid,
-			       .state = p->state,
-			       .reason = p->reason,
-			       .self = !p->depth};
+	struct waitchain_blocker b = {.func = p->func,
+				      .threads = 1,
+				      .waker_tid = p->waker_tid,
+				      .blocker_pid = p->blocker_pid,
+				      .blocker_tid = p->blocker_tid,
+				      .state = p->state,
+				      .reason = p->reason,
+				      .self = !p->depth};
 
 	memcpy(b.comm, p->comm, sizeof(b.comm));
 	memcpy(b.waker_comm, p->waker_comm, sizeof(b.waker_comm));
 	return b;
 }
 
-static bool in_group(const struct xa_result *r, const struct wc_blocker *b)
+static bool in_group(const struct xa_result *r, const struct waitchain_blocker *b)
 {
 	for (size_t i = 0; i < r->nblockers; i++)
 		if (waitchain__member_of(b, &r->blockers[i]))
@@ -133,28 +133,91 @@ static bool in_group(const struct xa_result *r, const struct wc_blocker *b)
 	return false;
 }
 
-void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void report__waits_text(FILE *f, const struct report_node *m)
 {
-	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
-	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
-	const struct wc_info *in;
-	char a[32], b[32], line[256];
-	size_t run, shown = 0, more = 0, members = 0;
+	const struct report_node *w = report_node__get(m, "wait_chains"), *bs, *run;
+	const char *cw;
+	char a[32], b[32];
 
-	if (!r->waits)
+	if (!w)
 		return;
-	in = waitchain__info(r->waits);
 	fprintf(f, "\nWait chains (the timeline: what ended each wait of a run's thread, and what "
 		   "it did meanwhile)\n");
-	if (!r->nblockers) {
+	if (!report_node__len(report_node__get(w, "blockers"))) {
 		fprintf(f, "  no wait of a run's thread in its window\n");
 		return;
 	}
 	fprintf(f, "  %9s %9s  (per slow run, per fast run)\n", "slow", "fast");
-	for (size_t i = 0; i < r->nblockers; i++) {
-		const struct wc_blocker *k = &r->blockers[i];
+	bs = report_node__get(w, "text_blockers");
+	for (size_t i = 0; i < report_node__len(bs); i++) {
+		const struct report_node *k = report_node__at(bs, i);
 
-		/* a group's members are in the JSON report */
+		fprintf(f, "  %9s %9s  %s\n", report_node__fmt_at(k, "slow_ns_per_run", a, 32),
+			report_node__fmt_at(k, "fast_ns_per_run", b, 32),
+			report_node__str_at(k, "text"));
+	}
+	if (report_node__uint_at(w, "text_more") || report_node__uint_at(w, "text_members"))
+		fprintf(f, "  (%llu more, %llu in groups above, in the JSON report)\n",
+			(unsigned long long)report_node__uint_at(w, "text_more"),
+			(unsigned long long)report_node__uint_at(w, "text_members"));
+	cw = report_node__str_at(w, "cpu_work_text");
+	if (cw)
+		fprintf(f, "  %s\n", cw);
+	run = report_node__get(w, "typical_slow_run");
+	if (!report_node__is_null(run)) {
+		const struct report_node *ws = report_node__get(run, "waits");
+		uint64_t start = report_node__uint_at(run, "start_ns");
+		size_t nw = report_node__len(ws);
+
+		fprintf(f, "  A typical slow run (run %llu, %s, tid %u): %zu wait(s)\n",
+			(unsigned long long)report_node__uint_at(run, "run"),
+			report_node__fmt_at(run, "latency_ns", a, sizeof(a)),
+			(unsigned)report_node__uint_at(run, "tid"), nw);
+		for (size_t i = 0; i < nw && i < MAX_WAITS; i++) {
+			const struct report_node *x = report_node__at(ws, i);
+			const struct report_node *ps = report_node__get(x, "pieces");
+
+			fprintf(f, "    at +%s, %s:\n",
+				report__dur((double)(report_node__uint_at(x, "start_ns") - start),
+					    a, sizeof(a)),
+				report__dur((double)report_node__uint_at(x, "ns"), b, sizeof(b)));
+			for (size_t k = 0; k < report_node__len(ps); k++) {
+				const struct report_node *p = report_node__at(ps, k);
+
+				fprintf(f, "      %9s  %s\n",
+					report__dur((double)report_node__uint_at(p, "ns"), a,
+						    sizeof(a)),
+					report_node__str_at(p, "text"));
+			}
+		}
+		if (nw > MAX_WAITS)
+			fprintf(f, "    (%zu more waits, in the JSON report)\n", nw - MAX_WAITS);
+	}
+	if (report_node__uint_at(w, "cycles") || report_node__uint_at(w, "depth_limits"))
+		fprintf(f,
+			"  (%llu piece(s) ended in a cycle, %llu at the depth limit: events lost "
+			"or "
+			"long chains)\n",
+			(unsigned long long)report_node__uint_at(w, "cycles"),
+			(unsigned long long)report_node__uint_at(w, "depth_limits"));
+}
+
+/*
+ * What the text shows of the blockers (shown only): the first MAX_BLOCKERS
+ * not in a group (a group's members are in the JSON), how many more, and
+ * the wait answer's CPU work judged.
+ */
+static void text_blockers(struct report_model *m, const struct dataset *ds,
+			  const struct xa_result *r, double ns, double nf)
+{
+	size_t shown = 0, more = 0, members = 0;
+	char line[256], cw[1024], both[1400];
+
+	report_model__shown_only(m, true);
+	report_model__begin_arr(m, "text_blockers");
+	for (size_t i = 0; i < r->nblockers; i++) {
+		const struct waitchain_blocker *k = &r->blockers[i];
+
 		if (in_group(r, k)) {
 			members++;
 			continue;
@@ -163,161 +226,136 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 			more++;
 			continue;
 		}
-		fprintf(f, "  %9s %9s  %s\n", report__dur(k->slow_ns / ns, a, sizeof(a)),
-			report__dur(k->fast_ns / nf, b, sizeof(b)),
-			report__blocker(ds, k, line, sizeof(line)));
+		report_model__begin_obj(m, NULL);
+		report_model__round(m, "slow_ns_per_run", k->slow_ns / ns);
+		report_model__round(m, "fast_ns_per_run", k->fast_ns / nf);
+		report_model__str(m, "text", report__blocker(ds, k, line, sizeof(line)));
+		report_model__end_obj(m);
 	}
-	if (more || members)
-		fprintf(f, "  (%zu more, %zu in groups above, in the JSON report)\n", more,
-			members);
-	if (r->wait_answer.cpu_work.tested) {
-		char cw[1024];
-
-		fprintf(f, "  waited for %s: %s\n",
-			report__blocker(ds, &r->blockers[r->wait_answer.blocker], line,
-					sizeof(line)),
-			report__cpu_work(&r->wait_answer.cpu_work, cw, sizeof(cw)));
+	report_model__end_arr(m);
+	report_model__uint(m, "text_more", more);
+	report_model__uint(m, "text_members", members);
+	if (r->wait_answer.cpu_work.tested && r->wait_answer.blocker < r->nblockers) {
+		snprintf(both, sizeof(both), "waited for %s: %s",
+			 report__blocker(ds, &r->blockers[r->wait_answer.blocker], line,
+					 sizeof(line)),
+			 report__cpu_work(&r->wait_answer.cpu_work, cw, sizeof(cw)));
+		report_model__str(m, "cpu_work_text", both);
 	}
-	run = report__typical_run(ds, r, true);
-	if (run != SIZE_MAX) {
-		const struct ds_run *x = dataset__run(ds, run);
-		size_t nw = waitchain__nwaits(r->waits, run);
-
-		fprintf(f, "  A typical slow run (run %zu, %s, tid %u): %zu wait(s)\n", run + 1,
-			report__dur(x->latency_ns, a, sizeof(a)), x->tid, nw);
-		for (size_t i = 0; i < nw && i < MAX_WAITS; i++) {
-			const struct wc_wait *w = waitchain__wait(r->waits, run, i);
-
-			fprintf(f, "    at +%s, %s:\n",
-				report__dur((double)(w->start_ns - x->start_ns), a, sizeof(a)),
-				report__dur((double)(w->end_ns - w->start_ns), b, sizeof(b)));
-			for (size_t k = w->first; k < w->first + w->n; k++) {
-				const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-				struct wc_blocker pb = piece_blocker(p);
-
-				fprintf(f, "      %9s  %s\n",
-					report__dur((double)p->ns, a, sizeof(a)),
-					report__blocker(ds, &pb, line, sizeof(line)));
-			}
-		}
-		if (nw > MAX_WAITS)
-			fprintf(f, "    (%zu more waits, in the JSON report)\n", nw - MAX_WAITS);
-	}
-	if (in->cycles || in->depth_cuts)
-		fprintf(f,
-			"  (%llu piece(s) ended in a cycle, %llu at the depth limit: events lost "
-			"or "
-			"long chains)\n",
-			(unsigned long long)in->cycles, (unsigned long long)in->depth_cuts);
+	report_model__shown_only(m, false);
 }
 
 /* A thread's name, null when unknown (a device, an unnamed thread). */
-static void name_json(struct jsonw *w, const char *key, const char *comm)
+static void name_json(struct report_model *m, const char *key, const char *comm)
 {
 	size_t n = strnlen(comm, XLP_COMM_LEN);
 
 	if (n)
-		jsonw__strn(w, key, comm, n);
+		report_model__strn(m, key, comm, n);
 	else
-		jsonw__null(w, key);
+		report_model__null(m, key);
 }
 
-static void blocker_json(struct jsonw *w, const struct dataset *ds, const struct wc_blocker *b)
+static void blocker_json(struct report_model *m, const struct dataset *ds,
+			 const struct waitchain_blocker *b)
 {
 	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[256];
 
-	jsonw__str(w, "state", wc_state_name(b->state));
-	jsonw__str(w, "reason",
-		   b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
-	jsonw__bool(w, "self", b->self);
+	report_model__str(m, "state", waitchain__state_name(b->state));
+	report_model__str(m, "reason",
+			  b->reason && b->reason < XLP_NR_CTR ? xlp_ctr_names[b->reason] : NULL);
+	report_model__bool(m, "self", b->self);
 	/* a group's are its members' */
-	jsonw__uint(w, "blocker_pid", b->threads > 1 ? 0 : b->blocker_pid);
-	jsonw__uint(w, "blocker_tid", b->threads > 1 ? 0 : b->blocker_tid);
-	name_json(w, "blocker", b->comm);
-	jsonw__uint(w, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
-	name_json(w, "via", b->waker_comm);
-	jsonw__str(w, "function", fn ? dataset__func(ds, b->func)->name : NULL);
-	jsonw__str(w, "symbol", fn ? dataset__func(ds, b->func)->symbol : NULL);
-	jsonw__str(w, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
-	jsonw__uint(w, "threads", b->threads);
-	jsonw__str(w, "text", report__blocker(ds, b, line, sizeof(line)));
+	report_model__uint(m, "blocker_pid", b->threads > 1 ? 0 : b->blocker_pid);
+	report_model__uint(m, "blocker_tid", b->threads > 1 ? 0 : b->blocker_tid);
+	name_json(m, "blocker", b->comm);
+	report_model__uint(m, "via_tid", b->threads > 1 ? 0 : b->waker_tid);
+	name_json(m, "via", b->waker_comm);
+	report_model__str(m, "function", fn ? dataset__func(ds, b->func)->name : NULL);
+	report_model__str(m, "symbol", fn ? dataset__func(ds, b->func)->symbol : NULL);
+	report_model__str(m, "binary", fn ? dataset__func(ds, b->func)->binary : NULL);
+	report_model__uint(m, "threads", b->threads);
+	report_model__str(m, "text", report__blocker(ds, b, line, sizeof(line)));
 }
 
-static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
+static void run_json(struct report_model *m, const char *key, const struct dataset *ds,
 		     const struct xa_result *r, size_t run)
 {
 	const struct ds_run *x;
 
 	if (run == SIZE_MAX) {
-		jsonw__null(w, key);
+		report_model__null(m, key);
 		return;
 	}
 	x = dataset__run(ds, run);
-	jsonw__begin_obj(w, key);
-	jsonw__uint(w, "run", run + 1);
-	jsonw__uint(w, "tid", x->tid);
-	jsonw__uint(w, "start_ns", x->start_ns);
-	jsonw__round(w, "latency_ns", x->latency_ns);
-	jsonw__begin_arr(w, "waits");
+	report_model__begin_obj(m, key);
+	report_model__uint(m, "run", run + 1);
+	report_model__uint(m, "tid", x->tid);
+	report_model__uint(m, "start_ns", x->start_ns);
+	report_model__round(m, "latency_ns", x->latency_ns);
+	report_model__begin_arr(m, "waits");
 	for (size_t i = 0; i < waitchain__nwaits(r->waits, run); i++) {
-		const struct wc_wait *v = waitchain__wait(r->waits, run, i);
+		const struct waitchain_wait *v = waitchain__wait(r->waits, run, i);
 
-		jsonw__begin_obj(w, NULL);
-		jsonw__uint(w, "start_ns", v->start_ns);
-		jsonw__uint(w, "ns", v->end_ns - v->start_ns);
-		jsonw__begin_arr(w, "pieces");
+		report_model__begin_obj(m, NULL);
+		report_model__uint(m, "start_ns", v->start_ns);
+		report_model__uint(m, "ns", v->end_ns - v->start_ns);
+		report_model__begin_arr(m, "pieces");
 		for (size_t k = v->first; k < v->first + v->n; k++) {
-			const struct wc_piece *p = waitchain__piece(r->waits, run, k);
-			struct wc_blocker b = piece_blocker(p);
+			const struct waitchain_piece *p = waitchain__piece(r->waits, run, k);
+			struct waitchain_blocker b = piece_blocker(p);
 
-			jsonw__begin_obj(w, NULL);
-			jsonw__uint(w, "start_ns", p->start_ns);
-			jsonw__uint(w, "ns", p->ns);
-			jsonw__uint(w, "depth", p->depth);
-			blocker_json(w, ds, &b);
-			jsonw__end_obj(w);
+			report_model__begin_obj(m, NULL);
+			report_model__uint(m, "start_ns", p->start_ns);
+			report_model__uint(m, "ns", p->ns);
+			report_model__uint(m, "depth", p->depth);
+			blocker_json(m, ds, &b);
+			report_model__end_obj(m);
 		}
-		jsonw__end_arr(w);
-		jsonw__end_obj(w);
+		report_model__end_arr(m);
+		report_model__end_obj(m);
 	}
-	jsonw__end_arr(w);
-	jsonw__end_obj(w);
+	report_model__end_arr(m);
+	report_model__end_obj(m);
 }
 
-void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report_model__waits(struct report_model *m, const struct dataset *ds,
+			 const struct xa_result *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
-	const struct wc_info *in;
+	const struct waitchain_info *in;
 
 	if (!r->waits)
 		return;
 	in = waitchain__info(r->waits);
-	jsonw__begin_obj(w, "wait_chains");
-	jsonw__uint(w, "max_depth", WC_MAX_DEPTH);
-	jsonw__uint(w, "events", in->events);
-	jsonw__uint(w, "waits", in->waits);
-	jsonw__uint(w, "pieces", in->pieces);
-	jsonw__uint(w, "cycles", in->cycles);
-	jsonw__uint(w, "depth_limits", in->depth_cuts);
-	jsonw__uint(w, "unknown_ns", in->unknown_ns);
-	jsonw__begin_arr(w, "blockers");
+	report_model__begin_obj(m, "wait_chains");
+	report_model__uint(m, "max_depth", WAITCHAIN_MAX_DEPTH);
+	report_model__uint(m, "events", in->events);
+	report_model__uint(m, "waits", in->waits);
+	report_model__uint(m, "pieces", in->pieces);
+	report_model__uint(m, "cycles", in->cycles);
+	report_model__uint(m, "depth_limits", in->depth_cuts);
+	report_model__uint(m, "unknown_ns", in->unknown_ns);
+	report_model__begin_arr(m, "blockers");
 	for (size_t i = 0; i < r->nblockers && i < REPORT_MAX_BLOCKERS; i++) {
-		const struct wc_blocker *b = &r->blockers[i];
+		const struct waitchain_blocker *b = &r->blockers[i];
 
-		jsonw__begin_obj(w, NULL);
-		blocker_json(w, ds, b);
-		jsonw__round(w, "slow_ns_per_run", b->slow_ns / ns);
-		jsonw__round(w, "fast_ns_per_run", b->fast_ns / nf);
-		jsonw__uint(w, "slow_runs", b->slow_runs);
-		jsonw__uint(w, "fast_runs", b->fast_runs);
-		jsonw__end_obj(w);
+		report_model__begin_obj(m, NULL);
+		blocker_json(m, ds, b);
+		report_model__round(m, "slow_ns_per_run", b->slow_ns / ns);
+		report_model__round(m, "fast_ns_per_run", b->fast_ns / nf);
+		report_model__uint(m, "slow_runs", b->slow_runs);
+		report_model__uint(m, "fast_runs", b->fast_runs);
+		report_model__end_obj(m);
 	}
-	jsonw__end_arr(w);
-	jsonw__uint(w, "blockers_omitted",
-		    r->nblockers > REPORT_MAX_BLOCKERS ? r->nblockers - REPORT_MAX_BLOCKERS : 0);
-	run_json(w, "typical_slow_run", ds, r, report__typical_run(ds, r, true));
-	run_json(w, "typical_fast_run", ds, r, report__typical_run(ds, r, false));
-	jsonw__end_obj(w);
+	report_model__end_arr(m);
+	report_model__uint(m, "blockers_omitted",
+			   r->nblockers > REPORT_MAX_BLOCKERS ? r->nblockers - REPORT_MAX_BLOCKERS
+							      : 0);
+	run_json(m, "typical_slow_run", ds, r, report__typical_run(ds, r, true));
+	run_json(m, "typical_fast_run", ds, r, report__typical_run(ds, r, false));
+	text_blockers(m, ds, r, ns, nf);
+	report_model__end_obj(m);
 }

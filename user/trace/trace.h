@@ -83,6 +83,7 @@ static inline bool xlp_rec_from_programs(uint16_t type)
 	case XLP_R_TASK:
 	case XLP_R_TASKEV:
 	case XLP_R_THIEF:
+	case XLP_R_CPUSCHED:
 		return true;
 	default:
 		return false;

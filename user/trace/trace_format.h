@@ -70,6 +70,8 @@ static inline size_t trace_rec_min_size(uint16_t type)
 		return sizeof(struct xlp_lag_rec);
 	case XLP_R_THIEF:
 		return sizeof(struct xlp_thief_rec);
+	case XLP_R_CPUSCHED:
+		return sizeof(struct xlp_cpusched_rec);
 	default:
 		return sizeof(struct xlp_hdr);
 	}

@@ -80,6 +80,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,7 +94,7 @@
 #define REC_MAX 65528
 #define BUF_CAP (CHUNK_TARGET + REC_MAX)
 /* Tracing must disturb the traced system little: favour speed over ratio. */
-#define ZLEVEL Z_BEST_SPEED
+#define ZLEVEL 1
 
 struct trace_writer {
 	int fd;
@@ -108,6 +109,14 @@ struct trace_writer {
 	uint8_t *buf;
 	uint8_t *zbuf; /* chunk header + compressed records */
 	size_t zcap;
+	/*
+	 * One deflate stream, set up once and reset for each chunk, at level 1
+	 * (Z_BEST_SPEED): compression was most of the recorder's CPU per record
+	 * (tests/bench, section 2), and compress2() at its default level
+	 * allocated and freed ~270 KB of deflate state for every chunk.
+	 */
+	z_stream zs;
+	bool zs_ready;
 };
 
 /* Growable byte string for encoding the header payload. */
@@ -281,6 +290,8 @@ static int writer__free(struct trace_writer *w, bool commit)
 		err = outfile__commit(w->of, NULL, 0);
 	else
 		outfile__abort(w->of);
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 	free(w->buf);
 	free(w->zbuf);
 	free(w);
@@ -300,7 +311,12 @@ int trace_writer__open_fd(int fd, const struct xlp_trace_meta *meta, struct trac
 	if (!w)
 		return -ENOMEM;
 	w->fd = fd;
-	w->zcap = CHUNK_HDR_LEN + compressBound(BUF_CAP);
+	if (deflateInit(&w->zs, ZLEVEL) != Z_OK) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	w->zs_ready = true;
+	w->zcap = CHUNK_HDR_LEN + deflateBound(&w->zs, BUF_CAP);
 	w->buf = malloc(BUF_CAP);
 	w->zbuf = malloc(w->zcap);
 	if (!w->buf || !w->zbuf) {
@@ -365,22 +381,32 @@ int trace_writer__append(struct trace_writer *w, const struct xlp_hdr *rec)
 
 int trace_writer__flush(struct trace_writer *w)
 {
-	uLongf zlen = w->zcap - CHUNK_HDR_LEN;
 	uint8_t *h = w->zbuf;
+	size_t zlen;
 	int err;
 
 	if (w->err)
 		return w->err;
 	if (!w->nbuf)
 		return 0;
-	/* zbuf is sized by compressBound(): only a failed allocation is left */
-	if (compress2(h + CHUNK_HDR_LEN, &zlen, w->buf, w->len, ZLEVEL) != Z_OK) {
+	/* zbuf is sized by the stream's bound: one Z_FINISH call ends it */
+	w->zs.next_in = w->buf;
+	w->zs.avail_in = (uInt)w->len;
+	w->zs.next_out = h + CHUNK_HDR_LEN;
+	w->zs.avail_out = (uInt)(w->zcap - CHUNK_HDR_LEN);
+	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
+		deflateReset(&w->zs);
+		w->err = -ENOMEM;
+		return w->err;
+	}
+	zlen = w->zs.total_out;
+	if (deflateReset(&w->zs) != Z_OK) {
 		w->err = -ENOMEM;
 		return w->err;
 	}
 	memcpy(h, "CHNK", 4);
 	put_le32(h + 4, (uint32_t)w->nchunks); /* the sequence number */
-	put_le32(h + 8, zlen);
+	put_le32(h + 8, (uint32_t)zlen);
 	put_le32(h + 12, w->len);
 	put_le32(h + 16, w->nbuf);
 	put_le32(h + 20, crc_of(0, h + CHUNK_HDR_LEN, zlen));

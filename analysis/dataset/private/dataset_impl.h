@@ -5,8 +5,6 @@
 
 #include "dataset.h"
 
-#define DS_NONE UINT32_MAX
-
 /* The file name of a path ("" for NULL). */
 const char *ds_base_name(const char *path);
 
@@ -182,24 +180,7 @@ struct ds_scan {
 
 int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen);
 
-/*
- * The read loop of every pass over a trace file (the call passes below,
- * the wait chains' timeline): calls fn with each record of path in file
- * order, and stops at the first non-zero return (negative errno: returned,
- * with a message in err, as are the reader's errors).
- */
-int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
-		   char *err, size_t errlen);
-
-/*
- * The read loop of the passes over call records (ds_scan_file, the
- * drill-down): calls fn with every call record of file fi in file order,
- * and stops at the first non-zero return (negative errno: returned, with
- * a message in err). Other record types and short records are skipped.
- */
-int ds_each_call(const struct dataset *ds, size_t fi,
-		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
-		 size_t errlen);
+/* ds_each_record() and ds_each_call(), the read loops of every pass: dataset.h */
 
 /*
  * Per-thread lists of pending calls, for the passes that need to know which

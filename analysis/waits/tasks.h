@@ -21,18 +21,18 @@
 #include <stdint.h>
 #include "dataset.h"
 
-#define TK_NO_RUN UINT32_MAX
+#define TASKS_NO_RUN UINT32_MAX
 
-struct tk_task {
+struct tasks_task {
 	uint64_t key;
 	uint64_t post_ns, start_ns, end_ns; /* end_ns: start_ns when its call was not recorded */
-	uint32_t run;			    /* the run that posted it, TK_NO_RUN: none */
+	uint32_t run;			    /* the run that posted it, TASKS_NO_RUN: none */
 	uint32_t pid, post_tid, run_tid;
 	uint32_t func;		  /* its function (dataset), DS_NO_FUNC when unknown */
 	uint64_t ctr[XLP_NR_CTR]; /* its execution's counters (the run call's, inclusive) */
 };
 
-struct tk_info {
+struct tasks_info {
 	uint64_t posts, starts; /* events read */
 	uint64_t tasks;		/* matched */
 	uint64_t unstarted;	/* posted, never started in the trace */
@@ -48,15 +48,15 @@ struct tasks;
  */
 int tasks__build(const struct dataset *ds, struct tasks **out, char *err, size_t errlen);
 void tasks__free(struct tasks *t); /* accepts NULL */
-const struct tk_info *tasks__info(const struct tasks *t);
+const struct tasks_info *tasks__info(const struct tasks *t);
 size_t tasks__n(const struct tasks *t);
-const struct tk_task *tasks__task(const struct tasks *t, size_t i); /* by post time */
+const struct tasks_task *tasks__task(const struct tasks *t, size_t i); /* by post time */
 
 /*
  * What held task i in its queue: for each other task whose execution
  * overlapped it, fn(ctx, that task, overlap ns).
  */
 void tasks__holders(const struct tasks *t, size_t i,
-		    void (*fn)(void *ctx, const struct tk_task *by, double ns), void *ctx);
+		    void (*fn)(void *ctx, const struct tasks_task *by, double ns), void *ctx);
 
 #endif

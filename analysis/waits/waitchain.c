@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dataset_impl.h"
+#include "dataset.h"
 #include "waitchain.h"
 
 enum seg_state { SEG_UNKNOWN = 0, SEG_RUN, SEG_RUNNABLE, SEG_SLEEP };
@@ -65,16 +65,17 @@ struct tl {
 	size_t nnames, namecap;
 	struct call *calls;
 	size_t ncalls, callcap;
-	const struct ds_file *file;
+	const struct dataset *ds;
+	size_t fi; /* the file of the calls */
 };
 
 struct waitchain {
-	struct wc_info info;
+	struct waitchain_info info;
 	size_t nruns;
 	size_t *poff, *woff; /* per run + 1: pieces, waits */
-	struct wc_piece *pieces;
+	struct waitchain_piece *pieces;
 	size_t npieces, pcap;
-	struct wc_wait *waits;
+	struct waitchain_wait *waits;
 	size_t nwaits, wcap;
 };
 
@@ -85,20 +86,21 @@ struct walk {
 	unsigned max_depth;
 	uint32_t tid;	/* the run's thread */
 	uint32_t waker; /* first hop of the current sleep */
-	uint32_t chain[WC_MAX_DEPTH + 2];
+	uint32_t chain[WAITCHAIN_MAX_DEPTH + 2];
 	size_t nchain;
 	size_t run_first; /* first piece of the run */
 };
 
-const char *wc_state_name(enum wc_state s)
+const char *waitchain__state_name(enum waitchain_state s)
 {
-	static const char *const names[WC_NSTATES] = {
-		[WC_RAN] = "ran",	    [WC_CPU_WAIT] = "cpu_wait", [WC_DEVICE] = "device",
-		[WC_ASLEEP] = "asleep",	    [WC_UNTRACED] = "untraced", [WC_CYCLE] = "cycle",
-		[WC_DEPTH] = "depth_limit",
+	static const char *const names[WAITCHAIN_NSTATES] = {
+		[WAITCHAIN_RAN] = "ran",	   [WAITCHAIN_CPU_WAIT] = "cpu_wait",
+		[WAITCHAIN_DEVICE] = "device",	   [WAITCHAIN_ASLEEP] = "asleep",
+		[WAITCHAIN_UNTRACED] = "untraced", [WAITCHAIN_CYCLE] = "cycle",
+		[WAITCHAIN_DEPTH] = "depth_limit",
 	};
 
-	return (unsigned)s < WC_NSTATES ? names[s] : "?";
+	return (unsigned)s < WAITCHAIN_NSTATES ? names[s] : "?";
 }
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -280,7 +282,7 @@ static int thread_segments(struct tl *tl, size_t i, size_t j)
 /* One pass over a file's records into its timeline. */
 struct tl_pass {
 	struct tl *tl;
-	struct wc_info *info;
+	struct waitchain_info *info;
 	uint32_t seq;
 };
 
@@ -322,14 +324,15 @@ static int tl_record(void *ctx, const struct xlp_hdr *h)
 	return 0;
 }
 
-static int tl_read(const char *path, struct tl *tl, struct wc_info *info, char *err, size_t errlen)
+static int tl_read(const char *path, struct tl *tl, struct waitchain_info *info, char *err,
+		   size_t errlen)
 {
 	struct tl_pass p = {tl, info, 0};
 
 	return ds_each_record(path, tl_record, &p, err, errlen);
 }
 
-static int tl_build(struct tl *tl, struct wc_info *info)
+static int tl_build(struct tl *tl, struct waitchain_info *info)
 {
 	size_t nthr = 0;
 	int err;
@@ -388,7 +391,7 @@ static int call_cmp(const void *a, const void *b)
 static int keep_call(void *ctx, const struct xlp_call_rec *c)
 {
 	struct tl *tl = ctx;
-	uint32_t g = c->func_id < tl->file->nlocal ? tl->file->fmap[c->func_id] : DS_NONE;
+	uint32_t g = dataset__file_func(tl->ds, tl->fi, c->func_id);
 	struct call *k;
 
 	/* interactions (DS_NONE) are the runs, not a function to name */
@@ -417,7 +420,8 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 	size_t cap = 0, n = 0;
 	int ret;
 
-	tl->file = &ds->files[fi];
+	tl->ds = ds;
+	tl->fi = fi;
 	if (!tl->nthr)
 		return 0;
 	ret = ds_each_call(ds, fi, keep_call, tl, err, errlen);
@@ -496,11 +500,11 @@ static size_t seg_at(const struct tl *tl, const struct thr *t, uint64_t at)
 
 /* Appends a piece, merged with the last one of the run when it continues it. */
 static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
-		    enum wc_state st, uint16_t reason, uint16_t depth, uint32_t func)
+		    enum waitchain_state st, uint16_t reason, uint16_t depth, uint32_t func)
 {
 	const struct name *nm = tid ? name_find(w->tl, tid) : NULL;
 	struct waitchain *wc = w->wc;
-	struct wc_piece *p;
+	struct waitchain_piece *p;
 
 	if (y <= x)
 		return 0;
@@ -518,28 +522,28 @@ static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32
 	p = PUSH(wc->pieces, wc->npieces, wc->pcap);
 	if (!p)
 		return -ENOMEM;
-	*p = (struct wc_piece){.start_ns = x,
-			       .ns = y - x,
-			       .tid = w->tid,
-			       .waker_tid = w->waker,
-			       .blocker_pid = pid,
-			       .blocker_tid = tid,
-			       .state = (uint16_t)st,
-			       .reason = reason,
-			       .depth = depth,
-			       .func = func};
+	*p = (struct waitchain_piece){.start_ns = x,
+				      .ns = y - x,
+				      .tid = w->tid,
+				      .waker_tid = w->waker,
+				      .blocker_pid = pid,
+				      .blocker_tid = tid,
+				      .state = (uint16_t)st,
+				      .reason = reason,
+				      .depth = depth,
+				      .func = func};
 	if (nm)
 		memcpy(p->comm, nm->comm, XLP_COMM_LEN);
 	nm = w->waker ? name_find(w->tl, w->waker) : NULL;
 	if (nm)
 		memcpy(p->waker_comm, nm->comm, XLP_COMM_LEN);
-	wc->info.cycles += st == WC_CYCLE;
-	wc->info.depth_cuts += st == WC_DEPTH;
+	wc->info.cycles += st == WAITCHAIN_CYCLE;
+	wc->info.depth_cuts += st == WAITCHAIN_DEPTH;
 	return 0;
 }
 
 static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
-		 enum wc_state st, uint16_t reason, uint16_t depth)
+		 enum waitchain_state st, uint16_t reason, uint16_t depth)
 {
 	return piece_in(w, x, y, pid, tid, st, reason, depth, DS_NO_FUNC);
 }
@@ -564,15 +568,15 @@ static int charge_sleep(struct walk *w, const struct thr *t, const struct seg *g
 	const struct thr *k;
 
 	if (!g->woken || (!g->waker && !g->reason))
-		return piece(w, x, y, t->pid, t->tid, WC_ASLEEP, 0, depth);
+		return piece(w, x, y, t->pid, t->tid, WAITCHAIN_ASLEEP, 0, depth);
 	if (!g->waker) /* interrupt context: the device or timer, not the interrupted task */
-		return piece(w, x, y, 0, 0, WC_DEVICE, g->reason, depth + 1);
+		return piece(w, x, y, 0, 0, WAITCHAIN_DEVICE, g->reason, depth + 1);
 	if (on_chain(w, g->waker)) {
 		k = thr_find(w->tl, g->waker);
-		return piece(w, x, y, k ? k->pid : 0, g->waker, WC_CYCLE, 0, depth + 1);
+		return piece(w, x, y, k ? k->pid : 0, g->waker, WAITCHAIN_CYCLE, 0, depth + 1);
 	}
 	if (depth + 1u > w->max_depth)
-		return piece(w, x, y, t->pid, t->tid, WC_DEPTH, g->reason, depth);
+		return piece(w, x, y, t->pid, t->tid, WAITCHAIN_DEPTH, g->reason, depth);
 	return charge(w, x, y, g->waker, depth + 1);
 }
 
@@ -585,7 +589,7 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 	if (e <= s)
 		return 0;
 	if (!t)
-		return piece(w, s, e, 0, tid, WC_UNTRACED, 0, depth);
+		return piece(w, s, e, 0, tid, WAITCHAIN_UNTRACED, 0, depth);
 	w->chain[w->nchain++] = tid;
 	for (size_t i = seg_at(w->tl, t, s); i < t->off + t->n && w->tl->segs[i].start < e; i++) {
 		const struct seg *g = &w->tl->segs[i];
@@ -593,17 +597,17 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 
 		switch (g->state) {
 		case SEG_RUN:
-			err = piece_in(w, x, y, t->pid, tid, WC_RAN, 0, depth,
+			err = piece_in(w, x, y, t->pid, tid, WAITCHAIN_RAN, 0, depth,
 				       ran_in(w->tl, t, x, y));
 			break;
 		case SEG_RUNNABLE:
-			err = piece(w, x, y, t->pid, tid, WC_CPU_WAIT, 0, depth);
+			err = piece(w, x, y, t->pid, tid, WAITCHAIN_CPU_WAIT, 0, depth);
 			break;
 		case SEG_SLEEP:
 			err = charge_sleep(w, t, g, x, y, depth);
 			break;
 		default:
-			err = piece(w, x, y, t->pid, tid, WC_UNTRACED, 0, depth);
+			err = piece(w, x, y, t->pid, tid, WAITCHAIN_UNTRACED, 0, depth);
 			break;
 		}
 		if (err)
@@ -616,7 +620,7 @@ static int charge(struct walk *w, uint64_t s, uint64_t e, uint32_t tid, uint16_t
 /* A wait from start to end, or the last one of the run made longer when it ends at start. */
 static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64_t end)
 {
-	struct wc_wait *v;
+	struct waitchain_wait *v;
 
 	if (wc->nwaits > wfirst) {
 		v = &wc->waits[wc->nwaits - 1];
@@ -629,7 +633,8 @@ static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64
 	if (!v)
 		return -ENOMEM;
 	/* first: absolute until the run is done */
-	*v = (struct wc_wait){.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
+	*v = (struct waitchain_wait){
+		.start_ns = start, .end_ns = end, .first = (uint32_t)wc->npieces};
 	return 0;
 }
 
@@ -668,7 +673,7 @@ static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_dept
 		w.chain[0] = r->tid;
 		w.waker = 0;
 		if (g->state == SEG_RUNNABLE) {
-			err = piece(&w, x, y, t->pid, t->tid, WC_CPU_WAIT, 0, 0);
+			err = piece(&w, x, y, t->pid, t->tid, WAITCHAIN_CPU_WAIT, 0, 0);
 		} else {
 			w.waker = g->woken ? g->waker : 0;
 			err = charge_sleep(&w, t, g, x, y, 0);
@@ -686,7 +691,7 @@ static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_dept
 int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		     struct waitchain **out, char *err, size_t errlen)
 {
-	unsigned depth = o && o->max_depth ? o->max_depth : WC_MAX_DEPTH;
+	unsigned depth = o && o->max_depth ? o->max_depth : WAITCHAIN_MAX_DEPTH;
 	struct waitchain *wc = NULL;
 	struct tl tl = {0};
 	int ret = -ENOMEM;
@@ -697,20 +702,20 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 			 "no scheduling events: record with --timeline to follow the waits");
 		return -ENODATA;
 	}
-	if (depth > WC_MAX_DEPTH)
-		depth = WC_MAX_DEPTH;
+	if (depth > WAITCHAIN_MAX_DEPTH)
+		depth = WAITCHAIN_MAX_DEPTH;
 	wc = calloc(1, sizeof(*wc));
 	if (!wc)
 		goto nomem;
-	wc->nruns = ds->nruns;
-	wc->poff = calloc(ds->nruns + 1, sizeof(*wc->poff));
-	wc->woff = calloc(ds->nruns + 1, sizeof(*wc->woff));
+	wc->nruns = dataset__nruns(ds);
+	wc->poff = calloc(wc->nruns + 1, sizeof(*wc->poff));
+	wc->woff = calloc(wc->nruns + 1, sizeof(*wc->woff));
 	if (!wc->poff || !wc->woff)
 		goto nomem;
-	for (size_t fi = 0; fi < ds->nfiles; fi++) {
-		const struct ds_file *f = &ds->files[fi];
+	for (size_t fi = 0; fi < dataset__nfiles(ds); fi++) {
+		size_t first, n = dataset__file_runs(ds, fi, &first);
 
-		ret = tl_read(f->path, &tl, &wc->info, err, errlen);
+		ret = tl_read(dataset__file(ds, fi)->path, &tl, &wc->info, err, errlen);
 		if (ret)
 			goto cleanup;
 		ret = tl_build(&tl, &wc->info);
@@ -719,16 +724,16 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		ret = tl_calls(ds, fi, &tl, err, errlen);
 		if (ret)
 			goto cleanup;
-		for (size_t k = f->run_off; k < f->run_off + f->nruns; k++) {
-			ret = walk_run(wc, &tl, depth, &ds->runs[k], k);
+		for (size_t k = first; k < first + n; k++) {
+			ret = walk_run(wc, &tl, depth, dataset__run(ds, k), k);
 			if (ret)
 				goto nomem;
 		}
 		tl_free(&tl);
 	}
 	/* the files' runs are consecutive ranges, in order: every run was walked */
-	wc->poff[ds->nruns] = wc->npieces;
-	wc->woff[ds->nruns] = wc->nwaits;
+	wc->poff[wc->nruns] = wc->npieces;
+	wc->woff[wc->nruns] = wc->nwaits;
 	wc->info.pieces = wc->npieces;
 	*out = wc;
 	wc = NULL;
@@ -754,7 +759,7 @@ void waitchain__free(struct waitchain *wc)
 	free(wc);
 }
 
-const struct wc_info *waitchain__info(const struct waitchain *wc)
+const struct waitchain_info *waitchain__info(const struct waitchain *wc)
 {
 	return &wc->info;
 }
@@ -764,7 +769,7 @@ size_t waitchain__nwaits(const struct waitchain *wc, size_t run)
 	return run < wc->nruns ? wc->woff[run + 1] - wc->woff[run] : 0;
 }
 
-const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i)
+const struct waitchain_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i)
 {
 	return i < waitchain__nwaits(wc, run) ? &wc->waits[wc->woff[run] + i] : NULL;
 }
@@ -774,13 +779,13 @@ size_t waitchain__npieces(const struct waitchain *wc, size_t run)
 	return run < wc->nruns ? wc->poff[run + 1] - wc->poff[run] : 0;
 }
 
-const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i)
+const struct waitchain_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i)
 {
 	return i < waitchain__npieces(wc, run) ? &wc->pieces[wc->poff[run] + i] : NULL;
 }
 
 /* the blocker's key, but the threads: their names, and how first hop and blocker relate */
-static bool same_group(const struct wc_blocker *b, const struct wc_piece *p)
+static bool same_group(const struct waitchain_blocker *b, const struct waitchain_piece *p)
 {
 	return b->state == p->state && b->reason == p->reason && b->self == !p->depth &&
 	       b->func == p->func && !b->waker_tid == !p->waker_tid &&
@@ -789,34 +794,34 @@ static bool same_group(const struct wc_blocker *b, const struct wc_piece *p)
 	       !strncmp(b->waker_comm, p->waker_comm, XLP_COMM_LEN);
 }
 
-static bool same_blocker(const struct wc_blocker *b, const struct wc_piece *p)
+static bool same_blocker(const struct waitchain_blocker *b, const struct waitchain_piece *p)
 {
 	return b->waker_tid == p->waker_tid && b->blocker_tid == p->blocker_tid &&
 	       b->blocker_pid == p->blocker_pid && same_group(b, p);
 }
 
-bool waitchain__member_of(const struct wc_blocker *b, const struct wc_blocker *g)
+bool waitchain__member_of(const struct waitchain_blocker *b, const struct waitchain_blocker *g)
 {
-	struct wc_piece p = {.waker_tid = b->waker_tid,
-			     .blocker_tid = b->blocker_tid,
-			     .state = b->state,
-			     .reason = b->reason,
-			     .depth = !b->self,
-			     .func = b->func};
+	struct waitchain_piece p = {.waker_tid = b->waker_tid,
+				    .blocker_tid = b->blocker_tid,
+				    .state = b->state,
+				    .reason = b->reason,
+				    .depth = !b->self,
+				    .func = b->func};
 
 	memcpy(p.comm, b->comm, XLP_COMM_LEN);
 	memcpy(p.waker_comm, b->waker_comm, XLP_COMM_LEN);
 	return g->threads > 1 && b->threads == 1 && same_group(g, &p);
 }
 
-bool waitchain__piece_of(const struct wc_piece *p, const struct wc_blocker *b)
+bool waitchain__piece_of(const struct waitchain_piece *p, const struct waitchain_blocker *b)
 {
 	return b->threads > 1 ? same_group(b, p) : same_blocker(b, p);
 }
 
 static int blocker_cmp(const void *a, const void *b)
 {
-	const struct wc_blocker *x = a, *y = b;
+	const struct waitchain_blocker *x = a, *y = b;
 
 	if (x->slow_ns != y->slow_ns)
 		return x->slow_ns > y->slow_ns ? -1 : 1;
@@ -830,10 +835,10 @@ static int blocker_cmp(const void *a, const void *b)
  * (a handful of threads, states and devices), the pieces many.
  */
 /* blocker b (of n) that piece p adds to, made when missing; SIZE_MAX: out of memory */
-static size_t blocker_add(struct wc_blocker **b, size_t *n, size_t *cap, size_t **seen,
-			  size_t *seen_cap, const struct wc_piece *p, bool group, bool *made)
+static size_t blocker_add(struct waitchain_blocker **b, size_t *n, size_t *cap, size_t **seen,
+			  size_t *seen_cap, const struct waitchain_piece *p, bool group, bool *made)
 {
-	struct wc_blocker *q;
+	struct waitchain_blocker *q;
 	size_t k, *sr;
 
 	for (k = 0; k < *n && !(group ? same_group(&(*b)[k], p) : same_blocker(&(*b)[k], p)); k++)
@@ -849,14 +854,14 @@ static size_t blocker_add(struct wc_blocker **b, size_t *n, size_t *cap, size_t 
 	if (!sr)
 		return SIZE_MAX;
 	*seen = sr;
-	q[k] = (struct wc_blocker){.waker_tid = p->waker_tid,
-				   .blocker_pid = p->blocker_pid,
-				   .blocker_tid = p->blocker_tid,
-				   .threads = group ? 0 : 1,
-				   .state = p->state,
-				   .reason = p->reason,
-				   .self = !p->depth,
-				   .func = p->func};
+	q[k] = (struct waitchain_blocker){.waker_tid = p->waker_tid,
+					  .blocker_pid = p->blocker_pid,
+					  .blocker_tid = p->blocker_tid,
+					  .threads = group ? 0 : 1,
+					  .state = p->state,
+					  .reason = p->reason,
+					  .self = !p->depth,
+					  .func = p->func};
 	memcpy(q[k].comm, p->comm, XLP_COMM_LEN);
 	memcpy(q[k].waker_comm, p->waker_comm, XLP_COMM_LEN);
 	sr[k] = SIZE_MAX;
@@ -864,8 +869,8 @@ static size_t blocker_add(struct wc_blocker **b, size_t *n, size_t *cap, size_t 
 	return k;
 }
 
-static void blocker_count(struct wc_blocker *b, size_t *seen, const struct wc_piece *p, size_t run,
-			  bool slow)
+static void blocker_count(struct waitchain_blocker *b, size_t *seen,
+			  const struct waitchain_piece *p, size_t run, bool slow)
 {
 	if (slow)
 		b->slow_ns += (double)p->ns;
@@ -878,10 +883,10 @@ static void blocker_count(struct wc_blocker *b, size_t *seen, const struct wc_pi
 	}
 }
 
-int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct wc_blocker **out,
-			size_t *n)
+int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow,
+			struct waitchain_blocker **out, size_t *n)
 {
-	struct wc_blocker *b = NULL, *g = NULL, *q;
+	struct waitchain_blocker *b = NULL, *g = NULL, *q;
 	size_t nb = 0, cap = 0, ng = 0, gcap = 0, *seen = NULL, seen_cap = 0, *gseen = NULL,
 	       gseen_cap = 0, keep = 0;
 	bool made, gmade;
@@ -890,7 +895,7 @@ int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct 
 	*n = 0;
 	for (size_t r = 0; r < wc->nruns; r++) {
 		for (size_t i = wc->poff[r]; i < wc->poff[r + 1]; i++) {
-			const struct wc_piece *p = &wc->pieces[i];
+			const struct waitchain_piece *p = &wc->pieces[i];
 			size_t k = blocker_add(&b, &nb, &cap, &seen, &seen_cap, p, false, &made);
 			size_t j = k == SIZE_MAX ? SIZE_MAX
 						 : blocker_add(&g, &ng, &gcap, &gseen, &gseen_cap,

@@ -102,7 +102,7 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 	    !(nf > 0) || !(added > 0))
 		return;
 	for (size_t i = 0; i < r->nblockers; i++) {
-		const struct wc_blocker *b = &r->blockers[i];
+		const struct waitchain_blocker *b = &r->blockers[i];
 		double add = b->slow_ns / ns - b->fast_ns / nf;
 
 		if (b->self || add <= best)
@@ -122,12 +122,12 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 	 * those seen running it on the chains.
 	 */
 	if (c && *blocker != SIZE_MAX) {
-		const struct wc_blocker *top = &r->blockers[*blocker];
+		const struct waitchain_blocker *top = &r->blockers[*blocker];
 
 		for (size_t i = 0; i < r->nblockers && *blocker != SIZE_MAX; i++) {
-			const struct wc_blocker *b = &r->blockers[i];
+			const struct waitchain_blocker *b = &r->blockers[i];
 
-			if (b->state != WC_RAN || !in_chain(c, b->func))
+			if (b->state != WAITCHAIN_RAN || !in_chain(c, b->func))
 				continue;
 			/* a group's threads are known by their name */
 			if (top->threads > 1
@@ -237,7 +237,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		lat[!!r->slow[run]] += dataset__run(ds, run)->latency_ns;
 		cnt[!!r->slow[run]]++;
 		for (size_t i = 0; i < waitchain__npieces(r->waits, run); i++) {
-			const struct wc_piece *p = waitchain__piece(r->waits, run, i);
+			const struct waitchain_piece *p = waitchain__piece(r->waits, run, i);
 
 			for (size_t j = 0; j < k; j++)
 				if (waitchain__piece_of(p, &r->blockers[idx[j]]))
@@ -250,7 +250,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 	a->tried = (uint32_t)k;
 	/* a blocker on a CPU stands for the run's CPU work: judged as such, once */
 	for (size_t j = 0; j < k; j++)
-		any_ran |= r->blockers[idx[j]].state == WC_RAN;
+		any_ran |= r->blockers[idx[j]].state == WAITCHAIN_RAN;
 	memset(&cw, 0, sizeof(cw));
 	if (any_ran) {
 		err = xa_cpu_work(ds, o, r, 1, true, &cw);
@@ -269,11 +269,11 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		a->tests += top[j].windows;
 	}
 	for (size_t j = 0; j < k; j++) {
-		const struct wc_blocker *b = &r->blockers[idx[j]];
+		const struct waitchain_blocker *b = &r->blockers[idx[j]];
 		double s = b->slow_ns / cnt[1], f = b->fast_ns / cnt[0];
 		double share = (s - f) / (lat[1] / cnt[1] - lat[0] / cnt[0]);
 		double p = top[j].w ? -expm1((double)a->tests * log1p(-top[j].p)) : 1;
-		bool ran = b->state == WC_RAN;
+		bool ran = b->state == WAITCHAIN_RAN;
 		bool ok = p <= o->alpha_evidence && share >= o->factor_share &&
 			  top[j].hits >= xa_min_cover(o, top[j].nslow) &&
 			  !(ran && cw.tested && cw.dismissed);

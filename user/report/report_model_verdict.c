@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one-sentence answer at the end of every report. */
+/*
+ * The verdict: the one-sentence answer every report gives (at its end in
+ * text, first in HTML, the key "verdict" in JSON), built once into the
+ * report model with what it rests on. A value added to the verdict here
+ * reaches the JSON with no renderer's change (docs/json.md lists it).
+ */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
+#include "report_model.h"
 
 static void put(struct report_verdict *v, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -158,6 +164,38 @@ static void tasks(const struct dataset *ds, const struct xa_result *r, struct re
 		put(v, len, "; %s", report__task_clause(ds, r, clause, sizeof(clause)));
 }
 
+/* Which answer the verdict gives: its sentence and its "verdict_answer" (docs/json.md) alike. */
+enum answer {
+	ANSWER_NONE,
+	ANSWER_FUNCTIONS,
+	ANSWER_PRECONDITIONS,
+	ANSWER_WHOLE_RUN,
+	ANSWER_WAITS,
+	ANSWER_TASKS
+};
+
+static const char *const answer_names[] = {
+	[ANSWER_NONE] = "none",
+	[ANSWER_FUNCTIONS] = "functions",
+	[ANSWER_PRECONDITIONS] = "preconditions",
+	[ANSWER_WHOLE_RUN] = "whole_run",
+	[ANSWER_WAITS] = "waits",
+	[ANSWER_TASKS] = "tasks",
+};
+
+static enum answer answer(const struct xa_result *r)
+{
+	if (r->status == XA_OK)
+		return r->ncrit ? ANSWER_FUNCTIONS : ANSWER_PRECONDITIONS;
+	if (r->status != XA_NO_PRECOND)
+		return ANSWER_NONE;
+	if (r->fallback.holds)
+		return ANSWER_WHOLE_RUN;
+	if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers)
+		return ANSWER_WAITS;
+	return r->task_answer.holds ? ANSWER_TASKS : ANSWER_NONE;
+}
+
 void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
 {
 	char rule[64], thr[32], clause[1024];
@@ -184,17 +222,17 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		    r->lab.n, rule, thr);
 		break;
 	case XA_NO_PRECOND:
-		if (r->fallback.holds) {
+		if (answer(r) == ANSWER_WHOLE_RUN) {
 			whole_run(ds, r, v, &len);
 			tasks(ds, r, v, &len);
 			break;
 		}
-		if (r->wait_answer.holds && r->wait_answer.blocker < r->nblockers) {
+		if (answer(r) == ANSWER_WAITS) {
 			wait_run(ds, r, v, &len);
 			tasks(ds, r, v, &len);
 			break;
 		}
-		if (r->task_answer.holds) {
+		if (answer(r) == ANSWER_TASKS) {
 			put(v, &len,
 			    "no function explains the slow runs, nor a resource of the whole run, "
 			    "but "
@@ -243,4 +281,25 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		tasks(ds, r, v, &len);
 		break;
 	}
+}
+
+void report_model__verdict(struct report_model *m, const struct dataset *ds,
+			   const struct xa_result *r)
+{
+	struct report_verdict v;
+	uint64_t lost, sent;
+	char cav[256];
+
+	report__verdict(ds, r, &v);
+	report__caveat(ds, &lost, &sent, cav, sizeof(cav));
+	report_model__begin_obj(m, "loss");
+	report_model__uint(m, "records_sent", sent);
+	report_model__uint(m, "records_lost", lost);
+	report_model__num(m, "share", sent ? (double)lost / (double)sent : 0.0);
+	report_model__num(m, "caveat_above", XLP_LOSS_CAVEAT);
+	report_model__end_obj(m);
+	report_model__str(m, "caveat", cav[0] ? cav : NULL);
+	report_model__str(m, "verdict", v.text);
+	report_model__str(m, "note", v.note[0] ? v.note : NULL);
+	report_model__str(m, "verdict_answer", answer_names[answer(r)]);
 }

@@ -39,9 +39,9 @@ static int dbl_cmp(const void *a, const void *b)
 }
 
 /* Is the piece the run's CPU work: a thread on a CPU, or its own runqueue wait? */
-static bool cpu_work_piece(const struct wc_piece *p)
+static bool cpu_work_piece(const struct waitchain_piece *p)
 {
-	return p->state == WC_RAN || (p->depth == 0 && p->state == WC_CPU_WAIT);
+	return p->state == WAITCHAIN_RAN || (p->depth == 0 && p->state == WAITCHAIN_CPU_WAIT);
 }
 
 /* Per run: the CPU work, and the part of it that other threads did (their pieces on a CPU). */
@@ -52,11 +52,11 @@ static void per_run(const struct dataset *ds, const struct xa_result *r, double 
 
 		ran[run] = 0;
 		for (size_t i = 0; i < waitchain__npieces(r->waits, run); i++) {
-			const struct wc_piece *p = waitchain__piece(r->waits, run, i);
+			const struct waitchain_piece *p = waitchain__piece(r->waits, run, i);
 
 			if (!cpu_work_piece(p))
 				other += (double)p->ns;
-			else if (p->state == WC_RAN)
+			else if (p->state == WAITCHAIN_RAN)
 				ran[run] += (double)p->ns;
 		}
 		work[run] = fmax(0, dataset__run(ds, run)->latency_ns - other);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dataset_impl.h"
+#include "dataset.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -30,8 +30,8 @@ struct kcall {
 };
 
 struct tasks {
-	struct tk_info info;
-	struct tk_task *t;
+	struct tasks_info info;
+	struct tasks_task *t;
 	size_t n, cap;
 	size_t *by_start; /* indices by start_ns */
 };
@@ -64,7 +64,9 @@ static int kcall_cmp(const void *a, const void *b)
 }
 
 struct file_pass {
-	const struct ds_file *f;
+	const struct dataset *ds;
+	size_t fi;
+	const char *path;
 	struct tev *ev;
 	size_t nev, evcap;
 	uint32_t *tids; /* threads that start tasks, sorted */
@@ -101,22 +103,22 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 	k->entry = c->entry_ns;
 	k->end = c->entry_ns + c->incl[XLP_C_WALL];
 	k->tid = c->tid;
-	k->func = c->func_id < fp->f->nlocal ? fp->f->fmap[c->func_id] : DS_NONE;
+	k->func = dataset__file_func(fp->ds, fp->fi, c->func_id);
 	k->depth = c->depth;
 	memcpy(k->incl, c->incl, sizeof(k->incl));
 	return 0;
 }
 
-static int read_events(struct file_pass *fp, struct tk_info *info, char *err, size_t errlen)
+static int read_events(struct file_pass *fp, struct tasks_info *info, char *err, size_t errlen)
 {
 	struct trace_reader *r = NULL;
 	const struct xlp_hdr *h;
 	char why[256] = "";
 	uint32_t seq = 0;
-	int ret = trace_reader__open(fp->f->path, &r, why, sizeof(why));
+	int ret = trace_reader__open(fp->path, &r, why, sizeof(why));
 
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", fp->f->path, why[0] ? why : strerror(-ret));
+		snprintf(err, errlen, "%s: %s", fp->path, why[0] ? why : strerror(-ret));
 		return ret;
 	}
 	while ((ret = trace_reader__next(r, &h)) > 0) {
@@ -130,21 +132,21 @@ static int read_events(struct file_pass *fp, struct tk_info *info, char *err, si
 			ret = -ENOMEM;
 			break;
 		}
-		fp->ev[fp->nev++] = (struct tev){
-			.t = k->entry_ns,
-			.key = k->key,
-			.pid = k->pid,
-			.tid = k->tid,
-			.func = k->func_id < fp->f->nlocal ? fp->f->fmap[k->func_id] : DS_NONE,
-			.kind = k->kind,
-			.seq = seq++};
+		fp->ev[fp->nev++] =
+			(struct tev){.t = k->entry_ns,
+				     .key = k->key,
+				     .pid = k->pid,
+				     .tid = k->tid,
+				     .func = dataset__file_func(fp->ds, fp->fi, k->func_id),
+				     .kind = k->kind,
+				     .seq = seq++};
 		if (k->kind == XLP_TASKEV_POST)
 			info->posts++;
 		else
 			info->starts++;
 	}
 	if (ret < 0)
-		snprintf(err, errlen, "%s: %s: check the file", fp->f->path,
+		snprintf(err, errlen, "%s: %s: check the file", fp->path,
 			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
 	trace_reader__close(r);
 	return ret < 0 ? ret : 0;
@@ -191,7 +193,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 		    const struct tev *start)
 {
 	const struct kcall *c = call_of(fp, start);
-	struct tk_task *t;
+	struct tasks_task *t;
 
 	if (xlp_grow((void **)&tk->t, &tk->cap, tk->n, sizeof(*tk->t)))
 		return -ENOMEM;
@@ -201,7 +203,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 	t->post_ns = post->t;
 	t->start_ns = start->t;
 	t->end_ns = c ? c->end : start->t;
-	t->run = TK_NO_RUN;
+	t->run = TASKS_NO_RUN;
 	t->pid = post->pid;
 	t->post_tid = post->tid;
 	t->run_tid = start->tid;
@@ -216,7 +218,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 static int file_tasks(const struct dataset *ds, size_t fi, struct tasks *tk, char *err,
 		      size_t errlen)
 {
-	struct file_pass fp = {.f = &ds->files[fi]};
+	struct file_pass fp = {.ds = ds, .fi = fi, .path = dataset__file(ds, fi)->path};
 	const struct tev *pending = NULL;
 	int ret = read_events(&fp, &tk->info, err, errlen);
 
@@ -276,20 +278,20 @@ static int run_cmp(const void *a, const void *b, void *ds)
 static int start_cmp(const void *a, const void *b, void *tasks)
 {
 	const struct tasks *tk = tasks;
-	const struct tk_task *x = &tk->t[*(const size_t *)a], *y = &tk->t[*(const size_t *)b];
+	const struct tasks_task *x = &tk->t[*(const size_t *)a], *y = &tk->t[*(const size_t *)b];
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
 static int post_cmp(const void *a, const void *b)
 {
-	const struct tk_task *x = a, *y = b;
+	const struct tasks_task *x = a, *y = b;
 
 	return x->post_ns < y->post_ns ? -1 : x->post_ns > y->post_ns;
 }
 
 /* the run of the task's process whose window holds its post; the posting thread's first */
-static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struct tk_task *t)
+static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struct tasks_task *t)
 {
 	size_t lo = 0, hi = n, seen = 0;
 
@@ -306,7 +308,7 @@ static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struc
 
 		if (r->pid != t->pid || r->end_ns < t->post_ns)
 			continue;
-		if (t->run == TK_NO_RUN || r->tid == t->post_tid)
+		if (t->run == TASKS_NO_RUN || r->tid == t->post_tid)
 			t->run = (uint32_t)runs[k];
 		if (r->tid == t->post_tid)
 			break;
@@ -314,9 +316,9 @@ static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struc
 }
 
 void tasks__holders(const struct tasks *tk, size_t i,
-		    void (*fn)(void *ctx, const struct tk_task *by, double ns), void *ctx)
+		    void (*fn)(void *ctx, const struct tasks_task *by, double ns), void *ctx)
 {
-	const struct tk_task *t = &tk->t[i];
+	const struct tasks_task *t = &tk->t[i];
 	size_t lo = 0, hi = tk->n, seen = 0;
 
 	if (t->start_ns <= t->post_ns)
@@ -330,7 +332,7 @@ void tasks__holders(const struct tasks *tk, size_t i,
 			hi = mid;
 	}
 	for (size_t k = lo; k-- > 0 && seen++ < HOLDER_SCAN;) {
-		const struct tk_task *u = &tk->t[tk->by_start[k]];
+		const struct tasks_task *u = &tk->t[tk->by_start[k]];
 		uint64_t a = u->start_ns > t->post_ns ? u->start_ns : t->post_ns;
 		uint64_t b = u->end_ns < t->start_ns ? u->end_ns : t->start_ns;
 
@@ -349,7 +351,7 @@ int tasks__build(const struct dataset *ds, struct tasks **out, char *err, size_t
 	if (!tk)
 		goto cleanup;
 	ret = 0;
-	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++)
+	for (size_t fi = 0; fi < dataset__nfiles(ds) && !ret; fi++)
 		ret = file_tasks(ds, fi, tk, err, errlen);
 	if (ret)
 		goto cleanup;
@@ -395,7 +397,7 @@ void tasks__free(struct tasks *tk)
 	free(tk);
 }
 
-const struct tk_info *tasks__info(const struct tasks *tk)
+const struct tasks_info *tasks__info(const struct tasks *tk)
 {
 	return &tk->info;
 }
@@ -405,7 +407,7 @@ size_t tasks__n(const struct tasks *tk)
 	return tk->n;
 }
 
-const struct tk_task *tasks__task(const struct tasks *tk, size_t i)
+const struct tasks_task *tasks__task(const struct tasks *tk, size_t i)
 {
 	return &tk->t[i];
 }

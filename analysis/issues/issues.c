@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis.h"
-#include "analysis_impl.h"
 #include "dataset.h"
 #include "demangle.h"
 #include "issues.h"

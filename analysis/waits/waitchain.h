@@ -28,45 +28,45 @@
 #include <stdint.h>
 #include "dataset.h"
 
-#define WC_MAX_DEPTH 8
+#define WAITCHAIN_MAX_DEPTH 8
 
-enum wc_state {
-	WC_RAN = 0,  /* the blocker was on a CPU */
-	WC_CPU_WAIT, /* the blocker was runnable, on a runqueue */
-	WC_DEVICE,   /* woken from interrupt context: reason names it; no blocker thread */
-	WC_ASLEEP,   /* the blocker slept, and no record says what woke it */
-	WC_UNTRACED, /* the blocker has no timeline events over the piece */
-	WC_CYCLE,    /* the blocker is already on the chain (lost or inconsistent events) */
-	WC_DEPTH,    /* the blocker slept, max_depth hops from the run's thread: not followed */
-	WC_NSTATES,
+enum waitchain_state {
+	WAITCHAIN_RAN = 0,  /* the blocker was on a CPU */
+	WAITCHAIN_CPU_WAIT, /* the blocker was runnable, on a runqueue */
+	WAITCHAIN_DEVICE,   /* woken from interrupt context: reason names it; no blocker thread */
+	WAITCHAIN_ASLEEP,   /* the blocker slept, and no record says what woke it */
+	WAITCHAIN_UNTRACED, /* the blocker has no timeline events over the piece */
+	WAITCHAIN_CYCLE,    /* the blocker is already on the chain (lost or inconsistent events) */
+	WAITCHAIN_DEPTH, /* the blocker slept, max_depth hops from the run's thread: not followed */
+	WAITCHAIN_NSTATES,
 };
 
 /* "ran", "cpu_wait", "device", "asleep", "untraced", "cycle", "depth_limit" */
-const char *wc_state_name(enum wc_state s);
+const char *waitchain__state_name(enum waitchain_state s);
 
-struct wc_piece {
+struct waitchain_piece {
 	uint64_t start_ns, ns;
 	uint32_t tid;	      /* the waiting thread: the run's */
 	uint32_t waker_tid;   /* what ended its sleep (the first hop); 0: interrupt, or depth 0 */
-	uint32_t blocker_pid; /* the thread the time is charged to; 0 for WC_DEVICE */
+	uint32_t blocker_pid; /* the thread the time is charged to; 0 for WAITCHAIN_DEVICE */
 	uint32_t blocker_tid;
-	uint16_t state;	 /* enum wc_state */
+	uint16_t state;	 /* enum waitchain_state */
 	uint16_t reason; /* enum xlp_ctr of the sleep that ended the chain (DEVICE, ASLEEP,
 			  * DEPTH); 0 otherwise or unknown */
 	uint16_t depth;	 /* hops: 0 the waiting thread itself, 1 its waker... */
-	/* WC_RAN: the dataset function of the blocker's deepest marked call
+	/* WAITCHAIN_RAN: the dataset function of the blocker's deepest marked call
 	 * enclosing all of the piece; DS_NO_FUNC: none */
 	uint32_t func;
 	char comm[XLP_COMM_LEN];       /* the blocker's name, "" when unknown */
 	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */
 };
 
-struct wc_wait {
+struct waitchain_wait {
 	uint64_t start_ns, end_ns; /* off the CPU, clipped to the run's window */
 	uint32_t first, n;	   /* its pieces: waitchain__piece(run, first .. first + n) */
 };
 
-struct wc_info {
+struct waitchain_info {
 	uint64_t events;  /* scheduling events read */
 	uint64_t skipped; /* of an unknown kind: not used */
 	uint64_t threads; /* with events */
@@ -77,7 +77,7 @@ struct wc_info {
 };
 
 struct waitchain_opts {
-	unsigned max_depth; /* 0: WC_MAX_DEPTH */
+	unsigned max_depth; /* 0: WAITCHAIN_MAX_DEPTH */
 };
 
 struct waitchain;
@@ -90,11 +90,11 @@ struct waitchain;
 int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 		     struct waitchain **out, char *err, size_t errlen);
 void waitchain__free(struct waitchain *wc); /* accepts NULL */
-const struct wc_info *waitchain__info(const struct waitchain *wc);
+const struct waitchain_info *waitchain__info(const struct waitchain *wc);
 size_t waitchain__nwaits(const struct waitchain *wc, size_t run);
-const struct wc_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i);
+const struct waitchain_wait *waitchain__wait(const struct waitchain *wc, size_t run, size_t i);
 size_t waitchain__npieces(const struct waitchain *wc, size_t run);
-const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
+const struct waitchain_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
 /*
  * The pieces of every run summed per (first hop, blocker, state, reason,
@@ -104,12 +104,12 @@ const struct wc_piece *waitchain__piece(const struct waitchain *wc, size_t run, 
  * summed together, as a group of `threads` blockers: its tids are one
  * member's, for the text's "through" rule only.
  */
-struct wc_blocker {
+struct waitchain_blocker {
 	uint32_t waker_tid, blocker_pid, blocker_tid;
 	uint32_t threads; /* 1: one thread's; more: a group of that many blockers by name */
 	uint16_t state, reason;
 	bool self;     /* the waiting thread itself (depth 0) */
-	uint32_t func; /* as wc_piece's */
+	uint32_t func; /* as waitchain_piece's */
 	char comm[XLP_COMM_LEN], waker_comm[XLP_COMM_LEN];
 	double slow_ns, fast_ns;       /* summed over the slow / the fast runs */
 	uint32_t slow_runs, fast_runs; /* runs with such a piece */
@@ -120,12 +120,12 @@ struct wc_blocker {
  * sorted by slow_ns then fast_ns, highest first; *n entries, the groups
  * among them.
  */
-int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow, struct wc_blocker **out,
-			size_t *n);
+int waitchain__blockers(const struct waitchain *wc, const uint8_t *slow,
+			struct waitchain_blocker **out, size_t *n);
 
 /* Is piece p one of blocker b's (b a thread's, or a group's)? */
-bool waitchain__piece_of(const struct wc_piece *p, const struct wc_blocker *b);
+bool waitchain__piece_of(const struct waitchain_piece *p, const struct waitchain_blocker *b);
 /* Is one thread's blocker b a member of group g? */
-bool waitchain__member_of(const struct wc_blocker *b, const struct wc_blocker *g);
+bool waitchain__member_of(const struct waitchain_blocker *b, const struct waitchain_blocker *g);
 
 #endif

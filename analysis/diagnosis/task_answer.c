@@ -26,7 +26,7 @@ struct held {
 	uint32_t *tid; /* per function: a worker that ran it */
 };
 
-static void on_held(void *ctx, const struct tk_task *by, double ns)
+static void on_held(void *ctx, const struct tasks_task *by, double ns)
 {
 	struct held *h = ctx;
 
@@ -66,12 +66,12 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 	if (!cnt[0] || !cnt[1] || !(lat[1] / cnt[1] > lat[0] / cnt[0]))
 		goto cleanup;
 	for (size_t i = 0; i < tasks__n(r->tasks); i++) {
-		const struct tk_task *t = tasks__task(r->tasks, i);
+		const struct tasks_task *t = tasks__task(r->tasks, i);
 		double queue = (double)(t->start_ns - t->post_ns),
 		       exec = (double)(t->end_ns - t->start_ns);
 		bool slow;
 
-		if (t->run == TK_NO_RUN)
+		if (t->run == TASKS_NO_RUN)
 			continue;
 		slow = r->slow[t->run];
 		q[t->run] += queue;

@@ -40,6 +40,8 @@ const char *xa_feat_name(enum xa_feat f);
 /* The name of the counter the factor is measured by (bpf/xlprobe.h list). */
 const char *xa_feat_ctr_name(enum xa_feat f);
 bool xa_feat_is_time(enum xa_feat f);
+/* Feature values of one interval's counter deltas (cpu_freq NAN without CPU time). */
+void xa_ctr_features(const uint64_t *ctr, double *out /* XA_NFEAT */);
 
 struct analysis_opts {
 	struct label_rule rule;
@@ -507,7 +509,7 @@ struct xa_result {
 	 * (waitchain.h) and their blockers summed over slow and fast runs;
 	 * NULL and 0 without one */
 	struct waitchain *waits;
-	struct wc_blocker *blockers;
+	struct waitchain_blocker *blockers;
 	size_t nblockers;
 	/*
 	 * XA_NO_PRECOND, no whole-run answer, and chains: the blocker whose

@@ -354,3 +354,16 @@ const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i)
 {
 	return &ds->files[i].info;
 }
+
+uint32_t dataset__file_func(const struct dataset *ds, size_t fi, uint32_t func_id)
+{
+	const struct ds_file *f = &ds->files[fi];
+
+	return func_id < f->nlocal ? f->fmap[func_id] : DS_NONE;
+}
+
+size_t dataset__file_runs(const struct dataset *ds, size_t fi, size_t *first)
+{
+	*first = ds->files[fi].run_off;
+	return ds->files[fi].nruns;
+}

@@ -214,6 +214,34 @@ const struct ds_drops *dataset__drops(const struct dataset *ds);
 const struct ds_sample_info *dataset__samples(const struct dataset *ds);
 size_t dataset__nfiles(const struct dataset *ds);
 const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
+/* No index (a function, a run, a frame): UINT32_MAX, as DS_NO_FUNC. */
+#define DS_NONE UINT32_MAX
+/*
+ * The global function of a call record's func_id in file fi: DS_NONE for an
+ * interaction (the runs, not a function) and for an id the file does not
+ * define (a forged or damaged record).
+ */
+uint32_t dataset__file_func(const struct dataset *ds, size_t fi, uint32_t func_id);
+/* The runs of file fi are [*first, *first + n), n returned: consecutive, in file order. */
+size_t dataset__file_runs(const struct dataset *ds, size_t fi, size_t *first);
+/*
+ * The read loop of every pass over a trace file (the call passes, the wait
+ * chains' timeline, the async tasks): calls fn with each record of path in
+ * file order, and stops at the first non-zero return (negative errno:
+ * returned, with a message in err, as are the reader's errors).
+ */
+int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
+		   char *err, size_t errlen);
+/*
+ * The read loop of the passes over call records (the dataset's passes, the
+ * drill-down, the timeline's calls): calls fn with every call record of
+ * file fi in file order, and stops at the first non-zero return (negative
+ * errno: returned, with a message in err). Other record types and short
+ * records are skipped.
+ */
+int ds_each_call(const struct dataset *ds, size_t fi,
+		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		 size_t errlen);
 /*
  * record --lag: the runs written as their call alone (summary), kept out of
  * the runs above: their number, and in *latency_ns (when not NULL) their

@@ -5,8 +5,6 @@
 
 #include "analysis.h"
 
-/* Feature values of one interval's counter deltas (cpu_freq NAN without CPU time). */
-void xa_ctr_features(const uint64_t *ctr, double *out /* XA_NFEAT */);
 /*
  * Which features are measured, and which go to the tree: sleep_s/sleep_d
  * are the sum of the wait reasons and would tie with them, so they replace
