@@ -1192,6 +1192,22 @@ bt_prog() {
 	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$probes"
 }
 
+# Starts the target $2... on the workload CPU, its stdout into $1, and
+# waits for its READY (it then waits for SIGUSR1): TARGET is its pid;
+# false, the target reaped, when it did not say READY.
+bench_target() {
+	local out=$1
+
+	shift
+	taskset -c "$WCPU" "$@" >"$out" 2>>"$LOG" &
+	TARGET=$!
+	BG_PIDS+=("$TARGET")
+	if ! wait_for_line "$out" '^READY' "$TARGET"; then
+		bg_wait "$TARGET" 5
+		return 1
+	fi
+}
+
 # Tracer $1, just started in the background, attaches to target $2, which
 # waits after READY: once the tracer's output $3 shows $4, the target is
 # released and its BENCH line in $5 sets RES (ns per call: the thread's
@@ -1232,13 +1248,8 @@ run_up() {
 		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
 		return
 	fi
-	taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" --wait-signal >"$out" 2>>"$LOG" &
-	fp=$!
-	BG_PIDS+=("$fp")
-	if ! wait_for_line "$out" '^READY' "$fp"; then
-		bg_wait "$fp" 5
-		return
-	fi
+	bench_target "$out" "$FUNCS" --bench "$CALLS" --wait-signal || return
+	fp=$TARGET
 	case $v in
 	bt | btt)
 		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$fp" -e "$(bt_prog "$v")" >"$terr" 2>&1 &
@@ -1408,13 +1419,8 @@ run_usdt() {
 	RES=""
 	: >"$out"
 	: >"$terr"
-	taskset -c "$WCPU" "$USDTWL" --bench "$CALLS" >"$out" 2>>"$LOG" &
-	wp=$!
-	BG_PIDS+=("$wp")
-	if ! wait_for_line "$out" '^READY' "$wp"; then
-		bg_wait "$wp" 5
-		return
-	fi
+	bench_target "$out" "$USDTWL" --bench "$CALLS" || return
+	wp=$TARGET
 	case $v in
 	alone)
 		kill -USR1 "$wp"

@@ -105,3 +105,26 @@ double tl_rnd01(uint64_t *state)
 	/* the top 53 bits: every double in [0, 1) a multiple of 2^-53 */
 	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
 }
+
+char *tl_replace(const char *s, const char *from, const char *to)
+{
+	size_t n = 0, lf = strlen(from), lt = strlen(to);
+	char *out, *o;
+
+	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
+		n++;
+	out = malloc(strlen(s) + n * lt + 1);
+	if (!out)
+		abort();
+	for (o = out; *s;) {
+		if (!strncmp(s, from, lf)) {
+			memcpy(o, to, lt);
+			o += lt;
+			s += lf;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = 0;
+	return out;
+}

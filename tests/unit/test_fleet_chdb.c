@@ -78,30 +78,6 @@ static struct json *chdb(const char *sql, ...)
 	return j;
 }
 
-/* s with every from replaced by to (malloc'd). */
-static char *replace(const char *s, const char *from, const char *to)
-{
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	char *out, *o;
-
-	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
-		n++;
-	out = malloc(strlen(s) + n * lt + 1);
-	if (!out)
-		abort();
-	for (o = out; *s;) {
-		if (!strncmp(s, from, lf)) {
-			memcpy(o, to, lt);
-			o += lt;
-			s += lf;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 /* The block's statements, its "--" comment lines left out; how many (at most max). */
 static int statements(char *block, char **st, int max)
 {
@@ -138,7 +114,7 @@ TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 
 	REQUIRE(raw, "docs/issues.md has no block after <!-- tested: chdb-issues -->");
 	snprintf(quoted, sizeof(quoted), "'%s'", lags);
-	block = replace(raw, "'lags.csv'", quoted);
+	block = tl_replace(raw, "'lags.csv'", quoted);
 	free(raw);
 	n = statements(block, st, 4);
 	REQUIRE(n == 2 && strstr(st[0], "CREATE TABLE lags"),
@@ -189,8 +165,8 @@ TEST(clickhouse_fleet_query_of_fleet_tables_md_agrees_with_report)
 		"%s", fleet_out);
 	snprintf(qr, sizeof(qr), "'%s'", runs);
 	snprintf(qc, sizeof(qc), "'%s'", calls);
-	a = replace(raw, "'runs.csv'", qr);
-	block = replace(a, "'calls.csv'", qc);
+	a = tl_replace(raw, "'runs.csv'", qr);
+	block = tl_replace(a, "'calls.csv'", qc);
 	free(raw);
 	free(a);
 	REQUIRE(statements(block, st, 2) == 1, "the block: one statement expected");

@@ -96,30 +96,6 @@ static const char *pg_file(const char *name, const char *text)
 	return p;
 }
 
-/* s with every from replaced by to (malloc'd). */
-static char *replace(const char *s, const char *from, const char *to)
-{
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	char *out, *o;
-
-	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
-		n++;
-	out = malloc(strlen(s) + n * lt + 1);
-	if (!out)
-		abort();
-	for (o = out; *s;) {
-		if (!strncmp(s, from, lf)) {
-			memcpy(o, to, lt);
-			o += lt;
-			s += lf;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 /*
  * psql's CSV output of the block's two queries, as two JSON arrays of
  * objects (every value a string), split at the second header (python3's
@@ -152,13 +128,13 @@ TEST(issues_sql_in_postgresql_gives_xlprobe_issues)
 	REQUIRE(json__len(issues) == 2, "%zu issues", json__len(issues));
 	/* the block as it is, but for where its files are */
 	snprintf(quoted, sizeof(quoted), "'%s'", lags);
-	a = replace(raw, "'lags.csv'", quoted);
+	a = tl_replace(raw, "'lags.csv'", quoted);
 	snprintf(sql, sizeof(sql), "%s/docs/issues.sql", tl_root());
 	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out),
 			"cp '%s' '%s/issues.sql' && chmod 644 '%s/issues.sql'", sql, dir,
 			dir) == 0);
 	snprintf(sql, sizeof(sql), "%s/issues.sql", dir);
-	block = replace(a, "docs/issues.sql", sql);
+	block = tl_replace(a, "docs/issues.sql", sql);
 	free(a);
 	free(raw);
 	script = pg_file("block.sql", block);
