@@ -248,3 +248,21 @@ char *fleet__doc_block(const char *doc, const char *mark)
 	free(text);
 	return block;
 }
+
+void fleet__check_pcts_rows(const char *engine, const struct json *issues, const struct json *rows)
+{
+	CHECK(json__len(rows) == json__len(issues), "%zu percentile rows", json__len(rows));
+	for (size_t i = 0; i < json__len(issues); i++) {
+		const struct json *x = json__at(issues, i), *row = NULL;
+		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
+
+		for (size_t k = 0; k < json__len(rows) && !row; k++)
+			if (!strcmp(json__str(json__get(json__at(rows, k), "fingerprint")) ?: "",
+				    fp))
+				row = json__at(rows, k);
+		CHECK(row, "no percentiles for %s", fp);
+		if (row)
+			fleet__check_pcts(engine, x, fleet__num(row, "p50"),
+					  fleet__num(row, "p95"));
+	}
+}

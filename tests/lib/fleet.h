@@ -40,6 +40,8 @@ struct json *fleet__issues(const char *lag, const char *lags_csv, const struct j
 void fleet__check_issues(const char *engine, const struct json *issues, const struct json *rows);
 /* CHECKs p50 and p95 (ns, as the engine computed them) against the issue's lag_ms. */
 void fleet__check_pcts(const char *engine, const struct json *issue, double p50_ns, double p95_ns);
+/* The same for every issue, its p50 and p95 in the row of rows with its fingerprint. */
+void fleet__check_pcts_rows(const char *engine, const struct json *issues, const struct json *rows);
 
 /* report --json over the traces which[] sets (runs.count, median_ns, ...); NULL on failure. */
 struct json *fleet__report(const bool *which);

@@ -129,19 +129,7 @@ TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 	json__free(q);
 	q = chdb(st[0], st[1], NULL);
 	REQUIRE(q, "chdb");
-	CHECK(json__len(q) == json__len(issues), "%zu percentile rows", json__len(q));
-	for (size_t i = 0; i < json__len(issues); i++) {
-		const struct json *x = json__at(issues, i), *row = NULL;
-		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
-
-		for (size_t k = 0; k < json__len(q) && !row; k++)
-			if (!strcmp(json__str(json__get(json__at(q, k), "fingerprint")) ?: "", fp))
-				row = json__at(q, k);
-		CHECK(row, "no percentiles for %s", fp);
-		if (row)
-			fleet__check_pcts("clickhouse", x, fleet__num(row, "p50"),
-					  fleet__num(row, "p95"));
-	}
+	fleet__check_pcts_rows("clickhouse", issues, q);
 	json__free(q);
 	json__free(j);
 	free(block);

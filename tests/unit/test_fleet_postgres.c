@@ -152,20 +152,7 @@ TEST(issues_sql_in_postgresql_gives_xlprobe_issues)
 	rows = json__at(q, 0);
 	pcts = json__at(q, 1);
 	fleet__check_issues("postgresql", issues, rows);
-	CHECK(json__len(pcts) == json__len(issues), "%zu percentile rows", json__len(pcts));
-	for (size_t i = 0; i < json__len(issues); i++) {
-		const struct json *x = json__at(issues, i), *row = NULL;
-		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
-
-		for (size_t k = 0; k < json__len(pcts) && !row; k++)
-			if (!strcmp(json__str(json__get(json__at(pcts, k), "fingerprint")) ?: "",
-				    fp))
-				row = json__at(pcts, k);
-		CHECK(row, "no percentiles for %s", fp);
-		if (row)
-			fleet__check_pcts("postgresql", x, fleet__num(row, "p50"),
-					  fleet__num(row, "p95"));
-	}
+	fleet__check_pcts_rows("postgresql", issues, pcts);
 	json__free(q);
 	json__free(j);
 	pg_stop();
