@@ -72,19 +72,9 @@ TEST_SKEL := $(OUTPUT)/xlprobe_test.skel.h
 # proves it with probes that must fail, and rejects "../" includes, include
 # cycles, and symbols a layer takes from a layer it may not use.
 LAYERS := lib trace symbols stats dataset waits growth diagnosis issues report export record cli
-lib_DIR := user/lib
-trace_DIR := user/trace
-symbols_DIR := user/symbols
-stats_DIR := analysis/stats
-dataset_DIR := analysis/dataset
-waits_DIR := analysis/waits
-growth_DIR := analysis/growth
-diagnosis_DIR := analysis/diagnosis
-issues_DIR := analysis/issues
-report_DIR := user/report
-export_DIR := user/export
-record_DIR := user/record
-cli_DIR := user/cli
+# each layer's folder: user/LAYER, or analysis/LAYER for the analysis's
+ANALYSIS_LAYERS := stats dataset waits growth diagnosis issues
+$(foreach L,$(LAYERS),$(eval $(L)_DIR := $(if $(filter $(L),$(ANALYSIS_LAYERS)),analysis,user)/$(L)))
 lib_USES :=
 trace_USES := lib
 symbols_USES := trace

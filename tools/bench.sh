@@ -1234,10 +1234,53 @@ bt_prog() {
 	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$probes"
 }
 
+# Starts the target $2... on the workload CPU, its stdout into $1, and
+# waits for its READY (it then waits for SIGUSR1): TARGET is its pid;
+# false, the target reaped, when it did not say READY.
+bench_target() {
+	local out=$1
+
+	shift
+	taskset -c "$WCPU" "$@" >"$out" 2>>"$LOG" &
+	TARGET=$!
+	BG_PIDS+=("$TARGET")
+	if ! wait_for_line "$out" '^READY' "$TARGET"; then
+		bg_wait "$TARGET" 5
+		return 1
+	fi
+}
+
+# Tracer $1, just started in the background, attaches to target $2, which
+# waits after READY: once the tracer's output $3 shows $4, the target is
+# released and its BENCH line in $5 sets RES (ns per call: the thread's
+# CPU time when the line has it); $6 names the tracer in a note when it
+# does not attach. Both stop by themselves when the target exits; with $7
+# "timed", the tracer's stop is timed from that exit (stop_timed).
+bench_attached() {
+	local tp=$1 target=$2 terr=$3 pat=$4 out=$5 v=$6 timed=${7:-}
+
+	BG_PIDS+=("$tp")
+	if wait_for_line "$terr" "$pat" "$tp"; then
+		kill -USR1 "$target"
+		bg_wait "$target" "$RUN_TIMEOUT"
+		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
+	else
+		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
+		kill -KILL "$target" 2>/dev/null
+		bg_wait "$target" 5
+	fi
+	if [ -n "$timed" ] && [ -n "$RES" ]; then
+		stop_timed "$tp" 0 "$v"
+	else
+		bg_wait "$tp" 30
+	fi
+	cat "$terr" >>"$LOG"
+}
+
 # One timed funcs --bench under tracer $1 (alone, bt, btt, xl), attached
 # with -p before the loop starts; sets RES to ns per call, empty on failure.
 run_up() {
-	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp tp="" pat=""
+	local v=$1 out=$TMP/up.out terr=$TMP/up.tracer fp pat=""
 
 	RES=""
 	: >"$out"
@@ -1247,13 +1290,8 @@ run_up() {
 		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
 		return
 	fi
-	taskset -c "$WCPU" "$FUNCS" --bench "$CALLS" --wait-signal >"$out" 2>>"$LOG" &
-	fp=$!
-	BG_PIDS+=("$fp")
-	if ! wait_for_line "$out" '^READY' "$fp"; then
-		bg_wait "$fp" 5
-		return
-	fi
+	bench_target "$out" "$FUNCS" --bench "$CALLS" --wait-signal || return
+	fp=$TARGET
 	case $v in
 	bt | btt)
 		"${ON_TRACER_CPUS[@]}" "$BPFTRACE" -p "$fp" -e "$(bt_prog "$v")" >"$terr" 2>&1 &
@@ -1266,24 +1304,7 @@ run_up() {
 		pat='recording PID'
 		;;
 	esac
-	tp=$!
-	BG_PIDS+=("$tp")
-	if wait_for_line "$terr" "$pat" "$tp"; then
-		kill -USR1 "$fp"
-		bg_wait "$fp" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
-	else
-		note "$v did not attach: $(grep -v RLIMIT "$terr" | tail -2)"
-		kill -KILL "$fp" 2>/dev/null
-		bg_wait "$fp" 5
-	fi
-	# both stop by themselves when the target exits: timed from its exit
-	if [ -n "$RES" ]; then
-		stop_timed "$tp" 0 "$v"
-	else
-		bg_wait "$tp" 30
-	fi
-	cat "$terr" >>"$LOG"
+	bench_attached $! "$fp" "$terr" "$pat" "$out" "$v" timed
 }
 
 # bpf_stats of each tracer over one bench. bpftrace -p and xlprobe -p stop
@@ -1435,18 +1456,13 @@ fi
 # before the loop starts (the run_up of section 2 for USDT probes); sets
 # RES to ns per call, empty on failure.
 run_usdt() {
-	local v=$1 out=$TMP/usdt.out terr=$TMP/usdt.tracer wp tp pat
+	local v=$1 out=$TMP/usdt.out terr=$TMP/usdt.tracer wp pat
 
 	RES=""
 	: >"$out"
 	: >"$terr"
-	taskset -c "$WCPU" "$USDTWL" --bench "$CALLS" >"$out" 2>>"$LOG" &
-	wp=$!
-	BG_PIDS+=("$wp")
-	if ! wait_for_line "$out" '^READY' "$wp"; then
-		bg_wait "$wp" 5
-		return
-	fi
+	bench_target "$out" "$USDTWL" --bench "$CALLS" || return
+	wp=$TARGET
 	case $v in
 	alone)
 		kill -USR1 "$wp"
@@ -1465,19 +1481,7 @@ run_usdt() {
 		pat='recording PID'
 		;;
 	esac
-	tp=$!
-	BG_PIDS+=("$tp")
-	if wait_for_line "$terr" "$pat" "$tp"; then
-		kill -USR1 "$wp"
-		bg_wait "$wp" "$RUN_TIMEOUT"
-		RES=$(awk '$1 == "BENCH" { print ($5 != "") ? $5 : $4 }' "$out")
-	else
-		note "$v did not attach: $(tail -2 "$terr")"
-		kill -KILL "$wp" 2>/dev/null
-		bg_wait "$wp" 5
-	fi
-	bg_wait "$tp" 30
-	cat "$terr" >>"$LOG"
+	bench_attached $! "$wp" "$terr" "$pat" "$out" "$v"
 }
 
 sec_begin 2u

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "dataset.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 #include "trace.h"
 
@@ -75,7 +76,7 @@ static void line(const char *what, const char *unit, const size_t *size, const d
 int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 4, size[3];
-	const char *path = synth__tmp("forged.xlp");
+	const char *path = xt_tmp_path("forged.xlp");
 	double t[3];
 
 	printf("  (2x per doubling is linear, 4x quadratic; best of %d)\n", REPS);

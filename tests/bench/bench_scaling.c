@@ -31,18 +31,15 @@ int main(int argc, char **argv)
 	double *size = malloc(nr * sizeof(*size)), *lat = malloc(nr * sizeof(*lat));
 	double *calls = malloc(nf * nr * sizeof(*calls)), *time = malloc(nf * nr * sizeof(*time));
 	struct sc_pair *pairs = calloc(np + 1, sizeof(*pairs));
-	struct sc_input in = {.nruns = nr,
-			      .nfuncs = nf,
-			      .size = size,
-			      .latency = lat,
-			      .calls = calls,
-			      .time = time,
-			      .pairs = pairs,
-			      .npairs = np};
+	struct sc_input in = {.nruns = nr, .nfuncs = nf, .size = size, .latency = lat};
 	uint64_t s = 1;
 	struct sc_result *r;
 	double t0, t1;
 
+	in.calls = calls;
+	in.time = time;
+	in.pairs = pairs;
+	in.npairs = np;
 	if (!size || !lat || !calls || !time || !pairs || !nf || ns < 4 || !per)
 		return 2;
 	for (size_t i = 0; i < nr; i++) {

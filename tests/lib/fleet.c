@@ -9,6 +9,7 @@
 #include <string.h>
 #include "fleet.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 
 char fleet_out[1 << 20];
@@ -18,28 +19,7 @@ const char *const fleet_hosts[FLEET_N] = {"host-a", "host-a", "host-b",
 const char *const fleet_builds[FLEET_N] = {"b1", "b2", "b1", "b2", "b2", "b2"};
 static const char *traces[FLEET_N];
 
-enum { ON_EVENT, RENDER, LOAD };
-
-const char *fleet__tmp(const char *name)
-{
-	static char buf[64][512];
-	static int k;
-	char *b = buf[k++ % 64];
-
-	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
-	return b;
-}
-
-int fleet__run(const char *fmt, ...)
-{
-	static char cmd[1 << 15];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return tl_run(cmd, fleet_out, sizeof(fleet_out));
-}
+enum { RENDER = SYNTH_EV_RENDER, LOAD = SYNTH_EV_LOAD };
 
 const char *fleet__xl(void)
 {
@@ -56,16 +36,13 @@ const char *fleet__xl(void)
 static int session(const char *path, const struct synth_host *h, int slow, double lag_ms, int n,
 		   uint64_t seed)
 {
-	static const struct synth_func f[] = {{"/usr/bin/app", "on_event", true},
-					      {"/usr/bin/app", "render", false},
-					      {"/usr/bin/app", "load", false}};
 	struct synth *s = NULL;
-	int err = synth__open_on(path, 0, 0, f, 3, h, &s);
+	int err = synth__open_on(path, 0, 0, synth_event_funcs, SYNTH_EV_NFUNCS, h, &s);
 
 	if (err)
 		return err;
 	for (int i = 0; i < n; i++) {
-		uint64_t t = (i + 1) * 1000000000ull, c[XLP_NR_CTR], r[XLP_NR_CTR], l[XLP_NR_CTR];
+		uint64_t t = (i + 1) * 1000000000ull;
 		struct synth_usage ur = {.cpu_run =
 						 3e6 +
 						 (double)((seed * 7919 + i * 104729) % 997) * 1e3},
@@ -77,14 +54,7 @@ static int session(const char *path, const struct synth_host *h, int slow, doubl
 			else
 				ul.timer = lag_ms * 1e6 + i * 1e5;
 		}
-		synth__counters(&ur, r);
-		synth__counters(&ul, l);
-		for (int k = 0; k < XLP_NR_CTR; k++)
-			c[k] = r[k] + l[k];
-		err |= synth__call(s, RENDER, 10, 10, 1, t, r, NULL, 0, NULL);
-		err |= synth__call(s, LOAD, 10, 10, 1, t + r[XLP_C_WALL], l, NULL, 0, NULL);
-		err |= synth__call(s, ON_EVENT, 10, 10, 0, t, c, NULL, 0, NULL);
-		err |= synth__run(s, ON_EVENT, 10, 10, t, c);
+		err |= synth__event(s, t, &ur, &ul, true);
 	}
 	return synth__finish(s, err ? -EIO : 0);
 }
@@ -105,7 +75,7 @@ int fleet__make(void)
 					       0x100u * i};
 
 		snprintf(name, sizeof(name), "s%d.xlp", i);
-		traces[i] = fleet__tmp(name);
+		traces[i] = xt_tmp_path(name);
 		if (session(traces[i], &h, i >= 4 ? LOAD : RENDER, 150 + 20 * i, 30 + 5 * i,
 			    (uint64_t)i))
 			return -1;
@@ -139,16 +109,17 @@ double fleet__num(const struct json *o, const char *k)
 
 struct json *fleet__issues(const char *lag, const char *lags_csv, const struct json **issues)
 {
-	const char *js = fleet__tmp("issues.json");
+	const char *js = xt_tmp_path("issues.json");
 	char jerr[256];
 	struct json *j;
 
 	*issues = NULL;
 	if (fleet__make() ||
-	    fleet__run("%s issues --lag %s --json -o '%s' %s 2>&1", fleet__xl(), lag, js,
-		       fleet__list(NULL)) ||
-	    fleet__run("%s export --csv --table lags --lag %s -o '%s' %s 2>&1", fleet__xl(), lag,
-		       lags_csv, fleet__list(NULL))) {
+	    tl_runf(fleet_out, sizeof(fleet_out), "%s issues --lag %s --json -o '%s' %s",
+		    fleet__xl(), lag, js, fleet__list(NULL)) ||
+	    tl_runf(fleet_out, sizeof(fleet_out),
+		    "%s export --csv --table lags --lag %s -o '%s' %s", fleet__xl(), lag, lags_csv,
+		    fleet__list(NULL))) {
 		fprintf(stderr, "  xlprobe: %.2000s\n", fleet_out);
 		return NULL;
 	}
@@ -210,10 +181,11 @@ void fleet__check_pcts(const char *engine, const struct json *issue, double p50_
 
 struct json *fleet__report(const bool *which)
 {
-	const char *js = fleet__tmp("report.json");
+	const char *js = xt_tmp_path("report.json");
 	char jerr[256];
 
-	if (fleet__run("%s report --json -o '%s' %s 2>&1", fleet__xl(), js, fleet__list(which)))
+	if (tl_runf(fleet_out, sizeof(fleet_out), "%s report --json -o '%s' %s", fleet__xl(), js,
+		    fleet__list(which)))
 		return NULL;
 	return json__load(js, jerr, sizeof(jerr));
 }
@@ -275,4 +247,22 @@ char *fleet__doc_block(const char *doc, const char *mark)
 		block = strndup(start + 1, (size_t)(end - start));
 	free(text);
 	return block;
+}
+
+void fleet__check_pcts_rows(const char *engine, const struct json *issues, const struct json *rows)
+{
+	CHECK(json__len(rows) == json__len(issues), "%zu percentile rows", json__len(rows));
+	for (size_t i = 0; i < json__len(issues); i++) {
+		const struct json *x = json__at(issues, i), *row = NULL;
+		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
+
+		for (size_t k = 0; k < json__len(rows) && !row; k++)
+			if (!strcmp(json__str(json__get(json__at(rows, k), "fingerprint")) ?: "",
+				    fp))
+				row = json__at(rows, k);
+		CHECK(row, "no percentiles for %s", fp);
+		if (row)
+			fleet__check_pcts(engine, x, fleet__num(row, "p50"),
+					  fleet__num(row, "p95"));
+	}
 }

@@ -20,13 +20,10 @@ int fleet__make(void);
 const char *fleet__trace(int i);
 /* Every trace, quoted for a shell, or those which[] sets (which NULL: all). */
 const char *fleet__list(const bool *which);
-/* A path in the tests' temporary directory, kept (synth__tmp's are reused). */
-const char *fleet__tmp(const char *name);
 /* .output/xlprobe */
 const char *fleet__xl(void);
-/* Runs a shell command (printf format), its output in fleet_out; the exit status. */
+/* What the last command of a fleet test printed (tl_runf(fleet_out, ...)). */
 extern char fleet_out[1 << 20];
-int fleet__run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A number as an engine gives it: a JSON number, or a string (64-bit integers). */
 double fleet__num(const struct json *o, const char *k);
@@ -43,6 +40,8 @@ struct json *fleet__issues(const char *lag, const char *lags_csv, const struct j
 void fleet__check_issues(const char *engine, const struct json *issues, const struct json *rows);
 /* CHECKs p50 and p95 (ns, as the engine computed them) against the issue's lag_ms. */
 void fleet__check_pcts(const char *engine, const struct json *issue, double p50_ns, double p95_ns);
+/* The same for every issue, its p50 and p95 in the row of rows with its fingerprint. */
+void fleet__check_pcts_rows(const char *engine, const struct json *issues, const struct json *rows);
 
 /* report --json over the traces which[] sets (runs.count, median_ns, ...); NULL on failure. */
 struct json *fleet__report(const bool *which);

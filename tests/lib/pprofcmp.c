@@ -10,19 +10,6 @@
 
 static char out[1 << 18];
 
-/* Runs the command printf makes (stderr to stdout), into out: its status. */
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	return tl_run(cmd, out, sizeof(out));
-}
-
 #define MAXF 2048
 struct totals {
 	char name[MAXF][160];
@@ -117,12 +104,13 @@ void pprofcmp__same_totals(const char *xl, const char *trace, const char *pb, co
 
 	memset(&f, 0, sizeof(f));
 	memset(&p, 0, sizeof(p));
-	rc = run("%s export --folded %s %s", xl, flags, trace);
+	rc = tl_runf(out, sizeof(out), "%s export --folded %s %s", xl, flags, trace);
 	REQUIRE(rc == 0, "folded: %s", out);
 	folded_totals(out, &f);
-	rc = run("go tool pprof -top -nodecount=100000 -nodefraction=0 -unit=ns "
-		 "-sample_index=%s %s",
-		 idx, pb);
+	rc = tl_runf(out, sizeof(out),
+		     "go tool pprof -top -nodecount=100000 -nodefraction=0 -unit=ns "
+		     "-sample_index=%s %s",
+		     idx, pb);
 	REQUIRE(rc == 0, "go tool pprof: %s", out);
 	pprof_totals(out, &p);
 	REQUIRE(f.n > 0 && f.n < MAXF, "folded %s: %d functions", flags, f.n);

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "dataset.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 
 #define FEAT (XLP_FEAT_BTF | XLP_FEAT_SCHED | XLP_FEAT_UPROBES | XLP_FEAT_SYSCALLS | XLP_FEAT_BLOCK)
@@ -211,7 +212,7 @@ int sigsim__write(const char *path, const struct sigsim_shape *sh, unsigned nrun
 int sigsim__trial(const struct sigsim_shape *s, unsigned nruns, uint64_t seed,
 		  struct sigsim_trial *out)
 {
-	const char *path = synth__tmp("sigsim.xlp");
+	const char *path = xt_tmp_path("sigsim.xlp");
 	const char *paths[1] = {path};
 	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
 	struct dataset *ds = NULL;

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 
 struct synth {
@@ -298,56 +299,21 @@ void synth__counters(const struct synth_usage *u, uint64_t *ctr)
 	ctr[XLP_C_NIVCSW] = ctr[XLP_C_CPU_WAIT] / 200000;
 }
 
-/* Points fd at a temporary file; returns the saved descriptor. */
-static int capture(int fd, FILE **tmpf)
-{
-	int saved;
-
-	fflush(stdout);
-	fflush(stderr);
-	*tmpf = tmpfile();
-	if (!*tmpf)
-		return -1;
-	saved = dup(fd);
-	dup2(fileno(*tmpf), fd);
-	return saved;
-}
-
-static void restore(int fd, int saved, FILE *tmpf, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	if (saved >= 0) {
-		dup2(saved, fd);
-		close(saved);
-	}
-	if (buf && len) {
-		if (tmpf) {
-			rewind(tmpf);
-			n = fread(buf, 1, len - 1, tmpf);
-		}
-		buf[n] = 0;
-	}
-	if (tmpf)
-		fclose(tmpf);
-}
-
+/* A command run in-process (xt_cmd), its output read back into out and err. */
 static int run_cmd(int (*cmd)(int, char **), char **argv, char *out, size_t outlen, char *err,
 		   size_t errlen, const char *arg, va_list ap)
 {
-	int argc = 1, rc, saved_out, saved_err;
-	FILE *tmp_out = NULL, *tmp_err = NULL;
+	const char *o = xt_tmp_path("cmd.out"), *e = xt_tmp_path("cmd.err");
+	int argc = 1, rc;
 
 	for (const char *a = arg; a && argc < 63; a = va_arg(ap, const char *))
 		argv[argc++] = (char *)a;
 	argv[argc] = NULL;
-	saved_out = capture(1, &tmp_out);
-	saved_err = capture(2, &tmp_err);
-	rc = cmd(argc, argv);
-	restore(2, saved_err, tmp_err, err, errlen);
-	restore(1, saved_out, tmp_out, out, outlen);
+	rc = xt_cmd(cmd, argc, argv, o, e);
+	if (out && outlen)
+		xt_read_file(o, out, outlen);
+	if (err && errlen)
+		xt_read_file(e, err, errlen);
 	return rc;
 }
 
@@ -369,7 +335,7 @@ SYNTH_CMD(synth__dump, cmd_dump, "dump")
 
 struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2)
 {
-	const char *out = synth__tmp("report.json");
+	const char *out = xt_tmp_path("report.json");
 	char err[4096], jerr[256];
 	struct json *j;
 	int rc = synth__report(NULL, 0, err, sizeof(err), "--json", "-o", out, trace, opt1, opt2,
@@ -502,4 +468,28 @@ int synth__timeline(const char *path)
 	err |= tl_ev(s, XLP_SCHED_OUT, 40, 40, 0, 77, 7100000000ull);
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
+}
+
+const struct synth_func synth_event_funcs[SYNTH_EV_NFUNCS] = {
+	[SYNTH_EV_ON_EVENT] = {"/usr/bin/app", "on_event", true},
+	[SYNTH_EV_RENDER] = {"/usr/bin/app", "render", false},
+	[SYNTH_EV_LOAD] = {"/usr/bin/app", "load", false},
+};
+
+int synth__event(struct synth *s, uint64_t t, const struct synth_usage *render,
+		 const struct synth_usage *load, bool run)
+{
+	uint64_t c[XLP_NR_CTR], r[XLP_NR_CTR], l[XLP_NR_CTR];
+	int err = 0;
+
+	synth__counters(render, r);
+	synth__counters(load, l);
+	for (int k = 0; k < XLP_NR_CTR; k++)
+		c[k] = r[k] + l[k];
+	err |= synth__call(s, SYNTH_EV_RENDER, 10, 10, 1, t, r, NULL, 0, NULL);
+	err |= synth__call(s, SYNTH_EV_LOAD, 10, 10, 1, t + r[XLP_C_WALL], l, NULL, 0, NULL);
+	err |= synth__call(s, SYNTH_EV_ON_EVENT, 10, 10, 0, t, c, NULL, 0, NULL);
+	if (run)
+		err |= synth__run(s, SYNTH_EV_ON_EVENT, 10, 10, t, c);
+	return err;
 }

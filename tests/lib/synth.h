@@ -190,12 +190,6 @@ int synth__forge_nesting(const char *path, unsigned n);
 uint8_t *synth__slurp(const char *path, size_t *len);
 
 /*
- * Path of name in a directory private to this test process, removed at
- * exit (kept when XLP_KEEP_TMP is set). Valid until 8 more calls.
- */
-const char *synth__tmp(const char *name);
-
-/*
  * Runs "xlprobe report ARG..." in this process (cmd_report), arguments
  * NULL-terminated; what it printed on stdout goes to out (may be NULL),
  * on stderr to err. Returns its exit status.
@@ -209,5 +203,16 @@ struct json;
 struct json *synth__report_json(const char *trace, const char *opt1, const char *opt2);
 /* The same for "xlprobe dump ARG...". */
 int synth__dump(char *out, size_t outlen, char *err, size_t errlen, const char *arg, ...);
+
+/*
+ * The lag tests' app: on_event (the interaction, pid and tid 10) calls
+ * render then load. synth__event writes one event at t: render with the
+ * usage render, then load with load's, on_event their sum, and with run
+ * its run record. 0, or an error.
+ */
+enum { SYNTH_EV_ON_EVENT, SYNTH_EV_RENDER, SYNTH_EV_LOAD, SYNTH_EV_NFUNCS };
+extern const struct synth_func synth_event_funcs[SYNTH_EV_NFUNCS];
+int synth__event(struct synth *s, uint64_t t, const struct synth_usage *render,
+		 const struct synth_usage *load, bool run);
 
 #endif

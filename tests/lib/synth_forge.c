@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Damaged and forged traces for the reader's tests (synth.h): chunks reordered, ids and footers forged, temporary files. */
+/* Damaged and forged traces for the reader's tests (synth.h): chunks reordered, ids and footers
+ * forged, temporary files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 
 /* ---- damaging a trace ---- */
@@ -158,33 +160,6 @@ cleanup:
 	return err;
 }
 
-static char tmp_dir[] = "/tmp/xlp-test-XXXXXX";
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tmp_dir(void)
-{
-	nftw(tmp_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-const char *synth__tmp(const char *name)
-{
-	static char buf[8][512];
-	static bool made;
-	static int k;
-
-	if (!made) {
-		made = mkdtemp(tmp_dir) != NULL;
-		if (made && !getenv("XLP_KEEP_TMP"))
-			atexit(rm_tmp_dir);
-	}
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmp_dir, name);
-	return buf[k];
-}
 
 /* ---- forged files ---- */
 
@@ -198,7 +173,7 @@ int synth__forge_resync(const char *path, int version, size_t body)
 	if (version == 1) {
 		snprintf(src, sizeof(src), "%s/tests/data/v1-net.xlp", tl_root());
 	} else {
-		struct synth_scenario sc = {.path = synth__tmp("forge-src.xlp"), .nruns = 1};
+		struct synth_scenario sc = {.path = xt_tmp_path("forge-src.xlp"), .nruns = 1};
 
 		snprintf(src, sizeof(src), "%s", sc.path);
 		if ((err = synth__scenario(&sc)))
@@ -318,4 +293,3 @@ int synth__sampled(const char *path)
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;
 }
-

@@ -289,4 +289,3 @@ cleanup:
 	free(slow);
 	return err;
 }
-

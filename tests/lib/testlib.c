@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include "testlib.h"
 #include <limits.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +64,18 @@ int tl_run(const char *cmd, char *out, size_t outlen)
 	return WEXITSTATUS(st);
 }
 
+int tl_runf(char *out, size_t outlen, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	return tl_run(cmd, out, outlen);
+}
+
 const char *tl_root(void)
 {
 	static char root[PATH_MAX];
@@ -91,4 +104,27 @@ double tl_rnd01(uint64_t *state)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	/* the top 53 bits: every double in [0, 1) a multiple of 2^-53 */
 	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+char *tl_replace(const char *s, const char *from, const char *to)
+{
+	size_t n = 0, lf = strlen(from), lt = strlen(to);
+	char *out, *o;
+
+	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
+		n++;
+	out = malloc(strlen(s) + n * lt + 1);
+	if (!out)
+		abort();
+	for (o = out; *s;) {
+		if (!strncmp(s, from, lf)) {
+			memcpy(o, to, lt);
+			o += lt;
+			s += lf;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = 0;
+	return out;
 }

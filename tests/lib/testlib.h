@@ -60,6 +60,10 @@ int tl_main(int argc, char **argv);
 
 /* Runs a shell command, returns its exit status (or -1), output in buf. */
 int tl_run(const char *cmd, char *out, size_t outlen);
+/* tl_run of the command printf makes, its stderr with its stdout. */
+int tl_runf(char *out, size_t outlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* s with every from replaced by to (malloc'd; aborts without memory). */
+char *tl_replace(const char *s, const char *from, const char *to);
 /* Absolute path of a build output, e.g. tl_path(".output/xlprobe"). */
 const char *tl_root(void);
 /* CLOCK_MONOTONIC in ns, the clock of xlprobe's timestamps and of the workloads' lines. */

@@ -285,36 +285,9 @@ void trt_read_bytes(const void *file, size_t len, struct trt_result *res)
 	trt_read_back(path, res);
 }
 
-/* Runs cmd_dump in-process; stdout and stderr go to files (or /dev/null). */
-int trt_run_dump(const char *out, const char *err, int argc, char **argv)
-{
-	int so, se, fo, fe, rc;
-
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fe = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (so < 0 || se < 0 || fo < 0 || fe < 0)
-		abort();
-	dup2(fo, 1);
-	dup2(fe, 2);
-	close(fo);
-	close(fe);
-	rc = cmd_dump(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	return rc;
-}
-
 int trt_dump_quiet(const char *path, bool json)
 {
 	char *argv[] = {"dump", (char *)path, json ? "--json" : NULL, NULL};
 
-	return trt_run_dump(NULL, NULL, json ? 3 : 2, argv);
+	return xt_cmd(cmd_dump, json ? 3 : 2, argv, NULL, NULL);
 }

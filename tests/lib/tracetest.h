@@ -86,8 +86,6 @@ int trt_write_records(const char *path, const struct xlp_trace_meta *meta, size_
 struct trt_sample *trt_sample(void);
 void trt_read_back(const char *path, struct trt_result *res);
 void trt_read_bytes(const void *file, size_t len, struct trt_result *res);
-/* Runs cmd_dump in-process; stdout and stderr go to files (or /dev/null). */
-int trt_run_dump(const char *out, const char *err, int argc, char **argv);
 int trt_dump_quiet(const char *path, bool json);
 
 #endif

@@ -123,7 +123,7 @@ struct waitchain *wcs_chains(const char *name, const struct ev *ev, size_t nev,
 			     const struct name *nm, size_t nnm, const struct run *runs,
 			     size_t nruns, unsigned max_depth, struct dataset **ds)
 {
-	const char *path = synth__tmp(name);
+	const char *path = xt_tmp_path(name);
 	struct waitchain_opts o = {.max_depth = max_depth};
 	struct waitchain *wc = NULL;
 	char err[512] = "";

@@ -49,6 +49,32 @@ int xt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int xt_cmd(int (*cmd)(int, char **), int argc, char **argv, const char *out, const char *err)
+{
+	int so, se, fo, fe, rc;
+
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fe = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (so < 0 || se < 0 || fo < 0 || fe < 0)
+		abort();
+	dup2(fo, 1);
+	dup2(fe, 2);
+	close(fo);
+	close(fe);
+	rc = cmd(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	return rc;
+}
+
 static char tmpdir[64];
 
 static void rm_tmpdir(void)
@@ -79,10 +105,10 @@ const char *xt_tmpdir(void)
 
 const char *xt_tmp_path(const char *name)
 {
-	static char buf[8][PATH_MAX];
+	static char buf[64][PATH_MAX];
 	static int i;
 
-	i = (i + 1) % 8;
+	i = (i + 1) % 64;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", xt_tmpdir(), name);
 	return buf[i];
 }
@@ -500,4 +526,47 @@ const char *xt_fmt_reasons(const __u64 *c)
 			len += snprintf(buf[k] + len, sizeof(buf[k]) - len, " %s=%llu",
 					xlp_ctr_names[i], (unsigned long long)c[i]);
 	return len ? buf[k] : " (none)";
+}
+
+int xt_record(const char *trace, char *const opts[], const char *prog, char *const pargs[],
+	      int timeout_ms, char *out, size_t outlen, char *err, size_t errlen)
+{
+	char *argv[64] = {xt_xl, "record", "-q", "-o", (char *)trace};
+	int n = 5;
+
+	for (int i = 0; opts && opts[i] && n < 40; i++)
+		argv[n++] = opts[i];
+	if (prog) {
+		argv[n++] = "--";
+		argv[n++] = (char *)prog;
+	}
+	for (int i = 0; prog && pargs && pargs[i] && n < 63; i++)
+		argv[n++] = pargs[i];
+	argv[n] = NULL;
+	return xt_run(argv, timeout_ms, out, outlen, err, errlen);
+}
+
+int xt_record_stop(struct xt_proc *x, struct xt_proc *w, char *err, size_t errlen)
+{
+	int rc;
+
+	kill(x->pid, SIGINT);
+	rc = xt_wait(x, 60000, NULL, 0, err, errlen);
+	kill(w->pid, SIGUSR1);
+	xt_wait(w, 30000, NULL, 0, NULL, 0);
+	return rc;
+}
+
+int xt_record_cxxwl(const char *trace, char *out, size_t outlen, char *err, size_t errlen)
+{
+	char spec[XT_PATH + 64], *opts[] = {"-i", spec, "--sample", NULL};
+	char *wargs[] = {"--calls", "40", NULL};
+
+	xt_paths("cxxwl");
+	if (access(xt_wl, X_OK)) {
+		snprintf(err, errlen, "%s missing: make build-tests", xt_wl);
+		return -1;
+	}
+	snprintf(spec, sizeof(spec), "%s:shop::Checkout::handle*", xt_wl);
+	return xt_record(trace, opts, xt_wl, wargs, 120000, out, outlen, err, errlen);
 }

@@ -23,8 +23,16 @@ int xt_read_file(const char *path, char *buf, size_t len);
 
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);
-/* "<xt_tmpdir()>/<name>", in one of 8 buffers used in turn. */
+/* "<xt_tmpdir()>/<name>", in one of 64 buffers used in turn. */
 const char *xt_tmp_path(const char *name);
+
+/*
+ * The three ways a test runs xlprobe: as a process (xt_run, xt_spawn, and
+ * the recordings below), or a command's entry point in this process
+ * (xt_cmd: cmd_report, cmd_dump... of user/cli/commands.h), its stdout and
+ * stderr into the files out and err (NULL: /dev/null); its exit code.
+ */
+int xt_cmd(int (*cmd)(int, char **), int argc, char **argv, const char *out, const char *err);
 
 struct xt_proc {
 	pid_t pid;
@@ -51,6 +59,20 @@ int xt_spawn_ready(char *const argv[], struct xt_proc *p, int timeout_ms);
 int xt_wait_attached(struct xt_proc *x, int timeout_ms);
 /* Runs argv to completion; the exit code as xt_wait. */
 int xt_run(char *const argv[], int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
+/*
+ * "xt_xl record -q -o trace OPTS... [-- PROG PARGS...]" (opts and pargs
+ * NULL-terminated or NULL; prog NULL: no command, or one among opts) run
+ * to its end, as xt_run.
+ */
+/*
+ * cxxwl (tests/workloads/cxxwl.cc) recorded with --sample, its 40 calls of
+ * shop::Checkout::handle(int) marked by a demangled glob (-i); sets
+ * xt_paths("cxxwl"). xlprobe's exit code as xt_run, -1 when cxxwl is
+ * not built (err says so).
+ */
+int xt_record_cxxwl(const char *trace, char *out, size_t outlen, char *err, size_t errlen);
+int xt_record(const char *trace, char *const opts[], const char *prog, char *const pargs[],
+	      int timeout_ms, char *out, size_t outlen, char *err, size_t errlen);
 /*
  * The -f / -i specs of a workload's functions: "<wl>:<func>" into each buf
  * (len bytes) of the (buf, func) pairs that follow, up to a NULL buf.
@@ -87,6 +109,12 @@ int xt_record_to_end(char *const xargv[], struct xt_proc *w, const char *trace, 
  * stderr, when it fails or takes more than timeout_ms.
  */
 struct json *xt_report_json(const char *xl, const char *trace, int timeout_ms);
+/*
+ * The end of a recording of a workload parked after its work: SIGINT to
+ * xlprobe x, waited for (60 s, its stderr into err), then SIGUSR1
+ * releases w, reaped (30 s). xlprobe's exit code, as xt_wait.
+ */
+int xt_record_stop(struct xt_proc *x, struct xt_proc *w, char *err, size_t errlen);
 /* SIGKILL, then reaps p (its output is dropped). */
 void xt_kill(struct xt_proc *p);
 /*

@@ -23,14 +23,7 @@
 
 #define OUT_MAX (1 << 22)
 
-static char xl[256], wl[256];
 static char out[OUT_MAX], err[65536];
-
-static void paths(void)
-{
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/stacks", wl, sizeof(wl));
-}
 
 /* Runs a shell script in the test's directory; its exit status, its output in out. */
 static int sh(const char *fmt, ...)
@@ -56,7 +49,7 @@ static int make_stripped(const char *name)
 {
 	return sh("set -e; cp '%s' %s; objcopy --only-keep-debug %s %s.debug; "
 		  "strip --strip-all %s; ! readelf -S %s | grep -qw .symtab",
-		  wl, name, name, name, name, name);
+		  xt_wl, name, name, name, name, name);
 }
 
 /*
@@ -106,7 +99,7 @@ static int record(const char *bin, const char *trace, bool sample, const char *m
 	int n = 0;
 
 	snprintf(spec, sizeof(spec), "%s:burn", bin);
-	n = xt_argv(argv, n, xl, "record", "-v", "-f", spec, "-o", trace, NULL);
+	n = xt_argv(argv, n, xt_xl, "record", "-v", "-f", spec, "-o", trace, NULL);
 	if (sample)
 		n = xt_argv(argv, n, "--sample", NULL);
 	xt_argv(argv, n, "--", bin, "--ms", ms, NULL);
@@ -132,7 +125,7 @@ static long burn_calls(const char *trace)
 /* The source= of dump's sym record naming name in module into src[64], or "" (no sample in it). */
 static const char *sym_source(const char *trace, const char *module, const char *name, char *src)
 {
-	char *argv[] = {xl, "dump", (char *)trace, NULL}, want_m[160], want_n[300];
+	char *argv[] = {xt_xl, "dump", (char *)trace, NULL}, want_m[160], want_n[300];
 	const char *p;
 
 	src[0] = 0;
@@ -189,7 +182,7 @@ TEST(minidebuginfo_names_local_functions)
 {
 	char bin[300], stripped[300];
 
-	paths();
+	xt_paths("stacks");
 	snprintf(bin, sizeof(bin), "%s/stacks-mini", xt_tmpdir());
 	snprintf(stripped, sizeof(stripped), "%s/stacks-bare", xt_tmpdir());
 	REQUIRE(make_stripped("stacks-bare") == 0, "stripping stacks failed:\n%s", out);
@@ -207,14 +200,14 @@ TEST(refused_minidebuginfo_is_counted_and_said)
 	char bin[300], *argv[16];
 	int rc;
 
-	paths();
+	xt_paths("stacks");
 	snprintf(bin, sizeof(bin), "%s/stacks-junk", xt_tmpdir());
 	REQUIRE(make_stripped("stacks-junk") == 0, "stripping stacks failed:\n%s", out);
 	REQUIRE(sh("printf 'no xz here' > junk && "
 		   "objcopy --add-section .gnu_debugdata=junk stacks-junk") == 0,
 		"%s", out);
-	xt_argv(argv, 0, xl, "record", "--sample", "-o", xt_tmp_path("junk.xlp"), "--", bin, "--ms",
-		"200", NULL);
+	xt_argv(argv, 0, xt_xl, "record", "--sample", "-o", xt_tmp_path("junk.xlp"), "--", bin,
+		"--ms", "200", NULL);
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	CHECK(rc == 0, "record exit %d: %s", rc, err);
 	CHECK(strstr(err, "MiniDebugInfo (.gnu_debugdata) refused on reading: 1 not "
@@ -270,7 +263,7 @@ TEST(build_id_debug_dir_names_a_stripped_binary)
 	char bin[300], id[128];
 	int ret;
 
-	paths();
+	xt_paths("stacks");
 	snprintf(bin, sizeof(bin), "%s/stacks-bid", xt_tmpdir());
 	REQUIRE(make_stripped("stacks-bid") == 0, "stripping stacks failed:\n%s", out);
 	REQUIRE(build_id("stacks-bid", id, sizeof(id)) == 0, "no build-id: %s", out);
@@ -293,7 +286,7 @@ TEST(debuginfod_cache_names_a_stripped_binary)
 	char bin[300], id[128], cache[PATH_MAX];
 	int rc;
 
-	paths();
+	xt_paths("stacks");
 	snprintf(bin, sizeof(bin), "%s/stacks-dfd", xt_tmpdir());
 	snprintf(cache, sizeof(cache), "%s/dcache", xt_tmpdir());
 	REQUIRE(make_stripped("stacks-dfd") == 0, "stripping stacks failed:\n%s", out);

@@ -19,7 +19,7 @@
 #include "json.h"
 #include "xlptest.h"
 
-static char xl[256], out[1 << 16], err[1 << 16], buf[1 << 20];
+static char out[1 << 16], err[1 << 16], buf[1 << 20];
 
 /* A mangled C++ name in s: "_Z" then N, L, K, Z or a digit, not inside a word. */
 static const char *mangled_in(const char *s)
@@ -75,14 +75,12 @@ static void check_outputs(const char *trace, const char *prefix, const char *wan
 			  const char *fn, const char *sym, const char *want_folded)
 {
 	const char *js = xt_tmp_path("r.json"), *html = xt_tmp_path("r.html");
-	char *text[] = {xl, "report", (char *)trace, NULL};
-	char *json[] = {xl, "report", "--json", "-o", (char *)js, (char *)trace, NULL};
-	char *hargv[] = {xl, "report", "--html", (char *)html, (char *)trace, NULL};
-	char *folded[] = {xl, "export", "--folded", (char *)trace, NULL};
+	char *text[] = {xt_xl, "report", (char *)trace, NULL};
+	char *json[] = {xt_xl, "report", "--json", "-o", (char *)js, (char *)trace, NULL};
+	char *hargv[] = {xt_xl, "report", "--html", (char *)html, (char *)trace, NULL};
+	char *folded[] = {xt_xl, "export", "--folded", (char *)trace, NULL};
 	struct walk w = {.fn = fn, .sym = sym};
 	struct json *j;
-	FILE *f;
-	size_t n;
 	int rc;
 
 	rc = xt_run(text, 120000, buf, sizeof(buf), err, sizeof(err));
@@ -100,11 +98,7 @@ static void check_outputs(const char *trace, const char *prefix, const char *wan
 
 	rc = xt_run(hargv, 120000, out, sizeof(out), err, sizeof(err));
 	CHECK(rc == 0, "report --html exit %d: %s", rc, err);
-	f = fopen(html, "r");
-	REQUIRE(f, "%s", html);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
+	REQUIRE(!xt_read_file(html, buf, sizeof(buf)), "%s", html);
 	CHECK(strstr(buf, prefix), "HTML lacks '%s'", prefix);
 	CHECK(!mangled_in(buf), "HTML: %.200s", mangled_in(buf));
 
@@ -121,17 +115,10 @@ static void check_outputs(const char *trace, const char *prefix, const char *wan
 TEST(cxx_program_demangled)
 {
 	const char *trace = xt_tmp_path("cxx.xlp");
-	char wl[256], spec[400];
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
-	char *argv[] = {xl,	    "record", "-q", "-o",      (char *)trace, "-i", spec,
-			"--sample", "--",     wl,   "--calls", "40",	      NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	int rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/cxxwl", wl, sizeof(wl));
-	REQUIRE(access(wl, X_OK) == 0, "%s missing: make build-tests", wl);
-	snprintf(spec, sizeof(spec), "%s:shop::Checkout::handle*", wl);
-	rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+	rc = xt_record_cxxwl(trace, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	CHECK(strstr(out, "CALLS handle=40 slow=10"), "%s", out);
 	/* dump is the raw view: the mangled symbol, and its demangled form */
@@ -256,11 +243,11 @@ TEST(node_frames_demangled)
 	const char *trace = xt_tmp_path("node.xlp");
 	struct node_run n;
 	char spec[600];
-	char *argv[] = {xl,	    "record",	  "-q", "-p", n.pid,	     "-i", spec,
+	char *argv[] = {xt_xl,	    "record",	  "-q", "-p", n.pid,	     "-i", spec,
 			"--sample", "--duration", "5s", "-o", (char *)trace, NULL};
 	int rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
+	xt_paths("cxxwl");
 	if (node_start(&n, 12)) {
 		node_stop(&n);
 		return;
@@ -285,12 +272,12 @@ TEST(node_interaction_by_demangled_glob)
 	const char *trace = xt_tmp_path("glob.xlp");
 	struct node_run n;
 	char spec[600], cmd[700], want[4096];
-	char *argv[] = {xl,   "record",	    "-q", "-p", n.pid,	       "-i",
-			spec, "--duration", "2s", "-o", (char *)trace, NULL};
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	char *argv[] = {xt_xl, "record",     "-q", "-p", n.pid,		"-i",
+			spec,  "--duration", "2s", "-o", (char *)trace, NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	int rc;
 
-	xt_out("xlprobe", xl, sizeof(xl));
+	xt_paths("cxxwl");
 	if (node_start(&n, 6)) {
 		node_stop(&n);
 		return;

@@ -16,15 +16,8 @@
 #include "testlib.h"
 #include "xlptest.h"
 
-/* xlt: the test build, which has the test hooks (user/lib/testhooks.h) */
-static char xl[256], xlt[256], wl[256], err[8192];
-
-static void init_paths(void)
-{
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("xlprobe-test", xlt, sizeof(xlt));
-	xt_out("tests/workloads/funcs", wl, sizeof(wl));
-}
+/* xt_xlt: the test build, which has the test hooks (user/lib/testhooks.h) */
+static char err[8192];
 
 /* One line on stderr, containing want. */
 #define check_message(want) XT_CHECK_MESSAGE(err, want)
@@ -42,12 +35,12 @@ static int record_with(char *bin, char **extra, int nextra)
 
 static int record(char **extra, int nextra)
 {
-	return record_with(xl, extra, nextra);
+	return record_with(xt_xl, extra, nextra);
 }
 
 static int spawn_waiting_funcs(struct xt_proc *w)
 {
-	char *argv[] = {wl, "--wait-signal", NULL};
+	char *argv[] = {xt_wl, "--wait-signal", NULL};
 
 	return xt_spawn_ready(argv, w, 10000);
 }
@@ -57,14 +50,14 @@ TEST(not_root)
 	const char *out = xt_tmp_path("nonroot.xlp");
 	char *argv[] = {"/usr/bin/setpriv", "--reuid=65534",
 			"--regid=65534",    "--clear-groups",
-			"--inh-caps=-all",  xl,
+			"--inh-caps=-all",  xt_xl,
 			"record",	    "-o",
 			(char *)out,	    "-f",
 			"/bin/true:main",   "--",
 			"/bin/true",	    NULL};
 	int rc;
 
-	init_paths();
+	xt_paths("funcs");
 	chmod(xt_tmpdir(), 0777);
 	rc = xt_run(argv, 30000, NULL, 0, err, sizeof(err));
 	CHECK(rc == 1, "exit %d", rc);
@@ -76,7 +69,7 @@ TEST(no_such_pid)
 {
 	char *a[] = {"-p", "4194000", "-f", "/bin/true:main"};
 
-	init_paths();
+	xt_paths("funcs");
 	CHECK(record(a, 4) == 1);
 	check_message("no process with PID 4194000");
 }
@@ -85,15 +78,15 @@ TEST(pid_exits_during_attach)
 {
 	const char *out = xt_tmp_path("exits.xlp");
 	char pid_s[16], spec[300];
-	char *argv[] = {xlt, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL};
+	char *argv[] = {xt_xlt, "record", "-q", "-p", pid_s, "-f", spec, "-o", (char *)out, NULL};
 	struct xt_proc w, x;
 	int pid, rc;
 
-	init_paths();
+	xt_paths("funcs");
 	pid = spawn_waiting_funcs(&w);
 	REQUIRE(pid > 0);
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
-	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	snprintf(spec, sizeof(spec), "%s:parent", xt_wl);
 	setenv("XLPROBE_TEST_ATTACH_DELAY_MS", "1500", 1);
 	rc = xt_spawn(argv, &x);
 	unsetenv("XLPROBE_TEST_ATTACH_DELAY_MS");
@@ -118,7 +111,7 @@ TEST(binary_not_elf)
 	char *a[] = {"-o",	 (char *)xt_tmp_path("x.xlp"), "-f", "/etc/passwd:main", "--",
 		     "/bin/true"};
 
-	init_paths();
+	xt_paths("funcs");
 	CHECK(record(a, 6) == 1);
 	check_message("/etc/passwd is not an ELF file");
 }
@@ -130,7 +123,7 @@ TEST(library_not_mapped_by_pid)
 	char *a[] = {"-p", pid_s, "-f", "libnotthere.so.9:foo"};
 	int pid;
 
-	init_paths();
+	xt_paths("funcs");
 	pid = spawn_waiting_funcs(&w);
 	REQUIRE(pid > 0);
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
@@ -142,10 +135,10 @@ TEST(library_not_mapped_by_pid)
 TEST(symbol_not_found_suggests)
 {
 	char spec[300];
-	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", xt_wl};
 
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:spin_20m", wl);
+	xt_paths("funcs");
+	snprintf(spec, sizeof(spec), "%s:spin_20m", xt_wl);
 	CHECK(record(a, 6) == 1);
 	check_message("no function 'spin_20m'");
 	CHECK(strstr(err, "did you mean") && strstr(err, "spin_20ms"), "%s", err);
@@ -156,12 +149,12 @@ TEST(offset_not_at_function_start)
 	struct elfsym_target *t = NULL;
 	char spec[300], msg[256];
 	size_t n = 0;
-	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", xt_wl};
 
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:spin_20ms", wl);
+	xt_paths("funcs");
+	snprintf(spec, sizeof(spec), "%s:spin_20ms", xt_wl);
 	REQUIRE(!elfsym__resolve(spec, 0, &t, &n, msg, sizeof(msg)) && n == 1, "%s", msg);
-	snprintf(spec, sizeof(spec), "%s:0x%llx", wl, (unsigned long long)t[0].offset + 1);
+	snprintf(spec, sizeof(spec), "%s:0x%llx", xt_wl, (unsigned long long)t[0].offset + 1);
 	elfsym__free_targets(t, n);
 	CHECK(record(a, 6) == 1);
 	check_message("is not at a function start");
@@ -170,10 +163,10 @@ TEST(offset_not_at_function_start)
 TEST(output_not_writable)
 {
 	char spec[300];
-	char *a[] = {"-o", "/nonexistent-dir/x.xlp", "-f", spec, "--", wl};
+	char *a[] = {"-o", "/nonexistent-dir/x.xlp", "-f", spec, "--", xt_wl};
 
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	xt_paths("funcs");
+	snprintf(spec, sizeof(spec), "%s:parent", xt_wl);
 	CHECK(record(a, 6) == 1);
 	check_message("cannot write /nonexistent-dir/x.xlp");
 	CHECK(strstr(err, "-o"), "the fix names -o: %s", err);
@@ -184,15 +177,15 @@ TEST(disk_full_during_recording)
 {
 	const char *dir = xt_tmp_path("full");
 	char out[300], spec[300];
-	char *a[] = {"-o", out, "-f", spec, "--", wl, "--bench", "400000"};
+	char *a[] = {"-o", out, "-f", spec, "--", xt_wl, "--bench", "400000"};
 	struct xt_trace t;
 	int rc;
 
-	init_paths();
+	xt_paths("funcs");
 	mkdir(dir, 0755);
 	REQUIRE(!mount("tmpfs", dir, "tmpfs", 0, "size=96k"), "mount tmpfs");
 	snprintf(out, sizeof(out), "%s/t.xlp", dir);
-	snprintf(spec, sizeof(spec), "%s:cheap", wl);
+	snprintf(spec, sizeof(spec), "%s:cheap", xt_wl);
 	rc = record(a, 8);
 	CHECK(rc == 1, "exit %d", rc);
 	check_message("No space left on device");
@@ -210,12 +203,12 @@ TEST(disk_full_during_recording)
 static void record_with_env(const char *var, const char *value, const char *want)
 {
 	char spec[300];
-	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", wl};
+	char *a[] = {"-o", (char *)xt_tmp_path("x.xlp"), "-f", spec, "--", xt_wl};
 
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	xt_paths("funcs");
+	snprintf(spec, sizeof(spec), "%s:parent", xt_wl);
 	setenv(var, value, 1);
-	CHECK(record_with(xlt, a, 6) == 1);
+	CHECK(record_with(xt_xlt, a, 6) == 1);
 	unsetenv(var);
 	check_message(want);
 	CHECK(access(xt_tmp_path("x.xlp"), F_OK) != 0, "left a file behind");
@@ -237,8 +230,8 @@ TEST(command_not_found)
 	char spec[300];
 	char *a[] = {"-o", (char *)xt_tmp_path("nocmd.xlp"), "-f", spec, "--", "/nonexistent/cmd"};
 
-	init_paths();
-	snprintf(spec, sizeof(spec), "%s:parent", wl);
+	xt_paths("funcs");
+	snprintf(spec, sizeof(spec), "%s:parent", xt_wl);
 	CHECK(record(a, 6) == 1);
 	check_message("cannot run '/nonexistent/cmd'");
 	CHECK(access(xt_tmp_path("nocmd.xlp"), F_OK) != 0, "left a file behind");
@@ -250,7 +243,7 @@ TEST(bad_usage)
 	char *b[] = {"-f", "/bin/true:main"};
 	char *c[] = {"-p", "abc", "-f", "/bin/true:main"};
 
-	init_paths();
+	xt_paths("funcs");
 	CHECK(record(a, 6) == 2);
 	check_message("both -p and a command");
 	CHECK(record(b, 2) == 2);
@@ -271,7 +264,7 @@ TEST(bad_wait_and_task_options)
 	char *g[] = {"-p", "12", "-i", "/bin/true:main", "--until", "/bin/true:main", "--key", "x"};
 	char *h[] = {"-p", "12", "-i", "/bin/true:main", "--no-cpu-sched"};
 
-	init_paths();
+	xt_paths("funcs");
 	CHECK(record(a, 6) == 2);
 	check_message("--until and --key go together");
 	CHECK(record(b, 6) == 2);
@@ -316,7 +309,7 @@ TEST(bad_size_options)
 		 "bad --size-arg 'x'"},
 	};
 
-	init_paths();
+	xt_paths("funcs");
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		int n = 0;
 
@@ -330,7 +323,7 @@ TEST(bad_size_options)
 /* xlprobe CMD ARGS...: the exit status, stderr in err. */
 static int command(char **args, int n)
 {
-	char *argv[16] = {xl};
+	char *argv[16] = {xt_xl};
 
 	for (int i = 0; i < n && i < 14; i++)
 		argv[i + 1] = args[i];
@@ -349,7 +342,7 @@ TEST(bad_growth_and_issues_options)
 	char *f[] = {"issues", "/nonexistent/x.xlp"};
 	char *g[] = {"export", "--csv", "--table", "lags", "--lag", "soon", "x.xlp"};
 
-	init_paths();
+	xt_paths("funcs");
 	CHECK(command(a, 4) == 2);
 	check_message("--predict-size needs --growth");
 	CHECK(command(b, 5) == 2);
@@ -390,7 +383,7 @@ TEST(bad_lag_options)
 		 "--lag with --until"},
 	};
 
-	init_paths();
+	xt_paths("funcs");
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		int n = 0;
 

@@ -16,30 +16,19 @@
 
 #define MS 1000000.0
 
-static char xl[256], wl[256], ev[300], key[300], inner[300];
+static char ev[300], key[300], inner[300];
 static char out[1 << 16], err[1 << 16], rep[1 << 18];
 
 static void init_paths(void)
 {
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/lag", wl, sizeof(wl));
-	xt_specs(wl, sizeof(ev), ev, "on_event", key, "on_key", inner, "inner", NULL);
+	xt_paths("lag");
+	xt_specs(xt_wl, sizeof(ev), ev, "on_event", key, "on_key", inner, "inner", NULL);
 }
 
 /* xlprobe record -q -o TRACE ARGS... -- lag WARGS...; its exit status */
 static int record(const char *trace, char **args, char **wargs)
 {
-	char *argv[40] = {xl, "record", "-q", "-o", (char *)trace};
-	int n = 5;
-
-	for (int i = 0; args[i] && n < 30; i++)
-		argv[n++] = args[i];
-	argv[n++] = "--";
-	argv[n++] = wl;
-	for (int i = 0; wargs[i] && n < 39; i++)
-		argv[n++] = wargs[i];
-	argv[n] = NULL;
-	return xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+	return xt_record(trace, args, xt_wl, wargs, 120000, out, sizeof(out), err, sizeof(err));
 }
 
 /*
@@ -74,9 +63,9 @@ TEST(lag_keeps_lagging_runs_and_one_in_k)
 	const char *trace = xt_tmp_path("lag.xlp"), *js = xt_tmp_path("lag.json");
 	char *args[] = {"-i", ev, "-f", inner, "--lag", "100ms", "--lag-keep", "5", NULL};
 	char *wargs[] = {"--calls", "100", NULL};
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
-	char *report[] = {xl, "report", (char *)trace, NULL};
-	char *rjson[] = {xl, "report", "--json", "-o", (char *)js, (char *)trace, NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
+	char *report[] = {xt_xl, "report", (char *)trace, NULL};
+	char *rjson[] = {xt_xl, "report", "--json", "-o", (char *)js, (char *)trace, NULL};
 	size_t nlag = 0, nnormal = 0, ns;
 	struct xt_trace t;
 	struct dataset *ds;

@@ -70,10 +70,7 @@ static double overload_run(const char *realtime)
 			break;
 	CHECK(made > 0, "the workload never said how many calls it made");
 	xt_read_line(w.out_fd, line, sizeof(line), 10000); /* DONE */
-	kill(x.pid, SIGINT);
-	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
-	kill(w.pid, SIGUSR1);
-	xt_wait(&w, 30000, NULL, 0, NULL, 0);
+	rc = xt_record_stop(&x, &w, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	if (rc || !made || xt_trace_load(trace, &t))
 		return -1;

@@ -15,12 +15,12 @@
 #include "pprofcmp.h"
 #include "xlptest.h"
 
-static char xl[256], out[1 << 16], err[1 << 16], buf[1 << 20];
+static char out[1 << 16], err[1 << 16], buf[1 << 20];
 
 /* report's number of slow runs of trace ("N slow: latency > ..."), -1 if none. */
 static int slow_runs(const char *trace)
 {
-	char *rep[] = {xl, "report", (char *)trace, NULL};
+	char *rep[] = {xt_xl, "report", (char *)trace, NULL};
 	const char *p;
 
 	if (xt_run(rep, 120000, buf, sizeof(buf), err, sizeof(err)))
@@ -52,26 +52,20 @@ static int tag_values(const char *tags, const char *key)
 TEST(cxx_recording_in_pprof)
 {
 	const char *trace = xt_tmp_path("cxx.xlp"), *pb = xt_tmp_path("cxx.pb.gz");
-	char wl[256], spec[400], cmd[1024];
-	char *argv[] = {xl,	    "record", "-q", "-o",      (char *)trace, "-i", spec,
-			"--sample", "--",     wl,   "--calls", "40",	      NULL};
-	char *exp[] = {xl, "export", "--pprof", (char *)trace, "-o", (char *)pb, NULL};
+	char cmd[1024];
+	char *exp[] = {xt_xl, "export", "--pprof", (char *)trace, "-o", (char *)pb, NULL};
 	const char *slow = xt_tmp_path("slow.pb.gz");
-	char *exps[] = {xl,   "export",	    "--pprof", "--runs", "slow", (char *)trace,
-			"-o", (char *)slow, NULL};
+	char *exps[] = {xt_xl,	       "export", "--pprof",    "--runs", "slow",
+			(char *)trace, "-o",	 (char *)slow, NULL};
 	int rc, nslow;
 
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/cxxwl", wl, sizeof(wl));
-	REQUIRE(access(wl, X_OK) == 0, "%s missing: make build-tests", wl);
-	snprintf(spec, sizeof(spec), "%s:shop::Checkout::handle*", wl);
-	rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+	rc = xt_record_cxxwl(trace, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	rc = xt_run(exp, 60000, out, sizeof(out), err, sizeof(err));
 	REQUIRE(rc == 0, "export --pprof exit %d: %s", rc, err);
-	pprofcmp__same_totals(xl, trace, pb, "samples", "");
-	pprofcmp__same_totals(xl, trace, pb, "cpu", "--weight --on-cpu");
-	pprofcmp__same_totals(xl, trace, pb, "off_cpu", "--weight --off-cpu");
+	pprofcmp__same_totals(xt_xl, trace, pb, "samples", "");
+	pprofcmp__same_totals(xt_xl, trace, pb, "cpu", "--weight --on-cpu");
+	pprofcmp__same_totals(xt_xl, trace, pb, "off_cpu", "--weight --off-cpu");
 	/* demangled, and the slow runs' CPU time under crunch */
 	snprintf(cmd, sizeof(cmd),
 		 "go tool pprof -top -nodefraction=0 -tagfocus=run_class=slow %s 2>&1", pb);

@@ -13,14 +13,7 @@
 
 #define OUT_MAX (1 << 20)
 
-static char xl[256], wl[256];
 static char out[OUT_MAX], err[65536];
-
-static void paths(void)
-{
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/stacks", wl, sizeof(wl));
-}
 
 /* record's -q: off where a test reads the recorder's summary */
 static bool quiet = true;
@@ -28,7 +21,7 @@ static bool quiet = true;
 /* record -q -o trace OPTS... -- stacks ARGS... (NULL-terminated lists); the exit code. */
 static int record_with(const char *trace, const char *const *opts, const char *const *args)
 {
-	char *argv[32] = {xl, "record", "-o", (char *)trace};
+	char *argv[32] = {xt_xl, "record", "-o", (char *)trace};
 	int n = 4;
 
 	if (quiet)
@@ -36,7 +29,7 @@ static int record_with(const char *trace, const char *const *opts, const char *c
 	for (; opts && *opts && n < 20; opts++)
 		argv[n++] = (char *)*opts;
 	argv[n++] = "--";
-	argv[n++] = wl;
+	argv[n++] = xt_wl;
 	for (; args && *args && n < 31; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
@@ -46,12 +39,9 @@ static int record_with(const char *trace, const char *const *opts, const char *c
 /* record [extra] -- stacks --ms 400 into trace; the exit code. */
 static int record(const char *trace, const char *extra)
 {
-	char *argv[] = {xl,   "record", "-q",	"-o",  (char *)trace, (char *)extra,
-			"--", wl,	"--ms", "400", NULL};
+	char *opts[] = {(char *)extra, NULL}, *wargs[] = {"--ms", "400", NULL};
 
-	if (!extra) /* no option: close the gap */
-		memmove(&argv[5], &argv[6], 5 * sizeof(argv[0]));
-	return xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	return xt_record(trace, opts, xt_wl, wargs, 60000, out, sizeof(out), err, sizeof(err));
 }
 
 /*
@@ -93,11 +83,11 @@ static long folded_count(const char *folded, const char *chain, long *total)
 TEST(sampled_stacks_name_the_burning_chain)
 {
 	const char *trace = xt_tmp_path("chain.xlp");
-	char *ex[] = {xl, "export", "--folded", "--on-cpu", (char *)trace, NULL};
+	char *ex[] = {xt_xl, "export", "--folded", "--on-cpu", (char *)trace, NULL};
 	long total, chain, side;
 	int rc;
 
-	paths();
+	xt_paths("stacks");
 	rc = record(trace, "--sample");
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	rc = xt_run(ex, 30000, out, sizeof(out), err, sizeof(err));
@@ -120,17 +110,17 @@ TEST(sampled_stacks_name_the_burning_chain)
 TEST(sampled_frames_agree_with_nm)
 {
 	const char *trace = xt_tmp_path("nm.xlp");
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	char cmd[600], line[512], names[8192] = " ";
 	const char *p;
 	int rc, named = 0;
 	bool inner = false;
 	FILE *f;
 
-	paths();
+	xt_paths("stacks");
 	rc = record(trace, "--sample");
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", wl);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", xt_wl);
 	f = popen(cmd, "r");
 	REQUIRE(f, "nm");
 	while (fgets(line, sizeof(line), f)) {
@@ -172,12 +162,12 @@ TEST(sampled_frames_agree_with_nm)
 TEST(sampling_by_default_without_marked_functions)
 {
 	const char *on = xt_tmp_path("default.xlp"), *off = xt_tmp_path("off.xlp");
-	char *ex_on[] = {xl, "export", "--folded", (char *)on, NULL};
-	char *ex_off[] = {xl, "export", "--folded", (char *)off, NULL};
+	char *ex_on[] = {xt_xl, "export", "--folded", (char *)on, NULL};
+	char *ex_off[] = {xt_xl, "export", "--folded", (char *)off, NULL};
 	long total;
 	int rc;
 
-	paths();
+	xt_paths("stacks");
 	rc = record(on, NULL);
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	rc = xt_run(ex_on, 30000, out, sizeof(out), err, sizeof(err));
@@ -237,18 +227,18 @@ static void offcpu_check(bool rseq)
 	char nap_f[300], pipe_f[300];
 	const char *opts[] = {"--sample-overhead", "50", "-f", nap_f, "-f", pipe_f, NULL};
 	const char *args[] = {"--ms", "50", "--sleep-ms", "300", "--pipe-ms", "300", NULL};
-	char *ex[] = {xl, "export", "--folded", "--off-cpu", (char *)trace, NULL};
-	char *ex_w[] = {xl, "export", "--folded", "--weight", (char *)trace, NULL};
-	char *ex_on[] = {xl, "export", "--folded", "--on-cpu", (char *)trace, NULL};
+	char *ex[] = {xt_xl, "export", "--folded", "--off-cpu", (char *)trace, NULL};
+	char *ex_w[] = {xt_xl, "export", "--folded", "--weight", (char *)trace, NULL};
+	char *ex_on[] = {xt_xl, "export", "--folded", "--on-cpu", (char *)trace, NULL};
 	long nap, pipe, nap_other, nap_ns, pipe_ns, pipe_all_ns, on, on_ns;
 	unsigned long long nap_acc = 0, pipe_acc = 0;
 	double period;
 	struct xt_trace t;
 	int rc, fnap, fpipe;
 
-	paths();
-	snprintf(nap_f, sizeof(nap_f), "%s:nap", wl);
-	snprintf(pipe_f, sizeof(pipe_f), "%s:pipe_wait", wl);
+	xt_paths("stacks");
+	snprintf(nap_f, sizeof(nap_f), "%s:nap", xt_wl);
+	snprintf(pipe_f, sizeof(pipe_f), "%s:pipe_wait", xt_wl);
 	long long deferred, off_samples;
 
 	if (!rseq)
@@ -393,16 +383,16 @@ TEST(offcpu_wait_ended_by_a_signal_keeps_its_own_stack)
 	char sig_f[300];
 	const char *opts[] = {"--sample-overhead", "50", "-f", sig_f, NULL};
 	const char *args[] = {"--ms", "50", "--signal-ms", "300", NULL};
-	char *ex_w[] = {xl, "export", "--folded", "--weight", (char *)trace, NULL};
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	char *ex_w[] = {xt_xl, "export", "--folded", "--weight", (char *)trace, NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	unsigned long long off_acc = 0;
 	long own_ns, wrong, lost, stale = 0, seen = 0;
 	const char *p;
 	struct xt_trace t;
 	int rc, fsig;
 
-	paths();
-	snprintf(sig_f, sizeof(sig_f), "%s:sig_wait", wl);
+	xt_paths("stacks");
+	snprintf(sig_f, sizeof(sig_f), "%s:sig_wait", xt_wl);
 	quiet = false;
 	rc = record_with(trace, opts, args);
 	quiet = true;
@@ -458,13 +448,13 @@ TEST(sampling_period_adapts_to_the_bound_and_every_sample_is_accounted)
 	const char *trace = xt_tmp_path("adapt.xlp");
 	const char *opts[] = {"--sample-overhead", "0.1", NULL};
 	const char *args[] = {"--ms", "1500", NULL};
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	unsigned long long on_recs = 0, off_recs = 0, on_sum = 0, off_sum = 0, longest = 0;
 	unsigned long long heavy = 0, last = 0, v;
 	const char *p;
 	int rc;
 
-	paths();
+	xt_paths("stacks");
 	rc = record_with(trace, opts, args);
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	rc = xt_run(dump, 30000, out, sizeof(out), err, sizeof(err));
@@ -503,12 +493,12 @@ TEST(sampling_by_default_beside_an_interaction)
 	const char *trace = xt_tmp_path("inter.xlp");
 	char spec[300];
 	const char *opts[] = {"-i", spec, NULL};
-	char *ex[] = {xl, "export", "--folded", (char *)trace, NULL};
+	char *ex[] = {xt_xl, "export", "--folded", (char *)trace, NULL};
 	long total;
 	int rc;
 
-	paths();
-	snprintf(spec, sizeof(spec), "%s:outer", wl);
+	xt_paths("stacks");
+	snprintf(spec, sizeof(spec), "%s:outer", xt_wl);
 	rc = record_with(trace, opts, NULL);
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	rc = xt_run(ex, 30000, out, sizeof(out), err, sizeof(err));
@@ -518,11 +508,11 @@ TEST(sampling_by_default_beside_an_interaction)
 
 TEST(export_refuses_what_it_cannot_do)
 {
-	char *nofmt[] = {xl, "export", "x.xlp", NULL};
-	char *nofile[] = {xl, "export", "--folded", "/nonexistent/t.xlp", NULL};
-	char *badfreq[] = {xl, "record", "-F", "0", "--", "/bin/true", NULL};
-	char *badbound[] = {xl, "record", "--sample-overhead", "0", "--", "/bin/true", NULL};
-	char *bigbound[] = {xl, "record", "--sample-overhead", "60%", "--", "/bin/true", NULL};
+	char *nofmt[] = {xt_xl, "export", "x.xlp", NULL};
+	char *nofile[] = {xt_xl, "export", "--folded", "/nonexistent/t.xlp", NULL};
+	char *badfreq[] = {xt_xl, "record", "-F", "0", "--", "/bin/true", NULL};
+	char *badbound[] = {xt_xl, "record", "--sample-overhead", "0", "--", "/bin/true", NULL};
+	char *bigbound[] = {xt_xl, "record", "--sample-overhead", "60%", "--", "/bin/true", NULL};
 	const struct {
 		char **argv;
 		int rc;
@@ -533,7 +523,7 @@ TEST(export_refuses_what_it_cannot_do)
 		{bigbound, 2, "at most 50"},
 	};
 
-	paths();
+	xt_paths("stacks");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int rc = xt_run(cases[i].argv, 10000, out, sizeof(out), err, sizeof(err));
 

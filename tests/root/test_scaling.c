@@ -21,21 +21,21 @@
 #include "json.h"
 #include "xlptest.h"
 
-static char xl[256], wl[256], out[1 << 16], err[1 << 16];
+static char out[1 << 16], err[1 << 16];
 static char fparse[300], fdedupe[300], fsame[300], fjob[300];
 
 static void paths(void)
 {
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/grow", wl, sizeof(wl));
-	xt_specs(wl, sizeof(fparse), fparse, "parse", fdedupe, "dedupe", fsame, "same_key", fjob,
+	xt_paths("grow");
+	xt_specs(xt_wl, sizeof(fparse), fparse, "parse", fdedupe, "dedupe", fsame, "same_key", fjob,
 		 "job", NULL);
 }
 
 static struct json *growth_of(const char *trace, const char *name, const struct json **g)
 {
 	const char *js = xt_tmp_path(name);
-	char *rep[] = {xl, "report", "--growth", "--json", "-o", (char *)js, (char *)trace, NULL};
+	char *rep[] = {xt_xl, "report",	  "--growth",	 "--json",
+		       "-o",  (char *)js, (char *)trace, NULL};
 	struct json *j = xt_report_file(rep, js, 120000);
 
 	*g = j ? json__get(j, "growth") : NULL;
@@ -68,7 +68,7 @@ static const struct json *series(const struct json *g, const char *func, const c
 static void html_plots(const char *trace)
 {
 	const char *html = xt_tmp_path("grow.html");
-	char *rep[] = {xl, "report", "--growth", "--html", (char *)html, (char *)trace, NULL};
+	char *rep[] = {xt_xl, "report", "--growth", "--html", (char *)html, (char *)trace, NULL};
 	static char page[1 << 20];
 	size_t n = 0, plots = 0;
 	FILE *f;
@@ -158,24 +158,12 @@ static void check_prediction(const struct json *g)
 TEST(future_bottleneck_named_with_model_and_callee_launches)
 {
 	const char *trace = xt_tmp_path("grow.xlp");
-	char *rec[] = {xl,
-		       "record",
-		       "-q",
-		       "-o",
-		       (char *)trace,
-		       "--repeat",
-		       "3",
-		       "--sizes",
-		       "250,500,1000,2000,4000",
-		       "-f",
-		       fparse,
-		       "-f",
-		       fdedupe,
-		       "-f",
-		       fsame,
-		       "--",
-		       wl,
-		       "{}",
+	char *rec[] = {xt_xl,	"record",      "-q",
+		       "-o",	(char *)trace, "--repeat",
+		       "3",	"--sizes",     "250,500,1000,2000,4000",
+		       "-f",	fparse,	       "-f",
+		       fdedupe, "-f",	       fsame,
+		       "--",	xt_wl,	       "{}",
 		       NULL};
 	const struct json *g = NULL;
 	struct json *j = record_growth(rec, trace, "grow.json", &g);
@@ -189,9 +177,9 @@ TEST(future_bottleneck_named_with_model_and_callee_launches)
 TEST(future_bottleneck_named_with_size_from_an_argument)
 {
 	const char *trace = xt_tmp_path("jobs.xlp");
-	char *rec[] = {xl,	     "record", "-q",   "-o",	 (char *)trace, "-i",	 fjob,
+	char *rec[] = {xt_xl,	     "record", "-q",   "-o",	 (char *)trace, "-i",	 fjob,
 		       "--size-arg", "0",      "-f",   fparse,	 "-f",		fdedupe, "-f",
-		       fsame,	     "--",     wl,     "--jobs", "250",		"250",	 "250",
+		       fsame,	     "--",     xt_wl,  "--jobs", "250",		"250",	 "250",
 		       "500",	     "500",    "500",  "1000",	 "1000",	"1000",	 "2000",
 		       "2000",	     "2000",   "4000", "4000",	 "4000",	NULL};
 	const struct json *g = NULL;
@@ -205,9 +193,9 @@ TEST(future_bottleneck_named_with_size_from_an_argument)
 TEST(three_sizes_are_refused_with_the_reason)
 {
 	const char *trace = xt_tmp_path("three.xlp");
-	char *rec[] = {xl,   "record", "-q", "-o", (char *)trace, "--sizes", "250,1000,4000",
-		       "-f", fdedupe,  "--", wl,   "{}",	  NULL};
-	char *txt[] = {xl, "report", "--growth", (char *)trace, NULL};
+	char *rec[] = {xt_xl, "record", "-q", "-o",  (char *)trace, "--sizes", "250,1000,4000",
+		       "-f",  fdedupe,	"--", xt_wl, "{}",	    NULL};
+	char *txt[] = {xt_xl, "report", "--growth", (char *)trace, NULL};
 	const struct json *g = NULL;
 	struct json *j = record_growth(rec, trace, "three.json", &g);
 
@@ -226,9 +214,9 @@ TEST(three_sizes_are_refused_with_the_reason)
 TEST(no_size_in_the_trace_is_an_error)
 {
 	const char *trace = xt_tmp_path("nosize.xlp");
-	char *rec[] = {xl,	"record", "-q", "-o",  (char *)trace, "-f",
-		       fdedupe, "--",	  wl,	"300", NULL};
-	char *rep[] = {xl, "report", "--growth", (char *)trace, NULL};
+	char *rec[] = {xt_xl,	"record", "-q",	 "-o",	(char *)trace, "-f",
+		       fdedupe, "--",	  xt_wl, "300", NULL};
+	char *rep[] = {xt_xl, "report", "--growth", (char *)trace, NULL};
 	int rc;
 
 	paths();

@@ -15,25 +15,18 @@
 #include "util.h"
 #include "xlptest.h"
 
-static char xl[256], wl[256], spec[300], out[1 << 16], err[1 << 16];
+static char spec[300], out[1 << 16], err[1 << 16];
 
 static void init_paths(void)
 {
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/sizes", wl, sizeof(wl));
-	snprintf(spec, sizeof(spec), "%s:work", wl);
+	xt_paths("sizes");
+	snprintf(spec, sizeof(spec), "%s:work", xt_wl);
 }
 
 /* xlprobe record -q -o TRACE ARGS...; its exit status */
 static int record(const char *trace, char **args)
 {
-	char *argv[32] = {xl, "record", "-q", "-o", (char *)trace};
-	int n = 5;
-
-	for (int i = 0; args[i] && n < 31; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	return xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
+	return xt_record(trace, args, NULL, NULL, 60000, out, sizeof(out), err, sizeof(err));
 }
 
 static int by_start(const void *a, const void *b)
@@ -92,8 +85,8 @@ static int count(const char *s, const char *what)
 TEST(sizes_label_each_launch)
 {
 	const char *trace = xt_tmp_path("launches.xlp");
-	char *args[] = {"--repeat", "2", "--sizes", "3,5", "--", wl, "{}", NULL};
-	char *dump[] = {xl, "dump", (char *)trace, NULL};
+	char *args[] = {"--repeat", "2", "--sizes", "3,5", "--", xt_wl, "{}", NULL};
+	char *dump[] = {xt_xl, "dump", (char *)trace, NULL};
 	const double want[] = {3, 5, 3, 5};
 	struct xt_trace t;
 	int rc;
@@ -124,7 +117,7 @@ TEST(sizes_label_each_launch)
 TEST(sizes_label_runs_inside_launches)
 {
 	const char *trace = xt_tmp_path("inside.xlp");
-	char *args[] = {"-i", spec, "--sizes", "4,6", "--", wl, "{}", "{}", NULL};
+	char *args[] = {"-i", spec, "--sizes", "4,6", "--", xt_wl, "{}", "{}", NULL};
 	const double want[] = {4, 4, 6, 6};
 	int rc;
 
@@ -138,7 +131,7 @@ TEST(sizes_label_runs_inside_launches)
 TEST(size_arg_labels_each_run)
 {
 	const char *trace = xt_tmp_path("arg.xlp");
-	char *args[] = {"-i", spec, "--size-arg", "1", "--", wl, "3", "5", "7", "11", NULL};
+	char *args[] = {"-i", spec, "--size-arg", "1", "--", xt_wl, "3", "5", "7", "11", NULL};
 	const double want[] = {3, 5, 7, 11};
 	int rc;
 
@@ -152,7 +145,7 @@ TEST(size_arg_labels_each_run)
 TEST(size_labels_the_recording)
 {
 	const char *trace = xt_tmp_path("whole.xlp");
-	char *args[] = {"--size", "42", "--repeat", "2", "--", wl, "2", NULL};
+	char *args[] = {"--size", "42", "--repeat", "2", "--", xt_wl, "2", NULL};
 	const double want[] = {42, 42};
 	int rc;
 

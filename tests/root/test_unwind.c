@@ -23,7 +23,6 @@
 #define MAX_STACKS 4096
 #define MAX_FRAMES 64
 
-static char xl[256], wl[256];
 static char out[OUT_MAX], err[65536];
 
 struct sym {
@@ -49,12 +48,6 @@ static struct sym syms[MAX_SYMS];
 static struct stack stacks[MAX_STACKS];
 static struct sample samples[20000];
 static int nsamples;
-
-static void paths(void)
-{
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/nofp", wl, sizeof(wl));
-}
 
 /* The value of key=... in line (quoted values unquoted, no escapes in ours), or "". */
 static const char *field(const char *line, const char *key, char *buf, size_t len)
@@ -83,7 +76,7 @@ static const char *field(const char *line, const char *key, char *buf, size_t le
 /* Loads the syms, user stacks and samples of trace; 0 or -1. */
 static int load(const char *trace)
 {
-	char *argv[] = {xl, "dump", (char *)trace, NULL};
+	char *argv[] = {xt_xl, "dump", (char *)trace, NULL};
 	char v[512], *line, *save = NULL;
 	int rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 
@@ -261,8 +254,8 @@ static int eu_stack(int pid, struct ref_frame *f, int max)
 TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 {
 	const char *trace = xt_tmp_path("block.xlp"), *fifo = xt_tmp_path("fifo");
-	char *argv[] = {xl,   "record", "-q", "-o",	(char *)trace, "--sample-overhead",
-			"50", "--",	wl,   "--fifo", (char *)fifo,  NULL};
+	char *argv[] = {xt_xl, "record", "-q",	"-o",	  (char *)trace, "--sample-overhead",
+			"50",  "--",	 xt_wl, "--fifo", (char *)fifo,	 NULL};
 	struct ref_frame ref[MAX_FRAMES];
 	struct xt_proc x;
 	char line[256], b[512];
@@ -270,7 +263,7 @@ TEST(offcpu_stack_of_a_blocked_read_agrees_with_eu_stack)
 	unsigned long long blocked_ns;
 	struct timespec ts;
 
-	paths();
+	xt_paths("nofp");
 	REQUIRE(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
 	REQUIRE(xt_spawn(argv, &x) == 0, "cannot start xlprobe");
 	if (xt_read_line(x.out_fd, line, sizeof(line), 30000) ||
@@ -383,25 +376,12 @@ TEST(on_and_off_cpu_chains_without_frame_pointers_are_whole)
 		"spin_c"};
 	static const char *const nap[] = {"main", "nap_a", "nap_b", "nanosleep"};
 	const char *trace = xt_tmp_path("spin.xlp"), *fptrace = xt_tmp_path("spin-fp.xlp");
-	char *argv[] = {xl,
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"--sample-overhead",
-			"50",
-			"--stack-copy",
-			"8K",
-			"--",
-			wl,
-			"--spin-ms",
-			"300",
-			"--sleep-ms",
-			"200",
-			NULL};
+	char *argv[] = {xt_xl, "record",       "-q",  "-o", (char *)trace, "--sample-overhead",
+			"50",  "--stack-copy", "8K",  "--", xt_wl,	   "--spin-ms",
+			"300", "--sleep-ms",   "200", NULL};
 	int in_spin, whole, fp_in_spin, fp_whole, naps = 0, nap_whole = 0;
 
-	paths();
+	xt_paths("nofp");
 	REQUIRE(record_and_load(argv, trace, "record"), "-");
 	chain_counts(&spin[6], &spin[3], 4, "spin_c sample without its chain", &in_spin, &whole);
 	for (int i = 0; i < nsamples; i++) {
@@ -449,14 +429,14 @@ TEST(chains_through_marked_functions_are_whole)
 	const char *trace = xt_tmp_path("spin-marked.xlp");
 	char fa[300], fb[300];
 	char *argv[] = {
-		xl,   "record", "-q", "-o", (char *)trace, "--sample", "--sample-overhead", "50",
-		"-f", fa,	"-f", fb,   "--",	   wl,	       "--spin-ms",	    "300",
+		xt_xl, "record", "-q", "-o", (char *)trace, "--sample", "--sample-overhead", "50",
+		"-f",  fa,	 "-f", fb,   "--",	    xt_wl,	"--spin-ms",	     "300",
 		NULL};
 	int in_spin, whole;
 
-	paths();
-	snprintf(fa, sizeof(fa), "%s:spin_a", wl);
-	snprintf(fb, sizeof(fb), "%s:spin_b", wl);
+	xt_paths("nofp");
+	snprintf(fa, sizeof(fa), "%s:spin_a", xt_wl);
+	snprintf(fb, sizeof(fb), "%s:spin_b", xt_wl);
 	REQUIRE(record_and_load(argv, trace, "record"), "-");
 	chain_counts(&spin[6], &spin[3], 4, "spin_c sample without its chain", &in_spin, &whole);
 	fprintf(stderr, "  spin_a and spin_b marked: %d of %d samples in spin_c whole\n", whole,
@@ -480,25 +460,14 @@ TEST(marked_function_entered_by_a_tail_call_is_on_the_stack)
 		"spin_c"};
 	const char *trace = xt_tmp_path("tail.xlp");
 	char fa[300];
-	char *argv[] = {xl,
-			"record",
-			"-q",
-			"-o",
-			(char *)trace,
-			"--sample",
-			"--sample-overhead",
-			"50",
-			"-f",
-			fa,
-			"--",
-			wl,
-			"--tail-ms",
-			"300",
-			NULL};
+	char *argv[] = {
+		xt_xl, "record", "-q", "-o", (char *)trace, "--sample",	 "--sample-overhead",
+		"50",  "-f",	 fa,   "--", xt_wl,	    "--tail-ms", "300",
+		NULL};
 	int in_spin, whole;
 
-	paths();
-	snprintf(fa, sizeof(fa), "%s:tail_a", wl);
+	xt_paths("nofp");
+	snprintf(fa, sizeof(fa), "%s:tail_a", xt_wl);
 	REQUIRE(record_and_load(argv, trace, "record"), "-");
 	/*
 	 * main;tail_a;spin_c, not the whole chain to _start: one recording in

@@ -16,22 +16,14 @@
 #include "usdt.h"
 #include "xlptest.h"
 
-static char xl[256], wl[256];
-
-static void paths(void)
-{
-	xt_out("xlprobe", xl, sizeof(xl));
-	xt_out("tests/workloads/usdtwl", wl, sizeof(wl));
-}
-
-/* "usdt:<wl>:rest" in one of 8 buffers used in turn */
+/* "usdt:<xt_wl>:rest" in one of 8 buffers used in turn */
 static char *spec(const char *rest)
 {
 	static char buf[8][512];
 	static int i;
 	char *b = buf[i++ % 8];
 
-	snprintf(b, sizeof(buf[0]), "usdt:%s:%s", wl, rest);
+	snprintf(b, sizeof(buf[0]), "usdt:%s:%s", xt_wl, rest);
 	return b;
 }
 
@@ -39,18 +31,18 @@ TEST(list_usdt_binary_and_pid)
 {
 	static char out[16384];
 	char err[2048], want[600], funcs[256], line[256], pidarg[16];
-	char *argv[] = {xl, "list", "usdt", wl, NULL};
-	char *wargv[] = {wl, "--spin", NULL};
+	char *argv[] = {xt_xl, "list", "usdt", xt_wl, NULL};
+	char *wargv[] = {xt_wl, "--spin", NULL};
 	struct xt_proc w;
 	int rc;
 
-	paths();
+	xt_paths("usdtwl");
 	rc = xt_run(argv, 30000, out, sizeof(out), err, sizeof(err));
 	CHECK(rc == 0, "exit %d: %s", rc, err);
 	for (size_t i = 0; i < 4; i++) {
 		static const char *const names[] = {"work__start", "work__done", "step", "tick"};
 
-		snprintf(want, sizeof(want), "usdt:%s:xlpwl:%s\n", wl, names[i]);
+		snprintf(want, sizeof(want), "usdt:%s:xlpwl:%s\n", xt_wl, names[i]);
 		CHECK(strstr(out, want), "no %s in:\n%s", want, out);
 	}
 	/* -p: the workload's own probes among its libraries' */
@@ -59,18 +51,18 @@ TEST(list_usdt_binary_and_pid)
 	REQUIRE(xt_read_line(w.out_fd, line, sizeof(line), 20000) == 0); /* READY */
 	snprintf(pidarg, sizeof(pidarg), "%d", w.pid);
 	{
-		char *pargv[] = {xl, "list", "usdt", "-p", pidarg, NULL};
+		char *pargv[] = {xt_xl, "list", "usdt", "-p", pidarg, NULL};
 
 		rc = xt_run(pargv, 30000, out, sizeof(out), err, sizeof(err));
 		CHECK(rc == 0, "exit %d: %s", rc, err);
-		snprintf(want, sizeof(want), "usdt:%s:xlpwl:tick\n", wl);
+		snprintf(want, sizeof(want), "usdt:%s:xlpwl:tick\n", xt_wl);
 		CHECK(strstr(out, want), "-p: no %s in:\n%s", want, out);
 	}
 	xt_kill(&w);
 	/* a binary without .note.stapsdt: one line, non-zero */
 	xt_out("tests/workloads/funcs", funcs, sizeof(funcs));
 	{
-		char *nargv[] = {xl, "list", "usdt", funcs, NULL};
+		char *nargv[] = {xt_xl, "list", "usdt", funcs, NULL};
 
 		rc = xt_run(nargv, 30000, out, sizeof(out), err, sizeof(err));
 		CHECK(rc == 1, "exit %d", rc);
@@ -84,7 +76,7 @@ static void refused(char *const extra[], const char *want)
 	char *argv[24], err[4096];
 	int a = 0, rc;
 
-	argv[a++] = xl;
+	argv[a++] = xt_xl;
 	argv[a++] = "record";
 	argv[a++] = "--no-sample";
 	for (size_t i = 0; extra[i]; i++)
@@ -103,7 +95,7 @@ TEST(bad_usdt_specs)
 {
 	char funcs[256], nonotes[300];
 
-	paths();
+	xt_paths("usdtwl");
 	xt_out("tests/workloads/funcs", funcs, sizeof(funcs));
 	snprintf(nonotes, sizeof(nonotes), "usdt:%s:p:n", funcs);
 	/* the provider left out */
@@ -148,21 +140,21 @@ static unsigned long long own_time(const __u64 *x)
 TEST(pairs_points_and_filters_against_the_workload)
 {
 	const char *trace = xt_tmp_path("usdt_pairs.xlp");
-	char *wargv[] = {wl, "--calls", "40", NULL};
+	char *wargv[] = {xt_wl, "--calls", "40", NULL};
 	char line[256], pid[16], err[8192];
 	unsigned long n = 0, ticks = 0, betas = 0;
 	struct xt_proc w, x;
 	struct xt_trace t;
 	int wpid, rc, id, ok = 0;
 
-	paths();
+	xt_paths("usdtwl");
 	REQUIRE(xt_spawn(wargv, &w) == 0);
 	REQUIRE(xt_read_line(w.out_fd, line, sizeof(line), 20000) == 0); /* SEMA */
 	REQUIRE(xt_read_line(w.out_fd, line, sizeof(line), 20000) == 0 &&
 		sscanf(line, "READY %d", &wpid) == 1);
 	snprintf(pid, sizeof(pid), "%d", wpid);
 	{
-		char *xargv[] = {xl,
+		char *xargv[] = {xt_xl,
 				 "record",
 				 "--no-sample",
 				 "-p",
@@ -186,10 +178,7 @@ TEST(pairs_points_and_filters_against_the_workload)
 		if (sscanf(line, "CALLS %lu TICKS %lu BETA %lu", &n, &ticks, &betas) == 3)
 			break;
 	xt_read_line(w.out_fd, line, sizeof(line), 10000); /* DONE */
-	kill(x.pid, SIGINT);
-	rc = xt_wait(&x, 60000, NULL, 0, err, sizeof(err));
-	kill(w.pid, SIGUSR1);
-	xt_wait(&w, 30000, NULL, 0, NULL, 0);
+	rc = xt_record_stop(&x, &w, err, sizeof(err));
 	CHECK(rc == 0, "xlprobe exit %d: %s", rc, err);
 	REQUIRE(n == 40, "the workload said %lu calls", n);
 	/* the tick probe's semaphore was set: every iteration saw a tracer */
@@ -246,7 +235,7 @@ static int sema_settles(int pid, unsigned long addr)
 /* One recording of the tick probe; kill_sig: how xlprobe ends (SIGINT, SIGKILL). */
 static void semaphore_round(int sig)
 {
-	char *wargv[] = {wl, "--spin", NULL};
+	char *wargv[] = {xt_wl, "--spin", NULL}, *xargv[16];
 	char line[256], pid[16], err[4096];
 	unsigned long addr = 0;
 	struct usdt_note *notes = NULL;
@@ -260,7 +249,7 @@ static void semaphore_round(int sig)
 	REQUIRE(xt_read_line(w.out_fd, line, sizeof(line), 20000) == 0 &&
 		sscanf(line, "READY %d", &wpid) == 1);
 	/* the address is the note's semaphore, moved by the load bias (pages) */
-	REQUIRE(usdt__read_notes(wl, &notes, &n, err, sizeof(err)) == 0, "%s", err);
+	REQUIRE(usdt__read_notes(xt_wl, &notes, &n, err, sizeof(err)) == 0, "%s", err);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(notes[i].name, "tick"))
 			CHECK(notes[i].sema && (addr - notes[i].sema) % 4096 == 0,
@@ -270,21 +259,10 @@ static void semaphore_round(int sig)
 	kill(wpid, SIGUSR1); /* it spins from now on */
 	CHECK(sema_read(wpid, addr) == 0, "semaphore %d before attach", sema_read(wpid, addr));
 	snprintf(pid, sizeof(pid), "%d", wpid);
-	{
-		char *xargv[] = {xl,
-				 "record",
-				 "--no-sample",
-				 "-p",
-				 pid,
-				 "-f",
-				 spec("xlpwl:tick"),
-				 "-o",
-				 (char *)xt_tmp_path("sema.xlp"),
-				 NULL};
-
-		REQUIRE(xt_spawn(xargv, &x) == 0);
-		REQUIRE(xt_wait_attached(&x, 30000) == 0);
-	}
+	xt_argv(xargv, 0, xt_xl, "record", "--no-sample", "-o", xt_tmp_path("sema.xlp"), "-p", pid,
+		"-f", spec("xlpwl:tick"), NULL);
+	REQUIRE(xt_spawn(xargv, &x) == 0);
+	REQUIRE(xt_wait_attached(&x, 30000) == 0);
 	v = sema_read(wpid, addr);
 	CHECK(v >= 1, "semaphore %d while attached", v);
 	kill(x.pid, sig);
@@ -296,13 +274,13 @@ static void semaphore_round(int sig)
 
 TEST(semaphore_set_while_attached_and_zero_after_exit)
 {
-	paths();
+	xt_paths("usdtwl");
 	semaphore_round(SIGINT);
 }
 
 TEST(semaphore_zero_after_sigkill_of_the_recorder)
 {
-	paths();
+	xt_paths("usdtwl");
 	semaphore_round(SIGKILL);
 }
 
@@ -339,12 +317,12 @@ TEST(python_handle_runs_name_the_slow_native_function)
 	FILE *f;
 	int rc;
 
-	paths();
+	xt_paths("usdtwl");
 	f = fopen(py, "w");
 	REQUIRE(f && fputs(script, f) >= 0 && !fclose(f));
 	{
 		char *argv[] = {
-			xl,
+			xt_xl,
 			"record",
 			"-q",
 			"-i",
@@ -363,7 +341,7 @@ TEST(python_handle_runs_name_the_slow_native_function)
 		REQUIRE(rc == 0, "record exit %d: %s", rc, err);
 	}
 	{
-		char *argv[] = {xl, "report", (char *)trace, NULL};
+		char *argv[] = {xt_xl, "report", (char *)trace, NULL};
 
 		rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
 		CHECK(rc == 0, "report exit %d: %s", rc, err);
@@ -371,7 +349,7 @@ TEST(python_handle_runs_name_the_slow_native_function)
 		CHECK(strstr(out, "60 runs of python:function__entry:arg1=handle"), "%s", out);
 	}
 	{
-		char *rep[] = {xl, "report", "--json", "-o", js, (char *)trace, NULL};
+		char *rep[] = {xt_xl, "report", "--json", "-o", js, (char *)trace, NULL};
 
 		snprintf(js, sizeof(js), "%s.json", trace);
 		j = xt_report_file(rep, js, 120000);

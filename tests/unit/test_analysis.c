@@ -10,10 +10,11 @@
 #include "testlib.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static const char *tmp(const char *name)
 {
-	return synth__tmp(name);
+	return xt_tmp_path(name);
 }
 
 #define BASE_FEAT                                                                                  \

@@ -6,11 +6,12 @@
 #include "analysis.h"
 #include "dataset.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 
 static const char *tmp(const char *name)
 {
-	return synth__tmp(name);
+	return xt_tmp_path(name);
 }
 
 /* Counters of an interval of d ns on CPU, with some disk and an IPC wait. */

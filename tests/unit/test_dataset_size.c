@@ -10,6 +10,7 @@
 #include "testlib.h"
 #include "dataset.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 
 /* The size of the run of pid that starts at start; -1 when there is no such run. */
@@ -54,7 +55,7 @@ static struct dataset *close_load(struct synth *s, int e, const char *path)
 
 TEST(sizes_by_precedence)
 {
-	const char *path = synth__tmp("sizes.xlp");
+	const char *path = xt_tmp_path("sizes.xlp");
 	struct synth *s;
 	struct dataset *ds;
 	int e = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_PREWAKE, 0, on_click, 1, &s);
@@ -109,7 +110,7 @@ TEST(sizes_by_precedence)
 /* dump names the records: the recorder's sizes and the calls' */
 TEST(dump_shows_sizes)
 {
-	const char *path = synth__tmp("dump.xlp");
+	const char *path = xt_tmp_path("dump.xlp");
 	static char out[1 << 16], err[4096];
 	struct synth *s;
 	int e = synth__open(path, XLP_FEAT_SYSCALLS, 0, on_click, 1, &s);
@@ -137,7 +138,7 @@ TEST(keyed_run_takes_its_begins_size)
 		{"/usr/bin/srv", "begin", true, XLP_FUNC_RUN_BEGIN | XLP_FUNC_TASK_ARG(0)},
 		{"/usr/bin/srv", "end", false, XLP_FUNC_RUN_END | XLP_FUNC_TASK_ARG(0)},
 	};
-	const char *path = synth__tmp("keyed.xlp");
+	const char *path = xt_tmp_path("keyed.xlp");
 	uint64_t c[XLP_NR_CTR] = {[XLP_C_WALL] = 50, [XLP_C_CPU_RUN] = 50};
 	struct synth *s;
 	struct dataset *ds;
@@ -162,7 +163,7 @@ TEST(launch_runs_take_their_launchs_size)
 {
 	static const struct synth_func f[] = {{"/usr/bin/app", "f", false}};
 	uint64_t tot[XLP_NR_CTR] = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100};
-	const char *path = synth__tmp("launch.xlp");
+	const char *path = xt_tmp_path("launch.xlp");
 	struct dataset *ds;
 	struct synth *s;
 	int e = synth__open(path, XLP_FEAT_SYSCALLS, 2, f, 1, &s);
@@ -186,7 +187,7 @@ TEST(launch_runs_take_their_launchs_size)
 TEST(no_size_is_nan)
 {
 	char v1[4096];
-	const char *paths[] = {synth__tmp("none.xlp"), v1};
+	const char *paths[] = {xt_tmp_path("none.xlp"), v1};
 	struct synth_scenario sc = {.path = paths[0], .nruns = 12, .seed = 5};
 
 	snprintf(v1, sizeof(v1), "%s/tests/data/v1-net.xlp", tl_root());

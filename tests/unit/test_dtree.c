@@ -173,10 +173,11 @@ TEST(rare_feature_not_pruned_as_constant)
 	struct dtree *t;
 
 	init(&d, 100, 1, 4);
-	for (size_t i = 0; i < d.n; i++) {
-		d.slow[i] = i < 3;
+	/* the first 3 runs slow, and only those with the feature */
+	memset(d.slow, 0, d.n * sizeof(d.slow[0]));
+	d.slow[0] = d.slow[1] = d.slow[2] = 1;
+	for (size_t i = 0; i < d.n; i++)
 		col(&d, 0)[i] = d.slow[i] ? 50 : 0;
-	}
 	FIT(t, &d, NULL);
 	CHECK(dtree__feat_stats(t, 0)->pruned == DTREE_KEPT, "-");
 	CHECK(dtree__npaths(t) == 1, "-");
@@ -215,12 +216,29 @@ TEST(tie_fully_equal_lower_index_wins)
 	dtree__free(t);
 }
 
+/*
+ * The trees fit to a and to b, serialized (names: the features'), are the
+ * same to the byte: the first's text (free it), NULL after a failed check.
+ */
+static char *same_trees(struct data *a, struct data *b, const char *const *names)
+{
+	struct dtree *t1 = fit(a, NULL), *t2 = fit(b, NULL);
+	char *s1 = t1 ? dtree__serialize(t1, names) : NULL;
+	char *s2 = t2 ? dtree__serialize(t2, names) : NULL;
+
+	CHECK(s1 && s2, "no tree or no text");
+	CHECK(s1 && s2 && strlen(s1) == strlen(s2) && !memcmp(s1, s2, strlen(s1)), "\n%s---\n%s",
+	      s1, s2);
+	free(s2);
+	dtree__free(t1);
+	dtree__free(t2);
+	return s1;
+}
+
 /* Shuffling the samples must not change the tree (text form compared). */
 TEST(sample_order_independent)
 {
 	static struct data d, e;
-	struct dtree *t1, *t2;
-	char *s1, *s2;
 
 	init(&d, 120, 3, 7);
 	for (size_t i = 0; i < d.n; i++) {
@@ -240,17 +258,7 @@ TEST(sample_order_independent)
 			e.x[f * e.n + j] = d.x[f * d.n + i];
 		e.slow[j] = d.slow[i];
 	}
-	t1 = fit(&d, NULL);
-	t2 = fit(&e, NULL);
-	REQUIRE(t1 && t2, "-");
-	s1 = dtree__serialize(t1, NULL);
-	s2 = dtree__serialize(t2, NULL);
-	REQUIRE(s1 && s2, "-");
-	CHECK(!strcmp(s1, s2), "\n%s---\n%s", s1, s2);
-	free(s1);
-	free(s2);
-	dtree__free(t1);
-	dtree__free(t2);
+	free(same_trees(&d, &e, NULL));
 }
 
 /* Slow only when three features are all high: needs depth 3. */
@@ -373,9 +381,8 @@ TEST(disabled_feature_never_used)
 TEST(identical_input_identical_output)
 {
 	static struct data d;
-	struct dtree *t1, *t2;
-	char *s1, *s2;
 	const char *names[] = {"recvfromBytes", "SSL_read", "noise"};
+	char *s1;
 
 	init(&d, 300, 3, 12);
 	for (size_t i = 0; i < d.n; i++) {
@@ -386,18 +393,9 @@ TEST(identical_input_identical_output)
 		col(&d, 2)[i] = rnd();
 		d.slow[i] = (a && b) != (rnd() < 0.05);
 	}
-	t1 = fit(&d, NULL);
-	t2 = fit(&d, NULL);
-	REQUIRE(t1 && t2, "-");
-	s1 = dtree__serialize(t1, names);
-	s2 = dtree__serialize(t2, names);
-	REQUIRE(s1 && s2, "-");
-	CHECK(strlen(s1) == strlen(s2) && !memcmp(s1, s2, strlen(s1)), "-");
-	CHECK(strstr(s1, "recvfromBytes") && strstr(s1, "path "), "%s", s1);
+	s1 = same_trees(&d, &d, names);
+	CHECK(s1 && strstr(s1, "recvfromBytes") && strstr(s1, "path "), "%s", s1);
 	free(s1);
-	free(s2);
-	dtree__free(t1);
-	dtree__free(t2);
 }
 
 TEST(one_class_only)

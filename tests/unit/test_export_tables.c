@@ -19,17 +19,6 @@
 
 static char out[1 << 16], err[1 << 14];
 
-/* synth__tmp's path, kept: its own buffers are reused after 8 calls */
-static const char *tmp(const char *name)
-{
-	static char buf[64][512];
-	static int k;
-	char *b = buf[k++ % 64];
-
-	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
-	return b;
-}
-
 static const char *xlprobe(void)
 {
 	static char path[PATH_MAX];
@@ -61,7 +50,7 @@ static void shq(char *buf, size_t len, const char *s)
 static int export(const char *arg, ...)
 {
 	static char cmd[1 << 14];
-	const char *errf = tmp("stderr.txt");
+	const char *errf = xt_tmp_path("stderr.txt");
 	uint8_t *e;
 	size_t n;
 	va_list ap;
@@ -209,7 +198,7 @@ static const char *known(void)
 
 	if (path[0])
 		return path;
-	snprintf(path, sizeof(path), "%s", tmp("known.xlp"));
+	snprintf(path, sizeof(path), "%s", xt_tmp_path("known.xlp"));
 	if (synth__open(path, 0, 0, f, 2, &s))
 		abort();
 	c[XLP_C_WALL] = 1234567, c[XLP_C_CPU_RUN] = 1000000, c[XLP_C_NET] = 234567;
@@ -244,7 +233,7 @@ static const char *launches(void)
 
 	if (path[0])
 		return path;
-	snprintf(path, sizeof(path), "%s", tmp("launches.xlp"));
+	snprintf(path, sizeof(path), "%s", xt_tmp_path("launches.xlp"));
 	if (synth__open(path, 0, 3, f, 1, &s))
 		abort();
 	c[XLP_C_WALL] = 1;
@@ -270,7 +259,7 @@ static const char *scenario(void)
 
 	if (path[0])
 		return path;
-	snprintf(path, sizeof(path), "%s", tmp("scenario.xlp"));
+	snprintf(path, sizeof(path), "%s", xt_tmp_path("scenario.xlp"));
 	if (synth__scenario(&sc))
 		abort();
 	return path;
@@ -308,7 +297,7 @@ TEST(csv_field)
 
 TEST(jsonl_known_trace)
 {
-	const char *path = known(), *o = tmp("known.jsonl"), *sp = spec("jsonl", NULL, o);
+	const char *path = known(), *o = xt_tmp_path("known.jsonl"), *sp = spec("jsonl", NULL, o);
 	const char *call = "[r for r in T['calls'] if r['tid'] == 101][0]";
 	char expr[512];
 	int rc;
@@ -362,13 +351,13 @@ TEST(jsonl_known_trace)
 TEST(csv_known_trace)
 {
 	static const char *const tables[] = {"runs", "calls", "threads", "traces"};
-	const char *path = known(), *j = tmp("known-all.jsonl");
+	const char *path = known(), *j = xt_tmp_path("known-all.jsonl");
 	char o[512], expr[256];
 	int rc;
 
 	REQUIRE(export("--jsonl", "-o", j, path, NULL) == 0, "%s", err);
 	for (size_t i = 0; i < 4; i++) {
-		snprintf(o, sizeof(o), "%s", tmp(tables[i]));
+		snprintf(o, sizeof(o), "%s", xt_tmp_path(tables[i]));
 		rc = export("--csv", "--table", tables[i], "-o", o, path, NULL);
 		REQUIRE(rc == 0 && !err[0], "%s: rc %d: %s", tables[i], rc, err);
 		/* the header is the JSON keys; the rows the JSON rows */
@@ -380,10 +369,10 @@ TEST(csv_known_trace)
 		CHECK_PY(expr, spec("csv", tables[i], o), spec("jsonl", NULL, j), "True");
 	}
 	/* quotes, commas round-trip; control bytes and non-UTF-8 in the \xNN text form */
-	snprintf(o, sizeof(o), "%s", tmp("threads"));
+	snprintf(o, sizeof(o), "%s", xt_tmp_path("threads"));
 	CHECK_PY("[r['comm'] for r in T['threads']]", spec("csv", "threads", o), NULL,
 		 "['app', 'a,b\"c\\\\x1bd', 'bad\\\\xffutf', '0123456789abcdef']");
-	snprintf(o, sizeof(o), "%s", tmp("calls"));
+	snprintf(o, sizeof(o), "%s", xt_tmp_path("calls"));
 	CHECK_PY("sorted({r['func'] for r in T['calls']})", spec("csv", "calls", o), NULL,
 		 "['handle_request', 'parse,\"x\"']");
 }
@@ -397,7 +386,7 @@ TEST(csv_known_trace)
  */
 TEST(waits_table_of_a_timeline)
 {
-	const char *path = tmp("timeline.xlp"), *j = tmp("waits.jsonl"), *c = tmp("waits.csv");
+	const char *path = xt_tmp_path("timeline.xlp"), *j = xt_tmp_path("waits.jsonl"), *c = xt_tmp_path("waits.csv");
 	const char *sp = spec("jsonl", NULL, j);
 
 	REQUIRE(synth__timeline(path) == 0, "synth__timeline");
@@ -422,7 +411,7 @@ TEST(waits_table_of_a_timeline)
 
 TEST(launches)
 {
-	const char *path = launches(), *o = tmp("launches.jsonl"), *sp = spec("jsonl", NULL, o);
+	const char *path = launches(), *o = xt_tmp_path("launches.jsonl"), *sp = spec("jsonl", NULL, o);
 	char c[512];
 
 	REQUIRE(export("--jsonl", "-o", o, path, NULL) == 0, "%s", err);
@@ -436,7 +425,7 @@ TEST(launches)
 	CHECK_PY("T['traces'][0]['interaction'], T['traces'][0]['run_rows']", sp, NULL,
 		 "(None, 3)");
 	/* a table the trace has no row of: the header alone */
-	snprintf(c, sizeof(c), "%s", tmp("threads.csv"));
+	snprintf(c, sizeof(c), "%s", xt_tmp_path("threads.csv"));
 	REQUIRE(export("--csv", "--table", "threads", "-o", c, path, NULL) == 0, "%s", err);
 	CHECK_PY("len(T['threads']), K['threads'][:6]", spec("csv", "threads", c), NULL,
 		 "(0, ['trace_id', 'host', 'kernel', 'pid', 'tid', 'comm'])");
@@ -444,7 +433,7 @@ TEST(launches)
 
 TEST(many_traces_append)
 {
-	const char *o = tmp("many.jsonl"), *sp = spec("jsonl", NULL, o), *c = tmp("many.csv");
+	const char *o = xt_tmp_path("many.jsonl"), *sp = spec("jsonl", NULL, o), *c = xt_tmp_path("many.csv");
 	char want[64];
 	int rc;
 
@@ -470,7 +459,7 @@ TEST(many_traces_append)
 
 TEST(stdout_and_output_file)
 {
-	const char *o = tmp("file.csv");
+	const char *o = xt_tmp_path("file.csv");
 	char *to_stdout;
 	uint8_t *f;
 	struct stat st;
@@ -491,8 +480,8 @@ TEST(damaged_and_truncated)
 {
 	static const int cut[] = {0, 1, 2, 3, 6, 7, 8, 9, 10, 11};
 	struct synth_scenario sc = {.nruns = 12, .slow_func = 1, .factor = SYNTH_NET};
-	const char *dmg = tmp("damaged.xlp"), *trunc = tmp("truncated.xlp"), *whole = tmp("12.xlp");
-	const char *o = tmp("damaged.jsonl"), *sp = spec("jsonl", NULL, o);
+	const char *dmg = xt_tmp_path("damaged.xlp"), *trunc = xt_tmp_path("truncated.xlp"), *whole = xt_tmp_path("12.xlp");
+	const char *o = xt_tmp_path("damaged.jsonl"), *sp = spec("jsonl", NULL, o);
 	int rc;
 
 	/* 12 runs, one chunk each: chunks 4 and 5 cut out */
@@ -511,7 +500,7 @@ TEST(damaged_and_truncated)
 	sc.path = trunc;
 	sc.truncate = true;
 	REQUIRE(!synth__scenario(&sc));
-	o = tmp("truncated.jsonl");
+	o = xt_tmp_path("truncated.jsonl");
 	sp = spec("jsonl", NULL, o);
 	rc = export("--jsonl", "-o", o, trunc, NULL);
 	CHECK(rc == 0, "rc %d", rc);
@@ -526,8 +515,8 @@ TEST(damaged_and_truncated)
 
 TEST(refusals)
 {
-	const char *o = tmp("refused.jsonl"), *junk = tmp("junk.xlp");
-	const char *k = known(), *none = tmp("none.xlp");
+	const char *o = xt_tmp_path("refused.jsonl"), *junk = xt_tmp_path("junk.xlp");
+	const char *k = known(), *none = xt_tmp_path("none.xlp");
 	struct {
 		const char *args[6];
 		int rc;

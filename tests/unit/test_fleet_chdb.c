@@ -19,6 +19,7 @@
 #include <string.h>
 #include "fleet.h"
 #include "testlib.h"
+#include "xlptest.h"
 
 /*
  * node SCRIPT SQL...: runs each statement in one chDB session ("@PATH":
@@ -41,7 +42,7 @@ static const char chdb_js[] =
 static struct json *chdb(const char *sql, ...)
 {
 	static char cmd[1 << 16];
-	const char *js = fleet__tmp("chdb.js");
+	const char *js = xt_tmp_path("chdb.js");
 	char jerr[256];
 	FILE *f = fopen(js, "w");
 	struct json *j;
@@ -77,30 +78,6 @@ static struct json *chdb(const char *sql, ...)
 	return j;
 }
 
-/* s with every from replaced by to (malloc'd). */
-static char *replace(const char *s, const char *from, const char *to)
-{
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	char *out, *o;
-
-	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
-		n++;
-	out = malloc(strlen(s) + n * lt + 1);
-	if (!out)
-		abort();
-	for (o = out; *s;) {
-		if (!strncmp(s, from, lf)) {
-			memcpy(o, to, lt);
-			o += lt;
-			s += lf;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 /* The block's statements, its "--" comment lines left out; how many (at most max). */
 static int statements(char *block, char **st, int max)
 {
@@ -127,7 +104,7 @@ static int statements(char *block, char **st, int max)
 
 TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 {
-	const char *lags = fleet__tmp("lags.csv");
+	const char *lags = xt_tmp_path("lags.csv");
 	char *raw = fleet__doc_block("docs/issues.md", "chdb-issues"), *block, *st[4],
 	     sql[PATH_MAX];
 	char quoted[PATH_MAX + 2];
@@ -137,7 +114,7 @@ TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 
 	REQUIRE(raw, "docs/issues.md has no block after <!-- tested: chdb-issues -->");
 	snprintf(quoted, sizeof(quoted), "'%s'", lags);
-	block = replace(raw, "'lags.csv'", quoted);
+	block = tl_replace(raw, "'lags.csv'", quoted);
 	free(raw);
 	n = statements(block, st, 4);
 	REQUIRE(n == 2 && strstr(st[0], "CREATE TABLE lags"),
@@ -152,19 +129,7 @@ TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 	json__free(q);
 	q = chdb(st[0], st[1], NULL);
 	REQUIRE(q, "chdb");
-	CHECK(json__len(q) == json__len(issues), "%zu percentile rows", json__len(q));
-	for (size_t i = 0; i < json__len(issues); i++) {
-		const struct json *x = json__at(issues, i), *row = NULL;
-		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
-
-		for (size_t k = 0; k < json__len(q) && !row; k++)
-			if (!strcmp(json__str(json__get(json__at(q, k), "fingerprint")) ?: "", fp))
-				row = json__at(q, k);
-		CHECK(row, "no percentiles for %s", fp);
-		if (row)
-			fleet__check_pcts("clickhouse", x, fleet__num(row, "p50"),
-					  fleet__num(row, "p95"));
-	}
+	fleet__check_pcts_rows("clickhouse", issues, q);
 	json__free(q);
 	json__free(j);
 	free(block);
@@ -172,7 +137,7 @@ TEST(clickhouse_statements_of_issues_md_give_xlprobe_issues)
 
 TEST(clickhouse_fleet_query_of_fleet_tables_md_agrees_with_report)
 {
-	const char *runs = fleet__tmp("runs.csv"), *calls = fleet__tmp("calls.csv");
+	const char *runs = xt_tmp_path("runs.csv"), *calls = xt_tmp_path("calls.csv");
 	char *raw = fleet__doc_block("docs/fleet-tables.md", "chdb-fleet"), *a, *block, *st[2];
 	char qr[PATH_MAX + 2], qc[PATH_MAX + 2];
 	struct json *rows;
@@ -180,16 +145,16 @@ TEST(clickhouse_fleet_query_of_fleet_tables_md_agrees_with_report)
 
 	REQUIRE(raw, "docs/fleet-tables.md has no block after <!-- tested: chdb-fleet -->");
 	REQUIRE(fleet__make() == 0);
-	REQUIRE(fleet__run("%s export --csv --table runs -o '%s' %s 2>&1", fleet__xl(), runs,
-			   fleet__list(NULL)) == 0,
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out), "%s export --csv --table runs -o '%s' %s",
+			fleet__xl(), runs, fleet__list(NULL)) == 0,
 		"%s", fleet_out);
-	REQUIRE(fleet__run("%s export --csv --table calls -o '%s' %s 2>&1", fleet__xl(), calls,
-			   fleet__list(NULL)) == 0,
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out), "%s export --csv --table calls -o '%s' %s",
+			fleet__xl(), calls, fleet__list(NULL)) == 0,
 		"%s", fleet_out);
 	snprintf(qr, sizeof(qr), "'%s'", runs);
 	snprintf(qc, sizeof(qc), "'%s'", calls);
-	a = replace(raw, "'runs.csv'", qr);
-	block = replace(a, "'calls.csv'", qc);
+	a = tl_replace(raw, "'runs.csv'", qr);
+	block = tl_replace(a, "'calls.csv'", qc);
 	free(raw);
 	free(a);
 	REQUIRE(statements(block, st, 2) == 1, "the block: one statement expected");

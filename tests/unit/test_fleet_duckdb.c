@@ -19,6 +19,7 @@
 #include "json.h"
 #include "fleet.h"
 #include "synth.h"
+#include "xlptest.h"
 
 /*
  * node SCRIPT SQL...: runs each statement in one in-memory DuckDB ("@PATH":
@@ -41,7 +42,7 @@ static const char duck_js[] =
 static struct json *duck(const char *sql, ...)
 {
 	static char cmd[1 << 15];
-	const char *js = fleet__tmp("duck.js");
+	const char *js = xt_tmp_path("duck.js");
 	char jerr[256];
 	FILE *f = fopen(js, "w");
 	struct json *j;
@@ -73,7 +74,7 @@ static struct json *duck(const char *sql, ...)
 
 TEST(issues_sql_in_duckdb_gives_xlprobe_issues)
 {
-	const char *lags = fleet__tmp("lags.csv");
+	const char *lags = xt_tmp_path("lags.csv");
 	char load[1024], sql[PATH_MAX + 2], pct[1024];
 	const struct json *issues;
 	struct json *j, *q, *p;
@@ -109,16 +110,16 @@ TEST(issues_sql_in_duckdb_gives_xlprobe_issues)
 
 TEST(percentiles_per_host_and_build_agree_with_report)
 {
-	const char *runs = fleet__tmp("runs.csv"), *tr = fleet__tmp("traces.csv");
+	const char *runs = xt_tmp_path("runs.csv"), *tr = xt_tmp_path("traces.csv");
 	static const char *const groups[] = {"host", "build_id"};
 	char load_runs[1024], load_builds[1024], q[1024];
 
 	REQUIRE(fleet__make() == 0);
-	REQUIRE(fleet__run("%s export --csv --table runs -o '%s' %s 2>&1", fleet__xl(), runs,
-			   fleet__list(NULL)) == 0,
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out), "%s export --csv --table runs -o '%s' %s",
+			fleet__xl(), runs, fleet__list(NULL)) == 0,
 		"%s", fleet_out);
-	REQUIRE(fleet__run("%s export --csv --table calls -o '%s' %s 2>&1", fleet__xl(), tr,
-			   fleet__list(NULL)) == 0,
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out), "%s export --csv --table calls -o '%s' %s",
+			fleet__xl(), tr, fleet__list(NULL)) == 0,
 		"%s", fleet_out);
 	snprintf(load_runs, sizeof(load_runs),
 		 "CREATE TABLE runs AS FROM read_csv('%s', header = true)", runs);

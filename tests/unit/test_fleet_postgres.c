@@ -63,10 +63,11 @@ static int pg_start(void)
 		if (chown(dir, pw->pw_uid, pw->pw_gid))
 			return -1;
 	}
-	if (fleet__run("%s %s/initdb -D %s/data -A trust -U postgres >%s/initdb.log 2>&1 && "
-		       "%s %s/pg_ctl -D %s/data -l %s/log -w -o \"-p 5432 -k %s -c "
-		       "listen_addresses=''\" start 2>&1",
-		       as, PG_BIN, dir, dir, as, PG_BIN, dir, dir, dir)) {
+	if (tl_runf(fleet_out, sizeof(fleet_out),
+		    "%s %s/initdb -D %s/data -A trust -U postgres >%s/initdb.log 2>&1 && "
+		    "%s %s/pg_ctl -D %s/data -l %s/log -w -o \"-p 5432 -k %s -c "
+		    "listen_addresses=''\" start 2>&1",
+		    as, PG_BIN, dir, dir, as, PG_BIN, dir, dir, dir)) {
 		fprintf(stderr, "  cannot start PostgreSQL in %s: %.2000s\n", dir, fleet_out);
 		return -1;
 	}
@@ -93,30 +94,6 @@ static const char *pg_file(const char *name, const char *text)
 		return NULL;
 	chmod(p, 0644);
 	return p;
-}
-
-/* s with every from replaced by to (malloc'd). */
-static char *replace(const char *s, const char *from, const char *to)
-{
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	char *out, *o;
-
-	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
-		n++;
-	out = malloc(strlen(s) + n * lt + 1);
-	if (!out)
-		abort();
-	for (o = out; *s;) {
-		if (!strncmp(s, from, lf)) {
-			memcpy(o, to, lt);
-			o += lt;
-			s += lf;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = 0;
-	return out;
 }
 
 /*
@@ -151,21 +128,23 @@ TEST(issues_sql_in_postgresql_gives_xlprobe_issues)
 	REQUIRE(json__len(issues) == 2, "%zu issues", json__len(issues));
 	/* the block as it is, but for where its files are */
 	snprintf(quoted, sizeof(quoted), "'%s'", lags);
-	a = replace(raw, "'lags.csv'", quoted);
+	a = tl_replace(raw, "'lags.csv'", quoted);
 	snprintf(sql, sizeof(sql), "%s/docs/issues.sql", tl_root());
-	REQUIRE(fleet__run("cp '%s' '%s/issues.sql' && chmod 644 '%s/issues.sql'", sql, dir, dir) ==
-		0);
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out),
+			"cp '%s' '%s/issues.sql' && chmod 644 '%s/issues.sql'", sql, dir,
+			dir) == 0);
 	snprintf(sql, sizeof(sql), "%s/issues.sql", dir);
-	block = replace(a, "docs/issues.sql", sql);
+	block = tl_replace(a, "docs/issues.sql", sql);
 	free(a);
 	free(raw);
 	script = pg_file("block.sql", block);
 	py = pg_file("to_json.py", to_json_py);
 	free(block);
 	REQUIRE(script && py);
-	REQUIRE(fleet__run("%s %s/psql -X -q -v ON_ERROR_STOP=1 --csv -h %s -p 5432 -U postgres -d "
-			   "postgres -f %s 2>&1 | python3 %s",
-			   as, PG_BIN, dir, script, py) == 0,
+	REQUIRE(tl_runf(fleet_out, sizeof(fleet_out),
+			"%s %s/psql -X -q -v ON_ERROR_STOP=1 --csv -h %s -p 5432 -U postgres -d "
+			"postgres -f %s 2>&1 | python3 %s",
+			as, PG_BIN, dir, script, py) == 0,
 		"psql: %.2000s", fleet_out);
 	q = json__parse(fleet_out, jerr, sizeof(jerr));
 	REQUIRE(q, "%s: %.2000s", jerr, fleet_out);
@@ -173,20 +152,7 @@ TEST(issues_sql_in_postgresql_gives_xlprobe_issues)
 	rows = json__at(q, 0);
 	pcts = json__at(q, 1);
 	fleet__check_issues("postgresql", issues, rows);
-	CHECK(json__len(pcts) == json__len(issues), "%zu percentile rows", json__len(pcts));
-	for (size_t i = 0; i < json__len(issues); i++) {
-		const struct json *x = json__at(issues, i), *row = NULL;
-		const char *fp = json__str(json__get(x, "fingerprint")) ?: "";
-
-		for (size_t k = 0; k < json__len(pcts) && !row; k++)
-			if (!strcmp(json__str(json__get(json__at(pcts, k), "fingerprint")) ?: "",
-				    fp))
-				row = json__at(pcts, k);
-		CHECK(row, "no percentiles for %s", fp);
-		if (row)
-			fleet__check_pcts("postgresql", x, fleet__num(row, "p50"),
-					  fleet__num(row, "p95"));
-	}
+	fleet__check_pcts_rows("postgresql", issues, pcts);
 	json__free(q);
 	json__free(j);
 	pg_stop();

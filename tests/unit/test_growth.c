@@ -21,6 +21,7 @@
 #include "json.h"
 #include "report.h"
 #include "synth.h"
+#include "xlptest.h"
 
 enum kind {
 	G_NET,
@@ -158,7 +159,7 @@ static const char *gen(enum kind k, uint64_t seed)
 	static const struct synth_func f[] = {{"/opt/app/app", "handle_request", true},
 					      {"/opt/app/app", "work", false},
 					      {"/opt/app/app", "parse", false}};
-	const char *path = synth__tmp("growth.xlp");
+	const char *path = xt_tmp_path("growth.xlp");
 	uint64_t rng = seed;
 	struct synth *s = NULL;
 	int err = synth__open(path,
@@ -202,13 +203,13 @@ static char text[1 << 17];
  */
 static void html_flame_matches(const struct json *j, const char *key, const char *id)
 {
-	const char *html = synth__tmp("growth.html");
+	const char *html = xt_tmp_path("growth.html");
 	char err[4096], want[128], *page, *svg, *end;
 	double frames = json__num(json__get(j, key));
 	size_t len, n = 0;
 	int rc;
 
-	rc = synth__report(NULL, 0, err, sizeof(err), "--html", html, synth__tmp("growth.xlp"),
+	rc = synth__report(NULL, 0, err, sizeof(err), "--html", html, xt_tmp_path("growth.xlp"),
 			   NULL);
 	REQUIRE(rc == 0, "html report exited %d: %s", rc, err);
 	page = (char *)synth__slurp(html, &len);

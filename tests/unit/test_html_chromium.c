@@ -16,6 +16,7 @@
 #include "testlib.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static char err[1 << 14];
 
@@ -26,13 +27,13 @@ struct page {
 	struct json *j;
 };
 
-/* chromium's HOME and profile: a fresh directory under synth__tmp's, removed at exit */
+/* chromium's HOME and profile: a fresh directory under xt_tmpdir(), removed at exit */
 static const char *chrome_home(void)
 {
 	static char home[512];
 
 	if (!home[0]) {
-		snprintf(home, sizeof(home), "%s", synth__tmp("chrome"));
+		snprintf(home, sizeof(home), "%s", xt_tmp_path("chrome"));
 		mkdir(home, 0700);
 	}
 	return home;
@@ -84,7 +85,7 @@ static const char overflow_probe[] =
  */
 static void no_overflow_at(const char *html, int width)
 {
-	const char *probe = synth__tmp("probe.html"), *dom = synth__tmp("probe-dom.html");
+	const char *probe = xt_tmp_path("probe.html"), *dom = xt_tmp_path("probe-dom.html");
 	char args[64], *page, *d, *res;
 	size_t n = 0;
 	FILE *f;
@@ -111,8 +112,8 @@ static void no_overflow_at(const char *html, int width)
 /* at the screenshots' width, and at one narrower than the column */
 static void check_no_overflow(void)
 {
-	no_overflow_at(synth__tmp("r.html"), 1200);
-	no_overflow_at(synth__tmp("r.html"), 800);
+	no_overflow_at(xt_tmp_path("r.html"), 1200);
+	no_overflow_at(xt_tmp_path("r.html"), 800);
 }
 
 /*
@@ -122,8 +123,8 @@ static void check_no_overflow(void)
 static bool load_opt(const char *trace, const char *shot, struct page *p, const char *opt,
 		     const char *val)
 {
-	const char *html = synth__tmp("r.html"), *js = synth__tmp("r.json");
-	const char *dom = synth__tmp("dom.html");
+	const char *html = xt_tmp_path("r.html"), *js = xt_tmp_path("r.json");
+	const char *dom = xt_tmp_path("dom.html");
 	char jerr[256], args[1200], png[1024];
 	struct stat st = {0};
 	size_t n = 0;
@@ -335,7 +336,7 @@ static void check_page(const struct page *p)
 TEST(plots_in_dom)
 {
 	struct synth_scenario sc = {
-		.path = synth__tmp("ipc.xlp"), .factor = SYNTH_IPC, .slow_func = 2, .seed = 8};
+		.path = xt_tmp_path("ipc.xlp"), .factor = SYNTH_IPC, .slow_func = 2, .seed = 8};
 	struct page p;
 
 	REQUIRE(!synth__scenario(&sc), "synth");
@@ -393,7 +394,7 @@ static int write_chain(const char *path)
 
 TEST(chain_in_dom)
 {
-	const char *path = synth__tmp("chain.xlp");
+	const char *path = xt_tmp_path("chain.xlp");
 	struct page p;
 
 	REQUIRE(!write_chain(path), "synth");
@@ -410,7 +411,7 @@ TEST(chain_in_dom)
 /* Stack samples: the calling-context tree as a flame graph. */
 TEST(flame_in_dom)
 {
-	const char *path = synth__tmp("sampled.xlp");
+	const char *path = xt_tmp_path("sampled.xlp");
 	struct page p;
 
 	REQUIRE(!synth__sampled(path), "synth");
@@ -428,7 +429,7 @@ TEST(flame_in_dom)
 /* Thousands of runs: the per-run plot draws bars of several runs, and says so. */
 TEST(many_runs_aggregated)
 {
-	struct synth_scenario sc = {.path = synth__tmp("many.xlp"),
+	struct synth_scenario sc = {.path = xt_tmp_path("many.xlp"),
 				    .factor = SYNTH_DISK,
 				    .slow_func = 1,
 				    .seed = 11,
@@ -530,7 +531,7 @@ static int write_many(const char *path)
  */
 TEST(functions_capped_long_names_wrap)
 {
-	const char *path = synth__tmp("many-funcs.xlp");
+	const char *path = xt_tmp_path("many-funcs.xlp");
 	size_t rows, nj;
 	const char *tab, *end;
 	char want[128];

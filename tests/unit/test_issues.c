@@ -13,7 +13,7 @@
 #include "synth.h"
 #include "xlptest.h"
 
-enum { ON_EVENT, RENDER, LOAD };
+enum { RENDER = SYNTH_EV_RENDER, LOAD = SYNTH_EV_LOAD };
 
 /*
  * 30 events of app:on_event -> render (3 ms on a CPU), load (2 ms); every
@@ -22,16 +22,13 @@ enum { ON_EVENT, RENDER, LOAD };
  */
 static int session(const char *path, const struct synth_host *h, int slow, const char *factor)
 {
-	static const struct synth_func f[] = {{"/usr/bin/app", "on_event", true},
-					      {"/usr/bin/app", "render", false},
-					      {"/usr/bin/app", "load", false}};
 	struct synth *s = NULL;
-	int err = synth__open_on(path, 0, 0, f, 3, h, &s);
+	int err = synth__open_on(path, 0, 0, synth_event_funcs, SYNTH_EV_NFUNCS, h, &s);
 
 	if (err)
 		return err;
 	for (uint64_t i = 0; i < 30; i++) {
-		uint64_t t = (i + 1) * 1000000000ull, c[XLP_NR_CTR], r[XLP_NR_CTR], l[XLP_NR_CTR];
+		uint64_t t = (i + 1) * 1000000000ull;
 		struct synth_usage ur = {.cpu_run = 3e6}, ul = {.cpu_run = 2e6}, *u;
 
 		u = slow == RENDER ? &ur : &ul;
@@ -43,13 +40,7 @@ static int session(const char *path, const struct synth_host *h, int slow, const
 			else
 				u->timer = 150e6;
 		}
-		synth__counters(&ur, r);
-		synth__counters(&ul, l);
-		for (int k = 0; k < XLP_NR_CTR; k++)
-			c[k] = r[k] + l[k];
-		err |= synth__call(s, RENDER, 10, 10, 1, t, r, NULL, 0, NULL);
-		err |= synth__call(s, LOAD, 10, 10, 1, t + r[XLP_C_WALL], l, NULL, 0, NULL);
-		err |= synth__call(s, ON_EVENT, 10, 10, 0, t, c, NULL, 0, NULL);
+		err |= synth__event(s, t, &ur, &ul, false);
 	}
 	err |= synth__close(s, NULL, 0);
 	return err ? -EIO : 0;

@@ -18,32 +18,7 @@
 #include "jitdump.h"
 #include "perfmap.h"
 #include "symbolize.h"
-
-static char dir[64];
-
-static void rm_dir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	tl_run(cmd, NULL, 0);
-}
-
-static const char *tmp(const char *name)
-{
-	static char path[4][128];
-	static int k;
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/xlp-jit-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-		atexit(rm_dir);
-	}
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", dir, name);
-	return path[k];
-}
+#include "xlptest.h"
 
 static int put(const char *path, const void *buf, size_t len, int flags)
 {
@@ -91,8 +66,8 @@ TEST(perfmap_lines)
 	struct jit_owner o = me();
 
 	REQUIRE(!perfmap__new(&m), "perfmap__new");
-	REQUIRE(!put(tmp("a.map"), text, strlen(text), O_TRUNC), "write");
-	CHECK(!perfmap__update(m, tmp("a.map"), &o, &c), "update");
+	REQUIRE(!put(xt_tmp_path("a.map"), text, strlen(text), O_TRUNC), "write");
+	CHECK(!perfmap__update(m, xt_tmp_path("a.map"), &o, &c), "update");
 	CHECK(!strcmp(map_name(m, 0x1000), "first+0x0"), "%s", map_name(m, 0x1000));
 	CHECK(!strcmp(map_name(m, 0x10ff), "first+0xff"), "%s", map_name(m, 0x10ff));
 	CHECK(!strcmp(map_name(m, 0x1100), ""), "past the end: %s", map_name(m, 0x1100));
@@ -111,7 +86,7 @@ TEST(perfmap_grows_and_overrides)
 	struct jit_counts c = {};
 	struct jit_owner o = me();
 	struct perfmap *m;
-	const char *p = tmp("grow.map");
+	const char *p = xt_tmp_path("grow.map");
 
 	REQUIRE(!perfmap__new(&m), "perfmap__new");
 	REQUIRE(!put(p, "1000 100 old\n2000 1", 19, O_TRUNC), "write");
@@ -156,7 +131,7 @@ TEST(perfmap_rewritten_in_place)
 	struct jit_counts c = {};
 	struct jit_owner o = me();
 	struct perfmap *m;
-	const char *p = tmp("jvm.map");
+	const char *p = xt_tmp_path("jvm.map");
 
 	REQUIRE(!perfmap__new(&m), "perfmap__new");
 	REQUIRE(!put(p, first, strlen(first), O_TRUNC), "write");
@@ -175,7 +150,7 @@ TEST(perfmap_refused)
 	struct jit_counts c = {};
 	struct jit_owner o = me(), other = {.uid = {12345}, .n = 1};
 	struct perfmap *m;
-	const char *p = tmp("ok.map"), *l = tmp("link.map"), *f = tmp("fifo.map");
+	const char *p = xt_tmp_path("ok.map"), *l = xt_tmp_path("link.map"), *f = xt_tmp_path("fifo.map");
 	int err;
 
 	REQUIRE(!perfmap__new(&m), "perfmap__new");
@@ -199,9 +174,9 @@ TEST(perfmap_refused)
 	err = perfmap__update(m, f, &o, &c);
 	CHECK(err == -EPERM && strstr(c.why, "FIFO"), "FIFO: %d %s", err, c.why);
 	c = (struct jit_counts){};
-	err = perfmap__update(m, dir, &o, &c);
+	err = perfmap__update(m, xt_tmpdir(), &o, &c);
 	CHECK(err == -EPERM && strstr(c.why, "directory"), "directory: %d %s", err, c.why);
-	err = perfmap__update(m, tmp("none.map"), &o, &c);
+	err = perfmap__update(m, xt_tmp_path("none.map"), &o, &c);
 	CHECK(err == -ENOENT && c.refused == 1, "missing file: %d (not a refusal)", err);
 	perfmap__free(m);
 }
@@ -211,7 +186,7 @@ TEST(perfmap_bounds)
 	struct jit_counts c = {};
 	struct jit_owner o = me();
 	struct perfmap *m;
-	const char *p = tmp("big.map");
+	const char *p = xt_tmp_path("big.map");
 	char *big;
 	size_t n = 0, cap = (size_t)(JITTAB_MAX + 10) * 24 + PERFMAP_LINE_MAX + 64;
 	int fd;
@@ -337,7 +312,7 @@ static struct jitdump *dump_read(const struct dump *d, struct jit_counts *c)
 {
 	struct jit_owner o = me();
 	struct jitdump *j;
-	const char *p = tmp("jit-1234.dump");
+	const char *p = xt_tmp_path("jit-1234.dump");
 
 	if (jitdump__new(&j))
 		return NULL;
@@ -510,7 +485,7 @@ TEST(jitdump_grows)
 	struct jit_owner o = me();
 	struct dump d = {};
 	struct jitdump *j;
-	const char *p = tmp("jit-grow.dump");
+	const char *p = xt_tmp_path("jit-grow.dump");
 	size_t half;
 
 	header(&d, 1);
@@ -593,7 +568,7 @@ TEST(symbolizer_jitdump_live)
 	int fd;
 
 	REQUIRE(code != MAP_FAILED, "mmap");
-	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir[0] ? dir : (tmp("x"), dir), getpid());
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", xt_tmpdir(), getpid());
 	header(&d, 0);
 	load(&d, t0 - 1000, a, 0x100, "JS:*old /srv/app.js:1");
 	load(&d, t0, a, 0x100, "JS:*burnTheCpuXlp /srv/app.js:3");

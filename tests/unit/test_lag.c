@@ -12,6 +12,7 @@
 #include "json.h"
 #include "lag_filter.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 
 static char out[1 << 18], err[1 << 14];
@@ -202,6 +203,7 @@ static void ctr(uint64_t wall, uint64_t *c)
 static int write_lag_trace(const char *path, bool lag)
 {
 	uint64_t c[XLP_NR_CTR];
+	struct xlp_lag_rec lr = {0};
 	struct synth *s;
 	int e = synth__open(path, 0, 0, funcs, 3, &s);
 
@@ -223,21 +225,22 @@ static int write_lag_trace(const char *path, bool lag)
 						     XLP_CALL_INTERACTION |
 							     (summary ? XLP_CALL_SUMMARY : 0));
 	}
+	/* 40 runs, 8 lagging and sampled, 24 summarized: 48 records left out */
+	lr.threshold_ns = 100 * MS;
+	lr.keep = 5;
+	lr.runs = 40;
+	lr.lagging = lr.sampled = 8;
+	lr.summarized = 24;
+	lr.records_left_out = 48;
+	lr.bytes_left_out = 4800;
 	if (lag && !e)
-		e = synth__lag(s, &(struct xlp_lag_rec){.threshold_ns = 100 * MS,
-							.keep = 5,
-							.runs = 40,
-							.lagging = 8,
-							.sampled = 8,
-							.summarized = 24,
-							.records_left_out = 48,
-							.bytes_left_out = 4800});
+		e = synth__lag(s, &lr);
 	return e ? e : synth__close(s, NULL, 0);
 }
 
 TEST(summary_runs_apart_but_counted)
 {
-	const char *path = synth__tmp("lag.xlp");
+	const char *path = xt_tmp_path("lag.xlp");
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
 	const struct ds_file_info *fi;
@@ -286,7 +289,7 @@ TEST(summary_runs_apart_but_counted)
 
 TEST(truncated_without_counts_reads_the_flags)
 {
-	const char *path = synth__tmp("lag-nocounts.xlp");
+	const char *path = xt_tmp_path("lag-nocounts.xlp");
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
 	char msg[512];
@@ -300,7 +303,7 @@ TEST(truncated_without_counts_reads_the_flags)
 
 TEST(report_and_dump_show_the_summary)
 {
-	const char *path = synth__tmp("lag-rep.xlp"), *js = synth__tmp("lag.json");
+	const char *path = xt_tmp_path("lag-rep.xlp"), *js = xt_tmp_path("lag.json");
 	struct json *j;
 	char jerr[128];
 	int rc;

@@ -14,32 +14,9 @@
 #include "testlib.h"
 #include "pprofcmp.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static char out[1 << 18];
-
-/* synth__tmp's path, kept: its own buffers are reused after 8 calls */
-static const char *tmp(const char *name)
-{
-	static char buf[32][512];
-	static int k;
-	char *b = buf[k++ % 32];
-
-	snprintf(b, sizeof(buf[0]), "%s", synth__tmp(name));
-	return b;
-}
-
-/* Runs the command printf makes (stderr to stdout), into out: its status. */
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	return tl_run(cmd, out, sizeof(out));
-}
 
 static const char *xl(void)
 {
@@ -113,19 +90,21 @@ static int cxx_trace(const char *path)
 
 TEST(totals_agree_with_folded)
 {
-	const char *trace = tmp("cxx.xlp"), *pb = tmp("cxx.pb.gz");
+	const char *trace = xt_tmp_path("cxx.xlp"), *pb = xt_tmp_path("cxx.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
 	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
 	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
 	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
 	/* the sampled data set of tests/lib/synth.c too (frames without a run, an
 	 * off-CPU sample of no known wait, a malformed stack) */
-	trace = tmp("sampled.xlp");
-	pb = tmp("sampled.pb.gz");
+	trace = xt_tmp_path("sampled.xlp");
+	pb = xt_tmp_path("sampled.pb.gz");
 	REQUIRE(synth__sampled(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
 	pprofcmp__same_totals(xl(), trace, pb, "samples", "");
 	pprofcmp__same_totals(xl(), trace, pb, "cpu", "--weight --on-cpu");
 	pprofcmp__same_totals(xl(), trace, pb, "off_cpu", "--weight --off-cpu");
@@ -133,11 +112,12 @@ TEST(totals_agree_with_folded)
 
 TEST(demangled_names_raw_kept)
 {
-	const char *trace = tmp("cxx2.xlp"), *pb = tmp("cxx2.pb.gz");
+	const char *trace = xt_tmp_path("cxx2.xlp"), *pb = xt_tmp_path("cxx2.pb.gz");
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
-	REQUIRE(run("go tool pprof -traces %s", pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -traces %s", pb) == 0, "%s", out);
 	CHECK(strstr(out, "app::Server::handle()"), "%s", out);
 	CHECK(strstr(out, "app::Store::load(int)"), "%s", out);
 	CHECK(strstr(out, "void app::compute<int>(int)"), "%s", out);
@@ -149,7 +129,7 @@ TEST(demangled_names_raw_kept)
 	      "%s", out);
 	/* the raw names as system names (pprof -symbolize=none -raw lists both),
 	 * the binary's path and build-id on its mapping */
-	REQUIRE(run("go tool pprof -raw %s", pb) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -raw %s", pb) == 0, "%s", out);
 	CHECK(strstr(out, HANDLE), "%s", out);
 	CHECK(strstr(out, BIN) && strstr(out, BUILD_ID), "%s", out);
 }
@@ -159,7 +139,8 @@ static unsigned long long top_total(const char *args, const char *pb)
 {
 	const char *t;
 
-	if (run("go tool pprof -top -nodefraction=0 -unit=ns %s %s", args, pb))
+	if (tl_runf(out, sizeof(out), "go tool pprof -top -nodefraction=0 -unit=ns %s %s", args,
+		    pb))
 		return ~0ull;
 	t = strstr(out, "Showing nodes accounting for ");
 	return t ? strtoull(t + 29, NULL, 10) : ~0ull;
@@ -167,40 +148,57 @@ static unsigned long long top_total(const char *args, const char *pb)
 
 TEST(labels_filter)
 {
-	const char *trace = tmp("cxx3.xlp"), *pb = tmp("cxx3.pb.gz"), *slow = tmp("slow.pb.gz");
+	const char *trace = xt_tmp_path("cxx3.xlp"), *pb = xt_tmp_path("cxx3.pb.gz"),
+		   *slow = xt_tmp_path("slow.pb.gz");
+	/* go tool pprof's totals of the samples each filter keeps */
+	static const struct {
+		const char *args;
+		uint64_t want;
+	} tops[] = {
+		/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
+		{"-sample_index=cpu", 180000000ull},
+		{"-sample_index=cpu -tagfocus=thread=worker", 160000000ull},
+		{"-sample_index=cpu -tagfocus=thread=logger", 20000000ull},
+		{"-sample_index=cpu -tagfocus=tid=11", 20000000ull},
+		/* off-CPU: 5 disk waits of 50 ms, all in the slow runs */
+		{"-sample_index=off_cpu -tagfocus=reason=disk", 250000000ull},
+		{"-sample_index=off_cpu -tagfocus=run_class=slow", 250000000ull},
+		{"-sample_index=cpu -tagfocus=run_class=slow", 40000000ull},
+		{"-sample_index=cpu -tagfocus=run_class=fast", 120000000ull},
+		{"-sample_index=cpu -tagfocus=state=on_cpu", 180000000ull},
+		{"-sample_index=cpu -tagfocus=process=app", 180000000ull},
+		{"-sample_index=cpu -tagfocus=host=host-a", 180000000ull},
+		/* run 5 is the second slow one */
+		{"-sample_index=off_cpu -tagfocus=run=5", 50000000ull},
+	};
 
 	REQUIRE(cxx_trace(trace) == 0);
-	REQUIRE(run("%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s", out);
-	/* on-CPU: 20 runs x 8 ms on worker, 20 x 1 ms on logger */
-	CHECK(top_total("-sample_index=cpu", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=thread=worker", pb) == 160000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=thread=logger", pb) == 20000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=tid=11", pb) == 20000000ull);
-	/* off-CPU: 5 disk waits of 50 ms, all in the slow runs */
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=reason=disk", pb) == 250000000ull);
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=run_class=slow", pb) == 250000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=slow", pb) == 40000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=run_class=fast", pb) == 120000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=state=on_cpu", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=process=app", pb) == 180000000ull);
-	CHECK(top_total("-sample_index=cpu -tagfocus=host=host-a", pb) == 180000000ull);
-	/* run 5 is the second slow one */
-	CHECK(top_total("-sample_index=off_cpu -tagfocus=run=5", pb) == 50000000ull);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), trace, pb) == 0, "%s",
+		out);
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		CHECK(top_total(tops[i].args, pb) == tops[i].want, "%s", tops[i].args);
 	/* --runs slow: the same as the label */
-	REQUIRE(run("%s export --pprof --runs slow %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --runs slow %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
 	CHECK(top_total("-sample_index=cpu", slow) == 40000000ull);
 	CHECK(top_total("-sample_index=off_cpu", slow) == 250000000ull);
-	REQUIRE(run("%s export --pprof --runs fast %s -o %s", xl(), trace, slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --runs fast %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
 	CHECK(top_total("-sample_index=cpu", slow) == 120000000ull);
 	/* --no-kernel: no kernel frame left */
-	REQUIRE(run("%s export --pprof --no-kernel %s -o %s", xl(), trace, slow) == 0, "%s", out);
-	REQUIRE(run("go tool pprof -traces %s", slow) == 0, "%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "%s export --pprof --no-kernel %s -o %s", xl(), trace,
+			slow) == 0,
+		"%s", out);
+	REQUIRE(tl_runf(out, sizeof(out), "go tool pprof -traces %s", slow) == 0, "%s", out);
 	CHECK(!strstr(out, "vfs_read") && strstr(out, "pread"), "%s", out);
 }
 
 TEST(refusals_leave_no_file)
 {
-	const char *trace = tmp("cxx4.xlp"), *pb = tmp("r.pb.gz"), *bad = tmp("bad.xlp");
+	const char *trace = xt_tmp_path("cxx4.xlp"), *pb = xt_tmp_path("r.pb.gz"),
+		   *bad = xt_tmp_path("bad.xlp");
 	FILE *f;
 
 	REQUIRE(cxx_trace(trace) == 0);
@@ -209,20 +207,25 @@ TEST(refusals_leave_no_file)
 	REQUIRE(f);
 	fputs("this is not a trace\n", f);
 	fclose(f);
-	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s",
+	      out);
 	CHECK(!strchr(out, '\n') || strchr(out, '\n') == out + strlen(out) - 1, "one line: %s",
 	      out);
 	CHECK(strstr(out, bad), "names the file: %s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 	/* a bad one among good ones: still no file */
-	CHECK(run("%s export --pprof %s %s -o %s", xl(), trace, bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s %s -o %s", xl(), trace, bad, pb) == 1,
+	      "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
-	CHECK(run("%s export --pprof --runs medium %s -o %s", xl(), trace, pb) == 2, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof --runs medium %s -o %s", xl(), trace,
+		      pb) == 2,
+	      "%s", out);
 	CHECK(strstr(out, "slow, fast or all"), "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 	/* no runs to label: --runs slow says so */
 	REQUIRE(synth__scenario(&(struct synth_scenario){.path = bad, .nruns = 1}) == 0);
-	CHECK(run("%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s", out);
+	CHECK(tl_runf(out, sizeof(out), "%s export --pprof %s -o %s", xl(), bad, pb) == 1, "%s",
+	      out);
 	CHECK(strstr(out, "no stack samples"), "%s", out);
 	CHECK(access(pb, F_OK) != 0, "no output file");
 }

@@ -12,7 +12,7 @@ static char out[1 << 16], err[1 << 14];
 
 static const char *tmp(const char *name)
 {
-	return synth__tmp(name);
+	return xt_tmp_path(name);
 }
 
 /* One line "xlprobe: <cause>: <fix>" on stderr. */
@@ -291,16 +291,10 @@ TEST(html_page)
 			     "<svg id=\"plot-resources\"",    "<svg id=\"tree-step1\"",
 			     "<svg id=\"tree-step2-1\"",      "<svg id=\"plot-resources-baseline\"",
 			     "<svg id=\"tree-baseline\""};
-	FILE *f;
-	size_t n;
 	int rc = synth__report(out, sizeof(out), err, sizeof(err), "--html", html, path, NULL);
 
 	CHECK(rc == 0, "rc %d: %s", rc, err);
-	f = fopen(html, "r");
-	REQUIRE(f, "no %s", html);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	fclose(f);
+	REQUIRE(!xt_read_file(html, out, sizeof(out)), "no %s", html);
 	CHECK(!strncmp(out, "<!DOCTYPE html>", 15) && strstr(out, "</html>"), "-");
 	CHECK(strstr(out, "<svg") && strstr(out, "Critical function query_db") &&
 		      strstr(out, "waiting for pid 4242 (dbserver)") &&
@@ -331,8 +325,6 @@ TEST(partial_sample_caveat_synthetic)
 	static const char want[] = "\nVerdict: on a partial, likely biased sample (";
 	unsigned long long prog, below;
 	const char *html = tmp("caveat.html");
-	FILE *f;
-	size_t n;
 
 	/* the records the scenario's programs sent: with nothing lost */
 	scenario("caveat0.xlp", &sc);
@@ -372,11 +364,7 @@ TEST(partial_sample_caveat_synthetic)
 		CHECK(!synth__report(out, sizeof(out), err, sizeof(err), "--html", html, sc.path,
 				     NULL),
 		      "-");
-		f = fopen(html, "r");
-		REQUIRE(f, "no %s", html);
-		n = fread(out, 1, sizeof(out) - 1, f);
-		out[n] = 0;
-		fclose(f);
+		REQUIRE(!xt_read_file(html, out, sizeof(out)), "no %s", html);
 		CHECK(!!strstr(out, "<p class=\"verdict\"><strong class=\"caveat\">on a "
 				    "partial, likely biased sample") == over,
 		      "HTML caveat with rb_full %llu", (unsigned long long)sc.rb_full);

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "report_model.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testlib.h"
 
 static char out[1 << 16], err[1 << 14];
@@ -198,7 +199,7 @@ TEST(the_three_reports_say_one_verdict)
 	};
 
 	for (size_t i = 0; i < sizeof(scs) / sizeof(scs[0]); i++) {
-		const char *html = synth__tmp("r.html");
+		const char *html = xt_tmp_path("r.html");
 		struct json *j;
 		const char *v;
 		char line[4096];
@@ -206,7 +207,7 @@ TEST(the_three_reports_say_one_verdict)
 		size_t n;
 		int rc;
 
-		scs[i].path = synth__tmp("t.xlp");
+		scs[i].path = xt_tmp_path("t.xlp");
 		REQUIRE(!synth__scenario(&scs[i]), "synth__scenario");
 		j = synth__report_json(scs[i].path, NULL, NULL);
 		REQUIRE(j, "-");

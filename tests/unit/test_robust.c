@@ -23,6 +23,7 @@
 #include "dataset.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "trace.h"
 
 #define HANG_GUARD_S 120
@@ -31,7 +32,7 @@ static char out[1 << 20], err[1 << 14];
 
 static const char *tmp(const char *name)
 {
-	return synth__tmp(name);
+	return xt_tmp_path(name);
 }
 
 /* ---- hang guard ---- */

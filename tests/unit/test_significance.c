@@ -15,6 +15,7 @@
 #include "evidence.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 static double qnorm(double p) /* inverse normal CDF by bisection */
 {
@@ -112,7 +113,7 @@ static void pick(struct rng *r, uint8_t *slow, size_t n, double frac)
 
 static struct json *report_json(const char *trace, char *err, size_t errlen)
 {
-	const char *out = synth__tmp("r.json");
+	const char *out = xt_tmp_path("r.json");
 	char jerr[256];
 	struct json *j;
 	int rc = synth__report(NULL, 0, err, errlen, "--json", "-o", out, trace, NULL);
@@ -184,7 +185,7 @@ struct scen {
 static void scen_open(struct scen *c, const char *name, uint64_t seed,
 		      const struct synth_func *funcs, size_t nfuncs)
 {
-	c->path = synth__tmp(name);
+	c->path = xt_tmp_path(name);
 	c->r.s = seed;
 	c->t = 1000000000;
 	c->e = synth__open(c->path, BASE_FEAT, 0, funcs, nfuncs, &c->s);

@@ -36,6 +36,16 @@ static void thief(struct xlp_thief *t, uint32_t pid, uint32_t tid, const char *c
 	strncpy(t->comm, comm, sizeof(t->comm) - 1);
 }
 
+/* A wait of thread 10 (pid 10) that ended at end_ns after wait_ns, all of it in the window. */
+static void wait_of_10(struct wait_buf *w, uint64_t end_ns, uint64_t wait_ns, uint32_t nthieves)
+{
+	memset(w, 0, sizeof(*w));
+	w->r.pid = w->r.tid = 10;
+	w->r.end_ns = end_ns;
+	w->r.wait_ns = w->r.here_ns = wait_ns;
+	w->r.nthieves = nthieves;
+}
+
 /*
  * Four runs of request on pid 10 tid 10, at 10 000 * (i + 1), 1000 ns long,
  * work [+100, +900) in each. In runs 1 and 3 one wait inside work (1000
@@ -55,13 +65,9 @@ static void write_trace(const char *path)
 		uint64_t t = 10000 * (i + 1);
 
 		if (i % 2) {
-			memset(&w, 0, sizeof(w));
-			w.r.pid = w.r.tid = 10;
-			w.r.end_ns = t + 500;
-			w.r.wait_ns = w.r.here_ns = 1000;
+			wait_of_10(&w, t + 500, 1000, 2);
 			w.r.idle_ns = 50;
 			w.r.unlogged_ns = 50;
-			w.r.nthieves = 2;
 			thief(&w.t[0], 10, 11, "helper", 600, 0);
 			thief(&w.t[1], 20, 20, "bgsave", 300, 0);
 			err |= synth__thief(s, &w.r);
@@ -69,11 +75,7 @@ static void write_trace(const char *path)
 		c[XLP_C_WALL] = 800;
 		err |= synth__call(s, F_WORK, 10, 10, 1, t + 100, c, NULL, 0, NULL);
 		if (i % 2) {
-			memset(&w, 0, sizeof(w));
-			w.r.pid = w.r.tid = 10;
-			w.r.end_ns = t + 950;
-			w.r.wait_ns = w.r.here_ns = 200;
-			w.r.nthieves = 1;
+			wait_of_10(&w, t + 950, 200, 1);
 			thief(&w.t[0], 30, 30, "kworker/1:0", 200, XLP_THIEF_KTHREAD);
 			err |= synth__thief(s, &w.r);
 		}

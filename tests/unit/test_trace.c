@@ -189,12 +189,13 @@ TEST(compact_call_record_expands)
 		 .peer = {.pid = 777, .comm = "peerproc"}};
 	struct xlp_call_rec
 		want = {.h = {XLP_R_CALL, sizeof(want), 3},
-			.func_id = 4,
-			.pid = 5,
-			.tid = 6,
-			.depth = 2,
-			.flags = XLP_CALL_INTERACTION,
-			.entry_ns = 1000,
+			/* what the compact record says as it is */
+			.func_id = s.c.func_id,
+			.pid = s.c.pid,
+			.tid = s.c.tid,
+			.depth = s.c.depth,
+			.flags = s.c.flags,
+			.entry_ns = s.c.entry_ns,
 			.incl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 100, [XLP_C_NIVCSW] = 3},
 			.excl = {[XLP_C_WALL] = 100, [XLP_C_CPU_RUN] = 40, [XLP_C_NIVCSW] = 3}},
 		want_ipc = {.h = {XLP_R_CALL, sizeof(want), 1},
@@ -352,8 +353,8 @@ static void check_open_fails(const char *path, const char *why)
 
 	trt_read_back(path, &res);
 	CHECK(res.err < 0 && strstr(res.why, why), "%s: %d '%s'", path, res.err, res.why);
-	CHECK(trt_run_dump(NULL, trt_tmp_path(ebuf, "stderr"), 2, argv) == 1, "dump of %s exits 1",
-	      path);
+	CHECK(xt_cmd(cmd_dump, 2, argv, NULL, trt_tmp_path(ebuf, "stderr")) == 1,
+	      "dump of %s exits 1", path);
 	e = trt_slurp(ebuf, &n);
 	e[n] = 0;
 	snprintf(want, sizeof(want), "xlprobe: %s: %s\n", path, res.why);
@@ -490,7 +491,8 @@ static char *dump_to_string(char **argv, int argc, int *rc, char **err)
 	size_t n;
 	char *s;
 
-	*rc = trt_run_dump(trt_tmp_path(out, "stdout"), trt_tmp_path(ebuf, "stderr"), argc, argv);
+	*rc = xt_cmd(cmd_dump, argc, argv, trt_tmp_path(out, "stdout"),
+		     trt_tmp_path(ebuf, "stderr"));
 	s = (char *)trt_slurp(out, &n);
 	s[n] = 0;
 	*err = (char *)trt_slurp(ebuf, &n);
@@ -618,7 +620,7 @@ TEST(dump_json_parses)
 	char path[256], cmd[1024], got[256], *argv[] = {"dump", s->path, "--json", NULL};
 	int rc;
 
-	rc = trt_run_dump(trt_tmp_path(path, "dump.json"), NULL, 3, argv);
+	rc = xt_cmd(cmd_dump, 3, argv, trt_tmp_path(path, "dump.json"), NULL);
 	CHECK(rc == 0);
 	/* tests never skip: python3 is in tools/install-deps.sh's list */
 	REQUIRE(!tl_run("command -v python3", NULL, 0),
@@ -651,7 +653,7 @@ TEST(dump_json_of_damaged_file_parses)
 	f[s->ch[1].start + 40] ^= 1;
 	trt_spit(trt_tmp_path(path, "bad.xlp"), f, s->foot + 3);
 	free(f);
-	CHECK(trt_run_dump(trt_tmp_path(cmd, "bad.json"), NULL, 3, argv) == 1);
+	CHECK(xt_cmd(cmd_dump, 3, argv, trt_tmp_path(cmd, "bad.json"), NULL) == 1);
 	REQUIRE(!tl_run("command -v python3", NULL, 0),
 		"python3 missing: run tools/install-deps.sh (make test does)");
 	snprintf(cmd, sizeof(cmd),

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "testlib.h"
 #include "synth.h"
+#include "xlptest.h"
 
 /* A critical function: its chain (outermost first, ending with fn), factor and peer. */
 static void crit(char *buf, size_t len, const char *fn, const char *chain, const char *fac,
@@ -25,7 +26,7 @@ static const char *verdict_of(const char *report, const char *fn, const char *fa
 			      const char *peer)
 {
 	static char out[1024];
-	const char *path = synth__tmp("report.json");
+	const char *path = xt_tmp_path("report.json");
 	char cmd[2048];
 	FILE *f = fopen(path, "w");
 	int rc;

@@ -15,6 +15,7 @@
 #include "dataset.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 #include "waitchain.h"
 #include "wcsynth.h"
@@ -506,7 +507,7 @@ cleanup:
 TEST(no_timeline)
 {
 	static const struct run runs[] = {{0, MS(10)}};
-	const char *path = synth__tmp("notl.xlp");
+	const char *path = xt_tmp_path("notl.xlp");
 	struct waitchain *wc = NULL;
 	struct dataset *ds = NULL;
 	char err[512] = "";

@@ -16,6 +16,7 @@
 #include "dataset.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 #include "testds.h"
 #include "waitchain.h"
 #include "wcsynth.h"
@@ -36,8 +37,8 @@ TEST(report_wait_chains_synthetic)
 	struct run runs[NRUNS];
 	uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp("report-tl.xlp"), *notl = synth__tmp("report-notl.xlp");
-	const char *js = synth__tmp("report-tl.json"), *js2 = synth__tmp("report-notl.json");
+	const char *tl = xt_tmp_path("report-tl.xlp"), *notl = xt_tmp_path("report-notl.xlp");
+	const char *js = xt_tmp_path("report-tl.json"), *js2 = xt_tmp_path("report-notl.json");
 	static char text[1 << 16];
 	char err[4096];
 	struct json *j = NULL, *j2 = NULL;
@@ -133,7 +134,7 @@ TEST(report_wait_chains_synthetic)
 /* the JSON report of a trace, loaded; NULL with err on failure */
 static struct json *report_json_of(const char *trace, char *err, size_t errlen)
 {
-	const char *js = synth__tmp("report-of.json");
+	const char *js = xt_tmp_path("report-of.json");
 
 	if (synth__report(NULL, 0, err, errlen, "--json", "-o", js, trace, NULL))
 		return NULL;
@@ -152,7 +153,7 @@ TEST(accused_function_names_its_blocker_synthetic)
 	enum { NRUNS = 60 };
 	static struct ev ev[16 * NRUNS];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *path = synth__tmp("blocker-fn.xlp");
+	const char *path = xt_tmp_path("blocker-fn.xlp");
 	struct synth *s = NULL;
 	char err[4096];
 	struct json *j;
@@ -207,7 +208,7 @@ TEST(holders_grouped_by_name_synthetic)
 	enum { NRUNS = 40 };
 	static struct ev ev[16 * NRUNS];
 	static struct name nm[1 + NRUNS];
-	const char *path = synth__tmp("holders.xlp");
+	const char *path = xt_tmp_path("holders.xlp");
 	struct synth *s = NULL;
 	char err[4096], key[64];
 	const struct json *b;
@@ -290,7 +291,7 @@ TEST(task_queued_behind_busy_workers_synthetic)
 		{"/usr/bin/app", "run_task", false},   {"/usr/bin/app", "load_index", false},
 		{"/usr/bin/app", "warm_cache", false},
 	};
-	const char *path = synth__tmp("tasks.xlp");
+	const char *path = xt_tmp_path("tasks.xlp");
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
 	char err[4096];
@@ -377,7 +378,7 @@ TEST(keyed_runs_span_threads_synthetic)
 		{"/usr/bin/app", "begin_request", true, XLP_FUNC_RUN_BEGIN},
 		{"/usr/bin/app", "end_request", false, XLP_FUNC_RUN_END},
 	};
-	const char *path = synth__tmp("keyed.xlp");
+	const char *path = xt_tmp_path("keyed.xlp");
 	uint64_t c[XLP_NR_CTR] = {0};
 	struct synth *s = NULL;
 	struct dataset *ds;
@@ -431,7 +432,7 @@ TEST(wait_answer_when_the_whole_run_waits_in_proportion_synthetic)
 	static struct run runs[NRUNS];
 	static uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp("wait-answer.xlp");
+	const char *tl = xt_tmp_path("wait-answer.xlp");
 	uint64_t rs = 4242;
 	char err[4096];
 	struct json *j;
@@ -482,7 +483,7 @@ static struct json *cpu_work_report(const char *name, bool (*slower)(int i), dou
 	static struct run runs[NRUNS];
 	static uint64_t ctr[NRUNS * XLP_NR_CTR];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *tl = synth__tmp(name);
+	const char *tl = xt_tmp_path(name);
 	uint64_t rs = 777;
 	char err[4096];
 	struct json *j;
@@ -593,7 +594,7 @@ TEST(blocker_waiting_for_a_cpu_names_its_thief_synthetic)
 	enum { NRUNS = 20 };
 	static struct ev ev[8 * NRUNS];
 	static const struct name nm[] = {{10, A, "app", false}, {10, B, "pool-1", false}};
-	const char *path = synth__tmp("blocker-thief.xlp");
+	const char *path = xt_tmp_path("blocker-thief.xlp");
 	uint8_t slow[NRUNS];
 	struct {
 		struct xlp_thief_rec r;

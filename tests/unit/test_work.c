@@ -18,6 +18,7 @@
 #include "testlib.h"
 #include "json.h"
 #include "synth.h"
+#include "xlptest.h"
 
 enum { S_MAIN, S_CLICK, S_COMPUTE, S_EXTRA, S_RENDER };
 enum { K_COMPUTE, K_EXTRA, K_RENDER };
@@ -38,7 +39,7 @@ static const char *write_trace(const char *name, bool more_work)
 	const uint32_t compute[] = {S_COMPUTE, S_CLICK, S_MAIN};
 	const uint32_t extra[] = {S_EXTRA, S_COMPUTE, S_CLICK, S_MAIN};
 	const uint32_t render[] = {S_RENDER, S_CLICK, S_MAIN};
-	const char *path = synth__tmp(name);
+	const char *path = xt_tmp_path(name);
 	uint64_t c[XLP_NR_CTR], seed = 36;
 	struct synth *s = NULL;
 	int err = synth__open(path, XLP_FEAT_SYSCALLS | XLP_FEAT_SAMPLE, 0, f, 1, &s);

@@ -51,9 +51,10 @@ static uint64_t burn_ns;
 static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void line(const char *fmt, ...)
 {
-	char buf[512];
-	va_list ap;
+	/* one write per line: the kernel takes each write as one marker */
 	int n;
+	va_list ap;
+	char buf[512];
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -364,20 +365,24 @@ static void dump__footer(struct dump *d, const struct xlp_trace_footer *ft)
 
 static void dump__integrity_json(struct dump *d, const struct trace_integrity *in)
 {
+	/* the counts, in the order of struct trace_integrity */
+	static const struct {
+		const char *name;
+		size_t off;
+	} counts[] = {
+#define COUNT(f) {#f, offsetof(struct trace_integrity, f)}
+		COUNT(chunks),		COUNT(records),	      COUNT(bad),	COUNT(damaged),
+		COUNT(missing),		COUNT(duplicate),     COUNT(reordered), COUNT(extra_chunks),
+		COUNT(missing_records), COUNT(extra_records),
+#undef COUNT
+	};
 	struct jsonw *w = &d->jw;
 
 	jsonw__begin_obj(w, "integrity");
 	jsonw__bool(w, "sequenced", in->sequenced);
-	jsonw__uint(w, "chunks", in->chunks);
-	jsonw__uint(w, "records", in->records);
-	jsonw__uint(w, "bad", in->bad);
-	jsonw__uint(w, "damaged", in->damaged);
-	jsonw__uint(w, "missing", in->missing);
-	jsonw__uint(w, "duplicate", in->duplicate);
-	jsonw__uint(w, "reordered", in->reordered);
-	jsonw__uint(w, "extra_chunks", in->extra_chunks);
-	jsonw__uint(w, "missing_records", in->missing_records);
-	jsonw__uint(w, "extra_records", in->extra_records);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		jsonw__uint(w, counts[i].name,
+			    *(const uint64_t *)((const char *)in + counts[i].off));
 	jsonw__bool(w, "gave_up", in->gave_up);
 	jsonw__end_obj(w);
 }

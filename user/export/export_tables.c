@@ -143,10 +143,7 @@ static void trace_id(struct tt_trace *t)
 		h = fnv_u64(fnv_u64(fnv_u64(h, f->id), f->flags), f->offset);
 		h = fnv_str(fnv_str(fnv_str(h, f->binary), f->symbol), f->build_id);
 	}
-	/* FNV's last bytes barely reach the high bits: mix them (splitmix64) */
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	h ^= h >> 31;
+	h = xlp_mix64(h);
 	/* a letter first: a CSV reader never takes it for a number */
 	snprintf(t->id, sizeof(t->id), "xlp-%016" PRIx64, h);
 }

@@ -53,15 +53,7 @@ size_t htab__len(const struct htab *h)
 
 uint64_t htab__hash(const struct htab *h, const void *key, size_t n)
 {
-	/* FNV's last bytes barely reach the high bits: mix (murmur3's finaliser) */
-	uint64_t x = xlp_fnv1a(h->seed, key, n);
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
+	return xlp_mix64(xlp_fnv1a(h->seed, key, n));
 }
 
 static size_t first(uint64_t hash, size_t cap)

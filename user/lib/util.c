@@ -125,3 +125,10 @@ uint64_t xlp_fnv1a_str(uint64_t h, const char *s)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
 	return (h ^ 0xff) * 0x100000001b3ull;
 }
+
+uint64_t xlp_mix64(uint64_t h)
+{
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}

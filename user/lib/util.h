@@ -26,6 +26,12 @@ uint64_t xlp_now_ns(void);
 #define XLP_FNV_OFFSET 0xcbf29ce484222325ull
 uint64_t xlp_fnv1a(uint64_t h, const void *p, size_t n);
 uint64_t xlp_fnv1a_str(uint64_t h, const char *s);
+/*
+ * FNV's last bytes barely reach the high bits: its hash mixed (splitmix64's
+ * finaliser) before its low bits pick a slot or its whole value names
+ * something (the fleet tables' trace ids: their values must not change).
+ */
+uint64_t xlp_mix64(uint64_t h);
 
 /*
  * The one growable array of the tree. xlp_grow: room for element n of the

@@ -4,11 +4,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "htab.h"
 #include "lag_filter.h"
 #include "trace.h"
+#include "util.h"
 
 struct lag_thr {
-	uint32_t tid; /* 0: a free slot */
+	uint32_t tid;
 	bool held;    /* it ended a run: its records are held from then on */
 	uint8_t *buf; /* held records, back to back */
 	size_t len, cap;
@@ -28,9 +30,10 @@ struct lag_filter {
 	uint64_t normal; /* runs under the threshold whose detail was a choice */
 	lag_write_fn write;
 	void *ctx;
-	struct lag_thr *t;
-	size_t cap, n; /* slots, used */
-	size_t held;   /* bytes in all */
+	struct lag_thr *t; /* in the order first seen */
+	size_t cap, n;
+	struct htab *by_tid; /* a tid -> its index in t + 1 */
+	size_t held;	     /* bytes in all */
 	struct xlp_lag_rec st;
 	union {
 		struct xlp_hdr h;
@@ -38,41 +41,31 @@ struct lag_filter {
 	} scratch; /* a call record being flagged */
 };
 
-static size_t slot_of(uint32_t tid, size_t cap)
+struct tid_want {
+	const struct lag_filter *lf;
+	uint32_t tid;
+};
+
+static bool tid_eq(const void *ctx, uint32_t i)
 {
-	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	const struct tid_want *w = ctx;
+
+	return w->lf->t[i - 1].tid == w->tid;
 }
 
+/* Thread tid's state, made when add; NULL when absent (or on ENOMEM). */
 static struct lag_thr *thread_find(struct lag_filter *lf, uint32_t tid, bool add)
 {
-	size_t i;
+	uint64_t h = htab__hash(lf->by_tid, &tid, sizeof(tid));
+	uint32_t i = htab__find(lf->by_tid, h, tid_eq, &(struct tid_want){lf, tid});
 
-	if (add && 2 * (lf->n + 1) > lf->cap) {
-		size_t cap = lf->cap ? 2 * lf->cap : 64;
-		struct lag_thr *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t k = 0; k < lf->cap; k++) {
-			if (!lf->t[k].tid)
-				continue;
-			for (i = slot_of(lf->t[k].tid, cap); t[i].tid; i = (i + 1) & (cap - 1))
-				;
-			t[i] = lf->t[k];
-		}
-		free(lf->t);
-		lf->t = t;
-		lf->cap = cap;
-	}
-	for (i = lf->cap ? slot_of(tid, lf->cap) : 0; lf->cap && lf->t[i].tid;
-	     i = (i + 1) & (lf->cap - 1))
-		if (lf->t[i].tid == tid)
-			return &lf->t[i];
-	if (!add || !lf->cap)
+	if (i)
+		return &lf->t[i - 1];
+	if (!add || xlp_grow((void **)&lf->t, &lf->cap, lf->n, sizeof(*lf->t)) ||
+	    htab__put(lf->by_tid, h, (uint32_t)lf->n + 1, NULL, NULL))
 		return NULL;
-	lf->n++;
-	lf->t[i].tid = tid;
-	return &lf->t[i];
+	lf->t[lf->n] = (struct lag_thr){.tid = tid};
+	return &lf->t[lf->n++];
 }
 
 /* A record of one thread's that a run's detail may hold: its thread and time. */
@@ -304,7 +297,7 @@ int lag_filter__flush(struct lag_filter *lf)
 {
 	int err = 0, ret;
 
-	for (size_t i = 0; i < lf->cap; i++) {
+	for (size_t i = 0; i < lf->n; i++) {
 		if (!lf->t[i].len)
 			continue;
 		ret = write_held(lf, &lf->t[i], 1, 0);
@@ -325,8 +318,11 @@ int lag_filter__new(uint64_t threshold_ns, unsigned keep, lag_write_fn write, vo
 	struct lag_filter *lf = calloc(1, sizeof(*lf));
 
 	*out = NULL;
-	if (!lf)
+	/* tids come from the kernel, but the table is the one of the tree */
+	if (!lf || !(lf->by_tid = htab__new(UINT32_MAX - 1))) {
+		free(lf);
 		return -ENOMEM;
+	}
 	lf->threshold_ns = threshold_ns;
 	lf->keep = keep ? keep : 1;
 	lf->write = write;
@@ -341,8 +337,9 @@ void lag_filter__free(struct lag_filter *lf)
 {
 	if (!lf)
 		return;
-	for (size_t i = 0; i < lf->cap; i++)
+	for (size_t i = 0; i < lf->n; i++)
 		free(lf->t[i].buf);
 	free(lf->t);
+	htab__free(lf->by_tid);
 	free(lf);
 }

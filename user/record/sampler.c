@@ -6,6 +6,7 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include "jvm_maps.h"
+#include "htab.h"
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
@@ -17,10 +18,9 @@ _Static_assert(XLP_ERR_SRCH == ESRCH && XLP_ERR_NOSPC == ENOSPC && XLP_ERR_STALE
 	       "XLP_ERR_* are Linux errno values");
 
 /* A distinct frame name: kind, source, module and name, as one key. */
-struct sym_slot {
-	uint64_t hash;
-	char *key; /* kind byte, source byte, module, NUL, name, NUL; NULL: free slot */
-	uint32_t id;
+struct sym_key {
+	char *key; /* kind byte, source byte, module, NUL, name, NUL */
+	size_t len;
 };
 
 /*
@@ -41,7 +41,7 @@ struct pid_seen {
 
 /* A thread's last user-stack copy (xlp_ucopy_rec): its samples name it by seq. */
 struct copy_slot {
-	int tid; /* 0: free */
+	int tid;
 	uint64_t seq;
 	uint64_t regs[XLP_UCOPY_NREGS];
 	uint32_t len, flags;
@@ -52,9 +52,9 @@ struct copy_slot {
 };
 
 /* A distinct user stack unwound with CFI, by content: the trace's id + 1 */
+/* A stack written by its content (the frames' name ids and its flags). */
 struct stack_slot {
-	uint64_t hash;
-	uint32_t id1; /* 0: free */
+	uint32_t id1; /* the trace's id + 1 */
 	uint16_t n, flags;
 	struct xlp_stack_frame *frames;
 };
@@ -64,8 +64,10 @@ struct sampler {
 	struct symbolizer *sym;
 	struct jvm_maps *jvm; /* JVMs asked for their perf maps on a JIT miss */
 	struct unwinder *unw;
-	struct copy_slot *copies;
+	struct copy_slot *copies; /* in the order first seen */
 	size_t copy_cap, ncopies;
+	struct htab *copy_index;   /* a tid -> its index in copies + 1 */
+	struct htab *cstack_index; /* a stack's content -> its index in cstacks + 1 */
 	struct stack_slot *cstacks;
 	size_t cstack_cap, ncstacks;
 	sampler_write_fn write;
@@ -77,10 +79,12 @@ struct sampler {
 	struct caller_slot {
 		uint32_t kid1, id;
 		uint64_t caller;
-	} * cmap;
+	} * cmap; /* in the order first seen */
 	size_t ccap, cn;
+	struct htab *cindex; /* (kid1, caller) -> its index in cmap + 1 */
 	uint32_t next_stack;
-	struct sym_slot *syms;
+	struct htab *sym_index; /* a name's key -> its id + 1 */
+	struct sym_key *syms;	/* by id */
 	size_t sym_cap, nsyms;
 	struct pid_seen seen;
 	struct sampler_counts c;
@@ -111,9 +115,12 @@ int sampler__new(struct session *sess, sampler_write_fn write, void *ctx, struct
 	sm->sess = sess;
 	sm->write = write;
 	sm->ctx = ctx;
-	sm->sym_cap = 1024;
-	sm->syms = calloc(sm->sym_cap, sizeof(*sm->syms));
-	if (!sm->syms)
+	/* names come from the traced process's files: the seeded table */
+	sm->sym_index = htab__new(UINT32_MAX - 1);
+	sm->cstack_index = htab__new(UINT32_MAX - 1);
+	sm->copy_index = htab__new(UINT32_MAX - 1);
+	sm->cindex = htab__new(UINT32_MAX - 1);
+	if (!sm->sym_index || !sm->cstack_index || !sm->copy_index || !sm->cindex)
 		goto cleanup;
 	err = symbolizer__new(&sm->sym);
 	if (err)
@@ -139,15 +146,19 @@ void sampler__free(struct sampler *sm)
 	symbolizer__free(sm->sym);
 	jvm_maps__free(sm->jvm);
 	unwinder__free(sm->unw);
-	for (size_t i = 0; i < sm->copy_cap; i++)
+	for (size_t i = 0; i < sm->ncopies; i++)
 		free(sm->copies[i].data);
 	free(sm->copies);
-	for (size_t i = 0; i < sm->cstack_cap; i++)
+	htab__free(sm->copy_index);
+	htab__free(sm->cindex);
+	for (size_t i = 0; i < sm->ncstacks; i++)
 		free(sm->cstacks[i].frames);
 	free(sm->cstacks);
-	for (size_t i = 0; i < sm->sym_cap && sm->syms; i++)
+	htab__free(sm->cstack_index);
+	for (size_t i = 0; i < sm->nsyms; i++)
 		free(sm->syms[i].key);
 	free(sm->syms);
+	htab__free(sm->sym_index);
 	free(sm->umap);
 	free(sm->kmap);
 	free(sm->cmap);
@@ -191,41 +202,29 @@ void sampler__add_pid(struct sampler *sm, int pid)
 		unwinder__prepare(sm->unw, pid);
 }
 
-static uint64_t fnv1a(const char *p, size_t n)
+struct sym_want {
+	const struct sym_key *syms;
+	const char *key;
+	size_t len;
+};
+
+static bool sym_eq(const void *ctx, uint32_t i)
 {
-	return xlp_fnv1a(XLP_FNV_OFFSET, p, n);
-}
+	const struct sym_want *w = ctx;
 
-static int sym_grow(struct sampler *sm)
-{
-	size_t cap = 2 * sm->sym_cap;
-	struct sym_slot *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < sm->sym_cap; i++) {
-		size_t j;
-
-		if (!sm->syms[i].key)
-			continue;
-		for (j = sm->syms[i].hash & (cap - 1); n[j].key; j = (j + 1) & (cap - 1))
-			;
-		n[j] = sm->syms[i];
-	}
-	free(sm->syms);
-	sm->syms = n;
-	sm->sym_cap = cap;
-	return 0;
+	return w->syms[i - 1].len == w->len && !memcmp(w->syms[i - 1].key, w->key, w->len);
 }
 
 /* The trace's id of a frame name, writing its record the first time. */
 static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
 {
 	size_t ml = strnlen(x->module, sizeof(x->module)), nl = strnlen(x->name, sizeof(x->name));
-	size_t klen = 2 + ml + 1 + nl + 1, j, size;
+	size_t klen = 2 + ml + 1 + nl + 1, size;
 	char key[2 + sizeof(x->module) + sizeof(x->name) + 2];
 	struct xlp_sym_rec *sy = (void *)sm->sy_buf;
+	struct sym_want w = {sm->syms, key, klen};
 	uint64_t h;
+	uint32_t i;
 	int err;
 
 	/* one record per name and source: the source is said with the name */
@@ -235,12 +234,11 @@ static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
 	key[2 + ml] = 0;
 	memcpy(key + 3 + ml, x->name, nl);
 	key[3 + ml + nl] = 0;
-	h = fnv1a(key, klen);
-	for (j = h & (sm->sym_cap - 1); sm->syms[j].key; j = (j + 1) & (sm->sym_cap - 1)) {
-		if (sm->syms[j].hash == h && !memcmp(sm->syms[j].key, key, klen)) {
-			*id = sm->syms[j].id;
-			return 0;
-		}
+	h = htab__hash(sm->sym_index, key, klen);
+	i = htab__find(sm->sym_index, h, sym_eq, &w);
+	if (i) {
+		*id = i - 1;
+		return 0;
 	}
 	memset(sm->sy_buf, 0, sizeof(sm->sy_buf));
 	size = sizeof(*sy) + ml + nl;
@@ -257,15 +255,19 @@ static int sym_id(struct sampler *sm, const struct xsym *x, uint32_t *id)
 	err = sm->write(sm->ctx, &sy->h);
 	if (err)
 		return err;
-	sm->syms[j].key = malloc(klen);
-	if (!sm->syms[j].key)
+	if (xlp_grow((void **)&sm->syms, &sm->sym_cap, sm->nsyms, sizeof(*sm->syms)) ||
+	    !(sm->syms[sm->nsyms].key = malloc(klen)))
 		return -ENOMEM;
-	memcpy(sm->syms[j].key, key, klen);
-	sm->syms[j].hash = h;
-	sm->syms[j].id = *id = (uint32_t)sm->nsyms++;
+	memcpy(sm->syms[sm->nsyms].key, key, klen);
+	sm->syms[sm->nsyms].len = klen;
+	err = htab__put(sm->sym_index, h, (uint32_t)sm->nsyms + 1, NULL, NULL);
+	if (err) {
+		free(sm->syms[sm->nsyms].key);
+		return err;
+	}
+	*id = (uint32_t)sm->nsyms++;
 	sm->c.syms++;
-	/* at most half full: probes stay short */
-	return 2 * sm->nsyms > sm->sym_cap ? sym_grow(sm) : 0;
+	return 0;
 }
 
 /* The slot of kernel id kid in map *m (grown to hold it), or NULL. */
@@ -284,47 +286,33 @@ static uint32_t *map_slot(uint32_t **m, size_t *len, uint32_t kid)
 	return &(*m)[kid];
 }
 
-static size_t caller_hash(uint32_t kid1, uint64_t caller, size_t cap)
-{
-	uint64_t h = (caller ^ ((uint64_t)kid1 << 40)) * 0x9e3779b97f4a7c15ull;
+struct caller_want {
+	const struct sampler *sm;
+	uint32_t kid1;
+	uint64_t caller;
+};
 
-	return (size_t)(h >> 20) & (cap - 1);
+static bool caller_eq(const void *ctx, uint32_t i)
+{
+	const struct caller_want *w = ctx;
+
+	return w->sm->cmap[i - 1].kid1 == w->kid1 && w->sm->cmap[i - 1].caller == w->caller;
 }
 
-/* The slot of (kid1, caller) in sm->cmap (kept at most half full), or NULL. */
+/* The trace stack id + 1 of (kid1, caller), 0 when new; NULL on ENOMEM. */
 static uint32_t *caller_slot(struct sampler *sm, uint32_t kid1, uint64_t caller)
 {
-	struct caller_slot *s;
-	size_t j;
+	struct caller_want w = {sm, kid1, caller};
+	uint64_t key[2] = {kid1, caller}, h = htab__hash(sm->cindex, key, sizeof(key));
+	uint32_t i = htab__find(sm->cindex, h, caller_eq, &w);
 
-	if (2 * (sm->cn + 1) > sm->ccap) {
-		size_t cap = sm->ccap ? 2 * sm->ccap : 256;
-		struct caller_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < sm->ccap; i++) {
-			if (!sm->cmap[i].kid1)
-				continue;
-			for (j = caller_hash(sm->cmap[i].kid1, sm->cmap[i].caller, cap); n[j].kid1;)
-				j = (j + 1) & (cap - 1);
-			n[j] = sm->cmap[i];
-		}
-		free(sm->cmap);
-		sm->cmap = n;
-		sm->ccap = cap;
-	}
-	for (j = caller_hash(kid1, caller, sm->ccap);; j = (j + 1) & (sm->ccap - 1)) {
-		s = &sm->cmap[j];
-		if (s->kid1 == kid1 && s->caller == caller)
-			return &s->id;
-		if (!s->kid1) {
-			s->kid1 = kid1;
-			s->caller = caller;
-			sm->cn++;
-			return &s->id;
-		}
-	}
+	if (i)
+		return &sm->cmap[i - 1].id;
+	if (xlp_grow((void **)&sm->cmap, &sm->ccap, sm->cn, sizeof(*sm->cmap)) ||
+	    htab__put(sm->cindex, h, (uint32_t)sm->cn + 1, NULL, NULL))
+		return NULL;
+	sm->cmap[sm->cn] = (struct caller_slot){.kid1 = kid1, .caller = caller};
+	return &sm->cmap[sm->cn++].id;
 }
 
 /*
@@ -475,42 +463,34 @@ static uint32_t stack_id(struct sampler *sm, bool kernel, uint32_t kid1, int pid
 	return *slot;
 }
 
-/* The slot of tid in sm->copies (kept at most half full), or NULL. */
+struct copy_want {
+	const struct sampler *sm;
+	int tid;
+};
+
+static bool copy_eq(const void *ctx, uint32_t i)
+{
+	const struct copy_want *w = ctx;
+
+	return w->sm->copies[i - 1].tid == w->tid;
+}
+
+/* Thread tid's last copy, made when add; NULL when absent (or on ENOMEM). */
 static struct copy_slot *copy_slot(struct sampler *sm, int tid, bool add)
 {
-	size_t j;
+	uint64_t h = htab__hash(sm->copy_index, &tid, sizeof(tid));
+	uint32_t i;
 
-	if (add && 2 * (sm->ncopies + 1) > sm->copy_cap) {
-		size_t cap = sm->copy_cap ? 2 * sm->copy_cap : 64;
-		struct copy_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < sm->copy_cap; i++) {
-			if (!sm->copies[i].tid)
-				continue;
-			for (j = (size_t)sm->copies[i].tid & (cap - 1); n[j].tid;
-			     j = (j + 1) & (cap - 1))
-				;
-			n[j] = sm->copies[i];
-		}
-		free(sm->copies);
-		sm->copies = n;
-		sm->copy_cap = cap;
-	}
-	if (!sm->copy_cap)
+	i = htab__find(sm->copy_index, h, copy_eq, &(struct copy_want){sm, tid});
+	if (i)
+		return &sm->copies[i - 1];
+	if (!add ||
+	    xlp_grow((void **)&sm->copies, &sm->copy_cap, sm->ncopies, sizeof(*sm->copies)) ||
+	    htab__put(sm->copy_index, h, (uint32_t)sm->ncopies + 1, NULL, NULL))
 		return NULL;
-	for (j = (size_t)tid & (sm->copy_cap - 1);; j = (j + 1) & (sm->copy_cap - 1)) {
-		if (sm->copies[j].tid == tid)
-			return &sm->copies[j];
-		if (!sm->copies[j].tid) {
-			if (!add)
-				return NULL;
-			sm->copies[j].tid = tid;
-			sm->ncopies++;
-			return &sm->copies[j];
-		}
-	}
+	memset(&sm->copies[sm->ncopies], 0, sizeof(sm->copies[0]));
+	sm->copies[sm->ncopies].tid = tid;
+	return &sm->copies[sm->ncopies++];
 }
 
 int sampler__ucopy(struct sampler *sm, const struct xlp_ucopy_rec *rec, size_t size)
@@ -564,41 +544,32 @@ static void uframe_name(struct sampler *sm, int pid, const struct unwind_frame *
 		x->offset += back;
 }
 
+static bool stack_eq(const void *ctx, uint32_t i)
+{
+	const struct sampler *sm = ctx;
+	const struct xlp_stack_rec *st = (const void *)sm->st_buf;
+	const struct stack_slot *slot = &sm->cstacks[i - 1];
+
+	return slot->n == st->nframes && slot->flags == st->flags &&
+	       !memcmp(slot->frames, st->frames, st->nframes * sizeof(st->frames[0]));
+}
+
 /* The trace's id + 1 of the stack in sm->st_buf (its record written the first time), or 0. */
 static uint32_t stack_by_content(struct sampler *sm, size_t named, int32_t *lost)
 {
 	struct xlp_stack_rec *st = (void *)sm->st_buf;
-	size_t bytes = st->nframes * sizeof(st->frames[0]), j;
-	uint64_t h = fnv1a((const char *)st->frames, bytes) ^ st->flags;
+	size_t bytes = st->nframes * sizeof(st->frames[0]);
+	uint64_t h = htab__hash(sm->cstack_index, st->frames, bytes) ^ st->flags;
+	uint32_t i = htab__find(sm->cstack_index, h, stack_eq, sm);
 	struct stack_slot *slot;
 
-	if (2 * (sm->ncstacks + 1) > sm->cstack_cap) {
-		size_t cap = sm->cstack_cap ? 2 * sm->cstack_cap : 256;
-		struct stack_slot *n = calloc(cap, sizeof(*n));
-
-		if (!n) {
-			*lost = -ENOMEM;
-			return 0;
-		}
-		for (size_t i = 0; i < sm->cstack_cap; i++) {
-			if (!sm->cstacks[i].id1)
-				continue;
-			for (j = sm->cstacks[i].hash & (cap - 1); n[j].id1; j = (j + 1) & (cap - 1))
-				;
-			n[j] = sm->cstacks[i];
-		}
-		free(sm->cstacks);
-		sm->cstacks = n;
-		sm->cstack_cap = cap;
+	if (i)
+		return sm->cstacks[i - 1].id1;
+	if (xlp_grow((void **)&sm->cstacks, &sm->cstack_cap, sm->ncstacks, sizeof(*sm->cstacks))) {
+		*lost = -ENOMEM;
+		return 0;
 	}
-	for (j = h & (sm->cstack_cap - 1);; j = (j + 1) & (sm->cstack_cap - 1)) {
-		slot = &sm->cstacks[j];
-		if (!slot->id1)
-			break;
-		if (slot->hash == h && slot->n == st->nframes && slot->flags == st->flags &&
-		    !memcmp(slot->frames, st->frames, bytes))
-			return slot->id1;
-	}
+	slot = &sm->cstacks[sm->ncstacks];
 	slot->frames = malloc(bytes ? bytes : 1);
 	if (!slot->frames) {
 		*lost = -ENOMEM;
@@ -608,13 +579,12 @@ static uint32_t stack_by_content(struct sampler *sm, size_t named, int32_t *lost
 	st->h.type = XLP_R_STACK;
 	st->h.size = (uint16_t)(sizeof(*st) + bytes);
 	st->id = sm->next_stack;
-	if (sm->write(sm->ctx, &st->h)) {
+	if (sm->write(sm->ctx, &st->h) ||
+	    htab__put(sm->cstack_index, h, (uint32_t)sm->ncstacks + 1, NULL, NULL)) {
 		free(slot->frames);
-		slot->frames = NULL;
 		*lost = -EIO;
 		return 0;
 	}
-	slot->hash = h;
 	slot->n = st->nframes;
 	slot->flags = st->flags;
 	slot->id1 = ++sm->next_stack;

@@ -705,16 +705,15 @@ static const struct xlp_hdr *expand_compact(struct trace_reader *r, const struct
 
 	if (h->size != sizeof(*c) + 8 * nval + (ipc ? sizeof(*peer) : 0))
 		return h;
-	memset(w, 0, sizeof(*w));
-	w->h.type = XLP_R_CALL;
-	w->h.size = sizeof(*w);
-	w->h.cpu = c->h.cpu;
-	w->func_id = c->func_id;
-	w->pid = c->pid;
-	w->tid = c->tid;
-	w->depth = c->depth;
-	w->flags = c->flags;
-	w->entry_ns = c->entry_ns;
+	*w = (struct xlp_call_rec){
+		.h = {.type = XLP_R_CALL, .size = sizeof(*w), .cpu = c->h.cpu},
+		.func_id = c->func_id,
+		.pid = c->pid,
+		.tid = c->tid,
+		.depth = c->depth,
+		.flags = c->flags,
+		.entry_ns = c->entry_ns,
+	};
 	for (int k = 0; k < XLP_NR_CTR; k++)
 		if (mask & (1ull << k))
 			w->incl[k] = *v++;

@@ -197,6 +197,8 @@ static uint32_t crc_of(uint32_t crc, const uint8_t *p, size_t n)
 
 static int header__encode(struct bbuf *b, const struct xlp_trace_meta *m)
 {
+	/* in the order the reader takes them (trace_meta.c) */
+	const char *const strs[] = {m->host, m->kernel, m->cmdline, m->notes};
 	uint8_t zero[PREFIX_LEN] = {0};
 	size_t plen;
 	uint32_t crc;
@@ -210,10 +212,8 @@ static int header__encode(struct bbuf *b, const struct xlp_trace_meta *m)
 	bbuf__u64(b, (uint64_t)m->boot_offset_ns);
 	bbuf__u64(b, m->start_ns);
 	bbuf__u64(b, m->min_dur_ns);
-	bbuf__str(b, m->host);
-	bbuf__str(b, m->kernel);
-	bbuf__str(b, m->cmdline);
-	bbuf__str(b, m->notes);
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		bbuf__str(b, strs[i]);
 	/* the reader refuses anything else: a file-chosen id must never index */
 	if (m->nfuncs > XLP_MAX_FUNCS)
 		return -E2BIG;

@@ -336,46 +336,36 @@ static const struct scenario *find_scenario(const char *name)
 	return NULL;
 }
 
-static void set_defaults(struct opts *o)
-{
-	*o = (struct opts){
-		.runs = 40,
-		.seed = 1,
-		.sc = &scenarios[0],
-		.rate = 0.25,
-		.interval_ms = 10,
-		.serve_port = -1,
-		.disk_kib = 128,
-		.disk_mult = 8,
-		.compute_ms = 10,
-		.cpu_mult = 6,
-		.delay_ms = 50,
-		.hogs = 5,
-		.bg_readers = 2,
-		.slice_us = 300,
-		.cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : -1,
-	};
-}
-
-/* Options that take an int, by name and place in struct opts. */
+/* Options that take an int: name, place in struct opts, default. */
 static const struct int_opt {
 	const char *name;
 	size_t off;
+	int def;
 } int_opts[] = {
-	{"--runs", offsetof(struct opts, runs)},
-	{"--interval-ms", offsetof(struct opts, interval_ms)},
-	{"--disk-kib", offsetof(struct opts, disk_kib)},
-	{"--disk-mult", offsetof(struct opts, disk_mult)},
-	{"--bg-readers", offsetof(struct opts, bg_readers)},
-	{"--server-port", offsetof(struct opts, server_port)},
-	{"--serve", offsetof(struct opts, serve_port)},
-	{"--compute-ms", offsetof(struct opts, compute_ms)},
-	{"--cpu-mult", offsetof(struct opts, cpu_mult)},
-	{"--delay-ms", offsetof(struct opts, delay_ms)},
-	{"--hogs", offsetof(struct opts, hogs)},
-	{"--cpu", offsetof(struct opts, cpu)},
-	{"--slice-us", offsetof(struct opts, slice_us)},
+	{"--runs", offsetof(struct opts, runs), 40},
+	{"--interval-ms", offsetof(struct opts, interval_ms), 10},
+	{"--disk-kib", offsetof(struct opts, disk_kib), 128},
+	{"--disk-mult", offsetof(struct opts, disk_mult), 8},
+	{"--bg-readers", offsetof(struct opts, bg_readers), 2},
+	{"--server-port", offsetof(struct opts, server_port), 0},
+	{"--serve", offsetof(struct opts, serve_port), -1},
+	{"--compute-ms", offsetof(struct opts, compute_ms), 10},
+	{"--cpu-mult", offsetof(struct opts, cpu_mult), 6},
+	{"--delay-ms", offsetof(struct opts, delay_ms), 50},
+	{"--hogs", offsetof(struct opts, hogs), 5},
+	{"--cpu", offsetof(struct opts, cpu), -1},
+	{"--slice-us", offsetof(struct opts, slice_us), 300},
 };
+
+static void set_defaults(struct opts *o)
+{
+	*o = (struct opts){.seed = 1, .sc = &scenarios[0], .rate = 0.25};
+	for (size_t i = 0; i < sizeof(int_opts) / sizeof(int_opts[0]); i++)
+		*(int *)((char *)o + int_opts[i].off) = int_opts[i].def;
+	/* the worker on CPU 1 when there is one */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		o->cpu = 1;
+}
 
 static int parse_int(const char *name, const char *val)
 {
