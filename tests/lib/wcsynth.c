@@ -5,6 +5,7 @@
 #include "testlib.h"
 #include "testds.h"
 #include "wcsynth.h"
+#include "xlptest.h"
 
 const struct synth_func wcs_funcs[3] = {
 	{"/usr/bin/app", "on_click", true},
