@@ -64,7 +64,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # accounting against the kernel's (names, file formats, refusals, safety,
 # labels): they run, one at a time, beside the unit and fuzz suites, a
 # third lane, as they mostly wait for processes to start and stop.
-side="test_security test_errors test_demangle test_debugsrc test_sizes test_unwind"
+side="test_security test_security_kernel test_errors test_demangle test_debugsrc test_sizes test_unwind"
 side_tests=
 if [ $unit_only = 0 ]; then
 	for s in $side; do
