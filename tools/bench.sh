@@ -23,7 +23,7 @@
 #      usdt: pair / under xlprobe record --func usdt:...,... (issue 37), as
 #      a ratio in one run. XLP_BENCH_SECTIONS=2u runs it alone.
 #   3. analysis speed: .output/tests/bench/bench_analysis, when built, and
-#      report --growth's fit of 500 functions (bench_scaling)
+#      report --growth's fit of 500 functions (bench_growth)
 #   4. what the building blocks of xlprobe's BPF programs cost here
 #      (tests/bench/micro/, built by the Makefile into
 #      .output/tests/bench/micro/): where 1 and 2's time goes
@@ -1535,7 +1535,7 @@ if want 3; then
 		echo "n/a: $ANALYSIS not built"
 	fi
 	if [ -x "$OUT/tests/bench/bench_scaling" ]; then
-		timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_scaling failed (exit $?)"
+		timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_growth failed (exit $?)"
 	else
 		echo "n/a: $OUT/tests/bench/bench_scaling not built"
 	fi

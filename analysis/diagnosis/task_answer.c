@@ -6,7 +6,7 @@
  * tasks: the wait chains show the workers on a CPU, not why the run's task
  * had to wait. Per run, the queue time of the tasks it posted; ranked by
  * its part of the latency, are the top runs the slow ones (evidence 4's
- * test, ev__top_share, corrected over its windows)? It answers when
+ * test, stats__top_share, corrected over its windows)? It answers when
  * p <= alpha_evidence, the queue adds at least factor_share of the added
  * latency and the top runs hold min_cover of the slow runs; then what held
  * the queue is the task function whose executions overlapped the queued
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 struct held {
 	const struct dataset *ds;
@@ -30,24 +30,24 @@ static void on_held(void *ctx, const struct tasks_task *by, double ns)
 {
 	struct held *h = ctx;
 
-	if (by->func == DS_NO_FUNC || by->func >= dataset__nfuncs(h->ds))
+	if (by->func == DATASET_NO_FUNC || by->func >= dataset__nfuncs(h->ds))
 		return;
 	h->by[by->func] += h->w * ns;
 	if (h->w > 0)
 		h->tid[by->func] = by->run_tid;
 }
 
-int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   char *err, size_t errlen)
+int diagnosis_task_answer(const struct dataset *ds, const struct diagnosis_opts *o,
+			  struct diagnosis *r, char *err, size_t errlen)
 {
-	struct xa_task_answer *a = &r->task_answer;
+	struct diagnosis_task_answer *a = &r->task_answer;
 	size_t n = dataset__nruns(ds), nf = dataset__nfuncs(ds);
 	double *q = NULL, *own = NULL, lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 0;
 	struct held h = {.ds = ds};
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	a->func = a->own_func = DS_NO_FUNC;
+	a->func = a->own_func = DATASET_NO_FUNC;
 	ret = tasks__build(ds, &r->tasks, err, errlen);
 	if (ret || !r->tasks || !r->slow || !tasks__n(r->tasks))
 		return ret;
@@ -94,14 +94,14 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 
 		q[run] = l > 0 ? q[run] / l : NAN;
 	}
-	ret = ev__top_share(q, r->slow, n, &a->top);
+	ret = stats__top_share(q, r->slow, n, &a->top);
 	if (ret)
 		goto cleanup;
 	a->tested = true;
 	a->p = a->top.w ? -expm1((double)a->top.windows * log1p(-a->top.p)) : 1;
 	a->share = (a->slow_queue_ns - a->fast_queue_ns) / (lat[1] / cnt[1] - lat[0] / cnt[0]);
 	a->holds = a->p <= o->alpha_evidence && a->share >= o->factor_share &&
-		   a->top.hits >= xa_min_cover(o, a->top.nslow);
+		   a->top.hits >= diagnosis__min_cover(o, a->top.nslow);
 	for (size_t f = 0; f < nf; f++) {
 		if (h.by[f] > best) {
 			best = h.by[f];
@@ -109,7 +109,7 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 			a->held_ns = h.by[f];
 			a->run_tid = h.tid[f];
 		}
-		if (own[f] > 0 && (a->own_func == DS_NO_FUNC || own[f] > own[a->own_func]))
+		if (own[f] > 0 && (a->own_func == DATASET_NO_FUNC || own[f] > own[a->own_func]))
 			a->own_func = (uint32_t)f;
 	}
 cleanup:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Evidence 3b (analysis.h, struct xa_evidence): more work or a slower CPU
+ * Evidence 3b (diagnosis.h, struct diagnosis_evidence): more work or a slower CPU
  * (issue 36, rule 2). A slower CPU (a busy host, a lower clock, the
  * hypervisor) stretches all of a run's computation alike: the rest of the
  * run's CPU time grows with the function's, and the function's share of
@@ -29,7 +29,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "stats.h"
 
 /* The level at which the rest of the run counts as grown (see work_evidence). */
@@ -52,25 +52,25 @@ static double class_median(const double *v, const uint8_t *slow, size_t n, int w
  * differential tree of every CPU sample placed in a run.
  */
 static int sample_share(const struct dataset *ds, uint32_t func, const uint8_t *labels,
-			struct xa_evidence *e)
+			struct diagnosis_evidence *e)
 {
-	struct ds_diff *d = NULL;
-	const struct ds_diff_node *x0;
+	struct dataset_diff *d = NULL;
+	const struct dataset_diff_node *x0;
 	uint32_t hs = 0, hf = 0;
 	uint8_t *in;
 	size_t n;
-	int err = dataset__diff_tree(ds, DS_NO_FUNC, XLP_C_CPU_RUN, labels, &d);
+	int err = dataset__diff_tree(ds, DATASET_NO_FUNC, XLP_C_CPU_RUN, labels, &d);
 
 	if (err || !d)
 		return err;
-	n = diff__n(d);
+	n = dataset_diff__n(d);
 	in = calloc(n, 1);
 	if (!in) {
-		diff__free(d);
+		dataset_diff__free(d);
 		return -ENOMEM;
 	}
 	for (size_t i = 1; i < n; i++) {
-		const struct ds_diff_node *x = diff__node(d, i);
+		const struct dataset_diff_node *x = dataset_diff__node(d, i);
 		bool up = x->parent < i && in[x->parent];
 
 		in[i] = up || (!x->kernel && x->frame == func);
@@ -79,20 +79,20 @@ static int sample_share(const struct dataset *ds, uint32_t func, const uint8_t *
 			hf += x->nfast;
 		}
 	}
-	x0 = diff__node(d, 0);
+	x0 = dataset_diff__node(d, 0);
 	if (x0->nslow && x0->nfast) {
 		e->work_slow_share = (double)hs / x0->nslow;
 		e->work_fast_share = (double)hf / x0->nfast;
-		e->work_share_p = ev__fisher(hs, x0->nslow, hs + hf, x0->nslow + x0->nfast);
+		e->work_share_p = stats__fisher(hs, x0->nslow, hs + hf, x0->nslow + x0->nfast);
 	}
 	free(in);
-	diff__free(d);
+	dataset_diff__free(d);
 	return 0;
 }
 
-int xa_work_evidence(const struct dataset *ds, const struct resources *res, size_t k, uint32_t func,
-		     const uint8_t *fslow, const uint8_t *labels, const struct analysis_opts *o,
-		     struct xa_evidence *e)
+int diagnosis__work_evidence(const struct dataset *ds, const struct resources *res, size_t k,
+			     uint32_t func, const uint8_t *fslow, const uint8_t *labels,
+			     const struct diagnosis_opts *o, struct diagnosis_evidence *e)
 {
 	size_t nr = dataset__nruns(ds), m = 0, ns = 0;
 	bool sampled = dataset__func(ds, func)->sampled;
@@ -108,8 +108,8 @@ int xa_work_evidence(const struct dataset *ds, const struct resources *res, size
 	if (!share || !rest || !tmp || !slow)
 		goto cleanup;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
-		const struct ds_res *f = resources__get(res, k, run);
+		const struct dataset_run *x = dataset__run(ds, run);
+		const struct dataset_res *f = resources__get(res, k, run);
 		double own, fc;
 
 		/* the run's own thread; a launch has none: its process's CPU time */
@@ -133,7 +133,7 @@ int xa_work_evidence(const struct dataset *ds, const struct resources *res, size
 	e->work_nfast = (uint32_t)(m - ns);
 	e->rest_slow_ns = class_median(rest, slow, m, 1, tmp);
 	e->rest_fast_ns = class_median(rest, slow, m, 0, tmp);
-	e->rest_p = ev__mann_whitney(rest, slow, m);
+	e->rest_p = stats__mann_whitney(rest, slow, m);
 	if (sampled) {
 		e->work_sampled = true;
 		err = sample_share(ds, func, labels, e);
@@ -142,7 +142,7 @@ int xa_work_evidence(const struct dataset *ds, const struct resources *res, size
 	} else {
 		e->work_slow_share = class_median(share, slow, m, 1, tmp);
 		e->work_fast_share = class_median(share, slow, m, 0, tmp);
-		e->work_share_p = ev__mann_whitney(share, slow, m);
+		e->work_share_p = stats__mann_whitney(share, slow, m);
 	}
 	e->work_tested = true;
 	e->slower_cpu = e->rest_p <= o->alpha_evidence && !(e->work_share_p <= o->alpha_evidence);

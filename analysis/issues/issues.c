@@ -5,20 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "dataset.h"
 #include "demangle.h"
 #include "issues.h"
 #include "stats.h"
 #include "util.h"
 
-struct is_set {
+struct issues {
 	double lag_ns;
-	struct is_session *sess;
+	struct issues_session *sess;
 	size_t nsess, sess_cap;
-	struct is_run *runs;
+	struct issues_run *runs;
 	size_t nruns, runs_cap;
-	struct is_issue *iss;
+	struct issues_issue *iss;
 	size_t niss, iss_cap;
 };
 
@@ -39,7 +39,7 @@ void issues__fingerprint(const char *landmark_binary, const char *landmark, cons
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-int issues__new(double lag_ns, struct is_set **out)
+int issues__new(double lag_ns, struct issues **out)
 {
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
@@ -48,7 +48,7 @@ int issues__new(double lag_ns, struct is_set **out)
 	return 0;
 }
 
-static void free_issue(struct is_issue *i)
+static void free_issue(struct issues_issue *i)
 {
 	free(i->landmark_binary);
 	free(i->landmark);
@@ -59,7 +59,7 @@ static void free_issue(struct is_issue *i)
 	free(i->symbol);
 }
 
-void issues__free(struct is_set *s)
+void issues__free(struct issues *s)
 {
 	if (!s)
 		return;
@@ -86,60 +86,63 @@ struct culprit {
  * (a step-2 factor sleep_s or sleep_d): the largest reason, so that the
  * same wait has one name in every session.
  */
-static const char *run_factor(const struct ds_run *r, bool sleeps)
+static const char *run_factor(const struct dataset_run *r, bool sleeps)
 {
-	double f[XA_NFEAT], best = 0;
+	double f[DIAGNOSIS_NFEAT], best = 0;
 	const char *name = "time";
 
 	if (!r->has_own && !r->has_base)
 		return name;
-	xa_ctr_features(r->has_own ? r->own : r->base, f);
-	for (int k = 0; k < XA_NFEAT; k++) {
+	diagnosis__ctr_features(r->has_own ? r->own : r->base, f);
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		/* the sleeps' totals are made of the reasons; a frequency is no time */
-		if (k == XA_SLEEP_S || k == XA_SLEEP_D || k == XA_CPU_FREQ)
+		if (k == DIAGNOSIS_SLEEP_S || k == DIAGNOSIS_SLEEP_D || k == DIAGNOSIS_CPU_FREQ)
 			continue;
-		if (sleeps && (k < XA_DISK || k > XA_OTHER))
+		if (sleeps && (k < DIAGNOSIS_DISK || k > DIAGNOSIS_OTHER))
 			continue;
 		if (f[k] > best) {
 			best = f[k];
-			name = xa_feat_name((enum xa_feat)k);
+			name = diagnosis__feat_name((enum diagnosis_feat)k);
 		}
 	}
 	return name;
 }
 
-static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res, size_t run)
+static struct culprit culprit_of(const struct dataset *ds, const struct diagnosis *res, size_t run)
 {
-	const struct ds_run *r = dataset__run(ds, run);
+	const struct dataset_run *r = dataset__run(ds, run);
 	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL, XLP_ISSUE_WHOLE_RUN};
 	double best = INFINITY;
 
 	for (size_t k = 0; k < res->ncrit; k++) {
-		const struct xa_critical *x = &res->crit[k];
+		const struct diagnosis_critical *x = &res->crit[k];
 		double t = (double)dataset__time(ds, run, x->func);
 
 		if (x->gt && t > x->threshold_ns) {
-			enum xa_feat f = x->s2.nfactors ? x->s2.factors[0].feat : XA_NFEAT;
+			enum diagnosis_feat f =
+				x->s2.nfactors ? x->s2.factors[0].feat : DIAGNOSIS_NFEAT;
 
 			c.binary = dataset__func(ds, x->func)->binary;
 			c.function = dataset__func(ds, x->func)->symbol;
 			c.name = dataset__func(ds, x->func)->name;
-			c.factor = f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true)
-				   : f < XA_NFEAT		      ? xa_feat_name(f)
-								      : "time";
+			c.factor = f == DIAGNOSIS_SLEEP_S || f == DIAGNOSIS_SLEEP_D
+					   ? run_factor(r, true)
+				   : f < DIAGNOSIS_NFEAT ? diagnosis__feat_name(f)
+							 : "time";
 			return c;
 		}
 	}
-	if (res->status == XA_NO_PRECOND && res->fallback.holds) {
-		enum xa_feat f = res->fallback.feat;
+	if (res->status == DIAGNOSIS_NO_PRECOND && res->fallback.holds) {
+		enum diagnosis_feat f = res->fallback.feat;
 
-		c.factor =
-			f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true) : xa_feat_name(f);
+		c.factor = f == DIAGNOSIS_SLEEP_S || f == DIAGNOSIS_SLEEP_D
+				   ? run_factor(r, true)
+				   : diagnosis__feat_name(f);
 		return c;
 	}
 	/* the deepest function holding half the run: the one with least time */
 	for (size_t f = 0; f < dataset__nfuncs(ds); f++) {
-		const struct ds_func *fn = dataset__func(ds, f);
+		const struct dataset_func *fn = dataset__func(ds, f);
 		double t = (double)dataset__time(ds, run, f);
 
 		if (fn->root || fn->runtime || t < r->latency_ns / 2 || t >= best)
@@ -153,18 +156,18 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 	return c;
 }
 
-/* lmk: the run's landmark (record -i several times), DS_NO_FUNC: the file's first */
-static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct ds_file_info *fi,
-			uint32_t lmk, struct culprit c)
+/* lmk: the run's landmark (record -i several times), DATASET_NO_FUNC: the file's first */
+static int32_t issue_of(struct issues *s, const struct dataset *ds,
+			const struct dataset_file_info *fi, uint32_t lmk, struct culprit c)
 {
-	bool own = lmk != DS_NO_FUNC && lmk < dataset__nfuncs(ds);
+	bool own = lmk != DATASET_NO_FUNC && lmk < dataset__nfuncs(ds);
 	const char *lb = own		       ? dataset__func(ds, lmk)->binary
 			 : fi->landmark_binary ? fi->landmark_binary
 					       : "";
 	const char *lm = own		   ? dataset__func(ds, lmk)->symbol
 			 : fi->interaction ? fi->interaction
 					   : "[launch]";
-	struct is_issue *i;
+	struct issues_issue *i;
 	char fp[17];
 
 	/* of the symbols, not of their demangled forms: a demangler's
@@ -193,9 +196,9 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct
 	return (int32_t)s->niss++;
 }
 
-static int add_session(struct is_set *s, const char *path, const struct ds_file_info *fi)
+static int add_session(struct issues *s, const char *path, const struct dataset_file_info *fi)
 {
-	struct is_session *x;
+	struct issues_session *x;
 
 	if (xlp_grow((void **)&s->sess, &s->sess_cap, s->nsess, sizeof(*s->sess)))
 		return -ENOMEM;
@@ -214,14 +217,14 @@ static int add_session(struct is_set *s, const char *path, const struct ds_file_
 	return 0;
 }
 
-static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_result *res)
+static int add_runs(struct issues *s, const struct dataset *ds, const struct diagnosis *res)
 {
-	struct is_session *x = &s->sess[s->nsess - 1];
-	const struct ds_file_info *fi = dataset__file(ds, 0);
+	struct issues_session *x = &s->sess[s->nsess - 1];
+	const struct dataset_file_info *fi = dataset__file(ds, 0);
 
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
-		const struct ds_run *r = dataset__run(ds, i);
-		struct is_run *o;
+		const struct dataset_run *r = dataset__run(ds, i);
+		struct issues_run *o;
 		int32_t k = -1;
 
 		if (r->latency_ns >= x->lag_ns) {
@@ -233,11 +236,11 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_
 		if (xlp_grow((void **)&s->runs, &s->runs_cap, s->nruns, sizeof(*s->runs)))
 			return -ENOMEM;
 		o = &s->runs[s->nruns++];
-		*o = (struct is_run){.session = (uint32_t)(s->nsess - 1),
-				     .run = (uint32_t)(i + 1),
-				     .latency_ns = r->latency_ns,
-				     .wall_ns = fi->boot_offset_ns + (int64_t)r->start_ns,
-				     .issue = k};
+		*o = (struct issues_run){.session = (uint32_t)(s->nsess - 1),
+					 .run = (uint32_t)(i + 1),
+					 .latency_ns = r->latency_ns,
+					 .wall_ns = fi->boot_offset_ns + (int64_t)r->start_ns,
+					 .issue = k};
 		x->runs++;
 	}
 	/* record --lag: the runs it summarized were counted and timed, and did not lag */
@@ -245,11 +248,11 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_
 	return 0;
 }
 
-int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
+int issues__add(struct issues *s, const char *path, char *err, size_t errlen)
 {
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
 	const char *paths[] = {path};
-	struct xa_result *res = NULL;
+	struct diagnosis *res = NULL;
 	struct dataset *ds = NULL;
 	int ret;
 
@@ -267,8 +270,8 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 	      : dataset__file(ds, 0)->lag_ns > 0 ? (double)dataset__file(ds, 0)->lag_ns
 						 : ISSUES_DEFAULT_LAG_NS;
 	/* slow: the runs a person perceives, at or past the lag threshold */
-	o.rule = (struct label_rule){.kind = LABEL_FIXED, .threshold_ns = lag - 1};
-	ret = analysis__run(ds, &o, &res, err, errlen);
+	o.rule = (struct labels_rule){.kind = LABELS_FIXED, .threshold_ns = lag - 1};
+	ret = diagnosis__run(ds, &o, &res, err, errlen);
 	if (!ret)
 		ret = add_session(s, path, dataset__file(ds, 0));
 	if (!ret)
@@ -277,13 +280,13 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 		ret = add_runs(s, ds, res);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory: give fewer or smaller traces");
-	analysis__free(res);
+	diagnosis__free(res);
 	dataset__free(ds);
 	return ret;
 }
 
-static bool seen_before(const struct is_set *s, const uint8_t *mark, size_t sess,
-			const char *(*key)(const struct is_session *))
+static bool seen_before(const struct issues *s, const uint8_t *mark, size_t sess,
+			const char *(*key)(const struct issues_session *))
 {
 	for (size_t j = 0; j < sess; j++)
 		if (mark[j] && !strcmp(key(&s->sess[j]), key(&s->sess[sess])))
@@ -291,26 +294,26 @@ static bool seen_before(const struct is_set *s, const uint8_t *mark, size_t sess
 	return false;
 }
 
-static const char *host_of(const struct is_session *x)
+static const char *host_of(const struct issues_session *x)
 {
 	return x->host;
 }
 
-static const char *build_of(const struct is_session *x)
+static const char *build_of(const struct issues_session *x)
 {
 	return x->build_id;
 }
 
-static int stats_of(struct is_set *s, size_t k, double *lat, uint8_t *mark)
+static int stats_of(struct issues *s, size_t k, double *lat, uint8_t *mark)
 {
-	struct is_issue *i = &s->iss[k];
+	struct issues_issue *i = &s->iss[k];
 	size_t n = 0;
 
 	memset(mark, 0, s->nsess);
 	i->first_ns = INT64_MAX;
 	i->last_ns = INT64_MIN;
 	for (size_t r = 0; r < s->nruns; r++) {
-		const struct is_run *x = &s->runs[r];
+		const struct issues_run *x = &s->runs[r];
 
 		if (x->issue != (int32_t)k)
 			continue;
@@ -337,14 +340,14 @@ static int stats_of(struct is_set *s, size_t k, double *lat, uint8_t *mark)
 }
 
 /* The issue's longest lags (ties: the earlier session and run). */
-static void examples_of(struct is_set *s, size_t k)
+static void examples_of(struct issues *s, size_t k)
 {
-	struct is_issue *i = &s->iss[k];
+	struct issues_issue *i = &s->iss[k];
 	double top[XLP_ISSUE_EXAMPLES];
 
 	i->nexamples = 0;
 	for (size_t r = 0; r < s->nruns; r++) {
-		const struct is_run *x = &s->runs[r];
+		const struct issues_run *x = &s->runs[r];
 		size_t at = i->nexamples;
 
 		if (x->issue != (int32_t)k)
@@ -367,14 +370,14 @@ static void examples_of(struct is_set *s, size_t k)
 
 static int cmp_impact(const void *a, const void *b)
 {
-	const struct is_issue *x = a, *y = b;
+	const struct issues_issue *x = a, *y = b;
 
 	if (x->impact_ns != y->impact_ns)
 		return x->impact_ns > y->impact_ns ? -1 : 1;
 	return strcmp(x->fingerprint, y->fingerprint);
 }
 
-int issues__finish(struct is_set *s)
+int issues__finish(struct issues *s)
 {
 	double *lat = malloc(s->nruns * sizeof(*lat) + 1);
 	uint8_t *mark = malloc(s->nsess + 1);
@@ -404,7 +407,7 @@ int issues__finish(struct is_set *s)
 	return ret;
 }
 
-double issues__lag_ns(const struct is_set *s)
+double issues__lag_ns(const struct issues *s)
 {
 	if (s->lag_ns > 0)
 		return s->lag_ns;
@@ -414,32 +417,32 @@ double issues__lag_ns(const struct is_set *s)
 	return s->nsess ? s->sess[0].lag_ns : ISSUES_DEFAULT_LAG_NS;
 }
 
-size_t issues__n(const struct is_set *s)
+size_t issues__n(const struct issues *s)
 {
 	return s->niss;
 }
 
-const struct is_issue *issues__get(const struct is_set *s, size_t i)
+const struct issues_issue *issues__get(const struct issues *s, size_t i)
 {
 	return &s->iss[i];
 }
 
-size_t issues__nsessions(const struct is_set *s)
+size_t issues__nsessions(const struct issues *s)
 {
 	return s->nsess;
 }
 
-const struct is_session *issues__session(const struct is_set *s, size_t i)
+const struct issues_session *issues__session(const struct issues *s, size_t i)
 {
 	return &s->sess[i];
 }
 
-size_t issues__nruns(const struct is_set *s)
+size_t issues__nruns(const struct issues *s)
 {
 	return s->nruns;
 }
 
-const struct is_run *issues__run(const struct is_set *s, size_t i)
+const struct issues_run *issues__run(const struct issues *s, size_t i)
 {
 	return &s->runs[i];
 }

@@ -56,7 +56,7 @@ struct waitchain_piece {
 			  * DEPTH); 0 otherwise or unknown */
 	uint16_t depth;	 /* hops: 0 the waiting thread itself, 1 its waker... */
 	/* WAITCHAIN_RAN: the dataset function of the blocker's deepest marked call
-	 * enclosing all of the piece; DS_NO_FUNC: none */
+	 * enclosing all of the piece; DATASET_NO_FUNC: none */
 	uint32_t func;
 	char comm[XLP_COMM_LEN];       /* the blocker's name, "" when unknown */
 	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */
@@ -109,8 +109,8 @@ size_t waitchain__npieces(const struct waitchain *wc, size_t run);
 const struct waitchain_piece *waitchain__piece(const struct waitchain *wc, size_t run, size_t i);
 
 /* Thief i of piece p (a WAITCHAIN_CPU_WAIT piece's, largest first), NULL past the last. */
-const struct ds_thief *waitchain__thief(const struct waitchain *wc, const struct waitchain_piece *p,
-					size_t i);
+const struct dataset_thief *waitchain__thief(const struct waitchain *wc,
+					     const struct waitchain_piece *p, size_t i);
 
 /*
  * The pieces of every run summed per (first hop, blocker, state, reason,
@@ -135,7 +135,7 @@ struct waitchain_blocker {
 	 * do, largest first), and the part of slow_ns the thief records
 	 * cover: the thieves' shares are of it.
 	 */
-	struct ds_thief thieves[WAITCHAIN_THIEVES];
+	struct dataset_thief thieves[WAITCHAIN_THIEVES];
 	uint32_t nthieves;
 	double thief_known_ns;
 };

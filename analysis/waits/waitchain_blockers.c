@@ -115,7 +115,7 @@ static void blocker_count(struct waitchain_blocker *b, size_t *seen,
 static int blocker_thieves(const struct waitchain *wc, const uint8_t *slow,
 			   struct waitchain_blocker *b)
 {
-	struct ds_thief *t = NULL;
+	struct dataset_thief *t = NULL;
 	size_t n = 0, cap = 0;
 
 	for (size_t r = 0; r < wc->nruns; r++)
@@ -126,7 +126,7 @@ static int blocker_thieves(const struct waitchain *wc, const uint8_t *slow,
 				continue;
 			b->thief_known_ns += (double)p->known_ns;
 			for (size_t k = 0; k < p->nthieves; k++) {
-				const struct ds_thief *x = &wc->thieves[p->thief_first + k];
+				const struct dataset_thief *x = &wc->thieves[p->thief_first + k];
 				size_t j;
 
 				for (j = 0; j < n && !waitchain_thief__same(&t[j], x); j++)

@@ -92,7 +92,7 @@ static bool forked(const struct tl *tl, uint32_t pid)
 	return false;
 }
 
-bool waitchain_thief__same(const struct ds_thief *a, const struct ds_thief *b)
+bool waitchain_thief__same(const struct dataset_thief *a, const struct dataset_thief *b)
 {
 	if (!a->comm[0] || !b->comm[0])
 		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
@@ -103,7 +103,7 @@ bool waitchain_thief__same(const struct ds_thief *a, const struct ds_thief *b)
 
 static int by_ns(const void *a, const void *b)
 {
-	const struct ds_thief *x = a, *y = b;
+	const struct dataset_thief *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
@@ -114,9 +114,9 @@ static int by_ns(const void *a, const void *b)
 static int add(struct waitchain *wc, const struct tl *tl, struct waitchain_piece *p,
 	       const struct waitchain_thief_rec *r, const struct xlp_thief *x, double f)
 {
-	struct ds_thief t = {
+	struct dataset_thief t = {
 		.pid = x->pid, .tid = x->tid, .flags = x->flags, .ns = f * (double)x->ns};
-	struct ds_thief *q;
+	struct dataset_thief *q;
 
 	memcpy(t.comm, x->comm, XLP_COMM_LEN);
 	t.comm[XLP_COMM_LEN - 1] = 0;

@@ -27,7 +27,7 @@ static struct report_model *small(void)
 	report_model__begin_obj(m, NULL);
 	report_model__str(m, "name", "a \"quoted\"\nname");
 	report_model__round(m, "t_ns", 41234567.4);
-	report_model__feat_value(m, "freq", XA_CPU_FREQ, 1200000);
+	report_model__feat_value(m, "freq", DIAGNOSIS_CPU_FREQ, 1200000);
 	report_model__num(m, "p", 0.000123456789);
 	report_model__shown_only(m, true);
 	report_model__str(m, "words", "for a reader only");
@@ -93,7 +93,7 @@ TEST(values_read_back_by_key_in_their_unit)
 		      report__dur(41234567.4, b, sizeof(b))),
 	      "%s", a);
 	CHECK(!strcmp(report_node__fmt_at(r, "freq", a, sizeof(a)),
-		      report__value(XA_CPU_FREQ, 1200000, b, sizeof(b))),
+		      report__value(DIAGNOSIS_CPU_FREQ, 1200000, b, sizeof(b))),
 	      "%s", a);
 	CHECK(report_node__len(l) == 5, "%zu", report_node__len(l));
 	CHECK(report_node__uint(report_node__at(l, 0)) == 7, "-");

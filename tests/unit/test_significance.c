@@ -6,13 +6,13 @@
  * are both named, ranked by their share of the added latency; a nested
  * chain names its deepest function and shows the chain; tests of one
  * function on a path merge into one interval; more work or a slower CPU.
- * The statistics behind them (analysis/stats/evidence.c) are tested against
+ * The statistics behind them (analysis/stats/stats_tests.c) are tested against
  * values computed by hand in test_evidence_stats.c.
  */
 #include <math.h>
 #include <stdint.h>
 #include "testlib.h"
-#include "evidence.h"
+#include "stats_tests.h"
 #include "json.h"
 #include "synth.h"
 #include "xlptest.h"
@@ -24,7 +24,7 @@ static double qnorm(double p) /* inverse normal CDF by bisection */
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (ev__norm_cdf(mid) < p)
+		if (stats__norm_cdf(mid) < p)
 			lo = mid;
 		else
 			hi = mid;

@@ -68,7 +68,7 @@ TEST(ran_in_function_synthetic)
 	REQUIRE(load >= 0 && parse >= 0, "functions %d %d", load, parse);
 	CHECK(waitchain__piece(wc, 0, 0)->func == (uint32_t)parse, "first: %u",
 	      waitchain__piece(wc, 0, 0)->func);
-	CHECK(waitchain__piece(wc, 0, 1)->func == DS_NO_FUNC, "device: %u",
+	CHECK(waitchain__piece(wc, 0, 1)->func == DATASET_NO_FUNC, "device: %u",
 	      waitchain__piece(wc, 0, 1)->func);
 	CHECK(waitchain__piece(wc, 0, 2)->func == (uint32_t)load, "last: %u",
 	      waitchain__piece(wc, 0, 2)->func);

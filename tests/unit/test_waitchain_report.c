@@ -402,7 +402,7 @@ TEST(keyed_runs_span_threads_synthetic)
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 20, "%zu runs", dataset__nruns(ds));
 	for (size_t i = 0; i < dataset__nruns(ds) && i < 20; i++) {
-		const struct ds_run *r = dataset__run(ds, i);
+		const struct dataset_run *r = dataset__run(ds, i);
 
 		CHECK(r->tid == B && r->start_ns == T0 + MS(10.0 * (double)i) &&
 			      r->latency_ns == (double)(MS(0.5 + (double)i) + MS(0.5)) &&

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "commands.h"
 #include "dataset.h"
 #include "log.h"
 #include "outfile.h"
 #include "report.h"
-#include "scaling.h"
+#include "growth.h"
 #include "util.h"
 
 static const char usage[] =
@@ -135,7 +135,7 @@ struct report_opts {
 	bool json, exclusive, growth;
 	double predict_size; /* 0: ten times the largest measured */
 	const char *out, *html;
-	struct analysis_opts a;
+	struct diagnosis_opts a;
 };
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
@@ -165,13 +165,13 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 	return 0;
 }
 
-static int parse_slow(const char *s, struct label_rule *rule)
+static int parse_slow(const char *s, struct labels_rule *rule)
 {
 	size_t n = strlen(s);
 	uint64_t ns;
 
 	if (!strcmp(s, "auto")) {
-		rule->kind = LABEL_AUTO;
+		rule->kind = LABELS_AUTO;
 		return 0;
 	}
 	/* a unit is required: "--slow 250" could mean ns or ms */
@@ -181,7 +181,7 @@ static int parse_slow(const char *s, struct label_rule *rule)
 			s);
 		return -EINVAL;
 	}
-	rule->kind = LABEL_FIXED;
+	rule->kind = LABELS_FIXED;
 	rule->threshold_ns = (double)ns;
 	return 0;
 }
@@ -195,7 +195,7 @@ static int set_flag(bool *flag)
 
 static int parse_opt(int c, const char *arg, struct report_opts *o)
 {
-	struct analysis_opts *a = &o->a;
+	struct diagnosis_opts *a = &o->a;
 
 	switch (c) {
 	case OPT_JSON:
@@ -209,7 +209,7 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 	case OPT_SLOW:
 		return parse_slow(arg, &a->rule);
 	case OPT_SIGMA:
-		a->rule.kind = LABEL_SIGMA;
+		a->rule.kind = LABELS_SIGMA;
 		return parse_num("--slow-sigma", arg, 0, 100, &a->rule.k);
 	case OPT_TOPK:
 		return parse_uint("--top-k", arg, 1, 100000, &a->top_k);
@@ -240,7 +240,7 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 /* 0: go on, 1: help shown, < 0: bad option (reported). */
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
-	struct analysis_opts def = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts def = DIAGNOSIS_OPTS_DEFAULT;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -271,7 +271,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 static void warn_truncated(const struct dataset *ds)
 {
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+		const struct dataset_file_info *fi = dataset__file(ds, i);
 
 		if (fi->truncated)
 			xlp_warn("%s is truncated (no valid footer): analysing the %llu records "
@@ -287,8 +287,8 @@ static void warn_truncated(const struct dataset *ds)
 /* What a report is written from: PerfProbe's analysis, or --growth's. */
 struct report_job {
 	const struct dataset *ds;
-	const struct xa_result *r;
-	const struct sc_result *g;
+	const struct diagnosis *r;
+	const struct growth_result *g;
 };
 
 typedef int (*writer_fn)(FILE *f, const struct report_job *j);
@@ -378,8 +378,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct dataset_opts dopt = {0};
 	struct outfile *out = NULL, *html = NULL;
-	struct xa_result *res = NULL;
-	struct sc_result *growth = NULL;
+	struct diagnosis *res = NULL;
+	struct growth_result *growth = NULL;
 	struct report_job job = {0};
 	struct dataset *ds = NULL;
 	struct report_opts o;
@@ -412,9 +412,9 @@ int cmd_report(int argc, char **argv)
 	warn_truncated(ds);
 	job.ds = ds;
 	if (o.growth)
-		ret = scaling__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
+		ret = growth__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
 	else
-		ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
+		ret = diagnosis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
 		goto fail;
 	job.g = growth;
@@ -427,8 +427,8 @@ fail:
 cleanup:
 	outfile__abort(out);
 	outfile__abort(html);
-	analysis__free(res);
-	scaling__free(growth);
+	diagnosis__free(res);
+	growth__free(growth);
 	dataset__free(ds);
 	return ret ? 1 : 0;
 }

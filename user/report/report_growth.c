@@ -1,410 +1,405 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Why a function's time grew, in words (analysis/diagnosis/growth.c gives the
- * numbers): more calls or longer calls, block requests behind on-CPU time,
- * the frames of the stack samples that grew; and the whole run's answer
- * when no function is named. Names from the trace are put in raw: the
- * writers escape them (text: xlp_text, JSON: the JSON writer).
+ * report --growth, text and JSON: each function's models against the
+ * workload size, the one that takes the run over at the predicted size and
+ * through which callee (analysis/growth/growth.h).
  */
+#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include "escape.h"
+#include "jsonw.h"
 #include "report.h"
-#include "util.h"
+#include "growth.h"
 
-/* A duration that may be negative: "1.2 ms", "-80 us". */
-static const char *sdur(double ns, char *buf, size_t len)
+static const char *const res_names[XLP_NR_CTR] = {
+	[XLP_C_CPU_RUN] = "cpu_run",	 [XLP_C_CPU_WAIT] = "cpu_wait",
+	[XLP_C_DISK] = "disk_block",	 [XLP_C_NET] = "net_block",
+	[XLP_C_IPC] = "ipc_wait",	 [XLP_C_LOCK] = "lock_wait",
+	[XLP_C_TIMER] = "timer_sleep",	 [XLP_C_OTHER] = "other_sleep",
+	[XLP_C_CPU_STEAL] = "cpu_steal",
+};
+
+const char *report__growth_metric(int metric)
+{
+	switch (metric) {
+	case GROWTH_M_CALLS:
+		return "calls";
+	case GROWTH_M_TIME:
+		return "time";
+	case GROWTH_M_SELF:
+		return "self";
+	default:
+		if (metric - GROWTH_M_RES0 >= 0 && metric - GROWTH_M_RES0 < XLP_NR_CTR &&
+		    res_names[metric - GROWTH_M_RES0])
+			return res_names[metric - GROWTH_M_RES0];
+		return "?";
+	}
+}
+
+static const char *fname(const struct dataset *ds, const struct growth_result *r, uint32_t func,
+			 char *buf, size_t len)
+{
+	return xlp_text(dataset__func(ds, r->func_ids[func])->name, buf, len);
+}
+
+/* "n^2/128", "3.2 n log n", "2.1 ns x n^2": the model's term with its coefficient. */
+const char *report__growth_term(const struct growth_series *s, char *buf, size_t len)
+{
+	const char *g = growth__model_name(s->fit.model);
+	bool t = s->metric != GROWTH_M_CALLS;
+
+	if (s->fit.model >= GROWTH_NMODELS)
+		snprintf(buf, len, "-");
+	else if (s->fit.model == GROWTH_CONST)
+		snprintf(buf, len, "%.3g%s", s->fit.a, t ? " ns" : "");
+	else if (!t && s->fit.b > 0 && s->fit.b < 1)
+		snprintf(buf, len, "%s/%.4g", g, 1 / s->fit.b);
+	else
+		snprintf(buf, len, "%.3g%s %s", s->fit.b, t ? " ns x" : "", g);
+	return buf;
+}
+
+static const char *value(const struct growth_series *s, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		return "-";
+	if (s->metric == GROWTH_M_CALLS) {
+		snprintf(buf, len, "%.4g", v);
+		return buf;
+	}
+	return report__dur(v, buf, len);
+}
+
+static void series_line(FILE *f, const struct growth_result *r, const struct growth_series *s,
+			const char *name, double share_now, double share)
+{
+	char term[64], now[32], pred[32], ci[48] = "-", sn[16] = "", sp[16] = "";
+
+	if (!isnan(s->fit.exponent))
+		snprintf(ci, sizeof(ci), "%.2f [%.2f, %.2f]", s->fit.exponent, s->fit.exponent_lo,
+			 s->fit.exponent_hi);
+	if (!isnan(share_now))
+		snprintf(sn, sizeof(sn), "%3.0f %%", 100 * share_now);
+	if (!isnan(share))
+		snprintf(sp, sizeof(sp), "%3.0f %%", 100 * share);
+	fprintf(f, "  %-24.24s %-11s %-8s %-22s %-19s %5.1f %% %10s %5s %10s %5s\n", name,
+		report__growth_metric(s->metric), growth__model_name(s->fit.model),
+		report__growth_term(s, term, sizeof(term)), ci, 100 * s->fit.rms,
+		value(s, s->now, now, sizeof(now)), sn, value(s, s->predicted, pred, sizeof(pred)),
+		sp);
+}
+
+/* "dedupe: 97 % of its growth is in same_key, called n^2/128 times" */
+static const char *callee_line(const struct dataset *ds, const struct growth_result *r,
+			       const struct growth_func *f, char *buf, size_t len)
+{
+	char a[160], b[160], term[64];
+	const struct growth_series *cc = growth__series(r, f->callee_calls);
+	const struct growth_series *own = growth__series(r, f->calls);
+	int n;
+
+	n = snprintf(buf, len, "%s: %.0f %% of its growth is in %s",
+		     fname(ds, r, f->func, a, sizeof(a)), 100 * f->callee_share,
+		     fname(ds, r, r->funcs[f->callee].func, b, sizeof(b)));
+	if (cc && cc->fit.model < GROWTH_NMODELS && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", called %s times per run",
+			      report__growth_term(cc, term, sizeof(term)));
+	if (f->transition && own && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 " (a loop: its calls grow %s where %s's grow %s; ΔInfer's complexity "
+			 "transition)",
+			 growth__model_name(cc->fit.model), a, growth__model_name(own->fit.model));
+	return buf;
+}
+
+/* "n log n", or "n log n; n fits as well, within the repeats' spread" */
+static const char *model_text(const struct growth_series *s, char *buf, size_t len)
+{
+	if (s->fit.close_by_spread)
+		snprintf(buf, len, "%s; %s fits as well, within the repeats' spread",
+			 growth__model_name(s->fit.model), growth__model_name(s->fit.close));
+	else
+		snprintf(buf, len, "%s", growth__model_name(s->fit.model));
+	return buf;
+}
+
+void report__growth_verdict(const struct dataset *ds, const struct growth_result *r, char *buf,
+			    size_t len)
+{
+	char a[160], b[160], d[32], m[96];
+	const struct growth_func *bf, *nf;
+	const struct growth_series *t;
+
+	if (r->refused) {
+		snprintf(buf, len, "no prediction: %s", r->why);
+		return;
+	}
+	if (r->bottleneck < 0) {
+		snprintf(buf, len,
+			 "no prediction: no function has a model (each needs a value at "
+			 "%d sizes)",
+			 GROWTH_MIN_SIZES);
+		return;
+	}
+	bf = &r->funcs[r->bottleneck];
+	nf = r->now_top >= 0 ? &r->funcs[r->now_top] : bf;
+	t = &r->series[bf->time];
+	fname(ds, r, bf->func, a, sizeof(a));
+	fname(ds, r, nf->func, b, sizeof(b));
+	model_text(t, m, sizeof(m));
+	if (bf == nf)
+		snprintf(buf, len,
+			 "%s takes the most of the run now (%.0f %% at %.6g) and at %.6g (%.0f %%, "
+			 "%s, predicted %s)",
+			 a, 100 * nf->now_share, r->sizes[r->nsizes - 1], r->predict_size,
+			 100 * bf->predicted_share, m, report__dur(bf->predicted, d, sizeof(d)));
+	else
+		snprintf(buf, len,
+			 "at %.6g, %s will take %.0f %% of the run (%s, predicted %s), where %s "
+			 "takes the most now (%.0f %% at %.6g)",
+			 r->predict_size, a, 100 * bf->predicted_share, m,
+			 report__dur(bf->predicted, d, sizeof(d)), b, 100 * nf->now_share,
+			 r->sizes[r->nsizes - 1]);
+}
+
+static void sizes_text(FILE *f, const struct growth_result *r)
 {
 	char d[32];
 
-	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "", report__dur(fabs(ns), d, sizeof(d)));
-	return buf;
+	fprintf(f, "\nSizes (the median of each size's runs stands for it)\n  %12s %8s %12s\n",
+		"size", "runs", "latency");
+	for (size_t k = 0; k < r->nsizes; k++)
+		fprintf(f, "  %12.6g %8zu %12s\n", r->sizes[k], r->runs[k],
+			r->latency.med ? report__dur(r->latency.med[k], d, sizeof(d)) : "-");
 }
 
-/* Sizes: "512 B", "4.0 KiB", "1.2 MiB". */
-static const char *bytes(double v, char *buf, size_t len)
+static void holdout_text(FILE *f, const struct growth_result *r, const struct growth_series *s,
+			 const char *name)
 {
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else if (v < 1024)
-		snprintf(buf, len, "%.0f B", v);
-	else if (v < 1024 * 1024)
-		snprintf(buf, len, "%.1f KiB", v / 1024);
-	else
-		snprintf(buf, len, "%.1f MiB", v / (1024 * 1024));
-	return buf;
-}
+	char p[32], m[32];
 
-const char *report__share(double share, char *buf, size_t len)
-{
-	if (isnan(share))
-		snprintf(buf, len, "an unknown part of the added latency");
-	else if (share <= 1)
-		snprintf(buf, len, "%.0f %% of the added latency", 100 * share);
-	/* a little more: the rest of the run was a little faster; capped */
-	else if (share <= 1.1)
-		snprintf(buf, len, "100 %% of the added latency");
-	/*
-	 * More than the runs' added latency: the function's calls overlapped
-	 * other work of the run (they ran on other threads beside it), or the
-	 * rest of the run got faster in the slow runs. A share past 100 % says
-	 * no more than "all of it".
-	 */
-	else
-		snprintf(buf, len,
-			 "all of the added latency (its added time is %.2fx it: work on other "
-			 "threads overlapping the run, or other code faster in slow runs)",
-			 share);
-	return buf;
-}
-
-const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x, char *buf,
-			  size_t len)
-{
-	const struct ds_func *f;
-
-	if (x->kernel) {
-		snprintf(buf, len, "[k] %s", dataset__kframe(ds, x->frame));
-		return buf;
-	}
-	if (x->frame == DS_NO_FUNC) {
-		snprintf(buf, len, "(the run)");
-		return buf;
-	}
-	f = dataset__func(ds, x->frame);
-	if (f->runtime)
-		snprintf(buf, len, "%s (%s)", f->name, f->binary);
-	else
-		snprintf(buf, len, "%s", f->name);
-	return buf;
-}
-
-/*
- * Where the samples reach, as a developer reads it: the application's
- * frame first (struct xa_growth.app), then the library's or runtime's
- * frame below it, then the deepest frame (a kernel function): "
- * ngx_linux_sendfile_chain → sendfile (libc.so.6) → [k]
- * folio_wait_bit_common". Without an application frame, from the deepest
- * user frame, as before.
- */
-const char *report__reach(const struct dataset *ds, const struct xa_growth *g, char *buf,
-			  size_t len)
-{
-	size_t at[3], n = 0, used = 0;
-	char fr[512];
-
-	buf[0] = 0;
-	if (!g->diff || !g->deepest)
-		return buf;
-	if (g->app)
-		at[n++] = g->app;
-	if (g->lib)
-		at[n++] = g->lib;
-	if (!n || at[n - 1] != g->deepest)
-		at[n++] = g->deepest;
-	for (size_t i = 0; i < n; i++)
-		xlp_put(buf, len, &used, "%s%s", i ? " → " : "",
-			report__frame(ds, diff__node(g->diff, g->path[at[i]]), fr, sizeof(fr)));
-	return buf;
-}
-
-const char *report__reason(int reason)
-{
-	switch (reason) {
-	case XLP_C_CPU_RUN:
-		return "on a CPU";
-	case XLP_C_CPU_WAIT:
-		return "waiting for a CPU";
-	case XLP_C_DISK:
-		return "waiting for the disk";
-	case XLP_C_NET:
-		return "waiting for the network";
-	case XLP_C_IPC:
-		return "waiting for another process";
-	case XLP_C_LOCK:
-		return "waiting for a lock";
-	case XLP_C_TIMER:
-		return "sleeping on a timer";
-	case XLP_C_OTHER:
-		return "waiting for something else";
-	default:
-		return "all kinds";
-	}
-}
-
-/* The kernel's name of a system call's entry, without its prefix. */
-static const char *syscall_name(const char *s)
-{
-	static const char *const pre[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_", "__do_sys_"};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(s, pre[i], strlen(pre[i])))
-			return s + strlen(pre[i]);
-	return s;
-}
-
-const char *report__because(const struct dataset *ds, const struct xa_growth *g, char *buf,
-			    size_t len)
-{
-	const struct ds_diff_node *x;
-	char fr[512];
-
-	buf[0] = 0;
-	if (!g->diff || !g->clear || g->cause_at >= g->npath)
-		return buf;
-	x = diff__node(g->diff, g->path[g->cause_at]);
-	report__frame(ds, x, fr, sizeof(fr));
-	switch (g->cause) {
-	case XA_CAUSE_FAULT:
-		snprintf(buf, len, "page faults (%s)", dataset__kframe(ds, x->frame));
-		break;
-	case XA_CAUSE_LOCK:
-		snprintf(buf, len, "a kernel spinlock (%s)", dataset__kframe(ds, x->frame));
-		break;
-	case XA_CAUSE_SYSCALL:
-		snprintf(buf, len, "the system call %s",
-			 syscall_name(dataset__kframe(ds, x->frame)));
-		break;
-	case XA_CAUSE_KERNEL:
-		snprintf(buf, len, "the kernel's %s", dataset__kframe(ds, x->frame));
-		break;
-	case XA_CAUSE_USER:
-		snprintf(buf, len, "%s", fr);
-		break;
-	case XA_CAUSE_NONE:
-		break;
-	}
-	return buf;
-}
-
-static double pct(uint32_t a, uint32_t b)
-{
-	return b ? 100.0 * a / b : 0;
-}
-
-const char *report__growth_path(const struct dataset *ds, const struct xa_result *r,
-				const struct xa_growth *g, bool test, char *buf, size_t len)
-{
-	const struct ds_diff_node *x0;
-	char a[32], b[32], d[32], fr[512], p[32], why[600];
-	size_t used = 0;
-
-	buf[0] = 0;
-	if (!g->diff) {
-		xlp_put(buf, len, &used,
-			"samples (%s): none through it (record with --sample to see which frames "
-			"grew)",
-			report__reason(g->reason));
-		return buf;
-	}
-	x0 = diff__node(g->diff, 0);
-	xlp_put(buf, len, &used,
-		"samples (%s): %u in %u slow runs, %u in %u fast; %s | %s per run (slow | fast)",
-		report__reason(g->reason), x0->nslow, g->nslow_runs, x0->nfast, g->nfast_runs,
-		report__dur(g->nslow_runs ? x0->wslow / g->nslow_runs : NAN, a, sizeof(a)),
-		report__dur(g->nfast_runs ? x0->wfast / g->nfast_runs : NAN, b, sizeof(b)));
-	if (g->npath > 1)
-		xlp_put(buf, len, &used,
-			"\ngrew most (each frame holds at least half of the added samples' time):");
-	for (size_t i = 1; i < g->npath; i++) {
-		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
-
-		xlp_put(buf, len, &used,
-			"\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s "
-			"added "
-			"per run",
-			(int)(2 * (i - 1 < 12 ? i - 1 : 12)), "",
-			report__frame(ds, x, fr, sizeof(fr)), x->nslow, x0->nslow,
-			pct(x->nslow, x0->nslow), x->nfast, x0->nfast, pct(x->nfast, x0->nfast),
-			sdur(xa_growth_added(g, x), d, sizeof(d)));
-		if (test && i == g->named)
-			xlp_put(buf, len, &used, " (Fisher %s)", report__p(g->p, p, sizeof(p)));
-	}
-	if (!test) {
-		if (g->deepest)
-			xlp_put(buf, len, &used, "\n=> the stacks reach %s",
-				report__reach(ds, g, fr, sizeof(fr)));
-		return buf;
-	}
-	if (!x0->nfast && g->deepest)
-		xlp_put(buf, len, &used,
-			"\n=> no such samples in fast runs: all of them are added; they reach %s",
-			report__reach(ds, g, fr, sizeof(fr)));
-	else if (g->clear)
-		xlp_put(buf, len, &used,
-			"\n=> grew in %s: its share of the samples grew beyond chance (Fisher %s "
-			"<= "
-			"%g)",
-			report__because(ds, g, why, sizeof(why)), report__p(g->p, p, sizeof(p)),
-			r->alpha_evidence);
-	else if (g->npath > 1)
-		xlp_put(buf, len, &used,
-			"\n=> no frame's share of the samples grew beyond chance (Fisher at p <= "
-			"%g): "
-			"more of the same work",
-			r->alpha_evidence);
-	return buf;
-}
-
-const char *report__growth(const struct dataset *ds, const struct xa_result *r,
-			   const struct xa_critical *c, char *buf, size_t len)
-{
-	const struct xa_calls *k = &c->calls;
-	const struct xa_disk_cpu *d = &c->disk_cpu;
-	char a[32], b[32], e[32], f[32], g[32], p[32];
-	size_t used = 0;
-
-	buf[0] = 0;
-	if (k->exact)
-		xlp_put(buf, len, &used,
-			"calls: %.2f per run in slow runs, %.2f in fast; %s per call vs %s: %s "
-			"from "
-			"more calls + %s from longer calls = %s added\n",
-			k->calls_slow, k->calls_fast, report__dur(k->per_call_slow, a, sizeof(a)),
-			report__dur(k->per_call_fast, b, sizeof(b)),
-			sdur(k->from_calls, e, sizeof(e)), sdur(k->from_per_call, f, sizeof(f)),
-			sdur(k->from_calls + k->from_per_call, g, sizeof(g)));
-	else
-		xlp_put(buf, len, &used, "calls: not counted (a sampled function)\n");
-	if (d->tested)
-		xlp_put(buf, len, &used,
-			"block requests: in %u of its %u slow runs, %u of %u fast (Fisher %s); "
-			"%.1f "
-			"vs %.1f per run, %s vs %s\n%s\n",
-			d->slow_with, d->nslow, d->fast_with, d->nfast,
-			report__p(d->p, p, sizeof(p)), d->rq_slow, d->rq_fast,
-			bytes(d->bytes_slow, e, sizeof(e)), bytes(d->bytes_fast, f, sizeof(f)),
-			d->holds ? "=> disk (on CPU: the VM's synchronous I/O): the added CPU time "
-				   "came with block requests the fast runs did not issue"
-				 : "=> the added CPU time is not tied to block requests");
-	report__growth_path(ds, r, &c->growth, true, buf + used, used < len ? len - used : 0);
-	return buf;
-}
-
-const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len)
-{
-	char sh[256], p[32], a[32], b[32], g[32], q[32], t[32];
-	size_t used = 0;
-
-	buf[0] = 0;
-	if (!w->tested)
-		return buf;
-	xlp_put(buf, len, &used,
-		"other threads on a CPU hold %.0f %% of its added time: the run's CPU work (its "
-		"own, its runqueue wait, and theirs) holds %s and %.0f %% of the fast runs' (%s, "
-		"Mann-Whitney %s)",
-		100 * fmin(w->proxy, 1), report__share(w->share, sh, sizeof(sh)),
-		100 * w->fast_share, w->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
-		report__p(w->p_mw, p, sizeof(p)));
-	if (!isnan(w->gap.lo))
-		xlp_put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)",
-			w->mode ? "a DISTINCT mode" : "no distinct mode",
-			report__dur(w->gap.lo, a, sizeof(a)), report__dur(w->gap.hi, b, sizeof(b)),
-			w->gap.ratio, report__p(w->gap.p, g, sizeof(g)));
-	xlp_put(buf, len, &used,
-		"; its runs above %s in %u streaks, %.0f by chance (runs test %s)%s",
-		report__dur(w->threshold, t, sizeof(t)), w->bursts, w->bursts_expected,
-		report__p(w->runs_p, q, sizeof(q)), w->bursty ? ": BURSTS" : "");
-	xlp_put(buf, len, &used, " => %s",
-		!w->dismissed ? "the CPU work explains the slow runs"
-		: w->mode ? "dismissed: a mode of CPU work in bursts, grown in proportion: the CPU "
-			    "ran slower at times (a busy host, a lower clock), not a cause"
-			  : "dismissed: CPU work grown in proportion, with no distinct mode: the "
-			    "workload's natural tail, or a slower CPU, not a cause");
-	return buf;
-}
-
-const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
-{
-	const struct xa_fallback *fb = &r->fallback;
-	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256], cw[1024];
-	size_t used = 0;
-
-	xlp_put(buf, len, &used,
-		"%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %s and %.0f %% "
-		"of the fast runs' latency (%s, Mann-Whitney %s)",
-		xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
-		fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
-		report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
-		fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
-		report__p(fb->p_mw, q, sizeof(q)));
-	if (fb->disk_cpu.tested)
-		xlp_put(buf, len, &used,
-			"; block requests in %u of %u slow runs, %u of %u fast (Fisher %s)%s",
-			fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
-			fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, g, sizeof(g)),
-			fb->disk_cpu.holds ? ": disk (on CPU: the VM's synchronous I/O)" : "");
-	if (!isnan(fb->gap.lo))
-		xlp_put(buf, len, &used, "; %s: no run between %s and %s, a gap %.1fx (%s)%s",
-			fb->mode ? "DISTINCT mode"
-			: fb->cpu_bursts
-				? "a mode, but of CPU time in bursts: a slower CPU at times"
-				: "no distinct mode",
-			report__value(fb->feat, fb->gap.lo, a, sizeof(a)),
-			report__value(fb->feat, fb->gap.hi, b, sizeof(b)), fb->gap.ratio,
-			report__p(fb->gap.p, g, sizeof(g)), "");
-	if (fb->cpu_work.tested)
-		xlp_put(buf, len, &used, "; a wait for other threads' CPU work: %s",
-			report__cpu_work(&fb->cpu_work, cw, sizeof(cw)));
-	return buf;
-}
-
-struct dwalk {
-	const struct xa_growth *g;
-	uint32_t *first, *next; /* children lists, by slow time */
-	uint32_t *out;
-	size_t n, max;
-	double min_slow, min_fast;
-};
-
-static bool shown(const struct dwalk *w, const struct ds_diff_node *x)
-{
-	return x->wslow >= w->min_slow || x->wfast >= w->min_fast;
-}
-
-static void dvisit(struct dwalk *w, uint32_t i, unsigned depth)
-{
-	if (w->n >= w->max || depth > 64)
+	if (isnan(s->fit.holdout_pred))
 		return;
-	w->out[w->n++] = i;
-	for (uint32_t c = w->first[i]; c != UINT32_MAX; c = w->next[c])
-		if (shown(w, diff__node(w->g->diff, c)))
-			dvisit(w, c, depth + 1);
+	fprintf(f,
+		"  check: %s's %s at %.6g predicted from the smaller sizes: %s (%s) vs %s "
+		"measured, %.0f %% off%s\n",
+		name, report__growth_metric(s->metric), r->sizes[r->nsizes - 1],
+		value(s, s->fit.holdout_pred, p, sizeof(p)),
+		growth__model_name(s->fit.holdout_model), value(s, s->now, m, sizeof(m)),
+		100 * s->fit.holdout_err,
+		s->fit.holdout_model != s->fit.model ? "; the model changes with the largest size"
+						     : "");
 }
 
-size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max)
+int report__growth_text(FILE *f, const struct dataset *ds, const struct growth_result *r)
 {
-	size_t n = diff__n(g->diff);
-	struct dwalk w = {.g = g, .out = out, .max = max};
-	const struct ds_diff_node *x0;
+	char v[1024], name[160], line[768];
 
-	/* the slow runs' frames are the shape: none, nothing to draw */
-	if (!g->diff || !max || !g->nslow_runs || !(diff__node(g->diff, 0)->wslow > 0))
-		return 0;
-	w.first = malloc(n * sizeof(*w.first));
-	w.next = malloc(n * sizeof(*w.next));
-	if (!w.first || !w.next)
-		goto cleanup;
-	x0 = diff__node(g->diff, 0);
-	w.min_slow = x0->wslow > 0 ? REPORT_DIFF_SHARE * x0->wslow : INFINITY;
-	w.min_fast = x0->wfast > 0 ? REPORT_DIFF_SHARE * x0->wfast : INFINITY;
-	for (size_t i = 0; i < n; i++)
-		w.first[i] = w.next[i] = UINT32_MAX;
-	/* each child into its parent's list, kept sorted: heaviest in slow runs first
-	 * (then the lower index: the same order every time) */
-	for (size_t i = n; i-- > 1;) {
-		const struct ds_diff_node *x = diff__node(g->diff, i);
-		uint32_t *at = &w.first[x->parent];
-
-		while (*at != UINT32_MAX && diff__node(g->diff, *at)->wslow > x->wslow)
-			at = &w.next[*at];
-		w.next[i] = *at;
-		*at = (uint32_t)i;
+	fprintf(f, "xlprobe report --growth: %zu run%s with a workload size, %zu size%s\n",
+		r->fitted_runs, r->fitted_runs == 1 ? "" : "s", r->nsizes,
+		r->nsizes == 1 ? "" : "s");
+	sizes_text(f, r);
+	if (r->refused) {
+		report__growth_verdict(ds, r, v, sizeof(v));
+		fprintf(f, "\nVerdict: %s\n", v);
+		return ferror(f) ? -EIO : 0;
 	}
-	dvisit(&w, 0, 0);
-cleanup:
-	free(w.first);
-	free(w.next);
-	return w.n;
+	fprintf(f, "\nModels (a + b g(n), chosen by AICc; exponent: power law on log-log, 95 %% "
+		   "interval; rms: relative)\n");
+	fprintf(f, "  %-24s %-11s %-8s %-22s %-19s %7s %10s %5s %10s %5s\n", "function", "metric",
+		"model", "b g(n)", "exponent", "rms", "now", "share", "predicted", "share");
+	series_line(f, r, &r->latency, "[the run's latency]", NAN, NAN);
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct growth_func *fn = &r->funcs[i];
+
+		fname(ds, r, fn->func, name, sizeof(name));
+		series_line(f, r, &r->series[fn->time], name, fn->now_share, fn->predicted_share);
+		if (fn->self >= 0)
+			series_line(f, r, &r->series[fn->self], "", NAN, NAN);
+		if (fn->calls >= 0)
+			series_line(f, r, &r->series[fn->calls], "", NAN, NAN);
+		for (size_t k = 0; k < r->nseries; k++)
+			if (r->series[k].func == fn->func && r->series[k].metric >= GROWTH_M_RES0)
+				series_line(f, r, &r->series[k], "", NAN, NAN);
+	}
+	fprintf(f,
+		"  (now: at %.6g; predicted: at %.6g; share: of the run's latency; a function with "
+		"marked callees is predicted as its self time plus theirs%s)\n",
+		r->sizes[r->nsizes - 1], r->predict_size,
+		r->latency_from_parts
+			? "; the run's latency as its outermost marked functions plus "
+			  "the rest of the run"
+			: "");
+	fputs("\nGrowth\n", f);
+	for (size_t i = 0; i < r->nfuncs && i < 5; i++)
+		if (r->funcs[i].callee >= 0)
+			fprintf(f, "  %s\n", callee_line(ds, r, &r->funcs[i], line, sizeof(line)));
+	holdout_text(f, r, &r->latency, "the run");
+	if (r->bottleneck >= 0)
+		holdout_text(f, r, &r->series[r->funcs[r->bottleneck].time],
+			     fname(ds, r, r->funcs[r->bottleneck].func, name, sizeof(name)));
+	report__growth_verdict(ds, r, v, sizeof(v));
+	fprintf(f, "\nVerdict: %s\n", v);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON ---- */
+
+static void fit_json(struct jsonw *w, const struct growth_series *s)
+{
+	char term[64];
+
+	jsonw__str(w, "model",
+		   s->fit.model < GROWTH_NMODELS ? growth__model_name(s->fit.model) : NULL);
+	jsonw__num(w, "a", s->fit.model < GROWTH_NMODELS ? s->fit.a : NAN);
+	jsonw__num(w, "b", s->fit.model < GROWTH_NMODELS ? s->fit.b : NAN);
+	jsonw__str(w, "term", report__growth_term(s, term, sizeof(term)));
+	jsonw__num(w, "exponent", s->fit.exponent);
+	jsonw__begin_arr(w, "exponent_ci");
+	jsonw__num(w, NULL, s->fit.exponent_lo);
+	jsonw__num(w, NULL, s->fit.exponent_hi);
+	jsonw__end_arr(w);
+	jsonw__num(w, "rms", s->fit.model < GROWTH_NMODELS ? s->fit.rms : NAN);
+	jsonw__str(w, "close_model",
+		   s->fit.close < GROWTH_NMODELS ? growth__model_name(s->fit.close) : NULL);
+	jsonw__bool(w, "close_by_spread", s->fit.close_by_spread);
+	jsonw__begin_obj(w, "holdout");
+	jsonw__str(w, "model",
+		   s->fit.holdout_model < GROWTH_NMODELS ? growth__model_name(s->fit.holdout_model)
+							 : NULL);
+	jsonw__num(w, "predicted", s->fit.holdout_pred);
+	jsonw__num(w, "error", s->fit.holdout_err);
+	jsonw__end_obj(w);
+}
+
+static void series_json(struct jsonw *w, const struct dataset *ds, const struct growth_result *r,
+			const struct growth_series *s, const struct growth_func *fn)
+{
+	bool ns = s->metric != GROWTH_M_CALLS;
+
+	jsonw__begin_obj(w, NULL);
+	if (fn) {
+		jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->name);
+		jsonw__str(w, "symbol", dataset__func(ds, r->func_ids[fn->func])->symbol);
+		jsonw__str(w, "binary", dataset__func(ds, r->func_ids[fn->func])->binary);
+	}
+	jsonw__str(w, "metric", report__growth_metric(s->metric));
+	fit_json(w, s);
+	jsonw__begin_arr(w, "medians");
+	for (size_t k = 0; k < r->nsizes; k++)
+		jsonw__num(w, NULL, s->med[k]);
+	jsonw__end_arr(w);
+	jsonw__num(w, ns ? "now_ns" : "now", s->now);
+	if (fn && s->metric == GROWTH_M_TIME) {
+		/* from its parts when it has marked callees, else its model's */
+		jsonw__num(w, "predicted_ns", fn->predicted);
+		jsonw__num(w, "model_predicted_ns", s->predicted);
+		jsonw__bool(w, "predicted_from_parts", fn->from_parts);
+		jsonw__num(w, "now_share", fn->now_share);
+		jsonw__num(w, "predicted_share", fn->predicted_share);
+	} else {
+		jsonw__num(w, ns ? "predicted_ns" : "predicted", s->predicted);
+		jsonw__null(w, "predicted_share");
+	}
+	jsonw__end_obj(w);
+}
+
+static void func_json(struct jsonw *w, const struct dataset *ds, const struct growth_result *r,
+		      const char *key, int32_t i)
+{
+	const struct growth_func *fn;
+
+	if (i < 0) {
+		jsonw__null(w, key);
+		return;
+	}
+	fn = &r->funcs[i];
+	jsonw__begin_obj(w, key);
+	jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->name);
+	jsonw__str(w, "symbol", dataset__func(ds, r->func_ids[fn->func])->symbol);
+	jsonw__str(w, "model", growth__model_name(r->series[fn->time].fit.model));
+	jsonw__num(w, "now_share", fn->now_share);
+	jsonw__num(w, "predicted_ns", fn->predicted);
+	jsonw__num(w, "predicted_share", fn->predicted_share);
+	if (fn->callee >= 0) {
+		const struct growth_series *cc = growth__series(r, fn->callee_calls);
+		char term[64];
+
+		jsonw__begin_obj(w, "callee");
+		jsonw__str(w, "function",
+			   dataset__func(ds, r->func_ids[r->funcs[fn->callee].func])->name);
+		jsonw__str(w, "symbol",
+			   dataset__func(ds, r->func_ids[r->funcs[fn->callee].func])->symbol);
+		jsonw__num(w, "growth_share", fn->callee_share);
+		jsonw__str(w, "calls_model",
+			   cc && cc->fit.model < GROWTH_NMODELS ? growth__model_name(cc->fit.model)
+								: NULL);
+		jsonw__str(w, "calls", cc ? report__growth_term(cc, term, sizeof(term)) : NULL);
+		jsonw__bool(w, "transition", fn->transition);
+		jsonw__end_obj(w);
+	} else {
+		jsonw__null(w, "callee");
+	}
+	jsonw__end_obj(w);
+}
+
+void report__growth_json_obj(struct jsonw *w, const struct dataset *ds,
+			     const struct growth_result *r)
+{
+	char v[1024];
+
+	jsonw__begin_obj(w, "growth");
+	jsonw__bool(w, "refused", r->refused);
+	jsonw__str(w, "why", r->refused ? r->why : NULL);
+	jsonw__begin_arr(w, "sizes");
+	for (size_t k = 0; k < r->nsizes; k++)
+		jsonw__num(w, NULL, r->sizes[k]);
+	jsonw__end_arr(w);
+	jsonw__begin_arr(w, "runs_per_size");
+	for (size_t k = 0; k < r->nsizes; k++)
+		jsonw__uint(w, NULL, r->runs[k]);
+	jsonw__end_arr(w);
+	jsonw__num(w, "predict_size", r->predict_size);
+	if (!r->refused) {
+		jsonw__begin_obj(w, "latency");
+		fit_json(w, &r->latency);
+		jsonw__num(w, "now_ns", r->latency.now);
+		jsonw__num(w, "predicted_ns", r->latency.predicted);
+		jsonw__bool(w, "predicted_from_parts", r->latency_from_parts);
+		jsonw__end_obj(w);
+	}
+	jsonw__begin_arr(w, "functions");
+	for (size_t i = 0; !r->refused && i < r->nfuncs; i++) {
+		const struct growth_func *fn = &r->funcs[i];
+
+		series_json(w, ds, r, &r->series[fn->time], fn);
+		if (fn->self >= 0)
+			series_json(w, ds, r, &r->series[fn->self], fn);
+		if (fn->calls >= 0)
+			series_json(w, ds, r, &r->series[fn->calls], fn);
+		for (size_t k = 0; k < r->nseries; k++)
+			if (r->series[k].func == fn->func && r->series[k].metric >= GROWTH_M_RES0)
+				series_json(w, ds, r, &r->series[k], fn);
+	}
+	jsonw__end_arr(w);
+	func_json(w, ds, r, "bottleneck", r->refused ? -1 : r->bottleneck);
+	func_json(w, ds, r, "dominant_now", r->refused ? -1 : r->now_top);
+	report__growth_verdict(ds, r, v, sizeof(v));
+	jsonw__str(w, "verdict", v);
+	jsonw__end_obj(w);
+}
+
+int report__growth_json(FILE *f, const struct dataset *ds, const struct growth_result *r)
+{
+	struct jsonw w;
+
+	jsonw__init(&w, f);
+	jsonw__begin_obj(&w, NULL);
+	jsonw__str(&w, "schema", "xlprobe-report/3");
+	report__growth_json_obj(&w, ds, r);
+	jsonw__end_obj(&w);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
 }

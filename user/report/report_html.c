@@ -78,7 +78,8 @@ static void factors(FILE *f, const struct report_node *fs, const struct report_n
 			fputs(" (cpu_run grew but not the work done: lower CPU frequency)", f);
 		if (report_node__bool_at(x, "from_beyond"))
 			fputs(" (no split of the tree: the resource beyond the bulk)", f);
-		if (!strcmp(report_node__str_at(x, "factor"), xa_feat_name(XA_IPC)) &&
+		if (!strcmp(report_node__str_at(x, "factor"),
+			    diagnosis__feat_name(DIAGNOSIS_IPC)) &&
 		    !report_node__is_null(peer)) {
 			fprintf(f, "; waiting for pid %llu (",
 				(unsigned long long)report_node__uint_at(peer, "pid"));
@@ -104,7 +105,7 @@ static void breakdown(FILE *f, const struct report_node *bd, const char *time_ke
 	/* the time first, then one row per resource */
 	for (size_t k = 1; k < report_node__len(bd); k++) {
 		const struct report_node *x = report_node__at(bd, k);
-		const char *name = xa_feat_name((int)k - 1);
+		const char *name = diagnosis__feat_name((int)k - 1);
 
 		if (report_node__kind(x) == REPORT_STR)
 			fprintf(f,
@@ -120,7 +121,7 @@ static void breakdown(FILE *f, const struct report_node *bd, const char *time_ke
 }
 
 static void preconditions(FILE *f, const struct report_node *m, const struct dataset *ds,
-			  const struct xa_result *r)
+			  const struct diagnosis *r)
 {
 	const struct report_node *pre = report_node__get(m, "preconditions");
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
@@ -163,7 +164,7 @@ cleanup:
 
 /* The calling-context tree as an indented table, after its flame graphs. */
 static void context_tree(FILE *f, const struct report_node *c, const struct dataset *ds,
-			 const struct xa_result *r, size_t rank)
+			 const struct diagnosis *r, size_t rank)
 {
 	const struct report_node *t = report_node__get(c, "context_tree");
 	char a[32], b[32], id[32];
@@ -191,7 +192,7 @@ static void context_tree(FILE *f, const struct report_node *c, const struct data
 
 /* Why its time grew: calls, block requests, the frames that grew (a differential flame graph). */
 static void why(FILE *f, const struct report_node *c, const struct dataset *ds,
-		const struct xa_result *r, size_t rank)
+		const struct diagnosis *r, size_t rank)
 {
 	char id[32];
 
@@ -202,12 +203,12 @@ static void why(FILE *f, const struct report_node *c, const struct dataset *ds,
 	html_diff_flame(f, id,
 			"Differential flame graph (stack samples of the leading factor's kind): "
 			"slow runs, coloured by the change from fast runs",
-			ds, &r->crit[rank - 1].growth);
+			ds, &r->crit[rank - 1].why);
 }
 
 /* No function accused: the whole run's resource, and where its samples go. */
 static void whole_run(FILE *f, const struct report_node *m, const struct dataset *ds,
-		      const struct xa_result *r)
+		      const struct diagnosis *r)
 {
 	const struct report_node *fb = report_node__get(m, "whole_run");
 	bool holds = report_node__bool_at(fb, "holds");
@@ -227,7 +228,7 @@ static void whole_run(FILE *f, const struct report_node *m, const struct dataset
 		html_diff_flame(f, "diff-flame-whole-run",
 				"Differential flame graph of the whole run's resource: slow runs, "
 				"coloured by the change from fast runs",
-				ds, &r->fallback.growth);
+				ds, &r->fallback.why);
 }
 
 /*
@@ -259,7 +260,7 @@ static void text_section(FILE *f, const char *title,
 }
 
 /* Every critical function's resources side by side, before each one's details. */
-static void overview(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void overview(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct html_group *g = calloc(r->ncrit + 1, sizeof(*g));
 
@@ -275,7 +276,7 @@ cleanup:
 }
 
 static void critical(FILE *f, const struct report_node *c, const struct dataset *ds,
-		     const struct xa_result *r, size_t rank)
+		     const struct diagnosis *r, size_t rank)
 {
 	char t[32], id[32];
 
@@ -309,7 +310,7 @@ static void critical(FILE *f, const struct report_node *c, const struct dataset 
 }
 
 static void criticals(FILE *f, const struct report_node *m, const struct dataset *ds,
-		      const struct xa_result *r)
+		      const struct diagnosis *r)
 {
 	const struct report_node *cs = report_node__get(m, "critical_functions");
 	const char *args = report_node__str_at(m, "sampling.func_args");
@@ -327,7 +328,7 @@ static void criticals(FILE *f, const struct report_node *m, const struct dataset
 	}
 }
 
-static void baseline(FILE *f, const struct report_node *m, const struct xa_result *r)
+static void baseline(FILE *f, const struct report_node *m, const struct diagnosis *r)
 {
 	const struct report_node *b = report_node__get(m, "baseline");
 	const struct report_node *fs = report_node__get(b, "factors");
@@ -368,8 +369,8 @@ static void functions(FILE *f, const struct report_node *m)
 	fputs("<h2>Functions</h2><p>Median over the runs where each ran.</p><table><tr><th>function"
 	      "</th><th>runs</th><th>time</th>",
 	      f);
-	for (int k = 0; k < XA_NFEAT; k++)
-		fprintf(f, "<th>%s</th>", xa_feat_name(k));
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
+		fprintf(f, "<th>%s</th>", diagnosis__feat_name(k));
 	fputs("</tr>", f);
 	/* the rows come longest median time first: the page keeps the top n */
 	for (size_t i = 0; i < n; i++) {
@@ -381,8 +382,9 @@ static void functions(FILE *f, const struct report_node *m)
 		fprintf(f, "</td><td>%llu</td><td>%s</td>",
 			(unsigned long long)report_node__uint_at(row, "runs"),
 			val(row, "time_median_ns", a, sizeof(a)));
-		for (int k = 0; k < XA_NFEAT; k++) {
-			const struct report_node *x = report_node__get(med, xa_feat_name(k));
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
+			const struct report_node *x =
+				report_node__get(med, diagnosis__feat_name(k));
 
 			fprintf(f, "<td>%s</td>",
 				report_node__kind(x) == REPORT_STR
@@ -484,7 +486,7 @@ static void verdict_and_runs(FILE *f, const struct report_node *m)
 	fputs("</p>\n", f);
 }
 
-int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__html(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_model *model = report_model__build(ds, r);
 	const struct report_node *m = report_model__root(model);

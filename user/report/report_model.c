@@ -10,33 +10,33 @@
 #include "report.h"
 #include "report_model.h"
 
-static const char *status_name(enum xa_status s)
+static const char *status_name(enum diagnosis_status s)
 {
 	switch (s) {
-	case XA_OK:
+	case DIAGNOSIS_OK:
 		return "ok";
-	case XA_FEW_RUNS:
+	case DIAGNOSIS_FEW_RUNS:
 		return "few_runs";
-	case XA_NONE_SLOW:
+	case DIAGNOSIS_NONE_SLOW:
 		return "none_slow";
-	case XA_ALL_SLOW:
+	case DIAGNOSIS_ALL_SLOW:
 		return "all_slow";
-	case XA_NO_PRECOND:
+	case DIAGNOSIS_NO_PRECOND:
 		return "no_precondition";
 	}
 	return "?";
 }
 
 static const struct jsonw_field label_f[] = {
-	JSONW_F_ROUND(struct label_summary, threshold_ns, "threshold_ns"),
-	JSONW_F_ROUND(struct label_summary, median_ns, "median_ns"),
-	JSONW_F_ROUND(struct label_summary, p90_ns, "p90_ns"),
-	JSONW_F_ROUND(struct label_summary, max_ns, "max_ns"),
-	JSONW_F_ROUND(struct label_summary, slow_median_ns, "slow_median_ns"),
-	JSONW_F_ROUND(struct label_summary, fast_median_ns, "fast_median_ns"),
+	JSONW_F_ROUND(struct labels_summary, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct labels_summary, median_ns, "median_ns"),
+	JSONW_F_ROUND(struct labels_summary, p90_ns, "p90_ns"),
+	JSONW_F_ROUND(struct labels_summary, max_ns, "max_ns"),
+	JSONW_F_ROUND(struct labels_summary, slow_median_ns, "slow_median_ns"),
+	JSONW_F_ROUND(struct labels_summary, fast_median_ns, "fast_median_ns"),
 };
 
-static void runs(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
+static void runs(struct report_model *m, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_queued q;
 	struct report_summary sum;
@@ -78,18 +78,18 @@ void report_model__func_id(struct report_model *m, const struct dataset *ds, uin
 }
 
 static void preconditions(struct report_model *m, const struct dataset *ds,
-			  const struct xa_result *r)
+			  const struct diagnosis *r)
 {
 	char t[1024];
 
 	report_model__begin_arr(m, "preconditions");
 	for (size_t i = 0; i < r->npre; i++) {
-		const struct xa_precond *p = &r->pre[i];
+		const struct diagnosis_precond *p = &r->pre[i];
 
 		report_model__begin_obj(m, NULL);
 		report_model__begin_arr(m, "functions");
 		for (size_t k = 0; k < p->ncond; k++) {
-			const struct xa_cond *c = &p->conds[k];
+			const struct diagnosis_cond *c = &p->conds[k];
 			bool both = c->has_lo && c->has_hi;
 
 			report_model__begin_obj(m, NULL);
@@ -117,7 +117,7 @@ static void preconditions(struct report_model *m, const struct dataset *ds,
 
 /* evidence 1's gap tests: the function's time, then its factor's values */
 
-static void step1_tree(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
+static void step1_tree(struct report_model *m, const struct dataset *ds, const struct diagnosis *r)
 {
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
 
@@ -133,27 +133,27 @@ static void step1_tree(struct report_model *m, const struct dataset *ds, const s
 }
 
 static const struct jsonw_field func_row_f[] = {
-	JSONW_F(struct xa_func_row, runs, "runs"),
-	JSONW_F_ROUND(struct xa_func_row, time_median, "time_median_ns"),
-	JSONW_F_ROUND(struct xa_func_row, time_slow_median, "time_slow_median_ns"),
-	JSONW_F_ROUND(struct xa_func_row, time_fast_median, "time_fast_median_ns"),
+	JSONW_F(struct diagnosis_func_row, runs, "runs"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_median, "time_median_ns"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_slow_median, "time_slow_median_ns"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_fast_median, "time_fast_median_ns"),
 };
 
-static void functions(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
+static void functions(struct report_model *m, const struct dataset *ds, const struct diagnosis *r)
 {
 	report_model__begin_arr(m, "functions");
 	for (size_t i = 0; i < r->nrows; i++) {
-		const struct xa_func_row *row = &r->rows[i];
+		const struct diagnosis_func_row *row = &r->rows[i];
 
 		report_model__begin_obj(m, NULL);
 		report_model__func_id(m, ds, row->func);
 		report_model__fields_of(m, row, func_row_f);
 		report_model__begin_obj(m, "median");
-		for (int k = 0; k < XA_NFEAT; k++) {
-			if (k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
-				report_model__str(m, xa_feat_name(k), "unavailable");
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
+			if (k == DIAGNOSIS_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
+				report_model__str(m, diagnosis__feat_name(k), "unavailable");
 			else
-				report_model__round(m, xa_feat_name(k), row->median[k]);
+				report_model__round(m, diagnosis__feat_name(k), row->median[k]);
 		}
 		report_model__end_obj(m);
 		report_model__end_obj(m);
@@ -162,25 +162,25 @@ static void functions(struct report_model *m, const struct dataset *ds, const st
 }
 
 static const struct jsonw_field file_head_f[] = {
-	JSONW_F_STR(struct ds_file_info, path, "path"),
-	JSONW_F_STR(struct ds_file_info, interaction_name, "interaction"),
-	JSONW_F_STR(struct ds_file_info, interaction, "interaction_symbol"),
-	JSONW_F(struct ds_file_info, nruns, "runs"),
-	JSONW_F(struct ds_file_info, nsummary, "summarized"),
+	JSONW_F_STR(struct dataset_file_info, path, "path"),
+	JSONW_F_STR(struct dataset_file_info, interaction_name, "interaction"),
+	JSONW_F_STR(struct dataset_file_info, interaction, "interaction_symbol"),
+	JSONW_F(struct dataset_file_info, nruns, "runs"),
+	JSONW_F(struct dataset_file_info, nsummary, "summarized"),
 };
 
 static const struct jsonw_field file_tail_f[] = {
-	JSONW_F(struct ds_file_info, nrecords, "records"),
-	JSONW_F(struct ds_file_info, truncated, "truncated"),
-	JSONW_F_STR(struct ds_file_info, damage, "damage"),
-	JSONW_F(struct ds_file_info, features, "features"),
+	JSONW_F(struct dataset_file_info, nrecords, "records"),
+	JSONW_F(struct dataset_file_info, truncated, "truncated"),
+	JSONW_F_STR(struct dataset_file_info, damage, "damage"),
+	JSONW_F(struct dataset_file_info, features, "features"),
 };
 
 static void traces(struct report_model *m, const struct dataset *ds)
 {
 	report_model__begin_arr(m, "traces");
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+		const struct dataset_file_info *fi = dataset__file(ds, i);
 
 		report_model__begin_obj(m, NULL);
 		report_model__fields_of(m, fi, file_head_f);
@@ -198,7 +198,7 @@ static void traces(struct report_model *m, const struct dataset *ds)
 	report_model__end_arr(m);
 }
 
-static void limits(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
+static void limits(struct report_model *m, const struct dataset *ds, const struct diagnosis *r)
 {
 	bool damaged = false;
 	const char *un[8];
@@ -235,21 +235,21 @@ static void limits(struct report_model *m, const struct dataset *ds, const struc
 }
 
 static const struct jsonw_field sample_info_f[] = {
-	JSONW_F(struct ds_sample_info, samples, "samples"),
-	JSONW_F(struct ds_sample_info, in_runs, "in_runs"),
-	JSONW_F(struct ds_sample_info, unplaced, "unplaced"),
-	JSONW_F(struct ds_sample_info, malformed, "malformed"),
-	JSONW_F(struct ds_sample_info, weight_in_runs, "weight_in_runs_ns"),
-	JSONW_F(struct ds_sample_info, resolution_ns, "resolution_ns"),
-	JSONW_F(struct ds_sample_info, sampler_cost_ns, "sampler_cost_ns"),
-	JSONW_F(struct ds_sample_info, sampler_removed_ns, "sampler_removed_ns"),
-	JSONW_F(struct ds_sample_info, calibrated, "calibrated"),
-	JSONW_F(struct ds_sample_info, roots, "root_functions"),
+	JSONW_F(struct dataset_sample_info, samples, "samples"),
+	JSONW_F(struct dataset_sample_info, in_runs, "in_runs"),
+	JSONW_F(struct dataset_sample_info, unplaced, "unplaced"),
+	JSONW_F(struct dataset_sample_info, malformed, "malformed"),
+	JSONW_F(struct dataset_sample_info, weight_in_runs, "weight_in_runs_ns"),
+	JSONW_F(struct dataset_sample_info, resolution_ns, "resolution_ns"),
+	JSONW_F(struct dataset_sample_info, sampler_cost_ns, "sampler_cost_ns"),
+	JSONW_F(struct dataset_sample_info, sampler_removed_ns, "sampler_removed_ns"),
+	JSONW_F(struct dataset_sample_info, calibrated, "calibrated"),
+	JSONW_F(struct dataset_sample_info, roots, "root_functions"),
 };
 
-static void sampling(struct report_model *m, const struct dataset *ds, const struct xa_result *r)
+static void sampling(struct report_model *m, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct ds_sample_info *s = dataset__samples(ds);
+	const struct dataset_sample_info *s = dataset__samples(ds);
 	char args[4096];
 
 	report_model__begin_obj(m, "sampling");
@@ -259,7 +259,7 @@ static void sampling(struct report_model *m, const struct dataset *ds, const str
 	report_model__end_obj(m);
 }
 
-struct report_model *report_model__build(const struct dataset *ds, const struct xa_result *r)
+struct report_model *report_model__build(const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_model *m = report_node__new_model();
 
@@ -291,7 +291,7 @@ struct report_model *report_model__build(const struct dataset *ds, const struct 
 	return m;
 }
 
-int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__json(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_model *m = report_model__build(ds, r);
 	int err = m ? report_model__json(m, f) : -ENOMEM;

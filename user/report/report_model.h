@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "jsonw.h"
 
 struct report_model;
@@ -51,7 +51,7 @@ enum report_unit {
 };
 
 /* The model of one report; NULL when out of memory. */
-struct report_model *report_model__build(const struct dataset *ds, const struct xa_result *r);
+struct report_model *report_model__build(const struct dataset *ds, const struct diagnosis *r);
 void report_model__free(struct report_model *m);
 const struct report_node *report_model__root(const struct report_model *m);
 /* The JSON report (schema xlprobe-report/3): every node not shown only. */
@@ -106,7 +106,8 @@ void report_model__round(struct report_model *m, const char *key, double v);
 void report_model__measure(struct report_model *m, const char *key, double v,
 			   enum report_unit unit);
 /* A feature's value: ns, or kHz for cpu_freq. */
-void report_model__feat_value(struct report_model *m, const char *key, enum xa_feat f, double v);
+void report_model__feat_value(struct report_model *m, const char *key, enum diagnosis_feat f,
+			      double v);
 void report_model__num(struct report_model *m, const char *key, double v);
 void report_model__bool(struct report_model *m, const char *key, bool v);
 void report_model__null(struct report_model *m, const char *key);
@@ -120,35 +121,36 @@ void report_model__shown_only(struct report_model *m, bool on);
 
 /* The model's sections, each written by the file that knows its words. */
 void report_model__criticals(struct report_model *m, const struct dataset *ds,
-			     const struct xa_result *r);
+			     const struct diagnosis *r);
 void report_model__baseline(struct report_model *m, const struct dataset *ds,
-			    const struct xa_result *r);
+			    const struct diagnosis *r);
 void report_model__whole_run(struct report_model *m, const struct dataset *ds,
-			     const struct xa_result *r);
+			     const struct diagnosis *r);
 void report_model__wait_answer(struct report_model *m, const struct dataset *ds,
-			       const struct xa_result *r);
+			       const struct diagnosis *r);
 /* The keys "loss", "caveat", "verdict", "note" (report_model_verdict.c). */
 void report_model__verdict(struct report_model *m, const struct dataset *ds,
-			   const struct xa_result *r);
+			   const struct diagnosis *r);
 void report_model__func_id(struct report_model *m, const struct dataset *ds, uint32_t f);
 /* report_model_detail.c: what only the JSON shows in full */
 void report_model__tree(struct report_model *m, const struct dtree *t, const char *const *names);
-void report_model__step2_tree(struct report_model *m, const struct xa_step2 *s);
-void report_model__evidence(struct report_model *m, const struct xa_evidence *e);
+void report_model__step2_tree(struct report_model *m, const struct diagnosis_step2 *s);
+void report_model__evidence(struct report_model *m, const struct diagnosis_evidence *e);
 void report_model__growth(struct report_model *m, const char *key, const struct dataset *ds,
-			  const struct xa_growth *g);
+			  const struct diagnosis_why *g);
 void report_model__diff_frame(struct report_model *m, const struct dataset *ds,
-			      const struct ds_diff_node *x);
-void report_model__calls(struct report_model *m, const struct xa_calls *k);
-void report_model__disk_on_cpu(struct report_model *m, const struct xa_disk_cpu *d);
-void report_model__cpu_work(struct report_model *m, const struct xa_cpu_work *c);
-void report_model__thieves(struct report_model *m, const char *key, const struct xa_thieves *t);
+			      const struct dataset_diff_node *x);
+void report_model__calls(struct report_model *m, const struct diagnosis_calls *k);
+void report_model__disk_on_cpu(struct report_model *m, const struct diagnosis_disk_cpu *d);
+void report_model__cpu_work(struct report_model *m, const struct diagnosis_cpu_work *c);
+void report_model__thieves(struct report_model *m, const char *key,
+			   const struct diagnosis_thieves *t);
 /* A wait-chain blocker's "cpu_thieves" (null unless cpu_wait with thief records), ns / per. */
 void report_model__blocker_thieves(struct report_model *m, const struct waitchain_blocker *b,
 				   double per);
 void report_model__waits(struct report_model *m, const struct dataset *ds,
-			 const struct xa_result *r);
+			 const struct diagnosis *r);
 void report_model__tasks(struct report_model *m, const struct dataset *ds,
-			 const struct xa_result *r);
+			 const struct diagnosis *r);
 
 #endif

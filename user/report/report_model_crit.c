@@ -9,26 +9,26 @@
 #include "report_model.h"
 
 static const struct jsonw_field factor_f[] = {
-	JSONW_F(struct xa_factor, slow_hits, "slow_hits"),
-	JSONW_F(struct xa_factor, fast_hits, "fast_hits"),
-	JSONW_F(struct xa_factor, nslow, "slow"),
-	JSONW_F(struct xa_factor, nfast, "fast"),
-	JSONW_F(struct xa_factor, from_freq_check, "frequency_check"),
-	JSONW_F(struct xa_factor, from_beyond, "from_beyond"),
-	JSONW_F(struct xa_factor, share, "share"),
+	JSONW_F(struct diagnosis_factor, slow_hits, "slow_hits"),
+	JSONW_F(struct diagnosis_factor, fast_hits, "fast_hits"),
+	JSONW_F(struct diagnosis_factor, nslow, "slow"),
+	JSONW_F(struct diagnosis_factor, nfast, "fast"),
+	JSONW_F(struct diagnosis_factor, from_freq_check, "frequency_check"),
+	JSONW_F(struct diagnosis_factor, from_beyond, "from_beyond"),
+	JSONW_F(struct diagnosis_factor, share, "share"),
 };
 
-static void factors(struct report_model *m, const struct xa_step2 *s)
+static void factors(struct report_model *m, const struct diagnosis_step2 *s)
 {
 	report_model__begin_arr(m, "factors");
 	for (size_t i = 0; i < s->nfactors; i++) {
-		const struct xa_factor *f = &s->factors[i];
+		const struct diagnosis_factor *f = &s->factors[i];
 
 		report_model__begin_obj(m, NULL);
-		report_model__str(m, "factor", xa_feat_name(f->feat));
+		report_model__str(m, "factor", diagnosis__feat_name(f->feat));
 		report_model__str(m, "op", f->gt ? ">" : "<=");
 		report_model__feat_value(m, "threshold", f->feat, f->threshold);
-		report_model__str(m, "unit", f->feat == XA_CPU_FREQ ? "kHz" : "ns");
+		report_model__str(m, "unit", f->feat == DIAGNOSIS_CPU_FREQ ? "kHz" : "ns");
 		report_model__feat_value(m, "slow_median", f->feat, f->slow_median);
 		report_model__feat_value(m, "fast_median", f->feat, f->fast_median);
 		report_model__uint(m, "separates", f->slow_hits + (f->nfast - f->fast_hits));
@@ -38,19 +38,19 @@ static void factors(struct report_model *m, const struct xa_step2 *s)
 	report_model__end_arr(m);
 }
 
-static void breakdown(struct report_model *m, const struct xa_step2 *s, const char *time_key)
+static void breakdown(struct report_model *m, const struct diagnosis_step2 *s, const char *time_key)
 {
 	report_model__begin_obj(m, "breakdown");
 	report_model__begin_obj(m, time_key);
 	report_model__measure(m, "slow_median", s->time_slow_median, REPORT_UNIT_NS);
 	report_model__measure(m, "fast_median", s->time_fast_median, REPORT_UNIT_NS);
 	report_model__end_obj(m);
-	for (int k = 0; k < XA_NFEAT; k++) {
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		if (!s->avail[k]) {
-			report_model__str(m, xa_feat_name(k), "unavailable");
+			report_model__str(m, diagnosis__feat_name(k), "unavailable");
 			continue;
 		}
-		report_model__begin_obj(m, xa_feat_name(k));
+		report_model__begin_obj(m, diagnosis__feat_name(k));
 		report_model__feat_value(m, "slow_median", k, s->slow_median[k]);
 		report_model__feat_value(m, "fast_median", k, s->fast_median[k]);
 		report_model__bool(m, "tree_feature", s->used[k]);
@@ -60,7 +60,7 @@ static void breakdown(struct report_model *m, const struct xa_step2 *s, const ch
 }
 
 /* The largest counter of a node in slow runs (time on a CPU or a wait). */
-static int cct_top(const struct ds_cct_node *x)
+static int cct_top(const struct dataset_cct_node *x)
 {
 	int best = XLP_C_CPU_RUN;
 
@@ -71,14 +71,14 @@ static int cct_top(const struct ds_cct_node *x)
 }
 
 static void context_tree(struct report_model *m, const struct dataset *ds,
-			 const struct xa_result *r, const struct xa_critical *c)
+			 const struct diagnosis *r, const struct diagnosis_critical *c)
 {
 	uint32_t order[64];
 	size_t n = report__cct_order(c->cct, r, order, 64);
 
 	report_model__begin_arr(m, "context_tree");
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+		const struct dataset_cct_node *x = dataset_cct__node(c->cct, order[i]);
 
 		report_model__begin_obj(m, NULL);
 		report_model__func_id(m, ds, x->func);
@@ -102,7 +102,7 @@ static void context_tree(struct report_model *m, const struct dataset *ds,
 	report_model__end_arr(m);
 }
 
-static void blocked_by(struct report_model *m, const struct dataset *ds, const struct xa_result *r,
+static void blocked_by(struct report_model *m, const struct dataset *ds, const struct diagnosis *r,
 		       size_t blocker, double added)
 {
 	char b[512];
@@ -119,23 +119,23 @@ static void blocked_by(struct report_model *m, const struct dataset *ds, const s
 }
 
 static const struct jsonw_field wait_answer_f[] = {
-	JSONW_F_ROUND(struct xa_wait_answer, slow_ns, "slow_ns_per_run"),
-	JSONW_F_ROUND(struct xa_wait_answer, fast_ns, "fast_ns_per_run"),
-	JSONW_F(struct xa_wait_answer, share, "share_of_added"),
-	JSONW_F(struct xa_wait_answer, top.w, "top_runs"),
-	JSONW_F(struct xa_wait_answer, top.hits, "top_slow"),
-	JSONW_F(struct xa_wait_answer, top.nslow, "slow_runs"),
-	JSONW_F(struct xa_wait_answer, top.n, "runs"),
-	JSONW_F(struct xa_wait_answer, tests, "tests"),
-	JSONW_F(struct xa_wait_answer, tried, "blockers_tried"),
-	JSONW_F(struct xa_wait_answer, p, "p"),
+	JSONW_F_ROUND(struct diagnosis_wait_answer, slow_ns, "slow_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_wait_answer, fast_ns, "fast_ns_per_run"),
+	JSONW_F(struct diagnosis_wait_answer, share, "share_of_added"),
+	JSONW_F(struct diagnosis_wait_answer, top.w, "top_runs"),
+	JSONW_F(struct diagnosis_wait_answer, top.hits, "top_slow"),
+	JSONW_F(struct diagnosis_wait_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_wait_answer, top.n, "runs"),
+	JSONW_F(struct diagnosis_wait_answer, tests, "tests"),
+	JSONW_F(struct diagnosis_wait_answer, tried, "blockers_tried"),
+	JSONW_F(struct diagnosis_wait_answer, p, "p"),
 };
 
-/* the waits followed, when nothing else answered (attribute.c, wait_answer) */
+/* the waits followed, when nothing else answered (diagnosis.c, wait_answer) */
 void report_model__wait_answer(struct report_model *m, const struct dataset *ds,
-			       const struct xa_result *r)
+			       const struct diagnosis *r)
 {
-	const struct xa_wait_answer *a = &r->wait_answer;
+	const struct diagnosis_wait_answer *a = &r->wait_answer;
 	char b[512];
 
 	if (!a->tested || a->blocker >= r->nblockers) {
@@ -152,37 +152,37 @@ void report_model__wait_answer(struct report_model *m, const struct dataset *ds,
 }
 
 static const struct jsonw_field fallback_f[] = {
-	JSONW_F_ROUND(struct xa_fallback, threshold, "threshold"),
-	JSONW_F(struct xa_fallback, slow_hits, "slow_hits"),
-	JSONW_F(struct xa_fallback, nslow, "slow"),
-	JSONW_F(struct xa_fallback, fast_hits, "fast_hits"),
-	JSONW_F(struct xa_fallback, nfast, "fast"),
-	JSONW_F(struct xa_fallback, p, "p"),
-	JSONW_F(struct xa_fallback, share, "share_of_added"),
-	JSONW_F(struct xa_fallback, fast_share, "share_of_fast"),
-	JSONW_F(struct xa_fallback, excess, "excess"),
-	JSONW_F(struct xa_fallback, p_mw, "p_mann_whitney"),
-	JSONW_F(struct xa_fallback, out_of_proportion, "out_of_proportion"),
+	JSONW_F_ROUND(struct diagnosis_fallback, threshold, "threshold"),
+	JSONW_F(struct diagnosis_fallback, slow_hits, "slow_hits"),
+	JSONW_F(struct diagnosis_fallback, nslow, "slow"),
+	JSONW_F(struct diagnosis_fallback, fast_hits, "fast_hits"),
+	JSONW_F(struct diagnosis_fallback, nfast, "fast"),
+	JSONW_F(struct diagnosis_fallback, p, "p"),
+	JSONW_F(struct diagnosis_fallback, share, "share_of_added"),
+	JSONW_F(struct diagnosis_fallback, fast_share, "share_of_fast"),
+	JSONW_F(struct diagnosis_fallback, excess, "excess"),
+	JSONW_F(struct diagnosis_fallback, p_mw, "p_mann_whitney"),
+	JSONW_F(struct diagnosis_fallback, out_of_proportion, "out_of_proportion"),
 };
 
 static const struct jsonw_field fallback_gap_f[] = {
-	JSONW_F_ROUND(struct xa_fallback, gap.lo, "gap_lo"),
-	JSONW_F_ROUND(struct xa_fallback, gap.hi, "gap_hi"),
-	JSONW_F(struct xa_fallback, gap.ratio, "gap_ratio"),
-	JSONW_F(struct xa_fallback, gap.p, "p"),
+	JSONW_F_ROUND(struct diagnosis_fallback, gap.lo, "gap_lo"),
+	JSONW_F_ROUND(struct diagnosis_fallback, gap.hi, "gap_hi"),
+	JSONW_F(struct diagnosis_fallback, gap.ratio, "gap_ratio"),
+	JSONW_F(struct diagnosis_fallback, gap.p, "p"),
 };
 
 static const struct jsonw_field fallback_bursts_f[] = {
-	JSONW_F(struct xa_fallback, bursts, "bursts"),
-	JSONW_F(struct xa_fallback, bursts_expected, "bursts_by_chance"),
-	JSONW_F(struct xa_fallback, runs_p, "p"),
+	JSONW_F(struct diagnosis_fallback, bursts, "bursts"),
+	JSONW_F(struct diagnosis_fallback, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct diagnosis_fallback, runs_p, "p"),
 };
 
 void report_model__whole_run(struct report_model *m, const struct dataset *ds,
-			     const struct xa_result *r)
+			     const struct diagnosis *r)
 {
-	const struct xa_fallback *fb = &r->fallback;
-	const struct xa_growth *g = &fb->growth;
+	const struct diagnosis_fallback *fb = &r->fallback;
+	const struct diagnosis_why *g = &fb->why;
 	char text[8192];
 
 	if (!fb->tested) {
@@ -192,7 +192,7 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 	report_model__begin_obj(m, "whole_run");
 	report_model__bool(m, "holds", fb->holds);
 	report_model__bool(m, "run_thread", fb->own);
-	report_model__str(m, "factor", xa_feat_name(fb->feat));
+	report_model__str(m, "factor", diagnosis__feat_name(fb->feat));
 	report_model__fields_of(m, fb, fallback_f);
 	report_model__cpu_work(m, &fb->cpu_work);
 	report_model__begin_obj(m, "mode");
@@ -205,7 +205,7 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 	report_model__end_obj(m);
 	if (g->diff && g->deepest) {
 		report_model__begin_obj(m, "deepest_frame");
-		report_model__diff_frame(m, ds, diff__node(g->diff, g->path[g->deepest]));
+		report_model__diff_frame(m, ds, dataset_diff__node(g->diff, g->path[g->deepest]));
 		report_model__end_obj(m);
 	} else {
 		report_model__null(m, "deepest_frame");
@@ -213,14 +213,14 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 	/* the application's frame on that path, and the library's below it */
 	if (g->diff && g->app) {
 		report_model__begin_obj(m, "app_frame");
-		report_model__diff_frame(m, ds, diff__node(g->diff, g->path[g->app]));
+		report_model__diff_frame(m, ds, dataset_diff__node(g->diff, g->path[g->app]));
 		report_model__end_obj(m);
 	} else {
 		report_model__null(m, "app_frame");
 	}
 	if (g->diff && g->lib) {
 		report_model__begin_obj(m, "library_frame");
-		report_model__diff_frame(m, ds, diff__node(g->diff, g->path[g->lib]));
+		report_model__diff_frame(m, ds, dataset_diff__node(g->diff, g->path[g->lib]));
 		report_model__end_obj(m);
 	} else {
 		report_model__null(m, "library_frame");
@@ -235,22 +235,23 @@ void report_model__whole_run(struct report_model *m, const struct dataset *ds,
 	report_model__num(m, "excess_above", r->excess_share);
 	if (fb->holds)
 		report_model__str(m, "where_text",
-				  report__growth_path(ds, r, g, false, text, sizeof(text)));
+				  report__why_path(ds, r, g, false, text, sizeof(text)));
 	report_model__shown_only(m, false);
 	report_model__end_obj(m);
 }
 
 static const struct jsonw_field critical_f[] = {
-	JSONW_F_ROUND(struct xa_critical, threshold_ns, "threshold_ns"),
-	JSONW_F_ROUND(struct xa_critical, ev.added, "added_ns"),
-	JSONW_F(struct xa_critical, ev.share, "share"),
-	JSONW_F(struct xa_critical, surrogate, "surrogate"),
-	JSONW_F_ROUND(struct xa_critical, res_ns, "resolution_ns"),
+	JSONW_F_ROUND(struct diagnosis_critical, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct diagnosis_critical, ev.added, "added_ns"),
+	JSONW_F(struct diagnosis_critical, ev.share, "share"),
+	JSONW_F(struct diagnosis_critical, surrogate, "surrogate"),
+	JSONW_F_ROUND(struct diagnosis_critical, res_ns, "resolution_ns"),
 };
 
 /* What the text and HTML reports say of a function in sentences. */
 static void critical_text(struct report_model *m, const struct dataset *ds,
-			  const struct xa_result *r, const struct xa_critical *c, size_t rank)
+			  const struct diagnosis *r, const struct diagnosis_critical *c,
+			  size_t rank)
 {
 	char buf[8192];
 
@@ -258,12 +259,12 @@ static void critical_text(struct report_model *m, const struct dataset *ds,
 	report_model__str(m, "chain_text", report__chain(ds, c, buf, sizeof(buf)));
 	report_model__str(m, "evidence_text", report__evidence(r, c, buf, 4096));
 	if (rank)
-		report_model__str(m, "growth_text", report__growth(ds, r, c, buf, sizeof(buf)));
+		report_model__str(m, "growth_text", report__why(ds, r, c, buf, sizeof(buf)));
 	report_model__shown_only(m, false);
 }
 
-static void critical(struct report_model *m, const struct dataset *ds, const struct xa_result *r,
-		     const struct xa_critical *c, size_t rank)
+static void critical(struct report_model *m, const struct dataset *ds, const struct diagnosis *r,
+		     const struct diagnosis_critical *c, size_t rank)
 {
 	report_model__begin_obj(m, NULL);
 	report_model__func_id(m, ds, c->func);
@@ -280,7 +281,7 @@ static void critical(struct report_model *m, const struct dataset *ds, const str
 	}
 	report_model__end_arr(m);
 	/* judged at a marked caller: its sampled callee's evidence was too coarse */
-	if (c->sampled_end != DS_NO_FUNC) {
+	if (c->sampled_end != DATASET_NO_FUNC) {
 		report_model__begin_obj(m, "sampled_end");
 		report_model__func_id(m, ds, c->sampled_end);
 		report_model__end_obj(m);
@@ -303,7 +304,7 @@ static void critical(struct report_model *m, const struct dataset *ds, const str
 	report_model__thieves(m, "cpu_thieves", &c->thieves);
 	report_model__calls(m, &c->calls);
 	report_model__disk_on_cpu(m, &c->disk_cpu);
-	report_model__growth(m, "growth", ds, &c->growth);
+	report_model__growth(m, "growth", ds, &c->why);
 	breakdown(m, &c->s2, "time");
 	report_model__step2_tree(m, &c->s2);
 	context_tree(m, ds, r, c);
@@ -312,7 +313,7 @@ static void critical(struct report_model *m, const struct dataset *ds, const str
 }
 
 void report_model__criticals(struct report_model *m, const struct dataset *ds,
-			     const struct xa_result *r)
+			     const struct diagnosis *r)
 {
 	report_model__begin_arr(m, "critical_functions");
 	for (size_t i = 0; i < r->ncrit; i++)
@@ -326,7 +327,7 @@ void report_model__criticals(struct report_model *m, const struct dataset *ds,
 }
 
 void report_model__baseline(struct report_model *m, const struct dataset *ds,
-			    const struct xa_result *r)
+			    const struct diagnosis *r)
 {
 	if (!r->has_base) {
 		report_model__null(m, "baseline");

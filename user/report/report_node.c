@@ -164,9 +164,11 @@ void report_model__round(struct report_model *m, const char *key, double v)
 	report_model__measure(m, key, v, ns_key(key) ? REPORT_UNIT_NS : REPORT_UNIT_NONE);
 }
 
-void report_model__feat_value(struct report_model *m, const char *key, enum xa_feat f, double v)
+void report_model__feat_value(struct report_model *m, const char *key, enum diagnosis_feat f,
+			      double v)
 {
-	report_model__measure(m, key, v, f == XA_CPU_FREQ ? REPORT_UNIT_KHZ : REPORT_UNIT_NS);
+	report_model__measure(m, key, v,
+			      f == DIAGNOSIS_CPU_FREQ ? REPORT_UNIT_KHZ : REPORT_UNIT_NS);
 }
 
 void report_model__num(struct report_model *m, const char *key, double v)
@@ -401,7 +403,7 @@ const char *report_node__fmt(const struct report_node *n, char *buf, size_t len)
 	double v = report_node__num(n);
 
 	if (n && n->unit == REPORT_UNIT_KHZ)
-		return report__value(XA_CPU_FREQ, v, buf, len);
+		return report__value(DIAGNOSIS_CPU_FREQ, v, buf, len);
 	if (n && n->unit == REPORT_UNIT_NS)
 		return report__dur(v, buf, len);
 	if (isnan(v))

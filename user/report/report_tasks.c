@@ -29,10 +29,10 @@ static const char *fsym(const struct dataset *ds, uint32_t f)
 	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->symbol : NULL;
 }
 
-const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
+const char *report__task_clause(const struct dataset *ds, const struct diagnosis *r, char *buf,
 				size_t len)
 {
-	const struct xa_task_answer *a = &r->task_answer;
+	const struct diagnosis_task_answer *a = &r->task_answer;
 	char s[32], f[32], h[32], sh[256];
 	int n;
 
@@ -45,7 +45,7 @@ const char *report__task_clause(const struct dataset *ds, const struct xa_result
 		     fname(ds, a->own_func), report__dur(a->slow_queue_ns, s, sizeof(s)),
 		     report__dur(a->fast_queue_ns, f, sizeof(f)),
 		     report__share(a->share, sh, sizeof(sh)));
-	if (n > 0 && (size_t)n < len && a->func != DS_NO_FUNC && a->held_ns > 0)
+	if (n > 0 && (size_t)n < len && a->func != DATASET_NO_FUNC && a->held_ns > 0)
 		snprintf(buf + n, len - (size_t)n,
 			 ", behind %s tasks on the workers (%s per slow run more than per fast "
 			 "one, tid %u)",
@@ -53,7 +53,7 @@ const char *report__task_clause(const struct dataset *ds, const struct xa_result
 	return buf;
 }
 
-static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *r)
+static struct fn_row *rows_of(const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows = calloc(nf + 1, sizeof(*rows));
@@ -147,16 +147,16 @@ static const struct jsonw_field tk_info_f[] = {
 };
 
 static const struct jsonw_field task_answer_f[] = {
-	JSONW_F(struct xa_task_answer, holds, "holds"),
-	JSONW_F_ROUND(struct xa_task_answer, slow_queue_ns, "slow_queue_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, fast_queue_ns, "fast_queue_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, slow_exec_ns, "slow_run_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, fast_exec_ns, "fast_run_ns_per_run"),
-	JSONW_F(struct xa_task_answer, share, "share_of_added"),
-	JSONW_F(struct xa_task_answer, top.w, "top_runs"),
-	JSONW_F(struct xa_task_answer, top.hits, "top_slow"),
-	JSONW_F(struct xa_task_answer, top.nslow, "slow_runs"),
-	JSONW_F(struct xa_task_answer, p, "p"),
+	JSONW_F(struct diagnosis_task_answer, holds, "holds"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, slow_queue_ns, "slow_queue_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, fast_queue_ns, "fast_queue_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, slow_exec_ns, "slow_run_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, fast_exec_ns, "fast_run_ns_per_run"),
+	JSONW_F(struct diagnosis_task_answer, share, "share_of_added"),
+	JSONW_F(struct diagnosis_task_answer, top.w, "top_runs"),
+	JSONW_F(struct diagnosis_task_answer, top.hits, "top_slow"),
+	JSONW_F(struct diagnosis_task_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_task_answer, p, "p"),
 };
 
 /* per task of a class (1: slow, 0: fast), NAN without one */
@@ -166,9 +166,9 @@ static double per_task(const struct fn_row *x, const double *sum, int slow)
 }
 
 void report_model__tasks(struct report_model *m, const struct dataset *ds,
-			 const struct xa_result *r)
+			 const struct diagnosis *r)
 {
-	const struct xa_task_answer *a = &r->task_answer;
+	const struct diagnosis_task_answer *a = &r->task_answer;
 	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;
@@ -207,11 +207,15 @@ void report_model__tasks(struct report_model *m, const struct dataset *ds,
 	}
 	report_model__begin_obj(m, "answer");
 	report_model__fields_of(m, a, task_answer_f);
-	report_model__str(m, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
-	report_model__str(m, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
-	report_model__str(m, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
-	report_model__str(m, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
-	report_model__round(m, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
+	report_model__str(m, "function",
+			  a->own_func != DATASET_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	report_model__str(m, "symbol",
+			  a->own_func != DATASET_NO_FUNC ? fsym(ds, a->own_func) : NULL);
+	report_model__str(m, "held_by", a->func != DATASET_NO_FUNC ? fname(ds, a->func) : NULL);
+	report_model__str(m, "held_by_symbol",
+			  a->func != DATASET_NO_FUNC ? fsym(ds, a->func) : NULL);
+	report_model__round(m, "held_ns_per_slow_run",
+			    a->func != DATASET_NO_FUNC ? a->held_ns : NAN);
 	report_model__uint(m, "held_by_tid", a->run_tid);
 	report_model__str(m, "text", report__task_clause(ds, r, line, sizeof(line)));
 	report_model__end_obj(m);

@@ -22,11 +22,11 @@
 #define NAME_MAX_TEXT 1024
 
 /* Compact duration for table cells: "12.3ms". */
-static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
+static const char *cell(enum diagnosis_feat f, double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (f == XA_CPU_FREQ)
+	else if (f == DIAGNOSIS_CPU_FREQ)
 		snprintf(buf, len, "%.2fGHz", v / 1e6);
 	else if (v < 1e3)
 		snprintf(buf, len, "%.0fns", v);
@@ -217,7 +217,7 @@ static void breakdown(FILE *f, const struct report_node *b, const char *time_key
 	/* the time first, then one row per resource */
 	for (size_t k = 1; k < report_node__len(b); k++) {
 		const struct report_node *x = report_node__at(b, k);
-		const char *name = xa_feat_name((int)k - 1);
+		const char *name = diagnosis__feat_name((int)k - 1);
 
 		if (report_node__kind(x) == REPORT_STR) {
 			fprintf(f, "    %-14s %12s %12s\n", name, "unavailable", "unavailable");
@@ -337,7 +337,7 @@ static void critical(FILE *f, const struct report_node *c)
 	if (!report_node__is_null(report_node__get(c, "sampled_end")))
 		fprintf(f,
 			"  judged here, not at its sampled callee %s: that one's times are counts "
-			"of samples, too coarse for evidence (analysis.h, sampled_end)\n",
+			"of samples, too coarse for evidence (diagnosis.h, sampled_end)\n",
 			xlp_text(report_node__str_at(c, "sampled_end.function"), sym, sizeof(sym)));
 	lines(f, "  evidence: ", report_node__str_at(c, "evidence_text"));
 	if (!rank)
@@ -433,19 +433,20 @@ static void table(FILE *f, const struct report_node *m)
 	uint64_t features = report_node__uint_at(m, "features");
 	const struct report_node *rows = report_node__get(m, "functions");
 	bool reasons = features & XLP_FEAT_SYSCALLS;
-	int cols[XA_NFEAT], nc = 0;
+	int cols[DIAGNOSIS_NFEAT], nc = 0;
 	char c[32], sym[NAME_MAX_TEXT];
 
-	for (int k = 0; k < XA_NFEAT; k++)
-		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ || k == XA_CPU_STEAL ||
-		    (reasons ? k >= XA_DISK && k <= XA_OTHER
-			     : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
+		if (k == DIAGNOSIS_CPU_RUN || k == DIAGNOSIS_CPU_WAIT || k == DIAGNOSIS_CPU_FREQ ||
+		    k == DIAGNOSIS_CPU_STEAL ||
+		    (reasons ? k >= DIAGNOSIS_DISK && k <= DIAGNOSIS_OTHER
+			     : (k == DIAGNOSIS_SLEEP_S || k == DIAGNOSIS_SLEEP_D)))
 			cols[nc++] = k;
 	/* column headers: the counters' names, shorter than the factors' */
 	fprintf(f, "\nFunctions (median over the runs where each ran)\n  %-20s %5s %8s", "function",
 		"runs", "time");
 	for (int k = 0; k < nc; k++)
-		fprintf(f, " %8s", xa_feat_ctr_name(cols[k]));
+		fprintf(f, " %8s", diagnosis__feat_ctr_name(cols[k]));
 	fputc('\n', f);
 	for (size_t i = 0; i < report_node__len(rows); i++) {
 		const struct report_node *row = report_node__at(rows, i);
@@ -454,14 +455,16 @@ static void table(FILE *f, const struct report_node *m)
 		fprintf(f, "  %-20.20s %5llu %8s",
 			xlp_text(report_node__str_at(row, "function"), sym, sizeof(sym)),
 			(unsigned long long)report_node__uint_at(row, "runs"),
-			cell(XA_CPU_RUN, report_node__num_at(row, "time_median_ns"), c, sizeof(c)));
+			cell(DIAGNOSIS_CPU_RUN, report_node__num_at(row, "time_median_ns"), c,
+			     sizeof(c)));
 		for (int k = 0; k < nc; k++)
 			fprintf(f, " %8s",
-				cols[k] == XA_CPU_FREQ && !(features & XLP_FEAT_CPUFREQ)
+				cols[k] == DIAGNOSIS_CPU_FREQ && !(features & XLP_FEAT_CPUFREQ)
 					? "unavail"
 					: cell(cols[k],
-					       report_node__num_at(med, xa_feat_name(cols[k])), c,
-					       sizeof(c)));
+					       report_node__num_at(med,
+								   diagnosis__feat_name(cols[k])),
+					       c, sizeof(c)));
 		fputc('\n', f);
 	}
 }
@@ -523,7 +526,7 @@ static void no_precondition(FILE *f, const struct report_node *m)
 			(unsigned long long)ignored);
 }
 
-int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__text(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_model *model = report_model__build(ds, r);
 	const struct report_node *m = report_model__root(model);

@@ -8,7 +8,7 @@
 /* A share below this is not named in the clause (JSON has every thief). */
 #define THIEF_MIN_SHARE 0.05
 
-const char *report__thief(const struct xa_thief *t, char *buf, size_t len)
+const char *report__thief(const struct diagnosis_thief *t, char *buf, size_t len)
 {
 	/* raw: every writer escapes the whole sentence (xlp_fputs_text, html_esc, JSON) */
 	char comm[XLP_COMM_LEN + 1] = "";
@@ -38,7 +38,7 @@ static void add(char *buf, size_t len, size_t *n, const char *who, double share)
 	*n += k > 0 ? (size_t)k : 0;
 }
 
-const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
+const char *report__thieves(const struct diagnosis_thieves *t, char *buf, size_t len)
 {
 	char who[128];
 	size_t n = 0;
@@ -56,16 +56,16 @@ const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
 	return buf;
 }
 
-/* A thief of the wait chains (struct ds_thief) as the answers' (struct xa_thief). */
-static struct xa_thief of_ds(const struct ds_thief *x, double known_ns)
+/* A thief of the wait chains (struct dataset_thief) as the answers' (struct diagnosis_thief). */
+static struct diagnosis_thief of_ds(const struct dataset_thief *x, double known_ns)
 {
-	struct xa_thief t = {.pid = x->pid,
-			     .tid = x->tid,
-			     .own_process = x->own_process,
-			     .child = x->child,
-			     .kernel_thread = x->flags & XLP_THIEF_KTHREAD,
-			     .ns = x->ns,
-			     .share = known_ns > 0 ? x->ns / known_ns : 0};
+	struct diagnosis_thief t = {.pid = x->pid,
+				    .tid = x->tid,
+				    .own_process = x->own_process,
+				    .child = x->child,
+				    .kernel_thread = x->flags & XLP_THIEF_KTHREAD,
+				    .ns = x->ns,
+				    .share = known_ns > 0 ? x->ns / known_ns : 0};
 
 	memcpy(t.comm, x->comm, sizeof(t.comm));
 	return t;
@@ -80,7 +80,7 @@ const char *report__blocker_thieves(const struct waitchain_blocker *b, char *buf
 	if (b->state != WAITCHAIN_CPU_WAIT || !(b->thief_known_ns > 0))
 		return buf;
 	for (uint32_t i = 0; i < b->nthieves; i++) {
-		struct xa_thief t = of_ds(&b->thieves[i], b->thief_known_ns);
+		struct diagnosis_thief t = of_ds(&b->thieves[i], b->thief_known_ns);
 
 		if (t.share >= THIEF_MIN_SHARE)
 			add(buf, len, &n, report__thief(&t, who, sizeof(who)), t.share);
@@ -99,7 +99,7 @@ void report_model__blocker_thieves(struct report_model *m, const struct waitchai
 	report_model__round(m, "known_ns", b->thief_known_ns / per);
 	report_model__begin_arr(m, "thieves");
 	for (uint32_t i = 0; i < b->nthieves; i++) {
-		struct xa_thief x = of_ds(&b->thieves[i], b->thief_known_ns);
+		struct diagnosis_thief x = of_ds(&b->thieves[i], b->thief_known_ns);
 
 		report_model__begin_obj(m, NULL);
 		report_model__uint(m, "tid", x.tid);
@@ -116,7 +116,8 @@ void report_model__blocker_thieves(struct report_model *m, const struct waitchai
 	report_model__end_obj(m);
 }
 
-void report_model__thieves(struct report_model *m, const char *key, const struct xa_thieves *t)
+void report_model__thieves(struct report_model *m, const char *key,
+			   const struct diagnosis_thieves *t)
 {
 	if (!t->known) {
 		report_model__null(m, key);
@@ -131,7 +132,7 @@ void report_model__thieves(struct report_model *m, const char *key, const struct
 	report_model__round(m, "unknown_ns", t->unknown_ns);
 	report_model__begin_arr(m, "thieves");
 	for (size_t i = 0; i < t->n; i++) {
-		const struct xa_thief *x = &t->t[i];
+		const struct diagnosis_thief *x = &t->t[i];
 
 		report_model__begin_obj(m, NULL);
 		report_model__uint(m, "tid", x->tid);

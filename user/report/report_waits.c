@@ -14,7 +14,7 @@
 #define MAX_BLOCKERS 12 /* in text; JSON lists REPORT_MAX_BLOCKERS */
 #define MAX_WAITS 16	/* of the typical run, in text */
 
-size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow)
+size_t report__typical_run(const struct dataset *ds, const struct diagnosis *r, bool slow)
 {
 	size_t best = SIZE_MAX;
 	double med = slow ? r->lab.slow_median_ns : r->lab.fast_median_ns, d = INFINITY;
@@ -73,7 +73,7 @@ const char *report__blocker(const struct dataset *ds, const struct waitchain_blo
 			 who(b->waker_comm, b->waker_tid, b->threads, v, sizeof(v)));
 	switch (b->state) {
 	case WAITCHAIN_RAN:
-		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
+		if (b->func != DATASET_NO_FUNC && b->func < dataset__nfuncs(ds))
 			snprintf(in, sizeof(in), " in %s",
 				 xlp_text(dataset__func(ds, b->func)->name, sym, sizeof(sym)));
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
@@ -133,7 +133,7 @@ static struct waitchain_blocker piece_blocker(const struct waitchain *wc,
 	return b;
 }
 
-static bool in_group(const struct xa_result *r, const struct waitchain_blocker *b)
+static bool in_group(const struct diagnosis *r, const struct waitchain_blocker *b)
 {
 	for (size_t i = 0; i < r->nblockers; i++)
 		if (waitchain__member_of(b, &r->blockers[i]))
@@ -216,7 +216,7 @@ void report__waits_text(FILE *f, const struct report_node *m)
  * the wait answer's CPU work judged.
  */
 static void text_blockers(struct report_model *m, const struct dataset *ds,
-			  const struct xa_result *r, double ns, double nf)
+			  const struct diagnosis *r, double ns, double nf)
 {
 	size_t shown = 0, more = 0, members = 0;
 	char line[512], cw[1024], both[1600];
@@ -268,7 +268,7 @@ static void name_json(struct report_model *m, const char *key, const char *comm)
 static void blocker_json(struct report_model *m, const struct dataset *ds,
 			 const struct waitchain_blocker *b, double per)
 {
-	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
+	bool fn = b->func != DATASET_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[512];
 
 	report_model__str(m, "state", waitchain__state_name(b->state));
@@ -290,9 +290,9 @@ static void blocker_json(struct report_model *m, const struct dataset *ds,
 }
 
 static void run_json(struct report_model *m, const char *key, const struct dataset *ds,
-		     const struct xa_result *r, size_t run)
+		     const struct diagnosis *r, size_t run)
 {
-	const struct ds_run *x;
+	const struct dataset_run *x;
 
 	if (run == SIZE_MAX) {
 		report_model__null(m, key);
@@ -331,7 +331,7 @@ static void run_json(struct report_model *m, const char *key, const struct datas
 }
 
 void report_model__waits(struct report_model *m, const struct dataset *ds,
-			 const struct xa_result *r)
+			 const struct diagnosis *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;

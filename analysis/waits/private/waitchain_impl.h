@@ -49,7 +49,7 @@ struct call {
 	uint64_t entry, end;
 	uint32_t tid;
 	uint32_t func;	 /* dataset function */
-	uint32_t parent; /* index of the nearest call enclosing it, DS_NONE: none */
+	uint32_t parent; /* index of the nearest call enclosing it, DATASET_NONE: none */
 };
 
 struct name {
@@ -86,7 +86,7 @@ struct waitchain {
 	size_t npieces, pcap;
 	struct waitchain_wait *waits;
 	size_t nwaits, wcap;
-	struct ds_thief *thieves; /* the cpu_wait pieces' (waitchain_piece.thief_first) */
+	struct dataset_thief *thieves; /* the cpu_wait pieces' (waitchain_piece.thief_first) */
 	size_t nthieves, tcap;
 };
 
@@ -116,6 +116,6 @@ void waitchain_thief__sort(struct tl *tl);
 int waitchain_thief__pieces(struct waitchain *wc, const struct tl *tl, size_t first);
 void waitchain_thief__free(struct tl *tl);
 /* one thief as a user names it: by name and kind (thieves__sum's rule) */
-bool waitchain_thief__same(const struct ds_thief *a, const struct ds_thief *b);
+bool waitchain_thief__same(const struct dataset_thief *a, const struct dataset_thief *b);
 
 #endif

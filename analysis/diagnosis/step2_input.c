@@ -8,11 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "stats.h"
 
 struct s2_buf {
-	struct xa_s2_input in;
+	struct diagnosis_s2_input in;
 	double *x, *cycles, *time;
 	uint8_t *slow;
 	uint32_t *run; /* sample -> run */
@@ -21,7 +21,7 @@ struct s2_buf {
 static int s2_alloc(struct s2_buf *b, size_t n)
 {
 	memset(b, 0, sizeof(*b));
-	b->x = malloc(XA_NFEAT * n * sizeof(double) + 1);
+	b->x = malloc(DIAGNOSIS_NFEAT * n * sizeof(double) + 1);
 	b->cycles = malloc(n * sizeof(double) + 1);
 	b->time = malloc(n * sizeof(double) + 1);
 	b->slow = malloc(n + 1);
@@ -42,10 +42,10 @@ static void s2_free(struct s2_buf *b)
 static void s2_set(struct s2_buf *b, size_t n, size_t k, const uint64_t *ctr, double time,
 		   bool slow, size_t run)
 {
-	double v[XA_NFEAT];
+	double v[DIAGNOSIS_NFEAT];
 
-	xa_ctr_features(ctr, v);
-	for (int f = 0; f < XA_NFEAT; f++)
+	diagnosis__ctr_features(ctr, v);
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++)
 		b->x[f * n + k] = v[f];
 	b->cycles[k] = (double)ctr[XLP_C_FREQ_KHZ_NS];
 	b->time[k] = time;
@@ -62,17 +62,17 @@ static double median_of(const double *v, size_t n)
 /* The step-2 input of the n samples in b, with its features and time reference. */
 static void s2_input(struct s2_buf *b, size_t n, uint32_t features, double time_ref)
 {
-	b->in = (struct xa_s2_input){.n = n,
-				     .x = b->x,
-				     .cycles = b->cycles,
-				     .time = b->time,
-				     .slow = b->slow,
-				     .features = features,
-				     .time_ref = time_ref};
+	b->in = (struct diagnosis_s2_input){.n = n,
+					    .x = b->x,
+					    .cycles = b->cycles,
+					    .time = b->time,
+					    .slow = b->slow,
+					    .features = features,
+					    .time_ref = time_ref};
 }
 
 static void pick_peer(const struct resources *res, size_t k, const struct s2_buf *b, size_t n,
-		      size_t nruns, struct xa_peer *peer)
+		      size_t nruns, struct diagnosis_peer *peer)
 {
 	uint8_t *slow_run = calloc(nruns + 1, 1);
 
@@ -81,13 +81,13 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 	for (size_t i = 0; i < n; i++)
 		slow_run[b->run[i]] = b->slow[i];
 	for (size_t i = 0; i < resources__npeers(res, k); i++) {
-		const struct ds_peer *p = resources__peer(res, k, i);
+		const struct dataset_peer *p = resources__peer(res, k, i);
 		uint32_t total = 0;
 
 		if (!slow_run[p->run])
 			continue;
 		for (size_t j = 0; j < resources__npeers(res, k); j++) {
-			const struct ds_peer *q = resources__peer(res, k, j);
+			const struct dataset_peer *q = resources__peer(res, k, j);
 
 			if (q->pid == p->pid && slow_run[q->run])
 				total += q->count;
@@ -116,9 +116,13 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 /* The largest part of the added time first; a lower clock (it replaced cpu_run) leads. */
 static int cmp_factor(const void *a, const void *b)
 {
-	const struct xa_factor *x = a, *y = b;
-	double sx = x->feat == XA_CPU_FREQ ? INFINITY : isnan(x->share) ? -INFINITY : x->share;
-	double sy = y->feat == XA_CPU_FREQ ? INFINITY : isnan(y->share) ? -INFINITY : y->share;
+	const struct diagnosis_factor *x = a, *y = b;
+	double sx = x->feat == DIAGNOSIS_CPU_FREQ ? INFINITY
+		    : isnan(x->share)		  ? -INFINITY
+						  : x->share;
+	double sy = y->feat == DIAGNOSIS_CPU_FREQ ? INFINITY
+		    : isnan(y->share)		  ? -INFINITY
+						  : y->share;
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
@@ -131,16 +135,17 @@ static int cmp_factor(const void *a, const void *b)
  * (the tree's check saw its level, and cpu_run's level is high whether or
  * not it grew); the rest ordered by their part.
  */
-static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
-			 const struct analysis_opts *o, bool reorder)
+static void rank_factors(const struct s2_buf *b, size_t n, struct diagnosis_step2 *s,
+			 const struct diagnosis_opts *o, bool reorder)
 {
 	size_t kept = 0;
 
 	for (size_t k = 0; k < s->nfactors; k++) {
-		struct xa_factor *f = &s->factors[k];
+		struct diagnosis_factor *f = &s->factors[k];
 
-		f->share = xa_feat_is_time(f->feat)
-				   ? xa_proportion(b->x + f->feat * n, b->time, b->slow, n).share
+		f->share = diagnosis__feat_is_time(f->feat)
+				   ? diagnosis_proportion(b->x + f->feat * n, b->time, b->slow, n)
+					     .share
 				   : NAN;
 	}
 	if (!reorder)
@@ -162,40 +167,42 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
  * and never before the others, and "100 % of the added time, 0 % of the
  * fast runs' time" accused it.
  */
-static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
-			      const struct analysis_opts *o, double res, bool itself,
-			      struct xa_evidence *e)
+static void resource_evidence(const struct s2_buf *b, size_t n, const struct diagnosis_step2 *s,
+			      const struct diagnosis_opts *o, double res, bool itself,
+			      struct diagnosis_evidence *e)
 {
-	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
+	double add = diagnosis__class_mean(b->time, b->slow, n, 1) -
+		     diagnosis__class_mean(b->time, b->slow, n, 0);
 	bool have = false;
 
 	e->resource = false;
 	e->res_itself = itself;
-	e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	e->res_gap = (struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 	e->gap_assoc_p = 1;
 	for (size_t k = 0; k < s->nfactors; k++) {
-		const struct xa_factor *f = &s->factors[k];
+		const struct diagnosis_factor *f = &s->factors[k];
 		const double *v = b->x + f->feat * n;
 		double share = NAN, fshare = NAN, excess = NAN, p;
 		bool ok, within = false;
 
-		if (f->feat == XA_CPU_FREQ) {
+		if (f->feat == DIAGNOSIS_CPU_FREQ) {
 			double *neg = malloc(n * sizeof(*neg) + 1);
 
 			if (!neg)
 				continue;
 			for (size_t i = 0; i < n; i++)
 				neg[i] = -v[i];
-			p = ev__mann_whitney(neg, b->slow, n);
+			p = stats__mann_whitney(neg, b->slow, n);
 			free(neg);
 			ok = f->from_freq_check && p <= o->alpha_evidence;
-		} else if (xa_feat_is_time(f->feat) && add > 0) {
-			struct xa_proportion pr = xa_proportion(v, b->time, b->slow, n);
+		} else if (diagnosis__feat_is_time(f->feat) && add > 0) {
+			struct diagnosis_proportion pr =
+				diagnosis_proportion(v, b->time, b->slow, n);
 
 			share = pr.share;
 			fshare = pr.fast_share;
 			excess = pr.excess;
-			p = ev__mann_whitney(v, b->slow, n);
+			p = stats__mann_whitney(v, b->slow, n);
 			/*
 			 * A sampled function's resource must add more than one
 			 * sample's weight (res): its slow side is the runs its
@@ -205,20 +212,21 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			 * 0.4 ms per slow-side run, 0 in the others, at 1 ms)
 			 */
 			ok = !itself && excess >= o->excess_share && p <= o->alpha_evidence &&
-			     !(res > 0 &&
-			       !(xa_class_mean(v, b->slow, n, 1) - xa_class_mean(v, b->slow, n, 0) >
-				 res));
+			     !(res > 0 && !(diagnosis__class_mean(v, b->slow, n, 1) -
+						    diagnosis__class_mean(v, b->slow, n, 0) >
+					    res));
 			if (!e->res_gap.nabove && f->gt) {
-				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))
-					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+				if (stats__gap_test(v, n, f->threshold, res, &e->res_gap))
+					e->res_gap =
+						(struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 				e->gap_feat = f->feat;
 				e->gap_slow_hits = f->slow_hits;
 				e->gap_fast_hits = f->fast_hits;
 				e->gap_nslow = f->nslow;
 				e->gap_nfast = f->nfast;
-				e->gap_assoc_p = ev__fisher(f->slow_hits, f->nslow,
-							    f->slow_hits + f->fast_hits,
-							    f->nslow + f->nfast);
+				e->gap_assoc_p = stats__fisher(f->slow_hits, f->nslow,
+							       f->slow_hits + f->fast_hits,
+							       f->nslow + f->nfast);
 			}
 		} else {
 			continue;
@@ -263,12 +271,12 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
  * function's added time, and the top w hold min_cover of its slow runs.
  */
 static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slow,
-			    const struct xa_step2 *s, const struct analysis_opts *o,
-			    struct xa_evidence *e)
+			    const struct diagnosis_step2 *s, const struct diagnosis_opts *o,
+			    struct diagnosis_evidence *e)
 {
 	double *q = malloc(n * sizeof(*q) + 1), tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
-	struct ev_top top[XA_NFEAT];
-	bool tried[XA_NFEAT] = {0};
+	struct stats_top top[DIAGNOSIS_NFEAT];
+	bool tried[DIAGNOSIS_NFEAT] = {0};
 	uint32_t tests = 0;
 
 	e->beyond = e->beyond_large = false;
@@ -283,19 +291,20 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		cnt[!!slow[i]]++;
 	}
 	/* the windows first: the correction counts every one, whatever it shows */
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		const double *v = b->x + f * n;
 
-		if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN || f == XA_CPU_STEAL)
+		if (!s->used[f] || !diagnosis__feat_is_time(f) || f == DIAGNOSIS_CPU_RUN ||
+		    f == DIAGNOSIS_CPU_STEAL)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			q[i] = !(b->time[i] > 0) ? NAN : v[i] > 0 ? v[i] / b->time[i] : 0;
-		if (ev__top_share(q, slow, n, &top[f]))
+		if (stats__top_share(q, slow, n, &top[f]))
 			continue;
 		tried[f] = true;
 		tests += top[f].windows;
 	}
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		const double *v = b->x + f * n;
 		double vm[2] = {0, 0}, added, share, p;
 		bool ok, large;
@@ -307,7 +316,8 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
 		share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
 		p = top[f].w ? -expm1((double)tests * log1p(-top[f].p)) : 1;
-		large = share >= o->factor_share && top[f].hits >= xa_min_cover(o, top[f].nslow);
+		large = share >= o->factor_share &&
+			top[f].hits >= diagnosis__min_cover(o, top[f].nslow);
 		ok = p <= o->alpha_evidence && large;
 		/* the smallest p that passes the bars, else the smallest p */
 		if (e->beyond ? !(ok && p < best) : !(ok || p < best))
@@ -315,7 +325,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		best = p;
 		e->beyond = ok;
 		e->beyond_large = large;
-		e->beyond_feat = (enum xa_feat)f;
+		e->beyond_feat = (enum diagnosis_feat)f;
 		e->beyond_top = top[f].w;
 		e->beyond_slow = top[f].hits;
 		e->beyond_nslow = top[f].nslow;
@@ -329,10 +339,11 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 	free(q);
 }
 
-int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		      const struct resources *res, size_t k, size_t slot)
+int diagnosis__critical_step2(const struct dataset *ds, const struct diagnosis_opts *o,
+			      struct diagnosis *r, const struct resources *res, size_t k,
+			      size_t slot)
 {
-	struct xa_critical *c = &r->crit[k];
+	struct diagnosis_critical *c = &r->crit[k];
 	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
 	bool itself;
@@ -352,7 +363,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	itself = dataset__func(ds, c->func)->queued;
 	c->res_ns = c->sampled ? (double)dataset__samples(ds)->resolution_ns : 0;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_res *x = resources__get(res, slot, run);
+		const struct dataset_res *x = resources__get(res, slot, run);
 		double t = (double)dataset__time(ds, run, c->func);
 
 		c->ran += x->ncalls > 0;
@@ -362,14 +373,14 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	/* samples carry no frequency */
 	s2_input(&b, n, c->sampled ? r->features & ~XLP_FEAT_CPUFREQ : r->features,
 		 median_of(b.time, n));
-	err = xa_step2_fit(&b.in, o, &c->s2);
+	err = diagnosis__step2_fit(&b.in, o, &c->s2);
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, c->res_ns, itself, &c->ev);
 		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
-		err = xa_work_evidence(ds, res, slot, c->func, b.slow, r->slow, o, &c->ev);
+		err = diagnosis__work_evidence(ds, res, slot, c->func, b.slow, r->slow, o, &c->ev);
 		if (!c->s2.nfactors && c->ev.beyond) {
-			err = xa_step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
+			err = diagnosis__step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
 			if (!err && c->s2.nfactors) {
 				rank_factors(&b, n, &c->s2, o, false);
 				resource_evidence(&b, n, &c->s2, o, c->res_ns, itself, &c->ev);
@@ -377,7 +388,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		}
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
-		if (c->s2.factors[i].feat == XA_IPC)
+		if (c->s2.factors[i].feat == DIAGNOSIS_IPC)
 			pick_peer(res, slot, &b, n, nr, &c->peer);
 cleanup:
 	s2_free(&b);
@@ -386,13 +397,13 @@ cleanup:
 
 /*
  * A tree over whole runs (step 2's, as the baseline of PerfProbe V-D):
- * over the process's counters (ds_run.base, the runs that have them), or
- * over the runs' own thread (ds_run.own, only when every run has it: not
+ * over the process's counters (dataset_run.base, the runs that have them), or
+ * over the runs' own thread (dataset_run.own, only when every run has it: not
  * launches), what the whole-run fallback tests. *has tells whether it was
  * fitted.
  */
-static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
-		    const struct xa_result *r, bool own, struct xa_step2 *out, bool *has)
+static int fit_runs(const struct dataset *ds, const struct diagnosis_opts *o,
+		    const struct diagnosis *r, bool own, struct diagnosis_step2 *out, bool *has)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
@@ -407,14 +418,14 @@ static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
 	if (err)
 		goto cleanup;
 	for (size_t run = 0, i = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
+		const struct dataset_run *x = dataset__run(ds, run);
 
 		if (own ? x->has_own : x->has_base)
 			s2_set(&b, n, i++, own ? x->own : x->base, x->latency_ns, r->slow[run],
 			       run);
 	}
 	s2_input(&b, n, r->features, r->lab.median_ns);
-	err = xa_step2_fit(&b.in, o, out);
+	err = diagnosis__step2_fit(&b.in, o, out);
 	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
 	if (!err) {
 		rank_factors(&b, n, out, o, false);
@@ -425,7 +436,8 @@ cleanup:
 	return err;
 }
 
-int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+int diagnosis__baseline(const struct dataset *ds, const struct diagnosis_opts *o,
+			struct diagnosis *r)
 {
 	int err = fit_runs(ds, o, r, true, &r->own, &r->has_own);
 

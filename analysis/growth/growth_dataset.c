@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* report --growth: a dataset's runs as the series scaling.c fits. */
+/* report --growth: a dataset's runs as the series growth.c fits. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dataset.h"
-#include "scaling.h"
+#include "growth.h"
 #include "trace.h"
 
 struct dsin {
 	const struct dataset *ds;
-	struct sc_input in;
+	struct growth_input in;
 	uint32_t *ids; /* compact index -> dataset function */
 	double *size, *lat, *calls, *time;
-	struct sc_pair *pairs;
+	struct growth_pair *pairs;
 	struct nesting *nest;
 	struct resources *res; /* of every marked function */
 	uint32_t *res_ids;     /* its index -> dataset function */
@@ -23,7 +23,7 @@ struct dsin {
 	double *pair_work; /* the pairs' times less their interference */
 };
 
-static bool counted(const struct ds_func *f)
+static bool counted(const struct dataset_func *f)
 {
 	/* a runqueue wait before the interaction is not the program's work,
 	 * nor is a sampled root or runtime frame anything to grow */
@@ -161,12 +161,12 @@ static int pairs(struct dsin *d, char *err, size_t errlen)
 		ret = -ENOMEM;
 	for (size_t a = 0; !ret && d->nest && a < nanc; a++)
 		for (size_t i = 0; i < nesting__npairs(d->nest, a); i++) {
-			const struct ds_nest_pair *p = nesting__pair(d->nest, a, i);
+			const struct dataset_nest_pair *p = nesting__pair(d->nest, a, i);
 			int32_t parent = compact(d, anc[a]), child = compact(d, p->child);
 
 			if (p->parent != anc[a] || parent < 0 || child < 0)
 				continue; /* not a direct callee */
-			d->pairs[d->in.npairs] = (struct sc_pair){
+			d->pairs[d->in.npairs] = (struct growth_pair){
 				.parent = (uint32_t)parent,
 				.child = (uint32_t)child,
 				.time = pair_work(d, (size_t)child, p->time, total)};
@@ -188,8 +188,8 @@ static int res_get(void *ctx, size_t func, int c, double *v)
 	return 0;
 }
 
-int scaling__from_dataset(const struct dataset *ds, double predict_size, struct sc_result **out,
-			  char *err, size_t errlen)
+int growth__from_dataset(const struct dataset *ds, double predict_size, struct growth_result **out,
+			 char *err, size_t errlen)
 {
 	size_t nr = dataset__nruns(ds), sized = 0;
 	struct dsin d = {.ds = ds};
@@ -203,7 +203,7 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 		goto cleanup;
 	}
 	for (size_t r = 0; r < nr; r++) {
-		const struct ds_run *x = dataset__run(ds, r);
+		const struct dataset_run *x = dataset__run(ds, r);
 
 		d.size[r] = x->size;
 		/* the run's work, as its functions' (fill) */
@@ -242,7 +242,7 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 	d.in.res = res_get;
 	d.in.res_ctx = &d;
 	d.in.nres = XLP_NR_CTR;
-	ret = scaling__analyse(&d.in, predict_size, out);
+	ret = growth__analyse(&d.in, predict_size, out);
 	if (!ret) {
 		(*out)->func_ids = d.ids;
 		d.ids = NULL;
