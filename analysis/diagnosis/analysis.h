@@ -230,7 +230,7 @@ struct xa_evidence {
 #define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */
 
 /*
- * Why a function's time grew (growth.c). First, more calls or longer calls,
+ * Why a function's time grew (why.c). First, more calls or longer calls,
  * over the run labels (its added time is over them): with n calls per run
  * on average and t ns per call (a class's time over its calls), the mean
  * time per run is n x t, and exactly
@@ -261,7 +261,7 @@ struct xa_disk_cpu {
 	double p;
 };
 
-/* Kinds of frame a growth can end in, said in words by the reports. */
+/* Kinds of frame a why path can end in, said in words by the reports. */
 enum xa_cause {
 	XA_CAUSE_NONE = 0,
 	XA_CAUSE_FAULT,	  /* the page-fault path */
@@ -271,7 +271,7 @@ enum xa_cause {
 	XA_CAUSE_USER,	  /* a user function below the one named */
 };
 
-#define XA_MAX_GROWTH 48
+#define XA_MAX_WHY 48
 
 /*
  * What grew in the stack samples: the differential tree of the samples of
@@ -283,11 +283,11 @@ enum xa_cause {
  * Fisher's exact test on the sample counts (slow samples through it of all
  * slow samples, against the fast ones) at alpha_evidence; then "clear".
  */
-struct xa_growth {
+struct xa_why {
 	int reason;			 /* XLP_C_* of the samples compared, -1: all */
 	struct ds_diff *diff;		 /* NULL: no sample */
 	uint32_t nslow_runs, nfast_runs; /* the per-run means divide by them */
-	uint32_t path[XA_MAX_GROWTH];	 /* node indices, node 0 (the root) first */
+	uint32_t path[XA_MAX_WHY];	 /* node indices, node 0 (the root) first */
 	size_t npath;
 	size_t named;	/* index into path; npath when no frame grew beyond chance */
 	size_t deepest; /* index into path: the deepest frame not the scheduler's */
@@ -350,10 +350,10 @@ struct xa_critical {
 	 * labels); NULL without stack samples through it */
 	struct ds_cct *cct;
 	struct xa_evidence ev;
-	/* why its time grew (growth.c) */
+	/* why its time grew (why.c) */
 	struct xa_calls calls;
 	struct xa_disk_cpu disk_cpu;
-	struct xa_growth growth;
+	struct xa_why why;
 	/*
 	 * Who held it up (issue 22), with a timeline and a waiting factor:
 	 * the wait-chain blocker (r->blockers) other than the run's thread
@@ -426,7 +426,7 @@ struct xa_fallback {
 	 * (struct xa_disk_cpu's rule); holding, it is the answer.
 	 */
 	struct xa_disk_cpu disk_cpu;
-	struct xa_growth growth;
+	struct xa_why why;
 	/* who held the runs up, as xa_critical's (a waiting factor, a timeline) */
 	size_t blocker;
 	double blocker_added;
@@ -561,6 +561,6 @@ void analysis__free(struct xa_result *r); /* accepts NULL */
 /* The XLP_C_* counter of a factor's samples (on-CPU for cpu_run and cpu_freq), -1: none. */
 int xa_feat_reason(enum xa_feat f);
 /* Per-run mean weight of a differential node in slow runs minus in fast runs (ns). */
-double xa_growth_added(const struct xa_growth *g, const struct ds_diff_node *x);
+double xa_why_added(const struct xa_why *g, const struct ds_diff_node *x);
 
 #endif

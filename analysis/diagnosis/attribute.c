@@ -34,7 +34,7 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = xa_evidence(ds, o, r, &r->crit[k]);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
-		ret = xa_growth_step(ds, o, r, res, k);
+		ret = xa_why_step(ds, o, r, res, k);
 	/* from the outermost function of the chain down to the one named */
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = dataset__context_tree(ds, r->crit[k].chain[0], r->slow, &r->crit[k].cct);
@@ -424,9 +424,9 @@ void analysis__free(struct xa_result *r)
 	for (size_t i = 0; i < r->ncrit + r->nrejected; i++) {
 		xa_step2_release(&r->crit[i].s2);
 		cct__free(r->crit[i].cct);
-		xa_growth_release(&r->crit[i].growth);
+		xa_why_release(&r->crit[i].why);
 	}
-	xa_growth_release(&r->fallback.growth);
+	xa_why_release(&r->fallback.why);
 	xa_step2_release(&r->base);
 	xa_step2_release(&r->own);
 	dtree__free(r->tree);

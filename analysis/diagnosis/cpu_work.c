@@ -84,7 +84,7 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 		ord[i] = (struct xa_order){.file = x->file, .start = x->start_ns, .i = i};
 		nslow += !!r->slow[i];
 	}
-	/* 3. out of proportion, as the whole run's resources are judged (growth.c) */
+	/* 3. out of proportion, as the whole run's resources are judged (why.c) */
 	pr = xa_proportion(work, lat, r->slow, n);
 	w->share = pr.share;
 	w->fast_share = pr.fast_share;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * faults: a function whose time grows through page faults in some runs,
- * for the root test of "why a function's time grew" (tests/root/test_growth.c).
+ * for the root test of "why a function's time grew" (tests/root/test_why.c).
  *
  *   main -> handle (the interaction) -> touch   writes a byte to each page
  *                                               of an anonymous buffer, then

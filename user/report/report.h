@@ -136,7 +136,7 @@ const char *report__label_rule(const struct label_rule *rule, char *buf, size_t 
 /* The result's rule (report__label_rule). */
 const char *report__rule(const struct xa_result *r, char *buf, size_t len);
 
-/* ---- why a function's time grew (report_growth.c) ---- */
+/* ---- why a function's time grew (report_why.c) ---- */
 
 /* "87 % of the added latency"; above 100 %: "all of the added latency (1.9x it: ...)". */
 const char *report__share(double share, char *buf, size_t len);
@@ -144,32 +144,31 @@ const char *report__share(double share, char *buf, size_t len);
 const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x, char *buf,
 			  size_t len);
 /* "app → library → [k] kernel" where the samples of g reach (empty when none) */
-const char *report__reach(const struct dataset *ds, const struct xa_growth *g, char *buf,
-			  size_t len);
+const char *report__reach(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len);
 /* What the samples' kind is, in words: "on a CPU", "waiting for the disk"... */
 const char *report__reason(int reason);
-/* The cause of a clear growth in a few words ("page faults (asm_exc_page_fault)"); "" if none. */
-const char *report__because(const struct dataset *ds, const struct xa_growth *g, char *buf,
+/* The cause of a clear why path in a few words ("page faults (asm_exc_page_fault)"); "" if none. */
+const char *report__because(const struct dataset *ds, const struct xa_why *g, char *buf,
 			    size_t len);
 /*
  * The lines (separated by '\n') on why a critical function's time grew: calls
  * against time per call, block requests of on-CPU growth, the samples'
  * drill-down path with counts, and the conclusion.
  */
-const char *report__growth(const struct dataset *ds, const struct xa_result *r,
-			   const struct xa_critical *c, char *buf, size_t len);
+const char *report__why(const struct dataset *ds, const struct xa_result *r,
+			const struct xa_critical *c, char *buf, size_t len);
 /* The samples' drill-down path, one line per frame, then the conclusion. */
-const char *report__growth_path(const struct dataset *ds, const struct xa_result *r,
-				const struct xa_growth *g, bool test, char *buf, size_t len);
+const char *report__why_path(const struct dataset *ds, const struct xa_result *r,
+			     const struct xa_why *g, bool test, char *buf, size_t len);
 /*
- * The differential flame graph of a growth as shown (HTML; its node count
+ * The differential flame graph of a why path as shown (HTML; its node count
  * in JSON): node indices depth first, children by their samples' time in
  * slow runs, only nodes holding at least REPORT_DIFF_SHARE of the root's
  * time in slow or in fast runs.
  */
 #define REPORT_DIFF_SHARE 0.01
 #define REPORT_MAX_DIFF 128 /* at most this many nodes */
-size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max);
+size_t report__diff_order(const struct xa_why *g, uint32_t *out, size_t max);
 /* The whole-run fallback's test, one line. */
 const char *report__fallback(const struct xa_result *r, char *buf, size_t len);
 /* An answer that rested on other threads' CPU work, judged (cpu_work.c); "" when untested */

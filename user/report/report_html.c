@@ -168,13 +168,13 @@ static void why(FILE *f, const struct dataset *ds, const struct xa_result *r,
 	if (!buf)
 		return;
 	fputs("<h3>Why its time grew</h3><pre>", f);
-	html_esc(f, report__growth(ds, r, c, buf, 8192));
+	html_esc(f, report__why(ds, r, c, buf, 8192));
 	fputs("</pre>", f);
 	snprintf(id, sizeof(id), "diff-flame-%zu", rank);
 	html_diff_flame(f, id,
 			"Differential flame graph (stack samples of the leading factor's kind): "
 			"slow runs, coloured by the change from fast runs",
-			ds, &c->growth);
+			ds, &c->why);
 	free(buf);
 }
 
@@ -192,14 +192,14 @@ static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result 
 	html_esc(f, report__fallback(r, buf, 8192));
 	if (r->fallback.holds) {
 		fputs("\n", f);
-		html_esc(f, report__growth_path(ds, r, &r->fallback.growth, false, buf, 8192));
+		html_esc(f, report__why_path(ds, r, &r->fallback.why, false, buf, 8192));
 	}
 	fputs("</pre>", f);
 	if (r->fallback.holds)
 		html_diff_flame(f, "diff-flame-whole-run",
 				"Differential flame graph of the whole run's resource: slow runs, "
 				"coloured by the change from fast runs",
-				ds, &r->fallback.growth);
+				ds, &r->fallback.why);
 	free(buf);
 }
 

@@ -112,11 +112,11 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 		const struct xa_critical *c);
 
 /*
- * The differential flame graph of a growth (struct xa_growth): the slow
+ * The differential flame graph of a growth (struct xa_why): the slow
  * runs' frames, each coloured by how its share of the samples changed from
  * the fast runs' (nothing without samples in slow runs).
  */
 void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
-		     const struct xa_growth *g);
+		     const struct xa_why *g);
 
 #endif

@@ -398,7 +398,7 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 /* Differential flame graph: one panel, the slow runs' shape, coloured by growth. */
 #define MAX_DIFF REPORT_MAX_DIFF
 
-static void dframe(FILE *f, const struct dataset *ds, const struct xa_growth *g, size_t i,
+static void dframe(FILE *f, const struct dataset *ds, const struct xa_why *g, size_t i,
 		   const struct ds_diff_node *x, const struct ds_diff_node *x0, double x_, double w,
 		   double y)
 {
@@ -419,8 +419,8 @@ static void dframe(FILE *f, const struct dataset *ds, const struct xa_growth *g,
 		x->nslow, 100 * ss, x->nfast, 100 * fs,
 		report__dur(g->nslow_runs ? x->wslow / g->nslow_runs : 0, s, sizeof(s)),
 		report__dur(g->nfast_runs ? x->wfast / g->nfast_runs : 0, q, sizeof(q)),
-		xa_growth_added(g, x) < 0 ? "-" : "",
-		report__dur(fabs(xa_growth_added(g, x)), ad, sizeof(ad)));
+		xa_why_added(g, x) < 0 ? "-" : "",
+		report__dur(fabs(xa_why_added(g, x)), ad, sizeof(ad)));
 	fprintf(f,
 		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		"fill=\"hsl(%d,80%%,%.0f%%)\"/>",
@@ -431,7 +431,7 @@ static void dframe(FILE *f, const struct dataset *ds, const struct xa_growth *g,
 }
 
 void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
-		     const struct xa_growth *g)
+		     const struct xa_why *g)
 {
 	uint32_t order[MAX_DIFF], maxd = 0;
 	size_t n = report__diff_order(g, order, MAX_DIFF);

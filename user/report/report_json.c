@@ -401,7 +401,7 @@ static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct d
 }
 
 static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
-		   const struct xa_growth *g)
+		   const struct xa_why *g)
 {
 	const struct ds_diff_node *x0;
 	uint32_t order[REPORT_MAX_DIFF];
@@ -426,7 +426,7 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		jsonw__uint(w, "fast_samples", x->nfast);
 		jsonw__round(w, "slow_per_run_ns", g->nslow_runs ? x->wslow / g->nslow_runs : NAN);
 		jsonw__round(w, "fast_per_run_ns", g->nfast_runs ? x->wfast / g->nfast_runs : NAN);
-		jsonw__round(w, "added_per_run_ns", xa_growth_added(g, x));
+		jsonw__round(w, "added_per_run_ns", xa_why_added(g, x));
 		jsonw__num(w, "p",
 			   i ? ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
 					  x0->nslow + x0->nfast)
@@ -606,7 +606,7 @@ static const struct jsonw_field fallback_bursts_f[] = {
 static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
 	const struct xa_fallback *fb = &r->fallback;
-	const struct xa_growth *g = &fb->growth;
+	const struct xa_why *g = &fb->why;
 
 	if (!fb->tested) {
 		jsonw__null(w, "whole_run");
@@ -696,7 +696,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	report__thieves_json(w, "cpu_thieves", &c->thieves);
 	calls(w, &c->calls);
 	disk_on_cpu(w, &c->disk_cpu);
-	growth(w, "growth", ds, &c->growth);
+	growth(w, "growth", ds, &c->why);
 	breakdown(w, &c->s2, "time");
 	step2_tree(w, &c->s2);
 	context_tree(w, ds, r, c);

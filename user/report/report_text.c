@@ -284,7 +284,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 {
 	const struct ds_func *fn = dataset__func(ds, c->func);
 	char t[32], chain[8192], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
-	char growth[8192];
+	char why[8192];
 
 	xlp_text(fn->name, sym, sizeof(sym));
 	xlp_text(fn->binary, bin, sizeof(bin));
@@ -325,7 +325,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 	if (c->peer.found)
 		fprintf(f, "  ipc_wait: waiting for pid %u (%s) in slow runs\n", c->peer.pid,
 			xlp_text(c->peer.comm, sym, sizeof(sym)));
-	text_lines(f, "  why it grew: ", report__growth(ds, r, c, growth, sizeof(growth)));
+	text_lines(f, "  why it grew: ", report__why(ds, r, c, why, sizeof(why)));
 	breakdown(f, &c->s2, "time");
 	context_tree(f, ds, r, c);
 }
@@ -372,7 +372,7 @@ static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *
 		r->alpha_evidence, 100 * r->excess_share);
 	if (fb->holds)
 		text_lines(f, "  where: ",
-			   report__growth_path(ds, r, &fb->growth, false, path, sizeof(path)));
+			   report__why_path(ds, r, &fb->why, false, path, sizeof(path)));
 }
 
 static void baseline(FILE *f, const struct dataset *ds, const struct xa_result *r)

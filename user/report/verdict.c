@@ -51,7 +51,7 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 			put(v, len, " (disk on CPU: the VM's synchronous I/O)");
 	}
 	/* the one-line "because": only when a frame's share grew beyond chance */
-	if (report__because(ds, &c->growth, why, sizeof(why))[0])
+	if (report__because(ds, &c->why, why, sizeof(why))[0])
 		put(v, len, ", grown in %s", why);
 	/*
 	 * else where its samples went through a library (issue 34: the
@@ -59,9 +59,9 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 	 * ngx_linux_sendfile_chain "; its samples reach sendfile (libc.so.6)
 	 * → [k] folio_wait_bit_common"
 	 */
-	else if (c->growth.diff && c->growth.lib)
-		put(v, len, "; its samples (%s) reach %s", report__reason(c->growth.reason),
-		    report__reach(ds, &c->growth, why, sizeof(why)));
+	else if (c->why.diff && c->why.lib)
+		put(v, len, "; its samples (%s) reach %s", report__reason(c->why.reason),
+		    report__reach(ds, &c->why, why, sizeof(why)));
 	/* who held it up: the wait chains' blocker (record --timeline) */
 	if (c->blocker < r->nblockers) {
 		char b[256], add[32], fadd[32];
@@ -78,7 +78,7 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 		      size_t *len)
 {
 	const struct xa_fallback *fb = &r->fallback;
-	const struct xa_growth *g = &fb->growth;
+	const struct xa_why *g = &fb->why;
 	char t[32], p[32], fr[512], sh[256];
 
 	put(v, len,

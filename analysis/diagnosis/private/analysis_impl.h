@@ -121,10 +121,10 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 void xa_rank(struct xa_result *r);
 
 /* Why critical function k's time grew: calls, disk on CPU (resources slot k), samples. */
-int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   const struct resources *res, size_t k);
+int xa_why_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		const struct resources *res, size_t k);
 /* r->fallback, when no function is accused. */
 int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r);
-void xa_growth_release(struct xa_growth *g);
+void xa_why_release(struct xa_why *g);
 
 #endif

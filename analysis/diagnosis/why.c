@@ -8,7 +8,7 @@
  *     machine a cold 4 KiB read costs ~50 us on a CPU (the VM exit) and
  *     ~30 us asleep, so a function slowed by cold reads grows cpu_run more
  *     than disk_block; its block requests still show where they came from;
- *   - what grew in the stack samples (struct xa_growth): the frames, user
+ *   - what grew in the stack samples (struct xa_why): the frames, user
  *     and kernel, whose share of the function's samples grew in its slow
  *     runs (page faults, a system call, a spinlock, a function below it);
  *   - the whole-run fallback (struct xa_fallback): the baseline's resource
@@ -49,7 +49,7 @@ int xa_feat_reason(enum xa_feat f)
 	}
 }
 
-double xa_growth_added(const struct xa_growth *g, const struct ds_diff_node *x)
+double xa_why_added(const struct xa_why *g, const struct ds_diff_node *x)
 {
 	if (!g->nslow_runs || !g->nfast_runs)
 		return 0;
@@ -105,8 +105,8 @@ static const char *node_name(const struct dataset *ds, const struct ds_diff_node
 	return x->kernel ? dataset__kframe(ds, x->frame) : dataset__func(ds, x->frame)->symbol;
 }
 
-/* The cause of a growth along path[1..end]: a fault, then a lock, then a system call. */
-static void name_cause(const struct dataset *ds, struct xa_growth *g, size_t end)
+/* The cause of what grew along path[1..end]: a fault, then a lock, then a system call. */
+static void name_cause(const struct dataset *ds, struct xa_why *g, size_t end)
 {
 	static const enum xa_cause order[] = {XA_CAUSE_FAULT, XA_CAUSE_LOCK, XA_CAUSE_SYSCALL};
 
@@ -128,13 +128,13 @@ static void name_cause(const struct dataset *ds, struct xa_growth *g, size_t end
 }
 
 /*
- * The application's frame on the path (struct xa_growth.app): nginx
+ * The application's frame on the path (struct xa_why.app): nginx
  * sending cold files reached sendfile (libc.so.6) → [k]
  * folio_wait_bit_common, and PostgreSQL waiting on a row lock epoll_wait
  * (libc.so.6); the frame a developer acts on is the caller in the server
  * (ngx_linux_sendfile_chain, WaitEventSetWait), on the same stacks.
  */
-static void app_frame(const struct dataset *ds, struct xa_growth *g)
+static void app_frame(const struct dataset *ds, struct xa_why *g)
 {
 	size_t jit = 0, own = 0, user = 0;
 
@@ -156,8 +156,8 @@ static void app_frame(const struct dataset *ds, struct xa_growth *g)
 	g->lib = user != g->app ? user : 0;
 }
 
-static int growth_build(const struct dataset *ds, const struct analysis_opts *o, uint32_t root,
-			int reason, const uint8_t *labels, struct xa_growth *g)
+static int why_build(const struct dataset *ds, const struct analysis_opts *o, uint32_t root,
+		     int reason, const uint8_t *labels, struct xa_why *g)
 {
 	size_t nruns = dataset__nruns(ds), n;
 	const struct ds_diff_node *x0;
@@ -176,10 +176,10 @@ static int growth_build(const struct dataset *ds, const struct analysis_opts *o,
 		return err;
 	n = diff__n(g->diff);
 	x0 = diff__node(g->diff, 0);
-	add0 = xa_growth_added(g, x0);
+	add0 = xa_why_added(g, x0);
 	g->path[g->npath++] = 0;
 	/* children come after their parent: one scan per level */
-	while (add0 > 0 && g->npath < XA_MAX_GROWTH) {
+	while (add0 > 0 && g->npath < XA_MAX_WHY) {
 		uint32_t cur = g->path[g->npath - 1], best = UINT32_MAX;
 		double best_add = 0;
 
@@ -189,7 +189,7 @@ static int growth_build(const struct dataset *ds, const struct analysis_opts *o,
 
 			if (x->parent != cur)
 				continue;
-			a = xa_growth_added(g, x);
+			a = xa_why_added(g, x);
 			if (best == UINT32_MAX || a > best_add) {
 				best = (uint32_t)i;
 				best_add = a;
@@ -223,7 +223,7 @@ static int growth_build(const struct dataset *ds, const struct analysis_opts *o,
 	return 0;
 }
 
-void xa_growth_release(struct xa_growth *g)
+void xa_why_release(struct xa_why *g)
 {
 	diff__free(g->diff);
 	g->diff = NULL;
@@ -311,8 +311,8 @@ static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 	d->holds = d->p <= o->alpha_evidence;
 }
 
-int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   const struct resources *res, size_t k)
+int xa_why_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+		const struct resources *res, size_t k)
 {
 	struct xa_critical *c = &r->crit[k];
 	size_t n = dataset__nruns(ds);
@@ -330,7 +330,7 @@ int xa_growth_step(const struct dataset *ds, const struct analysis_opts *o, stru
 
 		lab[i] = c->gt ? t > c->threshold_ns : t <= c->threshold_ns;
 	}
-	err = growth_build(ds, o, c->func, reason, lab, &c->growth);
+	err = why_build(ds, o, c->func, reason, lab, &c->why);
 cleanup:
 	free(lab);
 	return err;
@@ -479,8 +479,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	if (fb->tested && !fb->holds && fb->feat == XA_CPU_RUN && (r->features & XLP_FEAT_BLOCK))
 		whole_disk_cpu(ds, o, r, fb);
 	if (fb->tested)
-		err = growth_build(ds, o, DS_NO_FUNC, xa_feat_reason(fb->feat), r->slow,
-				   &fb->growth);
+		err = why_build(ds, o, DS_NO_FUNC, xa_feat_reason(fb->feat), r->slow, &fb->why);
 cleanup:
 	free(v);
 	free(lat);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Why a function's time grew, and the whole run's answer when no function
- * can be named (analysis/diagnosis/growth.c), on synthetic traces whose cause is
+ * can be named (analysis/diagnosis/why.c), on synthetic traces whose cause is
  * known: 60 runs of handle_request, every 4th slow, with parse and work
  * marked, stack samples with user and kernel frames.
  *   - a network wait in no marked function (under a libc call): the whole
@@ -428,7 +428,7 @@ TEST(disk_on_cpu_factor_synthetic)
 }
 
 /* On-CPU growth in the fault path is named; the same growth in proportion is not. */
-TEST(page_fault_growth_synthetic)
+TEST(page_faults_named_by_why_synthetic)
 {
 	struct json *j = report(G_FAULT, 9, text, sizeof(text));
 	const struct json *w, *path;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Why a function's time grew, in words (analysis/diagnosis/growth.c gives the
+ * Why a function's time grew, in words (analysis/diagnosis/why.c gives the
  * numbers): more calls or longer calls, block requests behind on-CPU time,
  * the frames of the stack samples that grew; and the whole run's answer
  * when no function is named. Names from the trace are put in raw: the
@@ -82,14 +82,13 @@ const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x
 
 /*
  * Where the samples reach, as a developer reads it: the application's
- * frame first (struct xa_growth.app), then the library's or runtime's
+ * frame first (struct xa_why.app), then the library's or runtime's
  * frame below it, then the deepest frame (a kernel function): "
  * ngx_linux_sendfile_chain → sendfile (libc.so.6) → [k]
  * folio_wait_bit_common". Without an application frame, from the deepest
  * user frame, as before.
  */
-const char *report__reach(const struct dataset *ds, const struct xa_growth *g, char *buf,
-			  size_t len)
+const char *report__reach(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len)
 {
 	size_t at[3], n = 0, used = 0;
 	char fr[512];
@@ -144,8 +143,7 @@ static const char *syscall_name(const char *s)
 	return s;
 }
 
-const char *report__because(const struct dataset *ds, const struct xa_growth *g, char *buf,
-			    size_t len)
+const char *report__because(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len)
 {
 	const struct ds_diff_node *x;
 	char fr[512];
@@ -183,8 +181,8 @@ static double pct(uint32_t a, uint32_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-const char *report__growth_path(const struct dataset *ds, const struct xa_result *r,
-				const struct xa_growth *g, bool test, char *buf, size_t len)
+const char *report__why_path(const struct dataset *ds, const struct xa_result *r,
+			     const struct xa_why *g, bool test, char *buf, size_t len)
 {
 	const struct ds_diff_node *x0;
 	char a[32], b[32], d[32], fr[512], p[32], why[600];
@@ -217,7 +215,7 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 			(int)(2 * (i - 1 < 12 ? i - 1 : 12)), "",
 			report__frame(ds, x, fr, sizeof(fr)), x->nslow, x0->nslow,
 			pct(x->nslow, x0->nslow), x->nfast, x0->nfast, pct(x->nfast, x0->nfast),
-			sdur(xa_growth_added(g, x), d, sizeof(d)));
+			sdur(xa_why_added(g, x), d, sizeof(d)));
 		if (test && i == g->named)
 			xlp_put(buf, len, &used, " (Fisher %s)", report__p(g->p, p, sizeof(p)));
 	}
@@ -247,8 +245,8 @@ const char *report__growth_path(const struct dataset *ds, const struct xa_result
 	return buf;
 }
 
-const char *report__growth(const struct dataset *ds, const struct xa_result *r,
-			   const struct xa_critical *c, char *buf, size_t len)
+const char *report__why(const struct dataset *ds, const struct xa_result *r,
+			const struct xa_critical *c, char *buf, size_t len)
 {
 	const struct xa_calls *k = &c->calls;
 	const struct xa_disk_cpu *d = &c->disk_cpu;
@@ -278,7 +276,7 @@ const char *report__growth(const struct dataset *ds, const struct xa_result *r,
 			d->holds ? "=> disk (on CPU: the VM's synchronous I/O): the added CPU time "
 				   "came with block requests the fast runs did not issue"
 				 : "=> the added CPU time is not tied to block requests");
-	report__growth_path(ds, r, &c->growth, true, buf + used, used < len ? len - used : 0);
+	report__why_path(ds, r, &c->why, true, buf + used, used < len ? len - used : 0);
 	return buf;
 }
 
@@ -351,7 +349,7 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 }
 
 struct dwalk {
-	const struct xa_growth *g;
+	const struct xa_why *g;
 	uint32_t *first, *next; /* children lists, by slow time */
 	uint32_t *out;
 	size_t n, max;
@@ -373,7 +371,7 @@ static void dvisit(struct dwalk *w, uint32_t i, unsigned depth)
 			dvisit(w, c, depth + 1);
 }
 
-size_t report__diff_order(const struct xa_growth *g, uint32_t *out, size_t max)
+size_t report__diff_order(const struct xa_why *g, uint32_t *out, size_t max)
 {
 	size_t n = diff__n(g->diff);
 	struct dwalk w = {.g = g, .out = out, .max = max};
