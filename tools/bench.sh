@@ -18,7 +18,7 @@
 #      usdt: pair / under xlprobe record --func usdt:...,... (issue 37), as
 #      a ratio in one run. XLP_BENCH_SECTIONS=2u runs it alone.
 #   3. analysis speed: .output/tests/bench/bench_analysis, when built, and
-#      report --growth's fit of 500 functions (bench_scaling)
+#      report --growth's fit of 500 functions (bench_growth)
 #   4. what the building blocks of xlprobe's BPF programs cost here
 #      (tests/bench/micro/, built by the Makefile into
 #      .output/tests/bench/micro/): where 1 and 2's time goes
@@ -1348,10 +1348,10 @@ if want 3; then
 	else
 		echo "n/a: $ANALYSIS not built"
 	fi
-	if [ -x "$OUT/tests/bench/bench_scaling" ]; then
-		timeout -k 5 300 "$OUT/tests/bench/bench_scaling" || note "bench_scaling failed (exit $?)"
+	if [ -x "$OUT/tests/bench/bench_growth" ]; then
+		timeout -k 5 300 "$OUT/tests/bench/bench_growth" || note "bench_growth failed (exit $?)"
 	else
-		echo "n/a: $OUT/tests/bench/bench_scaling not built"
+		echo "n/a: $OUT/tests/bench/bench_growth not built"
 	fi
 fi
 

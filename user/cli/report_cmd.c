@@ -13,7 +13,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "report.h"
-#include "scaling.h"
+#include "growth.h"
 #include "util.h"
 
 static const char usage[] =
@@ -288,7 +288,7 @@ static void warn_truncated(const struct dataset *ds)
 struct report_job {
 	const struct dataset *ds;
 	const struct xa_result *r;
-	const struct sc_result *g;
+	const struct growth_result *g;
 };
 
 typedef int (*writer_fn)(FILE *f, const struct report_job *j);
@@ -379,7 +379,7 @@ int cmd_report(int argc, char **argv)
 	struct dataset_opts dopt = {0};
 	struct outfile *out = NULL, *html = NULL;
 	struct xa_result *res = NULL;
-	struct sc_result *growth = NULL;
+	struct growth_result *growth = NULL;
 	struct report_job job = {0};
 	struct dataset *ds = NULL;
 	struct report_opts o;
@@ -412,7 +412,7 @@ int cmd_report(int argc, char **argv)
 	warn_truncated(ds);
 	job.ds = ds;
 	if (o.growth)
-		ret = scaling__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
+		ret = growth__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
 	else
 		ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
@@ -428,7 +428,7 @@ cleanup:
 	outfile__abort(out);
 	outfile__abort(html);
 	analysis__free(res);
-	scaling__free(growth);
+	growth__free(growth);
 	dataset__free(ds);
 	return ret ? 1 : 0;
 }

@@ -23,22 +23,23 @@ int report__issues_html(FILE *f, const struct is_set *s);
 /* "2026-11-28T01:02:03.456Z" (UTC); "-" for a negative instant. */
 const char *report__utc(int64_t ns, char *buf, size_t len);
 
-/* ---- report --growth (analysis/growth/scaling.h): report_scaling.c, report_html_scaling.c ---- */
+/* ---- report --growth (analysis/growth/growth.h): report_growth.c, report_html_growth.c ---- */
 
-struct sc_result;
-struct sc_series;
+struct growth_result;
+struct growth_series;
 struct jsonw;
-int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_result *r);
-int report__growth_json(FILE *f, const struct dataset *ds, const struct sc_result *r);
-int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_result *r);
+int report__growth_text(FILE *f, const struct dataset *ds, const struct growth_result *r);
+int report__growth_json(FILE *f, const struct dataset *ds, const struct growth_result *r);
+int report__growth_html(FILE *f, const struct dataset *ds, const struct growth_result *r);
 /* The one-line prediction: which function takes the run over, or why none is predicted. */
-void report__growth_verdict(const struct dataset *ds, const struct sc_result *r, char *buf,
+void report__growth_verdict(const struct dataset *ds, const struct growth_result *r, char *buf,
 			    size_t len);
 /* "calls", "time", "self", "cpu_run"... */
 const char *report__growth_metric(int metric);
 /* "n^2/128", "2.1 ns x n log n" */
-const char *report__growth_term(const struct sc_series *s, char *buf, size_t len);
-void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const struct sc_result *r);
+const char *report__growth_term(const struct growth_series *s, char *buf, size_t len);
+void report__growth_json_obj(struct jsonw *w, const struct dataset *ds,
+			     const struct growth_result *r);
 
 /* The one-sentence answer every report ends with (or starts with, in HTML). */
 struct report_verdict {

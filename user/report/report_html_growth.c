@@ -11,7 +11,7 @@
 #include "escape.h"
 #include "report.h"
 #include "report_html.h"
-#include "scaling.h"
+#include "growth.h"
 
 #define GW 440
 #define GH 240
@@ -35,7 +35,7 @@ static double py(const struct loglog *s, double y)
 	return GH - GB - (log10(y) - s->y0) / (s->y1 - s->y0) * (GH - GT - GB);
 }
 
-static void bounds(const struct sc_result *r, const struct sc_series *s, double pred,
+static void bounds(const struct growth_result *r, const struct growth_series *s, double pred,
 		   struct loglog *b)
 {
 	double lo = INFINITY, hi = 0;
@@ -87,15 +87,15 @@ static void axes(FILE *f, const struct loglog *b, bool ns)
 	svg_text(f, (GL + GW - GR) / 2.0, GH - 6, "middle", "alabel", "workload size (log)");
 }
 
-static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, double pred,
+static void plot(FILE *f, const struct growth_result *r, const struct growth_series *s, double pred,
 		 const char *name, size_t id)
 {
 	char title[256], data[96], sid[32], term[64];
 	struct loglog b;
 	size_t npts = 0, ncurve = 0;
-	bool ns = s->metric != SC_M_CALLS;
+	bool ns = s->metric != GROWTH_M_CALLS;
 
-	if (s->fit.model >= SC_NMODELS)
+	if (s->fit.model >= GROWTH_NMODELS)
 		return;
 	for (size_t k = 0; k < r->nsizes; k++)
 		npts += s->med[k] > 0;
@@ -108,7 +108,7 @@ static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, 
 		double x = pow(10, log10(r->sizes[0]) +
 					   i * (log10(r->predict_size) - log10(r->sizes[0])) /
 						   (NCURVE - 1));
-		double y = scaling__predict(&s->fit, x);
+		double y = growth__predict(&s->fit, x);
 
 		ncurve += y > 0 && isfinite(y) && log10(y) <= b.y1 && log10(y) >= b.y0;
 	}
@@ -120,7 +120,7 @@ static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, 
 		double x = pow(10, log10(r->sizes[0]) +
 					   i * (log10(r->predict_size) - log10(r->sizes[0])) /
 						   (NCURVE - 1));
-		double y = scaling__predict(&s->fit, x);
+		double y = growth__predict(&s->fit, x);
 
 		if (y > 0 && isfinite(y) && log10(y) <= b.y1 && log10(y) >= b.y0)
 			fprintf(f, "%.1f,%.1f ", px(&b, x), py(&b, y));
@@ -138,7 +138,7 @@ static void plot(FILE *f, const struct sc_result *r, const struct sc_series *s, 
 	svg_end(f, "dots: per-size medians; line: the model; ring: the prediction");
 }
 
-int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_result *r)
+int report__growth_html(FILE *f, const struct dataset *ds, const struct growth_result *r)
 {
 	char v[1024], name[160];
 	size_t id = 0;
@@ -161,7 +161,7 @@ int report__growth_html(FILE *f, const struct dataset *ds, const struct sc_resul
 		      f);
 		plot(f, r, &r->latency, r->latency.predicted, "the run's latency", id++);
 		for (size_t i = 0; i < r->nfuncs && i < 6; i++) {
-			const struct sc_func *fn = &r->funcs[i];
+			const struct growth_func *fn = &r->funcs[i];
 
 			xlp_text(dataset__func(ds, r->func_ids[fn->func])->name, name,
 				 sizeof(name));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The complexity models of scaling.h: fit, choice, power law, hold-out.
+ * The complexity models of growth.h: fit, choice, power law, hold-out.
  * Pure arithmetic on the per-size points; deterministic.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "scaling.h"
+#include "growth.h"
 
 /*
  * Parsimony (issue 36): without the repeats' spread, a faster-growing
@@ -18,40 +18,41 @@
  * no support" (2 is "substantial support" for both, 4-7 "considerably
  * less"). Five sizes at 10 % noise put n log n 2 or more below n in a
  * quarter of linear series, 6 or more in 6 %, 10 or more in 3 %
- * (tests/unit/test_scaling.c measures it); n log n is still found over
+ * (tests/unit/test_growth.c measures it); n log n is still found over
  * ten doublings in 98 % of series.
  */
-#define SC_PARSIMONY_AICC 10.0
+#define GROWTH_PARSIMONY_AICC 10.0
 
-static const char *const names[SC_NMODELS] = {"1", "log n", "n", "n log n", "n^2", "n^3", "2^n"};
-static const double orders[SC_NMODELS] = {0, 0.5, 1, 1.5, 2, 3, 10};
+static const char *const names[GROWTH_NMODELS] = {"1",	 "log n", "n",	"n log n",
+						  "n^2", "n^3",	  "2^n"};
+static const double orders[GROWTH_NMODELS] = {0, 0.5, 1, 1.5, 2, 3, 10};
 
-const char *scaling__model_name(enum sc_model m)
+const char *growth__model_name(enum growth_model m)
 {
-	return m < SC_NMODELS ? names[m] : "?";
+	return m < GROWTH_NMODELS ? names[m] : "?";
 }
 
-double scaling__model_order(enum sc_model m)
+double growth__model_order(enum growth_model m)
 {
-	return m < SC_NMODELS ? orders[m] : NAN;
+	return m < GROWTH_NMODELS ? orders[m] : NAN;
 }
 
-double scaling__g(enum sc_model m, double n)
+double growth__g(enum growth_model m, double n)
 {
 	switch (m) {
-	case SC_CONST:
+	case GROWTH_CONST:
 		return 1;
-	case SC_LOG:
+	case GROWTH_LOG:
 		return log(n);
-	case SC_LIN:
+	case GROWTH_LIN:
 		return n;
-	case SC_NLOGN:
+	case GROWTH_NLOGN:
 		return n * log(n);
-	case SC_QUAD:
+	case GROWTH_QUAD:
 		return n * n;
-	case SC_CUBIC:
+	case GROWTH_CUBIC:
 		return n * n * n;
-	case SC_EXP:
+	case GROWTH_EXP:
 		return exp2(n);
 	default:
 		return NAN;
@@ -59,14 +60,14 @@ double scaling__g(enum sc_model m, double n)
 }
 
 /* g(n) / g(xref): the fit is conditioned at any size (2^16000 is inf). */
-static double g_norm(enum sc_model m, double n, double xref)
+static double g_norm(enum growth_model m, double n, double xref)
 {
-	if (m == SC_EXP)
+	if (m == GROWTH_EXP)
 		return exp2(n - xref);
-	return scaling__g(m, n) / scaling__g(m, xref);
+	return growth__g(m, n) / growth__g(m, xref);
 }
 
-int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len)
+int growth__check_sizes(const double *sizes, size_t n, char *why, size_t len)
 {
 	double lo = INFINITY, hi = 0, *s = malloc(n * sizeof(*s) + 1);
 	size_t distinct = 0, m = 0;
@@ -88,18 +89,18 @@ int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len)
 		hi = fmax(hi, s[i]);
 	}
 	free(s);
-	if (distinct < SC_MIN_SIZES) {
+	if (distinct < GROWTH_MIN_SIZES) {
 		snprintf(why, len,
 			 "%zu distinct workload size%s: a model needs %d or more (record more "
 			 "sizes: record --sizes, or --size per recording)",
-			 distinct, distinct == 1 ? "" : "s", SC_MIN_SIZES);
+			 distinct, distinct == 1 ? "" : "s", GROWTH_MIN_SIZES);
 		return -EDOM;
 	}
-	if (hi / lo < SC_MIN_SPAN) {
+	if (hi / lo < GROWTH_MIN_SPAN) {
 		snprintf(why, len,
 			 "the sizes span %.3gx (%.6g to %.6g): a model needs %gx or more (record "
 			 "smaller and larger sizes)",
-			 hi / lo, lo, hi, SC_MIN_SPAN);
+			 hi / lo, lo, hi, GROWTH_MIN_SPAN);
 		return -EDOM;
 	}
 	return 0;
@@ -116,7 +117,7 @@ struct one {
  * a >= 0 and bn >= 0: a negative intercept is refitted through the origin,
  * a negative slope leaves the constant.
  */
-static struct one fit_one(enum sc_model m, const double *x, const double *y, size_t n)
+static struct one fit_one(enum growth_model m, const double *x, const double *y, size_t n)
 {
 	double ymax = 0, S = 0, Sg = 0, Sgg = 0, Sy = 0, Sgy = 0, det;
 	struct one o = {0};
@@ -125,7 +126,7 @@ static struct one fit_one(enum sc_model m, const double *x, const double *y, siz
 		ymax = fmax(ymax, y[i]);
 	for (size_t i = 0; i < n; i++) {
 		double w = 1 / pow(fmax(y[i], ymax > 0 ? 1e-3 * ymax : 1), 2);
-		double g = m == SC_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
+		double g = m == GROWTH_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
 
 		o.informed += g >= 1e-6;
 		S += w;
@@ -135,11 +136,11 @@ static struct one fit_one(enum sc_model m, const double *x, const double *y, siz
 		Sgy += w * g * y[i];
 	}
 	det = S * Sgg - Sg * Sg;
-	if (m != SC_CONST && det > 1e-12 * S * Sgg) {
+	if (m != GROWTH_CONST && det > 1e-12 * S * Sgg) {
 		o.bn = (S * Sgy - Sg * Sy) / det;
 		o.a = (Sy - o.bn * Sg) / S;
 	}
-	if (m == SC_CONST || o.bn <= 0 || !(det > 1e-12 * S * Sgg)) {
+	if (m == GROWTH_CONST || o.bn <= 0 || !(det > 1e-12 * S * Sgg)) {
 		o.bn = 0;
 		o.a = Sy / S;
 	} else if (o.a < 0) {
@@ -148,12 +149,12 @@ static struct one fit_one(enum sc_model m, const double *x, const double *y, siz
 	}
 	for (size_t i = 0; i < n; i++) {
 		double w = 1 / pow(fmax(y[i], ymax > 0 ? 1e-3 * ymax : 1), 2);
-		double g = m == SC_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
+		double g = m == GROWTH_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
 		double r = y[i] - o.a - o.bn * g;
 
 		o.rss += w * r * r;
 	}
-	if (m != SC_CONST && o.bn > 0 && n > 2 && det > 0) {
+	if (m != GROWTH_CONST && o.bn > 0 && n > 2 && det > 0) {
 		double s2 = o.rss / (double)(n - 2);
 
 		o.t = s2 > 0 ? o.bn / sqrt(s2 * S / det) : INFINITY;
@@ -185,19 +186,19 @@ static double t975(size_t dof)
  * within 2. A growing model must grow beyond the noise: its slope's t
  * statistic significant at 5 % (two-sided), or AICc alone would read
  * growth into a constant's noise in 7 % of series (log n, n, even 2^n:
- * tests/unit/test_scaling.c measures it). And the term must be more than
+ * tests/unit/test_growth.c measures it). And the term must be more than
  * a step at the last size: above 1e-6 of its largest at 3 sizes or more
  * (2^n over 1 000 .. 512 000 is 0 but at the end, and fits anything that
  * turns up there).
  */
 /* Sum over the points of (the relative residual of model o)^2 / var. */
-static double chi2(enum sc_model m, const struct one *o, const double *x, const double *y,
+static double chi2(enum growth_model m, const struct one *o, const double *x, const double *y,
 		   const double *var, size_t n)
 {
 	double c = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		double g = m == SC_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
+		double g = m == GROWTH_CONST ? 0 : g_norm(m, x[i], x[n - 1]);
 		double r = y[i] > 0 ? (y[i] - o->a - o->bn * g) / y[i] : 0;
 
 		c += r * r / var[i];
@@ -215,20 +216,21 @@ static double chi2(enum sc_model m, const struct one *o, const double *x, const 
  * between launches made linear xz read as n log n with no model within 2
  * in AICc, its repeats 2x apart at one size.
  */
-static enum sc_model close_by_spread(enum sc_model b, const struct one *o, const double *ic,
-				     const double *x, const double *y, const double *var, size_t n)
+static enum growth_model close_by_spread(enum growth_model b, const struct one *o, const double *ic,
+					 const double *x, const double *y, const double *var,
+					 size_t n)
 {
 	double cb;
 
 	for (size_t i = 0; i < n; i++)
 		if (!(var[i] > 0))
-			return SC_NMODELS;
+			return GROWTH_NMODELS;
 	cb = chi2(b, &o[b], x, y, var, n);
 	for (int m = 0; m < (int)b; m++)
-		if (isfinite(ic[m]) && m != SC_CONST &&
-		    chi2((enum sc_model)m, &o[m], x, y, var, n) - cb < 3.84)
-			return (enum sc_model)m;
-	return SC_NMODELS;
+		if (isfinite(ic[m]) && m != GROWTH_CONST &&
+		    chi2((enum growth_model)m, &o[m], x, y, var, n) - cb < 3.84)
+			return (enum growth_model)m;
+	return GROWTH_NMODELS;
 }
 
 /* Whether every point's spread is known (the repeats' variance): then only it may reject. */
@@ -242,29 +244,30 @@ static bool known_spread(const double *var, size_t n)
 	return true;
 }
 
-static enum sc_model choose(const double *x, const double *y, const double *var, size_t n,
-			    struct one *best, double *best_aicc, enum sc_model *close,
-			    bool *by_spread)
+static enum growth_model choose(const double *x, const double *y, const double *var, size_t n,
+				struct one *best, double *best_aicc, enum growth_model *close,
+				bool *by_spread)
 {
-	double ic[SC_NMODELS];
-	struct one o[SC_NMODELS];
-	enum sc_model b = SC_CONST;
+	double ic[GROWTH_NMODELS];
+	struct one o[GROWTH_NMODELS];
+	enum growth_model b = GROWTH_CONST;
 
-	for (int m = 0; m < SC_NMODELS; m++) {
-		o[m] = fit_one((enum sc_model)m, x, y, n);
+	for (int m = 0; m < GROWTH_NMODELS; m++) {
+		o[m] = fit_one((enum growth_model)m, x, y, n);
 		/* a slope clamped to 0 is the constant with a parameter more */
-		ic[m] = m != SC_CONST && (o[m].bn == 0 || o[m].t < t975(n - 2) || o[m].informed < 3)
+		ic[m] = m != GROWTH_CONST &&
+					(o[m].bn == 0 || o[m].t < t975(n - 2) || o[m].informed < 3)
 				? INFINITY
-				: aicc(o[m].rss, n, m == SC_CONST ? 1 : 2);
+				: aicc(o[m].rss, n, m == GROWTH_CONST ? 1 : 2);
 		if (ic[m] < ic[b] - 1e-9)
-			b = (enum sc_model)m;
+			b = (enum growth_model)m;
 	}
-	*close = var ? close_by_spread(b, o, ic, x, y, var, n) : SC_NMODELS;
-	*by_spread = *close != SC_NMODELS;
-	for (int m = 0; m < SC_NMODELS && !*by_spread; m++)
+	*close = var ? close_by_spread(b, o, ic, x, y, var, n) : GROWTH_NMODELS;
+	*by_spread = *close != GROWTH_NMODELS;
+	for (int m = 0; m < GROWTH_NMODELS && !*by_spread; m++)
 		if (m != (int)b && ic[m] - ic[b] < 2 &&
-		    (*close == SC_NMODELS || ic[m] < ic[*close]))
-			*close = (enum sc_model)m;
+		    (*close == GROWTH_NMODELS || ic[m] < ic[*close]))
+			*close = (enum growth_model)m;
 	/*
 	 * Parsimony (issue 36): a model with a faster-growing term wins only
 	 * when the data reject the simpler one. When a lower order is close
@@ -274,13 +277,13 @@ static enum sc_model choose(const double *x, const double *y, const double *var,
 	 * interval 0.43 - 1.41) with n within 2.
 	 */
 	if (!known_spread(var, n))
-		for (int m = SC_LOG; m < (int)b; m++)
-			if (isfinite(ic[m]) && ic[m] - ic[b] < SC_PARSIMONY_AICC) {
-				*close = (enum sc_model)m;
+		for (int m = GROWTH_LOG; m < (int)b; m++)
+			if (isfinite(ic[m]) && ic[m] - ic[b] < GROWTH_PARSIMONY_AICC) {
+				*close = (enum growth_model)m;
 				break;
 			}
 	if (*close < b && (*by_spread || !known_spread(var, n))) {
-		enum sc_model lower = *close;
+		enum growth_model lower = *close;
 
 		*close = b;
 		b = lower;
@@ -290,7 +293,7 @@ static enum sc_model choose(const double *x, const double *y, const double *var,
 	return b;
 }
 
-static void power_law(const double *x, const double *y, size_t n, struct sc_fit *f)
+static void power_law(const double *x, const double *y, size_t n, struct growth_fit *f)
 {
 	double mx = 0, my = 0, sxx = 0, sxy = 0, res = 0, k, c;
 	size_t m = 0;
@@ -323,23 +326,23 @@ static void power_law(const double *x, const double *y, size_t n, struct sc_fit 
 	f->exponent_hi = 2 * k - f->exponent_lo;
 }
 
-int scaling__fit(const double *x, const double *y, size_t n, struct sc_fit *out)
+int growth__fit(const double *x, const double *y, size_t n, struct growth_fit *out)
 {
-	return scaling__fit_var(x, y, NULL, n, out);
+	return growth__fit_var(x, y, NULL, n, out);
 }
 
-int scaling__fit_var(const double *x, const double *y, const double *var, size_t n,
-		     struct sc_fit *out)
+int growth__fit_var(const double *x, const double *y, const double *var, size_t n,
+		    struct growth_fit *out)
 {
 	struct one o;
-	enum sc_model close;
+	enum growth_model close;
 	bool by_spread;
 	double ic;
 
 	memset(out, 0, sizeof(*out));
 	out->exponent = out->exponent_lo = out->exponent_hi = NAN;
 	out->holdout_pred = out->holdout_err = NAN;
-	out->holdout_model = out->close = SC_NMODELS;
+	out->holdout_model = out->close = GROWTH_NMODELS;
 	if (n < 2)
 		return -EINVAL;
 	power_law(x, y, n, out);
@@ -349,33 +352,33 @@ int scaling__fit_var(const double *x, const double *y, const double *var, size_t
 	out->a = o.a;
 	out->bn = o.bn;
 	out->xref = x[n - 1];
-	out->b = out->model == SC_CONST ? 0
-		 : out->model == SC_EXP ? o.bn * exp2(-out->xref)
-					: o.bn / scaling__g(out->model, out->xref);
+	out->b = out->model == GROWTH_CONST ? 0
+		 : out->model == GROWTH_EXP ? o.bn * exp2(-out->xref)
+					    : o.bn / growth__g(out->model, out->xref);
 	out->rms = sqrt(o.rss / (double)n);
 	out->aicc = ic;
-	if (n >= SC_MIN_SIZES) {
-		struct sc_fit h;
+	if (n >= GROWTH_MIN_SIZES) {
+		struct growth_fit h;
 
-		scaling__fit_var(x, y, var, n - 1, &h);
+		growth__fit_var(x, y, var, n - 1, &h);
 		out->holdout_model = h.model;
-		out->holdout_pred = scaling__predict(&h, x[n - 1]);
+		out->holdout_pred = growth__predict(&h, x[n - 1]);
 		out->holdout_err =
 			y[n - 1] > 0 ? fabs(out->holdout_pred - y[n - 1]) / y[n - 1] : NAN;
 	}
 	return 0;
 }
 
-double scaling__predict(const struct sc_fit *f, double n)
+double growth__predict(const struct growth_fit *f, double n)
 {
-	if (f->model == SC_CONST || f->bn == 0)
+	if (f->model == GROWTH_CONST || f->bn == 0)
 		return f->a;
 	return f->a + f->bn * g_norm(f->model, n, f->xref);
 }
 
 /* ---- runs grouped by size ---- */
 
-struct sc_groups {
+struct growth_groups {
 	size_t n;
 	double *size;
 	size_t *off, *cnt;
@@ -392,9 +395,9 @@ static int cmp_by_size(const void *a, const void *b, void *ctx)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out)
+int growth__groups(const double *run_size, size_t nruns, struct growth_groups **out)
 {
-	struct sc_groups *g = calloc(1, sizeof(*g));
+	struct growth_groups *g = calloc(1, sizeof(*g));
 	size_t m = 0;
 
 	*out = NULL;
@@ -405,7 +408,7 @@ int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out
 	g->off = malloc(nruns * sizeof(*g->off) + 1);
 	g->cnt = malloc(nruns * sizeof(*g->cnt) + 1);
 	if (!g->idx || !g->size || !g->off || !g->cnt) {
-		sc_groups__free(g);
+		growth_groups__free(g);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nruns; i++)
@@ -424,7 +427,7 @@ int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out
 	return 0;
 }
 
-void sc_groups__free(struct sc_groups *g)
+void growth_groups__free(struct growth_groups *g)
 {
 	if (!g)
 		return;
@@ -435,17 +438,17 @@ void sc_groups__free(struct sc_groups *g)
 	free(g);
 }
 
-size_t sc_groups__n(const struct sc_groups *g)
+size_t growth_groups__n(const struct growth_groups *g)
 {
 	return g->n;
 }
 
-const double *sc_groups__sizes(const struct sc_groups *g)
+const double *growth_groups__sizes(const struct growth_groups *g)
 {
 	return g->size;
 }
 
-size_t sc_groups__runs(const struct sc_groups *g, size_t k)
+size_t growth_groups__runs(const struct growth_groups *g, size_t k)
 {
 	return g->cnt[k];
 }
@@ -485,7 +488,8 @@ static double select_k(double *v, size_t n, size_t k)
 	return v[k];
 }
 
-void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch, double *med)
+void growth_groups__medians(const struct growth_groups *g, const double *v, double *scratch,
+			    double *med)
 {
 	for (size_t k = 0; k < g->n; k++) {
 		size_t m = 0;
@@ -512,7 +516,7 @@ void sc_groups__medians(const struct sc_groups *g, const double *v, double *scra
 	}
 }
 
-void sc_groups__median_var(const struct sc_groups *g, const double *v, double *var)
+void growth_groups__median_var(const struct growth_groups *g, const double *v, double *var)
 {
 	double ss = 0;
 	size_t dof = 0;

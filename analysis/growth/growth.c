@@ -3,14 +3,14 @@
  * report --growth: every function's series against the workload size
  * (temporal inference), then which function takes the run over at the
  * predicted size and through which callee (spatial inference, ΔInfer
- * section 6). See scaling.h.
+ * section 6). See growth.h.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "scaling.h"
+#include "growth.h"
 #include "trace.h"
 #include "util.h"
 
@@ -20,16 +20,17 @@ static const int res_fitted[] = {XLP_C_CPU_RUN, XLP_C_CPU_WAIT, XLP_C_DISK,
 				 XLP_C_TIMER,	XLP_C_OTHER,	XLP_C_CPU_STEAL};
 
 struct ctx {
-	const struct sc_input *in;
-	struct sc_result *r;
-	struct sc_groups *g;
+	const struct growth_input *in;
+	struct growth_result *r;
+	struct growth_groups *g;
 	double *scratch, *vals;
 };
 
-/* Medians per size of v, fitted when SC_MIN_SIZES sizes have one. */
-static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, struct sc_series *s)
+/* Medians per size of v, fitted when GROWTH_MIN_SIZES sizes have one. */
+static int series_of(struct ctx *c, const double *v, uint32_t func, int metric,
+		     struct growth_series *s)
 {
-	struct sc_result *r = c->r;
+	struct growth_result *r = c->r;
 	double *x = c->vals, *y = c->vals + r->nsizes, *var = c->vals + 2 * r->nsizes;
 	double *vk = c->vals + 3 * r->nsizes;
 	size_t m = 0;
@@ -40,8 +41,8 @@ static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, 
 	s->med = malloc(r->nsizes * sizeof(*s->med));
 	if (!s->med)
 		return -ENOMEM;
-	sc_groups__medians(c->g, v, c->scratch, s->med);
-	sc_groups__median_var(c->g, v, vk);
+	growth_groups__medians(c->g, v, c->scratch, s->med);
+	growth_groups__median_var(c->g, v, vk);
 	for (size_t k = 0; k < r->nsizes; k++)
 		if (!isnan(s->med[k])) {
 			x[m] = r->sizes[k];
@@ -49,20 +50,20 @@ static int series_of(struct ctx *c, const double *v, uint32_t func, int metric, 
 			y[m++] = s->med[k];
 		}
 	s->now = s->med[r->nsizes - 1];
-	if (m < SC_MIN_SIZES || scaling__fit_var(x, y, var, m, &s->fit)) {
-		s->fit.model = SC_NMODELS;
+	if (m < GROWTH_MIN_SIZES || growth__fit_var(x, y, var, m, &s->fit)) {
+		s->fit.model = GROWTH_NMODELS;
 		s->predicted = NAN;
 		return 0;
 	}
-	s->predicted = scaling__predict(&s->fit, r->predict_size);
+	s->predicted = growth__predict(&s->fit, r->predict_size);
 	return 0;
 }
 
 static int32_t add_series(struct ctx *c, const double *v, uint32_t func, int metric)
 {
-	struct sc_result *r = c->r;
+	struct growth_result *r = c->r;
 	size_t cap = r->nseries;
-	struct sc_series *n;
+	struct growth_series *n;
 
 	/* grown one at a time: the count is small (functions times a few) */
 	n = realloc(r->series, (cap + 1) * sizeof(*n));
@@ -83,7 +84,7 @@ static bool all_zero(const double *v, size_t n)
 }
 
 /* A function's time without its marked callees' (the pairs under it). */
-static void self_time(const struct sc_input *in, size_t f, double *out)
+static void self_time(const struct growth_input *in, size_t f, double *out)
 {
 	memcpy(out, in->time + f * in->nruns, in->nruns * sizeof(*out));
 	for (size_t p = 0; p < in->npairs; p++)
@@ -92,7 +93,7 @@ static void self_time(const struct sc_input *in, size_t f, double *out)
 				out[i] = fmax(0, out[i] - in->pairs[p].time[i]);
 }
 
-static bool has_callees(const struct sc_input *in, size_t f)
+static bool has_callees(const struct growth_input *in, size_t f)
 {
 	for (size_t p = 0; p < in->npairs; p++)
 		if (in->pairs[p].parent == f)
@@ -102,33 +103,33 @@ static bool has_callees(const struct sc_input *in, size_t f)
 
 static int func_series(struct ctx *c, size_t f, double *tmp)
 {
-	const struct sc_input *in = c->in;
-	struct sc_result *r = c->r;
-	struct sc_func *sf = &r->funcs[r->nfuncs];
+	const struct growth_input *in = c->in;
+	struct growth_result *r = c->r;
+	struct growth_func *sf = &r->funcs[r->nfuncs];
 	const double *t = in->time + f * in->nruns;
 	int32_t i;
 
 	if (all_zero(t, in->nruns))
 		return 0; /* never ran in a run with a size */
-	*sf = (struct sc_func){.func = (uint32_t)f,
-			       .time = -1,
-			       .calls = -1,
-			       .self = -1,
-			       .callee = -1,
-			       .callee_calls = -1};
-	i = add_series(c, t, (uint32_t)f, SC_M_TIME);
+	*sf = (struct growth_func){.func = (uint32_t)f,
+				   .time = -1,
+				   .calls = -1,
+				   .self = -1,
+				   .callee = -1,
+				   .callee_calls = -1};
+	i = add_series(c, t, (uint32_t)f, GROWTH_M_TIME);
 	if (i < 0)
 		return i;
 	r->funcs[r->nfuncs].time = i;
 	if (in->calls && !isnan(in->calls[f * in->nruns])) {
-		i = add_series(c, in->calls + f * in->nruns, (uint32_t)f, SC_M_CALLS);
+		i = add_series(c, in->calls + f * in->nruns, (uint32_t)f, GROWTH_M_CALLS);
 		if (i < 0)
 			return i;
 		r->funcs[r->nfuncs].calls = i;
 	}
 	if (has_callees(in, f)) {
 		self_time(in, f, tmp);
-		i = add_series(c, tmp, (uint32_t)f, SC_M_SELF);
+		i = add_series(c, tmp, (uint32_t)f, GROWTH_M_SELF);
 		if (i < 0)
 			return i;
 		r->funcs[r->nfuncs].self = i;
@@ -137,7 +138,7 @@ static int func_series(struct ctx *c, size_t f, double *tmp)
 	return 0;
 }
 
-static int32_t func_index(const struct sc_result *r, uint32_t f)
+static int32_t func_index(const struct growth_result *r, uint32_t f)
 {
 	for (size_t i = 0; i < r->nfuncs; i++)
 		if (r->funcs[i].func == f)
@@ -151,11 +152,11 @@ static int32_t func_index(const struct sc_result *r, uint32_t f)
  * whole would bend a mixture (n log n of its own, n^2 from a callee) into
  * whichever term dominates the sizes measured.
  */
-static int spatial(struct ctx *c, struct sc_func *sf)
+static int spatial(struct ctx *c, struct growth_func *sf)
 {
-	const struct sc_input *in = c->in;
-	struct sc_result *r = c->r;
-	const struct sc_series *t = &r->series[sf->time];
+	const struct growth_input *in = c->in;
+	struct growth_result *r = c->r;
+	const struct growth_series *t = &r->series[sf->time];
 	double parts = 0, growth, best = 0, *d;
 	int32_t *who;
 	size_t n = 0;
@@ -174,11 +175,11 @@ static int spatial(struct ctx *c, struct sc_func *sf)
 	if (ok)
 		parts = r->series[sf->self].predicted;
 	for (size_t p = 0; p < in->npairs; p++) {
-		struct sc_series s;
+		struct growth_series s;
 
 		if (in->pairs[p].parent != sf->func)
 			continue;
-		if (series_of(c, in->pairs[p].time, in->pairs[p].child, SC_M_TIME, &s)) {
+		if (series_of(c, in->pairs[p].time, in->pairs[p].child, GROWTH_M_TIME, &s)) {
 			free(d);
 			free(who);
 			return -ENOMEM;
@@ -207,19 +208,19 @@ static int spatial(struct ctx *c, struct sc_func *sf)
 	if (sf->callee_share < 0.5)
 		sf->callee = -1;
 	if (sf->callee >= 0) {
-		const struct sc_func *cf = &r->funcs[sf->callee];
+		const struct growth_func *cf = &r->funcs[sf->callee];
 
 		sf->callee_calls = cf->calls;
 		if (cf->calls >= 0 && sf->calls >= 0 &&
-		    r->series[cf->calls].fit.model < SC_NMODELS &&
-		    r->series[sf->calls].fit.model < SC_NMODELS)
-			sf->transition = scaling__model_order(r->series[cf->calls].fit.model) >=
-					 scaling__model_order(r->series[sf->calls].fit.model) + 1;
+		    r->series[cf->calls].fit.model < GROWTH_NMODELS &&
+		    r->series[sf->calls].fit.model < GROWTH_NMODELS)
+			sf->transition = growth__model_order(r->series[cf->calls].fit.model) >=
+					 growth__model_order(r->series[sf->calls].fit.model) + 1;
 	}
 	return 0;
 }
 
-static bool is_callee(const struct sc_input *in, uint32_t f)
+static bool is_callee(const struct growth_input *in, uint32_t f)
 {
 	for (size_t p = 0; p < in->npairs; p++)
 		if (in->pairs[p].child == f)
@@ -235,15 +236,15 @@ static bool is_callee(const struct sc_input *in, uint32_t f)
  */
 static int latency_parts(struct ctx *c, double *rest)
 {
-	const struct sc_input *in = c->in;
-	struct sc_result *r = c->r;
-	struct sc_series s;
+	const struct growth_input *in = c->in;
+	struct growth_result *r = c->r;
+	struct growth_series s;
 	double parts = 0;
 	bool any = false;
 
 	memcpy(rest, in->latency, in->nruns * sizeof(*rest));
 	for (size_t i = 0; i < r->nfuncs; i++) {
-		const struct sc_func *f = &r->funcs[i];
+		const struct growth_func *f = &r->funcs[i];
 
 		if (f->calls < 0 || is_callee(in, f->func))
 			continue;
@@ -258,7 +259,7 @@ static int latency_parts(struct ctx *c, double *rest)
 		return 0;
 	for (size_t k = 0; k < in->nruns; k++)
 		rest[k] = fmax(0, rest[k]);
-	if (series_of(c, rest, 0, SC_M_TIME, &s))
+	if (series_of(c, rest, 0, GROWTH_M_TIME, &s))
 		return -ENOMEM;
 	if (!isnan(s.predicted)) {
 		r->latency.predicted = parts + s.predicted;
@@ -270,7 +271,7 @@ static int latency_parts(struct ctx *c, double *rest)
 
 static int cmp_share(const void *a, const void *b)
 {
-	const struct sc_func *x = a, *y = b;
+	const struct growth_func *x = a, *y = b;
 	double p = isnan(x->predicted_share) ? -1 : x->predicted_share;
 	double q = isnan(y->predicted_share) ? -1 : y->predicted_share;
 
@@ -279,7 +280,7 @@ static int cmp_share(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-static void shares(struct sc_result *r)
+static void shares(struct growth_result *r)
 {
 	double whole = r->latency.predicted, now = r->latency.now, best = -1;
 
@@ -289,7 +290,7 @@ static void shares(struct sc_result *r)
 		if (!isnan(r->funcs[i].predicted) && !(r->funcs[i].predicted <= whole))
 			whole = r->funcs[i].predicted;
 	for (size_t i = 0; i < r->nfuncs; i++) {
-		struct sc_func *f = &r->funcs[i];
+		struct growth_func *f = &r->funcs[i];
 
 		f->predicted_share = whole > 0 ? f->predicted / whole : NAN;
 		f->now_share = now > 0 ? r->series[f->time].now / now : NAN;
@@ -325,14 +326,14 @@ static void shares(struct sc_result *r)
 
 static int resources(struct ctx *c, double *tmp)
 {
-	const struct sc_input *in = c->in;
-	struct sc_result *r = c->r;
-	size_t n = r->nfuncs < SC_RES_FUNCS ? r->nfuncs : SC_RES_FUNCS;
+	const struct growth_input *in = c->in;
+	struct growth_result *r = c->r;
+	size_t n = r->nfuncs < GROWTH_RES_FUNCS ? r->nfuncs : GROWTH_RES_FUNCS;
 
 	if (!in->res)
 		return 0;
 	if (in->res_prepare) {
-		uint32_t ids[SC_RES_FUNCS];
+		uint32_t ids[GROWTH_RES_FUNCS];
 		int err;
 
 		for (size_t i = 0; i < n; i++)
@@ -352,7 +353,7 @@ static int resources(struct ctx *c, double *tmp)
 				return err;
 			if (all_zero(tmp, in->nruns))
 				continue;
-			err = add_series(c, tmp, r->funcs[i].func, SC_M_RES0 + res_fitted[k]);
+			err = add_series(c, tmp, r->funcs[i].func, GROWTH_M_RES0 + res_fitted[k]);
 			if (err < 0)
 				return err;
 			/* a resource whose median is 0 at every size has no growth to show */
@@ -366,15 +367,15 @@ static int resources(struct ctx *c, double *tmp)
 
 static int analyse(struct ctx *c, double predict_size)
 {
-	const struct sc_input *in = c->in;
-	struct sc_result *r = c->r;
+	const struct growth_input *in = c->in;
+	struct growth_result *r = c->r;
 	double *tmp = malloc(in->nruns * sizeof(*tmp) + 1);
 	int err = 0;
 
 	if (!tmp)
 		return -ENOMEM;
 	r->predict_size = predict_size > 0 ? predict_size : 10 * r->sizes[r->nsizes - 1];
-	err = series_of(c, in->latency, 0, SC_M_TIME, &r->latency);
+	err = series_of(c, in->latency, 0, GROWTH_M_TIME, &r->latency);
 	r->funcs = calloc(in->nfuncs + 1, sizeof(*r->funcs));
 	if (!err && !r->funcs)
 		err = -ENOMEM;
@@ -392,9 +393,9 @@ static int analyse(struct ctx *c, double predict_size)
 	return err;
 }
 
-int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_result **out)
+int growth__analyse(const struct growth_input *in, double predict_size, struct growth_result **out)
 {
-	struct sc_result *r = calloc(1, sizeof(*r));
+	struct growth_result *r = calloc(1, sizeof(*r));
 	struct ctx c = {.in = in, .r = r};
 	int err;
 
@@ -402,10 +403,10 @@ int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_r
 	if (!r)
 		return -ENOMEM;
 	r->bottleneck = r->now_top = -1;
-	err = scaling__groups(in->size, in->nruns, &c.g);
+	err = growth__groups(in->size, in->nruns, &c.g);
 	if (err)
 		goto cleanup;
-	r->nsizes = sc_groups__n(c.g);
+	r->nsizes = growth_groups__n(c.g);
 	r->sizes = malloc(r->nsizes * sizeof(*r->sizes) + 1);
 	r->runs = malloc(r->nsizes * sizeof(*r->runs) + 1);
 	c.scratch = malloc(in->nruns * sizeof(*c.scratch) + 1);
@@ -413,29 +414,29 @@ int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_r
 	err = r->sizes && r->runs && c.scratch && c.vals ? 0 : -ENOMEM;
 	if (err)
 		goto cleanup;
-	memcpy(r->sizes, sc_groups__sizes(c.g), r->nsizes * sizeof(*r->sizes));
+	memcpy(r->sizes, growth_groups__sizes(c.g), r->nsizes * sizeof(*r->sizes));
 	for (size_t k = 0; k < r->nsizes; k++) {
-		r->runs[k] = sc_groups__runs(c.g, k);
+		r->runs[k] = growth_groups__runs(c.g, k);
 		r->fitted_runs += r->runs[k];
 	}
-	if (scaling__check_sizes(r->sizes, r->nsizes, r->why, sizeof(r->why))) {
+	if (growth__check_sizes(r->sizes, r->nsizes, r->why, sizeof(r->why))) {
 		r->refused = true;
 		r->predict_size = predict_size;
 		goto cleanup;
 	}
 	err = analyse(&c, predict_size);
 cleanup:
-	sc_groups__free(c.g);
+	growth_groups__free(c.g);
 	free(c.scratch);
 	free(c.vals);
 	if (err)
-		scaling__free(r);
+		growth__free(r);
 	else
 		*out = r;
 	return err;
 }
 
-void scaling__free(struct sc_result *r)
+void growth__free(struct growth_result *r)
 {
 	if (!r)
 		return;
@@ -450,7 +451,7 @@ void scaling__free(struct sc_result *r)
 	free(r);
 }
 
-const struct sc_series *scaling__series(const struct sc_result *r, int32_t i)
+const struct growth_series *growth__series(const struct growth_result *r, int32_t i)
 {
 	return i >= 0 && (size_t)i < r->nseries ? &r->series[i] : NULL;
 }

@@ -2,17 +2,17 @@
 /*
  * report --growth's cost (issue 23, make bench section 3): the models of
  * 500 functions (calls and time each) over 10 sizes of 1 000 runs, with a
- * caller-callee pair per ten functions, fitted by scaling__analyse (the
+ * caller-callee pair per ten functions, fitted by growth__analyse (the
  * per-size medians, seven models each, the power law, the hold-out, the
  * spatial inference). Under a second on the project's VM (printed, not
  * judged: the time follows the machine). Prints one line.
- * Usage: bench_scaling [FUNCS [SIZES [RUNS_PER_SIZE]]]
+ * Usage: bench_growth [FUNCS [SIZES [RUNS_PER_SIZE]]]
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "scaling.h"
+#include "growth.h"
 
 static double now_s(void)
 {
@@ -30,17 +30,17 @@ int main(int argc, char **argv)
 	size_t nr = ns * per, np = nf / 10;
 	double *size = malloc(nr * sizeof(*size)), *lat = malloc(nr * sizeof(*lat));
 	double *calls = malloc(nf * nr * sizeof(*calls)), *time = malloc(nf * nr * sizeof(*time));
-	struct sc_pair *pairs = calloc(np + 1, sizeof(*pairs));
-	struct sc_input in = {.nruns = nr,
-			      .nfuncs = nf,
-			      .size = size,
-			      .latency = lat,
-			      .calls = calls,
-			      .time = time,
-			      .pairs = pairs,
-			      .npairs = np};
+	struct growth_pair *pairs = calloc(np + 1, sizeof(*pairs));
+	struct growth_input in = {.nruns = nr,
+				  .nfuncs = nf,
+				  .size = size,
+				  .latency = lat,
+				  .calls = calls,
+				  .time = time,
+				  .pairs = pairs,
+				  .npairs = np};
 	uint64_t s = 1;
-	struct sc_result *r;
+	struct growth_result *r;
 	double t0, t1;
 
 	if (!size || !lat || !calls || !time || !pairs || !nf || ns < 4 || !per)
@@ -60,11 +60,11 @@ int main(int argc, char **argv)
 			lat[i] += time[f * nr + i];
 		}
 	for (size_t p = 0; p < np; p++)
-		pairs[p] = (struct sc_pair){.parent = (uint32_t)(10 * p),
-					    .child = (uint32_t)(10 * p + 1),
-					    .time = time + (10 * p + 1) * nr};
+		pairs[p] = (struct growth_pair){.parent = (uint32_t)(10 * p),
+						.child = (uint32_t)(10 * p + 1),
+						.time = time + (10 * p + 1) * nr};
 	t0 = now_s();
-	if (scaling__analyse(&in, 0, &r))
+	if (growth__analyse(&in, 0, &r))
 		return 1;
 	t1 = now_s();
 	/* an absolute time follows the machine: printed, not judged */
@@ -72,6 +72,6 @@ int main(int argc, char **argv)
 	       "second on the project's 2-vCPU VM); bottleneck at %g: function %d\n",
 	       nf, ns, per, t1 - t0, r->predict_size,
 	       r->bottleneck >= 0 ? (int)r->funcs[r->bottleneck].func : -1);
-	scaling__free(r);
+	growth__free(r);
 	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * report --growth, text and JSON: each function's models against the
  * workload size, the one that takes the run over at the predicted size and
- * through which callee (analysis/growth/scaling.h).
+ * through which callee (analysis/growth/growth.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "escape.h"
 #include "jsonw.h"
 #include "report.h"
-#include "scaling.h"
+#include "growth.h"
 
 static const char *const res_names[XLP_NR_CTR] = {
 	[XLP_C_CPU_RUN] = "cpu_run",	 [XLP_C_CPU_WAIT] = "cpu_wait",
@@ -24,35 +24,35 @@ static const char *const res_names[XLP_NR_CTR] = {
 const char *report__growth_metric(int metric)
 {
 	switch (metric) {
-	case SC_M_CALLS:
+	case GROWTH_M_CALLS:
 		return "calls";
-	case SC_M_TIME:
+	case GROWTH_M_TIME:
 		return "time";
-	case SC_M_SELF:
+	case GROWTH_M_SELF:
 		return "self";
 	default:
-		if (metric - SC_M_RES0 >= 0 && metric - SC_M_RES0 < XLP_NR_CTR &&
-		    res_names[metric - SC_M_RES0])
-			return res_names[metric - SC_M_RES0];
+		if (metric - GROWTH_M_RES0 >= 0 && metric - GROWTH_M_RES0 < XLP_NR_CTR &&
+		    res_names[metric - GROWTH_M_RES0])
+			return res_names[metric - GROWTH_M_RES0];
 		return "?";
 	}
 }
 
-static const char *fname(const struct dataset *ds, const struct sc_result *r, uint32_t func,
+static const char *fname(const struct dataset *ds, const struct growth_result *r, uint32_t func,
 			 char *buf, size_t len)
 {
 	return xlp_text(dataset__func(ds, r->func_ids[func])->name, buf, len);
 }
 
 /* "n^2/128", "3.2 n log n", "2.1 ns x n^2": the model's term with its coefficient. */
-const char *report__growth_term(const struct sc_series *s, char *buf, size_t len)
+const char *report__growth_term(const struct growth_series *s, char *buf, size_t len)
 {
-	const char *g = scaling__model_name(s->fit.model);
-	bool t = s->metric != SC_M_CALLS;
+	const char *g = growth__model_name(s->fit.model);
+	bool t = s->metric != GROWTH_M_CALLS;
 
-	if (s->fit.model >= SC_NMODELS)
+	if (s->fit.model >= GROWTH_NMODELS)
 		snprintf(buf, len, "-");
-	else if (s->fit.model == SC_CONST)
+	else if (s->fit.model == GROWTH_CONST)
 		snprintf(buf, len, "%.3g%s", s->fit.a, t ? " ns" : "");
 	else if (!t && s->fit.b > 0 && s->fit.b < 1)
 		snprintf(buf, len, "%s/%.4g", g, 1 / s->fit.b);
@@ -61,18 +61,18 @@ const char *report__growth_term(const struct sc_series *s, char *buf, size_t len
 	return buf;
 }
 
-static const char *value(const struct sc_series *s, double v, char *buf, size_t len)
+static const char *value(const struct growth_series *s, double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		return "-";
-	if (s->metric == SC_M_CALLS) {
+	if (s->metric == GROWTH_M_CALLS) {
 		snprintf(buf, len, "%.4g", v);
 		return buf;
 	}
 	return report__dur(v, buf, len);
 }
 
-static void series_line(FILE *f, const struct sc_result *r, const struct sc_series *s,
+static void series_line(FILE *f, const struct growth_result *r, const struct growth_series *s,
 			const char *name, double share_now, double share)
 {
 	char term[64], now[32], pred[32], ci[48] = "-", sn[16] = "", sp[16] = "";
@@ -85,53 +85,52 @@ static void series_line(FILE *f, const struct sc_result *r, const struct sc_seri
 	if (!isnan(share))
 		snprintf(sp, sizeof(sp), "%3.0f %%", 100 * share);
 	fprintf(f, "  %-24.24s %-11s %-8s %-22s %-19s %5.1f %% %10s %5s %10s %5s\n", name,
-		report__growth_metric(s->metric), scaling__model_name(s->fit.model),
+		report__growth_metric(s->metric), growth__model_name(s->fit.model),
 		report__growth_term(s, term, sizeof(term)), ci, 100 * s->fit.rms,
 		value(s, s->now, now, sizeof(now)), sn, value(s, s->predicted, pred, sizeof(pred)),
 		sp);
 }
 
 /* "dedupe: 97 % of its growth is in same_key, called n^2/128 times" */
-static const char *callee_line(const struct dataset *ds, const struct sc_result *r,
-			       const struct sc_func *f, char *buf, size_t len)
+static const char *callee_line(const struct dataset *ds, const struct growth_result *r,
+			       const struct growth_func *f, char *buf, size_t len)
 {
 	char a[160], b[160], term[64];
-	const struct sc_series *cc = scaling__series(r, f->callee_calls);
-	const struct sc_series *own = scaling__series(r, f->calls);
+	const struct growth_series *cc = growth__series(r, f->callee_calls);
+	const struct growth_series *own = growth__series(r, f->calls);
 	int n;
 
 	n = snprintf(buf, len, "%s: %.0f %% of its growth is in %s",
 		     fname(ds, r, f->func, a, sizeof(a)), 100 * f->callee_share,
 		     fname(ds, r, r->funcs[f->callee].func, b, sizeof(b)));
-	if (cc && cc->fit.model < SC_NMODELS && n > 0 && (size_t)n < len)
+	if (cc && cc->fit.model < GROWTH_NMODELS && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, ", called %s times per run",
 			      report__growth_term(cc, term, sizeof(term)));
 	if (f->transition && own && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 " (a loop: its calls grow %s where %s's grow %s; ΔInfer's complexity "
 			 "transition)",
-			 scaling__model_name(cc->fit.model), a,
-			 scaling__model_name(own->fit.model));
+			 growth__model_name(cc->fit.model), a, growth__model_name(own->fit.model));
 	return buf;
 }
 
 /* "n log n", or "n log n; n fits as well, within the repeats' spread" */
-static const char *model_text(const struct sc_series *s, char *buf, size_t len)
+static const char *model_text(const struct growth_series *s, char *buf, size_t len)
 {
 	if (s->fit.close_by_spread)
 		snprintf(buf, len, "%s; %s fits as well, within the repeats' spread",
-			 scaling__model_name(s->fit.model), scaling__model_name(s->fit.close));
+			 growth__model_name(s->fit.model), growth__model_name(s->fit.close));
 	else
-		snprintf(buf, len, "%s", scaling__model_name(s->fit.model));
+		snprintf(buf, len, "%s", growth__model_name(s->fit.model));
 	return buf;
 }
 
-void report__growth_verdict(const struct dataset *ds, const struct sc_result *r, char *buf,
+void report__growth_verdict(const struct dataset *ds, const struct growth_result *r, char *buf,
 			    size_t len)
 {
 	char a[160], b[160], d[32], m[96];
-	const struct sc_func *bf, *nf;
-	const struct sc_series *t;
+	const struct growth_func *bf, *nf;
+	const struct growth_series *t;
 
 	if (r->refused) {
 		snprintf(buf, len, "no prediction: %s", r->why);
@@ -141,7 +140,7 @@ void report__growth_verdict(const struct dataset *ds, const struct sc_result *r,
 		snprintf(buf, len,
 			 "no prediction: no function has a model (each needs a value at "
 			 "%d sizes)",
-			 SC_MIN_SIZES);
+			 GROWTH_MIN_SIZES);
 		return;
 	}
 	bf = &r->funcs[r->bottleneck];
@@ -165,7 +164,7 @@ void report__growth_verdict(const struct dataset *ds, const struct sc_result *r,
 			 r->sizes[r->nsizes - 1]);
 }
 
-static void sizes_text(FILE *f, const struct sc_result *r)
+static void sizes_text(FILE *f, const struct growth_result *r)
 {
 	char d[32];
 
@@ -176,7 +175,7 @@ static void sizes_text(FILE *f, const struct sc_result *r)
 			r->latency.med ? report__dur(r->latency.med[k], d, sizeof(d)) : "-");
 }
 
-static void holdout_text(FILE *f, const struct sc_result *r, const struct sc_series *s,
+static void holdout_text(FILE *f, const struct growth_result *r, const struct growth_series *s,
 			 const char *name)
 {
 	char p[32], m[32];
@@ -188,13 +187,13 @@ static void holdout_text(FILE *f, const struct sc_result *r, const struct sc_ser
 		"measured, %.0f %% off%s\n",
 		name, report__growth_metric(s->metric), r->sizes[r->nsizes - 1],
 		value(s, s->fit.holdout_pred, p, sizeof(p)),
-		scaling__model_name(s->fit.holdout_model), value(s, s->now, m, sizeof(m)),
+		growth__model_name(s->fit.holdout_model), value(s, s->now, m, sizeof(m)),
 		100 * s->fit.holdout_err,
 		s->fit.holdout_model != s->fit.model ? "; the model changes with the largest size"
 						     : "");
 }
 
-int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_result *r)
+int report__growth_text(FILE *f, const struct dataset *ds, const struct growth_result *r)
 {
 	char v[1024], name[160], line[768];
 
@@ -213,7 +212,7 @@ int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_resul
 		"model", "b g(n)", "exponent", "rms", "now", "share", "predicted", "share");
 	series_line(f, r, &r->latency, "[the run's latency]", NAN, NAN);
 	for (size_t i = 0; i < r->nfuncs; i++) {
-		const struct sc_func *fn = &r->funcs[i];
+		const struct growth_func *fn = &r->funcs[i];
 
 		fname(ds, r, fn->func, name, sizeof(name));
 		series_line(f, r, &r->series[fn->time], name, fn->now_share, fn->predicted_share);
@@ -222,7 +221,7 @@ int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_resul
 		if (fn->calls >= 0)
 			series_line(f, r, &r->series[fn->calls], "", NAN, NAN);
 		for (size_t k = 0; k < r->nseries; k++)
-			if (r->series[k].func == fn->func && r->series[k].metric >= SC_M_RES0)
+			if (r->series[k].func == fn->func && r->series[k].metric >= GROWTH_M_RES0)
 				series_line(f, r, &r->series[k], "", NAN, NAN);
 	}
 	fprintf(f,
@@ -248,37 +247,37 @@ int report__growth_text(FILE *f, const struct dataset *ds, const struct sc_resul
 
 /* ---- JSON ---- */
 
-static void fit_json(struct jsonw *w, const struct sc_series *s)
+static void fit_json(struct jsonw *w, const struct growth_series *s)
 {
 	char term[64];
 
 	jsonw__str(w, "model",
-		   s->fit.model < SC_NMODELS ? scaling__model_name(s->fit.model) : NULL);
-	jsonw__num(w, "a", s->fit.model < SC_NMODELS ? s->fit.a : NAN);
-	jsonw__num(w, "b", s->fit.model < SC_NMODELS ? s->fit.b : NAN);
+		   s->fit.model < GROWTH_NMODELS ? growth__model_name(s->fit.model) : NULL);
+	jsonw__num(w, "a", s->fit.model < GROWTH_NMODELS ? s->fit.a : NAN);
+	jsonw__num(w, "b", s->fit.model < GROWTH_NMODELS ? s->fit.b : NAN);
 	jsonw__str(w, "term", report__growth_term(s, term, sizeof(term)));
 	jsonw__num(w, "exponent", s->fit.exponent);
 	jsonw__begin_arr(w, "exponent_ci");
 	jsonw__num(w, NULL, s->fit.exponent_lo);
 	jsonw__num(w, NULL, s->fit.exponent_hi);
 	jsonw__end_arr(w);
-	jsonw__num(w, "rms", s->fit.model < SC_NMODELS ? s->fit.rms : NAN);
+	jsonw__num(w, "rms", s->fit.model < GROWTH_NMODELS ? s->fit.rms : NAN);
 	jsonw__str(w, "close_model",
-		   s->fit.close < SC_NMODELS ? scaling__model_name(s->fit.close) : NULL);
+		   s->fit.close < GROWTH_NMODELS ? growth__model_name(s->fit.close) : NULL);
 	jsonw__bool(w, "close_by_spread", s->fit.close_by_spread);
 	jsonw__begin_obj(w, "holdout");
 	jsonw__str(w, "model",
-		   s->fit.holdout_model < SC_NMODELS ? scaling__model_name(s->fit.holdout_model)
-						     : NULL);
+		   s->fit.holdout_model < GROWTH_NMODELS ? growth__model_name(s->fit.holdout_model)
+							 : NULL);
 	jsonw__num(w, "predicted", s->fit.holdout_pred);
 	jsonw__num(w, "error", s->fit.holdout_err);
 	jsonw__end_obj(w);
 }
 
-static void series_json(struct jsonw *w, const struct dataset *ds, const struct sc_result *r,
-			const struct sc_series *s, const struct sc_func *fn)
+static void series_json(struct jsonw *w, const struct dataset *ds, const struct growth_result *r,
+			const struct growth_series *s, const struct growth_func *fn)
 {
-	bool ns = s->metric != SC_M_CALLS;
+	bool ns = s->metric != GROWTH_M_CALLS;
 
 	jsonw__begin_obj(w, NULL);
 	if (fn) {
@@ -293,7 +292,7 @@ static void series_json(struct jsonw *w, const struct dataset *ds, const struct 
 		jsonw__num(w, NULL, s->med[k]);
 	jsonw__end_arr(w);
 	jsonw__num(w, ns ? "now_ns" : "now", s->now);
-	if (fn && s->metric == SC_M_TIME) {
+	if (fn && s->metric == GROWTH_M_TIME) {
 		/* from its parts when it has marked callees, else its model's */
 		jsonw__num(w, "predicted_ns", fn->predicted);
 		jsonw__num(w, "model_predicted_ns", s->predicted);
@@ -307,10 +306,10 @@ static void series_json(struct jsonw *w, const struct dataset *ds, const struct 
 	jsonw__end_obj(w);
 }
 
-static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc_result *r,
+static void func_json(struct jsonw *w, const struct dataset *ds, const struct growth_result *r,
 		      const char *key, int32_t i)
 {
-	const struct sc_func *fn;
+	const struct growth_func *fn;
 
 	if (i < 0) {
 		jsonw__null(w, key);
@@ -320,12 +319,12 @@ static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc
 	jsonw__begin_obj(w, key);
 	jsonw__str(w, "function", dataset__func(ds, r->func_ids[fn->func])->name);
 	jsonw__str(w, "symbol", dataset__func(ds, r->func_ids[fn->func])->symbol);
-	jsonw__str(w, "model", scaling__model_name(r->series[fn->time].fit.model));
+	jsonw__str(w, "model", growth__model_name(r->series[fn->time].fit.model));
 	jsonw__num(w, "now_share", fn->now_share);
 	jsonw__num(w, "predicted_ns", fn->predicted);
 	jsonw__num(w, "predicted_share", fn->predicted_share);
 	if (fn->callee >= 0) {
-		const struct sc_series *cc = scaling__series(r, fn->callee_calls);
+		const struct growth_series *cc = growth__series(r, fn->callee_calls);
 		char term[64];
 
 		jsonw__begin_obj(w, "callee");
@@ -335,8 +334,8 @@ static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc
 			   dataset__func(ds, r->func_ids[r->funcs[fn->callee].func])->symbol);
 		jsonw__num(w, "growth_share", fn->callee_share);
 		jsonw__str(w, "calls_model",
-			   cc && cc->fit.model < SC_NMODELS ? scaling__model_name(cc->fit.model)
-							    : NULL);
+			   cc && cc->fit.model < GROWTH_NMODELS ? growth__model_name(cc->fit.model)
+								: NULL);
 		jsonw__str(w, "calls", cc ? report__growth_term(cc, term, sizeof(term)) : NULL);
 		jsonw__bool(w, "transition", fn->transition);
 		jsonw__end_obj(w);
@@ -346,7 +345,8 @@ static void func_json(struct jsonw *w, const struct dataset *ds, const struct sc
 	jsonw__end_obj(w);
 }
 
-void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const struct sc_result *r)
+void report__growth_json_obj(struct jsonw *w, const struct dataset *ds,
+			     const struct growth_result *r)
 {
 	char v[1024];
 
@@ -372,7 +372,7 @@ void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const st
 	}
 	jsonw__begin_arr(w, "functions");
 	for (size_t i = 0; !r->refused && i < r->nfuncs; i++) {
-		const struct sc_func *fn = &r->funcs[i];
+		const struct growth_func *fn = &r->funcs[i];
 
 		series_json(w, ds, r, &r->series[fn->time], fn);
 		if (fn->self >= 0)
@@ -380,7 +380,7 @@ void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const st
 		if (fn->calls >= 0)
 			series_json(w, ds, r, &r->series[fn->calls], fn);
 		for (size_t k = 0; k < r->nseries; k++)
-			if (r->series[k].func == fn->func && r->series[k].metric >= SC_M_RES0)
+			if (r->series[k].func == fn->func && r->series[k].metric >= GROWTH_M_RES0)
 				series_json(w, ds, r, &r->series[k], fn);
 	}
 	jsonw__end_arr(w);
@@ -391,7 +391,7 @@ void report__growth_json_obj(struct jsonw *w, const struct dataset *ds, const st
 	jsonw__end_obj(w);
 }
 
-int report__growth_json(FILE *f, const struct dataset *ds, const struct sc_result *r)
+int report__growth_json(FILE *f, const struct dataset *ds, const struct growth_result *r)
 {
 	struct jsonw w;
 

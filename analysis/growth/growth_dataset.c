@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* report --growth: a dataset's runs as the series scaling.c fits. */
+/* report --growth: a dataset's runs as the series growth.c fits. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dataset.h"
-#include "scaling.h"
+#include "growth.h"
 #include "trace.h"
 
 struct dsin {
 	const struct dataset *ds;
-	struct sc_input in;
+	struct growth_input in;
 	uint32_t *ids; /* compact index -> dataset function */
 	double *size, *lat, *calls, *time;
-	struct sc_pair *pairs;
+	struct growth_pair *pairs;
 	struct nesting *nest;
 	struct resources *res; /* of every marked function */
 	uint32_t *res_ids;     /* its index -> dataset function */
@@ -166,7 +166,7 @@ static int pairs(struct dsin *d, char *err, size_t errlen)
 
 			if (p->parent != anc[a] || parent < 0 || child < 0)
 				continue; /* not a direct callee */
-			d->pairs[d->in.npairs] = (struct sc_pair){
+			d->pairs[d->in.npairs] = (struct growth_pair){
 				.parent = (uint32_t)parent,
 				.child = (uint32_t)child,
 				.time = pair_work(d, (size_t)child, p->time, total)};
@@ -188,8 +188,8 @@ static int res_get(void *ctx, size_t func, int c, double *v)
 	return 0;
 }
 
-int scaling__from_dataset(const struct dataset *ds, double predict_size, struct sc_result **out,
-			  char *err, size_t errlen)
+int growth__from_dataset(const struct dataset *ds, double predict_size, struct growth_result **out,
+			 char *err, size_t errlen)
 {
 	size_t nr = dataset__nruns(ds), sized = 0;
 	struct dsin d = {.ds = ds};
@@ -242,7 +242,7 @@ int scaling__from_dataset(const struct dataset *ds, double predict_size, struct 
 	d.in.res = res_get;
 	d.in.res_ctx = &d;
 	d.in.nres = XLP_NR_CTR;
-	ret = scaling__analyse(&d.in, predict_size, out);
+	ret = growth__analyse(&d.in, predict_size, out);
 	if (!ret) {
 		(*out)->func_ids = d.ids;
 		d.ids = NULL;

@@ -19,43 +19,43 @@
  * The chosen model is checked by fitting the sizes but the largest and
  * predicting it.
  */
-#ifndef XLP_SCALING_H
-#define XLP_SCALING_H
+#ifndef XLP_GROWTH_H
+#define XLP_GROWTH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-enum sc_model {
-	SC_CONST,
-	SC_LOG,
-	SC_LIN,
-	SC_NLOGN,
-	SC_QUAD,
-	SC_CUBIC,
-	SC_EXP,
-	SC_NMODELS,
+enum growth_model {
+	GROWTH_CONST,
+	GROWTH_LOG,
+	GROWTH_LIN,
+	GROWTH_NLOGN,
+	GROWTH_QUAD,
+	GROWTH_CUBIC,
+	GROWTH_EXP,
+	GROWTH_NMODELS,
 };
 
 /* "1", "log n", "n", "n log n", "n^2", "n^3", "2^n" */
-const char *scaling__model_name(enum sc_model m);
+const char *growth__model_name(enum growth_model m);
 /* The order ΔInfer abstracts (section 6.1): 0, 0.5, 1, 1.5, 2, 3, 10. */
-double scaling__model_order(enum sc_model m);
+double growth__model_order(enum growth_model m);
 /* g(n) of the model (2^n overflows to inf past n = 1023). */
-double scaling__g(enum sc_model m, double n);
+double growth__g(enum growth_model m, double n);
 
 /* The refusal rule: at least this many distinct sizes spanning this much. */
-#define SC_MIN_SIZES 4
-#define SC_MIN_SPAN 8.0
+#define GROWTH_MIN_SIZES 4
+#define GROWTH_MIN_SPAN 8.0
 
 /*
  * 0 when the sizes (any order, repeats allowed) can be fitted; else
  * -EDOM with why ("3 distinct sizes: ...") in a one-line message.
  */
-int scaling__check_sizes(const double *sizes, size_t n, char *why, size_t len);
+int growth__check_sizes(const double *sizes, size_t n, char *why, size_t len);
 
-struct sc_fit {
-	enum sc_model model;
+struct growth_fit {
+	enum growth_model model;
 	double a, b;	 /* y = a + b * g(n), both >= 0 (b may underflow for 2^n) */
 	double bn, xref; /* b * g(xref): what predictions use */
 	double rms;	 /* RMS of the relative residuals (y - fit) / y */
@@ -63,14 +63,14 @@ struct sc_fit {
 	/* the next best model when its AICc is within 2 of the chosen one,
 	 * or, with the repeats' spread known, a lower order whose misfit
 	 * that spread explains as well (close_by_spread): the data do not
-	 * tell them apart (SC_NMODELS when none) */
-	enum sc_model close;
+	 * tell them apart (GROWTH_NMODELS when none) */
+	enum growth_model close;
 	bool close_by_spread;
 	/* power law y = c * n^k on log-log (points with y > 0) */
 	double exponent, exponent_lo, exponent_hi; /* NAN when < 3 such points */
 	/* the check: the model chosen on the sizes but the largest, and its
 	 * prediction of the largest (relative error: |pred - y| / y) */
-	enum sc_model holdout_model;
+	enum growth_model holdout_model;
 	double holdout_pred, holdout_err; /* NAN when fewer than 4 sizes */
 };
 
@@ -78,34 +78,35 @@ struct sc_fit {
  * Fits the points (x[i], y[i]), x distinct and ascending, y >= 0. Returns
  * 0, or -EINVAL when n < 2.
  */
-int scaling__fit(const double *x, const double *y, size_t n, struct sc_fit *out);
+int growth__fit(const double *x, const double *y, size_t n, struct growth_fit *out);
 /*
  * The same, knowing how far each y[i] may be off by chance: var[i], the
- * variance of its relative error (sc_groups__median_var), or NAN.
+ * variance of its relative error (growth_groups__median_var), or NAN.
  */
-int scaling__fit_var(const double *x, const double *y, const double *var, size_t n,
-		     struct sc_fit *out);
+int growth__fit_var(const double *x, const double *y, const double *var, size_t n,
+		    struct growth_fit *out);
 /* The fit's value at size n. */
-double scaling__predict(const struct sc_fit *f, double n);
+double growth__predict(const struct growth_fit *f, double n);
 
 /*
  * Runs grouped by size, for per-size medians of many series: built once
  * from the runs' sizes (NAN: the run has none and is left out).
  */
-struct sc_groups;
+struct growth_groups;
 
-int scaling__groups(const double *run_size, size_t nruns, struct sc_groups **out);
-void sc_groups__free(struct sc_groups *g);		     /* accepts NULL */
-size_t sc_groups__n(const struct sc_groups *g);		     /* distinct sizes */
-const double *sc_groups__sizes(const struct sc_groups *g);   /* ascending */
-size_t sc_groups__runs(const struct sc_groups *g, size_t k); /* runs of size k */
+int growth__groups(const double *run_size, size_t nruns, struct growth_groups **out);
+void growth_groups__free(struct growth_groups *g);		     /* accepts NULL */
+size_t growth_groups__n(const struct growth_groups *g);		     /* distinct sizes */
+const double *growth_groups__sizes(const struct growth_groups *g);   /* ascending */
+size_t growth_groups__runs(const struct growth_groups *g, size_t k); /* runs of size k */
 /*
  * Per-size medians of one series (one value per run, indexed as the runs
- * given to scaling__groups) into med[sc_groups__n(g)]; scratch must hold
+ * given to growth__groups) into med[growth_groups__n(g)]; scratch must hold
  * nruns doubles. Runs whose value is NAN are left out (a size with none
  * gets NAN).
  */
-void sc_groups__medians(const struct sc_groups *g, const double *v, double *scratch, double *med);
+void growth_groups__medians(const struct growth_groups *g, const double *v, double *scratch,
+			    double *med);
 /*
  * How far each size's median may be off by chance, from the spread of the
  * repeats: the variance of log v about each size's mean, pooled over the
@@ -113,17 +114,17 @@ void sc_groups__medians(const struct sc_groups *g, const double *v, double *scra
  * variance). var[k] is NAN for every size when fewer than 2 degrees of
  * freedom pool (single runs), or a value is 0 or NAN.
  */
-void sc_groups__median_var(const struct sc_groups *g, const double *v, double *var);
+void growth_groups__median_var(const struct growth_groups *g, const double *v, double *var);
 
 /* ---- the analysis: series of every function, spatial inference ---- */
 
 /* metrics: a function's calls per run, its time (inclusive), its self
  * time (without its marked callees), then XLP_C_* resources */
-enum sc_metric { SC_M_CALLS, SC_M_TIME, SC_M_SELF, SC_M_RES0 };
+enum growth_metric { GROWTH_M_CALLS, GROWTH_M_TIME, GROWTH_M_SELF, GROWTH_M_RES0 };
 
 /* A caller-callee pair: the callee's time under the caller, per run. */
-struct sc_pair {
-	uint32_t parent, child; /* indices into sc_input's functions */
+struct growth_pair {
+	uint32_t parent, child; /* indices into growth_input's functions */
 	const double *time;	/* nruns */
 };
 
@@ -133,12 +134,12 @@ struct sc_pair {
  * the marked callers and callees. Resources are asked for only for the
  * functions the ranking puts first (res(): fills v[nruns], XLP_C_* c).
  */
-struct sc_input {
+struct growth_input {
 	size_t nruns, nfuncs;
 	const double *size, *latency; /* nruns */
 	const double *calls, *time;   /* nfuncs * nruns, function-major */
 	const char *const *names;     /* nfuncs, for messages */
-	const struct sc_pair *pairs;
+	const struct growth_pair *pairs;
 	size_t npairs;
 	int (*res_prepare)(void *ctx, const uint32_t *funcs, size_t n); /* may be NULL */
 	int (*res)(void *ctx, size_t func, int c, double *v);
@@ -146,16 +147,16 @@ struct sc_input {
 	int nres; /* resources res() knows (XLP_C_* 0 .. nres - 1) */
 };
 
-struct sc_series {
+struct growth_series {
 	uint32_t func;
-	int metric;  /* enum sc_metric, or SC_M_RES0 + XLP_C_* */
-	double *med; /* per size (sc_result.nsizes), NAN where no run had it */
-	struct sc_fit fit;
+	int metric;  /* enum growth_metric, or GROWTH_M_RES0 + XLP_C_* */
+	double *med; /* per size (growth_result.nsizes), NAN where no run had it */
+	struct growth_fit fit;
 	double now;	  /* the median at the largest size measured */
-	double predicted; /* at sc_result.predict_size */
+	double predicted; /* at growth_result.predict_size */
 };
 
-struct sc_func {
+struct growth_func {
 	uint32_t func;
 	int32_t time, calls, self; /* indices into series, -1 when none */
 	double now_share;	   /* of the run's latency at the largest size */
@@ -172,37 +173,37 @@ struct sc_func {
 	bool transition;
 };
 
-struct sc_result {
+struct growth_result {
 	bool refused;
 	char why[256];
 	size_t nsizes;
 	double *sizes;
 	size_t *runs; /* per size */
 	double predict_size;
-	struct sc_series latency; /* the run's latency (func unused) */
+	struct growth_series latency; /* the run's latency (func unused) */
 	/* latency.predicted is the outermost marked functions' predictions
 	 * plus the rest of the run's model */
 	bool latency_from_parts;
 	size_t nseries;
-	struct sc_series *series;
+	struct growth_series *series;
 	size_t nfuncs;
-	struct sc_func *funcs;	     /* by predicted share, largest first */
+	struct growth_func *funcs;   /* by predicted share, largest first */
 	int32_t bottleneck, now_top; /* indices into funcs, -1 */
 	size_t fitted_runs;	     /* runs with a size */
-	/* scaling__from_dataset: sc_func.func -> dataset function */
+	/* growth__from_dataset: growth_func.func -> dataset function */
 	uint32_t *func_ids;
 };
 
 /* Resources are fitted for the first few functions of the ranking. */
-#define SC_RES_FUNCS 10
+#define GROWTH_RES_FUNCS 10
 
 /*
  * predict_size <= 0: ten times the largest size measured. A refusal (too
  * few sizes, too narrow a span) is a result with refused and why set.
  */
-int scaling__analyse(const struct sc_input *in, double predict_size, struct sc_result **out);
-void scaling__free(struct sc_result *r); /* accepts NULL */
-const struct sc_series *scaling__series(const struct sc_result *r, int32_t i);
+int growth__analyse(const struct growth_input *in, double predict_size, struct growth_result **out);
+void growth__free(struct growth_result *r); /* accepts NULL */
+const struct growth_series *growth__series(const struct growth_result *r, int32_t i);
 
 struct dataset;
 
@@ -211,7 +212,7 @@ struct dataset;
  * calls, time, self, resources; sampled: time), the marked callees under
  * each marked function. No run with a size is a refusal too.
  */
-int scaling__from_dataset(const struct dataset *ds, double predict_size, struct sc_result **out,
-			  char *err, size_t errlen);
+int growth__from_dataset(const struct dataset *ds, double predict_size, struct growth_result **out,
+			 char *err, size_t errlen);
 
 #endif
