@@ -8,7 +8,7 @@
 #include "util.h"
 #include "demangle.h"
 
-const char *ds_base_name(const char *path)
+const char *dataset__base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -26,7 +26,7 @@ static uint32_t *func_slot(const struct dataset *ds, const char *sym, const char
 	size_t mask = ds->fidx_cap - 1, j = func_hash(sym, bin) & mask;
 
 	for (;; j = (j + 1) & mask) {
-		const struct ds_func *f = ds->fidx[j] ? &ds->funcs[ds->fidx[j] - 1] : NULL;
+		const struct dataset_func *f = ds->fidx[j] ? &ds->funcs[ds->fidx[j] - 1] : NULL;
 
 		if (!f || (!strcmp(f->symbol, sym) && !strcmp(f->binary, bin)))
 			return &ds->fidx[j];
@@ -58,24 +58,24 @@ static int func_index_grow(struct dataset *ds)
  */
 static char *display_name(const char *sym)
 {
-	size_t n = strlen(sym), k = strlen(" " DS_QUEUED_SUFFIX);
+	size_t n = strlen(sym), k = strlen(" " DATASET_QUEUED_SUFFIX);
 	char buf[DEMANGLE_MAX_OUT], raw[DEMANGLE_MAX_IN + 1];
 
-	if (n > k && n - k <= DEMANGLE_MAX_IN && !strcmp(sym + n - k, " " DS_QUEUED_SUFFIX)) {
+	if (n > k && n - k <= DEMANGLE_MAX_IN && !strcmp(sym + n - k, " " DATASET_QUEUED_SUFFIX)) {
 		memcpy(raw, sym, n - k);
 		raw[n - k] = 0;
 		if (demangle__name(raw, buf, sizeof(buf) - k)) {
-			strcat(buf, " " DS_QUEUED_SUFFIX);
+			strcat(buf, " " DATASET_QUEUED_SUFFIX);
 			return strdup(buf);
 		}
 	}
 	return demangle__dup(sym);
 }
 
-int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
+int dataset__intern_func(struct dataset *ds, const char *symbol, const char *binary)
 {
-	const char *sym = symbol ? symbol : "?", *bin = ds_base_name(binary);
-	struct ds_func *f;
+	const char *sym = symbol ? symbol : "?", *bin = dataset__base_name(binary);
+	struct dataset_func *f;
 	uint32_t *slot;
 
 	if (2 * (ds->nfuncs + 1) > ds->fidx_cap && func_index_grow(ds))
@@ -85,7 +85,7 @@ int ds_intern_func(struct dataset *ds, const char *symbol, const char *binary)
 		return (int)*slot - 1;
 	if (ds->nfuncs == ds->func_cap) {
 		size_t cap = ds->func_cap ? 2 * ds->func_cap : 64;
-		struct ds_func *nf = realloc(ds->funcs, cap * sizeof(*nf));
+		struct dataset_func *nf = realloc(ds->funcs, cap * sizeof(*nf));
 
 		if (!nf)
 			return -ENOMEM;
@@ -122,7 +122,7 @@ static int set_windows(struct dataset *ds)
 	if (!ds->win_lo || !ds->win_hi || !ds->seg)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_run *r = &ds->runs[i];
+		const struct dataset_run *r = &ds->runs[i];
 		bool launch = ds->files[r->file].info.launches;
 
 		ds->win_lo[i] = launch ? 0 : r->start_ns;
@@ -149,7 +149,7 @@ static int read_times(struct dataset *ds, char *err, size_t errlen)
 {
 	size_t cells = ds->nruns * ds->nfuncs;
 	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
-	struct ds_scan s = {.ds = ds, .slot = slot, .add = add_time, .ctx = ds};
+	struct dataset_scan s = {.ds = ds, .slot = slot, .add = add_time, .ctx = ds};
 	int ret = 0;
 
 	if (ds->nfuncs && cells / ds->nfuncs != ds->nruns)
@@ -168,7 +168,7 @@ static int read_times(struct dataset *ds, char *err, size_t errlen)
 		slot[g] = (int32_t)g;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
 		s.file = fi;
-		ret = ds_scan_file(&s, err, errlen);
+		ret = dataset__scan_file(&s, err, errlen);
 	}
 cleanup:
 	free(slot);
@@ -206,7 +206,7 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 		ds->files[i].info.path = ds->files[i].path;
 		if (!ds->files[i].path)
 			goto cleanup;
-		ret = ds_read_runs(ds, i, err, errlen);
+		ret = dataset__read_runs(ds, i, err, errlen);
 		if (ret)
 			goto cleanup;
 	}
@@ -216,13 +216,14 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 		goto cleanup;
 	}
 	for (size_t i = 0; i < npaths; i++) {
-		ret = ds_read_samples(ds, i, err, errlen);
+		ret = dataset__read_samples(ds, i, err, errlen);
 		if (ret)
 			goto cleanup;
 	}
 	ret = read_times(ds, err, errlen);
 	ds->ntimed = ds->nfuncs;
-	if (!ret && (ds_sample_times(ds) || ds_intern_landmarks(ds) || summary_latencies(ds))) {
+	if (!ret &&
+	    (dataset__sample_times(ds) || dataset__intern_landmarks(ds) || summary_latencies(ds))) {
 		snprintf(err, errlen, "out of memory: analyse fewer traces");
 		ret = -ENOMEM;
 	}
@@ -293,7 +294,7 @@ size_t dataset__nruns(const struct dataset *ds)
 	return ds->nruns;
 }
 
-const struct ds_run *dataset__run(const struct dataset *ds, size_t i)
+const struct dataset_run *dataset__run(const struct dataset *ds, size_t i)
 {
 	return &ds->runs[i];
 }
@@ -303,7 +304,7 @@ size_t dataset__nfuncs(const struct dataset *ds)
 	return ds->nfuncs;
 }
 
-const struct ds_func *dataset__func(const struct dataset *ds, size_t f)
+const struct dataset_func *dataset__func(const struct dataset *ds, size_t f)
 {
 	return &ds->funcs[f];
 }
@@ -325,7 +326,7 @@ size_t dataset__summary_runs(const struct dataset *ds, const double **latency_ns
 	return ds->nsumm;
 }
 
-const struct ds_run *dataset__summary_run(const struct dataset *ds, size_t i)
+const struct dataset_run *dataset__summary_run(const struct dataset *ds, size_t i)
 {
 	return &ds->summ[i];
 }
@@ -335,12 +336,12 @@ uint32_t dataset__features(const struct dataset *ds)
 	return ds->nfiles ? ds->features : 0;
 }
 
-const struct ds_drops *dataset__drops(const struct dataset *ds)
+const struct dataset_drops *dataset__drops(const struct dataset *ds)
 {
 	return &ds->drops;
 }
 
-const struct ds_sample_info *dataset__samples(const struct dataset *ds)
+const struct dataset_sample_info *dataset__samples(const struct dataset *ds)
 {
 	return &ds->sinfo;
 }
@@ -350,16 +351,16 @@ size_t dataset__nfiles(const struct dataset *ds)
 	return ds->nfiles;
 }
 
-const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i)
+const struct dataset_file_info *dataset__file(const struct dataset *ds, size_t i)
 {
 	return &ds->files[i].info;
 }
 
 uint32_t dataset__file_func(const struct dataset *ds, size_t fi, uint32_t func_id)
 {
-	const struct ds_file *f = &ds->files[fi];
+	const struct dataset_file *f = &ds->files[fi];
 
-	return func_id < f->nlocal ? f->fmap[func_id] : DS_NONE;
+	return func_id < f->nlocal ? f->fmap[func_id] : DATASET_NONE;
 }
 
 size_t dataset__file_runs(const struct dataset *ds, size_t fi, size_t *first)

@@ -39,13 +39,13 @@
  * The name of an interaction's pseudo-function holding the runqueue wait
  * before it (prewake): "SYMBOL [queued before it]"
  */
-#define DS_QUEUED_SUFFIX "[queued before it]"
+#define DATASET_QUEUED_SUFFIX "[queued before it]"
 
 struct dataset_opts {
 	bool exclusive; /* excl[] instead of incl[] (times and resources) */
 };
 
-struct ds_func {
+struct dataset_func {
 	char *symbol; /* as in the binary (mangled): the key across files */
 	/* as users write it, what every output prints: symbol demangled (C++,
 	 * Rust; user/lib/demangle.h), else symbol itself */
@@ -57,7 +57,7 @@ struct ds_func {
 	bool sampled;
 	bool root;    /* sampled, on every sample of every launch: names nothing */
 	bool runtime; /* sampled, of the C/C++ runtime (libc...): names nothing */
-	/* the runqueue wait before an interaction (DS_QUEUED_SUFFIX): a part
+	/* the runqueue wait before an interaction (DATASET_QUEUED_SUFFIX): a part
 	 * of the run with no work of its own, all of it cpu_wait */
 	bool queued;
 	/* an interaction (a run's landmark): never timed in a run, so never a
@@ -71,13 +71,13 @@ struct ds_func {
  * module "[jit]" (user/symbols/symbolize.h, XSYM_JIT_MODULE). It is the
  * application's own code; the runtime's frames around it are not.
  */
-#define DS_JIT_MODULE "[jit]"
-static inline bool dataset__jit_func(const struct ds_func *f)
+#define DATASET_JIT_MODULE "[jit]"
+static inline bool dataset__jit_func(const struct dataset_func *f)
 {
-	return f->binary && !strncmp(f->binary, DS_JIT_MODULE, sizeof(DS_JIT_MODULE) - 1);
+	return f->binary && !strncmp(f->binary, DATASET_JIT_MODULE, sizeof(DATASET_JIT_MODULE) - 1);
 }
 
-struct ds_run {
+struct dataset_run {
 	uint32_t file;
 	uint32_t pid, tid; /* tid: 0 for a launch */
 	uint64_t start_ns, end_ns;
@@ -99,7 +99,7 @@ struct ds_run {
 	 * --size-arg; struct xlp_size_rec), NAN when the trace gives none */
 	double size;
 	/* the function whose call is the run (a dataset function, landmark
-	 * set), DS_NO_FUNC for a launch */
+	 * set), DATASET_NO_FUNC for a launch */
 	uint32_t landmark;
 	/* record --lag: written as its call alone, what ran inside it left out;
 	 * such runs are apart (dataset__summary_run), never in dataset__run */
@@ -107,7 +107,7 @@ struct ds_run {
 };
 
 /* Loss and damage, summed over the files (struct trace_integrity). */
-struct ds_drops {
+struct dataset_drops {
 	uint64_t stat[XLP_NR_STAT]; /* footer (or last stats record when truncated) */
 	uint64_t lost_by_reader;
 	uint64_t bad_chunks;
@@ -138,7 +138,7 @@ struct ds_drops {
 };
 
 /* Stack samples (record --sample), summed over the files. */
-struct ds_sample_info {
+struct dataset_sample_info {
 	uint64_t samples;	 /* read */
 	uint64_t in_runs;	 /* placed in a run (one per run it belongs to) */
 	uint64_t unplaced;	 /* in a run, but no stack under the interaction frame */
@@ -159,7 +159,7 @@ struct ds_sample_info {
 	uint64_t calibrated;
 };
 
-struct ds_file_info {
+struct dataset_file_info {
 	const char *path;
 	uint32_t features; /* XLP_FEAT_* */
 	bool truncated, launches;
@@ -201,23 +201,23 @@ int dataset__load(const char *const *paths, size_t npaths, const struct dataset_
 void dataset__free(struct dataset *ds); /* accepts NULL */
 
 size_t dataset__nruns(const struct dataset *ds);
-const struct ds_run *dataset__run(const struct dataset *ds, size_t i);
+const struct dataset_run *dataset__run(const struct dataset *ds, size_t i);
 size_t dataset__nfuncs(const struct dataset *ds);
-const struct ds_func *dataset__func(const struct dataset *ds, size_t f);
+const struct dataset_func *dataset__func(const struct dataset *ds, size_t f);
 /* Time (ns) of function f in run r; 0 when it did not run. */
 uint64_t dataset__time(const struct dataset *ds, size_t r, size_t f);
 /* Invocations of f counted in run r (recursion counted once). */
 uint32_t dataset__ncalls(const struct dataset *ds, size_t r, size_t f);
 /* XLP_FEAT_* present in every file. */
 uint32_t dataset__features(const struct dataset *ds);
-const struct ds_drops *dataset__drops(const struct dataset *ds);
-const struct ds_sample_info *dataset__samples(const struct dataset *ds);
+const struct dataset_drops *dataset__drops(const struct dataset *ds);
+const struct dataset_sample_info *dataset__samples(const struct dataset *ds);
 size_t dataset__nfiles(const struct dataset *ds);
-const struct ds_file_info *dataset__file(const struct dataset *ds, size_t i);
-/* No index (a function, a run, a frame): UINT32_MAX, as DS_NO_FUNC. */
-#define DS_NONE UINT32_MAX
+const struct dataset_file_info *dataset__file(const struct dataset *ds, size_t i);
+/* No index (a function, a run, a frame): UINT32_MAX, as DATASET_NO_FUNC. */
+#define DATASET_NONE UINT32_MAX
 /*
- * The global function of a call record's func_id in file fi: DS_NONE for an
+ * The global function of a call record's func_id in file fi: DATASET_NONE for an
  * interaction (the runs, not a function) and for an id the file does not
  * define (a forged or damaged record).
  */
@@ -230,8 +230,8 @@ size_t dataset__file_runs(const struct dataset *ds, size_t fi, size_t *first);
  * file order, and stops at the first non-zero return (negative errno:
  * returned, with a message in err, as are the reader's errors).
  */
-int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
-		   char *err, size_t errlen);
+int dataset__each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
+			 char *err, size_t errlen);
 /*
  * The read loop of the passes over call records (the dataset's passes, the
  * drill-down, the timeline's calls): calls fn with every call record of
@@ -239,26 +239,26 @@ int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *
  * errno: returned, with a message in err). Other record types and short
  * records are skipped.
  */
-int ds_each_call(const struct dataset *ds, size_t fi,
-		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
-		 size_t errlen);
+int dataset__each_call(const struct dataset *ds, size_t fi,
+		       int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		       size_t errlen);
 /*
  * record --lag: the runs written as their call alone (summary), kept out of
  * the runs above: their number, and in *latency_ns (when not NULL) their
  * latencies in the same order as dataset__summary_run.
  */
 size_t dataset__summary_runs(const struct dataset *ds, const double **latency_ns);
-const struct ds_run *dataset__summary_run(const struct dataset *ds, size_t i);
+const struct dataset_run *dataset__summary_run(const struct dataset *ds, size_t i);
 
 /* ---- resource usage of chosen functions (a further pass over the files) ---- */
 
-struct ds_res {
+struct dataset_res {
 	uint32_t ncalls;	  /* 0: the function did not run in this run */
 	uint64_t ctr[XLP_NR_CTR]; /* summed incl[] (excl[] when exclusive) */
 };
 
 /* Who woke the function's threads for IPC waits, per run. */
-struct ds_peer {
+struct dataset_peer {
 	uint32_t run, pid, count;
 	char comm[XLP_COMM_LEN];
 };
@@ -269,9 +269,9 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 		       struct resources **out, char *err, size_t errlen);
 void resources__free(struct resources *r); /* accepts NULL */
 /* k: index into the funcs array given to dataset__resources. */
-const struct ds_res *resources__get(const struct resources *r, size_t k, size_t run);
+const struct dataset_res *resources__get(const struct resources *r, size_t k, size_t run);
 size_t resources__npeers(const struct resources *r, size_t k);
-const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_t i);
+const struct dataset_peer *resources__peer(const struct resources *r, size_t k, size_t i);
 
 /* ---- the CPU's other tenants: who ran while a thread waited for its CPU ---- */
 
@@ -279,7 +279,7 @@ const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_
  * From the thief records (struct xlp_thief_rec, bpf/thief.bpf.h): a task
  * that held the CPU a traced thread waited for, and the time it ran then.
  */
-struct ds_thief {
+struct dataset_thief {
 	uint32_t pid, tid;
 	char comm[XLP_COMM_LEN]; /* "" when it exited before it was named */
 	uint32_t flags;		 /* XLP_THIEF_* */
@@ -289,7 +289,7 @@ struct ds_thief {
 };
 
 /* The runqueue waits of a scope over some runs, and who ran meanwhile. */
-struct ds_thief_sum {
+struct dataset_thief_sum {
 	uint64_t waits;	 /* thief records (waits) counted */
 	double wait_ns;	 /* their cpu_wait */
 	double idle_ns;	 /* the idle task: the CPU's own latency */
@@ -298,7 +298,7 @@ struct ds_thief_sum {
 	/* not told: tasks past the largest of each wait, the part of a wait
 	 * on another CPU before a migration, and older than the CPU's log */
 	double unknown_ns;
-	struct ds_thief *t; /* largest first */
+	struct dataset_thief *t; /* largest first */
 	size_t n;
 };
 
@@ -306,7 +306,7 @@ struct thieves;
 
 /*
  * Scopes: k < nfuncs, the waits during function funcs[k]'s calls (a
- * DS_QUEUED_SUFFIX function: the waits before its run's handler); k ==
+ * DATASET_QUEUED_SUFFIX function: the waits before its run's handler); k ==
  * nfuncs, the waits of the run's own thread (a launch: of any of its
  * threads) over the whole run. A further pass over the files.
  */
@@ -317,8 +317,9 @@ void thieves__free(struct thieves *th); /* accepts NULL */
 bool thieves__recorded(const struct thieves *th);
 /* Scope k summed over the runs with runs[i] != 0, thieves of one name and
  * kind as one (the pid and tid of the first): 0 or -ENOMEM. */
-int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct ds_thief_sum *out);
-void ds_thief_sum__release(struct ds_thief_sum *s);
+int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs,
+		 struct dataset_thief_sum *out);
+void dataset_thief_sum__release(struct dataset_thief_sum *s);
 
 /* ---- nesting of marked calls under chosen functions (drill-down) ---- */
 
@@ -326,12 +327,12 @@ void ds_thief_sum__release(struct ds_thief_sum *s);
  * Under each call of an ancestor function A: every marked call nested in
  * it, keyed by (its direct marked parent, its function), with its
  * inclusive wall time summed per run. A call nested in another call of A
- * is counted once, under the outermost A. parent is DS_NO_FUNC when the
+ * is counted once, under the outermost A. parent is DATASET_NO_FUNC when the
  * direct parent is not a dataset function (an interaction).
  */
-#define DS_NO_FUNC UINT32_MAX
+#define DATASET_NO_FUNC UINT32_MAX
 
-struct ds_nest_pair {
+struct dataset_nest_pair {
 	uint32_t parent, child;
 	double *time; /* per run */
 };
@@ -343,7 +344,7 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 void nesting__free(struct nesting *n); /* accepts NULL */
 /* k: index into the anc array given to dataset__nesting. */
 size_t nesting__npairs(const struct nesting *n, size_t k);
-const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i);
+const struct dataset_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i);
 
 /* ---- calling-context tree of a function, from the stack samples ---- */
 
@@ -355,7 +356,7 @@ const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size
  * runs marked slow and the others. Node 0 is root itself; a node's parent
  * comes before it.
  */
-struct ds_cct_node {
+struct dataset_cct_node {
 	uint32_t func;
 	uint32_t parent; /* node index; UINT32_MAX for node 0 */
 	uint32_t depth;
@@ -363,28 +364,28 @@ struct ds_cct_node {
 	double slow[XLP_NR_CTR], fast[XLP_NR_CTR];
 };
 
-struct ds_cct;
+struct dataset_cct;
 
 /* slow: per run, non-zero when slow. *out is NULL when no sample has root. */
 int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t *slow,
-			  struct ds_cct **out);
-void cct__free(struct ds_cct *t); /* accepts NULL */
-size_t cct__n(const struct ds_cct *t);
-const struct ds_cct_node *cct__node(const struct ds_cct *t, size_t i);
+			  struct dataset_cct **out);
+void dataset_cct__free(struct dataset_cct *t); /* accepts NULL */
+size_t dataset_cct__n(const struct dataset_cct *t);
+const struct dataset_cct_node *dataset_cct__node(const struct dataset_cct *t, size_t i);
 
 /* ---- differential tree of the stack samples: slow runs against fast ---- */
 
 /*
  * The frames of the samples of one kind below root: with a function, the
  * samples whose user stack holds it, from its outermost frame inward; with
- * DS_NO_FUNC, every sample placed in a run, from the interaction inward
+ * DATASET_NO_FUNC, every sample placed in a run, from the interaction inward
  * (or the launch's outermost named frame). Then the kernel frames, from the
  * entry (a system call, a fault, an interrupt) inward. One node per
  * distinct path of named frames; node 0 is root. Each node counts the
  * samples through it and their weights, apart for the runs marked slow and
  * the others: a differential flame graph, and what grew in the slow runs.
  */
-struct ds_diff_node {
+struct dataset_diff_node {
 	uint32_t frame; /* dataset function; with kernel, an index for dataset__kframe() */
 	bool kernel;
 	uint32_t parent; /* node index; UINT32_MAX for node 0 */
@@ -393,7 +394,7 @@ struct ds_diff_node {
 	double wslow, wfast;   /* ns they stand for */
 };
 
-struct ds_diff;
+struct dataset_diff;
 
 /*
  * reason: XLP_C_CPU_RUN (on a CPU), a wait's XLP_C_* (CPU_WAIT, DISK ..
@@ -401,11 +402,11 @@ struct ds_diff;
  * *out is NULL when no sample qualifies.
  */
 int dataset__diff_tree(const struct dataset *ds, uint32_t root, int reason, const uint8_t *slow,
-		       struct ds_diff **out);
-void diff__free(struct ds_diff *t); /* accepts NULL */
-size_t diff__n(const struct ds_diff *t);
-const struct ds_diff_node *diff__node(const struct ds_diff *t, size_t i);
-/* The name of kernel frame k (ds_diff_node.frame of a kernel node). */
+		       struct dataset_diff **out);
+void dataset_diff__free(struct dataset_diff *t); /* accepts NULL */
+size_t dataset_diff__n(const struct dataset_diff *t);
+const struct dataset_diff_node *dataset_diff__node(const struct dataset_diff *t, size_t i);
+/* The name of kernel frame k (dataset_diff_node.frame of a kernel node). */
 const char *dataset__kframe(const struct dataset *ds, uint32_t k);
 
 #endif

@@ -17,21 +17,21 @@
 
 static uint64_t diff_key(const void *nodes, size_t i)
 {
-	const struct ds_diff_node *x = (const struct ds_diff_node *)nodes + i;
+	const struct dataset_diff_node *x = (const struct dataset_diff_node *)nodes + i;
 
 	return (uint64_t)x->parent << 32 | x->frame | (x->kernel ? KBIT : 0);
 }
 
 #define DIFF_FRESH(t, parent, key)                                                                 \
-	(struct ds_diff_node)                                                                      \
+	(struct dataset_diff_node)                                                                 \
 	{                                                                                          \
 		.frame = (key) & ~KBIT, .kernel = (key)&KBIT, .parent = (parent),                  \
 		.depth = (t)->n[parent].depth + 1                                                  \
 	}
 
-DS_TREE(ds_diff, struct ds_diff_node, diff, diff_key, DIFF_FRESH)
+DATASET_TREE(dataset_diff, struct dataset_diff_node, dataset_diff, diff_key, DIFF_FRESH)
 
-static void count(struct ds_diff_node *x, const struct ds_smp *s, bool slow)
+static void count(struct dataset_diff_node *x, const struct dataset_smp *s, bool slow)
 {
 	if (slow) {
 		x->nslow++;
@@ -43,16 +43,16 @@ static void count(struct ds_diff_node *x, const struct ds_smp *s, bool slow)
 }
 
 /* The sample's path below root: node indices appended, or UINT32_MAX. */
-static uint32_t walk(const struct dataset *ds, struct ds_diff *t, const struct ds_smp *s,
+static uint32_t walk(const struct dataset *ds, struct dataset_diff *t, const struct dataset_smp *s,
 		     uint32_t root, bool slow)
 {
-	const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
-	const struct ds_sstack *kt = s->kstack == DS_NONE ? NULL : &ds->kst[s->kstack];
+	const struct dataset_sstack *st = s->stack == DATASET_NONE ? NULL : &ds->sst[s->stack];
+	const struct dataset_sstack *kt = s->kstack == DATASET_NONE ? NULL : &ds->kst[s->kstack];
 	const uint32_t *fr = st ? &ds->sfr[st->off] : NULL;
 	size_t a = st ? st->n : 0;
 	uint32_t node = 0;
 
-	if (root != DS_NO_FUNC) {
+	if (root != DATASET_NO_FUNC) {
 		while (a-- > 0 && fr[a] != root)
 			;
 		if (a == SIZE_MAX)
@@ -61,15 +61,15 @@ static uint32_t walk(const struct dataset *ds, struct ds_diff *t, const struct d
 	count(&t->n[0], s, slow);
 	while (a-- > 0) {
 		/* a function the launch runs on every sample restates the run */
-		if (fr[a] == DS_NONE || ds_func_root(ds, fr[a]))
+		if (fr[a] == DATASET_NONE || dataset__func_root(ds, fr[a]))
 			continue;
-		node = diff_child(t, node, fr[a]);
+		node = dataset_diff_child(t, node, fr[a]);
 		if (node == UINT32_MAX)
 			return node;
 		count(&t->n[node], s, slow);
 	}
 	for (size_t k = kt ? kt->n : 0; k-- > 0;) {
-		node = diff_child(t, node, ds->kfr[kt->off + k] | KBIT);
+		node = dataset_diff_child(t, node, ds->kfr[kt->off + k] | KBIT);
 		if (node == UINT32_MAX)
 			return node;
 		count(&t->n[node], s, slow);
@@ -78,25 +78,25 @@ static uint32_t walk(const struct dataset *ds, struct ds_diff *t, const struct d
 }
 
 int dataset__diff_tree(const struct dataset *ds, uint32_t root, int reason, const uint8_t *slow,
-		       struct ds_diff **out)
+		       struct dataset_diff **out)
 {
-	struct ds_diff *t =
-		diff_new((struct ds_diff_node){.frame = root, .parent = UINT32_MAX}, out);
+	struct dataset_diff *t = dataset_diff_new(
+		(struct dataset_diff_node){.frame = root, .parent = UINT32_MAX}, out);
 
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < ds->nsmp; i++) {
-		const struct ds_smp *s = &ds->smp[i];
+		const struct dataset_smp *s = &ds->smp[i];
 
 		if (reason >= 0 && s->reason != (uint32_t)reason)
 			continue;
 		/* a stack without the interaction frame is not the run's */
-		if (s->stack == DS_NONE && root != DS_NO_FUNC)
+		if (s->stack == DATASET_NONE && root != DATASET_NO_FUNC)
 			continue;
 		if (walk(ds, t, s, root, slow[s->run]) == UINT32_MAX)
-			return diff_done(t, -ENOMEM, false, out);
+			return dataset_diff_done(t, -ENOMEM, false, out);
 	}
-	return diff_done(t, 0, t->n[0].nslow + t->n[0].nfast, out);
+	return dataset_diff_done(t, 0, t->n[0].nslow + t->n[0].nfast, out);
 }
 
 const char *dataset__kframe(const struct dataset *ds, uint32_t k)

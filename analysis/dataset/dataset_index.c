@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include "dataset_index.h"
 
-static uint32_t *find(const struct ds_index *x, const void *nodes, ds_index_key key, uint64_t pk)
+static uint32_t *find(const struct dataset_index *x, const void *nodes, dataset_index_key key,
+		      uint64_t pk)
 {
 	size_t j = (size_t)((pk * 0x9e3779b97f4a7c15ull) >> 24) & (x->cap - 1);
 
@@ -11,11 +12,11 @@ static uint32_t *find(const struct ds_index *x, const void *nodes, ds_index_key 
 	return &x->slot[j];
 }
 
-uint32_t *ds_index__slot(struct ds_index *x, const void *nodes, size_t len, ds_index_key key,
-			 uint64_t pk)
+uint32_t *dataset_index__slot(struct dataset_index *x, const void *nodes, size_t len,
+			      dataset_index_key key, uint64_t pk)
 {
 	if (2 * (len + 1) > x->cap) {
-		struct ds_index old = *x;
+		struct dataset_index old = *x;
 
 		x->cap = old.cap ? 2 * old.cap : 64;
 		x->slot = calloc(x->cap, sizeof(*x->slot));

@@ -15,36 +15,36 @@
 #include <stdlib.h>
 #include "util.h"
 
-struct ds_index {
+struct dataset_index {
 	uint32_t *slot; /* node + 1, 0: free */
 	size_t cap;
 };
 
 /* parent << 32 | key of node i of nodes */
-typedef uint64_t (*ds_index_key)(const void *nodes, size_t i);
+typedef uint64_t (*dataset_index_key)(const void *nodes, size_t i);
 
 /*
  * The slot of pk among the len nodes (the index grown first, at half
  * full); NULL on ENOMEM. *slot is the node + 1, or 0 when there is none:
  * then the caller appends it and sets *slot to its index + 1.
  */
-uint32_t *ds_index__slot(struct ds_index *x, const void *nodes, size_t len, ds_index_key key,
-			 uint64_t pk);
+uint32_t *dataset_index__slot(struct dataset_index *x, const void *nodes, size_t len,
+			      dataset_index_key key, uint64_t pk);
 
 /*
  * The tree itself, one definition for both: struct name over nodes of
- * node_type, node 0 the root; key_fn (a ds_index_key) and fresh_fn(t,
+ * node_type, node 0 the root; key_fn (a dataset_index_key) and fresh_fn(t,
  * parent, key), the node a new child starts as. Defines prefix_new(root,
  * out) (*out cleared),
  * prefix_child(t, parent, key) (UINT32_MAX on ENOMEM), prefix_done (the
  * built tree handed out, or freed) and the public prefix__free, __n and
  * __node.
  */
-#define DS_TREE(name, node_type, prefix, key_fn, fresh_fn)                                         \
+#define DATASET_TREE(name, node_type, prefix, key_fn, fresh_fn)                                    \
 	struct name {                                                                              \
 		node_type *n;                                                                      \
 		size_t len, cap;                                                                   \
-		struct ds_index index;                                                             \
+		struct dataset_index index;                                                        \
 	};                                                                                         \
                                                                                                    \
 	void prefix##__free(struct name *t)                                                        \
@@ -82,8 +82,8 @@ uint32_t *ds_index__slot(struct ds_index *x, const void *nodes, size_t len, ds_i
                                                                                                    \
 	static uint32_t prefix##_child(struct name *t, uint32_t parent, uint32_t key)              \
 	{                                                                                          \
-		uint32_t *slot = ds_index__slot(&t->index, t->n, t->len, key_fn,                   \
-						(uint64_t)parent << 32 | key);                     \
+		uint32_t *slot = dataset_index__slot(&t->index, t->n, t->len, key_fn,              \
+						     (uint64_t)parent << 32 | key);                \
                                                                                                    \
 		if (!slot || (!*slot && xlp_grow((void **)&t->n, &t->cap, t->len, sizeof(*t->n)))) \
 			return UINT32_MAX;                                                         \

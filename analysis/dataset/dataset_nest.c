@@ -18,13 +18,13 @@
 #include "dataset_impl.h"
 
 struct pend {
-	struct ds_pend h; /* entry, func (DS_NO_FUNC when none), depth */
-	uint32_t parent;  /* dataset function, DS_NO_FUNC when none */
+	struct dataset_pend h; /* entry, func (DATASET_NO_FUNC when none), depth */
+	uint32_t parent;       /* dataset function, DATASET_NO_FUNC when none */
 	uint64_t wall;
 };
 
 struct anc_pairs {
-	struct ds_nest_pair *pair;
+	struct dataset_nest_pair *pair;
 	size_t n, cap;
 	uint32_t *index; /* open addressing over (parent, child): pair index + 1 */
 	size_t icap;
@@ -40,7 +40,7 @@ struct nest_pass {
 	size_t file;
 	struct nesting *nest;
 	const int32_t *slot; /* per dataset function: ancestor index, or -1 */
-	struct ds_pending pd;
+	struct dataset_pending pd;
 	int err;
 };
 
@@ -74,11 +74,11 @@ static int index_grow(struct anc_pairs *a)
 }
 
 /* The pair (parent, child) of an ancestor, added when new; NULL on ENOMEM. */
-static struct ds_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t parent,
-				     uint32_t child)
+static struct dataset_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t parent,
+					  uint32_t child)
 {
 	uint64_t key = (uint64_t)parent << 32 | child;
-	struct ds_nest_pair *p;
+	struct dataset_nest_pair *p;
 	size_t j;
 
 	if (2 * (a->n + 1) > a->icap && index_grow(a))
@@ -90,7 +90,7 @@ static struct ds_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t
 	}
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 16;
-		struct ds_nest_pair *np = realloc(a->pair, cap * sizeof(*np));
+		struct dataset_nest_pair *np = realloc(a->pair, cap * sizeof(*np));
 
 		if (!np)
 			return NULL;
@@ -109,7 +109,7 @@ static struct ds_nest_pair *get_pair(struct anc_pairs *a, size_t nruns, uint32_t
 
 struct credit {
 	struct nest_pass *s;
-	const struct ds_pend_thr *t;
+	const struct dataset_pend_thr *t;
 	size_t lo;
 	uint32_t func;
 	int32_t k;
@@ -123,15 +123,15 @@ static void credit_run(void *ctx, size_t run)
 	uint64_t skip_from = UINT64_MAX;
 
 	for (size_t i = c->t->n; i-- > c->lo;) {
-		const struct pend *d = (const struct pend *)ds_pend_at(&c->s->pd, c->t, i);
-		struct ds_nest_pair *p;
+		const struct pend *d = (const struct pend *)dataset__pend_at(&c->s->pd, c->t, i);
+		struct dataset_nest_pair *p;
 
 		/* a nested call of the ancestor counted its own subtree already */
 		if (d->h.func == c->func) {
 			skip_from = d->h.entry;
 			continue;
 		}
-		if (d->h.entry >= skip_from || d->h.func == DS_NO_FUNC)
+		if (d->h.entry >= skip_from || d->h.func == DATASET_NO_FUNC)
 			continue;
 		p = get_pair(a, c->s->nest->nruns, d->parent, d->h.func);
 		if (!p) {
@@ -145,26 +145,26 @@ static void credit_run(void *ctx, size_t run)
 static int on_call(void *ctx, const struct xlp_call_rec *c)
 {
 	struct nest_pass *s = ctx;
-	const struct ds_file *f = &s->ds->files[s->file];
-	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
-	struct ds_pend_thr *t = ds_pending_thread(&s->pd, c->tid);
+	const struct dataset_file *f = &s->ds->files[s->file];
+	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DATASET_NONE;
+	struct dataset_pend_thr *t = dataset__pending_thread(&s->pd, c->tid);
 	struct pend *p;
 	size_t lo;
 
 	if (!t)
 		return -ENOMEM;
-	if (g == DS_NONE)
-		g = DS_NO_FUNC;
-	lo = ds_pending_subtree(&s->pd, t, c->entry_ns, c->depth);
+	if (g == DATASET_NONE)
+		g = DATASET_NO_FUNC;
+	lo = dataset__pending_subtree(&s->pd, t, c->entry_ns, c->depth);
 	for (size_t i = lo; i < t->n; i++) {
-		p = (struct pend *)ds_pend_at(&s->pd, t, i);
+		p = (struct pend *)dataset__pend_at(&s->pd, t, i);
 		if (p->h.depth == (uint32_t)c->depth + 1)
 			p->parent = g;
 	}
-	if (g != DS_NO_FUNC && s->slot[g] >= 0 && lo < t->n) {
+	if (g != DATASET_NO_FUNC && s->slot[g] >= 0 && lo < t->n) {
 		struct credit cr = {.s = s, .t = t, .lo = lo, .func = g, .k = s->slot[g]};
 
-		ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, credit_run, &cr);
+		dataset__runs_at(s->ds, s->file, c->pid, c->entry_ns, credit_run, &cr);
 		if (s->err)
 			return s->err;
 	}
@@ -172,12 +172,12 @@ static int on_call(void *ctx, const struct xlp_call_rec *c)
 		t->n = 0;
 		return 0;
 	}
-	if (!ds_pend_nestable(c->depth))
+	if (!dataset__pend_nestable(c->depth))
 		return 0;
-	p = ds_pending_push(&s->pd, t, c->entry_ns, g, c->depth);
+	p = dataset__pending_push(&s->pd, t, c->entry_ns, g, c->depth);
 	if (!p)
 		return -ENOMEM;
-	p->parent = DS_NO_FUNC;
+	p->parent = DATASET_NO_FUNC;
 	p->wall = c->incl[XLP_C_WALL];
 	return 0;
 }
@@ -187,7 +187,7 @@ static int add_sampled_pair(void *ctx, int32_t k, uint32_t parent, uint32_t chil
 			    double w)
 {
 	struct nesting *n = ctx;
-	struct ds_nest_pair *p = get_pair(&n->a[k], n->nruns, parent, child);
+	struct dataset_nest_pair *p = get_pair(&n->a[k], n->nruns, parent, child);
 
 	if (!p)
 		return -ENOMEM;
@@ -203,7 +203,7 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 	struct nest_pass s = {.ds = ds, .nest = n, .slot = slot};
 	int ret = -ENOMEM;
 
-	ds_pending_init(&s.pd, sizeof(struct pend));
+	dataset__pending_init(&s.pd, sizeof(struct pend));
 	*out = NULL;
 	if (!n || !slot || !(n->a = calloc(nanc + 1, sizeof(*n->a))))
 		goto cleanup;
@@ -217,11 +217,11 @@ int dataset__nesting(const struct dataset *ds, const uint32_t *anc, size_t nanc,
 	ret = 0;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
 		s.file = fi;
-		ret = ds_each_call(ds, fi, on_call, &s, err, errlen);
-		ds_pending_free(&s.pd); /* each file's threads on their own */
+		ret = dataset__each_call(ds, fi, on_call, &s, err, errlen);
+		dataset__pending_free(&s.pd); /* each file's threads on their own */
 	}
 	if (!ret)
-		ret = ds_sample_nesting(ds, slot, add_sampled_pair, n);
+		ret = dataset__sample_nesting(ds, slot, add_sampled_pair, n);
 	if (ret)
 		goto cleanup;
 	*out = n;
@@ -253,7 +253,7 @@ size_t nesting__npairs(const struct nesting *n, size_t k)
 	return k < n->nanc ? n->a[k].n : 0;
 }
 
-const struct ds_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i)
+const struct dataset_nest_pair *nesting__pair(const struct nesting *n, size_t k, size_t i)
 {
 	return &n->a[k].pair[i];
 }

@@ -10,7 +10,7 @@
  * A seeded mix: with a fixed hash, a forged file could pick tids that all
  * land in one slot and make every lookup walk the whole table.
  */
-static size_t tid_slot(const struct ds_pending *p, uint32_t tid, size_t cap)
+static size_t tid_slot(const struct dataset_pending *p, uint32_t tid, size_t cap)
 {
 	uint64_t x = tid ^ p->seed;
 
@@ -22,7 +22,7 @@ static size_t tid_slot(const struct ds_pending *p, uint32_t tid, size_t cap)
 	return x & (cap - 1);
 }
 
-void ds_pending_init(struct ds_pending *p, size_t item_size)
+void dataset__pending_init(struct dataset_pending *p, size_t item_size)
 {
 	memset(p, 0, sizeof(*p));
 	p->item_size = item_size;
@@ -31,7 +31,7 @@ void ds_pending_init(struct ds_pending *p, size_t item_size)
 		p->seed = (uintptr_t)p ^ 0x9e3779b97f4a7c15ull;
 }
 
-void ds_pending_free(struct ds_pending *p)
+void dataset__pending_free(struct dataset_pending *p)
 {
 	for (size_t i = 0; i < p->cap; i++)
 		free(p->t[i].items);
@@ -40,10 +40,10 @@ void ds_pending_free(struct ds_pending *p)
 	p->cap = p->n = 0;
 }
 
-static int grow_table(struct ds_pending *p)
+static int grow_table(struct dataset_pending *p)
 {
 	size_t cap = p->cap ? 2 * p->cap : 64;
-	struct ds_pend_thr *nt = calloc(cap, sizeof(*nt));
+	struct dataset_pend_thr *nt = calloc(cap, sizeof(*nt));
 
 	if (!nt)
 		return -ENOMEM;
@@ -63,7 +63,7 @@ static int grow_table(struct ds_pending *p)
 	return 0;
 }
 
-struct ds_pend_thr *ds_pending_thread(struct ds_pending *p, uint32_t tid)
+struct dataset_pend_thr *dataset__pending_thread(struct dataset_pending *p, uint32_t tid)
 {
 	size_t j;
 
@@ -80,15 +80,15 @@ struct ds_pend_thr *ds_pending_thread(struct ds_pending *p, uint32_t tid)
 	return &p->t[j];
 }
 
-size_t ds_pending_subtree(const struct ds_pending *p, const struct ds_pend_thr *t, uint64_t entry,
-			  uint16_t depth)
+size_t dataset__pending_subtree(const struct dataset_pending *p, const struct dataset_pend_thr *t,
+				uint64_t entry, uint16_t depth)
 {
 	size_t lo = t->n;
 
 	if (depth >= XLP_MAX_DEPTH)
 		return lo;
 	while (lo > 0) {
-		const struct ds_pend *d = ds_pend_at(p, t, lo - 1);
+		const struct dataset_pend *d = dataset__pend_at(p, t, lo - 1);
 
 		if (d->entry < entry || d->depth <= depth)
 			break;
@@ -97,10 +97,10 @@ size_t ds_pending_subtree(const struct ds_pending *p, const struct ds_pend_thr *
 	return lo;
 }
 
-void *ds_pending_push(struct ds_pending *p, struct ds_pend_thr *t, uint64_t entry, uint32_t func,
-		      uint16_t depth)
+void *dataset__pending_push(struct dataset_pending *p, struct dataset_pend_thr *t, uint64_t entry,
+			    uint32_t func, uint16_t depth)
 {
-	struct ds_pend *d;
+	struct dataset_pend *d;
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
@@ -111,7 +111,7 @@ void *ds_pending_push(struct ds_pending *p, struct ds_pend_thr *t, uint64_t entr
 		t->items = ni;
 		t->cap = cap;
 	}
-	d = ds_pend_at(p, t, t->n++);
+	d = dataset__pend_at(p, t, t->n++);
 	memset(d, 0, p->item_size);
 	d->entry = entry;
 	d->func = func;

@@ -11,20 +11,20 @@
 #include "dataset_impl.h"
 
 struct peers {
-	struct ds_peer *p;
+	struct dataset_peer *p;
 	size_t n, cap;
 };
 
 struct resources {
 	size_t nfuncs, nruns;
-	struct ds_res *res;  /* nfuncs x nruns */
+	struct dataset_res *res; /* nfuncs x nruns */
 	struct peers *peers; /* nfuncs */
 };
 
 static void add_res(void *ctx, size_t run, int32_t slot, const uint64_t *vals, int sign)
 {
 	struct resources *r = ctx;
-	struct ds_res *x = &r->res[(size_t)slot * r->nruns + run];
+	struct dataset_res *x = &r->res[(size_t)slot * r->nruns + run];
 
 	for (int c = 0; c < XLP_NR_CTR; c++)
 		x->ctr[c] += sign > 0 ? vals[c] : -vals[c];
@@ -36,7 +36,7 @@ static void add_peer(void *ctx, size_t run, int32_t slot, const struct xlp_call_
 {
 	struct resources *r = ctx;
 	struct peers *ps = &r->peers[slot];
-	struct ds_peer *p;
+	struct dataset_peer *p;
 
 	if (!(rec->flags & XLP_CALL_IPC_PEER) || !rec->ipc_peer_pid)
 		return;
@@ -48,7 +48,7 @@ static void add_peer(void *ctx, size_t run, int32_t slot, const struct xlp_call_
 	}
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? 2 * ps->cap : 16;
-		struct ds_peer *np = realloc(ps->p, cap * sizeof(*np));
+		struct dataset_peer *np = realloc(ps->p, cap * sizeof(*np));
 
 		if (!np)
 			return; /* a missing peer name is not worth failing the report */
@@ -64,10 +64,10 @@ static void add_peer(void *ctx, size_t run, int32_t slot, const struct xlp_call_
 }
 
 /* A sampled function's usage: the weights of its samples, by their reasons. */
-static void add_sampled_res(void *ctx, const struct ds_smp *s, int32_t slot)
+static void add_sampled_res(void *ctx, const struct dataset_smp *s, int32_t slot)
 {
 	struct resources *r = ctx;
-	struct ds_res *x = &r->res[(size_t)slot * r->nruns + s->run];
+	struct dataset_res *x = &r->res[(size_t)slot * r->nruns + s->run];
 
 	x->ncalls++;
 	x->ctr[XLP_C_WALL] += s->weight;
@@ -79,11 +79,11 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 {
 	struct resources *r = calloc(1, sizeof(*r));
 	int32_t *slot = malloc(ds->nfuncs * sizeof(*slot) + 1);
-	struct ds_scan s = {.ds = (struct dataset *)ds,
-			    .slot = slot,
-			    .add = add_res,
-			    .call = add_peer,
-			    .ctx = r};
+	struct dataset_scan s = {.ds = (struct dataset *)ds,
+				 .slot = slot,
+				 .add = add_res,
+				 .call = add_peer,
+				 .ctx = r};
 	int ret = -ENOMEM;
 
 	*out = NULL;
@@ -103,10 +103,10 @@ int dataset__resources(const struct dataset *ds, const uint32_t *funcs, size_t n
 	ret = 0;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
 		s.file = fi;
-		ret = ds_scan_file(&s, err, errlen);
+		ret = dataset__scan_file(&s, err, errlen);
 	}
 	if (!ret)
-		ret = ds_each_sampled(ds, slot, add_sampled_res, r);
+		ret = dataset__each_sampled(ds, slot, add_sampled_res, r);
 	if (ret)
 		goto cleanup;
 	for (size_t k = 0; k < nfuncs; k++) /* duplicates share the first one's sums */
@@ -134,7 +134,7 @@ void resources__free(struct resources *r)
 	free(r);
 }
 
-const struct ds_res *resources__get(const struct resources *r, size_t k, size_t run)
+const struct dataset_res *resources__get(const struct resources *r, size_t k, size_t run)
 {
 	return &r->res[k * r->nruns + run];
 }
@@ -144,7 +144,7 @@ size_t resources__npeers(const struct resources *r, size_t k)
 	return r->peers[k].n;
 }
 
-const struct ds_peer *resources__peer(const struct resources *r, size_t k, size_t i)
+const struct dataset_peer *resources__peer(const struct resources *r, size_t k, size_t i)
 {
 	return &r->peers[k].p[i];
 }

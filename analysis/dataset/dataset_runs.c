@@ -14,7 +14,7 @@ struct cand {
 	uint32_t pid, tid;
 	uint32_t btid; /* the thread it began on: tid, but for a keyed run */
 	uint64_t start, end;
-	uint32_t landmark; /* index into the file's landmarks, DS_NONE for a launch */
+	uint32_t landmark; /* index into the file's landmarks, DATASET_NONE for a launch */
 	bool summary;	   /* record --lag: its call alone (XLP_CALL_SUMMARY) */
 	bool has_own;
 	uint64_t own[XLP_NR_CTR]; /* an interaction call's incl[] */
@@ -50,7 +50,7 @@ struct pass1 {
 	uint64_t nrecords;
 	uint64_t nprog; /* of them, produced by the programs */
 	uint64_t forks_late, forks_unprobed, fork_window_max_ns;
-	struct ds_sizes sizes;
+	struct dataset_sizes sizes;
 };
 
 /* own: the interaction call's counters, NULL for a launch */
@@ -67,7 +67,7 @@ static int add_cand(struct pass1 *p, uint32_t pid, uint32_t tid, uint64_t start,
 			   .btid = tid,
 			   .start = start,
 			   .end = end,
-			   .landmark = DS_NONE,
+			   .landmark = DATASET_NONE,
 			   .has_own = !!own};
 	if (own)
 		memcpy(c->own, own, sizeof(c->own));
@@ -98,9 +98,9 @@ static int add_kev(struct pass1 *p, const struct kev *k)
 	return 0;
 }
 
-static int take_record(struct pass1 *p, const struct ds_file *f, const struct xlp_hdr *h)
+static int take_record(struct pass1 *p, const struct dataset_file *f, const struct xlp_hdr *h)
 {
-	if (ds_sizes_take(&p->sizes, h))
+	if (dataset__sizes_take(&p->sizes, h))
 		return -ENOMEM;
 	if (h->type == XLP_R_TASKEV && h->size >= sizeof(struct xlp_taskev_rec) && f->info.keyed) {
 		const struct xlp_taskev_rec *k = (const void *)h;
@@ -305,7 +305,7 @@ static uint64_t end_of_call(const struct kev *calls, size_t n, const struct kev 
  * begin of its key, an end with no begin: counted, not runs. No whole-run
  * counters (the BPF side keeps them per thread and call).
  */
-static int keyed_runs(struct ds_file *f, struct pass1 *p)
+static int keyed_runs(struct dataset_file *f, struct pass1 *p)
 {
 	const struct kev *begin = NULL, *calls;
 	size_t nev = 0;
@@ -333,8 +333,9 @@ static int keyed_runs(struct ds_file *f, struct pass1 *p)
 				       end_of_call(calls, p->nkev - nev, e), NULL);
 			if (!ret) { /* its size and landmark are the begin's */
 				p->cand[p->ncand - 1].btid = begin->tid;
-				p->cand[p->ncand - 1].landmark =
-					begin->func < f->nlocal ? f->lidx[begin->func] : DS_NONE;
+				p->cand[p->ncand - 1].landmark = begin->func < f->nlocal
+									 ? f->lidx[begin->func]
+									 : DATASET_NONE;
 			}
 			begin = NULL;
 		}
@@ -345,7 +346,7 @@ static int keyed_runs(struct ds_file *f, struct pass1 *p)
 
 static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 {
-	struct ds_file *f = &ds->files[fi];
+	struct dataset_file *f = &ds->files[fi];
 	int ret;
 
 	if (f->info.keyed) {
@@ -361,12 +362,12 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		drop_nested(p);
 	}
 	xlp_sort(p->base, p->nbase, sizeof(*p->base), cmp_base);
-	ds_sizes_ready(&p->sizes);
+	dataset__sizes_ready(&p->sizes);
 	f->run_off = ds->nruns;
 	for (size_t i = 0; i < p->ncand; i++) {
 		const struct cand *c = &p->cand[i];
 		const struct base_rec *b;
-		struct ds_run *r;
+		struct dataset_run *r;
 
 		if (c->summary) {
 			if (xlp_grow((void **)&ds->summ, &ds->summ_cap, ds->nsumm,
@@ -381,7 +382,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 			r = &ds->runs[ds->nruns++];
 		}
 		memset(r, 0, sizeof(*r));
-		/* an index among the file's landmarks until ds_intern_landmarks */
+		/* an index among the file's landmarks until dataset__intern_landmarks */
 		r->landmark = c->landmark;
 		r->summary = c->summary;
 		r->file = (uint32_t)fi;
@@ -391,7 +392,7 @@ static int append_runs(struct dataset *ds, size_t fi, struct pass1 *p)
 		r->end_ns = c->end;
 		r->latency_ns = (double)(c->end - c->start);
 		r->queued_ns = c->has_own ? c->own[XLP_C_QUEUED] : 0;
-		r->size = ds_sizes_of(&p->sizes, c->pid, c->btid, c->start, r->queued_ns);
+		r->size = dataset__sizes_of(&p->sizes, c->pid, c->btid, c->start, r->queued_ns);
 		r->has_own = c->has_own;
 		if (c->has_own)
 			memcpy(r->own, c->own, sizeof(r->own));
@@ -420,8 +421,9 @@ static int intern_queued(struct dataset *ds, const struct xlp_func_info *fi)
 
 	int g;
 
-	snprintf(name, sizeof(name), "%.256s " DS_QUEUED_SUFFIX, fi->symbol ? fi->symbol : "?");
-	g = ds_intern_func(ds, name, fi->binary);
+	snprintf(name, sizeof(name), "%.256s " DATASET_QUEUED_SUFFIX,
+		 fi->symbol ? fi->symbol : "?");
+	g = dataset__intern_func(ds, name, fi->binary);
 	if (g >= 0)
 		ds->funcs[g].queued = true;
 	return g;
@@ -433,7 +435,7 @@ static int intern_queued(struct dataset *ds, const struct xlp_func_info *fi)
  * function count, never by an id read from the file (the reader accepts
  * only id == index; checked again here, as the indexing depends on it).
  */
-static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_trace_meta *m,
+static int map_funcs(struct dataset *ds, struct dataset_file *f, const struct xlp_trace_meta *m,
 		     char *err, size_t errlen)
 {
 	uint32_t n = m->nfuncs;
@@ -451,7 +453,7 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 	    !f->landmark_bins || !f->landmark_names)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		f->fmap[i] = f->qmap[i] = f->lidx[i] = DS_NONE;
+		f->fmap[i] = f->qmap[i] = f->lidx[i] = DATASET_NONE;
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		const struct xlp_func_info *fi = &m->funcs[i];
 		size_t k;
@@ -484,7 +486,7 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 				return -ENOMEM;
 			if (!f->interaction &&
 			    (!(f->interaction = strdup(fi->symbol ? fi->symbol : "?")) ||
-			     !(f->landmark_binary = strdup(ds_base_name(fi->binary))) ||
+			     !(f->landmark_binary = strdup(dataset__base_name(fi->binary))) ||
 			     !(f->build_id = strdup(fi->build_id ? fi->build_id : ""))))
 				return -ENOMEM;
 			if (m->features & XLP_FEAT_PREWAKE) {
@@ -495,7 +497,7 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 			}
 			continue;
 		}
-		g = ds_intern_func(ds, fi->symbol, fi->binary);
+		g = dataset__intern_func(ds, fi->symbol, fi->binary);
 		if (g < 0)
 			return g;
 		f->fmap[fi->id] = (uint32_t)g;
@@ -512,7 +514,7 @@ static int map_funcs(struct dataset *ds, struct ds_file *f, const struct xlp_tra
 }
 
 static int take_drops(struct dataset *ds, struct trace_reader *r, const struct pass1 *p,
-		      struct ds_file *f)
+		      struct dataset_file *f)
 {
 	const struct xlp_trace_footer *ft = trace_reader__footer(r);
 	const struct trace_integrity *in = trace_reader__integrity(r);
@@ -562,8 +564,8 @@ static int take_drops(struct dataset *ds, struct trace_reader *r, const struct p
 	return f->damage ? 0 : -ENOMEM;
 }
 
-static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds_file *f, char *err,
-			size_t errlen)
+static int read_records(struct trace_reader *r, struct pass1 *p, const struct dataset_file *f,
+			char *err, size_t errlen)
 {
 	const struct xlp_hdr *h;
 	int ret;
@@ -582,7 +584,7 @@ static int read_records(struct trace_reader *r, struct pass1 *p, const struct ds
 }
 
 /* The one-line reason a file with records has no runs. */
-static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, char *err,
+static void no_runs(const struct dataset_file *f, const struct xlp_trace_meta *m, char *err,
 		    size_t errlen)
 {
 	if (f->info.nsummary)
@@ -614,9 +616,9 @@ static void no_runs(const struct ds_file *f, const struct xlp_trace_meta *m, cha
 			f->path);
 }
 
-int ds_read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
+int dataset__read_runs(struct dataset *ds, size_t fi, char *err, size_t errlen)
 {
-	struct ds_file *f = &ds->files[fi];
+	struct dataset_file *f = &ds->files[fi];
 	struct trace_reader *r = NULL;
 	const struct xlp_trace_meta *m;
 	struct pass1 p = {0};
@@ -667,24 +669,24 @@ cleanup:
 	free(p.cand);
 	free(p.base);
 	free(p.kev);
-	ds_sizes_free(&p.sizes);
+	dataset__sizes_free(&p.sizes);
 	return ret;
 }
 
 /* The landmark of each run: from an index among its file's, a dataset function. */
-static void set_landmarks(const struct dataset *ds, struct ds_run *runs, size_t n,
+static void set_landmarks(const struct dataset *ds, struct dataset_run *runs, size_t n,
 			  const uint32_t *const *g)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_file *f = &ds->files[runs[i].file];
+		const struct dataset_file *f = &ds->files[runs[i].file];
 
 		runs[i].landmark = runs[i].landmark < f->nlandmarks
 					   ? g[runs[i].file][runs[i].landmark]
-					   : DS_NO_FUNC;
+					   : DATASET_NO_FUNC;
 	}
 }
 
-int ds_intern_landmarks(struct dataset *ds)
+int dataset__intern_landmarks(struct dataset *ds)
 {
 	uint32_t **g = calloc(ds->nfiles + 1, sizeof(*g));
 	int ret = -ENOMEM;
@@ -692,13 +694,13 @@ int ds_intern_landmarks(struct dataset *ds)
 	if (!g)
 		return -ENOMEM;
 	for (size_t fi = 0; fi < ds->nfiles; fi++) {
-		const struct ds_file *f = &ds->files[fi];
+		const struct dataset_file *f = &ds->files[fi];
 
 		g[fi] = malloc(f->nlandmarks * sizeof(**g) + 1);
 		if (!g[fi])
 			goto cleanup;
 		for (size_t k = 0; k < f->nlandmarks; k++) {
-			int id = ds_intern_func(ds, f->landmarks[k], f->landmark_bins[k]);
+			int id = dataset__intern_func(ds, f->landmarks[k], f->landmark_bins[k]);
 
 			if (id < 0)
 				goto cleanup;

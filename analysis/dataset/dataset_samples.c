@@ -28,20 +28,20 @@
 #include "dataset_index.h"
 #include "util.h"
 
-#define UNMAPPED (DS_NONE - 1) /* a local name or stack not converted yet */
+#define UNMAPPED (DATASET_NONE - 1) /* a local name or stack not converted yet */
 
 struct lsym {
 	char *name, *module;
 	uint16_t kind;
-	uint32_t g; /* dataset function, DS_NONE (not a function), UNMAPPED */
-	uint32_t k; /* kernel name (dataset.kname), DS_NONE, UNMAPPED */
+	uint32_t g; /* dataset function, DATASET_NONE (not a function), UNMAPPED */
+	uint32_t k; /* kernel name (dataset.kname), DATASET_NONE, UNMAPPED */
 };
 
 struct lstack {
 	uint32_t *syms; /* local sym ids, innermost first */
 	uint16_t n;
 	bool kernel;
-	uint32_t ds; /* dataset stack, DS_NONE (no function under the interaction), UNMAPPED */
+	uint32_t ds; /* dataset stack, DATASET_NONE (no function under the interaction), UNMAPPED */
 };
 
 struct spass {
@@ -144,7 +144,7 @@ static bool runtime_module(const char *m)
 	return false;
 }
 
-/* The dataset function of a local name: a named user function, or DS_NONE. */
+/* The dataset function of a local name: a named user function, or DATASET_NONE. */
 static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
 {
 	struct lsym *s = &p->syms[id];
@@ -153,10 +153,10 @@ static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
 
 	if (s->g == UNMAPPED) {
 		if (s->kind != XLP_SYM_FUNCTION || !s->name[0]) {
-			s->g = DS_NONE;
+			s->g = DATASET_NONE;
 		} else {
 			/* a marked function of the same name keeps its exact times */
-			ret = ds_intern_func(p->ds, s->name, s->module);
+			ret = dataset__intern_func(p->ds, s->name, s->module);
 			if (ret < 0)
 				return ret;
 			s->g = (uint32_t)ret;
@@ -178,7 +178,7 @@ static int sym_func(struct spass *p, uint32_t id, uint32_t *g)
  */
 static const char *outer_landmark(const struct spass *p, const struct lstack *s)
 {
-	const struct ds_file *f = &p->ds->files[p->file];
+	const struct dataset_file *f = &p->ds->files[p->file];
 
 	for (size_t i = s->n; i-- > 0;) {
 		const struct lsym *y = &p->syms[s->syms[i]];
@@ -203,7 +203,7 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 		*out = s->ds;
 		return 0;
 	}
-	s->ds = DS_NONE;
+	s->ds = DATASET_NONE;
 	if (inter) {
 		/* the run's is the outermost landmark on it; its innermost frame */
 		inter = outer_landmark(p, s);
@@ -215,7 +215,7 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 		if ((!inter || cut == s->n) && p->ds->files[p->file].usdt_landmark)
 			cut = s->n;
 		else if (!inter || cut == s->n) {
-			*out = DS_NONE;
+			*out = DATASET_NONE;
 			return 0;
 		}
 	}
@@ -224,7 +224,7 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 	while (ds->nsfr + cut >= ds->sfr_cap)
 		if (xlp_grow((void **)&ds->sfr, &ds->sfr_cap, ds->sfr_cap, sizeof(*ds->sfr)))
 			return -ENOMEM;
-	ds->sst[ds->nsst] = (struct ds_sstack){.off = ds->nsfr, .n = (uint32_t)cut};
+	ds->sst[ds->nsst] = (struct dataset_sstack){.off = ds->nsfr, .n = (uint32_t)cut};
 	for (size_t i = 0; i < cut; i++) {
 		ret = sym_func(p, s->syms[i], &ds->sfr[ds->nsfr + i]);
 		if (ret)
@@ -235,20 +235,20 @@ static int stack_of(struct spass *p, uint32_t id, uint32_t *out)
 	return 0;
 }
 
-/* The kernel name of a local name: its index in ds->kname, or DS_NONE. */
+/* The kernel name of a local name: its index in ds->kname, or DATASET_NONE. */
 static int kernel_name(struct spass *p, uint32_t id, uint32_t *out)
 {
 	struct lsym *s = &p->syms[id];
 	struct dataset *ds = p->ds;
 
 	if (s->k == UNMAPPED) {
-		s->k = DS_NONE;
+		s->k = DATASET_NONE;
 		/* a few hundred distinct kernel functions at most: a linear search,
 		 * once per name and file */
 		for (size_t i = 0; s->kind == XLP_SYM_FUNCTION && s->name[0] && i < ds->nkname; i++)
 			if (!strcmp(ds->kname[i], s->name))
 				s->k = (uint32_t)i;
-		if (s->k == DS_NONE && s->kind == XLP_SYM_FUNCTION && s->name[0]) {
+		if (s->k == DATASET_NONE && s->kind == XLP_SYM_FUNCTION && s->name[0]) {
 			if (xlp_grow((void **)&ds->kname, &ds->kname_cap, ds->nkname,
 				     sizeof(*ds->kname)))
 				return -ENOMEM;
@@ -262,7 +262,7 @@ static int kernel_name(struct spass *p, uint32_t id, uint32_t *out)
 	return 0;
 }
 
-/* The dataset kernel stack of a local one (named frames only), or DS_NONE. */
+/* The dataset kernel stack of a local one (named frames only), or DATASET_NONE. */
 static int kstack_of(struct spass *p, uint32_t id, uint32_t *out)
 {
 	struct lstack *s = &p->stacks[id];
@@ -285,12 +285,13 @@ static int kstack_of(struct spass *p, uint32_t id, uint32_t *out)
 		ret = kernel_name(p, s->syms[i], &k);
 		if (ret)
 			return ret;
-		if (k != DS_NONE)
+		if (k != DATASET_NONE)
 			ds->kfr[ds->nkfr + n++] = k;
 	}
-	s->ds = DS_NONE;
+	s->ds = DATASET_NONE;
 	if (n) {
-		ds->kst[ds->nkst] = (struct ds_sstack){.off = (uint32_t)ds->nkfr, .n = (uint32_t)n};
+		ds->kst[ds->nkst] =
+			(struct dataset_sstack){.off = (uint32_t)ds->nkfr, .n = (uint32_t)n};
 		ds->nkfr += n;
 		s->ds = (uint32_t)ds->nkst++;
 	}
@@ -302,7 +303,7 @@ static void place(void *ctx, size_t run)
 {
 	struct spass *p = ctx;
 	struct dataset *ds = p->ds;
-	const struct ds_run *r = &ds->runs[run];
+	const struct dataset_run *r = &ds->runs[run];
 
 	if (p->err || (r->tid && r->tid != p->rec->tid))
 		return;
@@ -310,13 +311,13 @@ static void place(void *ctx, size_t run)
 		p->err = -ENOMEM;
 		return;
 	}
-	ds->smp[ds->nsmp++] = (struct ds_smp){.run = (uint32_t)run,
-					      .stack = p->stack,
-					      .kstack = p->kstack,
-					      .reason = p->rec->reason,
-					      .weight = p->rec->weight_ns};
+	ds->smp[ds->nsmp++] = (struct dataset_smp){.run = (uint32_t)run,
+						   .stack = p->stack,
+						   .kstack = p->kstack,
+						   .reason = p->rec->reason,
+						   .weight = p->rec->weight_ns};
 	ds->sinfo.in_runs++;
-	ds->sinfo.unplaced += p->stack == DS_NONE;
+	ds->sinfo.unplaced += p->stack == DATASET_NONE;
 	if (p->rec->kind == XLP_SAMPLE_ON_CPU && r->tid == p->rec->tid)
 		ds->runs[run].on_samples++;
 }
@@ -337,7 +338,7 @@ static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
 		p->ds->sinfo.malformed++;
 		return 0;
 	}
-	p->stack = p->kstack = DS_NONE;
+	p->stack = p->kstack = DATASET_NONE;
 	if (id) {
 		ret = stack_of(p, id - 1, &p->stack);
 		if (ret)
@@ -352,7 +353,7 @@ static int take_sample(struct spass *p, const struct xlp_sample_rec *r)
 			return ret;
 	}
 	p->rec = r;
-	ds_runs_at(p->ds, p->file, r->pid, r->time_ns, place, p);
+	dataset__runs_at(p->ds, p->file, r->pid, r->time_ns, place, p);
 	return p->err;
 }
 
@@ -388,7 +389,7 @@ static void take_window(struct spass *p, const struct xlp_sampling_rec *w)
 static void remove_sampler_cost(struct spass *p)
 {
 	struct dataset *ds = p->ds;
-	const struct ds_file *f = &ds->files[p->file];
+	const struct dataset_file *f = &ds->files[p->file];
 	uint64_t per;
 
 	if (!p->stacks_taken)
@@ -397,7 +398,7 @@ static void remove_sampler_cost(struct spass *p)
 	if (per > ds->sinfo.sampler_cost_ns)
 		ds->sinfo.sampler_cost_ns = per;
 	for (size_t i = f->run_off; i < f->run_off + f->nruns; i++) {
-		struct ds_run *r = &ds->runs[i];
+		struct dataset_run *r = &ds->runs[i];
 		uint64_t sub = per * r->on_samples;
 
 		if (!sub)
@@ -419,7 +420,7 @@ static void remove_sampler_cost(struct spass *p)
 	}
 }
 
-int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
+int dataset__read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
 {
 	struct spass p = {.ds = ds, .file = fi};
 	const char *path = ds->files[fi].path;
@@ -466,22 +467,24 @@ int ds_read_samples(struct dataset *ds, size_t fi, char *err, size_t errlen)
 	return ret < 0 ? ret : 0;
 }
 
-int ds_each_sampled(const struct dataset *ds, const int32_t *slot,
-		    void (*fn)(void *ctx, const struct ds_smp *s, int32_t slot), void *ctx)
+int dataset__each_sampled(const struct dataset *ds, const int32_t *slot,
+			  void (*fn)(void *ctx, const struct dataset_smp *s, int32_t slot),
+			  void *ctx)
 {
 	uint32_t *seen = calloc(ds->nfuncs + 1, sizeof(*seen));
 
 	if (!seen)
 		return -ENOMEM;
 	for (size_t i = 0; i < ds->nsmp; i++) {
-		const struct ds_smp *s = &ds->smp[i];
-		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+		const struct dataset_smp *s = &ds->smp[i];
+		const struct dataset_sstack *st =
+			s->stack == DATASET_NONE ? NULL : &ds->sst[s->stack];
 
 		for (size_t j = 0; st && j < st->n; j++) {
 			uint32_t g = ds->sfr[st->off + j];
 
 			/* once per sample, however deep it recurses */
-			if (g == DS_NONE || !ds_func_sampled(ds, g) || seen[g] == i + 1)
+			if (g == DATASET_NONE || !dataset__func_sampled(ds, g) || seen[g] == i + 1)
 				continue;
 			seen[g] = (uint32_t)(i + 1);
 			if (!slot || slot[g] >= 0)
@@ -492,10 +495,10 @@ int ds_each_sampled(const struct dataset *ds, const int32_t *slot,
 	return 0;
 }
 
-int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
-		      int (*pair)(void *ctx, int32_t k, uint32_t parent, uint32_t child, size_t run,
-				  double w),
-		      void *ctx)
+int dataset__sample_nesting(const struct dataset *ds, const int32_t *slot,
+			    int (*pair)(void *ctx, int32_t k, uint32_t parent, uint32_t child,
+					size_t run, double w),
+			    void *ctx)
 {
 	uint32_t *anc = calloc(ds->nfuncs + 1, sizeof(*anc));
 	uint32_t *kid = calloc(ds->nfuncs + 1, sizeof(*kid));
@@ -506,8 +509,9 @@ int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
 		goto cleanup;
 	}
 	for (size_t i = 0; i < ds->nsmp && !ret; i++) {
-		const struct ds_smp *s = &ds->smp[i];
-		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+		const struct dataset_smp *s = &ds->smp[i];
+		const struct dataset_sstack *st =
+			s->stack == DATASET_NONE ? NULL : &ds->sst[s->stack];
 		const uint32_t *fr = st ? &ds->sfr[st->off] : NULL;
 		uint32_t stamp = (uint32_t)(i + 1);
 
@@ -515,18 +519,20 @@ int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
 		for (size_t a = st ? st->n : 0; a-- > 0 && !ret;) {
 			uint32_t g = fr[a];
 
-			if (g == DS_NONE || slot[g] < 0 || anc[g] == stamp || ds_func_root(ds, g))
+			if (g == DATASET_NONE || slot[g] < 0 || anc[g] == stamp ||
+			    dataset__func_root(ds, g))
 				continue;
 			anc[g] = stamp;
 			for (size_t c = a, parent = g; c-- > 0 && !ret;) {
 				uint32_t h = fr[c];
 
 				/* a runtime frame is how its caller calls: not a parent */
-				if (h == DS_NONE || ds_func_root(ds, h) || ds->funcs[h].runtime)
+				if (h == DATASET_NONE || dataset__func_root(ds, h) ||
+				    ds->funcs[h].runtime)
 					continue;
 				/* marked callees are timed by their calls; the
 				 * ancestor's own recursion is its subtree already */
-				if (ds_func_sampled(ds, h) && h != g && kid[h] != stamp) {
+				if (dataset__func_sampled(ds, h) && h != g && kid[h] != stamp) {
 					kid[h] = stamp;
 					ret = pair(ctx, slot[g], (uint32_t)parent, h, s->run,
 						   (double)s->weight);
@@ -535,7 +541,7 @@ int ds_sample_nesting(const struct dataset *ds, const int32_t *slot,
 			}
 			/* the next ancestor of this sample starts its own children */
 			for (size_t c = 0; c < a; c++)
-				if (fr[c] != DS_NONE)
+				if (fr[c] != DATASET_NONE)
 					kid[fr[c]] = 0;
 		}
 	}
@@ -554,7 +560,7 @@ cleanup:
 static void drop_roots(struct dataset *ds, const uint64_t *total)
 {
 	for (size_t g = 0; g < ds->nfuncs; g++) {
-		bool root = ds_func_sampled(ds, g), any = false;
+		bool root = dataset__func_sampled(ds, g), any = false;
 
 		for (size_t r = 0; r < ds->nruns && root; r++) {
 			if (!ds->files[ds->runs[r].file].info.launches)
@@ -578,7 +584,7 @@ struct times {
 	uint64_t *total;
 };
 
-static void add_sampled_time(void *ctx, const struct ds_smp *s, int32_t g)
+static void add_sampled_time(void *ctx, const struct dataset_smp *s, int32_t g)
 {
 	struct dataset *ds = ctx;
 	size_t k = s->run * ds->nfuncs + (size_t)g;
@@ -604,8 +610,8 @@ static int calibrate(struct dataset *ds)
 	for (size_t i = 0; i < ds->nsmp; i++)
 		sum[ds->smp[i].run * XLP_NR_CTR + ds->smp[i].reason] += ds->smp[i].weight;
 	for (size_t i = 0; i < ds->nsmp; i++) {
-		struct ds_smp *s = &ds->smp[i];
-		const struct ds_run *r = &ds->runs[s->run];
+		struct dataset_smp *s = &ds->smp[i];
+		const struct dataset_run *r = &ds->runs[s->run];
 		uint64_t w = sum[s->run * XLP_NR_CTR + s->reason];
 		double bound = r->has_own    ? (double)r->own[s->reason]
 			       : r->has_base ? (double)r->base[s->reason]
@@ -622,7 +628,7 @@ static int calibrate(struct dataset *ds)
 	return 0;
 }
 
-int ds_sample_times(struct dataset *ds)
+int dataset__sample_times(struct dataset *ds)
 {
 	uint64_t *total = calloc(ds->nruns + 1, sizeof(*total));
 	int ret;
@@ -636,10 +642,10 @@ int ds_sample_times(struct dataset *ds)
 	}
 	for (size_t i = 0; i < ds->nsmp; i++) {
 		ds->sinfo.weight_in_runs += ds->smp[i].weight;
-		if (ds->smp[i].stack != DS_NONE)
+		if (ds->smp[i].stack != DATASET_NONE)
 			total[ds->smp[i].run] += ds->smp[i].weight;
 	}
-	ret = ds_each_sampled(ds, NULL, add_sampled_time, ds);
+	ret = dataset__each_sampled(ds, NULL, add_sampled_time, ds);
 	if (!ret)
 		drop_roots(ds, total);
 	free(total);
@@ -648,20 +654,20 @@ int ds_sample_times(struct dataset *ds)
 
 static uint64_t cct_key(const void *nodes, size_t i)
 {
-	const struct ds_cct_node *x = (const struct ds_cct_node *)nodes + i;
+	const struct dataset_cct_node *x = (const struct dataset_cct_node *)nodes + i;
 
 	return (uint64_t)x->parent << 32 | x->func;
 }
 
 #define CCT_FRESH(t, parent, key)                                                                  \
-	(struct ds_cct_node)                                                                       \
+	(struct dataset_cct_node)                                                                  \
 	{                                                                                          \
 		.func = (key), .parent = (parent), .depth = (t)->n[parent].depth + 1               \
 	}
 
-DS_TREE(ds_cct, struct ds_cct_node, cct, cct_key, CCT_FRESH)
+DATASET_TREE(dataset_cct, struct dataset_cct_node, dataset_cct, cct_key, CCT_FRESH)
 
-static void cct_add(struct ds_cct_node *x, const struct ds_smp *s, bool slow)
+static void cct_add(struct dataset_cct_node *x, const struct dataset_smp *s, bool slow)
 {
 	double *v = slow ? x->slow : x->fast;
 
@@ -670,15 +676,17 @@ static void cct_add(struct ds_cct_node *x, const struct ds_smp *s, bool slow)
 }
 
 int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t *slow,
-			  struct ds_cct **out)
+			  struct dataset_cct **out)
 {
-	struct ds_cct *t = cct_new((struct ds_cct_node){.func = root, .parent = UINT32_MAX}, out);
+	struct dataset_cct *t =
+		dataset_cct_new((struct dataset_cct_node){.func = root, .parent = UINT32_MAX}, out);
 
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < ds->nsmp; i++) {
-		const struct ds_smp *s = &ds->smp[i];
-		const struct ds_sstack *st = s->stack == DS_NONE ? NULL : &ds->sst[s->stack];
+		const struct dataset_smp *s = &ds->smp[i];
+		const struct dataset_sstack *st =
+			s->stack == DATASET_NONE ? NULL : &ds->sst[s->stack];
 		const uint32_t *fr = st ? &ds->sfr[st->off] : NULL;
 		bool sl = slow[s->run];
 		size_t a = st ? st->n : 0;
@@ -690,13 +698,13 @@ int dataset__context_tree(const struct dataset *ds, uint32_t root, const uint8_t
 			continue;
 		cct_add(&t->n[0], s, sl);
 		while (a-- > 0) {
-			if (fr[a] == DS_NONE)
+			if (fr[a] == DATASET_NONE)
 				continue;
-			node = cct_child(t, node, fr[a]);
+			node = dataset_cct_child(t, node, fr[a]);
 			if (node == UINT32_MAX)
-				return cct_done(t, -ENOMEM, false, out);
+				return dataset_cct_done(t, -ENOMEM, false, out);
 			cct_add(&t->n[node], s, sl);
 		}
 	}
-	return cct_done(t, 0, t->n[0].slow[XLP_C_WALL] + t->n[0].fast[XLP_C_WALL] > 0, out);
+	return dataset_cct_done(t, 0, t->n[0].slow[XLP_C_WALL] + t->n[0].fast[XLP_C_WALL] > 0, out);
 }

@@ -18,7 +18,7 @@
 #include "dataset_impl.h"
 
 struct open_call {
-	struct ds_pend h; /* entry, func, depth */
+	struct dataset_pend h; /* entry, func, depth */
 	uint32_t pid;
 	int32_t slot;
 	uint64_t vals[XLP_NR_CTR];
@@ -54,16 +54,16 @@ static void stab_visit(const struct stab *s, size_t node, size_t nlo, size_t nhi
  * ended before t (a long run early on no longer makes every later call
  * walk over every run after it).
  */
-void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
-		void (*fn)(void *ctx, size_t run), void *ctx)
+void dataset__runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
+		      void (*fn)(void *ctx, size_t run), void *ctx)
 {
-	const struct ds_file *f = &ds->files[fi];
+	const struct dataset_file *f = &ds->files[fi];
 	struct stab s = {.ds = ds, .t = t, .fn = fn, .ctx = ctx};
 	size_t lo = f->run_off, hi = f->run_off + f->nruns;
 
 	while (lo < hi) { /* first run with (pid, win_lo) > (pid, t) */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct ds_run *r = &ds->runs[mid];
+		const struct dataset_run *r = &ds->runs[mid];
 
 		if (r->pid < pid || (r->pid == pid && ds->win_lo[mid] <= t))
 			lo = mid + 1;
@@ -85,7 +85,7 @@ void ds_runs_at(const struct dataset *ds, size_t fi, uint32_t pid, uint64_t t,
 }
 
 struct add_ctx {
-	const struct ds_scan *s;
+	const struct dataset_scan *s;
 	int32_t slot;
 	const uint64_t *vals;
 	const struct xlp_call_rec *rec;
@@ -102,21 +102,22 @@ static void add_one(void *ctx, size_t run)
 }
 
 /* Takes back the invocations of func in the subtree of call c (linear: see dataset_impl.h). */
-static void take_back_nested(const struct ds_scan *s, struct ds_pending *pd, struct ds_pend_thr *t,
-			     uint32_t func, const struct xlp_call_rec *c)
+static void take_back_nested(const struct dataset_scan *s, struct dataset_pending *pd,
+			     struct dataset_pend_thr *t, uint32_t func,
+			     const struct xlp_call_rec *c)
 {
-	size_t keep = ds_pending_subtree(pd, t, c->entry_ns, c->depth);
+	size_t keep = dataset__pending_subtree(pd, t, c->entry_ns, c->depth);
 
 	for (size_t k = keep; k < t->n; k++) {
-		struct open_call *oc = (struct open_call *)ds_pend_at(pd, t, k);
+		struct open_call *oc = (struct open_call *)dataset__pend_at(pd, t, k);
 		struct add_ctx a = {.s = s, .slot = oc->slot, .vals = oc->vals, .sign = -1};
 
 		if (oc->h.func != func) {
 			/* still needed by its own function's callers */
-			memmove(ds_pend_at(pd, t, keep++), oc, pd->item_size);
+			memmove(dataset__pend_at(pd, t, keep++), oc, pd->item_size);
 			continue;
 		}
-		ds_runs_at(s->ds, s->file, oc->pid, oc->h.entry, add_one, &a);
+		dataset__runs_at(s->ds, s->file, oc->pid, oc->h.entry, add_one, &a);
 	}
 	t->n = keep;
 }
@@ -125,48 +126,49 @@ static void take_back_nested(const struct ds_scan *s, struct ds_pending *pd, str
  * An interaction's runqueue wait before its entry (prewake): the run's
  * first segment, a leaf of no other call, all of it cpu_wait.
  */
-static void on_queued(const struct ds_scan *s, const struct ds_file *f,
+static void on_queued(const struct dataset_scan *s, const struct dataset_file *f,
 		      const struct xlp_call_rec *c)
 {
-	uint32_t g = c->func_id < f->nlocal ? f->qmap[c->func_id] : DS_NONE;
+	uint32_t g = c->func_id < f->nlocal ? f->qmap[c->func_id] : DATASET_NONE;
 	uint64_t vals[XLP_NR_CTR] = {0};
 	struct add_ctx a = {.s = s, .vals = vals, .sign = 1};
 
 	/* record --lag: a run written as its call alone is in no run's table */
-	if (g == DS_NONE || s->slot[g] < 0 || !c->incl[XLP_C_QUEUED] ||
+	if (g == DATASET_NONE || s->slot[g] < 0 || !c->incl[XLP_C_QUEUED] ||
 	    (c->flags & XLP_CALL_SUMMARY))
 		return;
 	a.slot = s->slot[g];
 	vals[XLP_C_WALL] = vals[XLP_C_CPU_WAIT] = vals[XLP_C_QUEUED] = c->incl[XLP_C_QUEUED];
 	/* the run starts at the wakeup: entry_ns is already moved back to it */
-	ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
+	dataset__runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
 }
 
-static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct xlp_call_rec *c)
+static int on_call(const struct dataset_scan *s, struct dataset_pending *pd,
+		   const struct xlp_call_rec *c)
 {
-	const struct ds_file *f = &s->ds->files[s->file];
-	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DS_NONE;
-	int32_t slot = g == DS_NONE ? -1 : s->slot[g];
+	const struct dataset_file *f = &s->ds->files[s->file];
+	uint32_t g = c->func_id < f->nlocal ? f->fmap[c->func_id] : DATASET_NONE;
+	int32_t slot = g == DATASET_NONE ? -1 : s->slot[g];
 	bool excl = s->ds->opts.exclusive;
 	uint64_t vals[XLP_NR_CTR];
 	struct add_ctx a = {.s = s, .slot = slot, .vals = vals, .rec = c, .sign = 1};
-	struct ds_pend_thr *t = NULL;
+	struct dataset_pend_thr *t = NULL;
 	struct open_call *oc;
 
 	on_queued(s, f, c);
 	memcpy(vals, excl ? c->excl : c->incl, sizeof(vals));
 	/* exclusive times never count a nested call twice: no bookkeeping */
 	if (!excl) {
-		t = ds_pending_thread(pd, c->tid);
+		t = dataset__pending_thread(pd, c->tid);
 		if (!t)
 			return -ENOMEM;
 		if (slot >= 0)
 			take_back_nested(s, pd, t, g, c);
 	}
 	if (slot >= 0) {
-		ds_runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
-		if (t && ds_pend_nestable(c->depth)) {
-			oc = ds_pending_push(pd, t, c->entry_ns, g, c->depth);
+		dataset__runs_at(s->ds, s->file, c->pid, c->entry_ns, add_one, &a);
+		if (t && dataset__pend_nestable(c->depth)) {
+			oc = dataset__pending_push(pd, t, c->entry_ns, g, c->depth);
 			if (!oc)
 				return -ENOMEM;
 			oc->pid = c->pid;
@@ -179,8 +181,8 @@ static int on_call(const struct ds_scan *s, struct ds_pending *pd, const struct 
 	return 0;
 }
 
-int ds_each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
-		   char *err, size_t errlen)
+int dataset__each_record(const char *path, int (*fn)(void *ctx, const struct xlp_hdr *h), void *ctx,
+			 char *err, size_t errlen)
 {
 	struct trace_reader *r = NULL;
 	const struct xlp_hdr *h;
@@ -218,18 +220,18 @@ static int call_only(void *ctx, const struct xlp_hdr *h)
 	return e->fn(e->ctx, (const struct xlp_call_rec *)h);
 }
 
-int ds_each_call(const struct dataset *ds, size_t fi,
-		 int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
-		 size_t errlen)
+int dataset__each_call(const struct dataset *ds, size_t fi,
+		       int (*fn)(void *ctx, const struct xlp_call_rec *c), void *ctx, char *err,
+		       size_t errlen)
 {
 	struct each_call e = {fn, ctx};
 
-	return ds_each_record(ds->files[fi].path, call_only, &e, err, errlen);
+	return dataset__each_record(ds->files[fi].path, call_only, &e, err, errlen);
 }
 
 struct scan_pass {
-	const struct ds_scan *s;
-	struct ds_pending pd;
+	const struct dataset_scan *s;
+	struct dataset_pending pd;
 };
 
 static int scan_call(void *ctx, const struct xlp_call_rec *c)
@@ -239,13 +241,13 @@ static int scan_call(void *ctx, const struct xlp_call_rec *c)
 	return on_call(p->s, &p->pd, c);
 }
 
-int ds_scan_file(const struct ds_scan *s, char *err, size_t errlen)
+int dataset__scan_file(const struct dataset_scan *s, char *err, size_t errlen)
 {
 	struct scan_pass p = {.s = s};
 	int ret;
 
-	ds_pending_init(&p.pd, sizeof(struct open_call));
-	ret = ds_each_call(s->ds, s->file, scan_call, &p, err, errlen);
-	ds_pending_free(&p.pd);
+	dataset__pending_init(&p.pd, sizeof(struct open_call));
+	ret = dataset__each_call(s->ds, s->file, scan_call, &p, err, errlen);
+	dataset__pending_free(&p.pd);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The workload size of each run (struct ds_run.size), from what the trace
+ * The workload size of each run (struct dataset_run.size), from what the trace
  * says of it: the interaction's argument at the run's entry (record
  * --size-arg: an XLP_TASKEV_SIZE event of the run's thread, sent when the
  * call that starts the run enters) wins; else the size of the launch the
@@ -20,7 +20,7 @@
 /* fork records followed from a process to the launch it came from, at most */
 #define MAX_FORK_HOPS 32
 
-static int push(struct ds_size_ev **a, size_t *n, size_t *cap, const struct ds_size_ev *e)
+static int push(struct dataset_size_ev **a, size_t *n, size_t *cap, const struct dataset_size_ev *e)
 {
 	if (xlp_grow((void **)a, cap, *n, sizeof(**a)))
 		return -ENOMEM;
@@ -28,7 +28,7 @@ static int push(struct ds_size_ev **a, size_t *n, size_t *cap, const struct ds_s
 	return 0;
 }
 
-int ds_sizes_take(struct ds_sizes *z, const struct xlp_hdr *h)
+int dataset__sizes_take(struct dataset_sizes *z, const struct xlp_hdr *h)
 {
 	if (h->type == XLP_R_TASKEV && h->size >= sizeof(struct xlp_taskev_rec)) {
 		const struct xlp_taskev_rec *k = (const void *)h;
@@ -36,7 +36,7 @@ int ds_sizes_take(struct ds_sizes *z, const struct xlp_hdr *h)
 		if (k->kind != XLP_TASKEV_SIZE)
 			return 0;
 		return push(&z->call, &z->ncall, &z->call_cap,
-			    &(struct ds_size_ev){
+			    &(struct dataset_size_ev){
 				    .t = k->entry_ns, .pid = k->pid, .tid = k->tid, .v = k->key});
 	}
 	if (h->type == XLP_R_SIZE && h->size >= sizeof(struct xlp_size_rec)) {
@@ -46,9 +46,9 @@ int ds_sizes_take(struct ds_sizes *z, const struct xlp_hdr *h)
 		if (!s->size)
 			return 0;
 		if (s->flags & XLP_SIZE_LAUNCH)
-			return push(
-				&z->launch, &z->nlaunch, &z->launch_cap,
-				&(struct ds_size_ev){.t = s->time_ns, .pid = s->pid, .v = s->size});
+			return push(&z->launch, &z->nlaunch, &z->launch_cap,
+				    &(struct dataset_size_ev){
+					    .t = s->time_ns, .pid = s->pid, .v = s->size});
 		if ((s->flags & XLP_SIZE_RECORDING) && !z->has_whole) {
 			z->has_whole = true;
 			z->whole = s->size;
@@ -59,15 +59,16 @@ int ds_sizes_take(struct ds_sizes *z, const struct xlp_hdr *h)
 		const struct xlp_fork_rec *f = (const void *)h;
 
 		/* v: the parent */
-		return push(&z->fork, &z->nfork, &z->fork_cap,
-			    &(struct ds_size_ev){.t = f->fork_ns, .pid = f->pid, .v = f->ppid});
+		return push(
+			&z->fork, &z->nfork, &z->fork_cap,
+			&(struct dataset_size_ev){.t = f->fork_ns, .pid = f->pid, .v = f->ppid});
 	}
 	return 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
 {
-	const struct ds_size_ev *x = a, *y = b;
+	const struct dataset_size_ev *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -76,7 +77,7 @@ static int cmp_ev(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-void ds_sizes_ready(struct ds_sizes *z)
+void dataset__sizes_ready(struct dataset_sizes *z)
 {
 	xlp_sort(z->call, z->ncall, sizeof(*z->call), cmp_ev);
 	xlp_sort(z->launch, z->nlaunch, sizeof(*z->launch), cmp_ev);
@@ -87,10 +88,10 @@ void ds_sizes_ready(struct ds_sizes *z)
  * In a sorted array: the index of the first event after (pid, tid, t), or
  * with or_equal false, of the first one not before it.
  */
-static size_t bound(const struct ds_size_ev *a, size_t n, uint32_t pid, uint32_t tid, uint64_t t,
-		    bool or_equal)
+static size_t bound(const struct dataset_size_ev *a, size_t n, uint32_t pid, uint32_t tid,
+		    uint64_t t, bool or_equal)
 {
-	struct ds_size_ev key = {.t = t, .pid = pid, .tid = tid};
+	struct dataset_size_ev key = {.t = t, .pid = pid, .tid = tid};
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
@@ -106,8 +107,8 @@ static size_t bound(const struct ds_size_ev *a, size_t n, uint32_t pid, uint32_t
 }
 
 /* The last event of pid at or before t, or NULL (launch and fork events: tid 0). */
-static const struct ds_size_ev *last_at(const struct ds_size_ev *a, size_t n, uint32_t pid,
-					uint64_t t)
+static const struct dataset_size_ev *last_at(const struct dataset_size_ev *a, size_t n,
+					     uint32_t pid, uint64_t t)
 {
 	size_t i = bound(a, n, pid, 0, t, true);
 
@@ -119,11 +120,12 @@ static const struct ds_size_ev *last_at(const struct ds_size_ev *a, size_t n, ui
  * its parent's when it forked (a command run by a shell, a worker forked
  * by a server), up to MAX_FORK_HOPS: forged fork records may form a cycle.
  */
-static const struct ds_size_ev *launch_of(const struct ds_sizes *z, uint32_t pid, uint64_t t)
+static const struct dataset_size_ev *launch_of(const struct dataset_sizes *z, uint32_t pid,
+					       uint64_t t)
 {
 	for (int hop = 0; hop <= MAX_FORK_HOPS; hop++) {
-		const struct ds_size_ev *l = last_at(z->launch, z->nlaunch, pid, t);
-		const struct ds_size_ev *f;
+		const struct dataset_size_ev *l = last_at(z->launch, z->nlaunch, pid, t);
+		const struct dataset_size_ev *f;
 
 		if (l)
 			return l;
@@ -136,11 +138,11 @@ static const struct ds_size_ev *launch_of(const struct ds_sizes *z, uint32_t pid
 	return NULL;
 }
 
-double ds_sizes_of(const struct ds_sizes *z, uint32_t pid, uint32_t tid, uint64_t start,
-		   uint64_t queued)
+double dataset__sizes_of(const struct dataset_sizes *z, uint32_t pid, uint32_t tid, uint64_t start,
+			 uint64_t queued)
 {
 	uint64_t entry = start + queued < start ? UINT64_MAX : start + queued;
-	const struct ds_size_ev *l;
+	const struct dataset_size_ev *l;
 
 	/* the call that started the run entered at start + queued (prewake) */
 	if (tid) {
@@ -156,7 +158,7 @@ double ds_sizes_of(const struct ds_sizes *z, uint32_t pid, uint32_t tid, uint64_
 	return z->has_whole ? (double)z->whole : NAN;
 }
 
-void ds_sizes_free(struct ds_sizes *z)
+void dataset__sizes_free(struct dataset_sizes *z)
 {
 	free(z->call);
 	free(z->launch);

@@ -19,7 +19,7 @@
 
 struct th_ent { /* one thief's time in one wait, for scope k and run */
 	uint32_t k, run;
-	struct ds_thief who;
+	struct dataset_thief who;
 };
 
 struct th_part { /* one wait's breakdown, for scope k and run */
@@ -51,7 +51,7 @@ struct th_file {
 	size_t fi;
 	const int32_t *slot; /* global function -> scope, -1 */
 	const uint32_t
-		*queued; /* per scope: its function if queued before a handler, else DS_NONE */
+		*queued; /* per scope: its function if queued before a handler, else DATASET_NONE */
 	struct th_ev *ev;
 	size_t nev, evcap;
 	struct xlp_thief_rec *recs; /* the waits, each with XLP_THIEF_MAX slots */
@@ -83,14 +83,14 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 static int take(void *ctx, const struct xlp_hdr *h)
 {
 	struct th_file *f = ctx;
-	const struct ds_file *df = &f->ds->files[f->fi];
+	const struct dataset_file *df = &f->ds->files[f->fi];
 
 	switch (h->type) {
 	case XLP_R_CALL: {
 		const struct xlp_call_rec *c = (const void *)h;
 		uint32_t g;
 
-		if (c->func_id >= df->nlocal || (g = df->fmap[c->func_id]) == DS_NONE ||
+		if (c->func_id >= df->nlocal || (g = df->fmap[c->func_id]) == DATASET_NONE ||
 		    f->slot[g] < 0)
 			return 0;
 		if (grow((void **)&f->ev, &f->evcap, f->nev, sizeof(*f->ev)))
@@ -228,7 +228,7 @@ static void at_call_run(void *ctx, size_t run)
 static void at_wait_run(void *ctx, size_t run)
 {
 	struct th_file *f = ctx;
-	const struct ds_run *r = &f->ds->runs[run];
+	const struct dataset_run *r = &f->ds->runs[run];
 	const struct xlp_thief_rec *w = f->cur;
 
 	if (r->summary || (r->tid && r->tid != w->tid))
@@ -237,7 +237,7 @@ static void at_wait_run(void *ctx, size_t run)
 	if (!r->tid || !r->queued_ns || w->end_ns > r->start_ns + r->queued_ns)
 		return;
 	for (uint32_t k = 0; k + 1 < f->th->nscopes; k++)
-		if (f->queued[k] != DS_NONE && f->queued[k] < f->ds->ntimed &&
+		if (f->queued[k] != DATASET_NONE && f->queued[k] < f->ds->ntimed &&
 		    dataset__time(f->ds, run, f->queued[k]))
 			charge(f, w, k, run);
 }
@@ -259,24 +259,24 @@ static void sweep(struct th_file *f, size_t i, size_t j)
 			continue;
 		}
 		f->cur = rec_at(f, e->rec);
-		ds_runs_at(f->ds, f->fi, e->pid, e->t, at_wait_run, f);
+		dataset__runs_at(f->ds, f->fi, e->pid, e->t, at_wait_run, f);
 		/* each scope once, by its outermost call open now */
 		for (size_t d = 0; d < depth; d++) {
 			bool seen = false;
 
 			for (size_t o = 0; o < d && !seen; o++)
 				seen = stack[o]->k == stack[d]->k;
-			if (seen || f->queued[stack[d]->k] != DS_NONE)
+			if (seen || f->queued[stack[d]->k] != DATASET_NONE)
 				continue;
 			f->cur_k = (uint32_t)stack[d]->k;
-			ds_runs_at(f->ds, f->fi, stack[d]->pid, stack[d]->t, at_call_run, f);
+			dataset__runs_at(f->ds, f->fi, stack[d]->pid, stack[d]->t, at_call_run, f);
 		}
 	}
 }
 
 static int one_file(struct th_file *f, char *err, size_t errlen)
 {
-	int ret = ds_each_record(f->ds->files[f->fi].path, take, f, err, errlen);
+	int ret = dataset__each_record(f->ds->files[f->fi].path, take, f, err, errlen);
 
 	if (ret)
 		return ret;
@@ -310,8 +310,8 @@ int dataset__thieves(const struct dataset *ds, const uint32_t *funcs, size_t nfu
 	for (size_t k = 0; k < nfuncs; k++) {
 		if (funcs[k] < ds->nfuncs && slot[funcs[k]] < 0)
 			slot[funcs[k]] = (int32_t)k;
-		queued[k] =
-			funcs[k] < ds->nfuncs && ds->funcs[funcs[k]].queued ? funcs[k] : DS_NONE;
+		queued[k] = funcs[k] < ds->nfuncs && ds->funcs[funcs[k]].queued ? funcs[k]
+										: DATASET_NONE;
 	}
 	ret = 0;
 	for (size_t fi = 0; fi < ds->nfiles && !ret; fi++) {
@@ -383,7 +383,7 @@ bool thieves__recorded(const struct thieves *th)
  * runtime threads of one name, adds up to one; the pid and tid shown are
  * the first met. Tasks that exited unnamed stay apart by pid.
  */
-static bool same(const struct ds_thief *a, const struct ds_thief *b)
+static bool same(const struct dataset_thief *a, const struct dataset_thief *b)
 {
 	if (!a->comm[0] || !b->comm[0])
 		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
@@ -394,14 +394,15 @@ static bool same(const struct ds_thief *a, const struct ds_thief *b)
 
 static int by_ns(const void *a, const void *b)
 {
-	const struct ds_thief *x = a, *y = b;
+	const struct dataset_thief *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct ds_thief_sum *out)
+int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs,
+		 struct dataset_thief_sum *out)
 {
 	size_t cap = 0;
 
@@ -436,7 +437,7 @@ int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct
 			continue;
 		}
 		if (grow((void **)&out->t, &cap, out->n, sizeof(*out->t))) {
-			ds_thief_sum__release(out);
+			dataset_thief_sum__release(out);
 			return -ENOMEM;
 		}
 		out->t[out->n++] = e->who;
@@ -446,7 +447,7 @@ int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs, struct
 	return 0;
 }
 
-void ds_thief_sum__release(struct ds_thief_sum *s)
+void dataset_thief_sum__release(struct dataset_thief_sum *s)
 {
 	free(s->t);
 	s->t = NULL;

@@ -285,7 +285,7 @@ enum xa_cause {
  */
 struct xa_why {
 	int reason;			 /* XLP_C_* of the samples compared, -1: all */
-	struct ds_diff *diff;		 /* NULL: no sample */
+	struct dataset_diff *diff;	 /* NULL: no sample */
 	uint32_t nslow_runs, nfast_runs; /* the per-run means divide by them */
 	uint32_t path[XA_MAX_WHY];	 /* node indices, node 0 (the root) first */
 	size_t npath;
@@ -348,7 +348,7 @@ struct xa_critical {
 	struct xa_peer peer; /* most frequent IPC waker in slow samples */
 	/* calling-context tree from chain[0], slow runs vs fast (the run
 	 * labels); NULL without stack samples through it */
-	struct ds_cct *cct;
+	struct dataset_cct *cct;
 	struct xa_evidence ev;
 	/* why its time grew (why.c) */
 	struct xa_calls calls;
@@ -403,7 +403,7 @@ struct xa_cpu_work {
  */
 struct xa_fallback {
 	bool tested, holds;
-	bool own; /* on the run's own thread (ds_run.own), not the process's counters */
+	bool own; /* on the run's own thread (dataset_run.own), not the process's counters */
 	enum xa_feat feat;
 	double threshold;
 	uint32_t slow_hits, nslow, fast_hits, nfast;
@@ -493,7 +493,7 @@ struct xa_result {
 	bool has_base;
 	struct xa_step2 base;
 	bool agrees;
-	/* the same tree over the runs' own thread (struct ds_run.own): what the
+	/* the same tree over the runs' own thread (struct dataset_run.own): what the
 	 * whole-run fallback tests, as the other threads' time adds up to
 	 * nothing (idle helpers asleep for the whole run track its latency) */
 	bool has_own;
@@ -546,7 +546,7 @@ struct xa_result {
 		double share; /* (slow - fast queue) / added latency */
 		struct ev_top top;
 		double p;	   /* top.p corrected for its windows */
-		uint32_t func;	   /* what held the queue, DS_NO_FUNC: unknown */
+		uint32_t func;	   /* what held the queue, DATASET_NO_FUNC: unknown */
 		double held_ns;	   /* by it, per slow run minus per fast run */
 		uint32_t run_tid;  /* a worker that ran it (the most time) */
 		uint32_t own_func; /* the runs' own tasks' function (most queue time) */
@@ -561,6 +561,6 @@ void analysis__free(struct xa_result *r); /* accepts NULL */
 /* The XLP_C_* counter of a factor's samples (on-CPU for cpu_run and cpu_freq), -1: none. */
 int xa_feat_reason(enum xa_feat f);
 /* Per-run mean weight of a differential node in slow runs minus in fast runs (ns). */
-double xa_why_added(const struct xa_why *g, const struct ds_diff_node *x);
+double xa_why_added(const struct xa_why *g, const struct dataset_diff_node *x);
 
 #endif

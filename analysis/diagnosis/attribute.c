@@ -423,7 +423,7 @@ void analysis__free(struct xa_result *r)
 		free(r->pre[i].conds);
 	for (size_t i = 0; i < r->ncrit + r->nrejected; i++) {
 		xa_step2_release(&r->crit[i].s2);
-		cct__free(r->crit[i].cct);
+		dataset_cct__free(r->crit[i].cct);
 		xa_why_release(&r->crit[i].why);
 	}
 	xa_why_release(&r->fallback.why);

@@ -136,12 +136,12 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 	d->added[0] = top;
 	d->thr = d->thrs[0] = pk->threshold_ns;
 	while (d->n < XA_MAX_CHAIN && top > 0) {
-		uint32_t x = d->chain[d->n - 1], best = DS_NO_FUNC;
+		uint32_t x = d->chain[d->n - 1], best = DATASET_NO_FUNC;
 		double best_add = -INFINITY, thr = 0;
 		bool found = false;
 
 		for (size_t i = 0; i < nesting__npairs(nest, k); i++) {
-			const struct ds_nest_pair *p = nesting__pair(nest, k, i);
+			const struct dataset_nest_pair *p = nesting__pair(nest, k, i);
 			double a;
 
 			if (p->parent != x || p->child == pk->func)
@@ -152,7 +152,7 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 				best = p->child;
 			}
 		}
-		if (best == DS_NO_FUNC || best_add < o->drill_share * top)
+		if (best == DATASET_NO_FUNC || best_add < o->drill_share * top)
 			break;
 		err = xa_own_split(ds, o, r, best, &found, &thr);
 		if (err)
@@ -207,7 +207,7 @@ static double added_under(const struct nesting *nest, size_t k, uint32_t m, cons
 
 	memset(tmp, 0, nr * sizeof(*tmp));
 	for (size_t i = 0; i < nesting__npairs(nest, k); i++) {
-		const struct ds_nest_pair *p = nesting__pair(nest, k, i);
+		const struct dataset_nest_pair *p = nesting__pair(nest, k, i);
 
 		if (p->child != m)
 			continue;

@@ -77,7 +77,7 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 	if (!lat || !sorted || !ord)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_run *x = dataset__run(ds, i);
+		const struct dataset_run *x = dataset__run(ds, i);
 
 		lat[i] = x->latency_ns;
 		sorted[i] = work[i];

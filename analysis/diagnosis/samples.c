@@ -81,13 +81,13 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 	for (size_t i = 0; i < n; i++)
 		slow_run[b->run[i]] = b->slow[i];
 	for (size_t i = 0; i < resources__npeers(res, k); i++) {
-		const struct ds_peer *p = resources__peer(res, k, i);
+		const struct dataset_peer *p = resources__peer(res, k, i);
 		uint32_t total = 0;
 
 		if (!slow_run[p->run])
 			continue;
 		for (size_t j = 0; j < resources__npeers(res, k); j++) {
-			const struct ds_peer *q = resources__peer(res, k, j);
+			const struct dataset_peer *q = resources__peer(res, k, j);
 
 			if (q->pid == p->pid && slow_run[q->run])
 				total += q->count;
@@ -367,8 +367,8 @@ static int work_evidence(const struct dataset *ds, const struct resources *res, 
 	if (!share || !rest || !tmp || !slow)
 		goto cleanup;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
-		const struct ds_res *f = resources__get(res, k, run);
+		const struct dataset_run *x = dataset__run(ds, run);
+		const struct dataset_res *f = resources__get(res, k, run);
 		double own, fc;
 
 		/* the run's own thread; a launch has none: its process's CPU time */
@@ -430,7 +430,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	itself = dataset__func(ds, c->func)->queued;
 	c->res_ns = c->sampled ? (double)dataset__samples(ds)->resolution_ns : 0;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_res *x = resources__get(res, k, run);
+		const struct dataset_res *x = resources__get(res, k, run);
 		double t = (double)dataset__time(ds, run, c->func);
 
 		c->ran += x->ncalls > 0;
@@ -464,8 +464,8 @@ cleanup:
 
 /*
  * A tree over whole runs (step 2's, as the baseline of PerfProbe V-D):
- * over the process's counters (ds_run.base, the runs that have them), or
- * over the runs' own thread (ds_run.own, only when every run has it: not
+ * over the process's counters (dataset_run.base, the runs that have them), or
+ * over the runs' own thread (dataset_run.own, only when every run has it: not
  * launches), what the whole-run fallback tests. *has tells whether it was
  * fitted.
  */
@@ -485,7 +485,7 @@ static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
 	if (err)
 		goto cleanup;
 	for (size_t run = 0, i = 0; run < nr; run++) {
-		const struct ds_run *x = dataset__run(ds, run);
+		const struct dataset_run *x = dataset__run(ds, run);
 
 		if (own ? x->has_own : x->has_base)
 			s2_set(&b, n, i++, own ? x->own : x->base, x->latency_ns, r->slow[run],

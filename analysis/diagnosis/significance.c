@@ -180,7 +180,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	if (!t || !lat || !ord)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_run *run = dataset__run(ds, i);
+		const struct dataset_run *run = dataset__run(ds, i);
 
 		t[i] = (double)dataset__time(ds, i, c->func);
 		lat[i] = run->latency_ns;

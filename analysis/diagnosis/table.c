@@ -74,7 +74,7 @@ int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
 	if (!col)
 		return -ENOMEM;
 	for (size_t run = 0; run < nr; run++) {
-		const struct ds_res *x = resources__get(res, k, run);
+		const struct dataset_res *x = resources__get(res, k, run);
 
 		if (!x->ncalls)
 			continue;

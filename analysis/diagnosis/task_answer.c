@@ -30,7 +30,7 @@ static void on_held(void *ctx, const struct tasks_task *by, double ns)
 {
 	struct held *h = ctx;
 
-	if (by->func == DS_NO_FUNC || by->func >= dataset__nfuncs(h->ds))
+	if (by->func == DATASET_NO_FUNC || by->func >= dataset__nfuncs(h->ds))
 		return;
 	h->by[by->func] += h->w * ns;
 	if (h->w > 0)
@@ -47,7 +47,7 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	a->func = a->own_func = DS_NO_FUNC;
+	a->func = a->own_func = DATASET_NO_FUNC;
 	ret = tasks__build(ds, &r->tasks, err, errlen);
 	if (ret || !r->tasks || !r->slow || !tasks__n(r->tasks))
 		return ret;
@@ -109,7 +109,7 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 			a->held_ns = h.by[f];
 			a->run_tid = h.tid[f];
 		}
-		if (own[f] > 0 && (a->own_func == DS_NO_FUNC || own[f] > own[a->own_func]))
+		if (own[f] > 0 && (a->own_func == DATASET_NO_FUNC || own[f] > own[a->own_func]))
 			a->own_func = (uint32_t)f;
 	}
 cleanup:

@@ -24,7 +24,7 @@ static bool has_cpu_wait(const struct xa_critical *c)
 static int fill(const struct thieves *th, size_t k, const uint8_t *slow, uint32_t nslow,
 		struct xa_thieves *x)
 {
-	struct ds_thief_sum s;
+	struct dataset_thief_sum s;
 	double n = nslow ? nslow : 1;
 	int err = thieves__sum(th, k, slow, &s);
 
@@ -50,7 +50,7 @@ static int fill(const struct thieves *th, size_t k, const uint8_t *slow, uint32_
 		t->ns = s.t[i].ns / n;
 		t->share = s.wait_ns > 0 ? s.t[i].ns / s.wait_ns : 0;
 	}
-	ds_thief_sum__release(&s);
+	dataset_thief_sum__release(&s);
 	return 0;
 }
 

@@ -49,7 +49,7 @@ int xa_feat_reason(enum xa_feat f)
 	}
 }
 
-double xa_why_added(const struct xa_why *g, const struct ds_diff_node *x)
+double xa_why_added(const struct xa_why *g, const struct dataset_diff_node *x)
 {
 	if (!g->nslow_runs || !g->nfast_runs)
 		return 0;
@@ -100,7 +100,7 @@ static enum xa_cause kernel_cause(const char *s)
 	return XA_CAUSE_KERNEL;
 }
 
-static const char *node_name(const struct dataset *ds, const struct ds_diff_node *x)
+static const char *node_name(const struct dataset *ds, const struct dataset_diff_node *x)
 {
 	return x->kernel ? dataset__kframe(ds, x->frame) : dataset__func(ds, x->frame)->symbol;
 }
@@ -116,7 +116,7 @@ static void name_cause(const struct dataset *ds, struct xa_why *g, size_t end)
 		return;
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
 		for (size_t i = 1; i <= end; i++) {
-			const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+			const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
 
 			if (x->kernel && kernel_cause(node_name(ds, x)) == order[k]) {
 				g->cause = order[k];
@@ -124,7 +124,8 @@ static void name_cause(const struct dataset *ds, struct xa_why *g, size_t end)
 				return;
 			}
 		}
-	g->cause = diff__node(g->diff, g->path[end])->kernel ? XA_CAUSE_KERNEL : XA_CAUSE_USER;
+	g->cause =
+		dataset_diff__node(g->diff, g->path[end])->kernel ? XA_CAUSE_KERNEL : XA_CAUSE_USER;
 }
 
 /*
@@ -139,10 +140,10 @@ static void app_frame(const struct dataset *ds, struct xa_why *g)
 	size_t jit = 0, own = 0, user = 0;
 
 	for (size_t i = 1; i <= g->deepest && i < g->npath; i++) {
-		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
-		const struct ds_func *f;
+		const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
+		const struct dataset_func *f;
 
-		if (x->kernel || x->frame == DS_NO_FUNC)
+		if (x->kernel || x->frame == DATASET_NO_FUNC)
 			continue;
 		f = dataset__func(ds, x->frame);
 		user = i;
@@ -160,7 +161,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 		     int reason, const uint8_t *labels, struct xa_why *g)
 {
 	size_t nruns = dataset__nruns(ds), n;
-	const struct ds_diff_node *x0;
+	const struct dataset_diff_node *x0;
 	double add0;
 	int err;
 
@@ -174,8 +175,8 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 	err = dataset__diff_tree(ds, root, reason, labels, &g->diff);
 	if (err || !g->diff)
 		return err;
-	n = diff__n(g->diff);
-	x0 = diff__node(g->diff, 0);
+	n = dataset_diff__n(g->diff);
+	x0 = dataset_diff__node(g->diff, 0);
 	add0 = xa_why_added(g, x0);
 	g->path[g->npath++] = 0;
 	/* children come after their parent: one scan per level */
@@ -184,7 +185,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 		double best_add = 0;
 
 		for (size_t i = cur + 1; i < n; i++) {
-			const struct ds_diff_node *x = diff__node(g->diff, i);
+			const struct dataset_diff_node *x = dataset_diff__node(g->diff, i);
 			double a;
 
 			if (x->parent != cur)
@@ -201,7 +202,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 	}
 	g->named = g->npath;
 	for (size_t i = g->npath; i-- > 1;) {
-		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+		const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
 		double p =
 			ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast, x0->nslow + x0->nfast);
 
@@ -214,7 +215,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 	g->clear = g->named < g->npath;
 	g->deepest = 0;
 	for (size_t i = g->npath; i-- > 1;)
-		if (!sched_frame(node_name(ds, diff__node(g->diff, g->path[i])))) {
+		if (!sched_frame(node_name(ds, dataset_diff__node(g->diff, g->path[i])))) {
 			g->deepest = i;
 			break;
 		}
@@ -225,7 +226,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 
 void xa_why_release(struct xa_why *g)
 {
-	diff__free(g->diff);
+	dataset_diff__free(g->diff);
 	g->diff = NULL;
 }
 
@@ -301,7 +302,7 @@ static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 		return;
 	d->tested = true;
 	for (size_t run = 0; run < dataset__nruns(ds); run++) {
-		const struct ds_res *x = resources__get(res, k, run);
+		const struct dataset_res *x = resources__get(res, k, run);
 		double t = (double)dataset__time(ds, run, c->func);
 		int slow = c->gt ? t > c->threshold_ns : t <= c->threshold_ns;
 
@@ -408,7 +409,7 @@ static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts 
 
 	d->tested = true;
 	for (size_t run = 0; run < dataset__nruns(ds); run++) {
-		const struct ds_run *x = dataset__run(ds, run);
+		const struct dataset_run *x = dataset__run(ds, run);
 
 		if (x->has_base)
 			disk_tally(d, !!r->slow[run], x->base, rq, by);
@@ -457,7 +458,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 			continue;
 		n = 0;
 		for (size_t run = 0; run < nr; run++) {
-			const struct ds_run *x = dataset__run(ds, run);
+			const struct dataset_run *x = dataset__run(ds, run);
 			double feat[XA_NFEAT];
 
 			if (r->has_own ? !x->has_own : !x->has_base)
@@ -479,7 +480,8 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	if (fb->tested && !fb->holds && fb->feat == XA_CPU_RUN && (r->features & XLP_FEAT_BLOCK))
 		whole_disk_cpu(ds, o, r, fb);
 	if (fb->tested)
-		err = why_build(ds, o, DS_NO_FUNC, xa_feat_reason(fb->feat), r->slow, &fb->why);
+		err = why_build(ds, o, DATASET_NO_FUNC, xa_feat_reason(fb->feat), r->slow,
+				&fb->why);
 cleanup:
 	free(v);
 	free(lat);

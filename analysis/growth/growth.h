@@ -8,7 +8,7 @@
  * summarizes a small run as repetition patterns and shows how each grows.
  *
  * Here a series is one number per run (a function's call count, its time,
- * one of its resources) against the run's size (struct ds_run.size);
+ * one of its resources) against the run's size (struct dataset_run.size);
  * the per-size median stands for each size (single runs are noisy), and
  * the models y = a + b * g(n), a >= 0 and b >= 0 (a fixed cost must not
  * bend the fit), g one of 1, log n, n, n log n, n^2, n^3, 2^n, are fitted

@@ -23,7 +23,7 @@ struct dsin {
 	double *pair_work; /* the pairs' times less their interference */
 };
 
-static bool counted(const struct ds_func *f)
+static bool counted(const struct dataset_func *f)
 {
 	/* a runqueue wait before the interaction is not the program's work,
 	 * nor is a sampled root or runtime frame anything to grow */
@@ -161,7 +161,7 @@ static int pairs(struct dsin *d, char *err, size_t errlen)
 		ret = -ENOMEM;
 	for (size_t a = 0; !ret && d->nest && a < nanc; a++)
 		for (size_t i = 0; i < nesting__npairs(d->nest, a); i++) {
-			const struct ds_nest_pair *p = nesting__pair(d->nest, a, i);
+			const struct dataset_nest_pair *p = nesting__pair(d->nest, a, i);
 			int32_t parent = compact(d, anc[a]), child = compact(d, p->child);
 
 			if (p->parent != anc[a] || parent < 0 || child < 0)
@@ -203,7 +203,7 @@ int growth__from_dataset(const struct dataset *ds, double predict_size, struct g
 		goto cleanup;
 	}
 	for (size_t r = 0; r < nr; r++) {
-		const struct ds_run *x = dataset__run(ds, r);
+		const struct dataset_run *x = dataset__run(ds, r);
 
 		d.size[r] = x->size;
 		/* the run's work, as its functions' (fill) */

@@ -86,7 +86,7 @@ struct culprit {
  * (a step-2 factor sleep_s or sleep_d): the largest reason, so that the
  * same wait has one name in every session.
  */
-static const char *run_factor(const struct ds_run *r, bool sleeps)
+static const char *run_factor(const struct dataset_run *r, bool sleeps)
 {
 	double f[XA_NFEAT], best = 0;
 	const char *name = "time";
@@ -110,7 +110,7 @@ static const char *run_factor(const struct ds_run *r, bool sleeps)
 
 static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res, size_t run)
 {
-	const struct ds_run *r = dataset__run(ds, run);
+	const struct dataset_run *r = dataset__run(ds, run);
 	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL, XLP_ISSUE_WHOLE_RUN};
 	double best = INFINITY;
 
@@ -139,7 +139,7 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 	}
 	/* the deepest function holding half the run: the one with least time */
 	for (size_t f = 0; f < dataset__nfuncs(ds); f++) {
-		const struct ds_func *fn = dataset__func(ds, f);
+		const struct dataset_func *fn = dataset__func(ds, f);
 		double t = (double)dataset__time(ds, run, f);
 
 		if (fn->root || fn->runtime || t < r->latency_ns / 2 || t >= best)
@@ -153,11 +153,11 @@ static struct culprit culprit_of(const struct dataset *ds, const struct xa_resul
 	return c;
 }
 
-/* lmk: the run's landmark (record -i several times), DS_NO_FUNC: the file's first */
-static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct ds_file_info *fi,
-			uint32_t lmk, struct culprit c)
+/* lmk: the run's landmark (record -i several times), DATASET_NO_FUNC: the file's first */
+static int32_t issue_of(struct is_set *s, const struct dataset *ds,
+			const struct dataset_file_info *fi, uint32_t lmk, struct culprit c)
 {
-	bool own = lmk != DS_NO_FUNC && lmk < dataset__nfuncs(ds);
+	bool own = lmk != DATASET_NO_FUNC && lmk < dataset__nfuncs(ds);
 	const char *lb = own		       ? dataset__func(ds, lmk)->binary
 			 : fi->landmark_binary ? fi->landmark_binary
 					       : "";
@@ -193,7 +193,7 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds, const struct
 	return (int32_t)s->niss++;
 }
 
-static int add_session(struct is_set *s, const char *path, const struct ds_file_info *fi)
+static int add_session(struct is_set *s, const char *path, const struct dataset_file_info *fi)
 {
 	struct is_session *x;
 
@@ -217,10 +217,10 @@ static int add_session(struct is_set *s, const char *path, const struct ds_file_
 static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_result *res)
 {
 	struct is_session *x = &s->sess[s->nsess - 1];
-	const struct ds_file_info *fi = dataset__file(ds, 0);
+	const struct dataset_file_info *fi = dataset__file(ds, 0);
 
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
-		const struct ds_run *r = dataset__run(ds, i);
+		const struct dataset_run *r = dataset__run(ds, i);
 		struct is_run *o;
 		int32_t k = -1;
 

@@ -24,7 +24,7 @@ struct tev {
 
 struct kcall {
 	uint64_t entry, end;
-	uint32_t tid, func; /* func: global, DS_NONE for an interaction */
+	uint32_t tid, func; /* func: global, DATASET_NONE for an interaction */
 	uint16_t depth;
 	uint64_t incl[XLP_NR_CTR];
 };
@@ -184,7 +184,7 @@ static uint32_t task_func(const struct file_pass *fp, const struct kcall *c)
 {
 	for (const struct kcall *k = c + 1;
 	     k < fp->calls + fp->ncalls && k->tid == c->tid && k->entry < c->end; k++)
-		if (k->depth == c->depth + 1 && k->end <= c->end && k->func != DS_NONE)
+		if (k->depth == c->depth + 1 && k->end <= c->end && k->func != DATASET_NONE)
 			return k->func;
 	return c->func;
 }
@@ -207,7 +207,7 @@ static int task_add(struct tasks *tk, const struct file_pass *fp, const struct t
 	t->pid = post->pid;
 	t->post_tid = post->tid;
 	t->run_tid = start->tid;
-	t->func = c ? task_func(fp, c) : DS_NO_FUNC;
+	t->func = c ? task_func(fp, c) : DATASET_NO_FUNC;
 	if (c)
 		memcpy(t->ctr, c->incl, sizeof(t->ctr));
 	else
@@ -233,7 +233,7 @@ static int file_tasks(const struct dataset *ds, size_t fi, struct tasks *tk, cha
 			fp.tids[fp.ntids++] = fp.ev[i].tid;
 	if (fp.ntids)
 		qsort(fp.tids, fp.ntids, sizeof(*fp.tids), u32_cmp);
-	ret = ds_each_call(ds, fi, keep_call, &fp, err, errlen);
+	ret = dataset__each_call(ds, fi, keep_call, &fp, err, errlen);
 	if (ret)
 		goto cleanup;
 	if (fp.ncalls)
@@ -269,8 +269,8 @@ cleanup:
 
 static int run_cmp(const void *a, const void *b, void *ds)
 {
-	const struct ds_run *x = dataset__run(ds, *(const size_t *)a),
-			    *y = dataset__run(ds, *(const size_t *)b);
+	const struct dataset_run *x = dataset__run(ds, *(const size_t *)a),
+				 *y = dataset__run(ds, *(const size_t *)b);
 
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
@@ -304,7 +304,7 @@ static void run_of(const struct dataset *ds, const size_t *runs, size_t n, struc
 			hi = mid;
 	}
 	for (size_t k = lo; k-- > 0 && seen++ < RUN_SCAN;) {
-		const struct ds_run *r = dataset__run(ds, runs[k]);
+		const struct dataset_run *r = dataset__run(ds, runs[k]);
 
 		if (r->pid != t->pid || r->end_ns < t->post_ns)
 			continue;

@@ -28,7 +28,7 @@ struct tasks_task {
 	uint64_t post_ns, start_ns, end_ns; /* end_ns: start_ns when its call was not recorded */
 	uint32_t run;			    /* the run that posted it, TASKS_NO_RUN: none */
 	uint32_t pid, post_tid, run_tid;
-	uint32_t func;		  /* its function (dataset), DS_NO_FUNC when unknown */
+	uint32_t func;		  /* its function (dataset), DATASET_NO_FUNC when unknown */
 	uint64_t ctr[XLP_NR_CTR]; /* its execution's counters (the run call's, inclusive) */
 };
 

@@ -45,7 +45,7 @@ struct call {
 	uint64_t entry, end;
 	uint32_t tid;
 	uint32_t func;	 /* dataset function */
-	uint32_t parent; /* index of the nearest call enclosing it, DS_NONE: none */
+	uint32_t parent; /* index of the nearest call enclosing it, DATASET_NONE: none */
 };
 
 struct name {
@@ -329,7 +329,7 @@ static int tl_read(const char *path, struct tl *tl, struct waitchain_info *info,
 {
 	struct tl_pass p = {tl, info, 0};
 
-	return ds_each_record(path, tl_record, &p, err, errlen);
+	return dataset__each_record(path, tl_record, &p, err, errlen);
 }
 
 static int tl_build(struct tl *tl, struct waitchain_info *info)
@@ -394,8 +394,8 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 	uint32_t g = dataset__file_func(tl->ds, tl->fi, c->func_id);
 	struct call *k;
 
-	/* interactions (DS_NONE) are the runs, not a function to name */
-	if (g == DS_NONE || !thr_find(tl, c->tid))
+	/* interactions (DATASET_NONE) are the runs, not a function to name */
+	if (g == DATASET_NONE || !thr_find(tl, c->tid))
 		return 0;
 	k = PUSH(tl->calls, tl->ncalls, tl->callcap);
 	if (!k)
@@ -404,7 +404,7 @@ static int keep_call(void *ctx, const struct xlp_call_rec *c)
 			   .end = c->entry_ns + c->incl[XLP_C_WALL],
 			   .tid = c->tid,
 			   .func = g,
-			   .parent = DS_NONE};
+			   .parent = DATASET_NONE};
 	return 0;
 }
 
@@ -424,7 +424,7 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 	tl->fi = fi;
 	if (!tl->nthr)
 		return 0;
-	ret = ds_each_call(ds, fi, keep_call, tl, err, errlen);
+	ret = dataset__each_call(ds, fi, keep_call, tl, err, errlen);
 	if (ret || !tl->ncalls)
 		return ret;
 	qsort(tl->calls, tl->ncalls, sizeof(*tl->calls), call_cmp);
@@ -440,7 +440,7 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 		while (n && (tl->calls[stack[n - 1]].end <= c->entry ||
 			     tl->calls[stack[n - 1]].end < c->end))
 			n--;
-		c->parent = n ? stack[n - 1] : DS_NONE;
+		c->parent = n ? stack[n - 1] : DATASET_NONE;
 		q = grow(stack, &cap, n + 1, sizeof(*stack));
 		if (!q) {
 			free(stack);
@@ -455,7 +455,7 @@ static int tl_calls(const struct dataset *ds, size_t fi, struct tl *tl, char *er
 	return 0;
 }
 
-/* The deepest marked call of t enclosing all of [x, y): its function, DS_NO_FUNC: none. */
+/* The deepest marked call of t enclosing all of [x, y): its function, DATASET_NO_FUNC: none. */
 static uint32_t ran_in(const struct tl *tl, const struct thr *t, uint64_t x, uint64_t y)
 {
 	size_t lo = t->coff, hi = t->coff + t->nc;
@@ -470,16 +470,17 @@ static uint32_t ran_in(const struct tl *tl, const struct thr *t, uint64_t x, uin
 			hi = mid;
 	}
 	if (lo == t->coff)
-		return DS_NO_FUNC;
+		return DATASET_NO_FUNC;
 	/*
 	 * The last call entering at or before x, or one of its ancestors: no
 	 * more than the marked calls a thread can have open (a forged trace's
 	 * deeper nesting would make every piece walk it)
 	 */
-	for (c = (uint32_t)(lo - 1); c != DS_NONE && tl->calls[c].end < y && hops <= XLP_MAX_DEPTH;
+	for (c = (uint32_t)(lo - 1);
+	     c != DATASET_NONE && tl->calls[c].end < y && hops <= XLP_MAX_DEPTH;
 	     c = tl->calls[c].parent)
 		hops++;
-	return c == DS_NONE || hops > XLP_MAX_DEPTH ? DS_NO_FUNC : tl->calls[c].func;
+	return c == DATASET_NONE || hops > XLP_MAX_DEPTH ? DATASET_NO_FUNC : tl->calls[c].func;
 }
 
 /* Index of the thread's first segment ending after t. */
@@ -545,7 +546,7 @@ static int piece_in(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32
 static int piece(struct walk *w, uint64_t x, uint64_t y, uint32_t pid, uint32_t tid,
 		 enum waitchain_state st, uint16_t reason, uint16_t depth)
 {
-	return piece_in(w, x, y, pid, tid, st, reason, depth, DS_NO_FUNC);
+	return piece_in(w, x, y, pid, tid, st, reason, depth, DATASET_NO_FUNC);
 }
 
 static bool on_chain(const struct walk *w, uint32_t tid)
@@ -640,7 +641,7 @@ static int wait_open(struct waitchain *wc, size_t wfirst, uint64_t start, uint64
 
 /* The run's thread off the CPU in [run start, run end): waits and their pieces. */
 static int walk_run(struct waitchain *wc, const struct tl *tl, unsigned max_depth,
-		    const struct ds_run *r, size_t run)
+		    const struct dataset_run *r, size_t run)
 {
 	struct walk w = {.wc = wc, .tl = tl, .max_depth = max_depth, .tid = r->tid};
 	size_t wfirst = wc->nwaits;

@@ -55,7 +55,7 @@ struct waitchain_piece {
 			  * DEPTH); 0 otherwise or unknown */
 	uint16_t depth;	 /* hops: 0 the waiting thread itself, 1 its waker... */
 	/* WAITCHAIN_RAN: the dataset function of the blocker's deepest marked call
-	 * enclosing all of the piece; DS_NO_FUNC: none */
+	 * enclosing all of the piece; DATASET_NO_FUNC: none */
 	uint32_t func;
 	char comm[XLP_COMM_LEN];       /* the blocker's name, "" when unknown */
 	char waker_comm[XLP_COMM_LEN]; /* waker_tid's */

@@ -93,7 +93,7 @@ TEST(lag_keeps_lagging_runs_and_one_in_k)
 	CHECK(dataset__nruns(ds) + ns == 100, "%zu runs with detail + %zu summarized",
 	      dataset__nruns(ds), ns);
 	for (size_t r = 0; r < dataset__nruns(ds); r++) {
-		const struct ds_run *run = dataset__run(ds, r);
+		const struct dataset_run *run = dataset__run(ds, r);
 
 		nlag += run->latency_ns >= 100 * MS;
 		nnormal += run->latency_ns < 100 * MS;
@@ -110,7 +110,7 @@ TEST(lag_keeps_lagging_runs_and_one_in_k)
 	REQUIRE(!xt_trace_load(trace, &t), "cannot read %s", trace);
 	ti = xt_func_id(&t, "inner");
 	for (size_t i = 0; i < ns; i++) {
-		const struct ds_run *run = dataset__summary_run(ds, i);
+		const struct dataset_run *run = dataset__summary_run(ds, i);
 
 		CHECK(!inner_calls(&t, ti, run->start_ns, run->end_ns), "summary %zu has detail",
 		      i);

@@ -2,7 +2,7 @@
 /*
  * Workload sizes on real eBPF (record --sizes, --size, --size-arg): the
  * runs of a recording carry the size they were given, as the analysis
- * reads it (struct ds_run.size) and as dump shows it. Workload:
+ * reads it (struct dataset_run.size) and as dump shows it. Workload:
  * tests/workloads/sizes.c, whose work(i, n) gets the size as its second
  * argument. Root.
  */
@@ -38,7 +38,7 @@ static int record(const char *trace, char **args)
 
 static int by_start(const void *a, const void *b)
 {
-	const struct ds_run *x = a, *y = b;
+	const struct dataset_run *x = a, *y = b;
 
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
@@ -48,7 +48,7 @@ static size_t run_sizes(const char *trace, double *sizes, size_t max)
 {
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
-	struct ds_run runs[64];
+	struct dataset_run runs[64];
 	char msg[512];
 	size_t n;
 

@@ -255,7 +255,7 @@ TEST(sampler_cost_removed_and_samples_bounded_by_the_run)
 	const uint32_t compute[] = {0, 1};
 	const char *path = tmp("observer.xlp");
 	const char *paths[] = {path};
-	const struct ds_sample_info *si;
+	const struct dataset_sample_info *si;
 	uint64_t c[XLP_NR_CTR];
 	struct synth *s = NULL;
 	struct dataset *ds;
@@ -285,7 +285,7 @@ TEST(sampler_cost_removed_and_samples_bounded_by_the_run)
 	fc = tds_func(ds, "compute");
 	REQUIRE(fc >= 0, "compute not found");
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
-		const struct ds_run *r = dataset__run(ds, i);
+		const struct dataset_run *r = dataset__run(ds, i);
 		bool hit = i % 2 == 0;
 
 		CHECK(r->latency_ns == (hit ? 150000 : 200000), "run %zu: %g", i, r->latency_ns);
@@ -304,7 +304,7 @@ TEST(sampled_functions_under_the_interaction)
 	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
 	struct xa_result *r = NULL;
 	struct resources *res = NULL;
-	struct ds_cct *t = NULL;
+	struct dataset_cct *t = NULL;
 	struct dataset *ds;
 	int fl, fc, fp;
 	uint32_t want[2];
@@ -352,13 +352,13 @@ TEST(sampled_functions_under_the_interaction)
 	resources__free(res);
 	/* the calling-context tree of load: pread under it, slow runs only */
 	REQUIRE(!dataset__context_tree(ds, (uint32_t)fl, slow, &t) && t);
-	CHECK(cct__n(t) == 2, "%zu nodes", cct__n(t));
-	CHECK(cct__node(t, 0)->slow[XLP_C_WALL] == 5 * 51e6, "%g",
-	      cct__node(t, 0)->slow[XLP_C_WALL]);
-	CHECK(cct__n(t) < 2 || (cct__node(t, 1)->func == (uint32_t)fp &&
-				cct__node(t, 1)->slow[XLP_C_DISK] == 5 * 50e6 &&
-				cct__node(t, 1)->fast[XLP_C_WALL] == 0));
-	cct__free(t);
+	CHECK(dataset_cct__n(t) == 2, "%zu nodes", dataset_cct__n(t));
+	CHECK(dataset_cct__node(t, 0)->slow[XLP_C_WALL] == 5 * 51e6, "%g",
+	      dataset_cct__node(t, 0)->slow[XLP_C_WALL]);
+	CHECK(dataset_cct__n(t) < 2 || (dataset_cct__node(t, 1)->func == (uint32_t)fp &&
+					dataset_cct__node(t, 1)->slow[XLP_C_DISK] == 5 * 50e6 &&
+					dataset_cct__node(t, 1)->fast[XLP_C_WALL] == 0));
+	dataset_cct__free(t);
 	/* steps 1 and 2 on the sampled times: load, through the disk */
 	REQUIRE(!analysis__run(ds, &o, &r, err, sizeof(err)), "%s", err);
 	CHECK(r->status == XA_OK && r->ncrit == 1, "status %d, %zu critical", r->status, r->ncrit);

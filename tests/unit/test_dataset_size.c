@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Workload sizes of runs (analysis/dataset/dataset_size.c, struct ds_run.size) on
+ * Workload sizes of runs (analysis/dataset/dataset_size.c, struct dataset_run.size) on
  * hand-written traces: a call's own size (record --size-arg) before its
  * launch's (--sizes, also through forks) before the recording's (--size),
  * NAN without any; forged values ignored or bounded; dump shows them.
@@ -16,7 +16,7 @@
 static double size_of(const struct dataset *ds, uint32_t pid, uint64_t start)
 {
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
-		const struct ds_run *r = dataset__run(ds, i);
+		const struct dataset_run *r = dataset__run(ds, i);
 
 		if (r->pid == pid && r->start_ns == start)
 			return r->size;

@@ -240,7 +240,7 @@ TEST(summary_runs_apart_but_counted)
 	const char *path = synth__tmp("lag.xlp");
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
-	const struct ds_file_info *fi;
+	const struct dataset_file_info *fi;
 	const double *lat;
 	size_t ns, nclick = 0;
 	char msg[512];
@@ -259,7 +259,7 @@ TEST(summary_runs_apart_but_counted)
 		      !dataset__func(ds, work)->landmark,
 	      "-");
 	for (size_t r = 0; r < dataset__nruns(ds); r++) {
-		const struct ds_run *run = dataset__run(ds, r);
+		const struct dataset_run *run = dataset__run(ds, r);
 
 		CHECK(!run->summary && dataset__time(ds, r, work) > 0, "run %zu has its detail", r);
 		CHECK(run->landmark == (uint32_t)click || run->landmark == (uint32_t)key, "-");
@@ -270,7 +270,7 @@ TEST(summary_runs_apart_but_counted)
 	}
 	CHECK(nclick == 8, "%zu on_click runs", nclick);
 	for (size_t i = 0; i < ns; i++) {
-		const struct ds_run *run = dataset__summary_run(ds, i);
+		const struct dataset_run *run = dataset__summary_run(ds, i);
 
 		CHECK(run->summary && run->latency_ns == lat[i] && lat[i] < 100 * MS, "%zu", i);
 		CHECK(run->landmark == (uint32_t)click || run->landmark == (uint32_t)key, "-");

@@ -83,7 +83,7 @@ static void write_trace(const char *path)
 	REQUIRE(!synth__finish(s, err), "synthetic trace not written");
 }
 
-static const struct ds_thief *find(const struct ds_thief_sum *s, const char *comm)
+static const struct dataset_thief *find(const struct dataset_thief_sum *s, const char *comm)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->t[i].comm, comm))
@@ -98,11 +98,11 @@ TEST(attributed_to_function_and_run)
 	struct dataset_opts o = {0};
 	struct dataset *ds = NULL;
 	struct thieves *th = NULL;
-	struct ds_thief_sum s;
+	struct dataset_thief_sum s;
 	uint8_t slow[4] = {0, 1, 0, 1}, fast[4] = {1, 0, 1, 0};
 	uint32_t fw = UINT32_MAX;
 	char err[256];
-	const struct ds_thief *h, *b, *k;
+	const struct dataset_thief *h, *b, *k;
 
 	write_trace(path);
 	REQUIRE(!dataset__load(paths, 1, &o, &ds, err, sizeof(err)), "%s", err);
@@ -124,18 +124,18 @@ TEST(attributed_to_function_and_run)
 	CHECK(b && b->ns == 600 && b->child && !b->own_process, "bgsave: a child, 600 ns");
 	CHECK(s.idle_ns == 100 && s.unknown_ns == 100, "idle %.0f, unknown %.0f", s.idle_ns,
 	      s.unknown_ns);
-	ds_thief_sum__release(&s);
+	dataset_thief_sum__release(&s);
 	/* the whole run of its thread: both waits */
 	REQUIRE(!thieves__sum(th, 1, slow, &s));
 	k = find(&s, "kworker/1:0");
 	CHECK(s.waits == 4 && s.wait_ns == 2400, "run: %llu waits, %.0f ns",
 	      (unsigned long long)s.waits, s.wait_ns);
 	CHECK(k && k->ns == 400 && (k->flags & XLP_THIEF_KTHREAD), "kworker: a kernel thread");
-	ds_thief_sum__release(&s);
+	dataset_thief_sum__release(&s);
 	/* the fast runs had none */
 	REQUIRE(!thieves__sum(th, 1, fast, &s));
 	CHECK(s.waits == 0 && s.n == 0);
-	ds_thief_sum__release(&s);
+	dataset_thief_sum__release(&s);
 	thieves__free(th);
 	dataset__free(ds);
 }

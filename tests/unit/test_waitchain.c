@@ -302,7 +302,7 @@ TEST(ran_in_function_synthetic)
 	REQUIRE(load >= 0 && parse >= 0, "functions %d %d", load, parse);
 	CHECK(waitchain__piece(wc, 0, 0)->func == (uint32_t)parse, "first: %u",
 	      waitchain__piece(wc, 0, 0)->func);
-	CHECK(waitchain__piece(wc, 0, 1)->func == DS_NO_FUNC, "device: %u",
+	CHECK(waitchain__piece(wc, 0, 1)->func == DATASET_NO_FUNC, "device: %u",
 	      waitchain__piece(wc, 0, 1)->func);
 	CHECK(waitchain__piece(wc, 0, 2)->func == (uint32_t)load, "last: %u",
 	      waitchain__piece(wc, 0, 2)->func);
@@ -1137,7 +1137,7 @@ TEST(keyed_runs_span_threads_synthetic)
 	REQUIRE(ds, "-");
 	CHECK(dataset__nruns(ds) == 20, "%zu runs", dataset__nruns(ds));
 	for (size_t i = 0; i < dataset__nruns(ds) && i < 20; i++) {
-		const struct ds_run *r = dataset__run(ds, i);
+		const struct dataset_run *r = dataset__run(ds, i);
 
 		CHECK(r->tid == B && r->start_ns == T0 + MS(10.0 * (double)i) &&
 			      r->latency_ns == (double)(MS(0.5 + (double)i) + MS(0.5)) &&

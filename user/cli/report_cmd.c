@@ -271,7 +271,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 static void warn_truncated(const struct dataset *ds)
 {
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+		const struct dataset_file_info *fi = dataset__file(ds, i);
 
 		if (fi->truncated)
 			xlp_warn("%s is truncated (no valid footer): analysing the %llu records "

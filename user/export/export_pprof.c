@@ -607,13 +607,13 @@ static int pp__read(struct pp *pp, struct trace_reader *r)
 
 /* ---- runs ---- */
 
-static const struct ds_run *run_at(const struct pp *pp, size_t k)
+static const struct dataset_run *run_at(const struct pp *pp, size_t k)
 {
 	return dataset__run(pp->ds, pp->run_order[k]);
 }
 
 /* A launch owns its process's samples, an interaction its thread's. */
-static uint64_t run_owner(const struct ds_run *r)
+static uint64_t run_owner(const struct dataset_run *r)
 {
 	return r->tid ? r->tid : (1ULL << 32 | r->pid);
 }
@@ -631,8 +631,8 @@ static const struct dataset *sort_ds;
 
 static int cmp_run(const void *a, const void *b)
 {
-	const struct ds_run *x = dataset__run(sort_ds, *(const size_t *)a),
-			    *y = dataset__run(sort_ds, *(const size_t *)b);
+	const struct dataset_run *x = dataset__run(sort_ds, *(const size_t *)a),
+				 *y = dataset__run(sort_ds, *(const size_t *)b);
 
 	return cmp_key(x->file, run_owner(x), x->start_ns, y->file, run_owner(y), y->start_ns);
 }
@@ -641,7 +641,7 @@ static int cmp_run(const void *a, const void *b)
 static int32_t find_run(const struct pp *pp, uint32_t file, uint64_t o, uint64_t t)
 {
 	size_t lo = 0, hi = dataset__nruns(pp->ds);
-	const struct ds_run *r;
+	const struct dataset_run *r;
 
 	while (lo < hi) { /* first run with key > (file, o, t) */
 		size_t mid = lo + (hi - lo) / 2;
@@ -692,7 +692,7 @@ static int pp__runs(struct pp *pp, const char *const *paths, size_t n, char *why
 		return -ENOMEM;
 	}
 	for (size_t i = 0, last = SIZE_MAX, k = 0; i < nr; i++) {
-		const struct ds_run *r = dataset__run(pp->ds, i);
+		const struct dataset_run *r = dataset__run(pp->ds, i);
 
 		k = r->file == last ? k + 1 : 1;
 		last = r->file;

@@ -632,10 +632,10 @@ static void row_trace(struct tt *e, const struct tt_trace *t, const struct tt_en
 
 /* One piece of a wait of run `run` (its index in the trace, from 1). */
 static void row_wait(struct tt *e, const struct tt_trace *t, const struct dataset *ds, size_t run,
-		     const struct ds_run *r, const struct waitchain_wait *wt,
+		     const struct dataset_run *r, const struct waitchain_wait *wt,
 		     const struct waitchain_piece *p)
 {
-	bool fn = p->func != DS_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
+	bool fn = p->func != DATASET_NO_FUNC && ds && p->func < dataset__nfuncs(ds);
 	struct tw *w = &e->w;
 
 	row_begin(w, TT_WAITS);
@@ -791,7 +791,7 @@ static void csv_header(struct tt *e)
 	else if (e->table == TT_THREADS)
 		row_thread(e, &t, &(struct xlp_thread_rec){0});
 	else if (e->table == TT_WAITS)
-		row_wait(e, &t, NULL, 0, &(struct ds_run){0}, &(struct waitchain_wait){0},
+		row_wait(e, &t, NULL, 0, &(struct dataset_run){0}, &(struct waitchain_wait){0},
 			 &(struct waitchain_piece){0});
 	else if (e->table == TT_LAGS)
 		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});

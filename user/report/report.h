@@ -118,10 +118,11 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
  * cut, the same in text and JSON.
  */
 #define REPORT_CCT_SHARE 0.05
-size_t report__cct_order(const struct ds_cct *t, const struct xa_result *r, uint32_t *out,
+size_t report__cct_order(const struct dataset_cct *t, const struct xa_result *r, uint32_t *out,
 			 size_t max);
 /* A node's counter c (XLP_C_*) per slow (or fast) run. */
-double report__cct_mean(const struct ds_cct_node *x, const struct xa_result *r, bool slow, int c);
+double report__cct_mean(const struct dataset_cct_node *x, const struct xa_result *r, bool slow,
+			int c);
 const char *report__p(double p, char *buf, size_t len);
 /*
  * The evidence of a critical function, lines separated by '\n': its
@@ -142,7 +143,7 @@ const char *report__rule(const struct xa_result *r, char *buf, size_t len);
 /* "87 % of the added latency"; above 100 %: "all of the added latency (1.9x it: ...)". */
 const char *report__share(double share, char *buf, size_t len);
 /* A differential node's frame: "FileRead", "pread64 (libc.so.6)", "[k] clear_page_erms". */
-const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x, char *buf,
+const char *report__frame(const struct dataset *ds, const struct dataset_diff_node *x, char *buf,
 			  size_t len);
 /* "app → library → [k] kernel" where the samples of g reach (empty when none) */
 const char *report__reach(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len);

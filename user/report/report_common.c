@@ -33,7 +33,7 @@ const char *report__value(enum xa_feat f, double v, char *buf, size_t len)
 
 size_t report__drops(const struct dataset *ds, struct report_drop *out, size_t max)
 {
-	const struct ds_drops *d = dataset__drops(ds);
+	const struct dataset_drops *d = dataset__drops(ds);
 	const struct report_drop all[] = {
 		{xlp_stat_names[XLP_S_RB_FULL], "records lost: ring buffer full",
 		 d->stat[XLP_S_RB_FULL]},
@@ -264,7 +264,7 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 		const struct xa_critical *c = &r->crit[i];
 
 		for (size_t k = 0; k < c->nchain && used < len; k++) {
-			const struct ds_func *f = dataset__func(ds, c->chain[k]);
+			const struct dataset_func *f = dataset__func(ds, c->chain[k]);
 			char arg[2 * DEMANGLE_MAX_OUT + 600], name[DEMANGLE_MAX_OUT];
 			char esc[2 * DEMANGLE_MAX_OUT];
 			int n;
@@ -288,13 +288,13 @@ const char *report__func_args(const struct dataset *ds, const struct xa_result *
 }
 
 struct cct_walk {
-	const struct ds_cct *t;
+	const struct dataset_cct *t;
 	double nslow, nfast, min;
 	uint32_t *out;
 	size_t n, max;
 };
 
-static double cct_mean(const struct cct_walk *w, const struct ds_cct_node *x, bool slow)
+static double cct_mean(const struct cct_walk *w, const struct dataset_cct_node *x, bool slow)
 {
 	double n = slow ? w->nslow : w->nfast;
 
@@ -304,7 +304,7 @@ static double cct_mean(const struct cct_walk *w, const struct ds_cct_node *x, bo
 /* Depth first, each node's children by their time in slow runs. */
 static void cct_visit(struct cct_walk *w, uint32_t node)
 {
-	size_t nk = 0, total = cct__n(w->t);
+	size_t nk = 0, total = dataset_cct__n(w->t);
 	uint32_t *kids;
 
 	if (w->n >= w->max)
@@ -314,7 +314,7 @@ static void cct_visit(struct cct_walk *w, uint32_t node)
 	if (!kids)
 		return;
 	for (size_t i = node + 1; i < total; i++) {
-		const struct ds_cct_node *x = cct__node(w->t, i);
+		const struct dataset_cct_node *x = dataset_cct__node(w->t, i);
 
 		if (x->parent == node &&
 		    (cct_mean(w, x, true) >= w->min || cct_mean(w, x, false) >= w->min))
@@ -322,8 +322,9 @@ static void cct_visit(struct cct_walk *w, uint32_t node)
 	}
 	/* insertion sort: a node has few children worth showing */
 	for (size_t i = 1; i < nk; i++)
-		for (size_t j = i; j > 0 && cct_mean(w, cct__node(w->t, kids[j]), true) >
-						    cct_mean(w, cct__node(w->t, kids[j - 1]), true);
+		for (size_t j = i;
+		     j > 0 && cct_mean(w, dataset_cct__node(w->t, kids[j]), true) >
+				      cct_mean(w, dataset_cct__node(w->t, kids[j - 1]), true);
 		     j--) {
 			uint32_t k = kids[j];
 
@@ -335,7 +336,7 @@ static void cct_visit(struct cct_walk *w, uint32_t node)
 	free(kids);
 }
 
-size_t report__cct_order(const struct ds_cct *t, const struct xa_result *r, uint32_t *out,
+size_t report__cct_order(const struct dataset_cct *t, const struct xa_result *r, uint32_t *out,
 			 size_t max)
 {
 	struct cct_walk w = {.t = t,
@@ -343,17 +344,18 @@ size_t report__cct_order(const struct ds_cct *t, const struct xa_result *r, uint
 			     .nfast = (double)(r->lab.n - r->lab.nslow),
 			     .out = out,
 			     .max = max};
-	const struct ds_cct_node *root;
+	const struct dataset_cct_node *root;
 
 	if (!t || !max)
 		return 0;
-	root = cct__node(t, 0);
+	root = dataset_cct__node(t, 0);
 	w.min = REPORT_CCT_SHARE * fmax(cct_mean(&w, root, true), cct_mean(&w, root, false));
 	cct_visit(&w, 0);
 	return w.n;
 }
 
-double report__cct_mean(const struct ds_cct_node *x, const struct xa_result *r, bool slow, int c)
+double report__cct_mean(const struct dataset_cct_node *x, const struct xa_result *r, bool slow,
+			int c)
 {
 	double n = slow ? (double)r->lab.nslow : (double)(r->lab.n - r->lab.nslow);
 
@@ -537,7 +539,7 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 const char *report__caveat(const struct dataset *ds, uint64_t *lost, uint64_t *sent, char *buf,
 			   size_t len)
 {
-	const struct ds_drops *d = dataset__drops(ds);
+	const struct dataset_drops *d = dataset__drops(ds);
 
 	*lost = d->stat[XLP_S_RB_FULL] + d->lost_by_reader;
 	*sent = d->program_records + *lost;
@@ -562,7 +564,7 @@ void report__queued(const struct dataset *ds, const struct xa_result *r, struct 
 	memset(q, 0, sizeof(*q));
 	q->slow_median = q->fast_median = q->share = NAN;
 	for (size_t i = 0; i < n && slow && fast; i++) {
-		const struct ds_run *run = dataset__run(ds, i);
+		const struct dataset_run *run = dataset__run(ds, i);
 		bool s = r->slow && r->slow[i];
 
 		q->runs += run->queued_ns > 0;

@@ -148,7 +148,7 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 	      "<th>slow runs</th><th>fast runs</th></tr>",
 	      f);
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+		const struct dataset_cct_node *x = dataset_cct__node(c->cct, order[i]);
 
 		fprintf(f, "<tr><td style=\"padding-left:%uem\">", x->depth % 32);
 		html_esc(f, dataset__func(ds, x->func)->name);
@@ -365,7 +365,7 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	if (!nd)
 		fputs("<li>no events lost</li>", f);
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+		const struct dataset_file_info *fi = dataset__file(ds, i);
 
 		if (fi->truncated) {
 			fputs("<li class=\"warn\">", f);

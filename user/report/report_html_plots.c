@@ -196,7 +196,7 @@ void html_plot_runs(FILE *f, const struct dataset *ds, const struct xa_result *r
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_run *run = dataset__run(ds, i);
+		const struct dataset_run *run = dataset__run(ds, i);
 
 		o[i] = (struct run_ord){run->file, run->start_ns, i};
 		top = fmax(top, run->latency_ns);

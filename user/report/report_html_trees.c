@@ -240,7 +240,7 @@ void html_chain(FILE *f, const char *id, const struct dataset *ds, const struct 
 	svg_begin(f, id, "chain", data, CW, CT + (int)c->nchain * CH + 44,
 		  "Drill-down chain: time added in slow runs at each level");
 	for (size_t k = 0; k < c->nchain; k++) {
-		const struct ds_func *fn = dataset__func(ds, c->chain[k]);
+		const struct dataset_func *fn = dataset__func(ds, c->chain[k]);
 		double y = CT + (double)k * CH, add = c->chain_added[k] > 0 ? c->chain_added[k] : 0;
 		double w = svg_map(&x, add) - CL;
 
@@ -270,7 +270,7 @@ enum { FW = 912, FL = 90, FR = 880, FT = 54, FH = 18 };
 #define MAX_FLAME 64
 
 /* The counter most of a frame's time went to in slow (or fast) runs, -1 if none. */
-static int frame_top(const struct ds_cct_node *x, bool slow)
+static int frame_top(const struct dataset_cct_node *x, bool slow)
 {
 	const double *v = slow ? x->slow : x->fast;
 	int best = -1;
@@ -286,9 +286,10 @@ static int frame_top(const struct ds_cct_node *x, bool slow)
 }
 
 static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
-		  const struct ds_cct_node *x, size_t i, bool slow, double x0, double w, double y)
+		  const struct dataset_cct_node *x, size_t i, bool slow, double x0, double w,
+		  double y)
 {
-	const struct ds_func *fn = dataset__func(ds, x->func);
+	const struct dataset_func *fn = dataset__func(ds, x->func);
 	int top = frame_top(x, slow);
 	char a[32], b[32], d[32];
 
@@ -334,15 +335,15 @@ static void flame_place(const uint32_t *order, size_t i, uint32_t parent, double
  * node's place is its parent's start plus what its elder siblings took.
  */
 static void panel(FILE *f, const struct dataset *ds, const struct xa_result *r,
-		  const struct ds_cct *t, const uint32_t *order, size_t n, bool slow,
+		  const struct dataset_cct *t, const uint32_t *order, size_t n, bool slow,
 		  const struct svg_scale *x, double y0)
 {
 	double start[MAX_FLAME], next[MAX_FLAME];
-	uint32_t d0 = cct__node(t, order[0])->depth;
+	uint32_t d0 = dataset_cct__node(t, order[0])->depth;
 
 	svg_text(f, FL - 8, y0 + 13, "end", "fname", slow ? "slow runs" : "fast runs");
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *nd = cct__node(t, order[i]);
+		const struct dataset_cct_node *nd = dataset_cct__node(t, order[i]);
 		double m = report__cct_mean(nd, r, slow, XLP_C_WALL);
 		uint32_t d = nd->depth > d0 ? nd->depth - d0 : 0;
 
@@ -365,9 +366,9 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 
 	if (!n)
 		return;
-	d0 = cct__node(c->cct, order[0])->depth;
+	d0 = dataset_cct__node(c->cct, order[0])->depth;
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *nd = cct__node(c->cct, order[i]);
+		const struct dataset_cct_node *nd = dataset_cct__node(c->cct, order[i]);
 		uint32_t d = nd->depth > d0 ? nd->depth - d0 : 0;
 
 		maxd = d > maxd ? d : maxd;
@@ -379,8 +380,8 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 	for (int k = 0; k < XA_NFEAT; k++)
 		if (shown[k])
 			keys[nk++] = (struct svg_key){xa_feat_name(k), html_feat_color(k)};
-	top = fmax(report__cct_mean(cct__node(c->cct, order[0]), r, true, XLP_C_WALL),
-		   report__cct_mean(cct__node(c->cct, order[0]), r, false, XLP_C_WALL));
+	top = fmax(report__cct_mean(dataset_cct__node(c->cct, order[0]), r, true, XLP_C_WALL),
+		   report__cct_mean(dataset_cct__node(c->cct, order[0]), r, false, XLP_C_WALL));
 	x = (struct svg_scale){0, svg_nice_max(top), FL, FR};
 	ph = (maxd + 1) * FH;
 	yf = FT + ph + 16;
@@ -399,8 +400,8 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 #define MAX_DIFF REPORT_MAX_DIFF
 
 static void dframe(FILE *f, const struct dataset *ds, const struct xa_why *g, size_t i,
-		   const struct ds_diff_node *x, const struct ds_diff_node *x0, double x_, double w,
-		   double y)
+		   const struct dataset_diff_node *x, const struct dataset_diff_node *x0, double x_,
+		   double w, double y)
 {
 	double ss = x0->wslow > 0 ? x->wslow / x0->wslow : 0;
 	double fs = x0->wfast > 0 ? x->wfast / x0->wfast : 0, d = ss - fs;
@@ -436,18 +437,18 @@ void html_diff_flame(FILE *f, const char *id, const char *title, const struct da
 	uint32_t order[MAX_DIFF], maxd = 0;
 	size_t n = report__diff_order(g, order, MAX_DIFF);
 	double start[MAX_DIFF], next[MAX_DIFF], per, ph;
-	const struct ds_diff_node *x0;
+	const struct dataset_diff_node *x0;
 	struct svg_scale x;
 	char data[128];
 
 	if (!n)
 		return;
-	x0 = diff__node(g->diff, 0);
+	x0 = dataset_diff__node(g->diff, 0);
 	per = g->nslow_runs ? x0->wslow / g->nslow_runs : 0;
 	if (per <= 0)
 		return; /* no sample in slow runs: no shape to draw */
 	for (size_t i = 0; i < n; i++) {
-		uint32_t d = diff__node(g->diff, order[i])->depth;
+		uint32_t d = dataset_diff__node(g->diff, order[i])->depth;
 
 		maxd = d > maxd ? d : maxd;
 	}
@@ -464,7 +465,7 @@ void html_diff_flame(FILE *f, const char *id, const char *title, const struct da
 		   2);
 	svg_text(f, FL - 8, FT + 13, "end", "fname", "slow runs");
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_diff_node *nd = diff__node(g->diff, order[i]);
+		const struct dataset_diff_node *nd = dataset_diff__node(g->diff, order[i]);
 		double m = nd->wslow / g->nslow_runs;
 		uint32_t d = nd->depth < 47 ? nd->depth : 47;
 

@@ -342,7 +342,7 @@ static void context_tree(struct jsonw *w, const struct dataset *ds, const struct
 
 	jsonw__begin_arr(w, "context_tree");
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
+		const struct dataset_cct_node *x = dataset_cct__node(c->cct, order[i]);
 
 		jsonw__begin_obj(w, NULL);
 		func_id(w, ds, x->func);
@@ -380,14 +380,14 @@ static const char *cause_name(enum xa_cause c)
 	return NULL;
 }
 
-static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct ds_diff_node *x)
+static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct dataset_diff_node *x)
 {
 	if (x->kernel) {
 		jsonw__str(w, "function", dataset__kframe(ds, x->frame));
 		jsonw__str(w, "symbol", dataset__kframe(ds, x->frame));
 		jsonw__str(w, "binary", "[kernel]");
 		jsonw__bool(w, "kernel", true);
-	} else if (x->frame == DS_NO_FUNC) {
+	} else if (x->frame == DATASET_NO_FUNC) {
 		jsonw__null(w, "function");
 		jsonw__null(w, "symbol");
 		jsonw__null(w, "binary");
@@ -403,7 +403,7 @@ static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct d
 static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		   const struct xa_why *g)
 {
-	const struct ds_diff_node *x0;
+	const struct dataset_diff_node *x0;
 	uint32_t order[REPORT_MAX_DIFF];
 	char why[600];
 
@@ -411,14 +411,14 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		jsonw__null(w, key);
 		return;
 	}
-	x0 = diff__node(g->diff, 0);
+	x0 = dataset_diff__node(g->diff, 0);
 	jsonw__begin_obj(w, key);
 	jsonw__str(w, "samples_of", g->reason >= 0 ? xlp_ctr_names[g->reason] : "all");
 	jsonw__uint(w, "slow_runs", g->nslow_runs);
 	jsonw__uint(w, "fast_runs", g->nfast_runs);
 	jsonw__begin_arr(w, "path");
 	for (size_t i = 0; i < g->npath; i++) {
-		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+		const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
 
 		jsonw__begin_obj(w, NULL);
 		diff_frame(w, ds, x);
@@ -628,7 +628,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__end_obj(w);
 	if (g->diff && g->deepest) {
 		jsonw__begin_obj(w, "deepest_frame");
-		diff_frame(w, ds, diff__node(g->diff, g->path[g->deepest]));
+		diff_frame(w, ds, dataset_diff__node(g->diff, g->path[g->deepest]));
 		jsonw__end_obj(w);
 	} else {
 		jsonw__null(w, "deepest_frame");
@@ -636,14 +636,14 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	/* the application's frame on that path, and the library's below it */
 	if (g->diff && g->app) {
 		jsonw__begin_obj(w, "app_frame");
-		diff_frame(w, ds, diff__node(g->diff, g->path[g->app]));
+		diff_frame(w, ds, dataset_diff__node(g->diff, g->path[g->app]));
 		jsonw__end_obj(w);
 	} else {
 		jsonw__null(w, "app_frame");
 	}
 	if (g->diff && g->lib) {
 		jsonw__begin_obj(w, "library_frame");
-		diff_frame(w, ds, diff__node(g->diff, g->path[g->lib]));
+		diff_frame(w, ds, dataset_diff__node(g->diff, g->path[g->lib]));
 		jsonw__end_obj(w);
 	} else {
 		jsonw__null(w, "library_frame");
@@ -776,25 +776,25 @@ static void functions(struct jsonw *w, const struct dataset *ds, const struct xa
 }
 
 static const struct jsonw_field file_head_f[] = {
-	JSONW_F_STR(struct ds_file_info, path, "path"),
-	JSONW_F_STR(struct ds_file_info, interaction_name, "interaction"),
-	JSONW_F_STR(struct ds_file_info, interaction, "interaction_symbol"),
-	JSONW_F(struct ds_file_info, nruns, "runs"),
-	JSONW_F(struct ds_file_info, nsummary, "summarized"),
+	JSONW_F_STR(struct dataset_file_info, path, "path"),
+	JSONW_F_STR(struct dataset_file_info, interaction_name, "interaction"),
+	JSONW_F_STR(struct dataset_file_info, interaction, "interaction_symbol"),
+	JSONW_F(struct dataset_file_info, nruns, "runs"),
+	JSONW_F(struct dataset_file_info, nsummary, "summarized"),
 };
 
 static const struct jsonw_field file_tail_f[] = {
-	JSONW_F(struct ds_file_info, nrecords, "records"),
-	JSONW_F(struct ds_file_info, truncated, "truncated"),
-	JSONW_F_STR(struct ds_file_info, damage, "damage"),
-	JSONW_F(struct ds_file_info, features, "features"),
+	JSONW_F(struct dataset_file_info, nrecords, "records"),
+	JSONW_F(struct dataset_file_info, truncated, "truncated"),
+	JSONW_F_STR(struct dataset_file_info, damage, "damage"),
+	JSONW_F(struct dataset_file_info, features, "features"),
 };
 
 static void traces(struct jsonw *w, const struct dataset *ds)
 {
 	jsonw__begin_arr(w, "traces");
 	for (size_t i = 0; i < dataset__nfiles(ds); i++) {
-		const struct ds_file_info *fi = dataset__file(ds, i);
+		const struct dataset_file_info *fi = dataset__file(ds, i);
 
 		jsonw__begin_obj(w, NULL);
 		jsonw__fields_of(w, fi, file_head_f);
@@ -835,21 +835,21 @@ static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_re
 }
 
 static const struct jsonw_field sample_info_f[] = {
-	JSONW_F(struct ds_sample_info, samples, "samples"),
-	JSONW_F(struct ds_sample_info, in_runs, "in_runs"),
-	JSONW_F(struct ds_sample_info, unplaced, "unplaced"),
-	JSONW_F(struct ds_sample_info, malformed, "malformed"),
-	JSONW_F(struct ds_sample_info, weight_in_runs, "weight_in_runs_ns"),
-	JSONW_F(struct ds_sample_info, resolution_ns, "resolution_ns"),
-	JSONW_F(struct ds_sample_info, sampler_cost_ns, "sampler_cost_ns"),
-	JSONW_F(struct ds_sample_info, sampler_removed_ns, "sampler_removed_ns"),
-	JSONW_F(struct ds_sample_info, calibrated, "calibrated"),
-	JSONW_F(struct ds_sample_info, roots, "root_functions"),
+	JSONW_F(struct dataset_sample_info, samples, "samples"),
+	JSONW_F(struct dataset_sample_info, in_runs, "in_runs"),
+	JSONW_F(struct dataset_sample_info, unplaced, "unplaced"),
+	JSONW_F(struct dataset_sample_info, malformed, "malformed"),
+	JSONW_F(struct dataset_sample_info, weight_in_runs, "weight_in_runs_ns"),
+	JSONW_F(struct dataset_sample_info, resolution_ns, "resolution_ns"),
+	JSONW_F(struct dataset_sample_info, sampler_cost_ns, "sampler_cost_ns"),
+	JSONW_F(struct dataset_sample_info, sampler_removed_ns, "sampler_removed_ns"),
+	JSONW_F(struct dataset_sample_info, calibrated, "calibrated"),
+	JSONW_F(struct dataset_sample_info, roots, "root_functions"),
 };
 
 static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
 {
-	const struct ds_sample_info *s = dataset__samples(ds);
+	const struct dataset_sample_info *s = dataset__samples(ds);
 	char args[4096];
 
 	jsonw__begin_obj(w, "sampling");

@@ -45,7 +45,7 @@ const char *report__task_clause(const struct dataset *ds, const struct xa_result
 		     fname(ds, a->own_func), report__dur(a->slow_queue_ns, s, sizeof(s)),
 		     report__dur(a->fast_queue_ns, f, sizeof(f)),
 		     report__share(a->share, sh, sizeof(sh)));
-	if (n > 0 && (size_t)n < len && a->func != DS_NO_FUNC && a->held_ns > 0)
+	if (n > 0 && (size_t)n < len && a->func != DATASET_NO_FUNC && a->held_ns > 0)
 		snprintf(buf + n, len - (size_t)n,
 			 ", behind %s tasks on the workers (%s per slow run more than per fast "
 			 "one, tid %u)",
@@ -195,11 +195,11 @@ void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct 
 	}
 	jsonw__begin_obj(w, "answer");
 	jsonw__fields_of(w, a, task_answer_f);
-	jsonw__str(w, "function", a->own_func != DS_NO_FUNC ? fname(ds, a->own_func) : NULL);
-	jsonw__str(w, "symbol", a->own_func != DS_NO_FUNC ? fsym(ds, a->own_func) : NULL);
-	jsonw__str(w, "held_by", a->func != DS_NO_FUNC ? fname(ds, a->func) : NULL);
-	jsonw__str(w, "held_by_symbol", a->func != DS_NO_FUNC ? fsym(ds, a->func) : NULL);
-	jsonw__round(w, "held_ns_per_slow_run", a->func != DS_NO_FUNC ? a->held_ns : NAN);
+	jsonw__str(w, "function", a->own_func != DATASET_NO_FUNC ? fname(ds, a->own_func) : NULL);
+	jsonw__str(w, "symbol", a->own_func != DATASET_NO_FUNC ? fsym(ds, a->own_func) : NULL);
+	jsonw__str(w, "held_by", a->func != DATASET_NO_FUNC ? fname(ds, a->func) : NULL);
+	jsonw__str(w, "held_by_symbol", a->func != DATASET_NO_FUNC ? fsym(ds, a->func) : NULL);
+	jsonw__round(w, "held_ns_per_slow_run", a->func != DATASET_NO_FUNC ? a->held_ns : NAN);
 	jsonw__uint(w, "held_by_tid", a->run_tid);
 	jsonw__str(w, "text", report__task_clause(ds, r, line, sizeof(line)));
 	jsonw__end_obj(w);

@@ -85,7 +85,7 @@ static void summarized(FILE *f, const struct dataset *ds, const struct xa_result
 static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 {
 	size_t nf = dataset__nfiles(ds);
-	const struct ds_file_info *fi = dataset__file(ds, 0);
+	const struct dataset_file_info *fi = dataset__file(ds, 0);
 	char d1[32], d2[32], d3[32], d4[32], rule[64], p[NAME_MAX_TEXT], s[NAME_MAX_TEXT];
 	char cav[256];
 	uint64_t lost, sent;
@@ -236,7 +236,7 @@ static void text_lines(FILE *f, const char *head, const char *s)
 }
 
 /* The largest counter of a node in slow runs (time on a CPU or a wait). */
-static int cct_top(const struct ds_cct_node *x)
+static int cct_top(const struct dataset_cct_node *x)
 {
 	int best = XLP_C_CPU_RUN;
 
@@ -262,8 +262,8 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 	fprintf(f, "  calling context (stack samples; per run, slow | fast runs; the largest "
 		   "part in slow runs):\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_cct_node *x = cct__node(c->cct, order[i]);
-		const struct ds_func *fn = dataset__func(ds, x->func);
+		const struct dataset_cct_node *x = dataset_cct__node(c->cct, order[i]);
+		const struct dataset_func *fn = dataset__func(ds, x->func);
 		int top = cct_top(x);
 
 		xlp_text(fn->name, name, sizeof(name));
@@ -282,7 +282,7 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 static void critical(FILE *f, const struct dataset *ds, const struct xa_result *r,
 		     const struct xa_critical *c, size_t rank)
 {
-	const struct ds_func *fn = dataset__func(ds, c->func);
+	const struct dataset_func *fn = dataset__func(ds, c->func);
 	char t[32], chain[8192], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
 	char why[8192];
 

@@ -73,7 +73,7 @@ const char *report__blocker(const struct dataset *ds, const struct waitchain_blo
 			 who(b->waker_comm, b->waker_tid, b->threads, v, sizeof(v)));
 	switch (b->state) {
 	case WAITCHAIN_RAN:
-		if (b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds))
+		if (b->func != DATASET_NO_FUNC && b->func < dataset__nfuncs(ds))
 			snprintf(in, sizeof(in), " in %s",
 				 xlp_text(dataset__func(ds, b->func)->name, sym, sizeof(sym)));
 		snprintf(buf, len, "%s on a CPU%s%s", w, in, via);
@@ -180,7 +180,7 @@ void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_resul
 	}
 	run = report__typical_run(ds, r, true);
 	if (run != SIZE_MAX) {
-		const struct ds_run *x = dataset__run(ds, run);
+		const struct dataset_run *x = dataset__run(ds, run);
 		size_t nw = waitchain__nwaits(r->waits, run);
 
 		fprintf(f, "  A typical slow run (run %zu, %s, tid %u): %zu wait(s)\n", run + 1,
@@ -226,7 +226,7 @@ static void name_json(struct jsonw *w, const char *key, const char *comm)
 static void blocker_json(struct jsonw *w, const struct dataset *ds,
 			 const struct waitchain_blocker *b)
 {
-	bool fn = b->func != DS_NO_FUNC && b->func < dataset__nfuncs(ds);
+	bool fn = b->func != DATASET_NO_FUNC && b->func < dataset__nfuncs(ds);
 	char line[256];
 
 	jsonw__str(w, "state", waitchain__state_name(b->state));
@@ -249,7 +249,7 @@ static void blocker_json(struct jsonw *w, const struct dataset *ds,
 static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
 		     const struct xa_result *r, size_t run)
 {
-	const struct ds_run *x;
+	const struct dataset_run *x;
 
 	if (run == SIZE_MAX) {
 		jsonw__null(w, key);

@@ -59,16 +59,16 @@ const char *report__share(double share, char *buf, size_t len)
 	return buf;
 }
 
-const char *report__frame(const struct dataset *ds, const struct ds_diff_node *x, char *buf,
+const char *report__frame(const struct dataset *ds, const struct dataset_diff_node *x, char *buf,
 			  size_t len)
 {
-	const struct ds_func *f;
+	const struct dataset_func *f;
 
 	if (x->kernel) {
 		snprintf(buf, len, "[k] %s", dataset__kframe(ds, x->frame));
 		return buf;
 	}
-	if (x->frame == DS_NO_FUNC) {
+	if (x->frame == DATASET_NO_FUNC) {
 		snprintf(buf, len, "(the run)");
 		return buf;
 	}
@@ -104,7 +104,8 @@ const char *report__reach(const struct dataset *ds, const struct xa_why *g, char
 		at[n++] = g->deepest;
 	for (size_t i = 0; i < n; i++)
 		xlp_put(buf, len, &used, "%s%s", i ? " → " : "",
-			report__frame(ds, diff__node(g->diff, g->path[at[i]]), fr, sizeof(fr)));
+			report__frame(ds, dataset_diff__node(g->diff, g->path[at[i]]), fr,
+				      sizeof(fr)));
 	return buf;
 }
 
@@ -145,13 +146,13 @@ static const char *syscall_name(const char *s)
 
 const char *report__because(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len)
 {
-	const struct ds_diff_node *x;
+	const struct dataset_diff_node *x;
 	char fr[512];
 
 	buf[0] = 0;
 	if (!g->diff || !g->clear || g->cause_at >= g->npath)
 		return buf;
-	x = diff__node(g->diff, g->path[g->cause_at]);
+	x = dataset_diff__node(g->diff, g->path[g->cause_at]);
 	report__frame(ds, x, fr, sizeof(fr));
 	switch (g->cause) {
 	case XA_CAUSE_FAULT:
@@ -184,7 +185,7 @@ static double pct(uint32_t a, uint32_t b)
 const char *report__why_path(const struct dataset *ds, const struct xa_result *r,
 			     const struct xa_why *g, bool test, char *buf, size_t len)
 {
-	const struct ds_diff_node *x0;
+	const struct dataset_diff_node *x0;
 	char a[32], b[32], d[32], fr[512], p[32], why[600];
 	size_t used = 0;
 
@@ -196,7 +197,7 @@ const char *report__why_path(const struct dataset *ds, const struct xa_result *r
 			report__reason(g->reason));
 		return buf;
 	}
-	x0 = diff__node(g->diff, 0);
+	x0 = dataset_diff__node(g->diff, 0);
 	xlp_put(buf, len, &used,
 		"samples (%s): %u in %u slow runs, %u in %u fast; %s | %s per run (slow | fast)",
 		report__reason(g->reason), x0->nslow, g->nslow_runs, x0->nfast, g->nfast_runs,
@@ -206,7 +207,7 @@ const char *report__why_path(const struct dataset *ds, const struct xa_result *r
 		xlp_put(buf, len, &used,
 			"\ngrew most (each frame holds at least half of the added samples' time):");
 	for (size_t i = 1; i < g->npath; i++) {
-		const struct ds_diff_node *x = diff__node(g->diff, g->path[i]);
+		const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
 
 		xlp_put(buf, len, &used,
 			"\n%*s%s: %u of %u slow samples (%.0f %%), %u of %u fast (%.0f %%), %s "
@@ -356,7 +357,7 @@ struct dwalk {
 	double min_slow, min_fast;
 };
 
-static bool shown(const struct dwalk *w, const struct ds_diff_node *x)
+static bool shown(const struct dwalk *w, const struct dataset_diff_node *x)
 {
 	return x->wslow >= w->min_slow || x->wfast >= w->min_fast;
 }
@@ -367,24 +368,24 @@ static void dvisit(struct dwalk *w, uint32_t i, unsigned depth)
 		return;
 	w->out[w->n++] = i;
 	for (uint32_t c = w->first[i]; c != UINT32_MAX; c = w->next[c])
-		if (shown(w, diff__node(w->g->diff, c)))
+		if (shown(w, dataset_diff__node(w->g->diff, c)))
 			dvisit(w, c, depth + 1);
 }
 
 size_t report__diff_order(const struct xa_why *g, uint32_t *out, size_t max)
 {
-	size_t n = diff__n(g->diff);
+	size_t n = dataset_diff__n(g->diff);
 	struct dwalk w = {.g = g, .out = out, .max = max};
-	const struct ds_diff_node *x0;
+	const struct dataset_diff_node *x0;
 
 	/* the slow runs' frames are the shape: none, nothing to draw */
-	if (!g->diff || !max || !g->nslow_runs || !(diff__node(g->diff, 0)->wslow > 0))
+	if (!g->diff || !max || !g->nslow_runs || !(dataset_diff__node(g->diff, 0)->wslow > 0))
 		return 0;
 	w.first = malloc(n * sizeof(*w.first));
 	w.next = malloc(n * sizeof(*w.next));
 	if (!w.first || !w.next)
 		goto cleanup;
-	x0 = diff__node(g->diff, 0);
+	x0 = dataset_diff__node(g->diff, 0);
 	w.min_slow = x0->wslow > 0 ? REPORT_DIFF_SHARE * x0->wslow : INFINITY;
 	w.min_fast = x0->wfast > 0 ? REPORT_DIFF_SHARE * x0->wfast : INFINITY;
 	for (size_t i = 0; i < n; i++)
@@ -392,10 +393,10 @@ size_t report__diff_order(const struct xa_why *g, uint32_t *out, size_t max)
 	/* each child into its parent's list, kept sorted: heaviest in slow runs first
 	 * (then the lower index: the same order every time) */
 	for (size_t i = n; i-- > 1;) {
-		const struct ds_diff_node *x = diff__node(g->diff, i);
+		const struct dataset_diff_node *x = dataset_diff__node(g->diff, i);
 		uint32_t *at = &w.first[x->parent];
 
-		while (*at != UINT32_MAX && diff__node(g->diff, *at)->wslow > x->wslow)
+		while (*at != UINT32_MAX && dataset_diff__node(g->diff, *at)->wslow > x->wslow)
 			at = &w.next[*at];
 		w.next[i] = *at;
 		*at = (uint32_t)i;
