@@ -11,10 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 /* Mean over slow runs - mean over fast runs of v (per run). */
-double xa_added(const double *v, const uint8_t *slow, size_t n)
+double diagnosis__added(const double *v, const uint8_t *slow, size_t n)
 {
 	double sum[2] = {0, 0}, cnt[2] = {0, 0};
 
@@ -27,7 +27,7 @@ double xa_added(const double *v, const uint8_t *slow, size_t n)
 	return sum[1] / cnt[1] - sum[0] / cnt[0];
 }
 
-double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want)
+double diagnosis__class_mean(const double *v, const uint8_t *slow, size_t n, int want)
 {
 	double sum = 0, cnt = 0;
 
@@ -39,15 +39,17 @@ double xa_class_mean(const double *v, const uint8_t *slow, size_t n, int want)
 	return cnt ? sum / cnt : NAN;
 }
 
-struct xa_proportion xa_proportion(const double *v, const double *w, const uint8_t *slow, size_t n)
+struct diagnosis_proportion diagnosis_proportion(const double *v, const double *w,
+						 const uint8_t *slow, size_t n)
 {
-	double add = xa_class_mean(w, slow, n, 1) - xa_class_mean(w, slow, n, 0);
-	double wfast = xa_class_mean(w, slow, n, 0);
-	struct xa_proportion p = {
-		.share = add > 0 ? (xa_class_mean(v, slow, n, 1) - xa_class_mean(v, slow, n, 0)) /
+	double add = diagnosis__class_mean(w, slow, n, 1) - diagnosis__class_mean(w, slow, n, 0);
+	double wfast = diagnosis__class_mean(w, slow, n, 0);
+	struct diagnosis_proportion p = {
+		.share = add > 0 ? (diagnosis__class_mean(v, slow, n, 1) -
+				    diagnosis__class_mean(v, slow, n, 0)) /
 					   add
 				 : NAN,
-		.fast_share = wfast > 0	     ? xa_class_mean(v, slow, n, 0) / wfast
+		.fast_share = wfast > 0	     ? diagnosis__class_mean(v, slow, n, 0) / wfast
 			      : isnan(wfast) ? NAN
 					     : 0,
 	};
@@ -67,8 +69,8 @@ static void func_times(const struct dataset *ds, uint32_t f, double *out)
  * same admissibility rules as step 1): what labels its step-2 samples when
  * the drill-down reached it rather than the tree.
  */
-int xa_own_split(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
-		 uint32_t f, bool *found, double *thr)
+int diagnosis__own_split(const struct dataset *ds, const struct diagnosis_opts *o,
+			 const struct diagnosis *r, uint32_t f, bool *found, double *thr)
 {
 	size_t n = dataset__nruns(ds);
 	double *x = malloc(n * sizeof(*x) + 1);
@@ -106,7 +108,7 @@ cleanup:
  * named as V8's __ieee754_rem_pio2 (Math.sin's implementation, in node's
  * binary), which no JavaScript developer can act on.
  */
-static void jit_end(const struct dataset *ds, struct xa_drill *d)
+static void jit_end(const struct dataset *ds, struct diagnosis_drill *d)
 {
 	size_t jit = d->n;
 
@@ -120,22 +122,22 @@ static void jit_end(const struct dataset *ds, struct xa_drill *d)
 }
 
 /* Follows pick k down through its callees (pairs of ancestor slot k). */
-static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
-		      const struct xa_result *r, const struct nesting *nest, size_t k, double *tmp,
-		      struct xa_drill *d)
+static int drill_down(const struct dataset *ds, const struct diagnosis_opts *o,
+		      const struct diagnosis *r, const struct nesting *nest, size_t k, double *tmp,
+		      struct diagnosis_drill *d)
 {
-	const struct xa_pick *pk = &r->picks[k];
+	const struct diagnosis_pick *pk = &r->picks[k];
 	size_t nr = dataset__nruns(ds);
 	double top;
 	int err;
 
 	func_times(ds, pk->func, tmp);
-	top = xa_added(tmp, r->slow, nr);
+	top = diagnosis__added(tmp, r->slow, nr);
 	d->n = 1;
 	d->chain[0] = pk->func;
 	d->added[0] = top;
 	d->thr = d->thrs[0] = pk->threshold_ns;
-	while (d->n < XA_MAX_CHAIN && top > 0) {
+	while (d->n < DIAGNOSIS_MAX_CHAIN && top > 0) {
 		uint32_t x = d->chain[d->n - 1], best = DATASET_NO_FUNC;
 		double best_add = -INFINITY, thr = 0;
 		bool found = false;
@@ -146,7 +148,7 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 
 			if (p->parent != x || p->child == pk->func)
 				continue;
-			a = xa_added(p->time, r->slow, nr);
+			a = diagnosis__added(p->time, r->slow, nr);
 			if (a > best_add || (a == best_add && p->child < best)) {
 				best_add = a;
 				best = p->child;
@@ -154,7 +156,7 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
 		}
 		if (best == DATASET_NO_FUNC || best_add < o->drill_share * top)
 			break;
-		err = xa_own_split(ds, o, r, best, &found, &thr);
+		err = diagnosis__own_split(ds, o, r, best, &found, &thr);
 		if (err)
 			return err;
 		if (!found)
@@ -178,7 +180,7 @@ static int drill_down(const struct dataset *ds, const struct analysis_opts *o,
  * compute_checksum) as update_cache -> burn_cpu_ns -> crunch, a path that
  * held 2.1 ms, because a surrogate pick reached it by the longest chain.
  */
-size_t xa_chain_of(const struct xa_drill *d, size_t np, size_t k, double share)
+size_t diagnosis__chain_of(const struct diagnosis_drill *d, size_t np, size_t k, double share)
 {
 	uint32_t f = d[k].chain[d[k].n - 1];
 	double most = 0;
@@ -215,10 +217,11 @@ static double added_under(const struct nesting *nest, size_t k, uint32_t m, cons
 		for (size_t j = 0; j < nr; j++)
 			tmp[j] += p->time[j];
 	}
-	return any ? xa_added(tmp, slow, nr) : 0;
+	return any ? diagnosis__added(tmp, slow, nr) : 0;
 }
 
-static void set_crit(struct xa_critical *c, const struct xa_drill *d, const struct xa_pick *pk)
+static void set_crit(struct diagnosis_critical *c, const struct diagnosis_drill *d,
+		     const struct diagnosis_pick *pk)
 {
 	memset(c, 0, sizeof(*c));
 	c->func = d->chain[d->n - 1];
@@ -230,12 +233,12 @@ static void set_crit(struct xa_critical *c, const struct xa_drill *d, const stru
 	c->surrogate = pk->surrogate;
 }
 
-int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-	      char *err, size_t errlen)
+int diagnosis__chains(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis *r,
+		      char *err, size_t errlen)
 {
 	size_t nr = dataset__nruns(ds), np = r->npicks;
 	uint32_t *anc = malloc(np * sizeof(*anc) + 1);
-	struct xa_drill *d = calloc(np + 1, sizeof(*d));
+	struct diagnosis_drill *d = calloc(np + 1, sizeof(*d));
 	uint8_t *drop = calloc(np + 1, 1);
 	double *tmp = malloc(nr * sizeof(*tmp) + 1);
 	struct nesting *nest = NULL;
@@ -252,7 +255,7 @@ int xa_chains(const struct dataset *ds, const struct analysis_opts *o, struct xa
 	if (ret)
 		goto cleanup;
 	for (size_t k = 0; k < np; k++)
-		drop[k] = xa_chain_of(d, np, k, o->drill_share) != k;
+		drop[k] = diagnosis__chain_of(d, np, k, o->drill_share) != k;
 	/*
 	 * A named function whose named callees hold most of its added time
 	 * says less than they do: each callee explains its part precisely.

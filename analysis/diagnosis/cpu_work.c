@@ -27,7 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "stats.h"
 #include "util.h"
 
@@ -45,7 +45,7 @@ static bool cpu_work_piece(const struct waitchain_piece *p)
 }
 
 /* Per run: the CPU work, and the part of it that other threads did (their pieces on a CPU). */
-static void per_run(const struct dataset *ds, const struct xa_result *r, double *work, double *ran)
+static void per_run(const struct dataset *ds, const struct diagnosis *r, double *work, double *ran)
 {
 	for (size_t run = 0; run < dataset__nruns(ds); run++) {
 		double other = 0;
@@ -64,14 +64,14 @@ static void per_run(const struct dataset *ds, const struct xa_result *r, double 
 }
 
 /* The tests on the runs' CPU work (what the answer's wait stood for). */
-static int judge(const struct dataset *ds, const struct analysis_opts *o, const struct xa_result *r,
-		 const double *work, struct xa_cpu_work *w)
+static int judge(const struct dataset *ds, const struct diagnosis_opts *o,
+		 const struct diagnosis *r, const double *work, struct diagnosis_cpu_work *w)
 {
 	size_t n = dataset__nruns(ds), nslow = 0;
 	double *lat = malloc(n * sizeof(*lat) + 1), *sorted = malloc(n * sizeof(*sorted) + 1);
-	struct xa_order *ord = malloc(n * sizeof(*ord) + 1);
-	struct xa_proportion pr;
-	struct xa_bursts b;
+	struct diagnosis_order *ord = malloc(n * sizeof(*ord) + 1);
+	struct diagnosis_proportion pr;
+	struct diagnosis_bursts b;
 	int err = -ENOMEM;
 
 	if (!lat || !sorted || !ord)
@@ -81,11 +81,11 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 
 		lat[i] = x->latency_ns;
 		sorted[i] = work[i];
-		ord[i] = (struct xa_order){.file = x->file, .start = x->start_ns, .i = i};
+		ord[i] = (struct diagnosis_order){.file = x->file, .start = x->start_ns, .i = i};
 		nslow += !!r->slow[i];
 	}
 	/* 3. out of proportion, as the whole run's resources are judged (why.c) */
-	pr = xa_proportion(work, lat, r->slow, n);
+	pr = diagnosis_proportion(work, lat, r->slow, n);
 	w->share = pr.share;
 	w->fast_share = pr.fast_share;
 	w->excess = pr.excess;
@@ -102,8 +102,8 @@ static int judge(const struct dataset *ds, const struct analysis_opts *o, const 
 		goto cleanup;
 	w->mode = w->gap.p <= o->alpha_evidence;
 	/* 2. bursts of those runs: the CPU ran slower at times */
-	xlp_sort(ord, n, sizeof(*ord), xa_order_cmp);
-	err = xa_bursts(work, ord, n, w->threshold, true, o, &b);
+	xlp_sort(ord, n, sizeof(*ord), diagnosis__order_cmp);
+	err = diagnosis_bursts(work, ord, n, w->threshold, true, o, &b);
 	if (err)
 		goto cleanup;
 	w->runs_p = b.runs_p;
@@ -118,8 +118,9 @@ cleanup:
 	return err;
 }
 
-int xa_cpu_work(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		double answer_added, bool all_ran, struct xa_cpu_work *w)
+int diagnosis_cpu_work(const struct dataset *ds, const struct diagnosis_opts *o,
+		       struct diagnosis *r, double answer_added, bool all_ran,
+		       struct diagnosis_cpu_work *w)
 {
 	size_t n = dataset__nruns(ds), nslow = 0;
 	double *work = malloc(n * sizeof(*work) + 1), *ran = malloc(n * sizeof(*ran) + 1);
@@ -144,7 +145,7 @@ int xa_cpu_work(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * whole run's wait is made of every blocker's pieces; a blocker on a
 	 * CPU (the waits followed) is all of it
 	 */
-	w->proxy = all_ran ? 1 : xa_added(ran, r->slow, n) / answer_added;
+	w->proxy = all_ran ? 1 : diagnosis__added(ran, r->slow, n) / answer_added;
 	if (!(w->proxy >= 0.5))
 		goto cleanup;
 	w->tested = true;

@@ -1,62 +1,64 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Resource features of PerfProbe Table I, from xlprobe's counters. */
 #include <math.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
-/* The report's factor names (JSON keys); xa_feat_ctr_name() gives the counter's. */
-static const char *const names[XA_NFEAT] = {
-	[XA_CPU_RUN] = "cpu_run",   [XA_CPU_WAIT] = "cpu_wait", [XA_CPU_FREQ] = "cpu_freq",
-	[XA_SLEEP_S] = "sleep_s",   [XA_SLEEP_D] = "sleep_d",	[XA_DISK] = "disk_block",
-	[XA_NET] = "net_block",	    [XA_IPC] = "ipc_wait",	[XA_LOCK] = "lock_wait",
-	[XA_TIMER] = "timer_sleep", [XA_OTHER] = "other_sleep", [XA_CPU_STEAL] = "cpu_steal",
+/* The report's factor names (JSON keys); diagnosis__feat_ctr_name() gives the counter's. */
+static const char *const names[DIAGNOSIS_NFEAT] = {
+	[DIAGNOSIS_CPU_RUN] = "cpu_run",   [DIAGNOSIS_CPU_WAIT] = "cpu_wait",
+	[DIAGNOSIS_CPU_FREQ] = "cpu_freq", [DIAGNOSIS_SLEEP_S] = "sleep_s",
+	[DIAGNOSIS_SLEEP_D] = "sleep_d",   [DIAGNOSIS_DISK] = "disk_block",
+	[DIAGNOSIS_NET] = "net_block",	   [DIAGNOSIS_IPC] = "ipc_wait",
+	[DIAGNOSIS_LOCK] = "lock_wait",	   [DIAGNOSIS_TIMER] = "timer_sleep",
+	[DIAGNOSIS_OTHER] = "other_sleep", [DIAGNOSIS_CPU_STEAL] = "cpu_steal",
 };
 
-static const enum xlp_ctr ctr_of[XA_NFEAT] = {
-	[XA_CPU_RUN] = XLP_C_CPU_RUN,  [XA_CPU_WAIT] = XLP_C_CPU_WAIT,
-	[XA_CPU_FREQ] = XLP_C_CPU_RUN, [XA_SLEEP_S] = XLP_C_SLEEP_S,
-	[XA_SLEEP_D] = XLP_C_SLEEP_D,  [XA_DISK] = XLP_C_DISK,
-	[XA_NET] = XLP_C_NET,	       [XA_IPC] = XLP_C_IPC,
-	[XA_LOCK] = XLP_C_LOCK,	       [XA_TIMER] = XLP_C_TIMER,
-	[XA_OTHER] = XLP_C_OTHER,      [XA_CPU_STEAL] = XLP_C_CPU_STEAL,
+static const enum xlp_ctr ctr_of[DIAGNOSIS_NFEAT] = {
+	[DIAGNOSIS_CPU_RUN] = XLP_C_CPU_RUN,  [DIAGNOSIS_CPU_WAIT] = XLP_C_CPU_WAIT,
+	[DIAGNOSIS_CPU_FREQ] = XLP_C_CPU_RUN, [DIAGNOSIS_SLEEP_S] = XLP_C_SLEEP_S,
+	[DIAGNOSIS_SLEEP_D] = XLP_C_SLEEP_D,  [DIAGNOSIS_DISK] = XLP_C_DISK,
+	[DIAGNOSIS_NET] = XLP_C_NET,	      [DIAGNOSIS_IPC] = XLP_C_IPC,
+	[DIAGNOSIS_LOCK] = XLP_C_LOCK,	      [DIAGNOSIS_TIMER] = XLP_C_TIMER,
+	[DIAGNOSIS_OTHER] = XLP_C_OTHER,      [DIAGNOSIS_CPU_STEAL] = XLP_C_CPU_STEAL,
 };
 
-const char *xa_feat_name(enum xa_feat f)
+const char *diagnosis__feat_name(enum diagnosis_feat f)
 {
-	return f < XA_NFEAT ? names[f] : "?";
+	return f < DIAGNOSIS_NFEAT ? names[f] : "?";
 }
 
-const char *xa_feat_ctr_name(enum xa_feat f)
+const char *diagnosis__feat_ctr_name(enum diagnosis_feat f)
 {
-	if (f >= XA_NFEAT)
+	if (f >= DIAGNOSIS_NFEAT)
 		return "?";
-	return f == XA_CPU_FREQ ? "cpu_freq" : xlp_ctr_names[ctr_of[f]];
+	return f == DIAGNOSIS_CPU_FREQ ? "cpu_freq" : xlp_ctr_names[ctr_of[f]];
 }
 
-bool xa_feat_is_time(enum xa_feat f)
+bool diagnosis__feat_is_time(enum diagnosis_feat f)
 {
-	return f != XA_CPU_FREQ;
+	return f != DIAGNOSIS_CPU_FREQ;
 }
 
-void xa_ctr_features(const uint64_t *ctr, double *out)
+void diagnosis__ctr_features(const uint64_t *ctr, double *out)
 {
-	for (int f = 0; f < XA_NFEAT; f++)
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++)
 		out[f] = (double)ctr[ctr_of[f]];
 	/* average frequency = delta(FREQ_KHZ_NS) / delta(CPU_RUN) (bpf/xlprobe.h) */
-	out[XA_CPU_FREQ] = ctr[XLP_C_CPU_RUN]
-				   ? (double)ctr[XLP_C_FREQ_KHZ_NS] / (double)ctr[XLP_C_CPU_RUN]
+	out[DIAGNOSIS_CPU_FREQ] =
+		ctr[XLP_C_CPU_RUN] ? (double)ctr[XLP_C_FREQ_KHZ_NS] / (double)ctr[XLP_C_CPU_RUN]
 				   : NAN;
 }
 
-void xa_feature_sets(uint32_t features, bool *avail, bool *used)
+void diagnosis__feature_sets(uint32_t features, bool *avail, bool *used)
 {
 	bool reasons = features & XLP_FEAT_SYSCALLS;
 
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		avail[f] = true;
 		used[f] = true;
 	}
-	avail[XA_CPU_FREQ] = used[XA_CPU_FREQ] = features & XLP_FEAT_CPUFREQ;
-	used[XA_SLEEP_S] = used[XA_SLEEP_D] = !reasons;
-	for (int f = XA_DISK; f <= XA_OTHER; f++)
+	avail[DIAGNOSIS_CPU_FREQ] = used[DIAGNOSIS_CPU_FREQ] = features & XLP_FEAT_CPUFREQ;
+	used[DIAGNOSIS_SLEEP_S] = used[DIAGNOSIS_SLEEP_D] = !reasons;
+	for (int f = DIAGNOSIS_DISK; f <= DIAGNOSIS_OTHER; f++)
 		used[f] = reasons;
 }

@@ -8,11 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "stats.h"
 
 struct s2_buf {
-	struct xa_s2_input in;
+	struct diagnosis_s2_input in;
 	double *x, *cycles, *time;
 	uint8_t *slow;
 	uint32_t *run; /* sample -> run */
@@ -21,7 +21,7 @@ struct s2_buf {
 static int s2_alloc(struct s2_buf *b, size_t n)
 {
 	memset(b, 0, sizeof(*b));
-	b->x = malloc(XA_NFEAT * n * sizeof(double) + 1);
+	b->x = malloc(DIAGNOSIS_NFEAT * n * sizeof(double) + 1);
 	b->cycles = malloc(n * sizeof(double) + 1);
 	b->time = malloc(n * sizeof(double) + 1);
 	b->slow = malloc(n + 1);
@@ -42,10 +42,10 @@ static void s2_free(struct s2_buf *b)
 static void s2_set(struct s2_buf *b, size_t n, size_t k, const uint64_t *ctr, double time,
 		   bool slow, size_t run)
 {
-	double v[XA_NFEAT];
+	double v[DIAGNOSIS_NFEAT];
 
-	xa_ctr_features(ctr, v);
-	for (int f = 0; f < XA_NFEAT; f++)
+	diagnosis__ctr_features(ctr, v);
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++)
 		b->x[f * n + k] = v[f];
 	b->cycles[k] = (double)ctr[XLP_C_FREQ_KHZ_NS];
 	b->time[k] = time;
@@ -62,17 +62,17 @@ static double median_of(const double *v, size_t n)
 /* The step-2 input of the n samples in b, with its features and time reference. */
 static void s2_input(struct s2_buf *b, size_t n, uint32_t features, double time_ref)
 {
-	b->in = (struct xa_s2_input){.n = n,
-				     .x = b->x,
-				     .cycles = b->cycles,
-				     .time = b->time,
-				     .slow = b->slow,
-				     .features = features,
-				     .time_ref = time_ref};
+	b->in = (struct diagnosis_s2_input){.n = n,
+					    .x = b->x,
+					    .cycles = b->cycles,
+					    .time = b->time,
+					    .slow = b->slow,
+					    .features = features,
+					    .time_ref = time_ref};
 }
 
 static void pick_peer(const struct resources *res, size_t k, const struct s2_buf *b, size_t n,
-		      size_t nruns, struct xa_peer *peer)
+		      size_t nruns, struct diagnosis_peer *peer)
 {
 	uint8_t *slow_run = calloc(nruns + 1, 1);
 
@@ -116,9 +116,13 @@ static void pick_peer(const struct resources *res, size_t k, const struct s2_buf
 /* The largest part of the added time first; a lower clock (it replaced cpu_run) leads. */
 static int cmp_factor(const void *a, const void *b)
 {
-	const struct xa_factor *x = a, *y = b;
-	double sx = x->feat == XA_CPU_FREQ ? INFINITY : isnan(x->share) ? -INFINITY : x->share;
-	double sy = y->feat == XA_CPU_FREQ ? INFINITY : isnan(y->share) ? -INFINITY : y->share;
+	const struct diagnosis_factor *x = a, *y = b;
+	double sx = x->feat == DIAGNOSIS_CPU_FREQ ? INFINITY
+		    : isnan(x->share)		  ? -INFINITY
+						  : x->share;
+	double sy = y->feat == DIAGNOSIS_CPU_FREQ ? INFINITY
+		    : isnan(y->share)		  ? -INFINITY
+						  : y->share;
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
@@ -131,16 +135,17 @@ static int cmp_factor(const void *a, const void *b)
  * (the tree's check saw its level, and cpu_run's level is high whether or
  * not it grew); the rest ordered by their part.
  */
-static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
-			 const struct analysis_opts *o, bool reorder)
+static void rank_factors(const struct s2_buf *b, size_t n, struct diagnosis_step2 *s,
+			 const struct diagnosis_opts *o, bool reorder)
 {
 	size_t kept = 0;
 
 	for (size_t k = 0; k < s->nfactors; k++) {
-		struct xa_factor *f = &s->factors[k];
+		struct diagnosis_factor *f = &s->factors[k];
 
-		f->share = xa_feat_is_time(f->feat)
-				   ? xa_proportion(b->x + f->feat * n, b->time, b->slow, n).share
+		f->share = diagnosis__feat_is_time(f->feat)
+				   ? diagnosis_proportion(b->x + f->feat * n, b->time, b->slow, n)
+					     .share
 				   : NAN;
 	}
 	if (!reorder)
@@ -162,11 +167,12 @@ static void rank_factors(const struct s2_buf *b, size_t n, struct xa_step2 *s,
  * and never before the others, and "100 % of the added time, 0 % of the
  * fast runs' time" accused it.
  */
-static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_step2 *s,
-			      const struct analysis_opts *o, double res, bool itself,
-			      struct xa_evidence *e)
+static void resource_evidence(const struct s2_buf *b, size_t n, const struct diagnosis_step2 *s,
+			      const struct diagnosis_opts *o, double res, bool itself,
+			      struct diagnosis_evidence *e)
 {
-	double add = xa_class_mean(b->time, b->slow, n, 1) - xa_class_mean(b->time, b->slow, n, 0);
+	double add = diagnosis__class_mean(b->time, b->slow, n, 1) -
+		     diagnosis__class_mean(b->time, b->slow, n, 0);
 	bool have = false;
 
 	e->resource = false;
@@ -174,12 +180,12 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 	e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
 	e->gap_assoc_p = 1;
 	for (size_t k = 0; k < s->nfactors; k++) {
-		const struct xa_factor *f = &s->factors[k];
+		const struct diagnosis_factor *f = &s->factors[k];
 		const double *v = b->x + f->feat * n;
 		double share = NAN, fshare = NAN, excess = NAN, p;
 		bool ok, within = false;
 
-		if (f->feat == XA_CPU_FREQ) {
+		if (f->feat == DIAGNOSIS_CPU_FREQ) {
 			double *neg = malloc(n * sizeof(*neg) + 1);
 
 			if (!neg)
@@ -189,8 +195,9 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			p = ev__mann_whitney(neg, b->slow, n);
 			free(neg);
 			ok = f->from_freq_check && p <= o->alpha_evidence;
-		} else if (xa_feat_is_time(f->feat) && add > 0) {
-			struct xa_proportion pr = xa_proportion(v, b->time, b->slow, n);
+		} else if (diagnosis__feat_is_time(f->feat) && add > 0) {
+			struct diagnosis_proportion pr =
+				diagnosis_proportion(v, b->time, b->slow, n);
 
 			share = pr.share;
 			fshare = pr.fast_share;
@@ -205,9 +212,9 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
 			 * 0.4 ms per slow-side run, 0 in the others, at 1 ms)
 			 */
 			ok = !itself && excess >= o->excess_share && p <= o->alpha_evidence &&
-			     !(res > 0 &&
-			       !(xa_class_mean(v, b->slow, n, 1) - xa_class_mean(v, b->slow, n, 0) >
-				 res));
+			     !(res > 0 && !(diagnosis__class_mean(v, b->slow, n, 1) -
+						    diagnosis__class_mean(v, b->slow, n, 0) >
+					    res));
 			if (!e->res_gap.nabove && f->gt) {
 				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))
 					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
@@ -263,12 +270,12 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct xa_
  * function's added time, and the top w hold min_cover of its slow runs.
  */
 static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slow,
-			    const struct xa_step2 *s, const struct analysis_opts *o,
-			    struct xa_evidence *e)
+			    const struct diagnosis_step2 *s, const struct diagnosis_opts *o,
+			    struct diagnosis_evidence *e)
 {
 	double *q = malloc(n * sizeof(*q) + 1), tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
-	struct ev_top top[XA_NFEAT];
-	bool tried[XA_NFEAT] = {0};
+	struct ev_top top[DIAGNOSIS_NFEAT];
+	bool tried[DIAGNOSIS_NFEAT] = {0};
 	uint32_t tests = 0;
 
 	e->beyond = e->beyond_large = false;
@@ -283,10 +290,11 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		cnt[!!slow[i]]++;
 	}
 	/* the windows first: the correction counts every one, whatever it shows */
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		const double *v = b->x + f * n;
 
-		if (!s->used[f] || !xa_feat_is_time(f) || f == XA_CPU_RUN || f == XA_CPU_STEAL)
+		if (!s->used[f] || !diagnosis__feat_is_time(f) || f == DIAGNOSIS_CPU_RUN ||
+		    f == DIAGNOSIS_CPU_STEAL)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			q[i] = !(b->time[i] > 0) ? NAN : v[i] > 0 ? v[i] / b->time[i] : 0;
@@ -295,7 +303,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		tried[f] = true;
 		tests += top[f].windows;
 	}
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		const double *v = b->x + f * n;
 		double vm[2] = {0, 0}, added, share, p;
 		bool ok, large;
@@ -307,7 +315,8 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		added = cnt[0] && cnt[1] ? tm[1] / cnt[1] - tm[0] / cnt[0] : 0;
 		share = added > 0 ? (vm[1] / cnt[1] - vm[0] / cnt[0]) / added : NAN;
 		p = top[f].w ? -expm1((double)tests * log1p(-top[f].p)) : 1;
-		large = share >= o->factor_share && top[f].hits >= xa_min_cover(o, top[f].nslow);
+		large = share >= o->factor_share &&
+			top[f].hits >= diagnosis__min_cover(o, top[f].nslow);
 		ok = p <= o->alpha_evidence && large;
 		/* the smallest p that passes the bars, else the smallest p */
 		if (e->beyond ? !(ok && p < best) : !(ok || p < best))
@@ -315,7 +324,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 		best = p;
 		e->beyond = ok;
 		e->beyond_large = large;
-		e->beyond_feat = (enum xa_feat)f;
+		e->beyond_feat = (enum diagnosis_feat)f;
 		e->beyond_top = top[f].w;
 		e->beyond_slow = top[f].hits;
 		e->beyond_nslow = top[f].nslow;
@@ -341,7 +350,7 @@ static double class_median(const double *v, const uint8_t *slow, size_t n, int w
 }
 
 /*
- * Evidence 3b (analysis.h, struct xa_evidence): more work or a slower CPU.
+ * Evidence 3b (diagnosis.h, struct diagnosis_evidence): more work or a slower CPU.
  * Per run where the function ran on the run's own thread (its CPU time no
  * more than the thread's, 2 % of slack for the counters' different
  * edges; for a launch, which has no thread of its own, its process's),
@@ -351,8 +360,8 @@ static double class_median(const double *v, const uint8_t *slow, size_t n, int w
  * called on another thread (a pool's worker) is left untested.
  */
 static int work_evidence(const struct dataset *ds, const struct resources *res, size_t k,
-			 const struct s2_buf *b, size_t nr, const struct analysis_opts *o,
-			 struct xa_evidence *e)
+			 const struct s2_buf *b, size_t nr, const struct diagnosis_opts *o,
+			 struct diagnosis_evidence *e)
 {
 	double *share = malloc(nr * sizeof(*share) + 1), *rest = malloc(nr * sizeof(*rest) + 1);
 	double *tmp = malloc(nr * sizeof(*tmp) + 1);
@@ -407,10 +416,10 @@ cleanup:
 	return err;
 }
 
-int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		      const struct resources *res, size_t k)
+int diagnosis__critical_step2(const struct dataset *ds, const struct diagnosis_opts *o,
+			      struct diagnosis *r, const struct resources *res, size_t k)
 {
-	struct xa_critical *c = &r->crit[k];
+	struct diagnosis_critical *c = &r->crit[k];
 	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
 	bool itself;
@@ -440,14 +449,14 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 	/* samples carry no frequency */
 	s2_input(&b, n, c->sampled ? r->features & ~XLP_FEAT_CPUFREQ : r->features,
 		 median_of(b.time, n));
-	err = xa_step2_fit(&b.in, o, &c->s2);
+	err = diagnosis__step2_fit(&b.in, o, &c->s2);
 	if (!err) {
 		rank_factors(&b, n, &c->s2, o, true);
 		resource_evidence(&b, n, &c->s2, o, c->res_ns, itself, &c->ev);
 		beyond_evidence(&b, n, r->slow, &c->s2, o, &c->ev);
 		err = work_evidence(ds, res, k, &b, nr, o, &c->ev);
 		if (!c->s2.nfactors && c->ev.beyond) {
-			err = xa_step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
+			err = diagnosis__step2_factor_of(&b.in, o, &c->s2, c->ev.beyond_feat);
 			if (!err && c->s2.nfactors) {
 				rank_factors(&b, n, &c->s2, o, false);
 				resource_evidence(&b, n, &c->s2, o, c->res_ns, itself, &c->ev);
@@ -455,7 +464,7 @@ int xa_critical_step2(const struct dataset *ds, const struct analysis_opts *o, s
 		}
 	}
 	for (size_t i = 0; !err && i < c->s2.nfactors; i++)
-		if (c->s2.factors[i].feat == XA_IPC)
+		if (c->s2.factors[i].feat == DIAGNOSIS_IPC)
 			pick_peer(res, k, &b, n, nr, &c->peer);
 cleanup:
 	s2_free(&b);
@@ -469,8 +478,8 @@ cleanup:
  * launches), what the whole-run fallback tests. *has tells whether it was
  * fitted.
  */
-static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
-		    const struct xa_result *r, bool own, struct xa_step2 *out, bool *has)
+static int fit_runs(const struct dataset *ds, const struct diagnosis_opts *o,
+		    const struct diagnosis *r, bool own, struct diagnosis_step2 *out, bool *has)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
 	struct s2_buf b;
@@ -492,7 +501,7 @@ static int fit_runs(const struct dataset *ds, const struct analysis_opts *o,
 			       run);
 	}
 	s2_input(&b, n, r->features, r->lab.median_ns);
-	err = xa_step2_fit(&b.in, o, out);
+	err = diagnosis__step2_fit(&b.in, o, out);
 	/* the baseline shows the tree's answer as PerfProbe V-D computes it */
 	if (!err) {
 		rank_factors(&b, n, out, o, false);
@@ -503,7 +512,8 @@ cleanup:
 	return err;
 }
 
-int xa_baseline(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+int diagnosis__baseline(const struct dataset *ds, const struct diagnosis_opts *o,
+			struct diagnosis *r)
 {
 	int err = fit_runs(ds, o, r, true, &r->own, &r->has_own);
 

@@ -25,13 +25,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "util.h"
 #include "stats.h"
 
-int xa_order_cmp(const void *a, const void *b)
+int diagnosis__order_cmp(const void *a, const void *b)
 {
-	const struct xa_order *x = a, *y = b;
+	const struct diagnosis_order *x = a, *y = b;
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
@@ -45,8 +45,8 @@ int xa_order_cmp(const void *a, const void *b)
  * above their median against what a random order gives (the runs test's
  * expectation); NAN with fewer than 4 of them.
  */
-static double bulk_streak_ratio(const double *t, const struct xa_order *ord, const uint8_t *seq,
-				size_t n)
+static double bulk_streak_ratio(const double *t, const struct diagnosis_order *ord,
+				const uint8_t *seq, size_t n)
 {
 	double *v = malloc(n * sizeof(*v) + 1), med, expected, ratio = NAN;
 	uint8_t *above = malloc(n + 1);
@@ -76,10 +76,10 @@ cleanup:
 
 /*
  * Evidence 2 over any per-run values t: the runs past the threshold, in
- * time order (ord sorted by xa_order_cmp), clustered in streaks.
+ * time order (ord sorted by diagnosis__order_cmp), clustered in streaks.
  */
-int xa_bursts(const double *t, const struct xa_order *ord, size_t n, double threshold, bool gt,
-	      const struct analysis_opts *o, struct xa_bursts *b)
+int diagnosis_bursts(const double *t, const struct diagnosis_order *ord, size_t n, double threshold,
+		     bool gt, const struct diagnosis_opts *o, struct diagnosis_bursts *b)
 {
 	uint8_t *seq = calloc(n + 1, 1);
 
@@ -142,7 +142,8 @@ int xa_bursts(const double *t, const struct xa_order *ord, size_t n, double thre
  * exact test of the slow runs among those past the gap;
  * 1 when there is no gap.
  */
-static void time_association(const double *t, const uint8_t *slow, size_t n, struct xa_evidence *e)
+static void time_association(const double *t, const uint8_t *slow, size_t n,
+			     struct diagnosis_evidence *e)
 {
 	/* the gap's ends went through log and exp: cut at its middle */
 	double cut = (e->gap.lo + e->gap.hi) / 2;
@@ -166,15 +167,15 @@ static void time_association(const double *t, const uint8_t *slow, size_t n, str
 	e->time_assoc_p = ev__fisher(hits, nslow, past, (uint32_t)n);
 }
 
-int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		struct xa_critical *c)
+int diagnosis_evidence(const struct dataset *ds, const struct diagnosis_opts *o,
+		       struct diagnosis *r, struct diagnosis_critical *c)
 {
 	size_t n = dataset__nruns(ds);
 	double *t = malloc(n * sizeof(*t) + 1);
 	double *lat = malloc(n * sizeof(*lat) + 1);
-	struct xa_order *ord = malloc(n * sizeof(*ord) + 1);
-	struct xa_evidence *e = &c->ev;
-	struct xa_bursts b;
+	struct diagnosis_order *ord = malloc(n * sizeof(*ord) + 1);
+	struct diagnosis_evidence *e = &c->ev;
+	struct diagnosis_bursts b;
 	int err = -ENOMEM;
 
 	if (!t || !lat || !ord)
@@ -184,10 +185,11 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 
 		t[i] = (double)dataset__time(ds, i, c->func);
 		lat[i] = run->latency_ns;
-		ord[i] = (struct xa_order){.file = run->file, .start = run->start_ns, .i = i};
+		ord[i] =
+			(struct diagnosis_order){.file = run->file, .start = run->start_ns, .i = i};
 	}
-	e->latency_gap = xa_added(lat, r->slow, n);
-	e->added = xa_added(t, r->slow, n);
+	e->latency_gap = diagnosis__added(lat, r->slow, n);
+	e->added = diagnosis__added(t, r->slow, n);
 	e->share = e->latency_gap > 0 ? e->added / e->latency_gap : NAN;
 	/*
 	 * 1. distinct mode, over every run: a function that runs only in the
@@ -213,8 +215,8 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 					  : 1;
 	e->mode = e->mode_p <= o->alpha_evidence;
 	/* 2. bursts, over every run in time order */
-	xlp_sort(ord, n, sizeof(*ord), xa_order_cmp);
-	err = xa_bursts(t, ord, n, c->threshold_ns, c->gt, o, &b);
+	xlp_sort(ord, n, sizeof(*ord), diagnosis__order_cmp);
+	err = diagnosis_bursts(t, ord, n, c->threshold_ns, c->gt, o, &b);
 	if (err)
 		goto cleanup;
 	e->nslow_side = b.nslow_side;
@@ -232,7 +234,7 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * 35 % more CPU time in 23 bursts on this VM.
 	 */
 	e->cpu_bursts = e->bursty && !e->resource && !e->beyond && !isnan(e->res_p) &&
-			e->res_feat == XA_CPU_RUN;
+			e->res_feat == DIAGNOSIS_CPU_RUN;
 	/*
 	 * Unless the rest of the run says otherwise (evidence 3b): bursts in
 	 * which the function's share of its run's CPU time grew while the
@@ -272,8 +274,9 @@ int xa_evidence(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 */
 	e->cpu_dismissed =
 		e->slower_cpu && !isnan(e->res_p) &&
-		(e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL) &&
-		(!e->beyond || e->beyond_feat == XA_CPU_RUN || e->beyond_feat == XA_CPU_STEAL);
+		(e->res_feat == DIAGNOSIS_CPU_RUN || e->res_feat == DIAGNOSIS_CPU_STEAL) &&
+		(!e->beyond || e->beyond_feat == DIAGNOSIS_CPU_RUN ||
+		 e->beyond_feat == DIAGNOSIS_CPU_STEAL);
 	e->significant = ((e->mode && !e->cpu_mode) || (e->bursty && !e->cpu_bursts) ||
 			  e->resource || e->beyond) &&
 			 e->added > 0 && !e->small && !e->cpu_dismissed;
@@ -288,7 +291,7 @@ cleanup:
 /* Accepted first, then by added time (largest first), then function index. */
 static int cmp_crit(const void *a, const void *b)
 {
-	const struct xa_critical *x = a, *y = b;
+	const struct diagnosis_critical *x = a, *y = b;
 
 	if (x->ev.significant != y->ev.significant)
 		return x->ev.significant ? -1 : 1;
@@ -297,7 +300,7 @@ static int cmp_crit(const void *a, const void *b)
 	return (x->func > y->func) - (x->func < y->func);
 }
 
-void xa_rank(struct xa_result *r)
+void diagnosis__rank(struct diagnosis *r)
 {
 	size_t total = r->ncrit + r->nrejected, acc = 0;
 

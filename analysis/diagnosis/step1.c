@@ -9,11 +9,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "util.h"
 #include "stats.h"
 
-uint32_t xa_min_cover(const struct analysis_opts *o, uint32_t nslow)
+uint32_t diagnosis__min_cover(const struct diagnosis_opts *o, uint32_t nslow)
 {
 	double need = ceil(o->min_cover * (double)nslow);
 
@@ -41,7 +41,7 @@ static void top_insert(uint64_t *bt, uint32_t *bf, size_t *k, size_t cap, uint64
 }
 
 /* Candidates: union of every run's top-K functions by time (first requirement). */
-int xa_candidates(const struct dataset *ds, unsigned K, struct xa_result *r)
+int diagnosis__candidates(const struct dataset *ds, unsigned K, struct diagnosis *r)
 {
 	size_t nf = dataset__nfuncs(ds), nr = dataset__nruns(ds), k;
 	uint8_t *mark = calloc(nf + 1, 1);
@@ -74,7 +74,7 @@ cleanup:
 	return err;
 }
 
-static int fit_tree(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+static int fit_tree(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis *r)
 {
 	size_t n = dataset__nruns(ds), m = r->ncand;
 	double *x = malloc(m * n * sizeof(*x) + 1);
@@ -103,7 +103,7 @@ cleanup:
  * A path may test one function twice ("ExecutorRun > 292.7 us AND
  * ExecutorRun > 341.3 us"): its tests are one interval lo < t <= hi.
  */
-static void merge_cond(struct xa_cond *c, const struct dtree_cond *d)
+static void merge_cond(struct diagnosis_cond *c, const struct dtree_cond *d)
 {
 	if (d->gt && (!c->has_lo || d->threshold > c->lo_ns)) {
 		c->has_lo = true;
@@ -115,9 +115,9 @@ static void merge_cond(struct xa_cond *c, const struct dtree_cond *d)
 	c->slow_side |= d->slow_side;
 }
 
-static int add_precond(struct xa_result *r, const struct dtree_path *p)
+static int add_precond(struct diagnosis *r, const struct dtree_path *p)
 {
-	struct xa_precond *pc = &r->pre[r->npre];
+	struct diagnosis_precond *pc = &r->pre[r->npre];
 
 	pc->conds = calloc(p->ncond, sizeof(*pc->conds));
 	if (!pc->conds)
@@ -138,7 +138,7 @@ static int add_precond(struct xa_result *r, const struct dtree_path *p)
 	return 0;
 }
 
-static bool picked(const struct xa_result *r, uint32_t f)
+static bool picked(const struct diagnosis *r, uint32_t f)
 {
 	for (size_t j = 0; j < r->npicks; j++)
 		if (r->picks[j].func == f)
@@ -151,7 +151,7 @@ static bool picked(const struct xa_result *r, uint32_t f)
  * their function; the first occurrence (nearest the root of the first
  * path) gives the threshold that labels step 2.
  */
-static void tree_picks(struct xa_result *r, const struct dtree_path *p)
+static void tree_picks(struct diagnosis *r, const struct dtree_path *p)
 {
 	for (size_t k = 0; k < p->ncond; k++) {
 		const struct dtree_cond *c = &p->conds[k];
@@ -159,13 +159,13 @@ static void tree_picks(struct xa_result *r, const struct dtree_path *p)
 
 		if (!c->slow_side || picked(r, f))
 			continue;
-		r->picks[r->npicks++] =
-			(struct xa_pick){.func = f, .gt = c->gt, .threshold_ns = c->threshold};
+		r->picks[r->npicks++] = (struct diagnosis_pick){
+			.func = f, .gt = c->gt, .threshold_ns = c->threshold};
 	}
 }
 
 /* Runs that reach the node of test k on path p (every earlier test holds). */
-static size_t node_runs(const struct dataset *ds, const struct xa_result *r,
+static size_t node_runs(const struct dataset *ds, const struct diagnosis *r,
 			const struct dtree_path *p, size_t k, uint32_t *out)
 {
 	size_t n = 0;
@@ -243,7 +243,7 @@ static double surrogate(const struct dataset *ds, const uint32_t *runs, const ui
 }
 
 /* Co-critical functions: surrogates of each tree pick at its node. */
-static int surrogates(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
+static int surrogates(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis *r,
 		      const struct dtree_path *p)
 {
 	size_t nr = dataset__nruns(ds);
@@ -286,7 +286,7 @@ static int surrogates(const struct dataset *ds, const struct analysis_opts *o, s
 			fadd = fm[1] / cnt[1] - fm[0] / cnt[0];
 			if (!(fadd >= o->co_share * padd))
 				continue;
-			r->picks[r->npicks++] = (struct xa_pick){
+			r->picks[r->npicks++] = (struct diagnosis_pick){
 				.func = f, .gt = true, .threshold_ns = thr, .surrogate = true};
 		}
 	}
@@ -298,9 +298,9 @@ cleanup:
 	return err;
 }
 
-int xa_step1(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+int diagnosis__step1(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis *r)
 {
-	uint32_t need = xa_min_cover(o, (uint32_t)r->lab.nslow);
+	uint32_t need = diagnosis__min_cover(o, (uint32_t)r->lab.nslow);
 	size_t np;
 	int err;
 

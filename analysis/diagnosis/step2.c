@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "stats.h"
 
 /* Median of v over the samples whose label is want. */
@@ -42,7 +42,7 @@ static bool impute_freq(double *v, size_t n)
 	return k > 0;
 }
 
-static void evidence(const double *v, const uint8_t *slow, size_t n, struct xa_factor *f)
+static void evidence(const double *v, const uint8_t *slow, size_t n, struct diagnosis_factor *f)
 {
 	f->slow_hits = f->fast_hits = f->nslow = f->nfast = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -60,7 +60,7 @@ static void evidence(const double *v, const uint8_t *slow, size_t n, struct xa_f
 
 /* One-feature tree: the feature's best admissible split, if any. */
 static int single_split(const double *v, const uint8_t *slow, size_t n, enum dtree_dir dir,
-			const struct analysis_opts *o, bool *pruned, struct dtree_cond *out)
+			const struct diagnosis_opts *o, bool *pruned, struct dtree_cond *out)
 {
 	struct dtree_feature feat = {.dir = dir};
 	struct dtree_input in = {
@@ -87,12 +87,12 @@ static int single_split(const double *v, const uint8_t *slow, size_t n, enum dtr
  * does not differ between slow and fast samples (pruned by the alpha rule)
  * and the frequency separates them, the frequency is the factor.
  */
-static int freq_check(const struct xa_s2_input *in, const struct analysis_opts *o,
-		      struct xa_factor *f)
+static int freq_check(const struct diagnosis_s2_input *in, const struct diagnosis_opts *o,
+		      struct diagnosis_factor *f)
 {
 	struct dtree_cond c;
 	bool work_same, freq_pruned;
-	const double *freq = in->x + XA_CPU_FREQ * in->n;
+	const double *freq = in->x + DIAGNOSIS_CPU_FREQ * in->n;
 	int err;
 
 	err = single_split(in->cycles, in->slow, in->n, DTREE_HIGH, o, &work_same, &c);
@@ -101,21 +101,21 @@ static int freq_check(const struct xa_s2_input *in, const struct analysis_opts *
 	err = single_split(freq, in->slow, in->n, DTREE_LOW, o, &freq_pruned, &c);
 	if (err || freq_pruned || c.node == UINT32_MAX)
 		return err;
-	f->feat = XA_CPU_FREQ;
+	f->feat = DIAGNOSIS_CPU_FREQ;
 	f->gt = c.gt;
 	f->threshold = c.threshold;
 	f->from_freq_check = true;
 	return 0;
 }
 
-static int add_factor(struct xa_step2 *s, const struct xa_s2_input *in,
-		      const struct analysis_opts *o, const struct dtree_cond *c)
+static int add_factor(struct diagnosis_step2 *s, const struct diagnosis_s2_input *in,
+		      const struct diagnosis_opts *o, const struct dtree_cond *c)
 {
-	struct xa_factor f = {
+	struct diagnosis_factor f = {
 		.feat = s->featmap[c->feature], .gt = c->gt, .threshold = c->threshold};
 	int err;
 
-	if (f.feat == XA_CPU_RUN && f.gt && s->used[XA_CPU_FREQ] && in->cycles) {
+	if (f.feat == DIAGNOSIS_CPU_RUN && f.gt && s->used[DIAGNOSIS_CPU_FREQ] && in->cycles) {
 		err = freq_check(in, o, &f);
 		if (err)
 			return err;
@@ -131,9 +131,10 @@ static int add_factor(struct xa_step2 *s, const struct xa_s2_input *in,
 }
 
 /* Factors: slow-side nodes of the paths that hold enough slow samples. */
-static int factors(struct xa_step2 *s, const struct xa_s2_input *in, const struct analysis_opts *o)
+static int factors(struct diagnosis_step2 *s, const struct diagnosis_s2_input *in,
+		   const struct diagnosis_opts *o)
 {
-	uint32_t need = xa_min_cover(o, s->nslow);
+	uint32_t need = diagnosis__min_cover(o, s->nslow);
 	size_t cap = 0, np = dtree__npaths(s->tree);
 	int err = 0;
 
@@ -154,9 +155,9 @@ static int factors(struct xa_step2 *s, const struct xa_s2_input *in, const struc
 	return err;
 }
 
-static void breakdown(struct xa_step2 *s, const struct xa_s2_input *in, double *tmp)
+static void breakdown(struct diagnosis_step2 *s, const struct diagnosis_s2_input *in, double *tmp)
 {
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		s->slow_median[f] =
 			s->avail[f] ? class_median(in->x + f * in->n, in->slow, in->n, 1, tmp)
 				    : NAN;
@@ -169,7 +170,7 @@ static void breakdown(struct xa_step2 *s, const struct xa_s2_input *in, double *
 }
 
 /* How much longer the function (or run) took in slow samples, on average. */
-static double added_time(const struct xa_s2_input *in)
+static double added_time(const struct diagnosis_s2_input *in)
 {
 	double sum[2] = {0, 0};
 	size_t cnt[2] = {0, 0};
@@ -183,27 +184,29 @@ static double added_time(const struct xa_s2_input *in)
 	return sum[1] / cnt[1] - sum[0] / cnt[0];
 }
 
-static int fit_tree(struct xa_step2 *s, const struct xa_s2_input *in, const struct analysis_opts *o)
+static int fit_tree(struct diagnosis_step2 *s, const struct diagnosis_s2_input *in,
+		    const struct diagnosis_opts *o)
 {
 	double share = o->factor_share * added_time(in), ref = o->sig_frac * in->time_ref;
 	size_t n = in->n;
-	double *x = malloc(XA_NFEAT * n * sizeof(*x) + 1);
-	struct dtree_feature feat[XA_NFEAT] = {0};
+	double *x = malloc(DIAGNOSIS_NFEAT * n * sizeof(*x) + 1);
+	struct dtree_feature feat[DIAGNOSIS_NFEAT] = {0};
 	struct dtree_input din = {.nsamples = n, .x = x, .slow = in->slow, .feat = feat};
 	int err = -ENOMEM;
 
 	if (!x)
 		goto cleanup;
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		size_t j = s->nused;
 
 		if (!s->used[f])
 			continue;
-		s->featmap[s->nused++] = (enum xa_feat)f;
+		s->featmap[s->nused++] = (enum diagnosis_feat)f;
 		memcpy(x + j * n, in->x + f * n, n * sizeof(*x));
 		/* a lower clock slows a function down; times slow it when they grow */
-		feat[j].dir = f == XA_CPU_FREQ ? DTREE_LOW : DTREE_HIGH;
-		feat[j].min_slow_mean = xa_feat_is_time(f) ? (share > ref ? share : ref) : 0;
+		feat[j].dir = f == DIAGNOSIS_CPU_FREQ ? DTREE_LOW : DTREE_HIGH;
+		feat[j].min_slow_mean =
+			diagnosis__feat_is_time(f) ? (share > ref ? share : ref) : 0;
 	}
 	din.nfeatures = s->nused;
 	err = dtree__fit(&din, &o->tree, &s->tree);
@@ -212,7 +215,8 @@ cleanup:
 	return err;
 }
 
-int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o, struct xa_step2 *s)
+int diagnosis__step2_fit(const struct diagnosis_s2_input *in, const struct diagnosis_opts *o,
+			 struct diagnosis_step2 *s)
 {
 	double *tmp = malloc(in->n * sizeof(*tmp) + 1);
 	int err = -ENOMEM;
@@ -220,9 +224,9 @@ int xa_step2_fit(const struct xa_s2_input *in, const struct analysis_opts *o, st
 	memset(s, 0, sizeof(*s));
 	if (!tmp)
 		goto cleanup;
-	xa_feature_sets(in->features, s->avail, s->used);
-	if (s->avail[XA_CPU_FREQ] && !impute_freq(in->x + XA_CPU_FREQ * in->n, in->n))
-		s->used[XA_CPU_FREQ] = false; /* no sample ran on a CPU */
+	diagnosis__feature_sets(in->features, s->avail, s->used);
+	if (s->avail[DIAGNOSIS_CPU_FREQ] && !impute_freq(in->x + DIAGNOSIS_CPU_FREQ * in->n, in->n))
+		s->used[DIAGNOSIS_CPU_FREQ] = false; /* no sample ran on a CPU */
 	s->samples = (uint32_t)in->n;
 	for (size_t i = 0; i < in->n; i++)
 		s->nslow += in->slow[i];
@@ -245,10 +249,10 @@ cleanup:
  * resource that tracks the function's time then falls under gap_frac of
  * its range; the beyond test, with its p printed, stands in for it.
  */
-int xa_step2_factor_of(const struct xa_s2_input *in, const struct analysis_opts *o,
-		       struct xa_step2 *s, enum xa_feat f)
+int diagnosis__step2_factor_of(const struct diagnosis_s2_input *in, const struct diagnosis_opts *o,
+			       struct diagnosis_step2 *s, enum diagnosis_feat f)
 {
-	struct analysis_opts o2 = *o;
+	struct diagnosis_opts o2 = *o;
 	struct dtree_cond c;
 	bool pruned;
 	int err;
@@ -263,18 +267,18 @@ int xa_step2_factor_of(const struct xa_s2_input *in, const struct analysis_opts 
 	s->factors = calloc(1, sizeof(*s->factors));
 	if (!s->factors)
 		return -ENOMEM;
-	s->factors[0] = (struct xa_factor){.feat = f,
-					   .gt = c.gt,
-					   .threshold = c.threshold,
-					   .slow_median = s->slow_median[f],
-					   .fast_median = s->fast_median[f],
-					   .from_beyond = true};
+	s->factors[0] = (struct diagnosis_factor){.feat = f,
+						  .gt = c.gt,
+						  .threshold = c.threshold,
+						  .slow_median = s->slow_median[f],
+						  .fast_median = s->fast_median[f],
+						  .from_beyond = true};
 	evidence(in->x + f * in->n, in->slow, in->n, &s->factors[0]);
 	s->nfactors = 1;
 	return 0;
 }
 
-void xa_step2_release(struct xa_step2 *s)
+void diagnosis__step2_release(struct diagnosis_step2 *s)
 {
 	dtree__free(s->tree);
 	free(s->factors);

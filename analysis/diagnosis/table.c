@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "util.h"
 #include "stats.h"
 
@@ -35,7 +35,8 @@ static double func_median(const struct dataset *ds, uint32_t f, const uint8_t *s
 }
 
 /* The table's functions: the candidates, longest median time first. */
-int xa_pick_rows(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+int diagnosis__pick_rows(const struct dataset *ds, const struct diagnosis_opts *o,
+			 struct diagnosis *r)
 {
 	size_t nr = dataset__nruns(ds), cap = o->top_k < r->ncand ? o->top_k : r->ncand;
 	struct rank *rk = calloc(r->ncand + 1, sizeof(*rk));
@@ -51,7 +52,7 @@ int xa_pick_rows(const struct dataset *ds, const struct analysis_opts *o, struct
 	}
 	xlp_sort(rk, r->ncand, sizeof(*rk), cmp_rank);
 	for (size_t i = 0; i < cap; i++) {
-		struct xa_func_row *row = &r->rows[r->nrows++];
+		struct diagnosis_func_row *row = &r->rows[r->nrows++];
 
 		row->func = rk[i].func;
 		row->time_median = rk[i].median;
@@ -65,11 +66,11 @@ cleanup:
 	return err;
 }
 
-int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
-		struct xa_func_row *row)
+int diagnosis__fill_row(const struct dataset *ds, const struct resources *res, size_t k,
+			struct diagnosis_func_row *row)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
-	double *col = malloc(XA_NFEAT * nr * sizeof(*col) + 1), v[XA_NFEAT];
+	double *col = malloc(DIAGNOSIS_NFEAT * nr * sizeof(*col) + 1), v[DIAGNOSIS_NFEAT];
 
 	if (!col)
 		return -ENOMEM;
@@ -78,13 +79,13 @@ int xa_fill_row(const struct dataset *ds, const struct resources *res, size_t k,
 
 		if (!x->ncalls)
 			continue;
-		xa_ctr_features(x->ctr, v);
-		for (int f = 0; f < XA_NFEAT; f++)
+		diagnosis__ctr_features(x->ctr, v);
+		for (int f = 0; f < DIAGNOSIS_NFEAT; f++)
 			col[f * nr + n] = v[f];
 		n++;
 	}
 	row->runs = (uint32_t)n;
-	for (int f = 0; f < XA_NFEAT; f++) {
+	for (int f = 0; f < DIAGNOSIS_NFEAT; f++) {
 		size_t m = 0;
 
 		for (size_t i = 0; i < n; i++) /* NAN: no CPU time, no frequency */

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 struct held {
 	const struct dataset *ds;
@@ -37,10 +37,10 @@ static void on_held(void *ctx, const struct tasks_task *by, double ns)
 		h->tid[by->func] = by->run_tid;
 }
 
-int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		   char *err, size_t errlen)
+int diagnosis_task_answer(const struct dataset *ds, const struct diagnosis_opts *o,
+			  struct diagnosis *r, char *err, size_t errlen)
 {
-	struct xa_task_answer *a = &r->task_answer;
+	struct diagnosis_task_answer *a = &r->task_answer;
 	size_t n = dataset__nruns(ds), nf = dataset__nfuncs(ds);
 	double *q = NULL, *own = NULL, lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 0;
 	struct held h = {.ds = ds};
@@ -101,7 +101,7 @@ int xa_task_answer(const struct dataset *ds, const struct analysis_opts *o, stru
 	a->p = a->top.w ? -expm1((double)a->top.windows * log1p(-a->top.p)) : 1;
 	a->share = (a->slow_queue_ns - a->fast_queue_ns) / (lat[1] / cnt[1] - lat[0] / cnt[0]);
 	a->holds = a->p <= o->alpha_evidence && a->share >= o->factor_share &&
-		   a->top.hits >= xa_min_cover(o, a->top.nslow);
+		   a->top.hits >= diagnosis__min_cover(o, a->top.nslow);
 	for (size_t f = 0; f < nf; f++) {
 		if (h.by[f] > best) {
 			best = h.by[f];

@@ -10,19 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
-static bool has_cpu_wait(const struct xa_critical *c)
+static bool has_cpu_wait(const struct diagnosis_critical *c)
 {
 	for (size_t k = 0; k < c->s2.nfactors; k++)
-		if (c->s2.factors[k].feat == XA_CPU_WAIT)
+		if (c->s2.factors[k].feat == DIAGNOSIS_CPU_WAIT)
 			return true;
 	return false;
 }
 
 /* Scope k over the slow runs into x. */
 static int fill(const struct thieves *th, size_t k, const uint8_t *slow, uint32_t nslow,
-		struct xa_thieves *x)
+		struct diagnosis_thieves *x)
 {
 	struct dataset_thief_sum s;
 	double n = nslow ? nslow : 1;
@@ -38,8 +38,8 @@ static int fill(const struct thieves *th, size_t k, const uint8_t *slow, uint32_
 	x->irq_ns = s.irq_ns / n;
 	x->steal_ns = s.steal_ns / n;
 	x->unknown_ns = s.unknown_ns / n;
-	for (size_t i = 0; i < s.n && x->n < XA_MAX_THIEVES; i++) {
-		struct xa_thief *t = &x->t[x->n++];
+	for (size_t i = 0; i < s.n && x->n < DIAGNOSIS_MAX_THIEVES; i++) {
+		struct diagnosis_thief *t = &x->t[x->n++];
 
 		t->pid = s.t[i].pid;
 		t->tid = s.t[i].tid;
@@ -54,7 +54,7 @@ static int fill(const struct thieves *th, size_t k, const uint8_t *slow, uint32_
 	return 0;
 }
 
-int xa_thieves(const struct dataset *ds, struct xa_result *r, char *err, size_t errlen)
+int diagnosis_thieves(const struct dataset *ds, struct diagnosis *r, char *err, size_t errlen)
 {
 	size_t nc = r->ncrit + r->nrejected, nf = 0, q = SIZE_MAX;
 	uint32_t *funcs = malloc((nc + 1) * sizeof(*funcs));
@@ -68,7 +68,7 @@ int xa_thieves(const struct dataset *ds, struct xa_result *r, char *err, size_t 
 		funcs[nf++] = r->crit[i].func;
 		any |= has_cpu_wait(&r->crit[i]);
 	}
-	any |= r->fallback.holds && r->fallback.feat == XA_CPU_WAIT;
+	any |= r->fallback.holds && r->fallback.feat == DIAGNOSIS_CPU_WAIT;
 	/* the queue before the handler: the first landmark's */
 	for (size_t g = 0; g < dataset__nfuncs(ds) && q == SIZE_MAX; g++)
 		if (dataset__func(ds, g)->queued) {
@@ -85,7 +85,7 @@ int xa_thieves(const struct dataset *ds, struct xa_result *r, char *err, size_t 
 	for (size_t i = 0; i < nc && !ret; i++)
 		if (has_cpu_wait(&r->crit[i]))
 			ret = fill(th, i, r->slow, r->lab.nslow, &r->crit[i].thieves);
-	if (!ret && r->fallback.holds && r->fallback.feat == XA_CPU_WAIT)
+	if (!ret && r->fallback.holds && r->fallback.feat == DIAGNOSIS_CPU_WAIT)
 		ret = fill(th, nf, r->slow, r->lab.nslow, &r->fallback.thieves);
 	if (!ret && q != SIZE_MAX)
 		ret = fill(th, q, r->slow, r->lab.nslow, &r->queued_thieves);

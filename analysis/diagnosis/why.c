@@ -2,16 +2,16 @@
 /*
  * Why a critical function's time grew, and what explains the slow runs
  * when no function can be named:
- *   - more calls or longer calls (analysis.h, struct xa_calls): exact
+ *   - more calls or longer calls (diagnosis.h, struct diagnosis_calls): exact
  *     arithmetic on the call counts the records carry;
- *   - disk work that shows as CPU (struct xa_disk_cpu): on a virtual
+ *   - disk work that shows as CPU (struct diagnosis_disk_cpu): on a virtual
  *     machine a cold 4 KiB read costs ~50 us on a CPU (the VM exit) and
  *     ~30 us asleep, so a function slowed by cold reads grows cpu_run more
  *     than disk_block; its block requests still show where they came from;
- *   - what grew in the stack samples (struct xa_why): the frames, user
+ *   - what grew in the stack samples (struct diagnosis_why): the frames, user
  *     and kernel, whose share of the function's samples grew in its slow
  *     runs (page faults, a system call, a spinlock, a function below it);
- *   - the whole-run fallback (struct xa_fallback): the baseline's resource
+ *   - the whole-run fallback (struct diagnosis_fallback): the baseline's resource
  *     when it separates the slow runs with evidence, and where the samples
  *     of that resource go.
  * Every rule is a p-value of a test in evidence.h at alpha_evidence, or
@@ -21,35 +21,35 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 #include "util.h"
 
-int xa_feat_reason(enum xa_feat f)
+int diagnosis__feat_reason(enum diagnosis_feat f)
 {
 	switch (f) {
-	case XA_CPU_RUN:
-	case XA_CPU_FREQ:
+	case DIAGNOSIS_CPU_RUN:
+	case DIAGNOSIS_CPU_FREQ:
 		return XLP_C_CPU_RUN;
-	case XA_CPU_WAIT:
+	case DIAGNOSIS_CPU_WAIT:
 		return XLP_C_CPU_WAIT;
-	case XA_DISK:
+	case DIAGNOSIS_DISK:
 		return XLP_C_DISK;
-	case XA_NET:
+	case DIAGNOSIS_NET:
 		return XLP_C_NET;
-	case XA_IPC:
+	case DIAGNOSIS_IPC:
 		return XLP_C_IPC;
-	case XA_LOCK:
+	case DIAGNOSIS_LOCK:
 		return XLP_C_LOCK;
-	case XA_TIMER:
+	case DIAGNOSIS_TIMER:
 		return XLP_C_TIMER;
-	case XA_OTHER:
+	case DIAGNOSIS_OTHER:
 		return XLP_C_OTHER;
 	default:
 		return -1; /* sleep_s / sleep_d / steal: no sample kind of their own */
 	}
 }
 
-double xa_why_added(const struct xa_why *g, const struct dataset_diff_node *x)
+double diagnosis__why_added(const struct diagnosis_why *g, const struct dataset_diff_node *x)
 {
 	if (!g->nslow_runs || !g->nfast_runs)
 		return 0;
@@ -76,7 +76,7 @@ static bool sched_frame(const char *s)
 	return HAS_PREFIX(s, l);
 }
 
-static enum xa_cause kernel_cause(const char *s)
+static enum diagnosis_cause kernel_cause(const char *s)
 {
 	/* x86-64 and arm64 entries of the fault path */
 	static const char *const fault[] = {"asm_exc_page_fault", "exc_page_fault",
@@ -92,12 +92,12 @@ static enum xa_cause kernel_cause(const char *s)
 	static const char *const sys[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_", "__do_sys_"};
 
 	if (HAS_PREFIX(s, fault))
-		return XA_CAUSE_FAULT;
+		return DIAGNOSIS_CAUSE_FAULT;
 	if (HAS_PREFIX(s, lock))
-		return XA_CAUSE_LOCK;
+		return DIAGNOSIS_CAUSE_LOCK;
 	if (HAS_PREFIX(s, sys))
-		return XA_CAUSE_SYSCALL;
-	return XA_CAUSE_KERNEL;
+		return DIAGNOSIS_CAUSE_SYSCALL;
+	return DIAGNOSIS_CAUSE_KERNEL;
 }
 
 static const char *node_name(const struct dataset *ds, const struct dataset_diff_node *x)
@@ -106,11 +106,12 @@ static const char *node_name(const struct dataset *ds, const struct dataset_diff
 }
 
 /* The cause of what grew along path[1..end]: a fault, then a lock, then a system call. */
-static void name_cause(const struct dataset *ds, struct xa_why *g, size_t end)
+static void name_cause(const struct dataset *ds, struct diagnosis_why *g, size_t end)
 {
-	static const enum xa_cause order[] = {XA_CAUSE_FAULT, XA_CAUSE_LOCK, XA_CAUSE_SYSCALL};
+	static const enum diagnosis_cause order[] = {DIAGNOSIS_CAUSE_FAULT, DIAGNOSIS_CAUSE_LOCK,
+						     DIAGNOSIS_CAUSE_SYSCALL};
 
-	g->cause = XA_CAUSE_NONE;
+	g->cause = DIAGNOSIS_CAUSE_NONE;
 	g->cause_at = end;
 	if (!end || end >= g->npath)
 		return;
@@ -124,18 +125,18 @@ static void name_cause(const struct dataset *ds, struct xa_why *g, size_t end)
 				return;
 			}
 		}
-	g->cause =
-		dataset_diff__node(g->diff, g->path[end])->kernel ? XA_CAUSE_KERNEL : XA_CAUSE_USER;
+	g->cause = dataset_diff__node(g->diff, g->path[end])->kernel ? DIAGNOSIS_CAUSE_KERNEL
+								     : DIAGNOSIS_CAUSE_USER;
 }
 
 /*
- * The application's frame on the path (struct xa_why.app): nginx
+ * The application's frame on the path (struct diagnosis_why.app): nginx
  * sending cold files reached sendfile (libc.so.6) → [k]
  * folio_wait_bit_common, and PostgreSQL waiting on a row lock epoll_wait
  * (libc.so.6); the frame a developer acts on is the caller in the server
  * (ngx_linux_sendfile_chain, WaitEventSetWait), on the same stacks.
  */
-static void app_frame(const struct dataset *ds, struct xa_why *g)
+static void app_frame(const struct dataset *ds, struct diagnosis_why *g)
 {
 	size_t jit = 0, own = 0, user = 0;
 
@@ -157,8 +158,8 @@ static void app_frame(const struct dataset *ds, struct xa_why *g)
 	g->lib = user != g->app ? user : 0;
 }
 
-static int why_build(const struct dataset *ds, const struct analysis_opts *o, uint32_t root,
-		     int reason, const uint8_t *labels, struct xa_why *g)
+static int why_build(const struct dataset *ds, const struct diagnosis_opts *o, uint32_t root,
+		     int reason, const uint8_t *labels, struct diagnosis_why *g)
 {
 	size_t nruns = dataset__nruns(ds), n;
 	const struct dataset_diff_node *x0;
@@ -177,10 +178,10 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 		return err;
 	n = dataset_diff__n(g->diff);
 	x0 = dataset_diff__node(g->diff, 0);
-	add0 = xa_why_added(g, x0);
+	add0 = diagnosis__why_added(g, x0);
 	g->path[g->npath++] = 0;
 	/* children come after their parent: one scan per level */
-	while (add0 > 0 && g->npath < XA_MAX_WHY) {
+	while (add0 > 0 && g->npath < DIAGNOSIS_MAX_WHY) {
 		uint32_t cur = g->path[g->npath - 1], best = UINT32_MAX;
 		double best_add = 0;
 
@@ -190,7 +191,7 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 
 			if (x->parent != cur)
 				continue;
-			a = xa_why_added(g, x);
+			a = diagnosis__why_added(g, x);
 			if (best == UINT32_MAX || a > best_add) {
 				best = (uint32_t)i;
 				best_add = a;
@@ -224,17 +225,18 @@ static int why_build(const struct dataset *ds, const struct analysis_opts *o, ui
 	return 0;
 }
 
-void xa_why_release(struct xa_why *g)
+void diagnosis__why_release(struct diagnosis_why *g)
 {
 	dataset_diff__free(g->diff);
 	g->diff = NULL;
 }
 
-/* More calls or longer calls, over the run labels (analysis.h). */
-static void split_calls(const struct dataset *ds, const struct xa_result *r, struct xa_critical *c)
+/* More calls or longer calls, over the run labels (diagnosis.h). */
+static void split_calls(const struct dataset *ds, const struct diagnosis *r,
+			struct diagnosis_critical *c)
 {
 	double t[2] = {0, 0}, calls[2] = {0, 0}, runs[2] = {0, 0};
-	struct xa_calls *s = &c->calls;
+	struct diagnosis_calls *s = &c->calls;
 
 	memset(s, 0, sizeof(*s));
 	s->exact = !dataset__func(ds, c->func)->sampled;
@@ -262,7 +264,7 @@ static void split_calls(const struct dataset *ds, const struct xa_result *r, str
 }
 
 /* One run's block requests into d (slow or fast), their sums into rq and by. */
-static void disk_tally(struct xa_disk_cpu *d, int slow, const uint64_t *ctr, double rq[2],
+static void disk_tally(struct diagnosis_disk_cpu *d, int slow, const uint64_t *ctr, double rq[2],
 		       double by[2])
 {
 	bool with = ctr[XLP_C_DISK_RQ] > 0;
@@ -279,7 +281,7 @@ static void disk_tally(struct xa_disk_cpu *d, int slow, const uint64_t *ctr, dou
 }
 
 /* Per-run means, and Fisher's test: the runs with block requests are the slow ones. */
-static void disk_test(struct xa_disk_cpu *d, const double rq[2], const double by[2])
+static void disk_test(struct diagnosis_disk_cpu *d, const double rq[2], const double by[2])
 {
 	d->rq_slow = d->nslow ? rq[1] / d->nslow : NAN;
 	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
@@ -288,16 +290,16 @@ static void disk_test(struct xa_disk_cpu *d, const double rq[2], const double by
 	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
 }
 
-static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
-			const struct xa_result *r, const struct resources *res, size_t k,
-			struct xa_critical *c)
+static void disk_on_cpu(const struct dataset *ds, const struct diagnosis_opts *o,
+			const struct diagnosis *r, const struct resources *res, size_t k,
+			struct diagnosis_critical *c)
 {
-	struct xa_disk_cpu *d = &c->disk_cpu;
+	struct diagnosis_disk_cpu *d = &c->disk_cpu;
 	double rq[2] = {0, 0}, by[2] = {0, 0};
 
 	memset(d, 0, sizeof(*d));
 	d->p = 1;
-	if (!c->s2.nfactors || c->s2.factors[0].feat != XA_CPU_RUN ||
+	if (!c->s2.nfactors || c->s2.factors[0].feat != DIAGNOSIS_CPU_RUN ||
 	    !(r->features & XLP_FEAT_BLOCK))
 		return;
 	d->tested = true;
@@ -312,13 +314,13 @@ static void disk_on_cpu(const struct dataset *ds, const struct analysis_opts *o,
 	d->holds = d->p <= o->alpha_evidence;
 }
 
-int xa_why_step(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r,
-		const struct resources *res, size_t k)
+int diagnosis__why_step(const struct dataset *ds, const struct diagnosis_opts *o,
+			struct diagnosis *r, const struct resources *res, size_t k)
 {
-	struct xa_critical *c = &r->crit[k];
+	struct diagnosis_critical *c = &r->crit[k];
 	size_t n = dataset__nruns(ds);
 	uint8_t *lab = malloc(n + 1);
-	int reason = c->s2.nfactors ? xa_feat_reason(c->s2.factors[0].feat) : -1;
+	int reason = c->s2.nfactors ? diagnosis__feat_reason(c->s2.factors[0].feat) : -1;
 	int err = -ENOMEM;
 
 	if (!lab)
@@ -338,17 +340,17 @@ cleanup:
 }
 
 /* Runs test over the samples past the factor's threshold, in time order. */
-static int bursts(const struct xa_order *ord, const double *v, size_t n, const struct xa_factor *f,
-		  struct xa_fallback *fb)
+static int bursts(const struct diagnosis_order *ord, const double *v, size_t n,
+		  const struct diagnosis_factor *f, struct diagnosis_fallback *fb)
 {
-	struct xa_order *o = malloc(n * sizeof(*o) + 1);
+	struct diagnosis_order *o = malloc(n * sizeof(*o) + 1);
 	uint8_t *seq = malloc(n + 1);
 	int err = -ENOMEM;
 
 	if (!o || !seq)
 		goto cleanup;
 	memcpy(o, ord, n * sizeof(*o));
-	xlp_sort(o, n, sizeof(*o), xa_order_cmp);
+	xlp_sort(o, n, sizeof(*o), diagnosis__order_cmp);
 	for (size_t i = 0; i < n; i++)
 		seq[i] = f->gt ? v[o[i].i] > f->threshold : v[o[i].i] <= f->threshold;
 	fb->runs_p = ev__runs_test(seq, n, &fb->bursts, &fb->bursts_expected);
@@ -360,15 +362,15 @@ cleanup:
 }
 
 /* One baseline factor's test; fb is filled in. */
-static int test_factor(const struct xa_factor *f, const double *v, const double *lat,
-		       const uint8_t *slow, const struct xa_order *ord, size_t n,
-		       const struct analysis_opts *o, struct xa_fallback *fb)
+static int test_factor(const struct diagnosis_factor *f, const double *v, const double *lat,
+		       const uint8_t *slow, const struct diagnosis_order *ord, size_t n,
+		       const struct diagnosis_opts *o, struct diagnosis_fallback *fb)
 {
-	struct xa_proportion pr = xa_proportion(v, lat, slow, n);
+	struct diagnosis_proportion pr = diagnosis_proportion(v, lat, slow, n);
 	int err;
 
 	/* the factor's split and counts, as the baseline's tree found them */
-	*fb = (struct xa_fallback){
+	*fb = (struct diagnosis_fallback){
 		.tested = true,
 		.feat = f->feat,
 		.threshold = f->threshold,
@@ -393,7 +395,7 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 	}
 	/* NAN compares false: no added latency, no fast time, no answer */
 	fb->out_of_proportion = fb->excess >= o->excess_share && fb->p_mw <= o->alpha_evidence;
-	fb->cpu_bursts = f->feat == XA_CPU_RUN && fb->runs_p <= o->alpha_evidence &&
+	fb->cpu_bursts = f->feat == DIAGNOSIS_CPU_RUN && fb->runs_p <= o->alpha_evidence &&
 			 fb->bursts <= fb->bursts_expected / 2;
 	fb->mode = fb->gap.p <= o->alpha_evidence && !fb->cpu_bursts;
 	fb->holds = f->gt && fb->p <= o->alpha_evidence && (fb->out_of_proportion || fb->mode);
@@ -401,10 +403,10 @@ static int test_factor(const struct xa_factor *f, const double *v, const double 
 }
 
 /* The slow runs' block requests against the fast runs' (whole run, all threads). */
-static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts *o,
-			   const struct xa_result *r, struct xa_fallback *fb)
+static void whole_disk_cpu(const struct dataset *ds, const struct diagnosis_opts *o,
+			   const struct diagnosis *r, struct diagnosis_fallback *fb)
 {
-	struct xa_disk_cpu *d = &fb->disk_cpu;
+	struct diagnosis_disk_cpu *d = &fb->disk_cpu;
 	double rq[2] = {0, 0}, by[2] = {0, 0};
 
 	d->tested = true;
@@ -421,13 +423,14 @@ static void whole_disk_cpu(const struct dataset *ds, const struct analysis_opts 
 	fb->holds = d->holds;
 }
 
-int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+int diagnosis_fallback(const struct dataset *ds, const struct diagnosis_opts *o,
+		       struct diagnosis *r)
 {
 	size_t nr = dataset__nruns(ds), n = 0;
 	double *v = malloc(nr * sizeof(*v) + 1), *lat = malloc(nr * sizeof(*lat) + 1);
 	uint8_t *slow = malloc(nr + 1);
-	struct xa_order *ord = malloc(nr * sizeof(*ord) + 1);
-	struct xa_fallback *fb = &r->fallback;
+	struct diagnosis_order *ord = malloc(nr * sizeof(*ord) + 1);
+	struct diagnosis_fallback *fb = &r->fallback;
 	/*
 	 * The run's own thread when every run has it: its counters add up
 	 * to the run's latency, while the process's add every other
@@ -437,7 +440,7 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 	 * mode, the latency's own). The baseline keeps the process's, as
 	 * PerfProbe V-D shows it.
 	 */
-	const struct xa_step2 *tree = r->has_own ? &r->own : &r->base;
+	const struct diagnosis_step2 *tree = r->has_own ? &r->own : &r->base;
 	int err = -ENOMEM;
 
 	memset(fb, 0, sizeof(*fb));
@@ -447,26 +450,27 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 		goto cleanup;
 	err = 0;
 	/* below --min-slowdown the user asked for no answer */
-	if (r->status != XA_NO_PRECOND || !(r->has_own || r->has_base) ||
+	if (r->status != DIAGNOSIS_NO_PRECOND || !(r->has_own || r->has_base) ||
 	    (r->insignificant && !r->nrejected))
 		goto cleanup;
 	for (size_t k = 0; k < tree->nfactors && !fb->holds; k++) {
-		const struct xa_factor *f = &tree->factors[k];
-		struct xa_fallback t = {0};
+		const struct diagnosis_factor *f = &tree->factors[k];
+		struct diagnosis_fallback t = {0};
 
-		if (!xa_feat_is_time(f->feat))
+		if (!diagnosis__feat_is_time(f->feat))
 			continue;
 		n = 0;
 		for (size_t run = 0; run < nr; run++) {
 			const struct dataset_run *x = dataset__run(ds, run);
-			double feat[XA_NFEAT];
+			double feat[DIAGNOSIS_NFEAT];
 
 			if (r->has_own ? !x->has_own : !x->has_base)
 				continue;
-			xa_ctr_features(r->has_own ? x->own : x->base, feat);
+			diagnosis__ctr_features(r->has_own ? x->own : x->base, feat);
 			v[n] = feat[f->feat];
 			lat[n] = x->latency_ns;
-			ord[n] = (struct xa_order){.file = x->file, .start = x->start_ns, .i = n};
+			ord[n] = (struct diagnosis_order){
+				.file = x->file, .start = x->start_ns, .i = n};
 			slow[n++] = r->slow[run];
 		}
 		err = test_factor(f, v, lat, slow, ord, n, o, &t);
@@ -477,10 +481,11 @@ int xa_fallback(const struct dataset *ds, const struct analysis_opts *o, struct 
 		if (t.holds || !fb->tested)
 			*fb = t;
 	}
-	if (fb->tested && !fb->holds && fb->feat == XA_CPU_RUN && (r->features & XLP_FEAT_BLOCK))
+	if (fb->tested && !fb->holds && fb->feat == DIAGNOSIS_CPU_RUN &&
+	    (r->features & XLP_FEAT_BLOCK))
 		whole_disk_cpu(ds, o, r, fb);
 	if (fb->tested)
-		err = why_build(ds, o, DATASET_NO_FUNC, xa_feat_reason(fb->feat), r->slow,
+		err = why_build(ds, o, DATASET_NO_FUNC, diagnosis__feat_reason(fb->feat), r->slow,
 				&fb->why);
 cleanup:
 	free(v);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "dataset.h"
 #include "demangle.h"
 #include "issues.h"
@@ -88,53 +88,56 @@ struct culprit {
  */
 static const char *run_factor(const struct dataset_run *r, bool sleeps)
 {
-	double f[XA_NFEAT], best = 0;
+	double f[DIAGNOSIS_NFEAT], best = 0;
 	const char *name = "time";
 
 	if (!r->has_own && !r->has_base)
 		return name;
-	xa_ctr_features(r->has_own ? r->own : r->base, f);
-	for (int k = 0; k < XA_NFEAT; k++) {
+	diagnosis__ctr_features(r->has_own ? r->own : r->base, f);
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		/* the sleeps' totals are made of the reasons; a frequency is no time */
-		if (k == XA_SLEEP_S || k == XA_SLEEP_D || k == XA_CPU_FREQ)
+		if (k == DIAGNOSIS_SLEEP_S || k == DIAGNOSIS_SLEEP_D || k == DIAGNOSIS_CPU_FREQ)
 			continue;
-		if (sleeps && (k < XA_DISK || k > XA_OTHER))
+		if (sleeps && (k < DIAGNOSIS_DISK || k > DIAGNOSIS_OTHER))
 			continue;
 		if (f[k] > best) {
 			best = f[k];
-			name = xa_feat_name((enum xa_feat)k);
+			name = diagnosis__feat_name((enum diagnosis_feat)k);
 		}
 	}
 	return name;
 }
 
-static struct culprit culprit_of(const struct dataset *ds, const struct xa_result *res, size_t run)
+static struct culprit culprit_of(const struct dataset *ds, const struct diagnosis *res, size_t run)
 {
 	const struct dataset_run *r = dataset__run(ds, run);
 	struct culprit c = {"", XLP_ISSUE_WHOLE_RUN, NULL, XLP_ISSUE_WHOLE_RUN};
 	double best = INFINITY;
 
 	for (size_t k = 0; k < res->ncrit; k++) {
-		const struct xa_critical *x = &res->crit[k];
+		const struct diagnosis_critical *x = &res->crit[k];
 		double t = (double)dataset__time(ds, run, x->func);
 
 		if (x->gt && t > x->threshold_ns) {
-			enum xa_feat f = x->s2.nfactors ? x->s2.factors[0].feat : XA_NFEAT;
+			enum diagnosis_feat f =
+				x->s2.nfactors ? x->s2.factors[0].feat : DIAGNOSIS_NFEAT;
 
 			c.binary = dataset__func(ds, x->func)->binary;
 			c.function = dataset__func(ds, x->func)->symbol;
 			c.name = dataset__func(ds, x->func)->name;
-			c.factor = f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true)
-				   : f < XA_NFEAT		      ? xa_feat_name(f)
-								      : "time";
+			c.factor = f == DIAGNOSIS_SLEEP_S || f == DIAGNOSIS_SLEEP_D
+					   ? run_factor(r, true)
+				   : f < DIAGNOSIS_NFEAT ? diagnosis__feat_name(f)
+							 : "time";
 			return c;
 		}
 	}
-	if (res->status == XA_NO_PRECOND && res->fallback.holds) {
-		enum xa_feat f = res->fallback.feat;
+	if (res->status == DIAGNOSIS_NO_PRECOND && res->fallback.holds) {
+		enum diagnosis_feat f = res->fallback.feat;
 
-		c.factor =
-			f == XA_SLEEP_S || f == XA_SLEEP_D ? run_factor(r, true) : xa_feat_name(f);
+		c.factor = f == DIAGNOSIS_SLEEP_S || f == DIAGNOSIS_SLEEP_D
+				   ? run_factor(r, true)
+				   : diagnosis__feat_name(f);
 		return c;
 	}
 	/* the deepest function holding half the run: the one with least time */
@@ -214,7 +217,7 @@ static int add_session(struct is_set *s, const char *path, const struct dataset_
 	return 0;
 }
 
-static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_result *res)
+static int add_runs(struct is_set *s, const struct dataset *ds, const struct diagnosis *res)
 {
 	struct is_session *x = &s->sess[s->nsess - 1];
 	const struct dataset_file_info *fi = dataset__file(ds, 0);
@@ -247,9 +250,9 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct xa_
 
 int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 {
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
 	const char *paths[] = {path};
-	struct xa_result *res = NULL;
+	struct diagnosis *res = NULL;
 	struct dataset *ds = NULL;
 	int ret;
 
@@ -268,7 +271,7 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 						 : ISSUES_DEFAULT_LAG_NS;
 	/* slow: the runs a person perceives, at or past the lag threshold */
 	o.rule = (struct label_rule){.kind = LABEL_FIXED, .threshold_ns = lag - 1};
-	ret = analysis__run(ds, &o, &res, err, errlen);
+	ret = diagnosis__run(ds, &o, &res, err, errlen);
 	if (!ret)
 		ret = add_session(s, path, dataset__file(ds, 0));
 	if (!ret)
@@ -277,7 +280,7 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 		ret = add_runs(s, ds, res);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory: give fewer or smaller traces");
-	analysis__free(res);
+	diagnosis__free(res);
 	dataset__free(ds);
 	return ret;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "dtree.h"
 #include "report.h"
 #include "synth.h"
@@ -81,9 +81,9 @@ static int timed_pipeline(int (*write)(const char *path, void *ctx), void *ctx, 
 {
 	char path[] = "/tmp/xlp-bench-XXXXXX";
 	int fd = mkstemp(path), ret = -1;
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
 	const char *paths[1] = {path};
-	struct xa_result *r = NULL;
+	struct diagnosis *r = NULL;
 	struct dataset *ds = NULL;
 	FILE *devnull = json ? fopen("/dev/null", "w") : NULL;
 	double t0, t1, t2;
@@ -99,7 +99,7 @@ static int timed_pipeline(int (*write)(const char *path, void *ctx), void *ctx, 
 	if (dataset__load(paths, 1, NULL, &ds, err, sizeof(err)))
 		goto cleanup;
 	t2 = now();
-	if (analysis__run(ds, &o, &r, err, sizeof(err)))
+	if (diagnosis__run(ds, &o, &r, err, sizeof(err)))
 		goto cleanup;
 	if (json)
 		report__json(devnull, ds, r);
@@ -109,7 +109,7 @@ static int timed_pipeline(int (*write)(const char *path, void *ctx), void *ctx, 
 	report__verdict(ds, r, &tm->v);
 	ret = 0;
 cleanup:
-	analysis__free(r);
+	diagnosis__free(r);
 	dataset__free(ds);
 	if (devnull)
 		fclose(devnull);

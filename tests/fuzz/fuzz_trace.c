@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "commands.h"
 #include "dataset.h"
 #include "report.h"
@@ -149,10 +149,10 @@ static int write_records(const uint8_t *data, size_t size)
  * input tripled the output work for no coverage the corpus lacks. */
 static void report(bool exclusive, unsigned which)
 {
-	struct analysis_opts ao = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts ao = DIAGNOSIS_OPTS_DEFAULT;
 	struct dataset_opts dopt = {.exclusive = exclusive};
 	const char *paths[] = {path};
-	struct xa_result *res = NULL;
+	struct diagnosis *res = NULL;
 	struct dataset *ds = NULL;
 	char err[512];
 
@@ -160,7 +160,7 @@ static void report(bool exclusive, unsigned which)
 	ao.min_runs = 3;
 	if (dataset__load(paths, 1, &dopt, &ds, err, sizeof(err)))
 		return;
-	if (!analysis__run(ds, &ao, &res, err, sizeof(err))) {
+	if (!diagnosis__run(ds, &ao, &res, err, sizeof(err))) {
 		if (which == 0)
 			report__text(null, ds, res);
 		else if (which == 1)
@@ -168,7 +168,7 @@ static void report(bool exclusive, unsigned which)
 		else
 			report__html(null, ds, res);
 	}
-	analysis__free(res);
+	diagnosis__free(res);
 	dataset__free(ds);
 }
 

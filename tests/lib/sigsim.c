@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sigsim.h"
-#include "analysis.h"
+#include "diagnosis.h"
 #include "dataset.h"
 #include "synth.h"
 #include "testlib.h"
@@ -185,20 +185,20 @@ int sigsim__trial(const struct sigsim_shape *s, unsigned nruns, uint64_t seed,
 {
 	const char *path = synth__tmp("sigsim.xlp");
 	const char *paths[1] = {path};
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
 	struct dataset *ds = NULL;
-	struct xa_result *r = NULL;
+	struct diagnosis *r = NULL;
 	char err[512];
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = sigsim__write(path, s, nruns, seed);
 	ret = ret ? ret : dataset__load(paths, 1, NULL, &ds, err, sizeof(err));
-	ret = ret ? ret : analysis__run(ds, &o, &r, err, sizeof(err));
+	ret = ret ? ret : diagnosis__run(ds, &o, &r, err, sizeof(err));
 	if (ret)
 		goto cleanup;
-	for (size_t i = 0; r->status == XA_OK && i < r->ncrit; i++) {
-		const struct xa_evidence *e = &r->crit[i].ev;
+	for (size_t i = 0; r->status == DIAGNOSIS_OK && i < r->ncrit; i++) {
+		const struct diagnosis_evidence *e = &r->crit[i].ev;
 		bool target = !strcmp(dataset__func(ds, r->crit[i].func)->symbol, "work");
 
 		if (out->any && !target)
@@ -211,7 +211,7 @@ int sigsim__trial(const struct sigsim_shape *s, unsigned nruns, uint64_t seed,
 		out->beyond = e->beyond;
 	}
 cleanup:
-	analysis__free(r);
+	diagnosis__free(r);
 	dataset__free(ds);
 	return ret;
 }

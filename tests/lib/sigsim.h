@@ -5,7 +5,7 @@
  * cause: every resource of the function grows in proportion to its time)
  * and of perturbed ones (a cause adds a resource, grows one, or grows the
  * CPU time in some runs), each written with the real trace writer and run
- * through the whole analysis (dataset__load, analysis__run), as a user's
+ * through the whole analysis (dataset__load, diagnosis__run), as a user's
  * trace would be. A natural trial is a false accusation when any function
  * is accused; a perturbed one is detected when the slowed function is.
  * tests/unit/test_sigsim.c runs a fast version against the targets;

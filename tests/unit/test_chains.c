@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Which of the picks that reach one function names it (analysis/diagnosis/chains.c,
- * xa_chain_of), on hand-made drill-downs: the chain that holds its added
+ * diagnosis__chain_of), on hand-made drill-downs: the chain that holds its added
  * time, not the longest one through a minor caller.
  */
 #include <stdint.h>
 #include "testlib.h"
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 enum { HANDLE, COMPUTE, UPDATE, BURN, CRUNCH, OTHER };
 
 /* A drill of n links (function ids), each link holding added[i] ms. */
-static struct xa_drill drill(size_t n, const uint32_t *chain, const double *added)
+static struct diagnosis_drill drill(size_t n, const uint32_t *chain, const double *added)
 {
-	struct xa_drill d = {.n = n};
+	struct diagnosis_drill d = {.n = n};
 
 	for (size_t i = 0; i < n; i++) {
 		d.chain[i] = chain[i];
@@ -23,7 +23,7 @@ static struct xa_drill drill(size_t n, const uint32_t *chain, const double *adde
 }
 
 /* The winner must be the same whichever drill asks, and never dropped. */
-static size_t winner(const struct xa_drill *d, size_t np, uint32_t f)
+static size_t winner(const struct diagnosis_drill *d, size_t np, uint32_t f)
 {
 	size_t w = np;
 
@@ -32,12 +32,12 @@ static size_t winner(const struct xa_drill *d, size_t np, uint32_t f)
 
 		if (d[k].chain[d[k].n - 1] != f)
 			continue;
-		c = xa_chain_of(d, np, k, 0.5);
+		c = diagnosis__chain_of(d, np, k, 0.5);
 		CHECK(c < np && d[c].chain[d[c].n - 1] == f, "drill %zu named by %zu", k, c);
 		CHECK(w == np || w == c, "drill %zu named by %zu, another by %zu", k, c, w);
 		w = c;
 	}
-	CHECK(w == np || xa_chain_of(d, np, w, 0.5) == w, "the winner %zu is dropped", w);
+	CHECK(w == np || diagnosis__chain_of(d, np, w, 0.5) == w, "the winner %zu is dropped", w);
 	return w;
 }
 
@@ -49,7 +49,7 @@ static size_t winner(const struct xa_drill *d, size_t np, uint32_t f)
  */
 TEST(chain_through_a_minor_caller_does_not_name_the_function)
 {
-	struct xa_drill d[4] = {
+	struct diagnosis_drill d[4] = {
 		drill(1, (uint32_t[]){CRUNCH}, (double[]){73.8}),
 		drill(3, (uint32_t[]){UPDATE, BURN, CRUNCH}, (double[]){2.1, 2.1, 2.1}),
 		drill(2, (uint32_t[]){BURN, CRUNCH}, (double[]){2.1, 2.1}),
@@ -62,7 +62,7 @@ TEST(chain_through_a_minor_caller_does_not_name_the_function)
 /* Chains that all hold most of it: the longest (outermost) names it, as before. */
 TEST(longest_chain_among_those_that_hold_it)
 {
-	struct xa_drill d[3] = {
+	struct diagnosis_drill d[3] = {
 		drill(1, (uint32_t[]){CRUNCH}, (double[]){10}),
 		drill(3, (uint32_t[]){HANDLE, COMPUTE, CRUNCH}, (double[]){12, 10, 9}),
 		drill(2, (uint32_t[]){COMPUTE, CRUNCH}, (double[]){10, 9.5}),
@@ -79,7 +79,7 @@ TEST(longest_chain_among_those_that_hold_it)
  */
 TEST(one_chain_names_it_when_pairwise_preferences_cycle)
 {
-	struct xa_drill d[4] = {
+	struct diagnosis_drill d[4] = {
 		drill(3, (uint32_t[]){HANDLE, UPDATE, CRUNCH}, (double[]){7, 6, 6}),
 		drill(2, (uint32_t[]){COMPUTE, CRUNCH}, (double[]){10, 10}),
 		drill(1, (uint32_t[]){CRUNCH}, (double[]){13}),
@@ -88,7 +88,7 @@ TEST(one_chain_names_it_when_pairwise_preferences_cycle)
 
 	CHECK(winner(d, 4, CRUNCH) == 1, "named by drill %zu", winner(d, 4, CRUNCH));
 	/* another function's pick is its own */
-	CHECK(xa_chain_of(d, 4, 3, 0.5) == 3, "-");
+	CHECK(diagnosis__chain_of(d, 4, 3, 0.5) == 3, "-");
 }
 
 TEST_MAIN()

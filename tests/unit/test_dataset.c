@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <unistd.h>
 #include "testlib.h"
-#include "analysis.h"
+#include "diagnosis.h"
 #include "dataset.h"
 #include "synth.h"
 #include "testds.h"
@@ -301,8 +301,8 @@ TEST(sampled_functions_under_the_interaction)
 {
 	const char *path = tmp("sampled.xlp");
 	const char *paths[] = {path};
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
-	struct xa_result *r = NULL;
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
+	struct diagnosis *r = NULL;
 	struct resources *res = NULL;
 	struct dataset_cct *t = NULL;
 	struct dataset *ds;
@@ -360,14 +360,15 @@ TEST(sampled_functions_under_the_interaction)
 					dataset_cct__node(t, 1)->fast[XLP_C_WALL] == 0));
 	dataset_cct__free(t);
 	/* steps 1 and 2 on the sampled times: load, through the disk */
-	REQUIRE(!analysis__run(ds, &o, &r, err, sizeof(err)), "%s", err);
-	CHECK(r->status == XA_OK && r->ncrit == 1, "status %d, %zu critical", r->status, r->ncrit);
+	REQUIRE(!diagnosis__run(ds, &o, &r, err, sizeof(err)), "%s", err);
+	CHECK(r->status == DIAGNOSIS_OK && r->ncrit == 1, "status %d, %zu critical", r->status,
+	      r->ncrit);
 	if (r->ncrit) {
 		CHECK(r->crit[0].func == (uint32_t)fl && r->crit[0].sampled);
-		CHECK(r->crit[0].s2.nfactors && r->crit[0].s2.factors[0].feat == XA_DISK);
+		CHECK(r->crit[0].s2.nfactors && r->crit[0].s2.factors[0].feat == DIAGNOSIS_DISK);
 		CHECK(r->crit[0].cct != NULL);
 	}
-	analysis__free(r);
+	diagnosis__free(r);
 	dataset__free(ds);
 	unlink(path);
 }

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "testlib.h"
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 #define N 40
 
@@ -15,7 +15,7 @@ static double rnd(void)
 }
 
 struct sample_set {
-	double x[XA_NFEAT * N], cycles[N], time[N];
+	double x[DIAGNOSIS_NFEAT * N], cycles[N], time[N];
 	uint8_t slow[N];
 };
 
@@ -36,84 +36,88 @@ static void fill(struct sample_set *s, bool more_work)
 		double khz = (slow ? (more_work ? 1.6e6 : 1.0e6) : 2.5e6) * (0.85 + 0.3 * rnd());
 
 		s->slow[i] = slow;
-		s->x[XA_CPU_RUN * N + i] = run;
-		s->x[XA_CPU_WAIT * N + i] = 1e5 * rnd();
-		s->x[XA_CPU_FREQ * N + i] = khz;
-		s->x[XA_OTHER * N + i] = 1e5 * rnd();
+		s->x[DIAGNOSIS_CPU_RUN * N + i] = run;
+		s->x[DIAGNOSIS_CPU_WAIT * N + i] = 1e5 * rnd();
+		s->x[DIAGNOSIS_CPU_FREQ * N + i] = khz;
+		s->x[DIAGNOSIS_OTHER * N + i] = 1e5 * rnd();
 		s->cycles[i] = run * khz;
-		s->time[i] = run + s->x[XA_CPU_WAIT * N + i] + s->x[XA_OTHER * N + i];
+		s->time[i] = run + s->x[DIAGNOSIS_CPU_WAIT * N + i] + s->x[DIAGNOSIS_OTHER * N + i];
 	}
 }
 
-static void fit(struct sample_set *s, uint32_t features, struct xa_step2 *out)
+static void fit(struct sample_set *s, uint32_t features, struct diagnosis_step2 *out)
 {
-	struct analysis_opts o = ANALYSIS_OPTS_DEFAULT;
-	struct xa_s2_input in = {.n = N,
-				 .x = s->x,
-				 .cycles = s->cycles,
-				 .time = s->time,
-				 .slow = s->slow,
-				 .features = features,
-				 .time_ref = 5e6};
+	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
+	struct diagnosis_s2_input in = {.n = N,
+					.x = s->x,
+					.cycles = s->cycles,
+					.time = s->time,
+					.slow = s->slow,
+					.features = features,
+					.time_ref = 5e6};
 
-	CHECK(!xa_step2_fit(&in, &o, out), "xa_step2_fit");
+	CHECK(!diagnosis__step2_fit(&in, &o, out), "diagnosis__step2_fit");
 }
 
 TEST(lower_clock_named_over_cpu_run)
 {
 	static struct sample_set s;
-	struct xa_step2 r;
+	struct diagnosis_step2 r;
 
 	fill(&s, false);
 	fit(&s, XLP_FEAT_SYSCALLS | XLP_FEAT_CPUFREQ, &r);
 	REQUIRE(r.tree && dtree__nnodes(r.tree) == 3, "-");
-	CHECK(r.featmap[dtree__node(r.tree, 0)->feature] == XA_CPU_RUN, "the tree picks cpu_run");
+	CHECK(r.featmap[dtree__node(r.tree, 0)->feature] == DIAGNOSIS_CPU_RUN,
+	      "the tree picks cpu_run");
 	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
-	CHECK(r.factors[0].feat == XA_CPU_FREQ && r.factors[0].from_freq_check, "%s",
-	      xa_feat_name(r.factors[0].feat));
+	CHECK(r.factors[0].feat == DIAGNOSIS_CPU_FREQ && r.factors[0].from_freq_check, "%s",
+	      diagnosis__feat_name(r.factors[0].feat));
 	CHECK(!r.factors[0].gt && r.factors[0].slow_hits == 10 && r.factors[0].fast_hits == 0,
 	      "cpu_freq <= %g: %u/%u", r.factors[0].threshold, r.factors[0].slow_hits,
 	      r.factors[0].fast_hits);
-	xa_step2_release(&r);
+	diagnosis__step2_release(&r);
 }
 
 TEST(more_work_stays_cpu_run)
 {
 	static struct sample_set s;
-	struct xa_step2 r;
+	struct diagnosis_step2 r;
 
 	fill(&s, true);
 	fit(&s, XLP_FEAT_SYSCALLS | XLP_FEAT_CPUFREQ, &r);
 	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
-	CHECK(r.factors[0].feat == XA_CPU_RUN && !r.factors[0].from_freq_check, "%s",
-	      xa_feat_name(r.factors[0].feat));
-	xa_step2_release(&r);
+	CHECK(r.factors[0].feat == DIAGNOSIS_CPU_RUN && !r.factors[0].from_freq_check, "%s",
+	      diagnosis__feat_name(r.factors[0].feat));
+	diagnosis__step2_release(&r);
 }
 
 TEST(no_cpufreq_no_frequency)
 {
 	static struct sample_set s;
-	struct xa_step2 r;
+	struct diagnosis_step2 r;
 
 	fill(&s, false);
 	fit(&s, XLP_FEAT_SYSCALLS, &r);
 	REQUIRE(r.nfactors == 1, "%zu factors", r.nfactors);
-	CHECK(r.factors[0].feat == XA_CPU_RUN, "-");
-	CHECK(!r.avail[XA_CPU_FREQ] && isnan(r.slow_median[XA_CPU_FREQ]), "never a made-up 0");
-	xa_step2_release(&r);
+	CHECK(r.factors[0].feat == DIAGNOSIS_CPU_RUN, "-");
+	CHECK(!r.avail[DIAGNOSIS_CPU_FREQ] && isnan(r.slow_median[DIAGNOSIS_CPU_FREQ]),
+	      "never a made-up 0");
+	diagnosis__step2_release(&r);
 }
 
 TEST(breakdown_medians)
 {
 	static struct sample_set s;
-	struct xa_step2 r;
+	struct diagnosis_step2 r;
 
 	fill(&s, false);
 	fit(&s, XLP_FEAT_CPUFREQ, &r);
 	CHECK(r.samples == N && r.nslow == 10 && r.nfast == 30, "-");
-	CHECK(r.slow_median[XA_CPU_RUN] > 9.9e6 && r.fast_median[XA_CPU_RUN] < 4.1e6, "-");
-	CHECK(r.used[XA_SLEEP_S] && !r.used[XA_DISK], "no wait reasons: sleep states are used");
-	xa_step2_release(&r);
+	CHECK(r.slow_median[DIAGNOSIS_CPU_RUN] > 9.9e6 && r.fast_median[DIAGNOSIS_CPU_RUN] < 4.1e6,
+	      "-");
+	CHECK(r.used[DIAGNOSIS_SLEEP_S] && !r.used[DIAGNOSIS_DISK],
+	      "no wait reasons: sleep states are used");
+	diagnosis__step2_release(&r);
 }
 
 /*
@@ -125,7 +129,7 @@ TEST(breakdown_medians)
 TEST(small_resource_does_not_explain_large_slowdown)
 {
 	static struct sample_set s;
-	struct xa_step2 r;
+	struct diagnosis_step2 r;
 
 	memset(&s, 0, sizeof(s));
 	for (int i = 0; i < N; i++) {
@@ -134,16 +138,17 @@ TEST(small_resource_does_not_explain_large_slowdown)
 		double wait = slow ? 1e6 * (1 + 0.01 * rnd()) : 0;
 
 		s.slow[i] = slow;
-		s.x[XA_CPU_RUN * N + i] = run;
-		s.x[XA_CPU_WAIT * N + i] = wait;
+		s.x[DIAGNOSIS_CPU_RUN * N + i] = run;
+		s.x[DIAGNOSIS_CPU_WAIT * N + i] = wait;
 		s.time[i] = run + wait;
 	}
 	fit(&s, XLP_FEAT_SYSCALLS, &r);
 	REQUIRE(r.nfactors >= 1, "%zu factors", r.nfactors);
-	CHECK(r.factors[0].feat == XA_CPU_RUN, "factor %s", xa_feat_name(r.factors[0].feat));
+	CHECK(r.factors[0].feat == DIAGNOSIS_CPU_RUN, "factor %s",
+	      diagnosis__feat_name(r.factors[0].feat));
 	for (size_t i = 0; i < r.nfactors; i++)
-		CHECK(r.factors[i].feat != XA_CPU_WAIT, "cpu_wait named");
-	xa_step2_release(&r);
+		CHECK(r.factors[i].feat != DIAGNOSIS_CPU_WAIT, "cpu_wait named");
+	diagnosis__step2_release(&r);
 }
 
 TEST_MAIN()

@@ -142,7 +142,8 @@ TEST(attributed_to_function_and_run)
 
 TEST(clause_names_them)
 {
-	struct xa_thieves t = {.known = true, .waits = 3, .wait_ns = 1000, .steal_ns = 100, .n = 3};
+	struct diagnosis_thieves t = {
+		.known = true, .waits = 3, .wait_ns = 1000, .steal_ns = 100, .n = 3};
 	char buf[400];
 
 	memcpy(t.t[0].comm, "redis-rdb-bgsav", 16);

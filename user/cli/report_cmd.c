@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
+#include "diagnosis.h"
 #include "commands.h"
 #include "dataset.h"
 #include "log.h"
@@ -135,7 +135,7 @@ struct report_opts {
 	bool json, exclusive, growth;
 	double predict_size; /* 0: ten times the largest measured */
 	const char *out, *html;
-	struct analysis_opts a;
+	struct diagnosis_opts a;
 };
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
@@ -195,7 +195,7 @@ static int set_flag(bool *flag)
 
 static int parse_opt(int c, const char *arg, struct report_opts *o)
 {
-	struct analysis_opts *a = &o->a;
+	struct diagnosis_opts *a = &o->a;
 
 	switch (c) {
 	case OPT_JSON:
@@ -240,7 +240,7 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 /* 0: go on, 1: help shown, < 0: bad option (reported). */
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
-	struct analysis_opts def = ANALYSIS_OPTS_DEFAULT;
+	struct diagnosis_opts def = DIAGNOSIS_OPTS_DEFAULT;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -287,7 +287,7 @@ static void warn_truncated(const struct dataset *ds)
 /* What a report is written from: PerfProbe's analysis, or --growth's. */
 struct report_job {
 	const struct dataset *ds;
-	const struct xa_result *r;
+	const struct diagnosis *r;
 	const struct growth_result *g;
 };
 
@@ -378,7 +378,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct dataset_opts dopt = {0};
 	struct outfile *out = NULL, *html = NULL;
-	struct xa_result *res = NULL;
+	struct diagnosis *res = NULL;
 	struct growth_result *growth = NULL;
 	struct report_job job = {0};
 	struct dataset *ds = NULL;
@@ -414,7 +414,7 @@ int cmd_report(int argc, char **argv)
 	if (o.growth)
 		ret = growth__from_dataset(ds, o.predict_size, &growth, err, sizeof(err));
 	else
-		ret = analysis__run(ds, &o.a, &res, err, sizeof(err));
+		ret = diagnosis__run(ds, &o.a, &res, err, sizeof(err));
 	if (ret)
 		goto fail;
 	job.g = growth;
@@ -427,7 +427,7 @@ fail:
 cleanup:
 	outfile__abort(out);
 	outfile__abort(html);
-	analysis__free(res);
+	diagnosis__free(res);
 	growth__free(growth);
 	dataset__free(ds);
 	return ret ? 1 : 0;

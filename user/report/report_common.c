@@ -18,9 +18,9 @@ const char *report__dur(double ns, char *buf, size_t len)
 	return buf;
 }
 
-const char *report__value(enum xa_feat f, double v, char *buf, size_t len)
+const char *report__value(enum diagnosis_feat f, double v, char *buf, size_t len)
 {
-	if (f != XA_CPU_FREQ)
+	if (f != DIAGNOSIS_CPU_FREQ)
 		return report__dur(v, buf, len);
 	if (isnan(v))
 		snprintf(buf, len, "n/a");
@@ -199,12 +199,13 @@ const char *report__label_rule(const struct label_rule *rule, char *buf, size_t 
 	return buf;
 }
 
-const char *report__rule(const struct xa_result *r, char *buf, size_t len)
+const char *report__rule(const struct diagnosis *r, char *buf, size_t len)
 {
 	return report__label_rule(&r->rule, buf, len);
 }
 
-const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char *buf, size_t len)
+const char *report__cond(const struct dataset *ds, const struct diagnosis_cond *c, char *buf,
+			 size_t len)
 {
 	const char *f = dataset__func(ds, c->func)->name;
 	char lo[32], hi[32];
@@ -220,7 +221,7 @@ const char *report__cond(const struct dataset *ds, const struct xa_cond *c, char
 	return buf;
 }
 
-const char *report__chain(const struct dataset *ds, const struct xa_critical *c, char *buf,
+const char *report__chain(const struct dataset *ds, const struct diagnosis_critical *c, char *buf,
 			  size_t len)
 {
 	size_t used = 0;
@@ -254,14 +255,14 @@ static bool glob_escape(const char *s, char *out, size_t len)
  * critical chains exactly in a next recording ("" when none): BINARY is
  * the basename, which -p resolves against the process's mappings.
  */
-const char *report__func_args(const struct dataset *ds, const struct xa_result *r, char *buf,
+const char *report__func_args(const struct dataset *ds, const struct diagnosis *r, char *buf,
 			      size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < r->ncrit; i++) {
-		const struct xa_critical *c = &r->crit[i];
+		const struct diagnosis_critical *c = &r->crit[i];
 
 		for (size_t k = 0; k < c->nchain && used < len; k++) {
 			const struct dataset_func *f = dataset__func(ds, c->chain[k]);
@@ -336,7 +337,7 @@ static void cct_visit(struct cct_walk *w, uint32_t node)
 	free(kids);
 }
 
-size_t report__cct_order(const struct dataset_cct *t, const struct xa_result *r, uint32_t *out,
+size_t report__cct_order(const struct dataset_cct *t, const struct diagnosis *r, uint32_t *out,
 			 size_t max)
 {
 	struct cct_walk w = {.t = t,
@@ -354,7 +355,7 @@ size_t report__cct_order(const struct dataset_cct *t, const struct xa_result *r,
 	return w.n;
 }
 
-double report__cct_mean(const struct dataset_cct_node *x, const struct xa_result *r, bool slow,
+double report__cct_mean(const struct dataset_cct_node *x, const struct diagnosis *r, bool slow,
 			int c)
 {
 	double n = slow ? (double)r->lab.nslow : (double)(r->lab.n - r->lab.nslow);
@@ -375,7 +376,7 @@ const char *report__p(double p, char *buf, size_t len)
 	return buf;
 }
 
-bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
+bool report__thin(const struct diagnosis *r, const struct diagnosis_evidence *e)
 {
 	return !e->significant &&
 	       (e->mode_p <= 0.05 || e->runs_p <= 0.05 ||
@@ -383,10 +384,10 @@ bool report__thin(const struct xa_result *r, const struct xa_evidence *e)
 		(e->beyond_large && e->beyond_p <= 0.05));
 }
 
-const char *report__evidence(const struct xa_result *r, const struct xa_critical *c, char *buf,
-			     size_t len)
+const char *report__evidence(const struct diagnosis *r, const struct diagnosis_critical *c,
+			     char *buf, size_t len)
 {
-	const struct xa_evidence *e = &c->ev;
+	const struct diagnosis_evidence *e = &c->ev;
 	/* no factor's gap: the time's own mode is the test, with its association */
 	bool by_time = isnan(e->res_gap.lo) && c->gt;
 	char a[32], b[32], p[32];
@@ -432,13 +433,15 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 		if (e->res_gap.ratio > 0 || !(c->res_ns > 0))
 			xlp_put(buf, len, &used,
 				"; %s: no sample between %s and %s, a gap %.1fx (%s)",
-				xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
+				diagnosis__feat_name(e->gap_feat),
+				report__dur(e->res_gap.lo, a, 32),
 				report__dur(e->res_gap.hi, b, 32), e->res_gap.ratio,
 				report__p(e->res_gap.p, p, 32));
 		else
 			xlp_put(buf, len, &used,
 				"; %s: nothing between %s and %s, within the sampling resolution",
-				xa_feat_name(e->gap_feat), report__dur(e->res_gap.lo, a, 32),
+				diagnosis__feat_name(e->gap_feat),
+				report__dur(e->res_gap.lo, a, 32),
 				report__dur(e->res_gap.hi, b, 32));
 		xlp_put(buf, len, &used,
 			", past it %u of %u slow samples and %u of %u fast (Fisher %s)",
@@ -467,7 +470,7 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			100 * e->bulk_streaks, 50 * e->bulk_streaks, e->persistence);
 	if (isnan(e->res_p))
 		xlp_put(buf, len, &used, "\nresource: no factor to test");
-	else if (e->res_feat == XA_CPU_FREQ)
+	else if (e->res_feat == DIAGNOSIS_CPU_FREQ)
 		xlp_put(buf, len, &used,
 			"\nresource: %s: the CPU ran at a lower clock in slow runs (%s)",
 			e->resource ? "OUT OF PROPORTION" : "in proportion",
@@ -481,8 +484,8 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			: e->res_within ? "within one sample's weight (the sampling resolution): "
 					  "where samples fell, not evidence"
 					: "in proportion",
-			xa_feat_name(e->res_feat), 100 * e->res_share, 100 * e->res_fast_share,
-			report__p(e->res_p, p, sizeof(p)));
+			diagnosis__feat_name(e->res_feat), 100 * e->res_share,
+			100 * e->res_fast_share, report__p(e->res_p, p, sizeof(p)));
 	if (e->beyond_n && !e->beyond_top)
 		xlp_put(buf, len, &used,
 			"\nbeyond the bulk: no: slow runs are not the most of the runs where a "
@@ -496,15 +499,16 @@ const char *report__evidence(const struct xa_result *r, const struct xa_critical
 			"time (%.1f %% or more; %.1f %% in the median fast run) hold %u of the %u "
 			"slow "
 			"runs (Fisher %s, for %u tries); it holds %.0f %% of the added time",
-			e->beyond ? "YES" : "no", e->beyond_top, xa_feat_name(e->beyond_feat),
-			100 * e->beyond_cut, 100 * e->beyond_fast_median, e->beyond_slow,
-			e->beyond_nslow, report__p(e->beyond_p, p, sizeof(p)), e->beyond_tests,
+			e->beyond ? "YES" : "no", e->beyond_top,
+			diagnosis__feat_name(e->beyond_feat), 100 * e->beyond_cut,
+			100 * e->beyond_fast_median, e->beyond_slow, e->beyond_nslow,
+			report__p(e->beyond_p, p, sizeof(p)), e->beyond_tests,
 			100 * e->beyond_added_share);
 	else
 		xlp_put(buf, len, &used, "\nbeyond the bulk: no resource but CPU time to test");
 	/* told apart only for CPU time: a wait's time is not the CPU's speed */
 	if (e->work_tested && !isnan(e->res_p) &&
-	    (e->res_feat == XA_CPU_RUN || e->res_feat == XA_CPU_STEAL)) {
+	    (e->res_feat == DIAGNOSIS_CPU_RUN || e->res_feat == DIAGNOSIS_CPU_STEAL)) {
 		char rs[32], rf[32], p2[32];
 
 		xlp_put(buf, len, &used,
@@ -555,7 +559,7 @@ const char *report__caveat(const struct dataset *ds, uint64_t *lost, uint64_t *s
 	return buf;
 }
 
-void report__queued(const struct dataset *ds, const struct xa_result *r, struct report_queued *q)
+void report__queued(const struct dataset *ds, const struct diagnosis *r, struct report_queued *q)
 {
 	size_t n = dataset__nruns(ds), ns = 0, nf = 0;
 	double *slow = calloc(n ? n : 1, sizeof(double)), *fast = calloc(n ? n : 1, sizeof(double));

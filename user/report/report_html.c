@@ -43,18 +43,18 @@ static const char *time_value(const void *ctx, int feature, double v, char *buf,
 	return report__dur(v, buf, len);
 }
 
-static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *peer)
+static void factors(FILE *f, const struct diagnosis_step2 *s, const struct diagnosis_peer *peer)
 {
 	char t[32], a[32], b[32];
 
 	fputs("<ul>", f);
 	for (size_t k = 0; k < s->nfactors; k++) {
-		const struct xa_factor *x = &s->factors[k];
+		const struct diagnosis_factor *x = &s->factors[k];
 
 		fprintf(f,
 			"<li><b>%s %s %s</b>: median %s in slow runs vs %s in fast; holds for %u "
 			"of %u slow, %u of %u fast",
-			xa_feat_name(x->feat), x->gt ? "&gt;" : "&le;",
+			diagnosis__feat_name(x->feat), x->gt ? "&gt;" : "&le;",
 			report__value(x->feat, x->threshold, t, sizeof(t)),
 			report__value(x->feat, x->slow_median, a, sizeof(a)),
 			report__value(x->feat, x->fast_median, b, sizeof(b)), x->slow_hits,
@@ -63,7 +63,7 @@ static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *pee
 			fputs(" (cpu_run grew but not the work done: lower CPU frequency)", f);
 		if (x->from_beyond)
 			fputs(" (no split of the tree: the resource beyond the bulk)", f);
-		if (x->feat == XA_IPC && peer && peer->found) {
+		if (x->feat == DIAGNOSIS_IPC && peer && peer->found) {
 			fprintf(f, "; waiting for pid %u (", peer->pid);
 			html_esc(f, peer->comm);
 			fputs(")", f);
@@ -75,7 +75,7 @@ static void factors(FILE *f, const struct xa_step2 *s, const struct xa_peer *pee
 	fputs("</ul>\n", f);
 }
 
-static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
+static void breakdown(FILE *f, const struct diagnosis_step2 *s, const char *time_label)
 {
 	char a[32], b[32];
 
@@ -84,21 +84,22 @@ static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
 		"<tr><td>%s</td><td>%s</td><td>%s</td></tr>",
 		time_label, report__dur(s->time_slow_median, a, sizeof(a)),
 		report__dur(s->time_fast_median, b, sizeof(b)));
-	for (int k = 0; k < XA_NFEAT; k++) {
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		if (!s->avail[k])
 			fprintf(f,
 				"<tr><td>%s</td><td class=\"na\">unavailable</td>"
 				"<td class=\"na\">unavailable</td></tr>",
-				xa_feat_name(k));
+				diagnosis__feat_name(k));
 		else
-			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>", xa_feat_name(k),
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>",
+				diagnosis__feat_name(k),
 				report__value(k, s->slow_median[k], a, sizeof(a)),
 				report__value(k, s->fast_median[k], b, sizeof(b)));
 	}
 	fputs("</table>\n", f);
 }
 
-static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void preconditions(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
 	char t[256];
@@ -132,8 +133,8 @@ cleanup:
 }
 
 /* The calling-context tree as an indented table (report__cct_order's nodes). */
-static void context_tree(FILE *f, const struct dataset *ds, const struct xa_result *r,
-			 const struct xa_critical *c, size_t rank)
+static void context_tree(FILE *f, const struct dataset *ds, const struct diagnosis *r,
+			 const struct diagnosis_critical *c, size_t rank)
 {
 	uint32_t order[64];
 	size_t n = report__cct_order(c->cct, r, order, 64);
@@ -160,8 +161,8 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 }
 
 /* Why its time grew: calls, block requests, the frames that grew (a differential flame graph). */
-static void why(FILE *f, const struct dataset *ds, const struct xa_result *r,
-		const struct xa_critical *c, size_t rank)
+static void why(FILE *f, const struct dataset *ds, const struct diagnosis *r,
+		const struct diagnosis_critical *c, size_t rank)
 {
 	char *buf = malloc(8192), id[32];
 
@@ -179,11 +180,11 @@ static void why(FILE *f, const struct dataset *ds, const struct xa_result *r,
 }
 
 /* No function accused: the whole run's resource, and where its samples go. */
-static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void whole_run(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	char *buf = malloc(8192);
 
-	if (!buf || !r->fallback.tested || r->status != XA_NO_PRECOND) {
+	if (!buf || !r->fallback.tested || r->status != DIAGNOSIS_NO_PRECOND) {
 		free(buf);
 		return;
 	}
@@ -208,8 +209,8 @@ static void whole_run(FILE *f, const struct dataset *ds, const struct xa_result 
  * the same words as the text report, escaped for HTML.
  */
 static void text_section(FILE *f, const char *title,
-			 void (*fn)(FILE *f, const struct dataset *ds, const struct xa_result *r),
-			 const struct dataset *ds, const struct xa_result *r)
+			 void (*fn)(FILE *f, const struct dataset *ds, const struct diagnosis *r),
+			 const struct dataset *ds, const struct diagnosis *r)
 {
 	char *buf = NULL, *body;
 	size_t len = 0;
@@ -232,7 +233,7 @@ static void text_section(FILE *f, const char *title,
 }
 
 /* Every critical function's resources side by side, before each one's details. */
-static void overview(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void overview(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct html_group *g = calloc(r->ncrit + 1, sizeof(*g));
 
@@ -247,13 +248,13 @@ cleanup:
 	free(g);
 }
 
-static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void criticals(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	char t[32], chain[8192], ev[4096], args[4096], id[32];
 
 	overview(f, ds, r);
 	for (size_t i = 0; i < r->ncrit; i++) {
-		const struct xa_critical *c = &r->crit[i];
+		const struct diagnosis_critical *c = &r->crit[i];
 
 		fputs("<h2>Critical function ", f);
 		html_esc(f, dataset__func(ds, c->func)->name);
@@ -290,7 +291,7 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 	}
 }
 
-static void baseline(FILE *f, const struct xa_result *r)
+static void baseline(FILE *f, const struct diagnosis *r)
 {
 	if (!r->has_base)
 		return;
@@ -315,7 +316,7 @@ static void baseline(FILE *f, const struct xa_result *r)
  */
 #define HTML_MAX_FUNC_ROWS 30
 
-static void functions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void functions(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t n = r->nrows < HTML_MAX_FUNC_ROWS ? r->nrows : HTML_MAX_FUNC_ROWS;
 	char a[32];
@@ -323,20 +324,20 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 	fputs("<h2>Functions</h2><p>Median over the runs where each ran.</p><table><tr><th>function"
 	      "</th><th>runs</th><th>time</th>",
 	      f);
-	for (int k = 0; k < XA_NFEAT; k++)
-		fprintf(f, "<th>%s</th>", xa_feat_name(k));
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
+		fprintf(f, "<th>%s</th>", diagnosis__feat_name(k));
 	fputs("</tr>", f);
 	/* the rows come longest median time first: the page keeps the top n */
 	for (size_t i = 0; i < n; i++) {
-		const struct xa_func_row *row = &r->rows[i];
+		const struct diagnosis_func_row *row = &r->rows[i];
 
 		fputs("<tr><td>", f);
 		html_esc(f, dataset__func(ds, row->func)->name);
 		fprintf(f, "</td><td>%u</td><td>%s</td>", row->runs,
 			report__dur(row->time_median, a, sizeof(a)));
-		for (int k = 0; k < XA_NFEAT; k++)
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 			fprintf(f, "<td>%s</td>",
-				k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
+				k == DIAGNOSIS_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
 					? "unavailable"
 					: report__value(k, row->median[k], a, sizeof(a)));
 		fputs("</tr>", f);
@@ -349,7 +350,7 @@ static void functions(FILE *f, const struct dataset *ds, const struct xa_result 
 			r->nrows - n, r->nrows);
 }
 
-static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void limits(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	const char *un[8];
 	struct report_drop d[REPORT_MAX_DROPS];
@@ -383,7 +384,7 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fputs("</ul>\n", f);
 }
 
-int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__html(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	char a[32], b[32], c[32], d[32], rule[64], cav[256], who[400];
 	struct report_verdict v;
@@ -432,9 +433,9 @@ int report__html(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	fputs("</p>\n", f);
 	html_plot_histogram(f, ds, r);
 	html_plot_runs(f, ds, r);
-	if (r->status == XA_OK || r->status == XA_NO_PRECOND)
+	if (r->status == DIAGNOSIS_OK || r->status == DIAGNOSIS_NO_PRECOND)
 		preconditions(f, ds, r);
-	if (r->status == XA_OK)
+	if (r->status == DIAGNOSIS_OK)
 		criticals(f, ds, r);
 	baseline(f, r);
 	whole_run(f, ds, r);

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "analysis.h"
+#include "diagnosis.h"
 
 /* The page's style sheet (report_html.c), for every HTML report. */
 extern const char html_style[];
@@ -29,9 +29,9 @@ void html_esc_cut(FILE *f, const char *s, size_t max);
 
 #define HTML_SLOW_COLOR "#d9534f"
 #define HTML_FAST_COLOR "#8fb3e0"
-const char *html_feat_color(enum xa_feat k);
-/* The feature a time counter (XLP_C_*) is measured by, XA_NFEAT if none. */
-enum xa_feat html_ctr_feat(int ctr);
+const char *html_feat_color(enum diagnosis_feat k);
+/* The feature a time counter (XLP_C_*) is measured by, DIAGNOSIS_NFEAT if none. */
+enum diagnosis_feat html_ctr_feat(int ctr);
 
 /* ---- SVG primitives ---- */
 
@@ -80,13 +80,13 @@ double svg_legend(FILE *f, double x, double y, const struct svg_key *k, size_t n
 
 /* ---- plots (report_html_plots.c) ---- */
 
-void html_plot_histogram(FILE *f, const struct dataset *ds, const struct xa_result *r);
-void html_plot_runs(FILE *f, const struct dataset *ds, const struct xa_result *r);
+void html_plot_histogram(FILE *f, const struct dataset *ds, const struct diagnosis *r);
+void html_plot_runs(FILE *f, const struct dataset *ds, const struct diagnosis *r);
 
 /* One function's (or the whole run's) step 2, drawn as a group of bars. */
 struct html_group {
 	const char *name; /* from the trace: escaped when written */
-	const struct xa_step2 *s;
+	const struct diagnosis_step2 *s;
 };
 
 void html_plot_resources(FILE *f, const char *id, const struct html_group *g, size_t n);
@@ -104,19 +104,20 @@ void html_tree(FILE *f, const char *id, const char *title, const struct dtree *t
 void html_tree_list(FILE *f, const struct dtree *t, const char *const *names, html_value_fn val,
 		    const void *ctx);
 /* A step 2 tree (resource features) in both forms. */
-void html_step2_tree(FILE *f, const char *id, const char *title, const struct xa_step2 *s);
+void html_step2_tree(FILE *f, const char *id, const char *title, const struct diagnosis_step2 *s);
 /* The drill-down chain: each level's added time (nothing for a chain of one). */
-void html_chain(FILE *f, const char *id, const struct dataset *ds, const struct xa_critical *c);
+void html_chain(FILE *f, const char *id, const struct dataset *ds,
+		const struct diagnosis_critical *c);
 /* The calling-context tree as flame graphs, slow runs over fast (nothing without one). */
-void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct xa_result *r,
-		const struct xa_critical *c);
+void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct diagnosis *r,
+		const struct diagnosis_critical *c);
 
 /*
- * The differential flame graph of a growth (struct xa_why): the slow
+ * The differential flame graph of a growth (struct diagnosis_why): the slow
  * runs' frames, each coloured by how its share of the samples changed from
  * the fast runs' (nothing without samples in slow runs).
  */
 void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
-		     const struct xa_why *g);
+		     const struct diagnosis_why *g);
 
 #endif

@@ -26,7 +26,7 @@ static const struct svg_key class_keys[] = {
 	{"slow runs", HTML_SLOW_COLOR},
 };
 
-void html_plot_histogram(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void html_plot_histogram(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t n = dataset__nruns(ds);
 	unsigned fast[NBINS] = {0}, slow[NBINS] = {0}, top = 1;
@@ -116,7 +116,7 @@ static double bar_width(double x0, double x1)
 }
 
 /* One run, red when slow. */
-static void run_bar(FILE *f, const struct dataset *ds, const struct xa_result *r, size_t pos,
+static void run_bar(FILE *f, const struct dataset *ds, const struct diagnosis *r, size_t pos,
 		    size_t run, const struct svg_scale *x, const struct svg_scale *y)
 {
 	double v = dataset__run(ds, run)->latency_ns, py = svg_map(y, v);
@@ -145,7 +145,7 @@ static int cmp_double(const void *a, const void *b)
  * (pale for one slow run in many, full in a burst), blue if none is slow.
  * lat: room for to - from values.
  */
-static void run_group(FILE *f, const struct dataset *ds, const struct xa_result *r,
+static void run_group(FILE *f, const struct dataset *ds, const struct diagnosis *r,
 		      const struct run_ord *o, size_t from, size_t to, const struct svg_scale *x,
 		      const struct svg_scale *y, double *lat)
 {
@@ -177,7 +177,7 @@ static void run_group(FILE *f, const struct dataset *ds, const struct xa_result 
 		nslow ? HTML_SLOW_COLOR : HTML_FAST_COLOR, nslow ? 0.2 + 0.8 * share : 0.5);
 }
 
-void html_plot_runs(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void html_plot_runs(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t n = dataset__nruns(ds), per, nb;
 	struct run_ord *o;
@@ -240,16 +240,16 @@ void html_plot_runs(FILE *f, const struct dataset *ds, const struct xa_result *r
 
 /* Mean time per run of each time resource, slow and fast runs: the step 2 tree's feature
  * statistics (means add up where medians do not, so they stack). */
-static bool means(const struct xa_step2 *s, double *slow, double *fast)
+static bool means(const struct diagnosis_step2 *s, double *slow, double *fast)
 {
-	for (int k = 0; k < XA_NFEAT; k++)
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 		slow[k] = fast[k] = NAN;
 	if (!s || !s->tree)
 		return false;
 	for (size_t j = 0; j < s->nused && j < dtree__nfeatures(s->tree); j++) {
 		const struct dtree_feat_stats *st = dtree__feat_stats(s->tree, j);
 
-		if (xa_feat_is_time(s->featmap[j])) {
+		if (diagnosis__feat_is_time(s->featmap[j])) {
 			slow[s->featmap[j]] = st->m_slow;
 			fast[s->featmap[j]] = st->m_fast;
 		}
@@ -265,13 +265,13 @@ static void stack(FILE *f, const double *m, bool slow, uint32_t runs, double sca
 	double total = 0, x = RL;
 	char a[32], b[32];
 
-	for (int k = 0; k < XA_NFEAT; k++)
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 		total += m[k] > 0 ? m[k] : 0;
 	fprintf(f, "<g class=\"stack\" data-runs=\"%s\" data-total-ns=\"%.0f\">",
 		slow ? "slow" : "fast", total);
 	snprintf(b, sizeof(b), "%s runs (%u)", slow ? "slow" : "fast", runs);
 	svg_text(f, RL - 6, y + 12, "end", NULL, b);
-	for (int k = 0; k < XA_NFEAT; k++) {
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		double w = m[k] > 0 ? m[k] * scale : 0;
 
 		if (w <= 0)
@@ -280,9 +280,9 @@ static void stack(FILE *f, const double *m, bool slow, uint32_t runs, double sca
 			"<rect class=\"seg\" data-res=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 			"height=\"16\" fill=\"%s\"><title>%s: %s per %s run (%.0f "
 			"%%)</title></rect>",
-			xa_feat_name(k), x, y, w, html_feat_color(k), xa_feat_name(k),
-			report__dur(m[k], a, sizeof(a)), slow ? "slow" : "fast",
-			100 * m[k] / total);
+			diagnosis__feat_name(k), x, y, w, html_feat_color(k),
+			diagnosis__feat_name(k), report__dur(m[k], a, sizeof(a)),
+			slow ? "slow" : "fast", 100 * m[k] / total);
 		x += w;
 	}
 	svg_text(f, x + 5, y + 12, "start", NULL, report__dur(total, a, sizeof(a)));
@@ -291,8 +291,8 @@ static void stack(FILE *f, const double *m, bool slow, uint32_t runs, double sca
 
 void html_plot_resources(FILE *f, const char *id, const struct html_group *g, size_t n)
 {
-	bool shown[XA_NFEAT] = {0};
-	struct svg_key keys[XA_NFEAT];
+	bool shown[DIAGNOSIS_NFEAT] = {0};
+	struct svg_key keys[DIAGNOSIS_NFEAT];
 	size_t nk = 0;
 	char data[64];
 
@@ -300,21 +300,22 @@ void html_plot_resources(FILE *f, const char *id, const struct html_group *g, si
 		return;
 	/* the legend names the resources drawn, not every one the tables list */
 	for (size_t i = 0; i < n; i++) {
-		double slow[XA_NFEAT], fast[XA_NFEAT];
+		double slow[DIAGNOSIS_NFEAT], fast[DIAGNOSIS_NFEAT];
 
 		means(g[i].s, slow, fast);
-		for (int k = 0; k < XA_NFEAT; k++)
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 			shown[k] |= slow[k] > 0 || fast[k] > 0;
 	}
-	for (int k = 0; k < XA_NFEAT; k++)
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 		if (shown[k])
-			keys[nk++] = (struct svg_key){xa_feat_name(k), html_feat_color(k)};
+			keys[nk++] = (struct svg_key){diagnosis__feat_name(k), html_feat_color(k)};
 	snprintf(data, sizeof(data), "data-groups=\"%zu\"", n);
 	svg_begin(f, id, "resources", data, RW, RT + (int)n * RG + 30,
 		  "Mean time per run by resource, slow vs fast runs");
 	svg_legend(f, 8, 38, keys, nk);
 	for (size_t i = 0; i < n; i++) {
-		double slow[XA_NFEAT], fast[XA_NFEAT], ts = 0, tf = 0, y = RT + (double)i * RG;
+		double slow[DIAGNOSIS_NFEAT], fast[DIAGNOSIS_NFEAT], ts = 0, tf = 0,
+								     y = RT + (double)i * RG;
 
 		fprintf(f, "<g class=\"func\" data-func=\"%zu\">", i);
 		svg_text_cut(f, 8, y + 12, "start", "fname", g[i].name, 110);
@@ -323,7 +324,7 @@ void html_plot_resources(FILE *f, const char *id, const struct html_group *g, si
 			fputs("</g>", f);
 			continue;
 		}
-		for (int k = 0; k < XA_NFEAT; k++) {
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 			ts += slow[k] > 0 ? slow[k] : 0;
 			tf += fast[k] > 0 ? fast[k] : 0;
 		}

@@ -203,19 +203,19 @@ void html_tree_list(FILE *f, const struct dtree *t, const char *const *names, ht
 
 static const char *res_value(const void *ctx, int feature, double v, char *buf, size_t len)
 {
-	const struct xa_step2 *s = ctx;
+	const struct diagnosis_step2 *s = ctx;
 
 	return report__value(s->featmap[feature], v, buf, len);
 }
 
-void html_step2_tree(FILE *f, const char *id, const char *title, const struct xa_step2 *s)
+void html_step2_tree(FILE *f, const char *id, const char *title, const struct diagnosis_step2 *s)
 {
-	const char *names[XA_NFEAT], *colors[XA_NFEAT];
+	const char *names[DIAGNOSIS_NFEAT], *colors[DIAGNOSIS_NFEAT];
 
 	if (!s->tree)
 		return;
 	for (size_t i = 0; i < s->nused; i++) {
-		names[i] = xa_feat_name(s->featmap[i]);
+		names[i] = diagnosis__feat_name(s->featmap[i]);
 		colors[i] = html_feat_color(s->featmap[i]);
 	}
 	html_tree(f, id, title, s->tree, names, colors, res_value, s);
@@ -225,7 +225,8 @@ void html_step2_tree(FILE *f, const char *id, const char *title, const struct xa
 /* Drill-down chain: one row per level, canvas and bar area. */
 enum { CW = 900, CL = 20, CR = 780, CT = 34, CH = 36 };
 
-void html_chain(FILE *f, const char *id, const struct dataset *ds, const struct xa_critical *c)
+void html_chain(FILE *f, const char *id, const struct dataset *ds,
+		const struct diagnosis_critical *c)
 {
 	double top = 0;
 	struct svg_scale x;
@@ -277,7 +278,7 @@ static int frame_top(const struct dataset_cct_node *x, bool slow)
 
 	for (int c = XLP_C_CPU_RUN; c < XLP_NR_CTR; c++) {
 		/* sleep_s and sleep_d are the sum of the reasons: count each wait once */
-		if (c == XLP_C_SLEEP_S || c == XLP_C_SLEEP_D || html_ctr_feat(c) == XA_NFEAT)
+		if (c == XLP_C_SLEEP_S || c == XLP_C_SLEEP_D || html_ctr_feat(c) == DIAGNOSIS_NFEAT)
 			continue;
 		if (v[c] > 0 && (best < 0 || v[c] > v[best]))
 			best = c;
@@ -285,7 +286,7 @@ static int frame_top(const struct dataset_cct_node *x, bool slow)
 	return best;
 }
 
-static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
+static void frame(FILE *f, const struct dataset *ds, const struct diagnosis *r,
 		  const struct dataset_cct_node *x, size_t i, bool slow, double x0, double w,
 		  double y)
 {
@@ -302,7 +303,7 @@ static void frame(FILE *f, const struct dataset *ds, const struct xa_result *r,
 		report__dur(report__cct_mean(x, r, false, XLP_C_WALL), b, sizeof(b)));
 	if (top >= 0)
 		fprintf(f, "; most of it in %s runs %s (%s)", slow ? "slow" : "fast",
-			xa_feat_name(html_ctr_feat(top)),
+			diagnosis__feat_name(html_ctr_feat(top)),
 			report__dur(report__cct_mean(x, r, slow, top), d, sizeof(d)));
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
 		x0, y, w, FH - 1, top >= 0 ? html_feat_color(html_ctr_feat(top)) : "#cccccc");
@@ -334,7 +335,7 @@ static void flame_place(const uint32_t *order, size_t i, uint32_t parent, double
  * One panel: order[] is depth first, each node after its parent, so a
  * node's place is its parent's start plus what its elder siblings took.
  */
-static void panel(FILE *f, const struct dataset *ds, const struct xa_result *r,
+static void panel(FILE *f, const struct dataset *ds, const struct diagnosis *r,
 		  const struct dataset_cct *t, const uint32_t *order, size_t n, bool slow,
 		  const struct svg_scale *x, double y0)
 {
@@ -353,13 +354,13 @@ static void panel(FILE *f, const struct dataset *ds, const struct xa_result *r,
 	}
 }
 
-void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct xa_result *r,
-		const struct xa_critical *c)
+void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct diagnosis *r,
+		const struct diagnosis_critical *c)
 {
 	uint32_t order[MAX_FLAME], d0, maxd = 0;
 	size_t n = report__cct_order(c->cct, r, order, MAX_FLAME), nk = 0;
-	bool shown[XA_NFEAT] = {0};
-	struct svg_key keys[XA_NFEAT];
+	bool shown[DIAGNOSIS_NFEAT] = {0};
+	struct svg_key keys[DIAGNOSIS_NFEAT];
 	double top, ph, yf;
 	struct svg_scale x;
 	char data[64];
@@ -377,9 +378,9 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 				shown[html_ctr_feat(frame_top(nd, s))] = true;
 	}
 	maxd = maxd < 31 ? maxd : 31;
-	for (int k = 0; k < XA_NFEAT; k++)
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
 		if (shown[k])
-			keys[nk++] = (struct svg_key){xa_feat_name(k), html_feat_color(k)};
+			keys[nk++] = (struct svg_key){diagnosis__feat_name(k), html_feat_color(k)};
 	top = fmax(report__cct_mean(dataset_cct__node(c->cct, order[0]), r, true, XLP_C_WALL),
 		   report__cct_mean(dataset_cct__node(c->cct, order[0]), r, false, XLP_C_WALL));
 	x = (struct svg_scale){0, svg_nice_max(top), FL, FR};
@@ -399,7 +400,7 @@ void html_flame(FILE *f, const char *id, const struct dataset *ds, const struct 
 /* Differential flame graph: one panel, the slow runs' shape, coloured by growth. */
 #define MAX_DIFF REPORT_MAX_DIFF
 
-static void dframe(FILE *f, const struct dataset *ds, const struct xa_why *g, size_t i,
+static void dframe(FILE *f, const struct dataset *ds, const struct diagnosis_why *g, size_t i,
 		   const struct dataset_diff_node *x, const struct dataset_diff_node *x0, double x_,
 		   double w, double y)
 {
@@ -420,8 +421,8 @@ static void dframe(FILE *f, const struct dataset *ds, const struct xa_why *g, si
 		x->nslow, 100 * ss, x->nfast, 100 * fs,
 		report__dur(g->nslow_runs ? x->wslow / g->nslow_runs : 0, s, sizeof(s)),
 		report__dur(g->nfast_runs ? x->wfast / g->nfast_runs : 0, q, sizeof(q)),
-		xa_why_added(g, x) < 0 ? "-" : "",
-		report__dur(fabs(xa_why_added(g, x)), ad, sizeof(ad)));
+		diagnosis__why_added(g, x) < 0 ? "-" : "",
+		report__dur(fabs(diagnosis__why_added(g, x)), ad, sizeof(ad)));
 	fprintf(f,
 		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		"fill=\"hsl(%d,80%%,%.0f%%)\"/>",
@@ -432,7 +433,7 @@ static void dframe(FILE *f, const struct dataset *ds, const struct xa_why *g, si
 }
 
 void html_diff_flame(FILE *f, const char *id, const char *title, const struct dataset *ds,
-		     const struct xa_why *g)
+		     const struct diagnosis_why *g)
 {
 	uint32_t order[MAX_DIFF], maxd = 0;
 	size_t n = report__diff_order(g, order, MAX_DIFF);

@@ -11,18 +11,18 @@
 #include "jsonw.h"
 #include "report.h"
 
-static const char *status_name(enum xa_status s)
+static const char *status_name(enum diagnosis_status s)
 {
 	switch (s) {
-	case XA_OK:
+	case DIAGNOSIS_OK:
 		return "ok";
-	case XA_FEW_RUNS:
+	case DIAGNOSIS_FEW_RUNS:
 		return "few_runs";
-	case XA_NONE_SLOW:
+	case DIAGNOSIS_NONE_SLOW:
 		return "none_slow";
-	case XA_ALL_SLOW:
+	case DIAGNOSIS_ALL_SLOW:
 		return "all_slow";
-	case XA_NO_PRECOND:
+	case DIAGNOSIS_NO_PRECOND:
 		return "no_precondition";
 	}
 	return "?";
@@ -99,26 +99,26 @@ static void tree(struct jsonw *w, const struct dtree *t, const char *const *name
 }
 
 static const struct jsonw_field factor_f[] = {
-	JSONW_F(struct xa_factor, slow_hits, "slow_hits"),
-	JSONW_F(struct xa_factor, fast_hits, "fast_hits"),
-	JSONW_F(struct xa_factor, nslow, "slow"),
-	JSONW_F(struct xa_factor, nfast, "fast"),
-	JSONW_F(struct xa_factor, from_freq_check, "frequency_check"),
-	JSONW_F(struct xa_factor, from_beyond, "from_beyond"),
-	JSONW_F(struct xa_factor, share, "share"),
+	JSONW_F(struct diagnosis_factor, slow_hits, "slow_hits"),
+	JSONW_F(struct diagnosis_factor, fast_hits, "fast_hits"),
+	JSONW_F(struct diagnosis_factor, nslow, "slow"),
+	JSONW_F(struct diagnosis_factor, nfast, "fast"),
+	JSONW_F(struct diagnosis_factor, from_freq_check, "frequency_check"),
+	JSONW_F(struct diagnosis_factor, from_beyond, "from_beyond"),
+	JSONW_F(struct diagnosis_factor, share, "share"),
 };
 
-static void factors(struct jsonw *w, const struct xa_step2 *s)
+static void factors(struct jsonw *w, const struct diagnosis_step2 *s)
 {
 	jsonw__begin_arr(w, "factors");
 	for (size_t i = 0; i < s->nfactors; i++) {
-		const struct xa_factor *f = &s->factors[i];
+		const struct diagnosis_factor *f = &s->factors[i];
 
 		jsonw__begin_obj(w, NULL);
-		jsonw__str(w, "factor", xa_feat_name(f->feat));
+		jsonw__str(w, "factor", diagnosis__feat_name(f->feat));
 		jsonw__str(w, "op", f->gt ? ">" : "<=");
 		jsonw__round(w, "threshold", f->threshold);
-		jsonw__str(w, "unit", f->feat == XA_CPU_FREQ ? "kHz" : "ns");
+		jsonw__str(w, "unit", f->feat == DIAGNOSIS_CPU_FREQ ? "kHz" : "ns");
 		jsonw__round(w, "slow_median", f->slow_median);
 		jsonw__round(w, "fast_median", f->fast_median);
 		jsonw__uint(w, "separates", f->slow_hits + (f->nfast - f->fast_hits));
@@ -128,19 +128,19 @@ static void factors(struct jsonw *w, const struct xa_step2 *s)
 	jsonw__end_arr(w);
 }
 
-static void breakdown(struct jsonw *w, const struct xa_step2 *s, const char *time_key)
+static void breakdown(struct jsonw *w, const struct diagnosis_step2 *s, const char *time_key)
 {
 	jsonw__begin_obj(w, "breakdown");
 	jsonw__begin_obj(w, time_key);
 	jsonw__round(w, "slow_median", s->time_slow_median);
 	jsonw__round(w, "fast_median", s->time_fast_median);
 	jsonw__end_obj(w);
-	for (int k = 0; k < XA_NFEAT; k++) {
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		if (!s->avail[k]) {
-			jsonw__str(w, xa_feat_name(k), "unavailable");
+			jsonw__str(w, diagnosis__feat_name(k), "unavailable");
 			continue;
 		}
-		jsonw__begin_obj(w, xa_feat_name(k));
+		jsonw__begin_obj(w, diagnosis__feat_name(k));
 		jsonw__round(w, "slow_median", s->slow_median[k]);
 		jsonw__round(w, "fast_median", s->fast_median[k]);
 		jsonw__bool(w, "tree_feature", s->used[k]);
@@ -149,12 +149,12 @@ static void breakdown(struct jsonw *w, const struct xa_step2 *s, const char *tim
 	jsonw__end_obj(w);
 }
 
-static void step2_tree(struct jsonw *w, const struct xa_step2 *s)
+static void step2_tree(struct jsonw *w, const struct diagnosis_step2 *s)
 {
-	const char *names[XA_NFEAT];
+	const char *names[DIAGNOSIS_NFEAT];
 
 	for (size_t i = 0; i < s->nused; i++)
-		names[i] = xa_feat_name(s->featmap[i]);
+		names[i] = diagnosis__feat_name(s->featmap[i]);
 	tree(w, s->tree, names);
 }
 
@@ -167,7 +167,7 @@ static const struct jsonw_field label_f[] = {
 	JSONW_F_ROUND(struct label_summary, fast_median_ns, "fast_median_ns"),
 };
 
-static void runs(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void runs(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_queued q;
 	char rule[64];
@@ -204,16 +204,16 @@ static void func_id(struct jsonw *w, const struct dataset *ds, uint32_t f)
 	jsonw__bool(w, "sampled", dataset__func(ds, f)->sampled);
 }
 
-static void preconditions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void preconditions(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	jsonw__begin_arr(w, "preconditions");
 	for (size_t i = 0; i < r->npre; i++) {
-		const struct xa_precond *p = &r->pre[i];
+		const struct diagnosis_precond *p = &r->pre[i];
 
 		jsonw__begin_obj(w, NULL);
 		jsonw__begin_arr(w, "functions");
 		for (size_t k = 0; k < p->ncond; k++) {
-			const struct xa_cond *c = &p->conds[k];
+			const struct diagnosis_cond *c = &p->conds[k];
 			bool both = c->has_lo && c->has_hi;
 
 			jsonw__begin_obj(w, NULL);
@@ -238,67 +238,67 @@ static void preconditions(struct jsonw *w, const struct dataset *ds, const struc
 
 /* evidence 1's gap tests: the function's time, then its factor's values */
 static const struct jsonw_field ev_mode_f[] = {
-	JSONW_F(struct xa_evidence, cpu_mode, "cpu_slower"),
-	JSONW_F_ROUND(struct xa_evidence, gap.lo, "gap_lo_ns"),
-	JSONW_F_ROUND(struct xa_evidence, gap.hi, "gap_hi_ns"),
-	JSONW_F(struct xa_evidence, gap.ratio, "gap_ratio"),
-	JSONW_F(struct xa_evidence, gap.p, "p_time"),
-	JSONW_F(struct xa_evidence, time_slow_hits, "time_slow_past"),
-	JSONW_F(struct xa_evidence, time_fast_hits, "time_fast_past"),
-	JSONW_F(struct xa_evidence, time_assoc_p, "p_time_association"),
-	JSONW_F_ROUND(struct xa_evidence, res_gap.lo, "factor_gap_lo"),
-	JSONW_F_ROUND(struct xa_evidence, res_gap.hi, "factor_gap_hi"),
-	JSONW_F(struct xa_evidence, res_gap.ratio, "factor_gap_ratio"),
-	JSONW_F(struct xa_evidence, res_gap.p, "p_factor"),
+	JSONW_F(struct diagnosis_evidence, cpu_mode, "cpu_slower"),
+	JSONW_F_ROUND(struct diagnosis_evidence, gap.lo, "gap_lo_ns"),
+	JSONW_F_ROUND(struct diagnosis_evidence, gap.hi, "gap_hi_ns"),
+	JSONW_F(struct diagnosis_evidence, gap.ratio, "gap_ratio"),
+	JSONW_F(struct diagnosis_evidence, gap.p, "p_time"),
+	JSONW_F(struct diagnosis_evidence, time_slow_hits, "time_slow_past"),
+	JSONW_F(struct diagnosis_evidence, time_fast_hits, "time_fast_past"),
+	JSONW_F(struct diagnosis_evidence, time_assoc_p, "p_time_association"),
+	JSONW_F_ROUND(struct diagnosis_evidence, res_gap.lo, "factor_gap_lo"),
+	JSONW_F_ROUND(struct diagnosis_evidence, res_gap.hi, "factor_gap_hi"),
+	JSONW_F(struct diagnosis_evidence, res_gap.ratio, "factor_gap_ratio"),
+	JSONW_F(struct diagnosis_evidence, res_gap.p, "p_factor"),
 };
 
 static const struct jsonw_field ev_bursts_f[] = {
-	JSONW_F(struct xa_evidence, cpu_bursts, "cpu_slower"),
-	JSONW_F(struct xa_evidence, nslow_side, "runs_past_threshold"),
-	JSONW_F(struct xa_evidence, bursts, "bursts"),
-	JSONW_F(struct xa_evidence, bursts_expected, "bursts_by_chance"),
-	JSONW_F(struct xa_evidence, bulk_streaks, "other_runs_streak_ratio"),
-	JSONW_F(struct xa_evidence, persistence, "persistence"),
-	JSONW_F(struct xa_evidence, runs_p, "p"),
+	JSONW_F(struct diagnosis_evidence, cpu_bursts, "cpu_slower"),
+	JSONW_F(struct diagnosis_evidence, nslow_side, "runs_past_threshold"),
+	JSONW_F(struct diagnosis_evidence, bursts, "bursts"),
+	JSONW_F(struct diagnosis_evidence, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct diagnosis_evidence, bulk_streaks, "other_runs_streak_ratio"),
+	JSONW_F(struct diagnosis_evidence, persistence, "persistence"),
+	JSONW_F(struct diagnosis_evidence, runs_p, "p"),
 };
 
 static const struct jsonw_field ev_resource_f[] = {
-	JSONW_F(struct xa_evidence, res_share, "share_of_added"),
-	JSONW_F(struct xa_evidence, res_fast_share, "share_of_fast"),
-	JSONW_F(struct xa_evidence, res_excess, "excess"),
-	JSONW_F(struct xa_evidence, res_p, "p"),
-	JSONW_F(struct xa_evidence, res_itself, "wait_itself"),
+	JSONW_F(struct diagnosis_evidence, res_share, "share_of_added"),
+	JSONW_F(struct diagnosis_evidence, res_fast_share, "share_of_fast"),
+	JSONW_F(struct diagnosis_evidence, res_excess, "excess"),
+	JSONW_F(struct diagnosis_evidence, res_p, "p"),
+	JSONW_F(struct diagnosis_evidence, res_itself, "wait_itself"),
 };
 
 static const struct jsonw_field ev_beyond_f[] = {
-	JSONW_F(struct xa_evidence, beyond_top, "top_runs"),
-	JSONW_F(struct xa_evidence, beyond_slow, "top_slow"),
-	JSONW_F(struct xa_evidence, beyond_nslow, "slow_runs"),
-	JSONW_F(struct xa_evidence, beyond_n, "runs"),
-	JSONW_F(struct xa_evidence, beyond_cut, "share_cut"),
-	JSONW_F(struct xa_evidence, beyond_fast_median, "fast_median_share"),
-	JSONW_F(struct xa_evidence, beyond_added_share, "share_of_added"),
-	JSONW_F(struct xa_evidence, beyond_tests, "tests"),
-	JSONW_F(struct xa_evidence, beyond_p, "p"),
+	JSONW_F(struct diagnosis_evidence, beyond_top, "top_runs"),
+	JSONW_F(struct diagnosis_evidence, beyond_slow, "top_slow"),
+	JSONW_F(struct diagnosis_evidence, beyond_nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_evidence, beyond_n, "runs"),
+	JSONW_F(struct diagnosis_evidence, beyond_cut, "share_cut"),
+	JSONW_F(struct diagnosis_evidence, beyond_fast_median, "fast_median_share"),
+	JSONW_F(struct diagnosis_evidence, beyond_added_share, "share_of_added"),
+	JSONW_F(struct diagnosis_evidence, beyond_tests, "tests"),
+	JSONW_F(struct diagnosis_evidence, beyond_p, "p"),
 };
 
 /* evidence 3b: more work in the function or a slower CPU */
 static const struct jsonw_field ev_work_f[] = {
-	JSONW_F(struct xa_evidence, work_tested, "tested"),
-	JSONW_F(struct xa_evidence, slower_cpu, "slower_cpu"),
-	JSONW_F(struct xa_evidence, more_work, "more_work"),
-	JSONW_F(struct xa_evidence, cpu_dismissed, "dismissed"),
-	JSONW_F(struct xa_evidence, work_nslow, "slow_runs"),
-	JSONW_F(struct xa_evidence, work_nfast, "fast_runs"),
-	JSONW_F(struct xa_evidence, work_slow_share, "slow_share"),
-	JSONW_F(struct xa_evidence, work_fast_share, "fast_share"),
-	JSONW_F(struct xa_evidence, work_share_p, "p_share"),
-	JSONW_F_ROUND(struct xa_evidence, rest_slow_ns, "rest_slow_ns"),
-	JSONW_F_ROUND(struct xa_evidence, rest_fast_ns, "rest_fast_ns"),
-	JSONW_F(struct xa_evidence, rest_p, "p_rest"),
+	JSONW_F(struct diagnosis_evidence, work_tested, "tested"),
+	JSONW_F(struct diagnosis_evidence, slower_cpu, "slower_cpu"),
+	JSONW_F(struct diagnosis_evidence, more_work, "more_work"),
+	JSONW_F(struct diagnosis_evidence, cpu_dismissed, "dismissed"),
+	JSONW_F(struct diagnosis_evidence, work_nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_evidence, work_nfast, "fast_runs"),
+	JSONW_F(struct diagnosis_evidence, work_slow_share, "slow_share"),
+	JSONW_F(struct diagnosis_evidence, work_fast_share, "fast_share"),
+	JSONW_F(struct diagnosis_evidence, work_share_p, "p_share"),
+	JSONW_F_ROUND(struct diagnosis_evidence, rest_slow_ns, "rest_slow_ns"),
+	JSONW_F_ROUND(struct diagnosis_evidence, rest_fast_ns, "rest_fast_ns"),
+	JSONW_F(struct diagnosis_evidence, rest_p, "p_rest"),
 };
 
-static void evidence(struct jsonw *w, const struct xa_evidence *e)
+static void evidence(struct jsonw *w, const struct diagnosis_evidence *e)
 {
 	jsonw__begin_obj(w, "evidence");
 	jsonw__bool(w, "significant", e->significant);
@@ -308,7 +308,8 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__begin_obj(w, "mode");
 	jsonw__bool(w, "holds", e->mode && !e->cpu_mode);
 	jsonw__fields_of(w, e, ev_mode_f);
-	jsonw__str(w, "gap_factor", isnan(e->res_gap.lo) ? NULL : xa_feat_name(e->gap_feat));
+	jsonw__str(w, "gap_factor",
+		   isnan(e->res_gap.lo) ? NULL : diagnosis__feat_name(e->gap_feat));
 	jsonw__uint(w, "factor_slow_past", e->gap_slow_hits);
 	jsonw__uint(w, "factor_fast_past", e->gap_fast_hits);
 	jsonw__num(w, "p_association", isnan(e->res_gap.lo) ? NAN : e->gap_assoc_p);
@@ -320,7 +321,7 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "resource");
 	jsonw__bool(w, "holds", e->resource);
-	jsonw__str(w, "factor", isnan(e->res_p) ? NULL : xa_feat_name(e->res_feat));
+	jsonw__str(w, "factor", isnan(e->res_p) ? NULL : diagnosis__feat_name(e->res_feat));
 	jsonw__fields_of(w, e, ev_resource_f);
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "work");
@@ -328,14 +329,14 @@ static void evidence(struct jsonw *w, const struct xa_evidence *e)
 	jsonw__end_obj(w);
 	jsonw__begin_obj(w, "beyond");
 	jsonw__bool(w, "holds", e->beyond);
-	jsonw__str(w, "factor", e->beyond_n ? xa_feat_name(e->beyond_feat) : NULL);
+	jsonw__str(w, "factor", e->beyond_n ? diagnosis__feat_name(e->beyond_feat) : NULL);
 	jsonw__fields_of(w, e, ev_beyond_f);
 	jsonw__end_obj(w);
 	jsonw__end_obj(w);
 }
 
-static void context_tree(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
-			 const struct xa_critical *c)
+static void context_tree(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r,
+			 const struct diagnosis_critical *c)
 {
 	uint32_t order[64];
 	size_t n = report__cct_order(c->cct, r, order, 64);
@@ -361,20 +362,20 @@ static void context_tree(struct jsonw *w, const struct dataset *ds, const struct
 	jsonw__end_arr(w);
 }
 
-static const char *cause_name(enum xa_cause c)
+static const char *cause_name(enum diagnosis_cause c)
 {
 	switch (c) {
-	case XA_CAUSE_FAULT:
+	case DIAGNOSIS_CAUSE_FAULT:
 		return "page_faults";
-	case XA_CAUSE_LOCK:
+	case DIAGNOSIS_CAUSE_LOCK:
 		return "spinlock";
-	case XA_CAUSE_SYSCALL:
+	case DIAGNOSIS_CAUSE_SYSCALL:
 		return "syscall";
-	case XA_CAUSE_KERNEL:
+	case DIAGNOSIS_CAUSE_KERNEL:
 		return "kernel";
-	case XA_CAUSE_USER:
+	case DIAGNOSIS_CAUSE_USER:
 		return "function";
-	case XA_CAUSE_NONE:
+	case DIAGNOSIS_CAUSE_NONE:
 		break;
 	}
 	return NULL;
@@ -401,7 +402,7 @@ static void diff_frame(struct jsonw *w, const struct dataset *ds, const struct d
 }
 
 static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
-		   const struct xa_why *g)
+		   const struct diagnosis_why *g)
 {
 	const struct dataset_diff_node *x0;
 	uint32_t order[REPORT_MAX_DIFF];
@@ -426,7 +427,7 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		jsonw__uint(w, "fast_samples", x->nfast);
 		jsonw__round(w, "slow_per_run_ns", g->nslow_runs ? x->wslow / g->nslow_runs : NAN);
 		jsonw__round(w, "fast_per_run_ns", g->nfast_runs ? x->wfast / g->nfast_runs : NAN);
-		jsonw__round(w, "added_per_run_ns", xa_why_added(g, x));
+		jsonw__round(w, "added_per_run_ns", diagnosis__why_added(g, x));
 		jsonw__num(w, "p",
 			   i ? ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
 					  x0->nslow + x0->nfast)
@@ -452,15 +453,15 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 }
 
 static const struct jsonw_field calls_f[] = {
-	JSONW_F(struct xa_calls, calls_slow, "slow_per_run"),
-	JSONW_F(struct xa_calls, calls_fast, "fast_per_run"),
-	JSONW_F_ROUND(struct xa_calls, per_call_slow, "slow_per_call_ns"),
-	JSONW_F_ROUND(struct xa_calls, per_call_fast, "fast_per_call_ns"),
-	JSONW_F_ROUND(struct xa_calls, from_calls, "from_calls_ns"),
-	JSONW_F_ROUND(struct xa_calls, from_per_call, "from_per_call_ns"),
+	JSONW_F(struct diagnosis_calls, calls_slow, "slow_per_run"),
+	JSONW_F(struct diagnosis_calls, calls_fast, "fast_per_run"),
+	JSONW_F_ROUND(struct diagnosis_calls, per_call_slow, "slow_per_call_ns"),
+	JSONW_F_ROUND(struct diagnosis_calls, per_call_fast, "fast_per_call_ns"),
+	JSONW_F_ROUND(struct diagnosis_calls, from_calls, "from_calls_ns"),
+	JSONW_F_ROUND(struct diagnosis_calls, from_per_call, "from_per_call_ns"),
 };
 
-static void calls(struct jsonw *w, const struct xa_calls *k)
+static void calls(struct jsonw *w, const struct diagnosis_calls *k)
 {
 	if (!k->exact) {
 		jsonw__null(w, "calls");
@@ -472,19 +473,19 @@ static void calls(struct jsonw *w, const struct xa_calls *k)
 }
 
 static const struct jsonw_field disk_cpu_f[] = {
-	JSONW_F(struct xa_disk_cpu, holds, "holds"),
-	JSONW_F(struct xa_disk_cpu, slow_with, "slow_with_requests"),
-	JSONW_F(struct xa_disk_cpu, nslow, "slow"),
-	JSONW_F(struct xa_disk_cpu, fast_with, "fast_with_requests"),
-	JSONW_F(struct xa_disk_cpu, nfast, "fast"),
-	JSONW_F(struct xa_disk_cpu, rq_slow, "slow_requests_per_run"),
-	JSONW_F(struct xa_disk_cpu, rq_fast, "fast_requests_per_run"),
-	JSONW_F_ROUND(struct xa_disk_cpu, bytes_slow, "slow_bytes_per_run"),
-	JSONW_F_ROUND(struct xa_disk_cpu, bytes_fast, "fast_bytes_per_run"),
-	JSONW_F(struct xa_disk_cpu, p, "p"),
+	JSONW_F(struct diagnosis_disk_cpu, holds, "holds"),
+	JSONW_F(struct diagnosis_disk_cpu, slow_with, "slow_with_requests"),
+	JSONW_F(struct diagnosis_disk_cpu, nslow, "slow"),
+	JSONW_F(struct diagnosis_disk_cpu, fast_with, "fast_with_requests"),
+	JSONW_F(struct diagnosis_disk_cpu, nfast, "fast"),
+	JSONW_F(struct diagnosis_disk_cpu, rq_slow, "slow_requests_per_run"),
+	JSONW_F(struct diagnosis_disk_cpu, rq_fast, "fast_requests_per_run"),
+	JSONW_F_ROUND(struct diagnosis_disk_cpu, bytes_slow, "slow_bytes_per_run"),
+	JSONW_F_ROUND(struct diagnosis_disk_cpu, bytes_fast, "fast_bytes_per_run"),
+	JSONW_F(struct diagnosis_disk_cpu, p, "p"),
 };
 
-static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
+static void disk_on_cpu(struct jsonw *w, const struct diagnosis_disk_cpu *d)
 {
 	if (!d->tested) {
 		jsonw__null(w, "disk_on_cpu");
@@ -496,7 +497,7 @@ static void disk_on_cpu(struct jsonw *w, const struct xa_disk_cpu *d)
 }
 
 /* who held the runs up: an entry of wait_chains.blockers (index, text, ns added) */
-static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
+static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r,
 		       size_t blocker, double added)
 {
 	char b[256];
@@ -513,27 +514,27 @@ static void blocked_by(struct jsonw *w, const struct dataset *ds, const struct x
 }
 
 static const struct jsonw_field cpu_work_f[] = {
-	JSONW_F(struct xa_cpu_work, dismissed, "dismissed"),
-	JSONW_F(struct xa_cpu_work, proxy, "proxy"),
-	JSONW_F(struct xa_cpu_work, share, "share_of_added"),
-	JSONW_F(struct xa_cpu_work, fast_share, "share_of_fast"),
-	JSONW_F(struct xa_cpu_work, excess, "excess"),
-	JSONW_F(struct xa_cpu_work, p_mw, "p_mann_whitney"),
-	JSONW_F(struct xa_cpu_work, out_of_proportion, "out_of_proportion"),
-	JSONW_F_ROUND(struct xa_cpu_work, threshold, "threshold"),
-	JSONW_F(struct xa_cpu_work, mode, "mode"),
-	JSONW_F_ROUND(struct xa_cpu_work, gap.lo, "gap_lo"),
-	JSONW_F_ROUND(struct xa_cpu_work, gap.hi, "gap_hi"),
-	JSONW_F(struct xa_cpu_work, gap.ratio, "gap_ratio"),
-	JSONW_F(struct xa_cpu_work, gap.p, "gap_p"),
-	JSONW_F(struct xa_cpu_work, bursts, "bursts"),
-	JSONW_F(struct xa_cpu_work, bursts_expected, "bursts_by_chance"),
-	JSONW_F(struct xa_cpu_work, runs_p, "runs_p"),
-	JSONW_F(struct xa_cpu_work, bursty, "bursty"),
+	JSONW_F(struct diagnosis_cpu_work, dismissed, "dismissed"),
+	JSONW_F(struct diagnosis_cpu_work, proxy, "proxy"),
+	JSONW_F(struct diagnosis_cpu_work, share, "share_of_added"),
+	JSONW_F(struct diagnosis_cpu_work, fast_share, "share_of_fast"),
+	JSONW_F(struct diagnosis_cpu_work, excess, "excess"),
+	JSONW_F(struct diagnosis_cpu_work, p_mw, "p_mann_whitney"),
+	JSONW_F(struct diagnosis_cpu_work, out_of_proportion, "out_of_proportion"),
+	JSONW_F_ROUND(struct diagnosis_cpu_work, threshold, "threshold"),
+	JSONW_F(struct diagnosis_cpu_work, mode, "mode"),
+	JSONW_F_ROUND(struct diagnosis_cpu_work, gap.lo, "gap_lo"),
+	JSONW_F_ROUND(struct diagnosis_cpu_work, gap.hi, "gap_hi"),
+	JSONW_F(struct diagnosis_cpu_work, gap.ratio, "gap_ratio"),
+	JSONW_F(struct diagnosis_cpu_work, gap.p, "gap_p"),
+	JSONW_F(struct diagnosis_cpu_work, bursts, "bursts"),
+	JSONW_F(struct diagnosis_cpu_work, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct diagnosis_cpu_work, runs_p, "runs_p"),
+	JSONW_F(struct diagnosis_cpu_work, bursty, "bursty"),
 };
 
 /* an answer that rested on other threads' CPU work, judged (cpu_work.c) */
-static void cpu_work(struct jsonw *w, const struct xa_cpu_work *c)
+static void cpu_work(struct jsonw *w, const struct diagnosis_cpu_work *c)
 {
 	if (!c->tested) {
 		jsonw__null(w, "cpu_work");
@@ -545,22 +546,22 @@ static void cpu_work(struct jsonw *w, const struct xa_cpu_work *c)
 }
 
 static const struct jsonw_field wait_answer_f[] = {
-	JSONW_F_ROUND(struct xa_wait_answer, slow_ns, "slow_ns_per_run"),
-	JSONW_F_ROUND(struct xa_wait_answer, fast_ns, "fast_ns_per_run"),
-	JSONW_F(struct xa_wait_answer, share, "share_of_added"),
-	JSONW_F(struct xa_wait_answer, top.w, "top_runs"),
-	JSONW_F(struct xa_wait_answer, top.hits, "top_slow"),
-	JSONW_F(struct xa_wait_answer, top.nslow, "slow_runs"),
-	JSONW_F(struct xa_wait_answer, top.n, "runs"),
-	JSONW_F(struct xa_wait_answer, tests, "tests"),
-	JSONW_F(struct xa_wait_answer, tried, "blockers_tried"),
-	JSONW_F(struct xa_wait_answer, p, "p"),
+	JSONW_F_ROUND(struct diagnosis_wait_answer, slow_ns, "slow_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_wait_answer, fast_ns, "fast_ns_per_run"),
+	JSONW_F(struct diagnosis_wait_answer, share, "share_of_added"),
+	JSONW_F(struct diagnosis_wait_answer, top.w, "top_runs"),
+	JSONW_F(struct diagnosis_wait_answer, top.hits, "top_slow"),
+	JSONW_F(struct diagnosis_wait_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_wait_answer, top.n, "runs"),
+	JSONW_F(struct diagnosis_wait_answer, tests, "tests"),
+	JSONW_F(struct diagnosis_wait_answer, tried, "blockers_tried"),
+	JSONW_F(struct diagnosis_wait_answer, p, "p"),
 };
 
-/* the waits followed, when nothing else answered (attribute.c, wait_answer) */
-static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+/* the waits followed, when nothing else answered (diagnosis.c, wait_answer) */
+static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct xa_wait_answer *a = &r->wait_answer;
+	const struct diagnosis_wait_answer *a = &r->wait_answer;
 	char b[256];
 
 	if (!a->tested || a->blocker >= r->nblockers) {
@@ -577,36 +578,36 @@ static void wait_answer(struct jsonw *w, const struct dataset *ds, const struct 
 }
 
 static const struct jsonw_field fallback_f[] = {
-	JSONW_F_ROUND(struct xa_fallback, threshold, "threshold"),
-	JSONW_F(struct xa_fallback, slow_hits, "slow_hits"),
-	JSONW_F(struct xa_fallback, nslow, "slow"),
-	JSONW_F(struct xa_fallback, fast_hits, "fast_hits"),
-	JSONW_F(struct xa_fallback, nfast, "fast"),
-	JSONW_F(struct xa_fallback, p, "p"),
-	JSONW_F(struct xa_fallback, share, "share_of_added"),
-	JSONW_F(struct xa_fallback, fast_share, "share_of_fast"),
-	JSONW_F(struct xa_fallback, excess, "excess"),
-	JSONW_F(struct xa_fallback, p_mw, "p_mann_whitney"),
-	JSONW_F(struct xa_fallback, out_of_proportion, "out_of_proportion"),
+	JSONW_F_ROUND(struct diagnosis_fallback, threshold, "threshold"),
+	JSONW_F(struct diagnosis_fallback, slow_hits, "slow_hits"),
+	JSONW_F(struct diagnosis_fallback, nslow, "slow"),
+	JSONW_F(struct diagnosis_fallback, fast_hits, "fast_hits"),
+	JSONW_F(struct diagnosis_fallback, nfast, "fast"),
+	JSONW_F(struct diagnosis_fallback, p, "p"),
+	JSONW_F(struct diagnosis_fallback, share, "share_of_added"),
+	JSONW_F(struct diagnosis_fallback, fast_share, "share_of_fast"),
+	JSONW_F(struct diagnosis_fallback, excess, "excess"),
+	JSONW_F(struct diagnosis_fallback, p_mw, "p_mann_whitney"),
+	JSONW_F(struct diagnosis_fallback, out_of_proportion, "out_of_proportion"),
 };
 
 static const struct jsonw_field fallback_gap_f[] = {
-	JSONW_F_ROUND(struct xa_fallback, gap.lo, "gap_lo"),
-	JSONW_F_ROUND(struct xa_fallback, gap.hi, "gap_hi"),
-	JSONW_F(struct xa_fallback, gap.ratio, "gap_ratio"),
-	JSONW_F(struct xa_fallback, gap.p, "p"),
+	JSONW_F_ROUND(struct diagnosis_fallback, gap.lo, "gap_lo"),
+	JSONW_F_ROUND(struct diagnosis_fallback, gap.hi, "gap_hi"),
+	JSONW_F(struct diagnosis_fallback, gap.ratio, "gap_ratio"),
+	JSONW_F(struct diagnosis_fallback, gap.p, "p"),
 };
 
 static const struct jsonw_field fallback_bursts_f[] = {
-	JSONW_F(struct xa_fallback, bursts, "bursts"),
-	JSONW_F(struct xa_fallback, bursts_expected, "bursts_by_chance"),
-	JSONW_F(struct xa_fallback, runs_p, "p"),
+	JSONW_F(struct diagnosis_fallback, bursts, "bursts"),
+	JSONW_F(struct diagnosis_fallback, bursts_expected, "bursts_by_chance"),
+	JSONW_F(struct diagnosis_fallback, runs_p, "p"),
 };
 
-static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void whole_run(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct xa_fallback *fb = &r->fallback;
-	const struct xa_why *g = &fb->why;
+	const struct diagnosis_fallback *fb = &r->fallback;
+	const struct diagnosis_why *g = &fb->why;
 
 	if (!fb->tested) {
 		jsonw__null(w, "whole_run");
@@ -615,7 +616,7 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__begin_obj(w, "whole_run");
 	jsonw__bool(w, "holds", fb->holds);
 	jsonw__bool(w, "run_thread", fb->own);
-	jsonw__str(w, "factor", xa_feat_name(fb->feat));
+	jsonw__str(w, "factor", diagnosis__feat_name(fb->feat));
 	jsonw__fields_of(w, fb, fallback_f);
 	cpu_work(w, &fb->cpu_work);
 	jsonw__begin_obj(w, "mode");
@@ -656,15 +657,15 @@ static void whole_run(struct jsonw *w, const struct dataset *ds, const struct xa
 }
 
 static const struct jsonw_field critical_f[] = {
-	JSONW_F_ROUND(struct xa_critical, threshold_ns, "threshold_ns"),
-	JSONW_F_ROUND(struct xa_critical, ev.added, "added_ns"),
-	JSONW_F(struct xa_critical, ev.share, "share"),
-	JSONW_F(struct xa_critical, surrogate, "surrogate"),
-	JSONW_F_ROUND(struct xa_critical, res_ns, "resolution_ns"),
+	JSONW_F_ROUND(struct diagnosis_critical, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct diagnosis_critical, ev.added, "added_ns"),
+	JSONW_F(struct diagnosis_critical, ev.share, "share"),
+	JSONW_F(struct diagnosis_critical, surrogate, "surrogate"),
+	JSONW_F_ROUND(struct diagnosis_critical, res_ns, "resolution_ns"),
 };
 
-static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_result *r,
-		     const struct xa_critical *c, size_t rank)
+static void critical(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r,
+		     const struct diagnosis_critical *c, size_t rank)
 {
 	jsonw__begin_obj(w, NULL);
 	func_id(w, ds, c->func);
@@ -703,7 +704,7 @@ static void critical(struct jsonw *w, const struct dataset *ds, const struct xa_
 	jsonw__end_obj(w);
 }
 
-static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void criticals(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	jsonw__begin_arr(w, "critical_functions");
 	for (size_t i = 0; i < r->ncrit; i++)
@@ -716,7 +717,7 @@ static void criticals(struct jsonw *w, const struct dataset *ds, const struct xa
 	jsonw__num(w, "evidence_alpha", r->alpha_evidence);
 }
 
-static void baseline(struct jsonw *w, const struct xa_result *r)
+static void baseline(struct jsonw *w, const struct diagnosis *r)
 {
 	if (!r->has_base) {
 		jsonw__null(w, "baseline");
@@ -731,7 +732,7 @@ static void baseline(struct jsonw *w, const struct xa_result *r)
 	jsonw__end_obj(w);
 }
 
-static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	const char **names = calloc(r->ncand + 1, sizeof(*names));
 
@@ -747,27 +748,27 @@ static void step1_tree(struct jsonw *w, const struct dataset *ds, const struct x
 }
 
 static const struct jsonw_field func_row_f[] = {
-	JSONW_F(struct xa_func_row, runs, "runs"),
-	JSONW_F_ROUND(struct xa_func_row, time_median, "time_median_ns"),
-	JSONW_F_ROUND(struct xa_func_row, time_slow_median, "time_slow_median_ns"),
-	JSONW_F_ROUND(struct xa_func_row, time_fast_median, "time_fast_median_ns"),
+	JSONW_F(struct diagnosis_func_row, runs, "runs"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_median, "time_median_ns"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_slow_median, "time_slow_median_ns"),
+	JSONW_F_ROUND(struct diagnosis_func_row, time_fast_median, "time_fast_median_ns"),
 };
 
-static void functions(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void functions(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	jsonw__begin_arr(w, "functions");
 	for (size_t i = 0; i < r->nrows; i++) {
-		const struct xa_func_row *row = &r->rows[i];
+		const struct diagnosis_func_row *row = &r->rows[i];
 
 		jsonw__begin_obj(w, NULL);
 		func_id(w, ds, row->func);
 		jsonw__fields_of(w, row, func_row_f);
 		jsonw__begin_obj(w, "median");
-		for (int k = 0; k < XA_NFEAT; k++) {
-			if (k == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
-				jsonw__str(w, xa_feat_name(k), "unavailable");
+		for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
+			if (k == DIAGNOSIS_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ))
+				jsonw__str(w, diagnosis__feat_name(k), "unavailable");
 			else
-				jsonw__round(w, xa_feat_name(k), row->median[k]);
+				jsonw__round(w, diagnosis__feat_name(k), row->median[k]);
 		}
 		jsonw__end_obj(w);
 		jsonw__end_obj(w);
@@ -812,7 +813,7 @@ static void traces(struct jsonw *w, const struct dataset *ds)
 	jsonw__end_arr(w);
 }
 
-static void limits(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void limits(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	bool damaged = false;
 	const char *un[8];
@@ -847,7 +848,7 @@ static const struct jsonw_field sample_info_f[] = {
 	JSONW_F(struct dataset_sample_info, roots, "root_functions"),
 };
 
-static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+static void sampling(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	const struct dataset_sample_info *s = dataset__samples(ds);
 	char args[4096];
@@ -859,7 +860,7 @@ static void sampling(struct jsonw *w, const struct dataset *ds, const struct xa_
 	jsonw__end_obj(w);
 }
 
-int report__json(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__json(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_verdict v;
 	uint64_t lost, sent;

@@ -60,45 +60,47 @@ void html_esc_cut(FILE *f, const char *s, size_t max)
  * (red, light blue) are not among them, so a bar's colour never reads as
  * both a resource and a class of runs.
  */
-static const char *const feat_colors[XA_NFEAT] = {
-	[XA_CPU_RUN] = "#f28e2b", [XA_CPU_WAIT] = "#edc948", [XA_CPU_FREQ] = "#ff9da7",
-	[XA_SLEEP_S] = "#d4a6c8", [XA_SLEEP_D] = "#9d7660",  [XA_DISK] = "#4e79a7",
-	[XA_NET] = "#59a14f",	  [XA_IPC] = "#b07aa1",	     [XA_LOCK] = "#9c2f6e",
-	[XA_TIMER] = "#76b7b2",	  [XA_OTHER] = "#bab0ac",    [XA_CPU_STEAL] = "#8c6d31",
+static const char *const feat_colors[DIAGNOSIS_NFEAT] = {
+	[DIAGNOSIS_CPU_RUN] = "#f28e2b",  [DIAGNOSIS_CPU_WAIT] = "#edc948",
+	[DIAGNOSIS_CPU_FREQ] = "#ff9da7", [DIAGNOSIS_SLEEP_S] = "#d4a6c8",
+	[DIAGNOSIS_SLEEP_D] = "#9d7660",  [DIAGNOSIS_DISK] = "#4e79a7",
+	[DIAGNOSIS_NET] = "#59a14f",	  [DIAGNOSIS_IPC] = "#b07aa1",
+	[DIAGNOSIS_LOCK] = "#9c2f6e",	  [DIAGNOSIS_TIMER] = "#76b7b2",
+	[DIAGNOSIS_OTHER] = "#bab0ac",	  [DIAGNOSIS_CPU_STEAL] = "#8c6d31",
 };
 
-const char *html_feat_color(enum xa_feat k)
+const char *html_feat_color(enum diagnosis_feat k)
 {
-	return k < XA_NFEAT ? feat_colors[k] : "#cccccc";
+	return k < DIAGNOSIS_NFEAT ? feat_colors[k] : "#cccccc";
 }
 
-enum xa_feat html_ctr_feat(int ctr)
+enum diagnosis_feat html_ctr_feat(int ctr)
 {
 	switch (ctr) {
 	case XLP_C_CPU_RUN:
-		return XA_CPU_RUN;
+		return DIAGNOSIS_CPU_RUN;
 	case XLP_C_CPU_WAIT:
-		return XA_CPU_WAIT;
+		return DIAGNOSIS_CPU_WAIT;
 	case XLP_C_SLEEP_S:
-		return XA_SLEEP_S;
+		return DIAGNOSIS_SLEEP_S;
 	case XLP_C_SLEEP_D:
-		return XA_SLEEP_D;
+		return DIAGNOSIS_SLEEP_D;
 	case XLP_C_DISK:
-		return XA_DISK;
+		return DIAGNOSIS_DISK;
 	case XLP_C_NET:
-		return XA_NET;
+		return DIAGNOSIS_NET;
 	case XLP_C_IPC:
-		return XA_IPC;
+		return DIAGNOSIS_IPC;
 	case XLP_C_LOCK:
-		return XA_LOCK;
+		return DIAGNOSIS_LOCK;
 	case XLP_C_TIMER:
-		return XA_TIMER;
+		return DIAGNOSIS_TIMER;
 	case XLP_C_OTHER:
-		return XA_OTHER;
+		return DIAGNOSIS_OTHER;
 	case XLP_C_CPU_STEAL:
-		return XA_CPU_STEAL;
+		return DIAGNOSIS_CPU_STEAL;
 	}
-	return XA_NFEAT;
+	return DIAGNOSIS_NFEAT;
 }
 
 double svg_map(const struct svg_scale *s, double v)

@@ -29,10 +29,10 @@ static const char *fsym(const struct dataset *ds, uint32_t f)
 	return f < dataset__nfuncs(ds) ? dataset__func(ds, f)->symbol : NULL;
 }
 
-const char *report__task_clause(const struct dataset *ds, const struct xa_result *r, char *buf,
+const char *report__task_clause(const struct dataset *ds, const struct diagnosis *r, char *buf,
 				size_t len)
 {
-	const struct xa_task_answer *a = &r->task_answer;
+	const struct diagnosis_task_answer *a = &r->task_answer;
 	char s[32], f[32], h[32], sh[256];
 	int n;
 
@@ -53,7 +53,7 @@ const char *report__task_clause(const struct dataset *ds, const struct xa_result
 	return buf;
 }
 
-static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *r)
+static struct fn_row *rows_of(const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows = calloc(nf + 1, sizeof(*rows));
@@ -77,9 +77,9 @@ static struct fn_row *rows_of(const struct dataset *ds, const struct xa_result *
 	return rows;
 }
 
-void report__tasks_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void report__tasks_text(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct xa_task_answer *a = &r->task_answer;
+	const struct diagnosis_task_answer *a = &r->task_answer;
 	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;
@@ -136,16 +136,16 @@ static const struct jsonw_field tk_info_f[] = {
 };
 
 static const struct jsonw_field task_answer_f[] = {
-	JSONW_F(struct xa_task_answer, holds, "holds"),
-	JSONW_F_ROUND(struct xa_task_answer, slow_queue_ns, "slow_queue_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, fast_queue_ns, "fast_queue_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, slow_exec_ns, "slow_run_ns_per_run"),
-	JSONW_F_ROUND(struct xa_task_answer, fast_exec_ns, "fast_run_ns_per_run"),
-	JSONW_F(struct xa_task_answer, share, "share_of_added"),
-	JSONW_F(struct xa_task_answer, top.w, "top_runs"),
-	JSONW_F(struct xa_task_answer, top.hits, "top_slow"),
-	JSONW_F(struct xa_task_answer, top.nslow, "slow_runs"),
-	JSONW_F(struct xa_task_answer, p, "p"),
+	JSONW_F(struct diagnosis_task_answer, holds, "holds"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, slow_queue_ns, "slow_queue_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, fast_queue_ns, "fast_queue_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, slow_exec_ns, "slow_run_ns_per_run"),
+	JSONW_F_ROUND(struct diagnosis_task_answer, fast_exec_ns, "fast_run_ns_per_run"),
+	JSONW_F(struct diagnosis_task_answer, share, "share_of_added"),
+	JSONW_F(struct diagnosis_task_answer, top.w, "top_runs"),
+	JSONW_F(struct diagnosis_task_answer, top.hits, "top_slow"),
+	JSONW_F(struct diagnosis_task_answer, top.nslow, "slow_runs"),
+	JSONW_F(struct diagnosis_task_answer, p, "p"),
 };
 
 /* per task of a class (1: slow, 0: fast), NAN without one */
@@ -154,9 +154,9 @@ static double per_task(const struct fn_row *x, const double *sum, int slow)
 	return x->n[slow] ? sum[slow] / x->n[slow] : NAN;
 }
 
-void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report__tasks_json(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct xa_task_answer *a = &r->task_answer;
+	const struct diagnosis_task_answer *a = &r->task_answer;
 	const struct tasks_info *in;
 	size_t nf = dataset__nfuncs(ds);
 	struct fn_row *rows;

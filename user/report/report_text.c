@@ -21,11 +21,11 @@
 #define NAME_MAX_TEXT 1024
 
 /* Compact duration for table cells: "12.3ms". */
-static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
+static const char *cell(enum diagnosis_feat f, double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (f == XA_CPU_FREQ)
+	else if (f == DIAGNOSIS_CPU_FREQ)
 		snprintf(buf, len, "%.2fGHz", v / 1e6);
 	else if (v < 1e3)
 		snprintf(buf, len, "%.0fns", v);
@@ -39,7 +39,7 @@ static const char *cell(enum xa_feat f, double v, char *buf, size_t len)
 }
 
 /* The runs' wait before their handler (record's prewake), when any has one. */
-static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void queued(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_queued q;
 	char a[32], b[32], who[400];
@@ -64,7 +64,7 @@ static void queued(FILE *f, const struct dataset *ds, const struct xa_result *r)
 }
 
 /* record --lag: the runs counted and timed, but not analysed */
-static void summarized(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void summarized(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_summary s;
 	char d1[32], d2[32], d3[32];
@@ -82,7 +82,7 @@ static void summarized(FILE *f, const struct dataset *ds, const struct xa_result
 		s.keep, s.keep);
 }
 
-static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void header(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	size_t nf = dataset__nfiles(ds);
 	const struct dataset_file_info *fi = dataset__file(ds, 0);
@@ -142,13 +142,13 @@ static void header(FILE *f, const struct dataset *ds, const struct xa_result *r)
 	queued(f, ds, r);
 }
 
-static void preconditions(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void preconditions(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	char t[NAME_MAX_TEXT];
 
 	fprintf(f, "\nSlowdown preconditions (step 1, PerfProbe IV-B)\n");
 	for (size_t i = 0; i < r->npre; i++) {
-		const struct xa_precond *p = &r->pre[i];
+		const struct diagnosis_precond *p = &r->pre[i];
 		uint32_t fast = p->runs - p->slow_runs;
 
 		fprintf(f, "  %zu. runs are slow when ", i + 1);
@@ -165,14 +165,14 @@ static void preconditions(FILE *f, const struct dataset *ds, const struct xa_res
 		fprintf(f, "  (%zu leaf/leaves with too few slow runs ignored)\n", r->npre_dropped);
 }
 
-static void factor_line(FILE *f, const struct xa_factor *x, const char *what)
+static void factor_line(FILE *f, const struct diagnosis_factor *x, const char *what)
 {
 	char t[32], s[32], q[32];
 
 	fprintf(f,
 		"  %s: %s %s %s: median %s in slow %s vs %s in fast; holds for %u of %u slow, "
 		"%u of %u fast\n",
-		what, xa_feat_name(x->feat),
+		what, diagnosis__feat_name(x->feat),
 		x->gt ? ">" : "<=", report__value(x->feat, x->threshold, t, sizeof(t)),
 		report__value(x->feat, x->slow_median, s, sizeof(s)), "runs",
 		report__value(x->feat, x->fast_median, q, sizeof(q)), x->slow_hits, x->nslow,
@@ -185,20 +185,20 @@ static void factor_line(FILE *f, const struct xa_factor *x, const char *what)
 			   "split)\n");
 }
 
-static void breakdown(FILE *f, const struct xa_step2 *s, const char *time_label)
+static void breakdown(FILE *f, const struct diagnosis_step2 *s, const char *time_label)
 {
 	char a[32], b[32];
 
 	fprintf(f, "    %-14s %12s %12s\n", "median", "slow", "fast");
 	fprintf(f, "    %-14s %12s %12s\n", time_label, report__dur(s->time_slow_median, a, 32),
 		report__dur(s->time_fast_median, b, 32));
-	for (int k = 0; k < XA_NFEAT; k++) {
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++) {
 		if (!s->avail[k]) {
-			fprintf(f, "    %-14s %12s %12s\n", xa_feat_name(k), "unavailable",
+			fprintf(f, "    %-14s %12s %12s\n", diagnosis__feat_name(k), "unavailable",
 				"unavailable");
 			continue;
 		}
-		fprintf(f, "    %-14s %12s %12s%s\n", xa_feat_name(k),
+		fprintf(f, "    %-14s %12s %12s%s\n", diagnosis__feat_name(k),
 			report__value(k, s->slow_median[k], a, sizeof(a)),
 			report__value(k, s->fast_median[k], b, sizeof(b)),
 			s->used[k] ? "" : "   (not a tree feature)");
@@ -246,8 +246,8 @@ static int cct_top(const struct dataset_cct_node *x)
 	return best;
 }
 
-static void context_tree(FILE *f, const struct dataset *ds, const struct xa_result *r,
-			 const struct xa_critical *c)
+static void context_tree(FILE *f, const struct dataset *ds, const struct diagnosis *r,
+			 const struct diagnosis_critical *c)
 {
 	uint32_t order[64];
 	size_t n = report__cct_order(c->cct, r, order, 64);
@@ -279,8 +279,8 @@ static void context_tree(FILE *f, const struct dataset *ds, const struct xa_resu
 	}
 }
 
-static void critical(FILE *f, const struct dataset *ds, const struct xa_result *r,
-		     const struct xa_critical *c, size_t rank)
+static void critical(FILE *f, const struct dataset *ds, const struct diagnosis *r,
+		     const struct diagnosis_critical *c, size_t rank)
 {
 	const struct dataset_func *fn = dataset__func(ds, c->func);
 	char t[32], chain[8192], ev[4096], sym[NAME_MAX_TEXT], bin[NAME_MAX_TEXT];
@@ -330,7 +330,7 @@ static void critical(FILE *f, const struct dataset *ds, const struct xa_result *
 	context_tree(f, ds, r, c);
 }
 
-static void criticals(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void criticals(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	char args[4096];
 
@@ -345,16 +345,16 @@ static void criticals(FILE *f, const struct dataset *ds, const struct xa_result 
 	}
 }
 
-static void rejected(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void rejected(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	for (size_t i = 0; i < r->nrejected; i++)
 		critical(f, ds, r, &r->crit[r->ncrit + i], 0);
 }
 
 /* No function accused: the whole run's resource, tested, and where its samples go. */
-static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void fallback(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
-	const struct xa_fallback *fb = &r->fallback;
+	const struct diagnosis_fallback *fb = &r->fallback;
 	char line[2048], path[8192];
 
 	if (!fb->tested)
@@ -375,9 +375,9 @@ static void fallback(FILE *f, const struct dataset *ds, const struct xa_result *
 			   report__why_path(ds, r, &fb->why, false, path, sizeof(path)));
 }
 
-static void baseline(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void baseline(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
-	if (!r->has_base || (r->status != XA_OK && r->status != XA_NO_PRECOND))
+	if (!r->has_base || (r->status != DIAGNOSIS_OK && r->status != DIAGNOSIS_NO_PRECOND))
 		return;
 	fprintf(f, "\nBaseline: whole-run resource usage (PerfProbe V-D), %u runs\n",
 		r->base.samples);
@@ -390,43 +390,44 @@ static void baseline(FILE *f, const struct dataset *ds, const struct xa_result *
 			r->agrees ? "agrees with the function-level answer"
 				  : "DIFFERS from the function-level answer: the "
 				    "whole run mixes in what other code did");
-	if (r->status == XA_NO_PRECOND)
+	if (r->status == DIAGNOSIS_NO_PRECOND)
 		fallback(f, ds, r);
 }
 
-static void table(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void table(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	bool reasons = r->features & XLP_FEAT_SYSCALLS;
-	int cols[XA_NFEAT], nc = 0;
+	int cols[DIAGNOSIS_NFEAT], nc = 0;
 	char c[32], sym[NAME_MAX_TEXT];
 
-	for (int k = 0; k < XA_NFEAT; k++)
-		if (k == XA_CPU_RUN || k == XA_CPU_WAIT || k == XA_CPU_FREQ || k == XA_CPU_STEAL ||
-		    (reasons ? k >= XA_DISK && k <= XA_OTHER
-			     : (k == XA_SLEEP_S || k == XA_SLEEP_D)))
+	for (int k = 0; k < DIAGNOSIS_NFEAT; k++)
+		if (k == DIAGNOSIS_CPU_RUN || k == DIAGNOSIS_CPU_WAIT || k == DIAGNOSIS_CPU_FREQ ||
+		    k == DIAGNOSIS_CPU_STEAL ||
+		    (reasons ? k >= DIAGNOSIS_DISK && k <= DIAGNOSIS_OTHER
+			     : (k == DIAGNOSIS_SLEEP_S || k == DIAGNOSIS_SLEEP_D)))
 			cols[nc++] = k;
 	/* column headers: the counters' names, shorter than the factors' */
 	fprintf(f, "\nFunctions (median over the runs where each ran)\n  %-20s %5s %8s", "function",
 		"runs", "time");
 	for (int k = 0; k < nc; k++)
-		fprintf(f, " %8s", xa_feat_ctr_name(cols[k]));
+		fprintf(f, " %8s", diagnosis__feat_ctr_name(cols[k]));
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nrows; i++) {
-		const struct xa_func_row *row = &r->rows[i];
+		const struct diagnosis_func_row *row = &r->rows[i];
 
 		fprintf(f, "  %-20.20s %5u %8s",
 			xlp_text(dataset__func(ds, row->func)->name, sym, sizeof(sym)), row->runs,
-			cell(XA_CPU_RUN, row->time_median, c, sizeof(c)));
+			cell(DIAGNOSIS_CPU_RUN, row->time_median, c, sizeof(c)));
 		for (int k = 0; k < nc; k++)
 			fprintf(f, " %8s",
-				cols[k] == XA_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
+				cols[k] == DIAGNOSIS_CPU_FREQ && !(r->features & XLP_FEAT_CPUFREQ)
 					? "unavail"
 					: cell(cols[k], row->median[cols[k]], c, sizeof(c)));
 		fputc('\n', f);
 	}
 }
 
-static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
+static void limits(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	const char *un[8];
 	struct report_drop d[REPORT_MAX_DROPS];
@@ -454,7 +455,7 @@ static void limits(FILE *f, const struct dataset *ds, const struct xa_result *r)
 				(unsigned long long)d[i].count, d[i].what);
 }
 
-int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+int report__text(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	struct report_verdict v;
 	uint64_t lost, sent;
@@ -462,11 +463,11 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 
 	report__verdict(ds, r, &v);
 	header(f, ds, r);
-	if (r->status == XA_OK) {
+	if (r->status == DIAGNOSIS_OK) {
 		preconditions(f, ds, r);
 		criticals(f, ds, r);
 		rejected(f, ds, r);
-	} else if (r->status == XA_NO_PRECOND) {
+	} else if (r->status == DIAGNOSIS_NO_PRECOND) {
 		if (r->npre)
 			preconditions(f, ds, r);
 		rejected(f, ds, r);
@@ -483,7 +484,7 @@ int report__text(FILE *f, const struct dataset *ds, const struct xa_result *r)
 				r->npre_dropped);
 	}
 	baseline(f, ds, r);
-	if (r->status != XA_OK)
+	if (r->status != DIAGNOSIS_OK)
 		table(f, ds, r);
 	report__waits_text(f, ds, r);
 	report__tasks_text(f, ds, r);

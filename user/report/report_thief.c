@@ -8,7 +8,7 @@
 /* A share below this is not named in the clause (JSON has every thief). */
 #define THIEF_MIN_SHARE 0.05
 
-const char *report__thief(const struct xa_thief *t, char *buf, size_t len)
+const char *report__thief(const struct diagnosis_thief *t, char *buf, size_t len)
 {
 	/* raw: every writer escapes the whole sentence (xlp_fputs_text, html_esc, JSON) */
 	char comm[XLP_COMM_LEN + 1] = "";
@@ -38,7 +38,7 @@ static void add(char *buf, size_t len, size_t *n, const char *who, double share)
 	*n += k > 0 ? (size_t)k : 0;
 }
 
-const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
+const char *report__thieves(const struct diagnosis_thieves *t, char *buf, size_t len)
 {
 	char who[128];
 	size_t n = 0;
@@ -56,7 +56,7 @@ const char *report__thieves(const struct xa_thieves *t, char *buf, size_t len)
 	return buf;
 }
 
-void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thieves *t)
+void report__thieves_json(struct jsonw *w, const char *key, const struct diagnosis_thieves *t)
 {
 	if (!t->known) {
 		jsonw__null(w, key);
@@ -71,7 +71,7 @@ void report__thieves_json(struct jsonw *w, const char *key, const struct xa_thie
 	jsonw__round(w, "unknown_ns", t->unknown_ns);
 	jsonw__begin_arr(w, "thieves");
 	for (size_t i = 0; i < t->n; i++) {
-		const struct xa_thief *x = &t->t[i];
+		const struct diagnosis_thief *x = &t->t[i];
 
 		jsonw__begin_obj(w, NULL);
 		jsonw__uint(w, "tid", x->tid);

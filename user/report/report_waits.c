@@ -14,7 +14,7 @@
 #define MAX_BLOCKERS 12 /* in text; JSON lists REPORT_MAX_BLOCKERS */
 #define MAX_WAITS 16	/* of the typical run, in text */
 
-size_t report__typical_run(const struct dataset *ds, const struct xa_result *r, bool slow)
+size_t report__typical_run(const struct dataset *ds, const struct diagnosis *r, bool slow)
 {
 	size_t best = SIZE_MAX;
 	double med = slow ? r->lab.slow_median_ns : r->lab.fast_median_ns, d = INFINITY;
@@ -125,7 +125,7 @@ static struct waitchain_blocker piece_blocker(const struct waitchain_piece *p)
 	return b;
 }
 
-static bool in_group(const struct xa_result *r, const struct waitchain_blocker *b)
+static bool in_group(const struct diagnosis *r, const struct waitchain_blocker *b)
 {
 	for (size_t i = 0; i < r->nblockers; i++)
 		if (waitchain__member_of(b, &r->blockers[i]))
@@ -133,7 +133,7 @@ static bool in_group(const struct xa_result *r, const struct waitchain_blocker *
 	return false;
 }
 
-void report__waits_text(FILE *f, const struct dataset *ds, const struct xa_result *r)
+void report__waits_text(FILE *f, const struct dataset *ds, const struct diagnosis *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;
@@ -247,7 +247,7 @@ static void blocker_json(struct jsonw *w, const struct dataset *ds,
 }
 
 static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
-		     const struct xa_result *r, size_t run)
+		     const struct diagnosis *r, size_t run)
 {
 	const struct dataset_run *x;
 
@@ -287,7 +287,7 @@ static void run_json(struct jsonw *w, const char *key, const struct dataset *ds,
 	jsonw__end_obj(w);
 }
 
-void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct xa_result *r)
+void report__waits_json(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
 {
 	double ns = r->lab.nslow ? (double)r->lab.nslow : NAN;
 	double nf = r->lab.n > r->lab.nslow ? (double)(r->lab.n - r->lab.nslow) : NAN;

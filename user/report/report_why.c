@@ -82,13 +82,14 @@ const char *report__frame(const struct dataset *ds, const struct dataset_diff_no
 
 /*
  * Where the samples reach, as a developer reads it: the application's
- * frame first (struct xa_why.app), then the library's or runtime's
+ * frame first (struct diagnosis_why.app), then the library's or runtime's
  * frame below it, then the deepest frame (a kernel function): "
  * ngx_linux_sendfile_chain → sendfile (libc.so.6) → [k]
  * folio_wait_bit_common". Without an application frame, from the deepest
  * user frame, as before.
  */
-const char *report__reach(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len)
+const char *report__reach(const struct dataset *ds, const struct diagnosis_why *g, char *buf,
+			  size_t len)
 {
 	size_t at[3], n = 0, used = 0;
 	char fr[512];
@@ -144,7 +145,8 @@ static const char *syscall_name(const char *s)
 	return s;
 }
 
-const char *report__because(const struct dataset *ds, const struct xa_why *g, char *buf, size_t len)
+const char *report__because(const struct dataset *ds, const struct diagnosis_why *g, char *buf,
+			    size_t len)
 {
 	const struct dataset_diff_node *x;
 	char fr[512];
@@ -155,23 +157,23 @@ const char *report__because(const struct dataset *ds, const struct xa_why *g, ch
 	x = dataset_diff__node(g->diff, g->path[g->cause_at]);
 	report__frame(ds, x, fr, sizeof(fr));
 	switch (g->cause) {
-	case XA_CAUSE_FAULT:
+	case DIAGNOSIS_CAUSE_FAULT:
 		snprintf(buf, len, "page faults (%s)", dataset__kframe(ds, x->frame));
 		break;
-	case XA_CAUSE_LOCK:
+	case DIAGNOSIS_CAUSE_LOCK:
 		snprintf(buf, len, "a kernel spinlock (%s)", dataset__kframe(ds, x->frame));
 		break;
-	case XA_CAUSE_SYSCALL:
+	case DIAGNOSIS_CAUSE_SYSCALL:
 		snprintf(buf, len, "the system call %s",
 			 syscall_name(dataset__kframe(ds, x->frame)));
 		break;
-	case XA_CAUSE_KERNEL:
+	case DIAGNOSIS_CAUSE_KERNEL:
 		snprintf(buf, len, "the kernel's %s", dataset__kframe(ds, x->frame));
 		break;
-	case XA_CAUSE_USER:
+	case DIAGNOSIS_CAUSE_USER:
 		snprintf(buf, len, "%s", fr);
 		break;
-	case XA_CAUSE_NONE:
+	case DIAGNOSIS_CAUSE_NONE:
 		break;
 	}
 	return buf;
@@ -182,8 +184,8 @@ static double pct(uint32_t a, uint32_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-const char *report__why_path(const struct dataset *ds, const struct xa_result *r,
-			     const struct xa_why *g, bool test, char *buf, size_t len)
+const char *report__why_path(const struct dataset *ds, const struct diagnosis *r,
+			     const struct diagnosis_why *g, bool test, char *buf, size_t len)
 {
 	const struct dataset_diff_node *x0;
 	char a[32], b[32], d[32], fr[512], p[32], why[600];
@@ -216,7 +218,7 @@ const char *report__why_path(const struct dataset *ds, const struct xa_result *r
 			(int)(2 * (i - 1 < 12 ? i - 1 : 12)), "",
 			report__frame(ds, x, fr, sizeof(fr)), x->nslow, x0->nslow,
 			pct(x->nslow, x0->nslow), x->nfast, x0->nfast, pct(x->nfast, x0->nfast),
-			sdur(xa_why_added(g, x), d, sizeof(d)));
+			sdur(diagnosis__why_added(g, x), d, sizeof(d)));
 		if (test && i == g->named)
 			xlp_put(buf, len, &used, " (Fisher %s)", report__p(g->p, p, sizeof(p)));
 	}
@@ -246,11 +248,11 @@ const char *report__why_path(const struct dataset *ds, const struct xa_result *r
 	return buf;
 }
 
-const char *report__why(const struct dataset *ds, const struct xa_result *r,
-			const struct xa_critical *c, char *buf, size_t len)
+const char *report__why(const struct dataset *ds, const struct diagnosis *r,
+			const struct diagnosis_critical *c, char *buf, size_t len)
 {
-	const struct xa_calls *k = &c->calls;
-	const struct xa_disk_cpu *d = &c->disk_cpu;
+	const struct diagnosis_calls *k = &c->calls;
+	const struct diagnosis_disk_cpu *d = &c->disk_cpu;
 	char a[32], b[32], e[32], f[32], g[32], p[32];
 	size_t used = 0;
 
@@ -281,7 +283,7 @@ const char *report__why(const struct dataset *ds, const struct xa_result *r,
 	return buf;
 }
 
-const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len)
+const char *report__cpu_work(const struct diagnosis_cpu_work *w, char *buf, size_t len)
 {
 	char sh[256], p[32], a[32], b[32], g[32], q[32], t[32];
 	size_t used = 0;
@@ -314,17 +316,18 @@ const char *report__cpu_work(const struct xa_cpu_work *w, char *buf, size_t len)
 	return buf;
 }
 
-const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
+const char *report__fallback(const struct diagnosis *r, char *buf, size_t len)
 {
-	const struct xa_fallback *fb = &r->fallback;
+	const struct diagnosis_fallback *fb = &r->fallback;
 	char t[32], p[32], q[32], a[32], b[32], g[32], sh[256], cw[1024];
 	size_t used = 0;
 
 	xlp_put(buf, len, &used,
 		"%s > %s in %u of %u slow runs, %u of %u fast (Fisher %s); it holds %s and %.0f %% "
 		"of the fast runs' latency (%s, Mann-Whitney %s)",
-		xa_feat_name(fb->feat), report__value(fb->feat, fb->threshold, t, sizeof(t)),
-		fb->slow_hits, fb->nslow, fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
+		diagnosis__feat_name(fb->feat),
+		report__value(fb->feat, fb->threshold, t, sizeof(t)), fb->slow_hits, fb->nslow,
+		fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
 		report__share(fb->share, sh, sizeof(sh)), 100 * fb->fast_share,
 		fb->out_of_proportion ? "OUT OF PROPORTION" : "in proportion",
 		report__p(fb->p_mw, q, sizeof(q)));
@@ -350,7 +353,7 @@ const char *report__fallback(const struct xa_result *r, char *buf, size_t len)
 }
 
 struct dwalk {
-	const struct xa_why *g;
+	const struct diagnosis_why *g;
 	uint32_t *first, *next; /* children lists, by slow time */
 	uint32_t *out;
 	size_t n, max;
@@ -372,7 +375,7 @@ static void dvisit(struct dwalk *w, uint32_t i, unsigned depth)
 			dvisit(w, c, depth + 1);
 }
 
-size_t report__diff_order(const struct xa_why *g, uint32_t *out, size_t max)
+size_t report__diff_order(const struct diagnosis_why *g, uint32_t *out, size_t max)
 {
 	size_t n = dataset_diff__n(g->diff);
 	struct dwalk w = {.g = g, .out = out, .max = max};

@@ -22,10 +22,10 @@ static void put(struct report_verdict *v, size_t *len, const char *fmt, ...)
 	*len += n > 0 ? (size_t)n : 0;
 }
 
-static void critical(const struct dataset *ds, const struct xa_result *r, size_t i,
+static void critical(const struct dataset *ds, const struct diagnosis *r, size_t i,
 		     struct report_verdict *v, size_t *len)
 {
-	const struct xa_critical *c = &r->crit[i];
+	const struct diagnosis_critical *c = &r->crit[i];
 	char t[32], val[32], chain[256], sh[256], why[600], thief[400];
 
 	put(v, len, "%s%s %s %s", i ? "; and " : "", dataset__func(ds, c->func)->name,
@@ -39,13 +39,14 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 		return;
 	}
 	for (size_t k = 0; k < c->s2.nfactors; k++) {
-		const struct xa_factor *f = &c->s2.factors[k];
+		const struct diagnosis_factor *f = &c->s2.factors[k];
 
-		put(v, len, "%s%s %s %s", k ? ", " : " because of ", xa_feat_name(f->feat),
+		put(v, len, "%s%s %s %s", k ? ", " : " because of ", diagnosis__feat_name(f->feat),
 		    f->gt ? ">" : "<=", report__value(f->feat, f->threshold, val, sizeof(val)));
-		if (f->feat == XA_IPC && c->peer.found)
+		if (f->feat == DIAGNOSIS_IPC && c->peer.found)
 			put(v, len, " (waiting for pid %u (%s))", c->peer.pid, c->peer.comm);
-		if (f->feat == XA_CPU_WAIT && report__thieves(&c->thieves, thief, sizeof(thief))[0])
+		if (f->feat == DIAGNOSIS_CPU_WAIT &&
+		    report__thieves(&c->thieves, thief, sizeof(thief))[0])
 			put(v, len, ": %s", thief);
 		if (!k && c->disk_cpu.holds)
 			put(v, len, " (disk on CPU: the VM's synchronous I/O)");
@@ -74,17 +75,17 @@ static void critical(const struct dataset *ds, const struct xa_result *r, size_t
 }
 
 /* No function accused, but the whole run's resource explains the slow runs. */
-static void whole_run(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+static void whole_run(const struct dataset *ds, const struct diagnosis *r, struct report_verdict *v,
 		      size_t *len)
 {
-	const struct xa_fallback *fb = &r->fallback;
-	const struct xa_why *g = &fb->why;
+	const struct diagnosis_fallback *fb = &r->fallback;
+	const struct diagnosis_why *g = &fb->why;
 	char t[32], p[32], fr[512], sh[256];
 
 	put(v, len,
 	    "no function explains the slow runs, but the whole run%s does: %s > %s in %u of %u "
 	    "slow runs, %u of %u fast (Fisher %s), %s",
-	    fb->own ? " of their thread" : "", xa_feat_name(fb->feat),
+	    fb->own ? " of their thread" : "", diagnosis__feat_name(fb->feat),
 	    report__value(fb->feat, fb->threshold, t, sizeof(t)), fb->slow_hits, fb->nslow,
 	    fb->fast_hits, fb->nfast, report__p(fb->p, p, sizeof(p)),
 	    report__share(fb->share, sh, sizeof(sh)));
@@ -95,7 +96,7 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 		    "%u of %u fast, Fisher %s)",
 		    fb->disk_cpu.slow_with, fb->disk_cpu.nslow, fb->disk_cpu.fast_with,
 		    fb->disk_cpu.nfast, report__p(fb->disk_cpu.p, p, sizeof(p)));
-	if (fb->feat == XA_CPU_WAIT) {
+	if (fb->feat == DIAGNOSIS_CPU_WAIT) {
 		struct report_queued q;
 		char d[32], thief[400];
 
@@ -131,10 +132,10 @@ static void whole_run(const struct dataset *ds, const struct xa_result *r, struc
 }
 
 /* No function, no whole-run resource: the run's thread's waits, followed, do. */
-static void wait_run(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+static void wait_run(const struct dataset *ds, const struct diagnosis *r, struct report_verdict *v,
 		     size_t *len)
 {
-	const struct xa_wait_answer *a = &r->wait_answer;
+	const struct diagnosis_wait_answer *a = &r->wait_answer;
 	char b[256], s[32], f[32], p[32], sh[256];
 
 	put(v, len,
@@ -149,7 +150,7 @@ static void wait_run(const struct dataset *ds, const struct xa_result *r, struct
 }
 
 /* the runs' async tasks' queue, when it explains the slow runs (record --task-post) */
-static void tasks(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v,
+static void tasks(const struct dataset *ds, const struct diagnosis *r, struct report_verdict *v,
 		  size_t *len)
 {
 	char clause[1024];
@@ -158,7 +159,7 @@ static void tasks(const struct dataset *ds, const struct xa_result *r, struct re
 		put(v, len, "; %s", report__task_clause(ds, r, clause, sizeof(clause)));
 }
 
-void report__verdict(const struct dataset *ds, const struct xa_result *r, struct report_verdict *v)
+void report__verdict(const struct dataset *ds, const struct diagnosis *r, struct report_verdict *v)
 {
 	char rule[64], thr[32], clause[1024];
 	size_t len = 0;
@@ -167,23 +168,23 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 	report__rule(r, rule, sizeof(rule));
 	report__dur(r->lab.threshold_ns, thr, sizeof(thr));
 	switch (r->status) {
-	case XA_FEW_RUNS:
+	case DIAGNOSIS_FEW_RUNS:
 		put(v, &len,
 		    "only %zu runs: too few to tell slow runs from fast ones; record more "
 		    "runs",
 		    r->lab.n);
 		break;
-	case XA_NONE_SLOW:
+	case DIAGNOSIS_NONE_SLOW:
 		put(v, &len, "%zu runs, none slow by %s (threshold %s): no slowdown to explain",
 		    r->lab.n, rule, thr);
 		break;
-	case XA_ALL_SLOW:
+	case DIAGNOSIS_ALL_SLOW:
 		put(v, &len,
 		    "all %zu runs are slow by %s (threshold %s): no fast run to compare "
 		    "with; set the threshold with --slow",
 		    r->lab.n, rule, thr);
 		break;
-	case XA_NO_PRECOND:
+	case DIAGNOSIS_NO_PRECOND:
 		if (r->fallback.holds) {
 			whole_run(ds, r, v, &len);
 			tasks(ds, r, v, &len);
@@ -204,7 +205,7 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 		}
 		put(v, &len, "no slowdown precondition found");
 		if (r->insignificant && r->nrejected) {
-			const struct xa_critical *c = &r->crit[0];
+			const struct diagnosis_critical *c = &r->crit[0];
 
 			snprintf(v->note, sizeof(v->note),
 				 "the slow runs look like the workload's natural tail: %s is "
@@ -213,9 +214,9 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 				 dataset__func(ds, c->func)->name);
 		} else if ((r->fallback.cpu_work.tested && r->fallback.cpu_work.dismissed) ||
 			   (r->wait_answer.cpu_work.tested && r->wait_answer.cpu_work.dismissed)) {
-			const struct xa_cpu_work *w = r->fallback.cpu_work.tested
-							      ? &r->fallback.cpu_work
-							      : &r->wait_answer.cpu_work;
+			const struct diagnosis_cpu_work *w = r->fallback.cpu_work.tested
+								     ? &r->fallback.cpu_work
+								     : &r->wait_answer.cpu_work;
 
 			snprintf(v->note, sizeof(v->note),
 				 "the slow runs waited longer for other threads' CPU work, which "
@@ -234,7 +235,7 @@ void report__verdict(const struct dataset *ds, const struct xa_result *r, struct
 				 report__dur(r->lab.fast_median_ns, rule, sizeof(rule)),
 				 100 * r->min_slowdown);
 		break;
-	case XA_OK:
+	case DIAGNOSIS_OK:
 		put(v, &len, "slow runs are explained by ");
 		for (size_t i = 0; i < r->ncrit; i++)
 			critical(ds, r, i, v, &len);

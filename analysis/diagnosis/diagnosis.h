@@ -6,8 +6,8 @@
  * section V-D. The result is plain read-only data: numbers, indices and
  * enums, no wording; the report writers (user/report/) put it in words.
  */
-#ifndef XLP_ANALYSIS_H
-#define XLP_ANALYSIS_H
+#ifndef XLP_DIAGNOSIS_H
+#define XLP_DIAGNOSIS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,30 +20,30 @@
 #include "waitchain.h"
 
 /* Resource features of step 2 (order = tie-break order). */
-enum xa_feat {
-	XA_CPU_RUN = 0,
-	XA_CPU_WAIT,
-	XA_CPU_FREQ, /* average kHz while on CPU */
-	XA_SLEEP_S,
-	XA_SLEEP_D,
-	XA_DISK,
-	XA_NET,
-	XA_IPC,
-	XA_LOCK,
-	XA_TIMER,
-	XA_OTHER,
-	XA_CPU_STEAL, /* on a CPU that did not run it (hypervisor steal, stalls) */
-	XA_NFEAT,
+enum diagnosis_feat {
+	DIAGNOSIS_CPU_RUN = 0,
+	DIAGNOSIS_CPU_WAIT,
+	DIAGNOSIS_CPU_FREQ, /* average kHz while on CPU */
+	DIAGNOSIS_SLEEP_S,
+	DIAGNOSIS_SLEEP_D,
+	DIAGNOSIS_DISK,
+	DIAGNOSIS_NET,
+	DIAGNOSIS_IPC,
+	DIAGNOSIS_LOCK,
+	DIAGNOSIS_TIMER,
+	DIAGNOSIS_OTHER,
+	DIAGNOSIS_CPU_STEAL, /* on a CPU that did not run it (hypervisor steal, stalls) */
+	DIAGNOSIS_NFEAT,
 };
 
-const char *xa_feat_name(enum xa_feat f);
+const char *diagnosis__feat_name(enum diagnosis_feat f);
 /* The name of the counter the factor is measured by (bpf/xlprobe.h list). */
-const char *xa_feat_ctr_name(enum xa_feat f);
-bool xa_feat_is_time(enum xa_feat f);
+const char *diagnosis__feat_ctr_name(enum diagnosis_feat f);
+bool diagnosis__feat_is_time(enum diagnosis_feat f);
 /* Feature values of one interval's counter deltas (cpu_freq NAN without CPU time). */
-void xa_ctr_features(const uint64_t *ctr, double *out /* XA_NFEAT */);
+void diagnosis__ctr_features(const uint64_t *ctr, double *out /* DIAGNOSIS_NFEAT */);
 
-struct analysis_opts {
+struct diagnosis_opts {
 	struct label_rule rule;
 	unsigned top_k; /* candidates: union of every run's top-K functions */
 	struct dtree_params tree;
@@ -79,7 +79,7 @@ struct analysis_opts {
 	double excess_share;
 };
 
-#define ANALYSIS_OPTS_DEFAULT                                                                      \
+#define DIAGNOSIS_OPTS_DEFAULT                                                                     \
 	{                                                                                          \
 		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
 		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.2, .min_slowdown = 0,             \
@@ -87,17 +87,17 @@ struct analysis_opts {
 		.alpha_evidence = 0.001, .excess_share = 0.5                                       \
 	}
 
-enum xa_status {
-	XA_OK = 0,     /* at least one slowdown precondition */
-	XA_FEW_RUNS,   /* fewer than min_runs runs */
-	XA_NONE_SLOW,  /* no run is slow */
-	XA_ALL_SLOW,   /* no run is fast */
-	XA_NO_PRECOND, /* slow runs, but no precondition found, or none with evidence */
+enum diagnosis_status {
+	DIAGNOSIS_OK = 0,     /* at least one slowdown precondition */
+	DIAGNOSIS_FEW_RUNS,   /* fewer than min_runs runs */
+	DIAGNOSIS_NONE_SLOW,  /* no run is slow */
+	DIAGNOSIS_ALL_SLOW,   /* no run is fast */
+	DIAGNOSIS_NO_PRECOND, /* slow runs, but no precondition found, or none with evidence */
 };
 
 /* One relevant resource factor and its evidence. */
-struct xa_factor {
-	enum xa_feat feat;
+struct diagnosis_factor {
+	enum diagnosis_feat feat;
 	bool gt;	  /* slow when value > threshold (else <=) */
 	double threshold; /* ns, or kHz for cpu_freq */
 	double slow_median, fast_median;
@@ -109,20 +109,20 @@ struct xa_factor {
 };
 
 /* Step 2 (or the baseline): a tree on resource features. */
-struct xa_step2 {
+struct diagnosis_step2 {
 	uint32_t samples, nslow, nfast;
-	bool avail[XA_NFEAT]; /* measured (cpu_freq needs a cpufreq driver) */
-	bool used[XA_NFEAT];  /* given to the tree */
-	double slow_median[XA_NFEAT], fast_median[XA_NFEAT];
-	double time_slow_median, time_fast_median; /* the function's time / run latency */
-	enum xa_feat featmap[XA_NFEAT];		   /* tree feature index -> feature */
+	bool avail[DIAGNOSIS_NFEAT]; /* measured (cpu_freq needs a cpufreq driver) */
+	bool used[DIAGNOSIS_NFEAT];  /* given to the tree */
+	double slow_median[DIAGNOSIS_NFEAT], fast_median[DIAGNOSIS_NFEAT];
+	double time_slow_median, time_fast_median;    /* the function's time / run latency */
+	enum diagnosis_feat featmap[DIAGNOSIS_NFEAT]; /* tree feature index -> feature */
 	size_t nused;
 	struct dtree *tree;
-	struct xa_factor *factors;
+	struct diagnosis_factor *factors;
 	size_t nfactors;
 };
 
-struct xa_peer {
+struct diagnosis_peer {
 	bool found;
 	uint32_t pid, count;
 	char comm[XLP_COMM_LEN];
@@ -133,7 +133,7 @@ struct xa_peer {
  * the ordinary tail of the workload: at least one of three tests, each at
  * p <= alpha_evidence (evidence.h).
  */
-struct xa_evidence {
+struct diagnosis_evidence {
 	double latency_gap;  /* mean latency of slow runs - of fast runs (ns) */
 	double added;	     /* the function's mean time in slow runs - in fast runs */
 	double share;	     /* added / latency_gap: its part of the added latency */
@@ -147,7 +147,7 @@ struct xa_evidence {
 	 * are in it: res_gap's factor, its slow / fast samples past the
 	 * factor's threshold, and Fisher's p of that association
 	 */
-	enum xa_feat gap_feat;
+	enum diagnosis_feat gap_feat;
 	uint32_t gap_slow_hits, gap_fast_hits, gap_nslow, gap_nfast;
 	double gap_assoc_p;
 	/* the same for the time's mode: slow / fast runs at or past gap.hi */
@@ -172,7 +172,7 @@ struct xa_evidence {
 	bool cpu_mode;	 /* a distinct mode, but in those bursts: the same slower CPU */
 	/* 3. a resource that grew more than in proportion (the step-2 factor) */
 	bool resource;
-	enum xa_feat res_feat;
+	enum diagnosis_feat res_feat;
 	double res_share;      /* its part of the function's added time */
 	double res_fast_share; /* its part of the function's time in fast samples */
 	double res_excess;     /* res_share - res_fast_share: growth beyond proportion */
@@ -211,7 +211,7 @@ struct xa_evidence {
 	 */
 	bool beyond;
 	bool beyond_large; /* its resource holds enough of the added time and slow runs */
-	enum xa_feat beyond_feat;
+	enum diagnosis_feat beyond_feat;
 	uint32_t beyond_top;	   /* w: the runs where the resource's share is largest */
 	uint32_t beyond_slow;	   /* of them, slow */
 	uint32_t beyond_nslow;	   /* slow runs where the function ran */
@@ -227,7 +227,7 @@ struct xa_evidence {
 	bool significant; /* (mode || bursty || resource || beyond), not CPU-only bursts, !small */
 };
 
-#define XA_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */
+#define DIAGNOSIS_MAX_CHAIN 17 /* XLP_MAX_DEPTH marked frames + the function itself */
 
 /*
  * Why a function's time grew (why.c). First, more calls or longer calls,
@@ -237,7 +237,7 @@ struct xa_evidence {
  *   added = (n_slow - n_fast) x t_fast + n_slow x (t_slow - t_fast),
  * more calls at the old price plus the extra price of each call.
  */
-struct xa_calls {
+struct diagnosis_calls {
 	bool exact;		       /* marked: counted calls (a sampled function has none) */
 	double calls_slow, calls_fast; /* calls per run */
 	double per_call_slow, per_call_fast; /* ns per call (NAN: no call) */
@@ -251,7 +251,7 @@ struct xa_calls {
  * issued block requests (disk_rq) where its fast ones did not, Fisher's
  * exact test at alpha_evidence, the factor is disk on CPU.
  */
-struct xa_disk_cpu {
+struct diagnosis_disk_cpu {
 	bool tested; /* the leading factor is cpu_run and block requests are recorded */
 	bool holds;
 	/* step-2 samples (runs, by the function's own threshold) with a block request */
@@ -262,16 +262,16 @@ struct xa_disk_cpu {
 };
 
 /* Kinds of frame a why path can end in, said in words by the reports. */
-enum xa_cause {
-	XA_CAUSE_NONE = 0,
-	XA_CAUSE_FAULT,	  /* the page-fault path */
-	XA_CAUSE_LOCK,	  /* a kernel spinlock */
-	XA_CAUSE_SYSCALL, /* a system call (the frame is its entry) */
-	XA_CAUSE_KERNEL,  /* another kernel function */
-	XA_CAUSE_USER,	  /* a user function below the one named */
+enum diagnosis_cause {
+	DIAGNOSIS_CAUSE_NONE = 0,
+	DIAGNOSIS_CAUSE_FAULT,	 /* the page-fault path */
+	DIAGNOSIS_CAUSE_LOCK,	 /* a kernel spinlock */
+	DIAGNOSIS_CAUSE_SYSCALL, /* a system call (the frame is its entry) */
+	DIAGNOSIS_CAUSE_KERNEL,	 /* another kernel function */
+	DIAGNOSIS_CAUSE_USER,	 /* a user function below the one named */
 };
 
-#define XA_MAX_WHY 48
+#define DIAGNOSIS_MAX_WHY 48
 
 /*
  * What grew in the stack samples: the differential tree of the samples of
@@ -283,11 +283,11 @@ enum xa_cause {
  * Fisher's exact test on the sample counts (slow samples through it of all
  * slow samples, against the fast ones) at alpha_evidence; then "clear".
  */
-struct xa_why {
-	int reason;			 /* XLP_C_* of the samples compared, -1: all */
-	struct dataset_diff *diff;	 /* NULL: no sample */
-	uint32_t nslow_runs, nfast_runs; /* the per-run means divide by them */
-	uint32_t path[XA_MAX_WHY];	 /* node indices, node 0 (the root) first */
+struct diagnosis_why {
+	int reason;			  /* XLP_C_* of the samples compared, -1: all */
+	struct dataset_diff *diff;	  /* NULL: no sample */
+	uint32_t nslow_runs, nfast_runs;  /* the per-run means divide by them */
+	uint32_t path[DIAGNOSIS_MAX_WHY]; /* node indices, node 0 (the root) first */
 	size_t npath;
 	size_t named;	/* index into path; npath when no frame grew beyond chance */
 	size_t deepest; /* index into path: the deepest frame not the scheduler's */
@@ -302,7 +302,7 @@ struct xa_why {
 	size_t app, lib;
 	double p; /* Fisher's p of path[named] (1 when none) */
 	bool clear;
-	enum xa_cause cause;
+	enum diagnosis_cause cause;
 	size_t cause_at; /* index into path of the frame the cause is named by */
 };
 
@@ -311,8 +311,8 @@ struct xa_why {
  * who ran on the CPU its threads waited for, over the slow runs, the
  * largest first; per slow run and as a share of those runs' waits.
  */
-#define XA_MAX_THIEVES 4
-struct xa_thief {
+#define DIAGNOSIS_MAX_THIEVES 4
+struct diagnosis_thief {
 	uint32_t pid, tid;
 	char comm[XLP_COMM_LEN];
 	bool own_process, child, kernel_thread;
@@ -320,23 +320,23 @@ struct xa_thief {
 	double share; /* of the slow runs' waits in the scope */
 };
 
-struct xa_thieves {
+struct diagnosis_thieves {
 	bool known;	/* the slow runs' waits in the scope have thief records */
 	uint64_t waits; /* those records */
 	double wait_ns; /* per slow run, the waits the records cover */
 	/* per slow run: the idle task, interrupts, the hypervisor, not told */
 	double idle_ns, irq_ns, steal_ns, unknown_ns;
-	struct xa_thief t[XA_MAX_THIEVES];
+	struct diagnosis_thief t[DIAGNOSIS_MAX_THIEVES];
 	size_t n;
 };
 
-struct xa_critical {
+struct diagnosis_critical {
 	uint32_t func; /* dataset function named: the deepest of the chain */
 	bool gt;
 	double threshold_ns; /* labels step 2 */
 	/* drill-down: outermost critical function first, func last */
-	uint32_t chain[XA_MAX_CHAIN];
-	double chain_added[XA_MAX_CHAIN]; /* added time of each under the first */
+	uint32_t chain[DIAGNOSIS_MAX_CHAIN];
+	double chain_added[DIAGNOSIS_MAX_CHAIN]; /* added time of each under the first */
 	size_t nchain;
 	bool surrogate; /* found as a surrogate of another split, not by the tree */
 	uint32_t ran;	/* runs that called it (step 2 samples every run) */
@@ -344,16 +344,16 @@ struct xa_critical {
 	 * res_ns (the longest sampling period, times the off-CPU thinning) */
 	bool sampled;
 	double res_ns;
-	struct xa_step2 s2;
-	struct xa_peer peer; /* most frequent IPC waker in slow samples */
+	struct diagnosis_step2 s2;
+	struct diagnosis_peer peer; /* most frequent IPC waker in slow samples */
 	/* calling-context tree from chain[0], slow runs vs fast (the run
 	 * labels); NULL without stack samples through it */
 	struct dataset_cct *cct;
-	struct xa_evidence ev;
+	struct diagnosis_evidence ev;
 	/* why its time grew (why.c) */
-	struct xa_calls calls;
-	struct xa_disk_cpu disk_cpu;
-	struct xa_why why;
+	struct diagnosis_calls calls;
+	struct diagnosis_disk_cpu disk_cpu;
+	struct diagnosis_why why;
 	/*
 	 * Who held it up (issue 22), with a timeline and a waiting factor:
 	 * the wait-chain blocker (r->blockers) other than the run's thread
@@ -364,7 +364,7 @@ struct xa_critical {
 	size_t blocker;
 	double blocker_added; /* ns per slow run over a fast one */
 	/* a cpu_wait factor: who held the CPU (known false otherwise) */
-	struct xa_thieves thieves;
+	struct diagnosis_thieves thieves;
 };
 
 /*
@@ -375,7 +375,7 @@ struct xa_critical {
  * wait) is judged as a function's CPU time is: out of proportion to the
  * latency, or a distinct mode not in bursts; else the answer is dismissed.
  */
-struct xa_cpu_work {
+struct diagnosis_cpu_work {
 	bool tested;	/* the answer's added time was mostly other threads on a CPU */
 	bool dismissed; /* and the run's CPU work explains nothing beyond a slower CPU */
 	double proxy;	/* of the answer's added time, the part other threads spent on a CPU */
@@ -401,10 +401,10 @@ struct xa_cpu_work {
  * the samples of that resource (the wait's reason, or on-CPU) below the
  * interaction: where the stacks go.
  */
-struct xa_fallback {
+struct diagnosis_fallback {
 	bool tested, holds;
 	bool own; /* on the run's own thread (dataset_run.own), not the process's counters */
-	enum xa_feat feat;
+	enum diagnosis_feat feat;
 	double threshold;
 	uint32_t slow_hits, nslow, fast_hits, nfast;
 	double p;	   /* Fisher: the slow runs are those past the threshold */
@@ -423,55 +423,55 @@ struct xa_fallback {
 	 * Disk work that shows as CPU, for the whole run: when the factor
 	 * tested is cpu_run and neither test holds, the slow runs' block
 	 * requests (disk_rq over the run, all threads) against the fast runs'
-	 * (struct xa_disk_cpu's rule); holding, it is the answer.
+	 * (struct diagnosis_disk_cpu's rule); holding, it is the answer.
 	 */
-	struct xa_disk_cpu disk_cpu;
-	struct xa_why why;
-	/* who held the runs up, as xa_critical's (a waiting factor, a timeline) */
+	struct diagnosis_disk_cpu disk_cpu;
+	struct diagnosis_why why;
+	/* who held the runs up, as diagnosis_critical's (a waiting factor, a timeline) */
 	size_t blocker;
 	double blocker_added;
 	/* a wait that was other threads' CPU work: dismissed, holds is false */
-	struct xa_cpu_work cpu_work;
+	struct diagnosis_cpu_work cpu_work;
 	/* feat cpu_wait: who held the CPU the run's thread waited for */
-	struct xa_thieves thieves;
+	struct diagnosis_thieves thieves;
 };
 
 /* A precondition's test on one function: lo < time <= hi (tests merged). */
-struct xa_cond {
+struct diagnosis_cond {
 	uint32_t func;
 	bool has_lo, has_hi;
 	double lo_ns, hi_ns;
 	bool slow_side; /* one of the merged tests is its node's slow side */
 };
 
-struct xa_precond {
-	struct xa_cond *conds;
+struct diagnosis_precond {
+	struct diagnosis_cond *conds;
 	size_t ncond;
 	uint32_t slow_runs, runs; /* at the leaf */
 };
 
 /* Per-function table row (medians over the runs where it ran). */
-struct xa_func_row {
+struct diagnosis_func_row {
 	uint32_t func;
 	uint32_t runs;
 	double time_median, time_slow_median, time_fast_median;
-	double median[XA_NFEAT];
+	double median[DIAGNOSIS_NFEAT];
 };
 
 /* A function step 1 singles out, with the split that labels its runs. */
-struct xa_pick {
+struct diagnosis_pick {
 	uint32_t func;
 	bool gt;
 	double threshold_ns;
 	bool surrogate;
 };
 
-struct xa_result {
-	enum xa_status status;
-	bool insignificant; /* XA_NO_PRECOND: below --min-slowdown, or no evidence */
+struct diagnosis {
+	enum diagnosis_status status;
+	bool insignificant; /* DIAGNOSIS_NO_PRECOND: below --min-slowdown, or no evidence */
 	double min_slowdown;
 	double alpha_evidence; /* a test counts at this p-value or below */
-	double excess_share;   /* evidence 3's bar (analysis_opts) */
+	double excess_share;   /* evidence 3's bar (diagnosis_opts) */
 	struct label_rule rule;
 	struct label_summary lab;
 	uint8_t *slow;	   /* per run */
@@ -480,30 +480,30 @@ struct xa_result {
 	uint32_t *cand; /* tree feature index -> function */
 	size_t ncand;
 	struct dtree *tree;
-	struct xa_precond *pre;
+	struct diagnosis_precond *pre;
 	size_t npre, npre_dropped; /* dropped: leaves covering too few slow runs */
 	/* step 1 picks: tree nodes on the slow side, then their surrogates */
-	struct xa_pick *picks;
+	struct diagnosis_pick *picks;
 	size_t npicks;
 	/* named functions: ncrit with evidence (largest added time first), then
 	 * nrejected without (the report says why) */
-	struct xa_critical *crit;
+	struct diagnosis_critical *crit;
 	size_t ncrit, nrejected;
 	/* baseline (section V-D) */
 	bool has_base;
-	struct xa_step2 base;
+	struct diagnosis_step2 base;
 	bool agrees;
 	/* the same tree over the runs' own thread (struct dataset_run.own): what the
 	 * whole-run fallback tests, as the other threads' time adds up to
 	 * nothing (idle helpers asleep for the whole run track its latency) */
 	bool has_own;
-	struct xa_step2 own;
-	struct xa_fallback fallback; /* XA_NO_PRECOND: the whole run's answer */
+	struct diagnosis_step2 own;
+	struct diagnosis_fallback fallback; /* DIAGNOSIS_NO_PRECOND: the whole run's answer */
 	/* who held the CPU while the runs' threads waited before their
 	 * handler (prewake), over the slow runs; known false without */
-	struct xa_thieves queued_thieves;
+	struct diagnosis_thieves queued_thieves;
 	/* functions by median time */
-	struct xa_func_row *rows;
+	struct diagnosis_func_row *rows;
 	size_t nrows;
 	/* with a timeline (record --timeline): the runs' wait chains
 	 * (waitchain.h) and their blockers summed over slow and fast runs;
@@ -512,12 +512,12 @@ struct xa_result {
 	struct waitchain_blocker *blockers;
 	size_t nblockers;
 	/*
-	 * XA_NO_PRECOND, no whole-run answer, and chains: the blocker whose
+	 * DIAGNOSIS_NO_PRECOND, no whole-run answer, and chains: the blocker whose
 	 * part of each run's latency ranks the slow runs first (evidence 4's
-	 * test over the chains' pieces, attribute.c), when it holds
+	 * test over the chains' pieces, diagnosis.c), when it holds
 	 * factor_share of the added latency
 	 */
-	struct xa_wait_answer {
+	struct diagnosis_wait_answer {
 		bool tested, holds;
 		size_t blocker;		 /* index in blockers */
 		double slow_ns, fast_ns; /* per slow / fast run */
@@ -526,7 +526,7 @@ struct xa_result {
 		double p;		 /* top.p corrected for every window of every blocker */
 		uint32_t tests, tried;	 /* windows, blockers */
 		/* blockers on a CPU: the run's CPU work judged (dismissed: none holds) */
-		struct xa_cpu_work cpu_work;
+		struct diagnosis_cpu_work cpu_work;
 	} wait_answer;
 	/*
 	 * record --task-post / --task-run: the async tasks (tasks.h), NULL
@@ -538,7 +538,7 @@ struct xa_result {
 	 * executions overlapped the queued time most, per slow run over fast
 	 */
 	struct tasks *tasks;
-	struct xa_task_answer {
+	struct diagnosis_task_answer {
 		bool tested, holds;
 		uint32_t slow_tasks, fast_tasks;     /* posted in slow / fast runs */
 		double slow_queue_ns, fast_queue_ns; /* per slow / fast run */
@@ -554,13 +554,13 @@ struct xa_result {
 };
 
 /* Negative errno, with a one-line reason in err. */
-int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struct xa_result **out,
-		  char *err, size_t errlen);
-void analysis__free(struct xa_result *r); /* accepts NULL */
+int diagnosis__run(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis **out,
+		   char *err, size_t errlen);
+void diagnosis__free(struct diagnosis *r); /* accepts NULL */
 
 /* The XLP_C_* counter of a factor's samples (on-CPU for cpu_run and cpu_freq), -1: none. */
-int xa_feat_reason(enum xa_feat f);
+int diagnosis__feat_reason(enum diagnosis_feat f);
 /* Per-run mean weight of a differential node in slow runs minus in fast runs (ns). */
-double xa_why_added(const struct xa_why *g, const struct dataset_diff_node *x);
+double diagnosis__why_added(const struct diagnosis_why *g, const struct dataset_diff_node *x);
 
 #endif

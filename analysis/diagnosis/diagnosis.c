@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis_impl.h"
+#include "diagnosis_impl.h"
 
 /* One pass over the traces for the critical functions and the table's. */
-static int resource_steps(const struct dataset *ds, const struct analysis_opts *o,
-			  struct xa_result *r, char *err, size_t errlen)
+static int resource_steps(const struct dataset *ds, const struct diagnosis_opts *o,
+			  struct diagnosis *r, char *err, size_t errlen)
 {
 	size_t nf = r->ncrit + r->nrows;
 	uint32_t *funcs = malloc(nf * sizeof(*funcs) + 1);
@@ -30,16 +30,16 @@ static int resource_steps(const struct dataset *ds, const struct analysis_opts *
 	if (ret)
 		goto cleanup;
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
-		ret = xa_critical_step2(ds, o, r, res, k);
+		ret = diagnosis__critical_step2(ds, o, r, res, k);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
-		ret = xa_evidence(ds, o, r, &r->crit[k]);
+		ret = diagnosis_evidence(ds, o, r, &r->crit[k]);
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
-		ret = xa_why_step(ds, o, r, res, k);
+		ret = diagnosis__why_step(ds, o, r, res, k);
 	/* from the outermost function of the chain down to the one named */
 	for (size_t k = 0; k < r->ncrit && !ret; k++)
 		ret = dataset__context_tree(ds, r->crit[k].chain[0], r->slow, &r->crit[k].cct);
 	for (size_t i = 0; i < r->nrows && !ret; i++)
-		ret = xa_fill_row(ds, res, r->ncrit + i, &r->rows[i]);
+		ret = diagnosis__fill_row(ds, res, r->ncrit + i, &r->rows[i]);
 cleanup:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory: analyse fewer or smaller traces");
@@ -49,7 +49,7 @@ cleanup:
 }
 
 /* The runs' wait chains, when the traces hold their scheduling events. */
-static int wait_chains(const struct dataset *ds, struct xa_result *r, char *err, size_t errlen)
+static int wait_chains(const struct dataset *ds, struct diagnosis *r, char *err, size_t errlen)
 {
 	int ret;
 
@@ -64,10 +64,11 @@ static int wait_chains(const struct dataset *ds, struct xa_result *r, char *err,
 }
 
 /* A factor that is a sleep another thread (or a device) ends. */
-static bool waiting_factor(enum xa_feat f)
+static bool waiting_factor(enum diagnosis_feat f)
 {
-	return f == XA_SLEEP_S || f == XA_SLEEP_D || f == XA_DISK || f == XA_NET || f == XA_IPC ||
-	       f == XA_LOCK || f == XA_TIMER || f == XA_OTHER;
+	return f == DIAGNOSIS_SLEEP_S || f == DIAGNOSIS_SLEEP_D || f == DIAGNOSIS_DISK ||
+	       f == DIAGNOSIS_NET || f == DIAGNOSIS_IPC || f == DIAGNOSIS_LOCK ||
+	       f == DIAGNOSIS_TIMER || f == DIAGNOSIS_OTHER;
 }
 
 /*
@@ -76,7 +77,7 @@ static bool waiting_factor(enum xa_feat f)
  * the run's window, not the function's calls alone, hence the bar: the
  * blocker must add at least factor_share of the function's added time.
  */
-static bool in_chain(const struct xa_critical *c, uint32_t func)
+static bool in_chain(const struct diagnosis_critical *c, uint32_t func)
 {
 	for (size_t i = 0; i < c->nchain; i++)
 		if (c->chain[i] == func)
@@ -84,9 +85,9 @@ static bool in_chain(const struct xa_critical *c, uint32_t func)
 	return false;
 }
 
-static void blocker_of(const struct analysis_opts *o, const struct xa_result *r, enum xa_feat f,
-		       double added, const struct xa_critical *c, size_t *blocker,
-		       double *blocker_added)
+static void blocker_of(const struct diagnosis_opts *o, const struct diagnosis *r,
+		       enum diagnosis_feat f, double added, const struct diagnosis_critical *c,
+		       size_t *blocker, double *blocker_added)
 {
 	double ns = (double)r->lab.nslow, nf = (double)(r->lab.n - r->lab.nslow), best = 0;
 
@@ -98,7 +99,7 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 	 * (both behind the same hog) is held up by both, and the chains say
 	 * which worker
 	 */
-	if (!r->blockers || !(waiting_factor(f) || (!c && f == XA_CPU_WAIT)) || !(ns > 0) ||
+	if (!r->blockers || !(waiting_factor(f) || (!c && f == DIAGNOSIS_CPU_WAIT)) || !(ns > 0) ||
 	    !(nf > 0) || !(added > 0))
 		return;
 	for (size_t i = 0; i < r->nblockers; i++) {
@@ -143,13 +144,14 @@ static void blocker_of(const struct analysis_opts *o, const struct xa_result *r,
 		*blocker_added = NAN;
 }
 
-static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+static void blocked_by(const struct dataset *ds, const struct diagnosis_opts *o,
+		       struct diagnosis *r)
 {
-	struct xa_fallback *fb = &r->fallback;
+	struct diagnosis_fallback *fb = &r->fallback;
 	double sum[2] = {0, 0}, cnt[2] = {0, 0};
 
 	for (size_t k = 0; k < r->ncrit + r->nrejected; k++) {
-		struct xa_critical *c = &r->crit[k];
+		struct diagnosis_critical *c = &r->crit[k];
 
 		c->blocker = SIZE_MAX;
 		c->blocker_added = NAN;
@@ -175,10 +177,10 @@ static void blocked_by(const struct dataset *ds, const struct analysis_opts *o, 
  * spent its added time on a CPU: their CPU work, judged as such
  * (cpu_work.c); dismissed, the answer no longer holds.
  */
-static int fallback_cpu_work(const struct dataset *ds, const struct analysis_opts *o,
-			     struct xa_result *r)
+static int fallback_cpu_work(const struct dataset *ds, const struct diagnosis_opts *o,
+			     struct diagnosis *r)
 {
-	struct xa_fallback *fb = &r->fallback;
+	struct diagnosis_fallback *fb = &r->fallback;
 	size_t n = dataset__nruns(ds);
 	double *lat;
 	int err;
@@ -190,8 +192,8 @@ static int fallback_cpu_work(const struct dataset *ds, const struct analysis_opt
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		lat[i] = dataset__run(ds, i)->latency_ns;
-	err = xa_cpu_work(ds, o, r, fmin(fb->share, 1) * xa_added(lat, r->slow, n), false,
-			  &fb->cpu_work);
+	err = diagnosis_cpu_work(ds, o, r, fmin(fb->share, 1) * diagnosis__added(lat, r->slow, n),
+				 false, &fb->cpu_work);
 	if (!err && fb->cpu_work.tested && fb->cpu_work.dismissed)
 		fb->holds = false;
 	free(lat);
@@ -212,14 +214,15 @@ static int fallback_cpu_work(const struct dataset *ds, const struct analysis_opt
  * disk through pool-1, 0.8 ms per slow run against 34 us per fast one, in
  * runs whose wait on the condition variable tracked their latency.
  */
-static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+static int wait_answer(const struct dataset *ds, const struct diagnosis_opts *o,
+		       struct diagnosis *r)
 {
-	struct xa_wait_answer *a = &r->wait_answer;
+	struct diagnosis_wait_answer *a = &r->wait_answer;
 	size_t n = dataset__nruns(ds), k = 0, idx[WAIT_ANSWER_TRIES];
 	double *v = calloc(WAIT_ANSWER_TRIES * n + 1, sizeof(*v)), *q = malloc(n * sizeof(*q) + 1);
 	double lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
 	struct ev_top top[WAIT_ANSWER_TRIES];
-	struct xa_cpu_work cw;
+	struct diagnosis_cpu_work cw;
 	bool any_ran = false;
 	int err = -ENOMEM;
 
@@ -228,7 +231,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 	if (!v || !q)
 		goto cleanup;
 	err = 0;
-	if (r->status != XA_NO_PRECOND || r->fallback.holds || !r->waits || !r->slow)
+	if (r->status != DIAGNOSIS_NO_PRECOND || r->fallback.holds || !r->waits || !r->slow)
 		goto cleanup;
 	for (size_t i = 0; i < r->nblockers && k < WAIT_ANSWER_TRIES; i++)
 		if (!r->blockers[i].self && r->blockers[i].slow_ns > 0)
@@ -253,7 +256,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		any_ran |= r->blockers[idx[j]].state == WAITCHAIN_RAN;
 	memset(&cw, 0, sizeof(cw));
 	if (any_ran) {
-		err = xa_cpu_work(ds, o, r, 1, true, &cw);
+		err = diagnosis_cpu_work(ds, o, r, 1, true, &cw);
 		if (err)
 			goto cleanup;
 	}
@@ -275,7 +278,7 @@ static int wait_answer(const struct dataset *ds, const struct analysis_opts *o, 
 		double p = top[j].w ? -expm1((double)a->tests * log1p(-top[j].p)) : 1;
 		bool ran = b->state == WAITCHAIN_RAN;
 		bool ok = p <= o->alpha_evidence && share >= o->factor_share &&
-			  top[j].hits >= xa_min_cover(o, top[j].nslow) &&
+			  top[j].hits >= diagnosis__min_cover(o, top[j].nslow) &&
 			  !(ran && cw.tested && cw.dismissed);
 
 		/* the smallest p that passes the bars, else the smallest p */
@@ -299,7 +302,7 @@ cleanup:
 	return err;
 }
 
-static int label_runs(const struct dataset *ds, const struct analysis_opts *o, struct xa_result *r)
+static int label_runs(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis *r)
 {
 	size_t n = dataset__nruns(ds);
 	double *lat = malloc(n * sizeof(*lat) + 1);
@@ -314,14 +317,14 @@ static int label_runs(const struct dataset *ds, const struct analysis_opts *o, s
 	if (err)
 		goto cleanup;
 	if (n < o->min_runs)
-		r->status = XA_FEW_RUNS;
+		r->status = DIAGNOSIS_FEW_RUNS;
 	else if (!r->lab.nslow)
-		r->status = XA_NONE_SLOW;
+		r->status = DIAGNOSIS_NONE_SLOW;
 	else if (r->lab.nslow == n)
-		r->status = XA_ALL_SLOW;
+		r->status = DIAGNOSIS_ALL_SLOW;
 	else if (o->rule.kind != LABEL_FIXED && o->min_slowdown > 0 &&
 		 r->lab.slow_median_ns < (1 + o->min_slowdown) * r->lab.fast_median_ns) {
-		r->status = XA_NO_PRECOND;
+		r->status = DIAGNOSIS_NO_PRECOND;
 		r->insignificant = true;
 	}
 cleanup:
@@ -339,10 +342,10 @@ static void internal_error(int ret, char *err, size_t errlen)
 			 strerror(-ret));
 }
 
-int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struct xa_result **out,
-		  char *err, size_t errlen)
+int diagnosis__run(const struct dataset *ds, const struct diagnosis_opts *o, struct diagnosis **out,
+		   char *err, size_t errlen)
 {
-	struct xa_result *r = calloc(1, sizeof(*r));
+	struct diagnosis *r = calloc(1, sizeof(*r));
 	int ret = r ? 0 : -ENOMEM;
 	bool told = false; /* err already says why */
 
@@ -357,18 +360,18 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	r->excess_share = o->excess_share;
 	r->features = dataset__features(ds);
 	ret = label_runs(ds, o, r);
-	ret = ret ? ret : xa_candidates(ds, o->top_k, r);
-	if (!ret && r->status == XA_OK) {
-		ret = xa_step1(ds, o, r);
+	ret = ret ? ret : diagnosis__candidates(ds, o->top_k, r);
+	if (!ret && r->status == DIAGNOSIS_OK) {
+		ret = diagnosis__step1(ds, o, r);
 		if (!ret && !r->npre)
-			r->status = XA_NO_PRECOND;
+			r->status = DIAGNOSIS_NO_PRECOND;
 	}
-	ret = ret ? ret : xa_pick_rows(ds, o, r);
+	ret = ret ? ret : diagnosis__pick_rows(ds, o, r);
 	if (ret)
 		goto cleanup;
 	/* these read the traces again: their own messages */
-	if (r->status == XA_OK) {
-		ret = xa_chains(ds, o, r, err, errlen);
+	if (r->status == DIAGNOSIS_OK) {
+		ret = diagnosis__chains(ds, o, r, err, errlen);
 		told = ret != 0;
 		if (ret)
 			goto cleanup;
@@ -377,16 +380,16 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
-	xa_rank(r);
-	if (r->status == XA_OK && !r->ncrit) {
-		r->status = XA_NO_PRECOND;
+	diagnosis__rank(r);
+	if (r->status == DIAGNOSIS_OK && !r->ncrit) {
+		r->status = DIAGNOSIS_NO_PRECOND;
 		r->insignificant = r->nrejected > 0;
 	}
-	if (r->status == XA_OK || r->status == XA_NO_PRECOND)
-		ret = xa_baseline(ds, o, r);
+	if (r->status == DIAGNOSIS_OK || r->status == DIAGNOSIS_NO_PRECOND)
+		ret = diagnosis__baseline(ds, o, r);
 	/* no function accused: does the whole run explain the slow runs? */
-	if (!ret && r->status == XA_NO_PRECOND)
-		ret = xa_fallback(ds, o, r);
+	if (!ret && r->status == DIAGNOSIS_NO_PRECOND)
+		ret = diagnosis_fallback(ds, o, r);
 	if (ret)
 		goto cleanup;
 	ret = wait_chains(ds, r, err, errlen);
@@ -398,11 +401,11 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 	ret = wait_answer(ds, o, r);
 	if (ret)
 		goto cleanup;
-	ret = xa_task_answer(ds, o, r, err, errlen);
+	ret = diagnosis_task_answer(ds, o, r, err, errlen);
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
-	ret = xa_thieves(ds, r, err, errlen);
+	ret = diagnosis_thieves(ds, r, err, errlen);
 	told = ret != 0;
 	if (ret)
 		goto cleanup;
@@ -411,24 +414,24 @@ int analysis__run(const struct dataset *ds, const struct analysis_opts *o, struc
 cleanup:
 	if (ret && !told)
 		internal_error(ret, err, errlen);
-	analysis__free(r);
+	diagnosis__free(r);
 	return ret;
 }
 
-void analysis__free(struct xa_result *r)
+void diagnosis__free(struct diagnosis *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->npre; i++)
 		free(r->pre[i].conds);
 	for (size_t i = 0; i < r->ncrit + r->nrejected; i++) {
-		xa_step2_release(&r->crit[i].s2);
+		diagnosis__step2_release(&r->crit[i].s2);
 		dataset_cct__free(r->crit[i].cct);
-		xa_why_release(&r->crit[i].why);
+		diagnosis__why_release(&r->crit[i].why);
 	}
-	xa_why_release(&r->fallback.why);
-	xa_step2_release(&r->base);
-	xa_step2_release(&r->own);
+	diagnosis__why_release(&r->fallback.why);
+	diagnosis__step2_release(&r->base);
+	diagnosis__step2_release(&r->own);
 	dtree__free(r->tree);
 	free(r->pre);
 	free(r->crit);
