@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Step-2 samples: for each critical function the runs where it ran, with
+ * Step 2's input, its samples: for each critical function the runs where it ran, with
  * its resource usage (PerfProbe section IV-C); for the baseline every run
  * with its whole-run usage (section V-D).
  */
