@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Evidence behind analysis/stats/evidence.c ev__gap_test(): how often smooth,
+# Evidence behind analysis/stats/stats_tests.c stats__gap_test(): how often smooth,
 # unimodal samples (lognormal, exponential, Pareto, normal, gamma, uniform,
 # and a lognormal with 60 % of the runs at zero; 40-300 runs) reach
 # p <= 0.001 when the threshold is placed as xlprobe places it (median + 1

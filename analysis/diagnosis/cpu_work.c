@@ -89,7 +89,7 @@ static int judge(const struct dataset *ds, const struct diagnosis_opts *o,
 	w->share = pr.share;
 	w->fast_share = pr.fast_share;
 	w->excess = pr.excess;
-	w->p_mw = ev__mann_whitney(work, r->slow, n);
+	w->p_mw = stats__mann_whitney(work, r->slow, n);
 	w->out_of_proportion = w->excess >= o->excess_share && w->p_mw <= o->alpha_evidence;
 	/*
 	 * 1. a distinct mode: split where as many runs lie above as are slow
@@ -97,7 +97,7 @@ static int judge(const struct dataset *ds, const struct diagnosis_opts *o,
 	 */
 	qsort(sorted, n, sizeof(*sorted), dbl_cmp);
 	w->threshold = sorted[n - nslow - 1];
-	err = ev__gap_test(work, n, w->threshold, 0, &w->gap);
+	err = stats__gap_test(work, n, w->threshold, 0, &w->gap);
 	if (err)
 		goto cleanup;
 	w->mode = w->gap.p <= o->alpha_evidence;
@@ -129,7 +129,7 @@ int diagnosis_cpu_work(const struct dataset *ds, const struct diagnosis_opts *o,
 	memset(w, 0, sizeof(*w));
 	w->proxy = w->share = w->fast_share = w->excess = w->threshold = NAN;
 	w->p_mw = w->runs_p = 1;
-	w->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	w->gap = (struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 	if (!work || !ran)
 		goto cleanup;
 	err = 0;

@@ -207,7 +207,7 @@ static int fallback_cpu_work(const struct dataset *ds, const struct diagnosis_op
  * the run's thread waited the whole time (a condition variable's
  * lock_wait, in proportion to the latency): follow the wait. Each blocker
  * of the chains has its part of each run's latency; ranked by it, are the
- * top runs the slow ones? Evidence 4's test (ev__top_share), corrected
+ * top runs the slow ones? Evidence 4's test (stats__top_share), corrected
  * over every window of every blocker tried, and the blocker must hold
  * factor_share of the added latency and its top runs min_cover of the slow
  * runs. A thread pool reading a cold file in a quarter of the runs: the
@@ -221,7 +221,7 @@ static int wait_answer(const struct dataset *ds, const struct diagnosis_opts *o,
 	size_t n = dataset__nruns(ds), k = 0, idx[WAIT_ANSWER_TRIES];
 	double *v = calloc(WAIT_ANSWER_TRIES * n + 1, sizeof(*v)), *q = malloc(n * sizeof(*q) + 1);
 	double lat[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
-	struct ev_top top[WAIT_ANSWER_TRIES];
+	struct stats_top top[WAIT_ANSWER_TRIES];
 	struct diagnosis_cpu_work cw;
 	bool any_ran = false;
 	int err = -ENOMEM;
@@ -266,7 +266,7 @@ static int wait_answer(const struct dataset *ds, const struct diagnosis_opts *o,
 
 			q[run] = l > 0 ? v[j * n + run] / l : NAN;
 		}
-		err = ev__top_share(q, r->slow, n, &top[j]);
+		err = stats__top_share(q, r->slow, n, &top[j]);
 		if (err)
 			goto cleanup;
 		a->tests += top[j].windows;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "dataset.h"
 #include "dtree.h"
-#include "evidence.h"
+#include "stats_tests.h"
 #include "labels.h"
 #include "tasks.h"
 #include "waitchain.h"
@@ -131,7 +131,7 @@ struct diagnosis_peer {
 /*
  * Why a critical function's slow runs are a slowdown with a cause and not
  * the ordinary tail of the workload: at least one of three tests, each at
- * p <= alpha_evidence (evidence.h).
+ * p <= alpha_evidence (stats_tests.h).
  */
 struct diagnosis_evidence {
 	double latency_gap;  /* mean latency of slow runs - of fast runs (ns) */
@@ -141,7 +141,7 @@ struct diagnosis_evidence {
 	/* 1. distinct mode: a gap between the runs past the threshold and the
 	 * rest, in the function's time or in its factor's values (the factor is
 	 * often cleaner: noise in other resources blurs the time) */
-	struct ev_gap gap, res_gap;
+	struct stats_gap gap, res_gap;
 	/*
 	 * A factor's mode stands for the function's slow runs only when they
 	 * are in it: res_gap's factor, its slow / fast samples past the
@@ -383,7 +383,7 @@ struct diagnosis_cpu_work {
 	double p_mw;
 	bool out_of_proportion;
 	double threshold; /* the split: as many runs above it as are slow */
-	struct ev_gap gap;
+	struct stats_gap gap;
 	bool mode;
 	double runs_p, bursts_expected;
 	uint32_t bursts;
@@ -414,7 +414,7 @@ struct diagnosis_fallback {
 	double p_mw;	   /* Mann-Whitney: larger in slow runs (printed) */
 	/* or a distinct mode of the factor's values past the threshold (evidence 1's
 	 * gap test), unless only CPU time grew in bursts: a slower CPU at times */
-	struct ev_gap gap;
+	struct stats_gap gap;
 	double runs_p; /* runs test over the runs past the threshold in time order */
 	uint32_t bursts;
 	double bursts_expected;
@@ -522,7 +522,7 @@ struct diagnosis {
 		size_t blocker;		 /* index in blockers */
 		double slow_ns, fast_ns; /* per slow / fast run */
 		double share;		 /* of the added latency */
-		struct ev_top top;	 /* the ranked runs' test */
+		struct stats_top top;	 /* the ranked runs' test */
 		double p;		 /* top.p corrected for every window of every blocker */
 		uint32_t tests, tried;	 /* windows, blockers */
 		/* blockers on a CPU: the run's CPU work judged (dismissed: none holds) */
@@ -533,7 +533,7 @@ struct diagnosis {
 	 * without task events; and whether the runs' tasks' queue time
 	 * explains the slow runs (task_answer.c): ranked by the part of
 	 * their latency their tasks spent queued, are the top runs the slow
-	 * ones (evidence 4's test, ev__top_share)? When it holds factor_share
+	 * ones (evidence 4's test, stats__top_share)? When it holds factor_share
 	 * of the added latency, what held the queue: the task function whose
 	 * executions overlapped the queued time most, per slow run over fast
 	 */
@@ -544,7 +544,7 @@ struct diagnosis {
 		double slow_queue_ns, fast_queue_ns; /* per slow / fast run */
 		double slow_exec_ns, fast_exec_ns;
 		double share; /* (slow - fast queue) / added latency */
-		struct ev_top top;
+		struct stats_top top;
 		double p;	   /* top.p corrected for its windows */
 		uint32_t func;	   /* what held the queue, DATASET_NO_FUNC: unknown */
 		double held_ns;	   /* by it, per slow run minus per fast run */

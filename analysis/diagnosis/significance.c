@@ -6,7 +6,7 @@
  * ran longest: the tree always finds something. A latency ratio cannot
  * tell the two apart (an unperturbed PostgreSQL backend has a +60 % tail;
  * a disk stall may add 30 %). What can be shown instead, each with a
- * p-value under a stated null hypothesis (evidence.h):
+ * p-value under a stated null hypothesis (stats_tests.h):
  *   1. a distinct mode: the runs past the function's threshold are
  *      separated from the rest by a gap no smooth density would leave, in
  *      its resource factor's values (or its time when it has no factor);
@@ -65,7 +65,7 @@ static double bulk_streak_ratio(const double *t, const struct diagnosis_order *o
 	for (size_t i = 0; i < n; i++)
 		if (!seq[i])
 			above[m++] = t[ord[i].i] > med;
-	ev__runs_test(above, m, &streaks, &expected);
+	stats__runs_test(above, m, &streaks, &expected);
 	if (expected > 0)
 		ratio = streaks / expected;
 cleanup:
@@ -92,7 +92,7 @@ int diagnosis_bursts(const double *t, const struct diagnosis_order *ord, size_t 
 		seq[i] = gt ? v > threshold : v <= threshold;
 		b->nslow_side += seq[i];
 	}
-	b->runs_p = ev__runs_test(seq, n, &b->bursts, &b->bursts_expected);
+	b->runs_p = stats__runs_test(seq, n, &b->bursts, &b->bursts_expected);
 	/*
 	 * Significance alone is not a burst: over hundreds of runs the test
 	 * sees the mild autocorrelation of a VM whose speed drifts (an idle
@@ -122,7 +122,7 @@ int diagnosis_bursts(const double *t, const struct diagnosis_order *ord, size_t 
 	if (b->persistence > 0) {
 		uint32_t r;
 
-		b->runs_p = fmax(b->runs_p, ev__runs_test_markov(seq, n, b->persistence, &r));
+		b->runs_p = fmax(b->runs_p, stats__runs_test_markov(seq, n, b->persistence, &r));
 	}
 	b->bursty = b->runs_p <= o->alpha_evidence &&
 		    b->bursts <= b->bursts_expected * fmin(1, b->bulk_streaks) / 2;
@@ -164,7 +164,7 @@ static void time_association(const double *t, const uint8_t *slow, size_t n,
 	e->time_fast_hits = past - hits;
 	e->time_nslow = nslow;
 	e->time_nfast = (uint32_t)n - nslow;
-	e->time_assoc_p = ev__fisher(hits, nslow, past, (uint32_t)n);
+	e->time_assoc_p = stats__fisher(hits, nslow, past, (uint32_t)n);
 }
 
 int diagnosis_evidence(const struct dataset *ds, const struct diagnosis_opts *o,
@@ -195,7 +195,7 @@ int diagnosis_evidence(const struct dataset *ds, const struct diagnosis_opts *o,
 	 * 1. distinct mode, over every run: a function that runs only in the
 	 * slow runs (a lock wait's ProcSleep) has its fast mode at zero
 	 */
-	err = ev__gap_test(t, n, c->threshold_ns, c->res_ns, &e->gap);
+	err = stats__gap_test(t, n, c->threshold_ns, c->res_ns, &e->gap);
 	if (err)
 		goto cleanup;
 	/*

@@ -177,7 +177,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct dia
 
 	e->resource = false;
 	e->res_itself = itself;
-	e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	e->res_gap = (struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 	e->gap_assoc_p = 1;
 	for (size_t k = 0; k < s->nfactors; k++) {
 		const struct diagnosis_factor *f = &s->factors[k];
@@ -192,7 +192,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct dia
 				continue;
 			for (size_t i = 0; i < n; i++)
 				neg[i] = -v[i];
-			p = ev__mann_whitney(neg, b->slow, n);
+			p = stats__mann_whitney(neg, b->slow, n);
 			free(neg);
 			ok = f->from_freq_check && p <= o->alpha_evidence;
 		} else if (diagnosis__feat_is_time(f->feat) && add > 0) {
@@ -202,7 +202,7 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct dia
 			share = pr.share;
 			fshare = pr.fast_share;
 			excess = pr.excess;
-			p = ev__mann_whitney(v, b->slow, n);
+			p = stats__mann_whitney(v, b->slow, n);
 			/*
 			 * A sampled function's resource must add more than one
 			 * sample's weight (res): its slow side is the runs its
@@ -216,16 +216,17 @@ static void resource_evidence(const struct s2_buf *b, size_t n, const struct dia
 						    diagnosis__class_mean(v, b->slow, n, 0) >
 					    res));
 			if (!e->res_gap.nabove && f->gt) {
-				if (ev__gap_test(v, n, f->threshold, res, &e->res_gap))
-					e->res_gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+				if (stats__gap_test(v, n, f->threshold, res, &e->res_gap))
+					e->res_gap =
+						(struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 				e->gap_feat = f->feat;
 				e->gap_slow_hits = f->slow_hits;
 				e->gap_fast_hits = f->fast_hits;
 				e->gap_nslow = f->nslow;
 				e->gap_nfast = f->nfast;
-				e->gap_assoc_p = ev__fisher(f->slow_hits, f->nslow,
-							    f->slow_hits + f->fast_hits,
-							    f->nslow + f->nfast);
+				e->gap_assoc_p = stats__fisher(f->slow_hits, f->nslow,
+							       f->slow_hits + f->fast_hits,
+							       f->nslow + f->nfast);
 			}
 		} else {
 			continue;
@@ -274,7 +275,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 			    struct diagnosis_evidence *e)
 {
 	double *q = malloc(n * sizeof(*q) + 1), tm[2] = {0, 0}, cnt[2] = {0, 0}, best = 2;
-	struct ev_top top[DIAGNOSIS_NFEAT];
+	struct stats_top top[DIAGNOSIS_NFEAT];
 	bool tried[DIAGNOSIS_NFEAT] = {0};
 	uint32_t tests = 0;
 
@@ -298,7 +299,7 @@ static void beyond_evidence(const struct s2_buf *b, size_t n, const uint8_t *slo
 			continue;
 		for (size_t i = 0; i < n; i++)
 			q[i] = !(b->time[i] > 0) ? NAN : v[i] > 0 ? v[i] / b->time[i] : 0;
-		if (ev__top_share(q, slow, n, &top[f]))
+		if (stats__top_share(q, slow, n, &top[f]))
 			continue;
 		tried[f] = true;
 		tests += top[f].windows;
@@ -404,8 +405,8 @@ static int work_evidence(const struct dataset *ds, const struct resources *res, 
 	e->work_fast_share = class_median(share, slow, m, 0, tmp);
 	e->rest_slow_ns = class_median(rest, slow, m, 1, tmp);
 	e->rest_fast_ns = class_median(rest, slow, m, 0, tmp);
-	e->work_share_p = ev__mann_whitney(share, slow, m);
-	e->rest_p = ev__mann_whitney(rest, slow, m);
+	e->work_share_p = stats__mann_whitney(share, slow, m);
+	e->rest_p = stats__mann_whitney(rest, slow, m);
 	e->slower_cpu = e->rest_p <= o->alpha_evidence && !(e->work_share_p <= o->alpha_evidence);
 	e->more_work = e->work_share_p <= o->alpha_evidence && !(e->rest_p <= o->alpha_evidence);
 cleanup:

@@ -6,7 +6,7 @@
  * tasks: the wait chains show the workers on a CPU, not why the run's task
  * had to wait. Per run, the queue time of the tasks it posted; ranked by
  * its part of the latency, are the top runs the slow ones (evidence 4's
- * test, ev__top_share, corrected over its windows)? It answers when
+ * test, stats__top_share, corrected over its windows)? It answers when
  * p <= alpha_evidence, the queue adds at least factor_share of the added
  * latency and the top runs hold min_cover of the slow runs; then what held
  * the queue is the task function whose executions overlapped the queued
@@ -94,7 +94,7 @@ int diagnosis_task_answer(const struct dataset *ds, const struct diagnosis_opts 
 
 		q[run] = l > 0 ? q[run] / l : NAN;
 	}
-	ret = ev__top_share(q, r->slow, n, &a->top);
+	ret = stats__top_share(q, r->slow, n, &a->top);
 	if (ret)
 		goto cleanup;
 	a->tested = true;

@@ -14,7 +14,7 @@
  *   - the whole-run fallback (struct diagnosis_fallback): the baseline's resource
  *     when it separates the slow runs with evidence, and where the samples
  *     of that resource go.
- * Every rule is a p-value of a test in evidence.h at alpha_evidence, or
+ * Every rule is a p-value of a test in stats_tests.h at alpha_evidence, or
  * arithmetic; the reports print the numbers.
  */
 #include <errno.h>
@@ -204,8 +204,8 @@ static int why_build(const struct dataset *ds, const struct diagnosis_opts *o, u
 	g->named = g->npath;
 	for (size_t i = g->npath; i-- > 1;) {
 		const struct dataset_diff_node *x = dataset_diff__node(g->diff, g->path[i]);
-		double p =
-			ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast, x0->nslow + x0->nfast);
+		double p = stats__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
+					 x0->nslow + x0->nfast);
 
 		if (p <= o->alpha_evidence) {
 			g->named = i;
@@ -287,7 +287,8 @@ static void disk_test(struct diagnosis_disk_cpu *d, const double rq[2], const do
 	d->rq_fast = d->nfast ? rq[0] / d->nfast : NAN;
 	d->bytes_slow = d->nslow ? by[1] / d->nslow : NAN;
 	d->bytes_fast = d->nfast ? by[0] / d->nfast : NAN;
-	d->p = ev__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with, d->nslow + d->nfast);
+	d->p = stats__fisher(d->slow_with, d->nslow, d->slow_with + d->fast_with,
+			     d->nslow + d->nfast);
 }
 
 static void disk_on_cpu(const struct dataset *ds, const struct diagnosis_opts *o,
@@ -353,7 +354,7 @@ static int bursts(const struct diagnosis_order *ord, const double *v, size_t n,
 	xlp_sort(o, n, sizeof(*o), diagnosis__order_cmp);
 	for (size_t i = 0; i < n; i++)
 		seq[i] = f->gt ? v[o[i].i] > f->threshold : v[o[i].i] <= f->threshold;
-	fb->runs_p = ev__runs_test(seq, n, &fb->bursts, &fb->bursts_expected);
+	fb->runs_p = stats__runs_test(seq, n, &fb->bursts, &fb->bursts_expected);
 	err = 0;
 cleanup:
 	free(o);
@@ -378,17 +379,17 @@ static int test_factor(const struct diagnosis_factor *f, const double *v, const 
 		.nslow = f->nslow,
 		.fast_hits = f->fast_hits,
 		.nfast = f->nfast,
-		.p = ev__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
-				f->nslow + f->nfast),
+		.p = stats__fisher(f->slow_hits, f->nslow, f->slow_hits + f->fast_hits,
+				   f->nslow + f->nfast),
 		.share = pr.share,
 		.fast_share = pr.fast_share,
 		.excess = pr.excess,
-		.p_mw = ev__mann_whitney(v, slow, n),
+		.p_mw = stats__mann_whitney(v, slow, n),
 		.gap = {.p = 1, .lo = NAN, .hi = NAN},
 		.runs_p = 1,
 	};
 	if (f->gt) {
-		err = ev__gap_test(v, n, f->threshold, 0, &fb->gap);
+		err = stats__gap_test(v, n, f->threshold, 0, &fb->gap);
 		err = err ? err : bursts(ord, v, n, f, fb);
 		if (err)
 			return err;
@@ -445,7 +446,7 @@ int diagnosis_fallback(const struct dataset *ds, const struct diagnosis_opts *o,
 
 	memset(fb, 0, sizeof(*fb));
 	fb->p = fb->p_mw = fb->runs_p = fb->disk_cpu.p = 1;
-	fb->gap = (struct ev_gap){.p = 1, .lo = NAN, .hi = NAN};
+	fb->gap = (struct stats_gap){.p = 1, .lo = NAN, .hi = NAN};
 	if (!v || !lat || !slow || !ord)
 		goto cleanup;
 	err = 0;

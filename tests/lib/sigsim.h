@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The operating characteristic of the evidence rules (analysis/stats/evidence.h,
+ * The operating characteristic of the evidence rules (analysis/stats/stats_tests.h,
  * analysis/diagnosis/significance.c): seeded synthetic traces of natural shapes (no
  * cause: every resource of the function grows in proportion to its time)
  * and of perturbed ones (a cause adds a resource, grows one, or grows the

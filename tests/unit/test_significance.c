@@ -6,12 +6,12 @@
  * are both named, ranked by their share of the added latency; a nested
  * chain names its deepest function and shows the chain; tests of one
  * function on a path merge into one interval. Also the statistics behind
- * them (analysis/stats/evidence.c) against values computed by hand.
+ * them (analysis/stats/stats_tests.c) against values computed by hand.
  */
 #include <math.h>
 #include <stdint.h>
 #include "testlib.h"
-#include "evidence.h"
+#include "stats_tests.h"
 #include "json.h"
 #include "synth.h"
 
@@ -27,14 +27,14 @@ TEST(runs_test_counts_bursts)
 		alt[i] = i % 4 == 0;	      /* 10 ones, spread out */
 		burst[i] = i >= 10 && i < 20; /* 10 ones in one burst */
 	}
-	p = ev__runs_test(alt, 40, &streaks, &expected);
+	p = stats__runs_test(alt, 40, &streaks, &expected);
 	CHECK(streaks == 10 && p > 0.5, "spread: %u streaks, p %g", streaks, p);
 	CHECK(fabs(expected - 10.0 * 31 / 40) < 1e-12, "expected %g", expected);
-	p = ev__runs_test(burst, 40, &streaks, &expected);
+	p = stats__runs_test(burst, 40, &streaks, &expected);
 	/* R = 3, mu = 16, var = 2*300*560/(1600*39) = 5.385: z = (3 - 16 + 0.5) / 2.32 */
 	CHECK(streaks == 1, "%u", streaks);
-	CHECK(fabs(p - ev__norm_cdf(-12.5 / sqrt(5.384615))) < 1e-9, "p %g", p);
-	CHECK(ev__runs_test(burst, 0, &streaks, &expected) == 1.0, "empty");
+	CHECK(fabs(p - stats__norm_cdf(-12.5 / sqrt(5.384615))) < 1e-9, "p %g", p);
+	CHECK(stats__runs_test(burst, 0, &streaks, &expected) == 1.0, "empty");
 }
 
 /*
@@ -53,11 +53,11 @@ TEST(runs_test_markov_exact_and_simulated)
 
 	for (int i = 0; i < 40; i++)
 		burst[i] = (i >= 10 && i < 14) || (i >= 30 && i < 34); /* 8 ones, 2 streaks */
-	p0 = ev__runs_test_markov(burst, 40, 0, &r);
-	CHECK(r == 2 && fabs(p0 - ev__runs_test(burst, 40, &streaks, &expected)) < 1e-12,
-	      "lambda 0: %g vs %g", p0, ev__runs_test(burst, 40, &streaks, &expected));
-	p5 = ev__runs_test_markov(burst, 40, 0.5, &r);
-	p8 = ev__runs_test_markov(burst, 40, 0.8, &r);
+	p0 = stats__runs_test_markov(burst, 40, 0, &r);
+	CHECK(r == 2 && fabs(p0 - stats__runs_test(burst, 40, &streaks, &expected)) < 1e-12,
+	      "lambda 0: %g vs %g", p0, stats__runs_test(burst, 40, &streaks, &expected));
+	p5 = stats__runs_test_markov(burst, 40, 0.5, &r);
+	p8 = stats__runs_test_markov(burst, 40, 0.8, &r);
 	CHECK(p0 < p5 && p5 < p8 && p8 <= 1, "p %g %g %g", p0, p5, p8);
 	/* simulated: q = 8/40, lambda 0.5 */
 	for (int k = 0; k < 200000; k++) {
@@ -78,7 +78,7 @@ TEST(runs_test_markov_exact_and_simulated)
 		if (n1 != 8)
 			continue;
 		cond++;
-		ev__runs_test_markov(seq, 40, 0, &r);
+		stats__runs_test_markov(seq, 40, 0, &r);
 		hit += r <= 2;
 	}
 	double emp = (double)hit / cond, se = sqrt(p5 * (1 - p5) / cond);
@@ -94,29 +94,29 @@ TEST(mann_whitney_by_hand)
 	uint8_t hi[6] = {0, 0, 0, 1, 1, 1}, lo[6] = {1, 1, 1, 0, 0, 0}, same[6] = {0};
 	double eq[6] = {7, 7, 7, 7, 7, 7};
 	/* U = 9, mu = 4.5, var = 9 * 7 / 12 = 5.25: the normal approximation */
-	double normal = 1 - ev__norm_cdf((9 - 4.5 - 0.5) / sqrt(5.25));
+	double normal = 1 - stats__norm_cdf((9 - 4.5 - 0.5) / sqrt(5.25));
 	double w40[40] = {0}, x[6] = {1, 2, 4, 3, 5, 6};
 	uint8_t s40[40] = {0};
 
 	/* U = 9 is the most extreme of C(6, 3) = 20 equally likely rankings:
 	 * exactly 1/20, where the approximation says 0.040 */
 	CHECK(normal < 0.045, "%g", normal);
-	CHECK(fabs(ev__mann_whitney(v, hi, 6) - 1.0 / 20) < 1e-12, "%g",
-	      ev__mann_whitney(v, hi, 6));
+	CHECK(fabs(stats__mann_whitney(v, hi, 6) - 1.0 / 20) < 1e-12, "%g",
+	      stats__mann_whitney(v, hi, 6));
 	/* not at the extreme: the approximation stands (U = 8) */
-	CHECK(fabs(ev__mann_whitney(x, hi, 6) - (1 - ev__norm_cdf((8 - 4.5 - 0.5) / sqrt(5.25)))) <
-		      1e-12,
-	      "%g", ev__mann_whitney(x, hi, 6));
+	CHECK(fabs(stats__mann_whitney(x, hi, 6) -
+		   (1 - stats__norm_cdf((8 - 4.5 - 0.5) / sqrt(5.25)))) < 1e-12,
+	      "%g", stats__mann_whitney(x, hi, 6));
 	/* 2 slow runs with a few ms of a resource, 38 fast at zero: the
 	 * approximation gives 4e-10; no outcome is rarer than 1/C(40,2) */
 	w40[0] = 2e6;
 	w40[1] = 3e6;
 	s40[0] = s40[1] = 1;
-	CHECK(fabs(ev__mann_whitney(w40, s40, 40) - 1.0 / 780) < 1e-12, "%g",
-	      ev__mann_whitney(w40, s40, 40));
-	CHECK(ev__mann_whitney(v, lo, 6) > 0.9, "lower is not larger");
-	CHECK(ev__mann_whitney(eq, hi, 6) == 1.0, "ties everywhere: no evidence");
-	CHECK(ev__mann_whitney(v, same, 6) == 1.0, "one class");
+	CHECK(fabs(stats__mann_whitney(w40, s40, 40) - 1.0 / 780) < 1e-12, "%g",
+	      stats__mann_whitney(w40, s40, 40));
+	CHECK(stats__mann_whitney(v, lo, 6) > 0.9, "lower is not larger");
+	CHECK(stats__mann_whitney(eq, hi, 6) == 1.0, "ties everywhere: no evidence");
+	CHECK(stats__mann_whitney(v, same, 6) == 1.0, "one class");
 }
 
 static double qnorm(double p) /* inverse normal CDF by bisection */
@@ -126,7 +126,7 @@ static double qnorm(double p) /* inverse normal CDF by bisection */
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (ev__norm_cdf(mid) < p)
+		if (stats__norm_cdf(mid) < p)
 			lo = mid;
 		else
 			hi = mid;
@@ -137,12 +137,12 @@ static double qnorm(double p) /* inverse normal CDF by bisection */
 TEST(gap_test_two_modes_vs_smooth_tails)
 {
 	double v[100];
-	struct ev_gap g;
+	struct stats_gap g;
 
 	/* 75 runs around 10 ms, 25 around 13 ms (+30 %), each with 1 % spread */
 	for (int i = 0; i < 100; i++)
 		v[i] = (i < 75 ? 10e6 : 13e6) * (1 + 0.01 * qnorm((i % 25 + 0.5) / 25));
-	CHECK(!ev__gap_test(v, 100, 11.5e6, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 100, 11.5e6, 0, &g), "-");
 	CHECK(g.nabove == 25 && g.p < 1e-6, "two modes: p %g ratio %g", g.p, g.ratio);
 	CHECK(g.lo < 10.3e6 && g.hi > 12.6e6, "gap %g..%g", g.lo, g.hi);
 	/* smooth distributions, sample = their quantiles; split at the 84th percentile */
@@ -154,7 +154,7 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 			       : kind == 1 ? 10e6 * pow(1 - q, -1 / 1.5) /* Pareto, alpha 1.5 */
 					   : 10e6 * (1 - log(1 - q));	 /* exponential */
 		}
-		CHECK(!ev__gap_test(v, 100, (v[83] + v[84]) / 2, 0, &g), "-");
+		CHECK(!stats__gap_test(v, 100, (v[83] + v[84]) / 2, 0, &g), "-");
 		CHECK(g.p > 0.5, "smooth tail %d: p %g ratio %g", kind, g.p, g.ratio);
 	}
 }
@@ -168,11 +168,11 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 TEST(gap_test_finds_the_gap_below_a_threshold_inside_the_slow_mode)
 {
 	double v[120];
-	struct ev_gap g;
+	struct stats_gap g;
 
 	for (int i = 0; i < 120; i++)
 		v[i] = i < 90 ? 5e6 + 8e6 * (i + 0.5) / 90 : 40e6 * exp(0.6 * (i - 89.5) / 30);
-	CHECK(!ev__gap_test(v, 120, (v[94] + v[95]) / 2, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 120, (v[94] + v[95]) / 2, 0, &g), "-");
 	CHECK(g.nabove == 25, "above %u", g.nabove);
 	CHECK(g.p < 1e-6, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
 	CHECK(g.lo < 13.1e6 && g.hi > 40e6, "gap %g..%g", g.lo, g.hi);
@@ -185,14 +185,14 @@ TEST(gap_test_finds_the_gap_below_a_threshold_inside_the_slow_mode)
 TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
 {
 	double v[100];
-	struct ev_gap g;
+	struct stats_gap g;
 
 	for (int i = 0; i < 100; i++)
 		v[i] = i < 60 ? 0 : 1e6 * exp(0.8 * qnorm((i - 59.5) / 40));
-	CHECK(!ev__gap_test(v, 100, (v[89] + v[90]) / 2, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 100, (v[89] + v[90]) / 2, 0, &g), "-");
 	CHECK(g.p > 0.01, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
 	/* split at the atom's edge by the tree: the runs that waited at all */
-	CHECK(!ev__gap_test(v, 100, 1, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 100, 1, 0, &g), "-");
 	CHECK(g.p < 1e-6, "p %g", g.p);
 }
 
@@ -200,14 +200,16 @@ TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
 TEST(fisher_by_hand)
 {
 	/* 2 or 3 of the 3 slow among the 3 past a split of 48: (3*45 + 1) / C(48,3) */
-	CHECK(fabs(ev__fisher(2, 3, 3, 48) - 136.0 / 17296) < 1e-12, "%g", ev__fisher(2, 3, 3, 48));
-	CHECK(fabs(ev__fisher(3, 3, 3, 48) - 1.0 / 17296) < 1e-12, "-");
-	CHECK(ev__fisher(0, 3, 3, 48) == 1.0, "none or more is certain");
+	CHECK(fabs(stats__fisher(2, 3, 3, 48) - 136.0 / 17296) < 1e-12, "%g",
+	      stats__fisher(2, 3, 3, 48));
+	CHECK(fabs(stats__fisher(3, 3, 3, 48) - 1.0 / 17296) < 1e-12, "-");
+	CHECK(stats__fisher(0, 3, 3, 48) == 1.0, "none or more is certain");
 	/* 12 slow of 48, all 12 past a split that holds 12: 1 / C(48,12) */
-	CHECK(fabs(ev__fisher(12, 12, 12, 48) / exp(-lgamma(49) + lgamma(13) + lgamma(37)) - 1) <
+	CHECK(fabs(stats__fisher(12, 12, 12, 48) / exp(-lgamma(49) + lgamma(13) + lgamma(37)) - 1) <
 		      1e-9,
-	      "%g", ev__fisher(12, 12, 12, 48));
-	CHECK(ev__fisher(4, 3, 5, 48) == 1.0 && ev__fisher(1, 3, 5, 0) == 1.0, "nothing to test");
+	      "%g", stats__fisher(12, 12, 12, 48));
+	CHECK(stats__fisher(4, 3, 5, 48) == 1.0 && stats__fisher(1, 3, 5, 0) == 1.0,
+	      "nothing to test");
 }
 
 /*
@@ -218,15 +220,15 @@ TEST(fisher_by_hand)
 TEST(gap_test_ties_measure_nothing_but_the_zero_atom)
 {
 	double v[40];
-	struct ev_gap g;
+	struct stats_gap g;
 
 	for (int i = 0; i < 40; i++)
 		v[i] = i < 38 ? 1e6 * (1 + 0.01 * i) : 3e6;
-	CHECK(!ev__gap_test(v, 40, 2e6, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 40, 2e6, 0, &g), "-");
 	CHECK(g.nabove == 2 && g.p > 0.5, "p %g ratio %g", g.p, g.ratio);
 	for (int i = 0; i < 40; i++)
 		v[i] = i < 15 ? 0 : 1e6 * (1 + 0.01 * i);
-	CHECK(!ev__gap_test(v, 40, 1, 0, &g), "-");
+	CHECK(!stats__gap_test(v, 40, 1, 0, &g), "-");
 	CHECK(g.p < 1e-6, "runs that waited against runs that never did: p %g", g.p);
 }
 

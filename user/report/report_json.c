@@ -429,8 +429,8 @@ static void growth(struct jsonw *w, const char *key, const struct dataset *ds,
 		jsonw__round(w, "fast_per_run_ns", g->nfast_runs ? x->wfast / g->nfast_runs : NAN);
 		jsonw__round(w, "added_per_run_ns", diagnosis__why_added(g, x));
 		jsonw__num(w, "p",
-			   i ? ev__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
-					  x0->nslow + x0->nfast)
+			   i ? stats__fisher(x->nslow, x0->nslow, x->nslow + x->nfast,
+					     x0->nslow + x0->nfast)
 			     : NAN);
 		jsonw__end_obj(w);
 	}

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Significance tests behind "this is a slowdown with a cause" (see evidence.h). */
+/* Significance tests behind "this is a slowdown with a cause" (see stats_tests.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include "evidence.h"
+#include "stats_tests.h"
 #include "util.h"
 #include "stats.h"
 
-double ev__norm_cdf(double z)
+double stats__norm_cdf(double z)
 {
 	return 0.5 * erfc(-z / M_SQRT2);
 }
 
 static double lchoose(double n, double k);
 
-double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected)
+double stats__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected)
 {
 	double n1 = 0, n2, runs = 0, mu, var;
 
@@ -53,7 +53,7 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *ex
 	if (var <= 0)
 		return 1.0;
 	/* continuity correction: runs is an integer */
-	return ev__norm_cdf((runs - mu + 0.5) / sqrt(var));
+	return stats__norm_cdf((runs - mu + 0.5) / sqrt(var));
 }
 
 /* log(exp(a) + exp(b)) */
@@ -66,7 +66,7 @@ static double log_add(double a, double b)
 	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
 }
 
-double ev__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks)
+double stats__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks)
 {
 	double n1 = 0, n0, q, l11, l00, l10, l01, lp1, lp0, all = -INFINITY, tail = -INFINITY;
 	uint32_t r = 0;
@@ -137,7 +137,7 @@ static int cmp_ranked(const void *a, const void *b)
 	return (int)x->slow - (int)y->slow;
 }
 
-double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n)
+double stats__mann_whitney(const double *v, const uint8_t *slow, size_t n)
 {
 	struct ranked *r = malloc(n * sizeof(*r) + 1);
 	double n1 = 0, n2, rank_sum = 0, ties = 0, u, mu, var, p = 1.0;
@@ -170,7 +170,7 @@ double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n)
 	mu = n1 * n2 / 2;
 	var = n1 * n2 / 12 * (((double)n + 1) - ties / ((double)n * ((double)n - 1)));
 	if (var > 0)
-		p = 1 - ev__norm_cdf((u - mu - 0.5) / sqrt(var));
+		p = 1 - stats__norm_cdf((u - mu - 0.5) / sqrt(var));
 	else
 		p = 1.0; /* every value equal: nothing differs */
 	/*
@@ -191,7 +191,7 @@ static double lchoose(double n, double k)
 	return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
 }
 
-double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n)
+double stats__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n)
 {
 	uint32_t top = nslow < k ? nslow : k, x = hits;
 	double p = 0, term;
@@ -233,12 +233,12 @@ static int cmp_share(const void *a, const void *b)
 	return (int)x->slow - (int)y->slow;
 }
 
-int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top *out)
+int stats__top_share(const double *q, const uint8_t *slow, size_t n, struct stats_top *out)
 {
 	struct share_item *it = malloc(n * sizeof(*it) + 1);
 	size_t m = 0, hits = 0, npos = 0;
 
-	*out = (struct ev_top){.p = 1, .cut = NAN};
+	*out = (struct stats_top){.p = 1, .cut = NAN};
 	if (!it)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -281,7 +281,7 @@ int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top 
 		 */
 		if (2 * hits < i + 1 || (double)hits * (double)m <= (double)(i + 1) * out->nslow)
 			continue;
-		p = ev__fisher((uint32_t)hits, out->nslow, (uint32_t)(i + 1), (uint32_t)m);
+		p = stats__fisher((uint32_t)hits, out->nslow, (uint32_t)(i + 1), (uint32_t)m);
 		if (p < out->p || !out->w) {
 			out->p = p;
 			out->w = (uint32_t)(i + 1);
@@ -367,7 +367,7 @@ static double gap_p1(double c, double k, double r)
  * minority side, whose k-th smallest (k = ceil(c/2)) the heaps of m hold.
  */
 static void gap_at(const double *y, size_t n, size_t s, const struct median *m, bool below,
-		   bool first, double res, struct ev_gap *out)
+		   bool first, double res, struct stats_gap *out)
 {
 	double gap = y[s + 1] - y[s], c = (double)(m->nlo + m->nhi), ratio, p1, p;
 
@@ -407,14 +407,14 @@ static void gap_at(const double *y, size_t n, size_t s, const struct median *m, 
 	 */
 	p = isinf(ratio) ? 0 : -expm1((double)((n + 1) / 2) * log1p(-p1));
 	if (first || p < out->p)
-		*out = (struct ev_gap){.lo = y[s] > 0 ? exp(y[s]) : 0, /* 1 ns or less: was 0 */
-				       .hi = y[s + 1] > 0 ? exp(y[s + 1]) : 0,
-				       .ratio = ratio,
-				       .p = p,
-				       .nabove = out->nabove};
+		*out = (struct stats_gap){.lo = y[s] > 0 ? exp(y[s]) : 0, /* 1 ns or less: was 0 */
+					  .hi = y[s + 1] > 0 ? exp(y[s + 1]) : 0,
+					  .ratio = ratio,
+					  .p = p,
+					  .nabove = out->nabove};
 }
 
-/* The spacing y[i] .. y[i + 1] on log values known to res (see evidence.h). */
+/* The spacing y[i] .. y[i + 1] on log values known to res (see stats_tests.h). */
 static double spacing(const double *y, size_t i, double res)
 {
 	double d = y[i + 1] - y[i], floor;
@@ -425,14 +425,14 @@ static double spacing(const double *y, size_t i, double res)
 	return d > floor ? d : floor;
 }
 
-int ev__gap_test(const double *v, size_t n, double threshold, double res, struct ev_gap *out)
+int stats__gap_test(const double *v, size_t n, double threshold, double res, struct stats_gap *out)
 {
 	double *y = malloc(3 * n * sizeof(*y) + 1);
 	double lt = log(threshold > 1 ? threshold : 1);
 	struct median m = {0};
 	size_t k = 0, z = 0, s, last;
 
-	*out = (struct ev_gap){.p = 1.0, .lo = NAN, .hi = NAN};
+	*out = (struct stats_gap){.p = 1.0, .lo = NAN, .hi = NAN};
 	if (!y)
 		return -ENOMEM;
 	/* log scale: a multiplicative spread (a power-law tail) has even spacings */

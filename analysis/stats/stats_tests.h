@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Statistical evidence that slow runs are a slowdown with a cause rather
- * than the ordinary tail of a workload. Every test returns a p-value under
- * an explicit null hypothesis, so a report can print why it accused or
- * did not. Pure functions of their input: deterministic, no allocation
- * beyond scratch space.
+ * The statistical tests of the stats module (stats__*, as stats.h): the
+ * evidence that slow runs are a slowdown with a cause rather than the
+ * ordinary tail of a workload. Every test returns a p-value under an
+ * explicit null hypothesis, so a report can print why it accused or did
+ * not. Pure functions of their input: deterministic, no allocation beyond
+ * scratch space. The diagnosis applies them in significance.c.
  */
-#ifndef XLP_EVIDENCE_H
-#define XLP_EVIDENCE_H
+#ifndef XLP_STATS_TESTS_H
+#define XLP_STATS_TESTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* P(Z <= z) for a standard normal Z. */
-double ev__norm_cdf(double z);
+double stats__norm_cdf(double z);
 
 /*
  * Wald-Wolfowitz runs test on a 0/1 sequence in time order: are the 1s
@@ -24,7 +25,7 @@ double ev__norm_cdf(double z);
  * order gives on average, n1 (n0 + 1) / n. 1.0 when there is nothing to
  * test (no 1 or no 0).
  */
-double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected);
+double stats__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *expected);
 
 /*
  * The runs test when the whole sequence drifts: H0 is a stationary
@@ -33,7 +34,7 @@ double ev__runs_test(const uint8_t *seq, size_t n, uint32_t *streaks, double *ex
  * exact P(this few streaks of 1s or fewer | their number); *streaks as
  * above.
  */
-double ev__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks);
+double stats__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_t *streaks);
 
 /*
  * Mann-Whitney U test: are the values of the slow samples larger than
@@ -41,7 +42,7 @@ double ev__runs_test_markov(const uint8_t *seq, size_t n, double lambda, uint32_
  * p-value, normal approximation with the tie correction, never below the
  * exact test's smallest, 1 / C(n, nslow). 1.0 when a class is empty.
  */
-double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
+double stats__mann_whitney(const double *v, const uint8_t *slow, size_t n);
 
 /*
  * Fisher's exact test, one-sided: of n samples, k lie past a split and
@@ -49,7 +50,7 @@ double ev__mann_whitney(const double *v, const uint8_t *slow, size_t n);
  * H0: the split is independent of slowness (hypergeometric). Exact, by
  * log-Gamma terms; 1.0 when there is nothing to test.
  */
-double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n);
+double stats__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n);
 
 /*
  * Runs ranked by a share (q[i]: a resource's part of run i's time; NAN:
@@ -61,7 +62,7 @@ double ev__fisher(uint32_t hits, uint32_t nslow, uint32_t k, uint32_t n);
  * are independent of the labels. p is uncorrected: windows says how many
  * places the grid had, for a correction over every share tried.
  */
-struct ev_top {
+struct stats_top {
 	double p;	    /* Fisher's p at the best w; 1 when no window qualifies */
 	uint32_t w, hits;   /* the best window, and its slow runs */
 	uint32_t nslow, n;  /* slow runs ranked, runs ranked */
@@ -70,7 +71,7 @@ struct ev_top {
 	double fast_median; /* the fast runs' median share */
 };
 
-int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top *out);
+int stats__top_share(const double *q, const uint8_t *slow, size_t n, struct stats_top *out);
 
 /*
  * Gap between the fast and the slow side of a split against the spacings
@@ -84,7 +85,7 @@ int ev__top_share(const double *q, const uint8_t *slow, size_t n, struct ev_top 
  * of slow runs far from the rest, leaves a gap many times its own spacings; a natural tail thins
  * out and does not. Sidak-corrected for the n / 2 places the split could have been.
  */
-struct ev_gap {
+struct stats_gap {
 	double lo, hi;	 /* largest value at or below the threshold, smallest above */
 	double ratio;	 /* gap / median spacing on the minority side */
 	double p;	 /* chance of a gap this large among the spacings tested */
@@ -98,6 +99,6 @@ struct ev_gap {
  * spacing counts as at least res: ties of quantized values are not a
  * zero spread). Returns 0 or -ENOMEM.
  */
-int ev__gap_test(const double *v, size_t n, double threshold, double res, struct ev_gap *out);
+int stats__gap_test(const double *v, size_t n, double threshold, double res, struct stats_gap *out);
 
 #endif
