@@ -322,7 +322,7 @@ static int label_runs(const struct dataset *ds, const struct diagnosis_opts *o, 
 		r->status = DIAGNOSIS_NONE_SLOW;
 	else if (r->lab.nslow == n)
 		r->status = DIAGNOSIS_ALL_SLOW;
-	else if (o->rule.kind != LABEL_FIXED && o->min_slowdown > 0 &&
+	else if (o->rule.kind != LABELS_FIXED && o->min_slowdown > 0 &&
 		 r->lab.slow_median_ns < (1 + o->min_slowdown) * r->lab.fast_median_ns) {
 		r->status = DIAGNOSIS_NO_PRECOND;
 		r->insignificant = true;

@@ -44,7 +44,7 @@ bool diagnosis__feat_is_time(enum diagnosis_feat f);
 void diagnosis__ctr_features(const uint64_t *ctr, double *out /* DIAGNOSIS_NFEAT */);
 
 struct diagnosis_opts {
-	struct label_rule rule;
+	struct labels_rule rule;
 	unsigned top_k; /* candidates: union of every run's top-K functions */
 	struct dtree_params tree;
 	double sig_frac;   /* significance: fraction of the median latency / function time */
@@ -81,7 +81,7 @@ struct diagnosis_opts {
 
 #define DIAGNOSIS_OPTS_DEFAULT                                                                     \
 	{                                                                                          \
-		.rule = {.kind = LABEL_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT,  \
+		.rule = {.kind = LABELS_SIGMA, .k = 1}, .top_k = 10, .tree = DTREE_PARAMS_DEFAULT, \
 		.sig_frac = 0.05, .min_runs = 10, .min_cover = 0.2, .min_slowdown = 0,             \
 		.factor_share = 0.2, .surrogate_assoc = 0.8, .co_share = 0.2, .drill_share = 0.5,  \
 		.alpha_evidence = 0.001, .excess_share = 0.5                                       \
@@ -472,8 +472,8 @@ struct diagnosis {
 	double min_slowdown;
 	double alpha_evidence; /* a test counts at this p-value or below */
 	double excess_share;   /* evidence 3's bar (diagnosis_opts) */
-	struct label_rule rule;
-	struct label_summary lab;
+	struct labels_rule rule;
+	struct labels_summary lab;
 	uint8_t *slow;	   /* per run */
 	uint32_t features; /* XLP_FEAT_* common to all files */
 	/* step 1 */

@@ -12,13 +12,13 @@
 #include "stats.h"
 #include "util.h"
 
-struct is_set {
+struct issues {
 	double lag_ns;
-	struct is_session *sess;
+	struct issues_session *sess;
 	size_t nsess, sess_cap;
-	struct is_run *runs;
+	struct issues_run *runs;
 	size_t nruns, runs_cap;
-	struct is_issue *iss;
+	struct issues_issue *iss;
 	size_t niss, iss_cap;
 };
 
@@ -39,7 +39,7 @@ void issues__fingerprint(const char *landmark_binary, const char *landmark, cons
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-int issues__new(double lag_ns, struct is_set **out)
+int issues__new(double lag_ns, struct issues **out)
 {
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
@@ -48,7 +48,7 @@ int issues__new(double lag_ns, struct is_set **out)
 	return 0;
 }
 
-static void free_issue(struct is_issue *i)
+static void free_issue(struct issues_issue *i)
 {
 	free(i->landmark_binary);
 	free(i->landmark);
@@ -59,7 +59,7 @@ static void free_issue(struct is_issue *i)
 	free(i->symbol);
 }
 
-void issues__free(struct is_set *s)
+void issues__free(struct issues *s)
 {
 	if (!s)
 		return;
@@ -157,7 +157,7 @@ static struct culprit culprit_of(const struct dataset *ds, const struct diagnosi
 }
 
 /* lmk: the run's landmark (record -i several times), DATASET_NO_FUNC: the file's first */
-static int32_t issue_of(struct is_set *s, const struct dataset *ds,
+static int32_t issue_of(struct issues *s, const struct dataset *ds,
 			const struct dataset_file_info *fi, uint32_t lmk, struct culprit c)
 {
 	bool own = lmk != DATASET_NO_FUNC && lmk < dataset__nfuncs(ds);
@@ -167,7 +167,7 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds,
 	const char *lm = own		   ? dataset__func(ds, lmk)->symbol
 			 : fi->interaction ? fi->interaction
 					   : "[launch]";
-	struct is_issue *i;
+	struct issues_issue *i;
 	char fp[17];
 
 	/* of the symbols, not of their demangled forms: a demangler's
@@ -196,9 +196,9 @@ static int32_t issue_of(struct is_set *s, const struct dataset *ds,
 	return (int32_t)s->niss++;
 }
 
-static int add_session(struct is_set *s, const char *path, const struct dataset_file_info *fi)
+static int add_session(struct issues *s, const char *path, const struct dataset_file_info *fi)
 {
-	struct is_session *x;
+	struct issues_session *x;
 
 	if (xlp_grow((void **)&s->sess, &s->sess_cap, s->nsess, sizeof(*s->sess)))
 		return -ENOMEM;
@@ -217,14 +217,14 @@ static int add_session(struct is_set *s, const char *path, const struct dataset_
 	return 0;
 }
 
-static int add_runs(struct is_set *s, const struct dataset *ds, const struct diagnosis *res)
+static int add_runs(struct issues *s, const struct dataset *ds, const struct diagnosis *res)
 {
-	struct is_session *x = &s->sess[s->nsess - 1];
+	struct issues_session *x = &s->sess[s->nsess - 1];
 	const struct dataset_file_info *fi = dataset__file(ds, 0);
 
 	for (size_t i = 0; i < dataset__nruns(ds); i++) {
 		const struct dataset_run *r = dataset__run(ds, i);
-		struct is_run *o;
+		struct issues_run *o;
 		int32_t k = -1;
 
 		if (r->latency_ns >= x->lag_ns) {
@@ -236,11 +236,11 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct dia
 		if (xlp_grow((void **)&s->runs, &s->runs_cap, s->nruns, sizeof(*s->runs)))
 			return -ENOMEM;
 		o = &s->runs[s->nruns++];
-		*o = (struct is_run){.session = (uint32_t)(s->nsess - 1),
-				     .run = (uint32_t)(i + 1),
-				     .latency_ns = r->latency_ns,
-				     .wall_ns = fi->boot_offset_ns + (int64_t)r->start_ns,
-				     .issue = k};
+		*o = (struct issues_run){.session = (uint32_t)(s->nsess - 1),
+					 .run = (uint32_t)(i + 1),
+					 .latency_ns = r->latency_ns,
+					 .wall_ns = fi->boot_offset_ns + (int64_t)r->start_ns,
+					 .issue = k};
 		x->runs++;
 	}
 	/* record --lag: the runs it summarized were counted and timed, and did not lag */
@@ -248,7 +248,7 @@ static int add_runs(struct is_set *s, const struct dataset *ds, const struct dia
 	return 0;
 }
 
-int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
+int issues__add(struct issues *s, const char *path, char *err, size_t errlen)
 {
 	struct diagnosis_opts o = DIAGNOSIS_OPTS_DEFAULT;
 	const char *paths[] = {path};
@@ -270,7 +270,7 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 	      : dataset__file(ds, 0)->lag_ns > 0 ? (double)dataset__file(ds, 0)->lag_ns
 						 : ISSUES_DEFAULT_LAG_NS;
 	/* slow: the runs a person perceives, at or past the lag threshold */
-	o.rule = (struct label_rule){.kind = LABEL_FIXED, .threshold_ns = lag - 1};
+	o.rule = (struct labels_rule){.kind = LABELS_FIXED, .threshold_ns = lag - 1};
 	ret = diagnosis__run(ds, &o, &res, err, errlen);
 	if (!ret)
 		ret = add_session(s, path, dataset__file(ds, 0));
@@ -285,8 +285,8 @@ int issues__add(struct is_set *s, const char *path, char *err, size_t errlen)
 	return ret;
 }
 
-static bool seen_before(const struct is_set *s, const uint8_t *mark, size_t sess,
-			const char *(*key)(const struct is_session *))
+static bool seen_before(const struct issues *s, const uint8_t *mark, size_t sess,
+			const char *(*key)(const struct issues_session *))
 {
 	for (size_t j = 0; j < sess; j++)
 		if (mark[j] && !strcmp(key(&s->sess[j]), key(&s->sess[sess])))
@@ -294,26 +294,26 @@ static bool seen_before(const struct is_set *s, const uint8_t *mark, size_t sess
 	return false;
 }
 
-static const char *host_of(const struct is_session *x)
+static const char *host_of(const struct issues_session *x)
 {
 	return x->host;
 }
 
-static const char *build_of(const struct is_session *x)
+static const char *build_of(const struct issues_session *x)
 {
 	return x->build_id;
 }
 
-static int stats_of(struct is_set *s, size_t k, double *lat, uint8_t *mark)
+static int stats_of(struct issues *s, size_t k, double *lat, uint8_t *mark)
 {
-	struct is_issue *i = &s->iss[k];
+	struct issues_issue *i = &s->iss[k];
 	size_t n = 0;
 
 	memset(mark, 0, s->nsess);
 	i->first_ns = INT64_MAX;
 	i->last_ns = INT64_MIN;
 	for (size_t r = 0; r < s->nruns; r++) {
-		const struct is_run *x = &s->runs[r];
+		const struct issues_run *x = &s->runs[r];
 
 		if (x->issue != (int32_t)k)
 			continue;
@@ -340,14 +340,14 @@ static int stats_of(struct is_set *s, size_t k, double *lat, uint8_t *mark)
 }
 
 /* The issue's longest lags (ties: the earlier session and run). */
-static void examples_of(struct is_set *s, size_t k)
+static void examples_of(struct issues *s, size_t k)
 {
-	struct is_issue *i = &s->iss[k];
+	struct issues_issue *i = &s->iss[k];
 	double top[XLP_ISSUE_EXAMPLES];
 
 	i->nexamples = 0;
 	for (size_t r = 0; r < s->nruns; r++) {
-		const struct is_run *x = &s->runs[r];
+		const struct issues_run *x = &s->runs[r];
 		size_t at = i->nexamples;
 
 		if (x->issue != (int32_t)k)
@@ -370,14 +370,14 @@ static void examples_of(struct is_set *s, size_t k)
 
 static int cmp_impact(const void *a, const void *b)
 {
-	const struct is_issue *x = a, *y = b;
+	const struct issues_issue *x = a, *y = b;
 
 	if (x->impact_ns != y->impact_ns)
 		return x->impact_ns > y->impact_ns ? -1 : 1;
 	return strcmp(x->fingerprint, y->fingerprint);
 }
 
-int issues__finish(struct is_set *s)
+int issues__finish(struct issues *s)
 {
 	double *lat = malloc(s->nruns * sizeof(*lat) + 1);
 	uint8_t *mark = malloc(s->nsess + 1);
@@ -407,7 +407,7 @@ int issues__finish(struct is_set *s)
 	return ret;
 }
 
-double issues__lag_ns(const struct is_set *s)
+double issues__lag_ns(const struct issues *s)
 {
 	if (s->lag_ns > 0)
 		return s->lag_ns;
@@ -417,32 +417,32 @@ double issues__lag_ns(const struct is_set *s)
 	return s->nsess ? s->sess[0].lag_ns : ISSUES_DEFAULT_LAG_NS;
 }
 
-size_t issues__n(const struct is_set *s)
+size_t issues__n(const struct issues *s)
 {
 	return s->niss;
 }
 
-const struct is_issue *issues__get(const struct is_set *s, size_t i)
+const struct issues_issue *issues__get(const struct issues *s, size_t i)
 {
 	return &s->iss[i];
 }
 
-size_t issues__nsessions(const struct is_set *s)
+size_t issues__nsessions(const struct issues *s)
 {
 	return s->nsess;
 }
 
-const struct is_session *issues__session(const struct is_set *s, size_t i)
+const struct issues_session *issues__session(const struct issues *s, size_t i)
 {
 	return &s->sess[i];
 }
 
-size_t issues__nruns(const struct is_set *s)
+size_t issues__nruns(const struct issues *s)
 {
 	return s->nruns;
 }
 
-const struct is_run *issues__run(const struct is_set *s, size_t i)
+const struct issues_run *issues__run(const struct issues *s, size_t i)
 {
 	return &s->runs[i];
 }

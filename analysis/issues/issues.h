@@ -38,14 +38,14 @@
 void issues__fingerprint(const char *landmark_binary, const char *landmark, const char *binary,
 			 const char *function, const char *factor, char out[17]);
 
-struct is_session {
+struct issues_session {
 	char *path, *host, *build_id;
 	size_t runs, lags; /* runs: those record --lag summarized too */
 	double lag_ns;	   /* the threshold its runs were judged by */
 };
 
 /* One run of a session, lagging or not (the fleet table's row). */
-struct is_run {
+struct issues_run {
 	uint32_t session;
 	uint32_t run; /* 1-based, in the session's order (the report's) */
 	double latency_ns;
@@ -53,7 +53,7 @@ struct is_run {
 	int32_t issue;	 /* index into the issues, -1 when it did not lag */
 };
 
-struct is_issue {
+struct issues_issue {
 	char fingerprint[17];
 	/* landmark and function as printed (demangled), landmark_symbol and
 	 * symbol as in the binary (what the fingerprint hashes) */
@@ -68,7 +68,7 @@ struct is_issue {
 	} examples[XLP_ISSUE_EXAMPLES]; /* the longest lags */
 };
 
-struct is_set;
+struct issues;
 
 /*
  * lag_ns: the threshold every trace is judged by (issues --lag), or 0 for
@@ -76,20 +76,20 @@ struct is_set;
  * else ISSUES_DEFAULT_LAG_NS.
  */
 #define ISSUES_DEFAULT_LAG_NS 100e6
-int issues__new(double lag_ns, struct is_set **out);
-void issues__free(struct is_set *s); /* accepts NULL */
+int issues__new(double lag_ns, struct issues **out);
+void issues__free(struct issues *s); /* accepts NULL */
 /* One session: its runs, lags and culprits. "cause: fix" in err on error. */
-int issues__add(struct is_set *s, const char *path, char *err, size_t errlen);
+int issues__add(struct issues *s, const char *path, char *err, size_t errlen);
 /* After the last file: the issues' statistics, by impact. */
-int issues__finish(struct is_set *s);
+int issues__finish(struct issues *s);
 
 /* The threshold all sessions were judged by, or NAN when they differ (or none yet). */
-double issues__lag_ns(const struct is_set *s);
-size_t issues__n(const struct is_set *s);
-const struct is_issue *issues__get(const struct is_set *s, size_t i);
-size_t issues__nsessions(const struct is_set *s);
-const struct is_session *issues__session(const struct is_set *s, size_t i);
-size_t issues__nruns(const struct is_set *s);
-const struct is_run *issues__run(const struct is_set *s, size_t i);
+double issues__lag_ns(const struct issues *s);
+size_t issues__n(const struct issues *s);
+const struct issues_issue *issues__get(const struct issues *s, size_t i);
+size_t issues__nsessions(const struct issues *s);
+const struct issues_session *issues__session(const struct issues *s, size_t i);
+size_t issues__nruns(const struct issues *s);
+const struct issues_run *issues__run(const struct issues *s, size_t i);
 
 #endif

@@ -40,7 +40,7 @@ double labels__otsu(const double *sorted, size_t n)
 }
 
 /* sorted is ascending, so the slow runs are its tail. */
-static void class_medians(const double *sorted, size_t n, struct label_summary *sum)
+static void class_medians(const double *sorted, size_t n, struct labels_summary *sum)
 {
 	size_t nfast = n - sum->nslow;
 
@@ -49,22 +49,22 @@ static void class_medians(const double *sorted, size_t n, struct label_summary *
 		sum->nslow ? stats__quantile_sorted(sorted + nfast, sum->nslow, 0.5) : NAN;
 }
 
-static double rule_threshold(const double *sorted, size_t n, const struct label_rule *rule,
-			     const struct label_summary *sum)
+static double rule_threshold(const double *sorted, size_t n, const struct labels_rule *rule,
+			     const struct labels_summary *sum)
 {
 	switch (rule->kind) {
-	case LABEL_FIXED:
+	case LABELS_FIXED:
 		return rule->threshold_ns;
-	case LABEL_AUTO:
+	case LABELS_AUTO:
 		return labels__otsu(sorted, n);
-	case LABEL_SIGMA:
+	case LABELS_SIGMA:
 	default:
 		return sum->median_ns + rule->k * sum->sigma_ns;
 	}
 }
 
-int labels__compute(const double *lat, size_t n, const struct label_rule *rule, uint8_t *slow,
-		    struct label_summary *sum)
+int labels__compute(const double *lat, size_t n, const struct labels_rule *rule, uint8_t *slow,
+		    struct labels_summary *sum)
 {
 	double *sorted;
 

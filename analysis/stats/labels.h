@@ -9,19 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum label_kind {
-	LABEL_SIGMA = 0, /* slow if latency > median + k * sigma (default, k = 1) */
-	LABEL_FIXED,	 /* slow if latency > a user threshold (--slow 250ms) */
-	LABEL_AUTO,	 /* 2-class split maximizing between-class variance (Otsu) */
+enum labels_kind {
+	LABELS_SIGMA = 0, /* slow if latency > median + k * sigma (default, k = 1) */
+	LABELS_FIXED,	  /* slow if latency > a user threshold (--slow 250ms) */
+	LABELS_AUTO,	  /* 2-class split maximizing between-class variance (Otsu) */
 };
 
-struct label_rule {
-	enum label_kind kind;
-	double k;	     /* LABEL_SIGMA */
-	double threshold_ns; /* LABEL_FIXED */
+struct labels_rule {
+	enum labels_kind kind;
+	double k;	     /* LABELS_SIGMA */
+	double threshold_ns; /* LABELS_FIXED */
 };
 
-struct label_summary {
+struct labels_summary {
 	size_t n, nslow;
 	double threshold_ns; /* slow iff latency > threshold_ns */
 	double median_ns, p90_ns, max_ns, mean_ns, sigma_ns;
@@ -32,8 +32,8 @@ struct label_summary {
  * Labels n latencies: slow[i] = 1 when run i is slow. Negative errno
  * (-EINVAL for n == 0, -ENOMEM).
  */
-int labels__compute(const double *lat, size_t n, const struct label_rule *rule, uint8_t *slow,
-		    struct label_summary *sum);
+int labels__compute(const double *lat, size_t n, const struct labels_rule *rule, uint8_t *slow,
+		    struct labels_summary *sum);
 /* Threshold of the Otsu split of sorted values (the midpoint between classes). */
 double labels__otsu(const double *sorted, size_t n);
 

@@ -55,9 +55,9 @@ static int session(const char *path, const struct synth_host *h, int slow, const
 	return err ? -EIO : 0;
 }
 
-static struct is_set *issues_of(const char *const *paths, size_t n)
+static struct issues *issues_of(const char *const *paths, size_t n)
 {
-	struct is_set *s = NULL;
+	struct issues *s = NULL;
 	char err[512];
 
 	if (issues__new(100e6, &s))
@@ -79,8 +79,8 @@ TEST(same_issue_across_hosts_and_rebuilds)
 {
 	const char *a = xt_tmp_path("a.xlp"), *b = xt_tmp_path("b.xlp"), *c = xt_tmp_path("c.xlp");
 	const char *paths[] = {a, b, c};
-	const struct is_issue *i;
-	struct is_set *s;
+	const struct issues_issue *i;
+	struct issues *s;
 
 	REQUIRE(!session(a, &(struct synth_host){"host-a", "b1", 0x1000}, RENDER, "cpu_run"), "-");
 	/* a rebuild: its functions elsewhere, another build-id; another host */
@@ -108,7 +108,7 @@ TEST(other_culprit_or_factor_is_another_issue)
 	const char *a = xt_tmp_path("r.xlp"), *b = xt_tmp_path("l.xlp"), *c = xt_tmp_path("d.xlp");
 	const char *paths[] = {a, b, c};
 	const struct synth_host h = {"host", "b1", 0x1000};
-	struct is_set *s;
+	struct issues *s;
 	bool seen[3] = {false};
 
 	REQUIRE(!session(a, &h, RENDER, "cpu_run"), "-");
@@ -118,7 +118,7 @@ TEST(other_culprit_or_factor_is_another_issue)
 	REQUIRE(s, "issues");
 	REQUIRE(issues__n(s) == 3, "%zu issues", issues__n(s));
 	for (size_t k = 0; k < 3; k++) {
-		const struct is_issue *i = issues__get(s, k);
+		const struct issues_issue *i = issues__get(s, k);
 
 		CHECK(i->sessions == 1 && i->runs == 6, "%zu %zu", i->sessions, i->runs);
 		seen[0] |= !strcmp(i->function, "render") && !strcmp(i->factor, "cpu_run");
@@ -149,7 +149,7 @@ TEST(no_lag_no_issue)
 {
 	const char *a = xt_tmp_path("none.xlp");
 	const char *paths[] = {a};
-	struct is_set *s;
+	struct issues *s;
 
 	REQUIRE(!session(a, &(struct synth_host){"h", "", 0x1000}, RENDER, "none"), "-");
 	s = issues_of(paths, 1);

@@ -14,8 +14,8 @@ TEST(sigma_rule)
 {
 	/* 8 runs at 10, 2 at 30: median 10, mean 14, sigma 8 -> threshold 18 */
 	double lat[10] = {10, 30, 10, 10, 10, 10, 30, 10, 10, 10};
-	struct label_rule rule = {.kind = LABEL_SIGMA, .k = 1};
-	struct label_summary s;
+	struct labels_rule rule = {.kind = LABELS_SIGMA, .k = 1};
+	struct labels_summary s;
 	uint8_t slow[10];
 
 	REQUIRE(!labels__compute(lat, 10, &rule, slow, &s), "-");
@@ -31,8 +31,8 @@ TEST(sigma_rule)
 TEST(fixed_rule_is_strict)
 {
 	double lat[4] = {100, 250, 251, 300};
-	struct label_rule rule = {.kind = LABEL_FIXED, .threshold_ns = 250};
-	struct label_summary s;
+	struct labels_rule rule = {.kind = LABELS_FIXED, .threshold_ns = 250};
+	struct labels_summary s;
 	uint8_t slow[4];
 
 	REQUIRE(!labels__compute(lat, 4, &rule, slow, &s), "-");
@@ -42,8 +42,8 @@ TEST(fixed_rule_is_strict)
 TEST(otsu_splits_two_modes)
 {
 	double lat[12] = {10, 11, 9, 10, 12, 10, 40, 42, 41, 10, 11, 9}, sorted[12];
-	struct label_rule rule = {.kind = LABEL_AUTO};
-	struct label_summary s;
+	struct labels_rule rule = {.kind = LABELS_AUTO};
+	struct labels_summary s;
 	uint8_t slow[12];
 
 	REQUIRE(!labels__compute(lat, 12, &rule, slow, &s), "-");
@@ -57,8 +57,8 @@ TEST(otsu_splits_two_modes)
 
 TEST(describe)
 {
-	struct label_rule a = {.kind = LABEL_SIGMA, .k = 1.5},
-			  b = {.kind = LABEL_FIXED, .threshold_ns = 250e6};
+	struct labels_rule a = {.kind = LABELS_SIGMA, .k = 1.5},
+			   b = {.kind = LABELS_FIXED, .threshold_ns = 250e6};
 	char buf[64];
 
 	CHECK(!strcmp(report__label_rule(&a, buf, sizeof(buf)), "median + 1.5σ"), "%s", buf);

@@ -122,7 +122,7 @@ static int html_to(FILE *f, const void *s)
 int cmd_issues(int argc, char **argv)
 {
 	struct issues_opts o;
-	struct is_set *s = NULL;
+	struct issues *s = NULL;
 	char err[512] = "";
 	int ret;
 

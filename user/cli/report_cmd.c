@@ -165,13 +165,13 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 	return 0;
 }
 
-static int parse_slow(const char *s, struct label_rule *rule)
+static int parse_slow(const char *s, struct labels_rule *rule)
 {
 	size_t n = strlen(s);
 	uint64_t ns;
 
 	if (!strcmp(s, "auto")) {
-		rule->kind = LABEL_AUTO;
+		rule->kind = LABELS_AUTO;
 		return 0;
 	}
 	/* a unit is required: "--slow 250" could mean ns or ms */
@@ -181,7 +181,7 @@ static int parse_slow(const char *s, struct label_rule *rule)
 			s);
 		return -EINVAL;
 	}
-	rule->kind = LABEL_FIXED;
+	rule->kind = LABELS_FIXED;
 	rule->threshold_ns = (double)ns;
 	return 0;
 }
@@ -209,7 +209,7 @@ static int parse_opt(int c, const char *arg, struct report_opts *o)
 	case OPT_SLOW:
 		return parse_slow(arg, &a->rule);
 	case OPT_SIGMA:
-		a->rule.kind = LABEL_SIGMA;
+		a->rule.kind = LABELS_SIGMA;
 		return parse_num("--slow-sigma", arg, 0, 100, &a->rule.k);
 	case OPT_TOPK:
 		return parse_uint("--top-k", arg, 1, 100000, &a->top_k);

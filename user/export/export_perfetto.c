@@ -529,8 +529,8 @@ static void pf__states(struct pf *pf, uint64_t end_ns)
 
 static void pf__runs(struct pf *pf)
 {
-	struct label_rule rule = {.kind = LABEL_SIGMA, .k = 1};
-	struct label_summary sum;
+	struct labels_rule rule = {.kind = LABELS_SIGMA, .k = 1};
+	struct labels_summary sum;
 	uint8_t *slow = NULL;
 	double *lat = NULL;
 	char buf[64];

@@ -671,8 +671,8 @@ static int32_t find_run(const struct pp *pp, uint32_t file, uint64_t o, uint64_t
 static int pp__runs(struct pp *pp, const char *const *paths, size_t n, char *why, size_t len)
 {
 	struct dataset_opts o = {0};
-	struct label_rule rule = {.kind = LABEL_SIGMA, .k = 1};
-	struct label_summary sum;
+	struct labels_rule rule = {.kind = LABELS_SIGMA, .k = 1};
+	struct labels_summary sum;
 	double *lat;
 	size_t nr;
 	int err = dataset__load(paths, n, &o, &pp->ds, why, len);

@@ -258,7 +258,7 @@ struct tt {
 	int table;	    /* enum tt_table, or -1: every table (JSONL) */
 	int write_err;	    /* errno of the first failed write */
 	double lag_ns;	    /* lags and issues: a run lags at or past it */
-	struct is_set *iss; /* issues: every trace's lags */
+	struct issues *iss; /* issues: every trace's lags */
 	char incl[XLP_NR_CTR][32], excl[XLP_NR_CTR][32];
 };
 
@@ -702,11 +702,11 @@ static int rows_waits(struct tt *e, struct tt_trace *t)
 }
 
 /* One run of a trace, lagging or not, with its issue's fingerprint (issues.h). */
-static void row_lag(struct tt *e, const struct tt_trace *t, const struct is_set *s,
-		    const struct is_run *x)
+static void row_lag(struct tt *e, const struct tt_trace *t, const struct issues *s,
+		    const struct issues_run *x)
 {
-	const struct is_issue *i = s && x->issue >= 0 ? issues__get(s, (size_t)x->issue) : NULL;
-	const struct is_session *ss = s && issues__nsessions(s) ? issues__session(s, 0) : NULL;
+	const struct issues_issue *i = s && x->issue >= 0 ? issues__get(s, (size_t)x->issue) : NULL;
+	const struct issues_session *ss = s && issues__nsessions(s) ? issues__session(s, 0) : NULL;
 	struct tw *w = &e->w;
 
 	row_begin(w, TT_LAGS);
@@ -724,7 +724,7 @@ static void row_lag(struct tt *e, const struct tt_trace *t, const struct is_set 
 	row_end(w);
 }
 
-static void row_issue(struct tt *e, const struct is_issue *i)
+static void row_issue(struct tt *e, const struct issues_issue *i)
 {
 	struct tw *w = &e->w;
 
@@ -752,7 +752,7 @@ static void row_issue(struct tt *e, const struct is_issue *i)
 static int rows_lags(struct tt *e, struct tt_trace *t)
 {
 	char err[PATH_MAX + 512];
-	struct is_set *s = NULL;
+	struct issues *s = NULL;
 	int ret;
 
 	if (e->table == TT_ISSUES) {
@@ -794,9 +794,9 @@ static void csv_header(struct tt *e)
 		row_wait(e, &t, NULL, 0, &(struct dataset_run){0}, &(struct waitchain_wait){0},
 			 &(struct waitchain_piece){0});
 	else if (e->table == TT_LAGS)
-		row_lag(e, &t, e->iss, &(struct is_run){.issue = -1});
+		row_lag(e, &t, e->iss, &(struct issues_run){.issue = -1});
 	else if (e->table == TT_ISSUES)
-		row_issue(e, &(struct is_issue){.fingerprint = ""});
+		row_issue(e, &(struct issues_issue){.fingerprint = ""});
 	else
 		row_trace(e, &t, &end);
 	e->w.names = false;

@@ -16,10 +16,10 @@ int report__html(FILE *f, const struct dataset *ds, const struct diagnosis *r);
 
 /* ---- xlprobe issues (analysis/issues/issues.h): report_issues.c ---- */
 
-struct is_set;
-int report__issues_text(FILE *f, const struct is_set *s);
-int report__issues_json(FILE *f, const struct is_set *s);
-int report__issues_html(FILE *f, const struct is_set *s);
+struct issues;
+int report__issues_text(FILE *f, const struct issues *s);
+int report__issues_json(FILE *f, const struct issues *s);
+int report__issues_html(FILE *f, const struct issues *s);
 /* "2026-11-28T01:02:03.456Z" (UTC); "-" for a negative instant. */
 const char *report__utc(int64_t ns, char *buf, size_t len);
 
@@ -135,7 +135,7 @@ const char *report__evidence(const struct diagnosis *r, const struct diagnosis_c
 /* Not accused, but some test came near (p <= 0.05): more runs may settle it. */
 bool report__thin(const struct diagnosis *r, const struct diagnosis_evidence *e);
 /* The labelling rule: "median + 1.5σ", "--slow 250.0 ms", "automatic 2-class split (Otsu)". */
-const char *report__label_rule(const struct label_rule *rule, char *buf, size_t len);
+const char *report__label_rule(const struct labels_rule *rule, char *buf, size_t len);
 /* The result's rule (report__label_rule). */
 const char *report__rule(const struct diagnosis *r, char *buf, size_t len);
 

@@ -179,19 +179,19 @@ size_t report__unavailable(uint32_t features, const char **out, size_t max)
 	return n;
 }
 
-const char *report__label_rule(const struct label_rule *rule, char *buf, size_t len)
+const char *report__label_rule(const struct labels_rule *rule, char *buf, size_t len)
 {
 	char d[32];
 
 	switch (rule->kind) {
-	case LABEL_FIXED:
+	case LABELS_FIXED:
 		snprintf(buf, len, "--slow %s",
 			 xlp_fmt_ns((uint64_t)rule->threshold_ns, d, sizeof(d)));
 		break;
-	case LABEL_AUTO:
+	case LABELS_AUTO:
 		snprintf(buf, len, "automatic 2-class split (Otsu)");
 		break;
-	case LABEL_SIGMA:
+	case LABELS_SIGMA:
 	default:
 		snprintf(buf, len, "median + %gσ", rule->k);
 		break;

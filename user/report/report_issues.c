@@ -28,7 +28,7 @@ const char *report__utc(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *who(const struct is_issue *i, char *buf, size_t len)
+static const char *who(const struct issues_issue *i, char *buf, size_t len)
 {
 	char a[160], b[160];
 
@@ -41,7 +41,7 @@ static const char *who(const struct is_issue *i, char *buf, size_t len)
 }
 
 /* "60.0 ms", or "each trace's own (recorded with different --lag)" when they differ */
-static const char *lag_words(const struct is_set *s, char *buf, size_t len)
+static const char *lag_words(const struct issues *s, char *buf, size_t len)
 {
 	double lag = issues__lag_ns(s);
 
@@ -52,7 +52,7 @@ static const char *lag_words(const struct is_set *s, char *buf, size_t len)
 	return buf;
 }
 
-int report__issues_text(FILE *f, const struct is_set *s)
+int report__issues_text(FILE *f, const struct issues *s)
 {
 	char d[4][32], w[400], l[160], lb[160], t1[40], t2[40];
 	size_t lags = 0, runs = 0;
@@ -69,7 +69,7 @@ int report__issues_text(FILE *f, const struct is_set *s)
 		lag_words(s, d[0], sizeof(d[0])), issues__n(s), issues__n(s) == 1 ? "" : "s",
 		XLP_ISSUE_SCHEME);
 	for (size_t k = 0; k < issues__n(s); k++) {
-		const struct is_issue *i = issues__get(s, k);
+		const struct issues_issue *i = issues__get(s, k);
 
 		fprintf(f,
 			"\n#%zu %s  impact %s (%zu lag%s)\n  landmark %s (%s); culprit %s; factor "
@@ -99,20 +99,20 @@ int report__issues_text(FILE *f, const struct is_set *s)
 }
 
 static const struct jsonw_field issue_f[] = {
-	JSONW_F_STR(struct is_issue, landmark, "landmark"),
-	JSONW_F_STR(struct is_issue, landmark_symbol, "landmark_symbol"),
-	JSONW_F_STR(struct is_issue, landmark_binary, "landmark_binary"),
-	JSONW_F_STR(struct is_issue, function, "function"),
-	JSONW_F_STR(struct is_issue, symbol, "symbol"),
-	JSONW_F_STR(struct is_issue, binary, "binary"),
-	JSONW_F_STR(struct is_issue, factor, "factor"),
-	JSONW_F(struct is_issue, sessions, "sessions"),
-	JSONW_F(struct is_issue, hosts, "hosts"),
-	JSONW_F(struct is_issue, builds, "builds"),
-	JSONW_F(struct is_issue, runs, "runs"),
+	JSONW_F_STR(struct issues_issue, landmark, "landmark"),
+	JSONW_F_STR(struct issues_issue, landmark_symbol, "landmark_symbol"),
+	JSONW_F_STR(struct issues_issue, landmark_binary, "landmark_binary"),
+	JSONW_F_STR(struct issues_issue, function, "function"),
+	JSONW_F_STR(struct issues_issue, symbol, "symbol"),
+	JSONW_F_STR(struct issues_issue, binary, "binary"),
+	JSONW_F_STR(struct issues_issue, factor, "factor"),
+	JSONW_F(struct issues_issue, sessions, "sessions"),
+	JSONW_F(struct issues_issue, hosts, "hosts"),
+	JSONW_F(struct issues_issue, builds, "builds"),
+	JSONW_F(struct issues_issue, runs, "runs"),
 };
 
-static void issue_json(struct jsonw *w, const struct is_set *s, const struct is_issue *i)
+static void issue_json(struct jsonw *w, const struct issues *s, const struct issues_issue *i)
 {
 	char t[40];
 
@@ -138,7 +138,7 @@ static void issue_json(struct jsonw *w, const struct is_set *s, const struct is_
 	jsonw__end_obj(w);
 }
 
-int report__issues_json(FILE *f, const struct is_set *s)
+int report__issues_json(FILE *f, const struct issues *s)
 {
 	struct jsonw w;
 
@@ -149,7 +149,7 @@ int report__issues_json(FILE *f, const struct is_set *s)
 	jsonw__num(&w, "lag_ms", issues__lag_ns(s) / 1e6);
 	jsonw__begin_arr(&w, "sessions");
 	for (size_t k = 0; k < issues__nsessions(s); k++) {
-		const struct is_session *x = issues__session(s, k);
+		const struct issues_session *x = issues__session(s, k);
 
 		jsonw__begin_obj(&w, NULL);
 		jsonw__str(&w, "trace", x->path);
@@ -170,7 +170,7 @@ int report__issues_json(FILE *f, const struct is_set *s)
 	return ferror(f) ? -EIO : 0;
 }
 
-int report__issues_html(FILE *f, const struct is_set *s)
+int report__issues_html(FILE *f, const struct issues *s)
 {
 	char d[4][32], t1[40], t2[40];
 
@@ -186,7 +186,7 @@ int report__issues_html(FILE *f, const struct is_set *s)
 		issues__nsessions(s) == 1 ? "" : "s",
 		lag_words(s, d[0], sizeof(d[0])));
 	for (size_t k = 0; k < issues__n(s); k++) {
-		const struct is_issue *i = issues__get(s, k);
+		const struct issues_issue *i = issues__get(s, k);
 
 		fprintf(f, "<tr><td>%zu</td><td>", k + 1);
 		html_esc(f, i->landmark);

@@ -159,12 +159,12 @@ static void step2_tree(struct jsonw *w, const struct diagnosis_step2 *s)
 }
 
 static const struct jsonw_field label_f[] = {
-	JSONW_F_ROUND(struct label_summary, threshold_ns, "threshold_ns"),
-	JSONW_F_ROUND(struct label_summary, median_ns, "median_ns"),
-	JSONW_F_ROUND(struct label_summary, p90_ns, "p90_ns"),
-	JSONW_F_ROUND(struct label_summary, max_ns, "max_ns"),
-	JSONW_F_ROUND(struct label_summary, slow_median_ns, "slow_median_ns"),
-	JSONW_F_ROUND(struct label_summary, fast_median_ns, "fast_median_ns"),
+	JSONW_F_ROUND(struct labels_summary, threshold_ns, "threshold_ns"),
+	JSONW_F_ROUND(struct labels_summary, median_ns, "median_ns"),
+	JSONW_F_ROUND(struct labels_summary, p90_ns, "p90_ns"),
+	JSONW_F_ROUND(struct labels_summary, max_ns, "max_ns"),
+	JSONW_F_ROUND(struct labels_summary, slow_median_ns, "slow_median_ns"),
+	JSONW_F_ROUND(struct labels_summary, fast_median_ns, "fast_median_ns"),
 };
 
 static void runs(struct jsonw *w, const struct dataset *ds, const struct diagnosis *r)
