@@ -4,7 +4,7 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
-#   make check-layers  the user-space layers use only the layers below (make test runs it)
+#   make check-layers  each user-space layer uses only the layers it lists (make test runs it)
 #   make bench      overhead benchmarks (not part of make test)
 #   make scorecard  perturbation and real-software suites, one line per scenario
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (default 300), or
