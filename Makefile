@@ -4,7 +4,7 @@
 #   make            build .output/xlprobe
 #   make demo       install missing Debian packages, build, run the demo
 #   make test       install missing Debian packages, build, run every test
-#   make check-layers  the user-space layers use only the layers below, each BPF
+#   make check-layers  each user-space layer uses only the layers it lists, each BPF
 #                   header compiles alone (make test runs it)
 #   make bench      overhead benchmarks (not part of make test), <= 15 minutes
 #   make bench-quick  the summary's rows 1-4 only, <= 5 minutes

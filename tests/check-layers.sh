@@ -23,13 +23,14 @@
 #     not use defines (a declaration written by hand instead of an include);
 #  5. the graph: every layer a layer uses is a layer listed before it in
 #     LAYERS (the archives link in the reverse order, so a cycle or a
-#     misordered list would not link);
+#     misordered list would not link), and one it includes a header of
+#     (the graph is the code's, not wider);
 #  6. no include cycle among the headers of user/, analysis/ and bpf/
 #     (one header including another that includes it back): none is
 #     justified today, so none is allowed;
 #  7. the README's table of layers (Architecture) gives each layer the
 #     Makefile's folder and L_USES;
-#  8. checks 2, 4, 5, 6 and 7 are shown a planted violation each and must
+#  8. checks 2, 4, 5 (both), 6 and 7 are shown a planted violation each and must
 #     catch it;
 #  9. every BPF header (bpf/*.bpf.h) compiles as the only include of an
 #     empty .bpf.c: it includes what it uses, so that a program file can
@@ -74,7 +75,7 @@ for f in $(find user analysis -name '*.[ch]' | sort); do
 	esac
 done
 checks=$((checks + 1))
-dup=$(find user analysis bpf -name '*.h' | xargs -n1 basename | sort | uniq -d | tr '\n' ' ')
+dup=$(find user analysis bpf -name '*.h' -exec basename -a {} + | sort | uniq -d | tr '\n' ' ')
 [ -z "$dup" ] || fail "headers of the same name in two places: $dup(an include by name would find either): rename one"
 
 # ---- 2. no include escapes its include path ----
@@ -128,15 +129,15 @@ for l in $LAYERS; do
 			*/private/*) [ "$o" = "$l" ] && want=builds || want=fails ;;
 			*) may_use "$l" "$o" && want=builds || want=fails ;;
 			esac
-			if [ $want = builds ]; then
-				[ $got = builds ] || {
+			if [ "$want" = builds ]; then
+				[ "$got" = builds ] || {
 					fail "layer $l cannot include $name of layer $o (one it may use):"
 					sed 's/^/  /' "$tmp/err" | head -n 5
 				}
 				continue
 			fi
 			nrefused=$((nrefused + 1))
-			if [ $got = builds ]; then
+			if [ "$got" = builds ]; then
 				fail "layer $l can include $name of layer $o, which it may not use: its include path leaks ($inc)"
 			elif ! grep -q 'No such file or directory' "$tmp/err"; then
 				fail "layer $l, $name: expected 'No such file', got:"
@@ -189,6 +190,27 @@ graph_order()
 		seen="$seen $l"
 	done
 }
+# unused_uses: each "L U" where layer L lists U but no file of L includes
+# a header of U (the graph would allow more than the code does)
+unused_uses()
+{
+	for l in $LAYERS; do
+		for u in $(var "${l}_USES"); do
+			used=
+			for h in $(var "${u}_HDRS"); do
+				if grep -qE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"$(basename "$h")\"" \
+					"$(var "${l}_DIR")"/*.[ch] "$(var "${l}_DIR")"/private/*.h 2>/dev/null; then
+					used=1
+					break
+				fi
+			done
+			[ -n "$used" ] || echo "$l $u"
+		done
+	done
+}
+checks=$((checks + 1))
+bad=$(unused_uses)
+[ -z "$bad" ] || fail "layers list layers they do not include a header of (L U): $(echo "$bad" | tr '\n' ';' | sed 's/;$//'): drop them from L_USES (and README.md's table)"
 checks=$((checks + 1))
 bad=$(graph_order "$LAYERS")
 [ -z "$bad" ] || fail "$bad: list LAYERS in the Makefile so that each layer follows those it uses (a cycle cannot be)"
@@ -254,9 +276,15 @@ fi
 
 checks=$((checks + 1))
 # a layer using one listed after it (a cycle would need one)
+# shellcheck disable=SC2034 # read back by the evals below
 low_uses=$(var "${low}_USES")
 eval "${low}_USES=\"\$low_uses $top\""
 [ -n "$(graph_order "$LAYERS")" ] || fail "the graph check missed $low using $top, listed after it"
+eval "${low}_USES=\"\$low_uses\""
+checks=$((checks + 1))
+# a use the code does not make: the bottom layer listing the top one
+eval "${low}_USES=\"\$low_uses $top\""
+[ -n "$(unused_uses)" ] || fail "the unused-use check missed $low listing $top"
 eval "${low}_USES=\"\$low_uses\""
 checks=$((checks + 1))
 printf '#include "planted_b.h"\n' >"$tmp/planted_a.h"

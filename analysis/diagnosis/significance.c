@@ -14,10 +14,10 @@
  *      (a random tail is spread over the recording);
  *   3. a resource that grew beyond proportion: most of the added time is
  *      in a resource that held a small part of the fast runs' time
- *      (computed with the step-2 samples, samples.c);
+ *      (computed with the step-2 samples, step2_input.c);
  *   4. a resource beyond the bulk: ranked by a resource's share of the
  *      function's time, the top runs are the slow ones, beyond what a mix
- *      of resources independent of the label gives (samples.c).
+ *      of resources independent of the label gives (step2_input.c).
  * Any one of them at p <= alpha_evidence accuses; none, and the report
  * says that the slow runs look like the workload's natural tail.
  */

@@ -242,7 +242,7 @@ cleanup:
 
 /*
  * The tree names no factor, yet the evidence showed one resource beyond the
- * bulk (samples.c, test 4): that resource is the factor, at its best
+ * bulk (step2_input.c, test 4): that resource is the factor, at its best
  * one-feature split, without the tree's gap rule. Sampled times are
  * multiples of a period stretched by off-CPU thinning (nginx under a cold
  * disk: a 164 ms resolution), and the narrowest slow-fast gap of a

@@ -18,7 +18,7 @@
  * no support" (2 is "substantial support" for both, 4-7 "considerably
  * less"). Five sizes at 10 % noise put n log n 2 or more below n in a
  * quarter of linear series, 6 or more in 6 %, 10 or more in 3 %
- * (tests/unit/test_scaling.c measures it); n log n is still found over
+ * (tests/unit/test_growth.c measures it); n log n is still found over
  * ten doublings in 98 % of series.
  */
 #define GROWTH_PARSIMONY_AICC 10.0
@@ -186,7 +186,7 @@ static double t975(size_t dof)
  * within 2. A growing model must grow beyond the noise: its slope's t
  * statistic significant at 5 % (two-sided), or AICc alone would read
  * growth into a constant's noise in 7 % of series (log n, n, even 2^n:
- * tests/unit/test_scaling.c measures it). And the term must be more than
+ * tests/unit/test_growth.c measures it). And the term must be more than
  * a step at the last size: above 1e-6 of its largest at 3 sizes or more
  * (2^n over 1 000 .. 512 000 is 0 but at the end, and fits anything that
  * turns up there).

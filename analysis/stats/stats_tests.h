@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Statistical evidence that slow runs are a slowdown with a cause rather
- * than the ordinary tail of a workload. Every test returns a p-value under
- * an explicit null hypothesis, so a report can print why it accused or
- * did not. Pure functions of their input: deterministic, no allocation
- * beyond scratch space.
+ * The statistical tests of the stats module (stats__*, as stats.h): the
+ * evidence that slow runs are a slowdown with a cause rather than the
+ * ordinary tail of a workload. Every test returns a p-value under an
+ * explicit null hypothesis, so a report can print why it accused or did
+ * not. Pure functions of their input: deterministic, no allocation beyond
+ * scratch space. The diagnosis applies them in significance.c.
  */
 #ifndef XLP_STATS_TESTS_H
 #define XLP_STATS_TESTS_H

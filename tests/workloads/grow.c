@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A program whose bottleneck changes with its input (report --growth,
- * tests/root/test_scaling.c):
+ * tests/root/test_growth.c):
  *
  *   grow N            one job of size N, then exit (record --sizes ... {})
  *   grow --jobs N...  one job per size given, in one process (--size-arg 0
