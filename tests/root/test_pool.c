@@ -91,7 +91,7 @@ enum {
 };
 
 /* record the workload in a mode, report it as JSON; NULL on failure */
-static struct json *record_pool_opts(const char *mode, unsigned opts)
+static struct json *record_pool_once(const char *mode, unsigned opts)
 {
 	char trace[512], js[512], inter[300], func[300], warm[300], post[300], run[300];
 	char name[96], pid_s[16], until[300];
@@ -164,6 +164,31 @@ static struct json *record_pool_opts(const char *mode, unsigned opts)
 	j = xt_report_file(rep, js, 60000);
 	if (j)
 		fprintf(stderr, "  %s (%x): %s\n", mode, opts, json__str(json__get(j, "verdict")));
+	return j;
+}
+
+/*
+ * The pool recorded in mode with opts, and its report. A perturbed run
+ * whose slow runs the report lays on the hypervisor (its first factor
+ * cpu_steal: the host took the VM's CPU, measured in the same run) cannot
+ * show whether the perturbation the test made is found (a clean clone's
+ * run: the cold file's runs "because of cpu_steal > 1.8 ms"): it is
+ * recorded once more, and says so. The unperturbed runs keep their first
+ * answer (steal is one that check_nothing_false takes).
+ */
+static struct json *record_pool_opts(const char *mode, unsigned opts)
+{
+	struct json *j = record_pool_once(mode, opts);
+	const char *f = json__str(json__get(j, "critical_functions[0].factors[0].factor"));
+
+	if (j && strcmp(mode, "none") && f && !strcmp(f, "cpu_steal")) {
+		fprintf(stderr,
+			"  %s (%x): the hypervisor held the CPU in the slow runs: recorded "
+			"again\n",
+			mode, opts);
+		json__free(j);
+		j = record_pool_once(mode, opts);
+	}
 	return j;
 }
 
