@@ -317,6 +317,14 @@ void thieves__free(struct thieves *th); /* accepts NULL */
 bool thieves__recorded(const struct thieves *th);
 /* Scope k summed over the runs with runs[i] != 0, thieves of one name and
  * kind as one (the pid and tid of the first): 0 or -ENOMEM. */
+/*
+ * One thief as a user names it: by name and kind, not by pid (a server's
+ * forked snapshot children, a pool of runtime threads of one name add up
+ * to one); tasks that exited unnamed stay apart by pid.
+ */
+bool dataset_thief__same(const struct dataset_thief *a, const struct dataset_thief *b);
+/* qsort order: the largest time first, then by tid */
+int dataset_thief__cmp_ns(const void *a, const void *b);
 int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs,
 		 struct dataset_thief_sum *out);
 void dataset_thief_sum__release(struct dataset_thief_sum *s);

@@ -383,16 +383,16 @@ bool thieves__recorded(const struct thieves *th)
  * runtime threads of one name, adds up to one; the pid and tid shown are
  * the first met. Tasks that exited unnamed stay apart by pid.
  */
-static bool same(const struct dataset_thief *a, const struct dataset_thief *b)
+bool dataset_thief__same(const struct dataset_thief *a, const struct dataset_thief *b)
 {
 	if (!a->comm[0] || !b->comm[0])
 		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
-	return !strcmp(a->comm, b->comm) && a->own_process == b->own_process &&
+	return !strncmp(a->comm, b->comm, XLP_COMM_LEN) && a->own_process == b->own_process &&
 	       a->child == b->child &&
 	       (a->flags & XLP_THIEF_KTHREAD) == (b->flags & XLP_THIEF_KTHREAD);
 }
 
-static int by_ns(const void *a, const void *b)
+int dataset_thief__cmp_ns(const void *a, const void *b)
 {
 	const struct dataset_thief *x = a, *y = b;
 
@@ -430,7 +430,7 @@ int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs,
 		/* most of a run's waits have the same few thieves: the last
 		 * ones found come first */
 		for (j = out->n; j-- > 0;)
-			if (same(&out->t[j], &e->who))
+			if (dataset_thief__same(&out->t[j], &e->who))
 				break;
 		if (j != (size_t)-1) {
 			out->t[j].ns += e->who.ns;
@@ -443,7 +443,7 @@ int thieves__sum(const struct thieves *th, size_t k, const uint8_t *runs,
 		out->t[out->n++] = e->who;
 	}
 	if (out->n)
-		qsort(out->t, out->n, sizeof(*out->t), by_ns);
+		qsort(out->t, out->n, sizeof(*out->t), dataset_thief__cmp_ns);
 	return 0;
 }
 

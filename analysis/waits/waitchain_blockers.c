@@ -129,7 +129,7 @@ static int blocker_thieves(const struct waitchain *wc, const uint8_t *slow,
 				const struct dataset_thief *x = &wc->thieves[p->thief_first + k];
 				size_t j;
 
-				for (j = 0; j < n && !waitchain_thief__same(&t[j], x); j++)
+				for (j = 0; j < n && !dataset_thief__same(&t[j], x); j++)
 					;
 				if (j < n) {
 					t[j].ns += x->ns;

@@ -92,24 +92,6 @@ static bool forked(const struct tl *tl, uint32_t pid)
 	return false;
 }
 
-bool waitchain_thief__same(const struct dataset_thief *a, const struct dataset_thief *b)
-{
-	if (!a->comm[0] || !b->comm[0])
-		return a->pid == b->pid && a->tid == b->tid && !a->comm[0] && !b->comm[0];
-	return !strncmp(a->comm, b->comm, XLP_COMM_LEN) && a->own_process == b->own_process &&
-	       a->child == b->child &&
-	       (a->flags & XLP_THIEF_KTHREAD) == (b->flags & XLP_THIEF_KTHREAD);
-}
-
-static int by_ns(const void *a, const void *b)
-{
-	const struct dataset_thief *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 /* Thief x of record r, f of its time, into piece p's list (the last ones of wc). */
 static int add(struct waitchain *wc, const struct tl *tl, struct waitchain_piece *p,
 	       const struct waitchain_thief_rec *r, const struct xlp_thief *x, double f)
@@ -124,7 +106,7 @@ static int add(struct waitchain *wc, const struct tl *tl, struct waitchain_piece
 	t.child = !t.own_process && forked(tl, x->pid);
 	for (size_t i = 0; i < p->nthieves; i++) {
 		q = &wc->thieves[p->thief_first + i];
-		if (waitchain_thief__same(q, &t)) {
+		if (dataset_thief__same(q, &t)) {
 			q->ns += t.ns;
 			return 0;
 		}
@@ -170,7 +152,7 @@ int waitchain_thief__pieces(struct waitchain *wc, const struct tl *tl, size_t fi
 		}
 		if (p->nthieves > 1)
 			qsort(&wc->thieves[p->thief_first], p->nthieves, sizeof(*wc->thieves),
-			      by_ns);
+			      dataset_thief__cmp_ns);
 	}
 	return 0;
 }

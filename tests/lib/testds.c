@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 #include <string.h>
+#include "stats_tests.h"
 #include "testds.h"
 #include "testlib.h"
 
@@ -25,4 +26,19 @@ int tds_func(const struct dataset *ds, const char *sym)
 		if (!strcmp(dataset__func(ds, f)->symbol, sym))
 			return (int)f;
 	return -1;
+}
+
+double tds_qnorm(double p)
+{
+	double lo = -10, hi = 10;
+
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats__norm_cdf(mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
 }

@@ -16,5 +16,7 @@ struct dataset *tds_load_paths(const char *const *paths, size_t n, bool exclusiv
 struct dataset *tds_load(const char *path);
 /* The index of the function named sym, -1 if none. */
 int tds_func(const struct dataset *ds, const char *sym);
+/* The inverse of the standard normal CDF (bisection): quantiles for synthetic samples. */
+double tds_qnorm(double p);
 
 #endif

@@ -42,6 +42,19 @@ int wcs_open_timeline(const char *path, uint32_t features, const struct ev *ev, 
 	return err;
 }
 
+/* wcsynth.h: A runs, B runnable behind it, then B wakes A (IPC) */
+size_t wcs_runnable(struct ev *ev, size_t n, double t, double q)
+{
+	ev[n++] = (struct ev)IN(A, t);
+	ev[n++] = (struct ev)OUT_R(B, t + 0.5);
+	ev[n++] = (struct ev)OUT_S(A, t + 1);
+	ev[n++] = (struct ev)IN(B, t + 1 + q);
+	ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 3 + q);
+	ev[n++] = (struct ev)IN(A, t + 3 + q);
+	ev[n++] = (struct ev)OUT_S(B, t + 4 + q);
+	return n;
+}
+
 /*
  * One run of A handing work to pool-1 (B) at t (ms): A wakes B and sleeps,
  * B reads the disk from t + disk_at for d ms (not when d is 0), wakes A at

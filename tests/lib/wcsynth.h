@@ -88,6 +88,13 @@ size_t wcs_handoff(struct ev *ev, size_t n, double t, double disk_at, double d, 
 		   double b_sleeps);
 
 /*
+ * A runs at t (ms), B runnable behind it from t + 0.5, A sleeps at t + 1;
+ * B runs q ms later, wakes A (IPC) 2 ms after that and sleeps 1 ms after
+ * A is back on the CPU. Appends the events at ev[n]; returns the new n.
+ */
+size_t wcs_runnable(struct ev *ev, size_t n, double t, double q);
+
+/*
  * One run of on_click at t (ms) calling load_index at li_at: their usage
  * and wall times (ms), the callee first as the recorder writes them.
  */

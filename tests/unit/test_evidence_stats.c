@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include "testds.h"
 #include "testlib.h"
 #include "stats_tests.h"
 
@@ -114,21 +115,6 @@ TEST(mann_whitney_by_hand)
 	CHECK(stats__mann_whitney(v, same, 6) == 1.0, "one class");
 }
 
-static double qnorm(double p) /* inverse normal CDF by bisection */
-{
-	double lo = -10, hi = 10;
-
-	for (int i = 0; i < 200; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (stats__norm_cdf(mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 TEST(gap_test_two_modes_vs_smooth_tails)
 {
 	double v[100];
@@ -136,7 +122,7 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 
 	/* 75 runs around 10 ms, 25 around 13 ms (+30 %), each with 1 % spread */
 	for (int i = 0; i < 100; i++)
-		v[i] = (i < 75 ? 10e6 : 13e6) * (1 + 0.01 * qnorm((i % 25 + 0.5) / 25));
+		v[i] = (i < 75 ? 10e6 : 13e6) * (1 + 0.01 * tds_qnorm((i % 25 + 0.5) / 25));
 	CHECK(!stats__gap_test(v, 100, 11.5e6, 0, &g), "-");
 	CHECK(g.nabove == 25 && g.p < 1e-6, "two modes: p %g ratio %g", g.p, g.ratio);
 	CHECK(g.lo < 10.3e6 && g.hi > 12.6e6, "gap %g..%g", g.lo, g.hi);
@@ -145,9 +131,9 @@ TEST(gap_test_two_modes_vs_smooth_tails)
 		for (int i = 0; i < 100; i++) {
 			double q = (i + 0.5) / 100;
 
-			v[i] = kind == 0   ? 10e6 * exp(0.5 * qnorm(q))	 /* lognormal */
-			       : kind == 1 ? 10e6 * pow(1 - q, -1 / 1.5) /* Pareto, alpha 1.5 */
-					   : 10e6 * (1 - log(1 - q));	 /* exponential */
+			v[i] = kind == 0   ? 10e6 * exp(0.5 * tds_qnorm(q)) /* lognormal */
+			       : kind == 1 ? 10e6 * pow(1 - q, -1 / 1.5)    /* Pareto, alpha 1.5 */
+					   : 10e6 * (1 - log(1 - q));	    /* exponential */
 		}
 		CHECK(!stats__gap_test(v, 100, (v[83] + v[84]) / 2, 0, &g), "-");
 		CHECK(g.p > 0.5, "smooth tail %d: p %g ratio %g", kind, g.p, g.ratio);
@@ -183,7 +169,7 @@ TEST(gap_test_zero_atom_is_no_mode_away_from_the_threshold)
 	struct stats_gap g;
 
 	for (int i = 0; i < 100; i++)
-		v[i] = i < 60 ? 0 : 1e6 * exp(0.8 * qnorm((i - 59.5) / 40));
+		v[i] = i < 60 ? 0 : 1e6 * exp(0.8 * tds_qnorm((i - 59.5) / 40));
 	CHECK(!stats__gap_test(v, 100, (v[89] + v[90]) / 2, 0, &g), "-");
 	CHECK(g.p > 0.01, "p %g ratio %g gap %g..%g", g.p, g.ratio, g.lo, g.hi);
 	/* split at the atom's edge by the tree: the runs that waited at all */

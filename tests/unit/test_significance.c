@@ -15,22 +15,8 @@
 #include "stats_tests.h"
 #include "json.h"
 #include "synth.h"
+#include "testds.h"
 #include "xlptest.h"
-
-static double qnorm(double p) /* inverse normal CDF by bisection */
-{
-	double lo = -10, hi = 10;
-
-	for (int i = 0; i < 200; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (stats__norm_cdf(mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
 
 /* ---------- synthetic traces ---------- */
 
@@ -324,7 +310,7 @@ TEST(preemptions_in_a_natural_tail_are_not_its_cause)
 		bool slow = i == 7 || i == 23 || i == 30 || i == 12 || i == 41;
 
 		/* quantiles in a scrambled order: a spread, no trend */
-		st.self.cpu_run = 25e6 * (1 + 0.02 * qnorm(((i * 29) % 48 + 0.5) / 48));
+		st.self.cpu_run = 25e6 * (1 + 0.02 * tds_qnorm(((i * 29) % 48 + 0.5) / 48));
 		st.self.cpu_wait = 20e3 + 12e3 * (((i * 17) % 48) / 48.0);
 		if (preempted)
 			st.self.cpu_wait = 1.4e6 + 3 * i;
@@ -835,7 +821,7 @@ TEST(evicted_page_fault_read_beyond_the_bulk)
 		struct node rf = {.func = 1}, pa = {.func = 2};
 		bool disk = i % 6 == 2 && i < 54, tail = i % 8 == 5 && i < 56;
 
-		rf.self.cpu_run = 10e6 * (1 + 0.04 * qnorm(((i * 29) % 60 + 0.5) / 60));
+		rf.self.cpu_run = 10e6 * (1 + 0.04 * tds_qnorm(((i * 29) % 60 + 0.5) / 60));
 		if (disk)
 			rf.self.disk = 1.3e6 + 0.1e6 * nd++;
 		if (tail)

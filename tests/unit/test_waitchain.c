@@ -251,13 +251,7 @@ TEST(runnable_waker_synthetic)
 		double t = 100.0 * i, q = i == 3 ? 30 : 2;
 
 		runs[i] = (struct run){MS(t), MS(q + 10)};
-		ev[n++] = (struct ev)IN(A, t);
-		ev[n++] = (struct ev)OUT_R(B, t + 0.5);
-		ev[n++] = (struct ev)OUT_S(A, t + 1);
-		ev[n++] = (struct ev)IN(B, t + 1 + q);
-		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 3 + q);
-		ev[n++] = (struct ev)IN(A, t + 3 + q);
-		ev[n++] = (struct ev)OUT_S(B, t + 4 + q);
+		n = wcs_runnable(ev, n, t, q);
 	}
 	wc = wcs_chains("runnable.xlp", ev, n, NULL, 0, runs, 4, 0, &ds);
 	if (!wc)

@@ -616,13 +616,7 @@ TEST(blocker_waiting_for_a_cpu_names_its_thief_synthetic)
 		double t = 100.0 * i, q = i % 4 == 3 ? 30 : 2;
 
 		slow[i] = i % 4 == 3;
-		ev[n++] = (struct ev)IN(A, t);
-		ev[n++] = (struct ev)OUT_R(B, t + 0.5);
-		ev[n++] = (struct ev)OUT_S(A, t + 1);
-		ev[n++] = (struct ev)IN(B, t + 1 + q);
-		ev[n++] = (struct ev)WAKE(A, B, XLP_C_IPC, t + 3 + q);
-		ev[n++] = (struct ev)IN(A, t + 3 + q);
-		ev[n++] = (struct ev)OUT_S(B, t + 4 + q);
+		n = wcs_runnable(ev, n, t, q);
 		if (slow[i]) {
 			want_hog += 0.8 * MS(q + 0.5) * (q / (q + 0.5));
 			want_known += MS(q);

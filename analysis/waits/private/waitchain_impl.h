@@ -115,7 +115,5 @@ void waitchain_thief__sort(struct tl *tl);
 /* the thieves of the cpu_wait pieces [first, wc->npieces) */
 int waitchain_thief__pieces(struct waitchain *wc, const struct tl *tl, size_t first);
 void waitchain_thief__free(struct tl *tl);
-/* one thief as a user names it: by name and kind (thieves__sum's rule) */
-bool waitchain_thief__same(const struct dataset_thief *a, const struct dataset_thief *b);
 
 #endif
