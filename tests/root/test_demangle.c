@@ -16,17 +16,41 @@
 #include <string.h>
 #include <unistd.h>
 #include "testlib.h"
+#include "demangle.h"
 #include "json.h"
 #include "xlptest.h"
 
 static char out[1 << 16], err[1 << 16], buf[1 << 20];
 
-/* A mangled C++ name in s: "_Z" then N, L, K, Z or a digit, not inside a word. */
+/*
+ * Whether the token at p (a symbol's characters) is a mangling the
+ * demangler reads: some of node's are not (c++filt leaves
+ * _ZN2v88internal11StringShape33DispatchToSpecificTypeWithoutCast...
+ * as it is), and those are shown raw, as perf and c++filt show them.
+ */
+static bool demangleable(const char *p)
+{
+	static char tok[DEMANGLE_MAX_IN], out[DEMANGLE_MAX_OUT];
+	size_t n = 0;
+
+	while (p[n] && n + 1 < sizeof(tok) &&
+	       (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.' || p[n] == '$'))
+		n++;
+	memcpy(tok, p, n);
+	tok[n] = 0;
+	return demangle__name(tok, out, sizeof(out));
+}
+
+/*
+ * A mangled C++ name in s that could have been demangled: "_Z" then N, L,
+ * K, Z or a digit, not inside a word.
+ */
 static const char *mangled_in(const char *s)
 {
 	for (const char *p = strstr(s, "_Z"); p; p = strstr(p + 1, "_Z"))
 		if ((p == s || !isalnum((unsigned char)p[-1])) &&
-		    (strchr("NLKZ", p[2]) || isdigit((unsigned char)p[2])) && p[2])
+		    (strchr("NLKZ", p[2]) || isdigit((unsigned char)p[2])) && p[2] &&
+		    demangleable(p))
 			return p;
 	return NULL;
 }
