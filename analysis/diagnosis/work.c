@@ -145,16 +145,7 @@ int diagnosis__work_evidence(const struct dataset *ds, const struct resources *r
 		e->work_share_p = stats__mann_whitney(share, slow, m);
 	}
 	e->work_tested = true;
-	/*
-	 * The rest of the run grown at the accusations' level is the machine's
-	 * slowness, whatever the share did: with hundreds of runs a share can
-	 * differ "significantly" by a point (an unperturbed redis-server in a
-	 * clean clone: addListRangeReply's share 85 % against 84 %, p = 2e-13,
-	 * the rest of the run 14.1 us against 11.8 us, p < 1e-15), which a
-	 * slower host that stretches code unevenly gives too. More work leaves
-	 * the rest alone (below), so the two never hold together.
-	 */
-	e->slower_cpu = e->rest_p <= o->alpha_evidence;
+	e->slower_cpu = e->rest_p <= o->alpha_evidence && !(e->work_share_p <= o->alpha_evidence);
 	/*
 	 * More work must leave the rest as it was, and "the rest did not
 	 * grow" is not shown by failing the accusations' strict level: a

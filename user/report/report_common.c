@@ -515,7 +515,8 @@ const char *report__evidence(const struct diagnosis *r, const struct diagnosis_c
 			"\nmore work or a slower CPU: %s: %s %.0f %% in slow runs, %.0f %% in fast "
 			"(%s); the rest of the run's CPU time %s against %s (%s); %u slow and %u "
 			"fast runs on the run's thread",
-			e->slower_cpu  ? "A SLOWER CPU: the rest of the run grew as well"
+			e->slower_cpu  ? "A SLOWER CPU: the rest of the run grew as well, the "
+					 "function's share did not"
 			: e->more_work ? "MORE WORK: its share grew, the rest of the run did not"
 				       : "not told apart",
 			/* a sampled function: its frames' part of the samples (work.c) */
