@@ -387,7 +387,10 @@ truth() {
 # scenario, from its client's own clock ($W/client.log, see client.jq): the
 # requests under way in a window of bin/windows ($XLP_WINDOWS) are the
 # perturbed ones. A perturbed scenario must have 15..35 % of its requests
-# perturbed, those at least 1.3 times slower (medians); every scenario at
+# perturbed, and a quarter of those at least slower than 90 % of the
+# others (2.5 times what a perturbation that slows nothing gives): busy
+# loops beside a server slow the requests they happen to meet, fewer than
+# half in CI (redis-server: 97 of 232 queued, the medians x1); every scenario at
 # least 20 requests, all answered. The trace's own view of the same
 # windows (its runs, and RESOURCE >= MIN in them, as in truth) is printed
 # beside it, not judged: that is what the report is judged on.
@@ -403,10 +406,11 @@ client_truth() {
 	fi
 	# shellcheck disable=SC2086 # fields: see client.jq
 	set -- $s
-	local n=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 bad=$7
+	local n=$1 k=$2 pct=$3 lp=$4 lo=$5 ratio=$6 bad=$7 tail=$8
 	if [ -n "${XLP_WINDOWS:-}" ]; then
-		TRUTH="$pct % of $n requests perturbed, x$ratio"
-		note "$name ground truth (client): $n requests, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo") (x$ratio)"
+		TRUTH="$pct % of $n requests perturbed, x$ratio, $tail past the others' p90"
+		note "$name ground truth (client): $n requests, $k perturbed ($pct %): median $(ms "$lp") vs $(ms "$lo") (x$ratio);" \
+			"$tail of them slower than 90 % of the others"
 	else
 		TRUTH="$n requests, not perturbed"
 		note "$name ground truth (client): $n requests, not perturbed: median $(ms "$lo")"
@@ -423,8 +427,8 @@ client_truth() {
 		# symbols read): 2 or 3 windows of 1 s, 10-30 %, seen 14 %
 		if [ "$pct" -lt 10 ] || [ "$pct" -gt 40 ]; then
 			why="$pct % of the requests perturbed, expected 10..40 %"
-		elif ! awk -v r="$ratio" 'BEGIN { exit !(r != "-" && r >= 1.3) }'; then
-			why="perturbed requests only x$ratio slower"
+		elif [ $((tail * 4)) -lt "$k" ]; then
+			why="only $tail of the $k perturbed requests slower than 90 % of the others"
 		fi
 	fi
 	if [ -n "$why" ]; then

@@ -32,7 +32,9 @@ enum kind {
 	G_FAULT,
 	G_FAULT_PROP,
 	G_WHOLE_DISK,
-	G_WHOLE_SPREAD
+	G_WHOLE_SPREAD,
+	G_WAIT_HALF,
+	G_WAIT_PROP
 };
 
 enum {
@@ -97,7 +99,8 @@ static int one_run(struct synth *s, enum kind k, bool slow, uint64_t t0, uint64_
 {
 	uint64_t t = t0 + 100000, c[XLP_NR_CTR], incl[XLP_NR_CTR] = {0}, proc[XLP_NR_CTR];
 	unsigned calls = k == G_CALLS && slow ? 12 : 10, smp = 0;
-	double mult = slow && k != G_NET && k != G_NONE && k != G_WHOLE_DISK && k != G_WHOLE_SPREAD
+	double mult = slow && k != G_NET && k != G_NONE && k != G_WHOLE_DISK &&
+				      k != G_WHOLE_SPREAD && k != G_WAIT_HALF && k != G_WAIT_PROP
 			      ? 3
 			      : 1;
 	struct synth_usage own = {.cpu_run = 200000};
@@ -140,6 +143,16 @@ static int one_run(struct synth *s, enum kind k, bool slow, uint64_t t0, uint64_
 	if (k == G_WHOLE_DISK || k == G_WHOLE_SPREAD)
 		own.cpu_run =
 			slow ? 1e6 * (2 + 4 * tl_rnd01(rng)) : 1e6 * (0.2 + 3.8 * tl_rnd01(rng));
+	/* a wait that is half of every fast run (a woken thread's runqueue
+	 * time), and in the perturbed runs up to 20 ms more of it, spread
+	 * continuously (no gap); in G_WAIT_PROP the rest grows alongside */
+	if (k == G_WAIT_HALF || k == G_WAIT_PROP) {
+		double more = slow ? 20e6 * tl_rnd01(rng) : 0;
+
+		own.cpu_wait = 2.6e6 * (0.6 + 0.8 * tl_rnd01(rng)) + more;
+		if (k == G_WAIT_PROP)
+			own.cpu_run += more * 2 / 3;
+	}
 	synth__counters(&own, c);
 	if (k == G_WHOLE_DISK && slow) {
 		c[XLP_C_DISK_RQ] = 1 + (uint64_t)(4 * tl_rnd01(rng));
@@ -335,6 +348,40 @@ TEST(whole_run_disk_on_cpu_synthetic)
 	      json__str(json__get(j, "verdict")));
 	CHECK(json__bool(json__get(j, "whole_run.disk_on_cpu.holds")) == 0, "-");
 	json__free(j);
+}
+
+/*
+ * A wait that holds half of the fast runs' time (redis-server's thread
+ * queued from its wakeup) and all of the added time, spread with no gap:
+ * the whole run's answer, though 50 points above its fast share is out of
+ * reach. The same wait with the rest of the run grown alongside (40 % of
+ * the added time): no answer.
+ */
+TEST(whole_run_wait_half_of_fast_runs_synthetic)
+{
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct json *j = report(G_WAIT_HALF, seed, NULL, 0);
+		const char *v;
+
+		REQUIRE(j, "-");
+		v = json__str(json__get(j, "verdict"));
+		CHECK(json__str_is(j, "whole_run.factor", "cpu_wait"), "seed %llu: %s",
+		      (unsigned long long)seed, v);
+		CHECK(json__num(json__get(j, "whole_run.share_of_fast")) > 0.5 &&
+			      json__num(json__get(j, "whole_run.share_of_added")) > 0.95,
+		      "seed %llu: fast %g added %g", (unsigned long long)seed,
+		      json__num(json__get(j, "whole_run.share_of_fast")),
+		      json__num(json__get(j, "whole_run.share_of_added")));
+		CHECK(json__bool(json__get(j, "whole_run.out_of_proportion")) == 1 &&
+			      json__bool(json__get(j, "whole_run.holds")) == 1,
+		      "seed %llu: %s", (unsigned long long)seed, v);
+		json__free(j);
+		j = report(G_WAIT_PROP, seed, NULL, 0);
+		REQUIRE(j, "-");
+		CHECK(json__bool(json__get(j, "whole_run.out_of_proportion")) == 0, "seed %llu: %s",
+		      (unsigned long long)seed, json__str(json__get(j, "verdict")));
+		json__free(j);
+	}
 }
 
 static const struct json *crit(const struct json *j, const char *name)

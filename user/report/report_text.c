@@ -391,7 +391,8 @@ static void fallback(FILE *f, const struct report_node *m)
 		holds ? "EXPLAINS the slow runs" : "no answer", report_node__str_at(fb, "text"));
 	fprintf(f,
 		"    => %s (the slow runs past the threshold, Fisher at p <= %g, and the resource "
-		"either %.0f %% more of the added latency than of the fast runs' or a distinct "
+		"either %.0f %% more of the added latency than of the fast runs' (a wait: or grown "
+		"twice as much as the rest of the run, each against the fast runs') or a distinct "
 		"mode)\n",
 		report_node__bool_at(fb, "disk_on_cpu.holds")
 			? "the slow runs' added CPU time came with their block requests"
