@@ -18,7 +18,7 @@ struct peers {
 struct resources {
 	size_t nfuncs, nruns;
 	struct dataset_res *res; /* nfuncs x nruns */
-	struct peers *peers; /* nfuncs */
+	struct peers *peers;	 /* nfuncs */
 };
 
 static void add_res(void *ctx, size_t run, int32_t slot, const uint64_t *vals, int sign)

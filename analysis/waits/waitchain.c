@@ -656,8 +656,7 @@ int waitchain__build(const struct dataset *ds, const struct waitchain_opts *o,
 			if (ret)
 				goto nomem;
 		}
-		ret = waitchain_thief__pieces(wc, &tl,
-					      n ? wc->poff[first] : wc->npieces);
+		ret = waitchain_thief__pieces(wc, &tl, n ? wc->poff[first] : wc->npieces);
 		if (ret)
 			goto nomem;
 		tl_free(&tl);

@@ -56,7 +56,7 @@ struct sigsim_shape {
 	/* why the rules cannot tell this shape from the other kind (the table
 	 * says so; the targets leave it out), or NULL */
 	const char *alike;
-	double c; /* SIGSIM_MIX: each call's spread */
+	double c;      /* SIGSIM_MIX: each call's spread */
 	double rest_x; /* SIGSIM_MACHINE: the rest of the run's factor (0: x, the same) */
 };
 

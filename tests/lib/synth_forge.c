@@ -160,7 +160,6 @@ cleanup:
 	return err;
 }
 
-
 /* ---- forged files ---- */
 
 int synth__forge_resync(const char *path, int version, size_t body)

@@ -153,8 +153,7 @@ static void check_sections(const struct xt_trace *t)
 		CHECK(cpu + slack >= cin && cpu <= cout + slack,
 		      "%s run %u: on-CPU %llu ns outside [%llu, %llu] (the thread's CPU clock; "
 		      "steal %llu ns, switches %llu)",
-		      s->name, s->run, cpu, cin, cout,
-		      (unsigned long long)c->incl[XLP_C_CPU_STEAL],
+		      s->name, s->run, cpu, cin, cout, (unsigned long long)c->incl[XLP_C_CPU_STEAL],
 		      (unsigned long long)(c->incl[XLP_C_NVCSW] + c->incl[XLP_C_NIVCSW]));
 		CHECK(c->depth == (strcmp(s->name, "Choreographer#doFrame") ? 1 : 0), "%s depth %u",
 		      s->name, c->depth);

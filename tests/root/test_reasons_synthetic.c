@@ -437,9 +437,11 @@ static void check_only(const struct xlp_thread *th, int reason, const char *what
 {
 	CHECK(th->acct.c[XLP_C_SLEEP_S] == 10 * MS, "%s: sleep %llu", what,
 	      (unsigned long long)th->acct.c[XLP_C_SLEEP_S]);
-	CHECK(th->acct.c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what, xlp_ctr_names[reason],
-	      (unsigned long long)th->acct.c[reason], xt_fmt_reasons(th->acct.c));
-	CHECK(xt_reasons_sum(th->acct.c) == xt_sleep_of(th->acct.c), "%s: reasons do not add up", what);
+	CHECK(th->acct.c[reason] == 10 * MS, "%s: %s %llu, want 10 ms:%s", what,
+	      xlp_ctr_names[reason], (unsigned long long)th->acct.c[reason],
+	      xt_fmt_reasons(th->acct.c));
+	CHECK(xt_reasons_sum(th->acct.c) == xt_sleep_of(th->acct.c), "%s: reasons do not add up",
+	      what);
 	CHECK(th->sys.nr1 == 0, "%s: syscall left open", what);
 }
 
@@ -606,8 +608,9 @@ TEST(missed_wakeup_and_switch_in_recovered_as_sleep_synthetic)
 	CHECK(!st_op(XLP_ST_WAKE, tid, 0, base + 50 * MS, XLP_W_TIMER, 0, 0, NULL));
 	CHECK(!st_op(XLP_ST_UPROBE_SYNC, tid, 0, base + 52 * MS, 200 * US, 1 * MS, 300 * US, NULL));
 	REQUIRE(!thread_get(tid, &th));
-	CHECK(th.acct.c[XLP_C_TIMER] == 49 * MS && th.acct.c[XLP_C_SLEEP_S] == 49 * MS, "sleep %llu:%s",
-	      (unsigned long long)th.acct.c[XLP_C_SLEEP_S], xt_fmt_reasons(th.acct.c));
+	CHECK(th.acct.c[XLP_C_TIMER] == 49 * MS && th.acct.c[XLP_C_SLEEP_S] == 49 * MS,
+	      "sleep %llu:%s", (unsigned long long)th.acct.c[XLP_C_SLEEP_S],
+	      xt_fmt_reasons(th.acct.c));
 	CHECK(th.acct.c[XLP_C_CPU_WAIT] == 1 * MS, "cpu_wait %llu",
 	      (unsigned long long)th.acct.c[XLP_C_CPU_WAIT]);
 	CHECK(th.acct.c[XLP_C_CPU_RUN] == 2 * MS, "cpu_run %llu, want 2 ms",
@@ -680,8 +683,10 @@ static void io_case_run(uint32_t tid, const struct io_case *c)
 	CHECK(th.acct.c[XLP_C_SLEEP_D] == 10 * MS, "%s: sleep %llu", c->what,
 	      (unsigned long long)th.acct.c[XLP_C_SLEEP_D]);
 	CHECK(th.acct.c[c->want] == 10 * MS, "%s: %s %llu, want 10 ms:%s", c->what,
-	      xlp_ctr_names[c->want], (unsigned long long)th.acct.c[c->want], xt_fmt_reasons(th.acct.c));
-	CHECK(xt_reasons_sum(th.acct.c) == xt_sleep_of(th.acct.c), "%s: reasons do not add up", c->what);
+	      xlp_ctr_names[c->want], (unsigned long long)th.acct.c[c->want],
+	      xt_fmt_reasons(th.acct.c));
+	CHECK(xt_reasons_sum(th.acct.c) == xt_sleep_of(th.acct.c), "%s: reasons do not add up",
+	      c->what);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.st_threads), &tid);
 	blk_del(tid);
 }

@@ -11,6 +11,7 @@
  * printed with its ratio. tests/real/test_stop does the same on a busy
  * PostgreSQL backend. Real eBPF, root. Workload: tests/workloads/many.c.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,32 +250,54 @@ TEST(stops_as_fast_as_bpftrace_with_one_probe)
 }
 
 /*
+ * xlprobe-test recording 4 functions of a busy many into trace, the test
+ * hook XLPROBE_TEST_<hook> set to value for it; the workload started and
+ * 0.3 s of it recorded. 0, or -1 after a failed check.
+ */
+static int record_busy(const char *hook, const char *value, const char *trace, struct xt_proc *w,
+		       struct xt_proc *x)
+{
+	char xlt[256], pidarg[16], spec[300], line[128], env[64];
+	char *wargv[] = {wl, "busy", NULL};
+	char *xargv[] = {xlt, "record", "-p", pidarg, "-f", spec, "-o", (char *)trace, NULL};
+	int pid, rc;
+
+	xt_out("xlprobe-test", xlt, sizeof(xlt));
+	xt_out("tests/workloads/many", wl, sizeof(wl));
+	snprintf(spec, sizeof(spec), "%s:fn_0[0-3]", wl);
+	snprintf(env, sizeof(env), "XLPROBE_TEST_%s", hook);
+	pid = xt_spawn_ready(wargv, w, 10000);
+	if (pid <= 0) {
+		CHECK(0, "many busy never said READY");
+		return -1;
+	}
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	setenv(env, value, 1);
+	rc = xt_record_start(xargv, x, w, 30000);
+	unsetenv(env);
+	if (rc) {
+		CHECK(0, "xlprobe did not attach");
+		return -1;
+	}
+	CHECK(!xt_read_line(w->out_fd, line, sizeof(line), 10000) && !strcmp(line, "STARTED"),
+	      "many busy never started");
+	usleep(300000);
+	return 0;
+}
+
+/*
  * Kernels before 6.6 keep one perf-event link per probe (forced here by
  * the test hook): the recording is the same, only slower to stop.
  */
 TEST(per_function_links_where_the_kernel_lacks_uprobe_multi)
 {
 	const char *trace = xt_tmp_path("perf-links.xlp");
-	char xlt[256], pidarg[16], spec[300], line[128], err[4096];
-	char *wargv[] = {wl, "busy", NULL};
-	char *xargv[] = {xlt, "record", "-p", pidarg, "-f", spec, "-o", (char *)trace, NULL};
+	char err[4096];
 	struct xt_proc w, x;
 	struct xt_trace tr;
-	int pid, rc;
+	int rc;
 
-	xt_out("xlprobe-test", xlt, sizeof(xlt));
-	xt_out("tests/workloads/many", wl, sizeof(wl));
-	snprintf(spec, sizeof(spec), "%s:fn_0[0-3]", wl);
-	pid = xt_spawn_ready(wargv, &w, 10000);
-	REQUIRE(pid > 0, "many busy never said READY");
-	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	setenv("XLPROBE_TEST_NO_UPROBE_MULTI", "1", 1);
-	rc = xt_record_start(xargv, &x, &w, 30000);
-	unsetenv("XLPROBE_TEST_NO_UPROBE_MULTI");
-	REQUIRE(!rc, "xlprobe did not attach");
-	CHECK(!xt_read_line(w.out_fd, line, sizeof(line), 10000) && !strcmp(line, "STARTED"),
-	      "many busy never started");
-	usleep(300000);
+	REQUIRE(!record_busy("NO_UPROBE_MULTI", "1", trace, &w, &x), "-");
 	kill(x.pid, SIGINT);
 	rc = xt_wait(&x, 120000, NULL, 0, err, sizeof(err));
 	xt_kill(&w);
@@ -294,6 +317,94 @@ TEST(per_function_links_where_the_kernel_lacks_uprobe_multi)
 	}
 	CHECK(strstr(tr.meta->notes ? tr.meta->notes : "", "uprobe_multi links absent"),
 	      "the trace's notes do not say the per-function links were used");
+	xt_trace_free(&tr);
+}
+
+/* pid is gone, or a zombie (its parent exited: reparented, not yet reaped). */
+static bool gone(pid_t pid)
+{
+	char path[64], line[512], *paren;
+	FILE *f;
+	bool dead = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f) && (paren = strrchr(line, ')')))
+		dead = paren[1] == ' ' && paren[2] == 'Z';
+	if (f)
+		fclose(f);
+	return dead;
+}
+
+/* The bpf_link files a process holds. */
+static int bpf_links(pid_t pid)
+{
+	char dir[64], path[400], target[128];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = 0;
+			n += !strcmp(target, "anon_inode:bpf_link");
+		}
+	}
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+/*
+ * A removal the kernel holds up (a loaded machine's grace periods, made
+ * here by the test hook XLPROBE_TEST_DETACH_DELAY_MS in the removing
+ * process): the stop does not wait for it past its bound. xlprobe exits
+ * with the recording complete and says which process goes on removing
+ * the probes; that process holds the links, writes nothing to our pipes
+ * (xt_wait saw the end of xlprobe's output), and exits by itself, after
+ * xlprobe did. No fixed time: the order of the two exits.
+ */
+TEST(stop_leaves_a_slow_removal_to_a_background_process)
+{
+	const char *trace = xt_tmp_path("slow-removal.xlp");
+	char err[4096], *p;
+	struct xt_proc w, x;
+	struct xt_trace tr;
+	double t0, stop, removal;
+	int rc, remover = 0, links;
+
+	REQUIRE(!record_busy("DETACH_DELAY_MS", "4000", trace, &w, &x), "-");
+	t0 = now_s();
+	kill(x.pid, SIGINT);
+	rc = xt_wait(&x, 120000, NULL, 0, err, sizeof(err));
+	stop = now_s() - t0;
+	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
+	p = strstr(err, "the kernel is still removing the probes");
+	CHECK(p && strstr(p, "process ") && strstr(p, "the recording is complete"), "%s", err);
+	if (p && (p = strstr(p, "process ")))
+		remover = atoi(p + 8);
+	REQUIRE(remover > 0, "no remover named: %s", err);
+	links = bpf_links(remover);
+	CHECK(!gone(remover) && links > 0, "the remover %d is %s, holding %d links", remover,
+	      gone(remover) ? "gone" : "there", links);
+	while (!gone(remover) && now_s() - t0 < 120)
+		usleep(20000);
+	removal = now_s() - t0;
+	xt_kill(&w);
+	CHECK(gone(remover), "the remover %d still runs after 120 s", remover);
+	printf("  xlprobe exited %.3f s after SIGINT, the remover %.3f s after it\n", stop,
+	       removal);
+	CHECK(stop < removal, "xlprobe waited for the removal (%.3f s, the removal %.3f s)", stop,
+	      removal);
+	REQUIRE(!xt_trace_load(trace, &tr), "cannot load the trace");
+	CHECK(tr.status == TRACE_COMPLETE && tr.ncalls > 0,
+	      "the trace is not a complete recording");
 	xt_trace_free(&tr);
 }
 

@@ -386,7 +386,8 @@ TEST(csv_known_trace)
  */
 TEST(waits_table_of_a_timeline)
 {
-	const char *path = xt_tmp_path("timeline.xlp"), *j = xt_tmp_path("waits.jsonl"), *c = xt_tmp_path("waits.csv");
+	const char *path = xt_tmp_path("timeline.xlp"), *j = xt_tmp_path("waits.jsonl"),
+		   *c = xt_tmp_path("waits.csv");
 	const char *sp = spec("jsonl", NULL, j);
 
 	REQUIRE(synth__timeline(path) == 0, "synth__timeline");
@@ -411,7 +412,8 @@ TEST(waits_table_of_a_timeline)
 
 TEST(launches)
 {
-	const char *path = launches(), *o = xt_tmp_path("launches.jsonl"), *sp = spec("jsonl", NULL, o);
+	const char *path = launches(), *o = xt_tmp_path("launches.jsonl"),
+		   *sp = spec("jsonl", NULL, o);
 	char c[512];
 
 	REQUIRE(export("--jsonl", "-o", o, path, NULL) == 0, "%s", err);
@@ -433,7 +435,8 @@ TEST(launches)
 
 TEST(many_traces_append)
 {
-	const char *o = xt_tmp_path("many.jsonl"), *sp = spec("jsonl", NULL, o), *c = xt_tmp_path("many.csv");
+	const char *o = xt_tmp_path("many.jsonl"), *sp = spec("jsonl", NULL, o),
+		   *c = xt_tmp_path("many.csv");
 	char want[64];
 	int rc;
 
@@ -480,7 +483,8 @@ TEST(damaged_and_truncated)
 {
 	static const int cut[] = {0, 1, 2, 3, 6, 7, 8, 9, 10, 11};
 	struct synth_scenario sc = {.nruns = 12, .slow_func = 1, .factor = SYNTH_NET};
-	const char *dmg = xt_tmp_path("damaged.xlp"), *trunc = xt_tmp_path("truncated.xlp"), *whole = xt_tmp_path("12.xlp");
+	const char *dmg = xt_tmp_path("damaged.xlp"), *trunc = xt_tmp_path("truncated.xlp"),
+		   *whole = xt_tmp_path("12.xlp");
 	const char *o = xt_tmp_path("damaged.jsonl"), *sp = spec("jsonl", NULL, o);
 	int rc;
 

@@ -150,7 +150,8 @@ TEST(perfmap_refused)
 	struct jit_counts c = {};
 	struct jit_owner o = me(), other = {.uid = {12345}, .n = 1};
 	struct perfmap *m;
-	const char *p = xt_tmp_path("ok.map"), *l = xt_tmp_path("link.map"), *f = xt_tmp_path("fifo.map");
+	const char *p = xt_tmp_path("ok.map"), *l = xt_tmp_path("link.map"),
+		   *f = xt_tmp_path("fifo.map");
 	int err;
 
 	REQUIRE(!perfmap__new(&m), "perfmap__new");

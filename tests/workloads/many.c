@@ -64,18 +64,18 @@ static void block_here(void)
 			block_here();                                                              \
 	}
 
-FN(00)
-FN(01)
-FN(02) FN(03) FN(04) FN(05) FN(06) FN(07) FN(08) FN(09) FN(10) FN(11) FN(12) FN(13) FN(14) FN(15)
-	FN(16) FN(17) FN(18) FN(19) FN(20) FN(21) FN(22) FN(23) FN(24) FN(25) FN(26) FN(27) FN(28)
-		FN(29)
+// clang-format off
+/* a list of macro calls, one function each */
+FN(00) FN(01) FN(02) FN(03) FN(04) FN(05) FN(06) FN(07) FN(08) FN(09)
+FN(10) FN(11) FN(12) FN(13) FN(14) FN(15) FN(16) FN(17) FN(18) FN(19)
+FN(20) FN(21) FN(22) FN(23) FN(24) FN(25) FN(26) FN(27) FN(28) FN(29)
 
-			static void (*funcs[NFUNCS])(int) = {
-				fn_00, fn_01, fn_02, fn_03, fn_04, fn_05, fn_06, fn_07,
-				fn_08, fn_09, fn_10, fn_11, fn_12, fn_13, fn_14, fn_15,
-				fn_16, fn_17, fn_18, fn_19, fn_20, fn_21, fn_22, fn_23,
-				fn_24, fn_25, fn_26, fn_27, fn_28, fn_29,
+static void (*funcs[NFUNCS])(int) = {
+	fn_00, fn_01, fn_02, fn_03, fn_04, fn_05, fn_06, fn_07, fn_08, fn_09,
+	fn_10, fn_11, fn_12, fn_13, fn_14, fn_15, fn_16, fn_17, fn_18, fn_19,
+	fn_20, fn_21, fn_22, fn_23, fn_24, fn_25, fn_26, fn_27, fn_28, fn_29,
 };
+// clang-format on
 
 static void *busy_thread(void *arg)
 {

@@ -2,7 +2,7 @@
 /*
  * The end of a recording: the live threads' totals, the last launch, the
  * statistics and the footer written and the file committed, what was lost
- * and what would lose less said; then the probes removed.
+ * and what would lose less said (record_detach.c removes the probes).
  */
 #include <errno.h>
 #include <limits.h>
@@ -311,25 +311,4 @@ int recorder__finish(struct recorder *r, enum xlp_stop_reason why)
 				c.max_every, r->o.sample_bound_ppm / 1e4);
 	}
 	return r->launch_failed ? 1 : 0;
-}
-
-/*
- * The probes go last, once the file is complete: removing them waits for
- * the kernel's grace periods (session.c, flinks_close), and a user who
- * will not wait for that (kill -9) still has the whole recording. The
- * wait is said when it passes a second.
- */
-void recorder__detach(struct recorder *r)
-{
-	uint64_t start = xlp_now_ns(), took;
-
-	session__close(r->sess);
-	r->sess = NULL;
-	took = xlp_now_ns() - start;
-	xlp_dbg("probes removed in %.3f s", took / 1e9);
-	if (took > 1000000000ull)
-		xlp_warn("removing the probes took %.1f s after %s was complete: the kernel waits "
-			 "for RCU grace periods as it removes them, and a loaded machine delays "
-			 "those",
-			 took / 1e9, r->o.output);
 }
