@@ -384,11 +384,15 @@ TEST(stop_leaves_a_slow_removal_to_a_background_process)
 	kill(x.pid, SIGINT);
 	rc = xt_wait(&x, 120000, NULL, 0, err, sizeof(err));
 	stop = now_s() - t0;
+	if (rc)
+		xt_kill(&w);
 	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 	p = strstr(err, "the kernel is still removing the probes");
 	CHECK(p && strstr(p, "process ") && strstr(p, "the recording is complete"), "%s", err);
 	if (p && (p = strstr(p, "process ")))
 		remover = atoi(p + 8);
+	if (remover <= 0)
+		xt_kill(&w);
 	REQUIRE(remover > 0, "no remover named: %s", err);
 	links = bpf_links(remover);
 	CHECK(!gone(remover) && links > 0, "the remover %d is %s, holding %d links", remover,

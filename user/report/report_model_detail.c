@@ -143,6 +143,7 @@ static const struct jsonw_field ev_work_f[] = {
 	JSONW_F(struct diagnosis_evidence, work_slow_share, "slow_share"),
 	JSONW_F(struct diagnosis_evidence, work_fast_share, "fast_share"),
 	JSONW_F(struct diagnosis_evidence, work_share_p, "p_share"),
+	JSONW_F(struct diagnosis_evidence, work_share_growth, "share_growth"),
 	JSONW_F_ROUND(struct diagnosis_evidence, rest_slow_ns, "rest_slow_ns"),
 	JSONW_F_ROUND(struct diagnosis_evidence, rest_fast_ns, "rest_fast_ns"),
 	JSONW_F(struct diagnosis_evidence, rest_p, "p_rest"),
