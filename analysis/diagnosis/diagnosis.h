@@ -204,8 +204,8 @@ struct diagnosis_evidence {
 	/* the share's odds, slow over fast: how many times more the function's
 	 * CPU time grew than the rest's, each against its fast level (1: alike) */
 	double work_share_growth;
-	double rest_slow_ns, rest_fast_ns;	 /* median CPU time of the rest of the run */
-	double rest_p;				 /* Mann-Whitney: the rest larger in slow runs */
+	double rest_slow_ns, rest_fast_ns; /* median CPU time of the rest of the run */
+	double rest_p;			   /* Mann-Whitney: the rest larger in slow runs */
 	bool slower_cpu; /* the rest grew, the share not twice as much: the CPU, not the function */
 	bool more_work;	 /* the share grew twice as much, or the rest did not grow: its own work */
 	bool cpu_dismissed; /* the evidence was CPU time alone, and slower_cpu */

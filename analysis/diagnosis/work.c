@@ -182,7 +182,8 @@ int diagnosis__work_evidence(const struct dataset *ds, const struct resources *r
 	 * machine's slowness, unless the function's own frames say otherwise.
 	 * tests/unit/test_sigsim measures both sides (make bench section 8).
 	 */
-	e->more_work = e->work_share_p <= o->alpha_evidence && (grew || !(e->rest_p <= REST_GREW_P));
+	e->more_work =
+		e->work_share_p <= o->alpha_evidence && (grew || !(e->rest_p <= REST_GREW_P));
 cleanup:
 	free(share);
 	free(rest);

@@ -513,13 +513,15 @@ const char *report__evidence(const struct diagnosis *r, const struct diagnosis_c
 
 		xlp_put(buf, len, &used,
 			"\nmore work or a slower CPU: %s: %s %.0f %% in slow runs, %.0f %% in fast "
-			"(%s; its CPU time grew %.2gx as much as the rest's); the rest of the run's "
+			"(%s; its CPU time grew %.2gx as much as the rest's); the rest of the "
+			"run's "
 			"CPU time %s against %s (%s); %u slow and %u fast runs on the run's thread",
-			e->slower_cpu  ? "A SLOWER CPU: the rest of the run grew as well, the "
-					 "function's CPU time not twice as much"
-			: e->more_work ? "MORE WORK: its share grew, twice as much as the rest of the "
-					 "run or alone"
-				       : "not told apart",
+			e->slower_cpu ? "A SLOWER CPU: the rest of the run grew as well, the "
+					"function's CPU time not twice as much"
+			: e->more_work
+				? "MORE WORK: its share grew, twice as much as the rest of the "
+				  "run or alone"
+				: "not told apart",
 			/* a sampled function: its frames' part of the samples (work.c) */
 			e->work_sampled ? "its frames' part of the runs' CPU samples"
 					: "its share of its run's CPU time",
