@@ -17,6 +17,18 @@ note() {
 	echo "bench: $*" >&2
 }
 
+# bench_labels TABLE ARRAY: the associative array ARRAY (declared by the
+# caller) gets the labels of TABLE's variants, from tools/bench/labels.tsv
+# shellcheck disable=SC2004,SC2034 # bl_labels: a name for the caller's associative array
+bench_labels() {
+	local -n bl_labels=$2
+	local t k l
+
+	while IFS=$'\t' read -r t k l; do
+		[ "$t" = "$1" ] && bl_labels[$k]=$l
+	done <"$BENCH_PARTS/labels.tsv"
+}
+
 # ---- cleanup ---------------------------------------------------------------
 
 # shellcheck disable=SC2317 # reached through the EXIT trap

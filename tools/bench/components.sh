@@ -38,24 +38,8 @@ if want 4; then
 		m10_ringbuf_reserve_376 m11_ringbuf_reserve_64"
 	echo
 	echo "== 4. Cost of BPF building blocks here (tests/bench/micro: $(echo "$MICRO_PROGS" | wc -w) programs on tp_btf/sys_enter) =="
-	declare -A MICRO_DESC=(
-		[m0_gate_only]="floor: tgid check only (first program, colder)"
-		[m12_gate_only_last]="floor: the same, last program (bpf_stats' clock incl.)"
-		[m1_ktime]="bpf_ktime_get_ns()"
-		[m2_hash_lookup]="hash lookup, u32 key (a tid-keyed thread table)"
-		[m13_task_storage_hit]="task storage lookup, entry present (thread_get)"
-		[m14_task_storage_miss]="task storage lookup, no entry (untraced task)"
-		[m3_array_lookup]="array lookup (inlined)"
-		[m4_8_probe_reads]="8 bpf_probe_read_kernel (BPF_CORE_READ)"
-		[m5_8_direct_loads]="the same 8 fields as direct BTF loads"
-		[m15_task_pt_regs]="syscall nr + 2 args from bpf_task_pt_regs()"
-		[m6_4_atomic_adds]="4 __sync_fetch_and_add (ctr_add's process sum)"
-		[m7_4_plain_adds]="4 plain adds"
-		[m8_snapshot_40_u64]="copy 20 + zero 20 u64 (a full entry frame)"
-		[m9_ringbuf_output_376]="376 B call record: scratch + bpf_ringbuf_output"
-		[m10_ringbuf_reserve_376]="376 B record reserved and written in place"
-		[m11_ringbuf_reserve_64]="64 B record reserved in place"
-	)
+	declare -A MICRO_DESC=()
+	bench_labels micro MICRO_DESC
 	if [ ! -x "$MICRO" ]; then
 		echo "n/a: $MICRO not built (make build-tests)"
 	else

@@ -264,18 +264,9 @@ if want 6; then
 	fi
 fi
 if [ "$PG_UP" = 1 ]; then
-	declare -A PG_LABEL=(
-		[xls]="xlprobe record -p BACKEND -f ProcSleep (never called)"
-		[xlt]="  the same with --timeline (what the wait chains need)"
-		[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
-		[xli]="xlprobe record -p BACKEND -i PortalRun (stack samples)"
-		[xlin]="  the same with --no-sample (PortalRun's uprobe pair)"
-		[xlic]="  the same with --stack-copy 0 (samples, no stack copy)"
-		[perf]="perf record -p BACKEND -e sched:sched_{switch,wakeup,waking}"
-		[perfg]="perf record -g -F 999 -p BACKEND"
-		[perfd]="  perf record --call-graph dwarf,8192 -F 999 -p BACKEND"
-		[bt]="bpftrace -p BACKEND uprobe+uretprobe PortalRun {}"
-	)
+	declare -A PG_LABEL=()
+	bench_labels pg PG_LABEL
+	PG_LABEL[xl]="xlprobe record -p BACKEND -i PortalRun + ${#PG_FUNCS[@]} funcs"
 	foreign=$(bpftool perf list 2>/dev/null | grep -c "filename $PGBIN/postgres ")
 	[ "$foreign" -gt 0 ] && echo "WARNING: $foreign uprobe(s) of other tracers sit on $PGBIN/postgres"
 	if [ "$HAVE_PERF" = 1 ]; then

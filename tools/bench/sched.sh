@@ -98,12 +98,8 @@ if want 1; then
 	declare -A PP_MED=([alone]=n/a [xl]=n/a [xlf]=n/a [perf]=n/a)
 	declare -A PP_IWI=([alone]=0 [xl]=0 [xlf]=0 [perf]=0)
 	declare -A ALL_BPF=([xl]=n/a [xlf]=n/a) READER=([xl]=n/a [xlf]=n/a)
-	declare -A PP_LABEL=(
-		[alone]="alone"
-		[xl]="xlprobe record"
-		[xlf]="xlprobe record --func roundtrip"
-		[perf]="perf record -e sched:sched_{switch,wakeup,waking}"
-	)
+	declare -A PP_LABEL=()
+	bench_labels pp PP_LABEL
 
 	echo
 	echo "== 1. Scheduler overhead: pipe ping-pong, $ROUNDTRIPS round trips, both threads on CPU $WCPU =="
@@ -278,14 +274,8 @@ if want 1b; then
 	PPU_VARIANTS=(alone xl tl_nohist tl tl_cpu)
 	[ "$HAVE_PERF" = 1 ] && PPU_VARIANTS+=(perf)
 	declare -A PPU_RUNS=([alone]="" [xl]="" [tl_nohist]="" [tl]="" [tl_cpu]="" [perf]="")
-	declare -A PPU_LABEL=(
-		[alone]="alone"
-		[xl]="xlprobe record -p IDLE"
-		[tl_nohist]="  --timeline --no-waker-history"
-		[tl]="  --timeline (waker history)"
-		[tl_cpu]="  --timeline, on a traced thread's CPU (every switch)"
-		[perf]="perf record -a -e sched:sched_{switch,wakeup,waking}"
-	)
+	declare -A PPU_LABEL=()
+	bench_labels ppu PPU_LABEL
 	echo
 	echo "== 1b. The timeline beside the traced threads: the same ping-pong, untraced, while xlprobe records an idle process =="
 	rounds run_ppu PPU_VARIANTS PPU_RUNS PPU_LABEL "$TMP/ppu.tracer"

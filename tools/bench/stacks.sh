@@ -23,8 +23,8 @@ if want 7; then
 		# recorder's start and stop are outside the measure (a wall clock
 		# around `record -- cmd` counted its ~1 s of BPF loading).
 		declare -A SM_RUNS=([alone]="" [bound]="" [fixed]="")
-		declare -A SM_LABEL=([alone]="alone" [bound]="xlprobe record --sample (bound 3 %)"
-			[fixed]="xlprobe record --sample --sample-overhead 50 (999 Hz)")
+		declare -A SM_LABEL=()
+		bench_labels sm SM_LABEL
 		sm_run() {
 			local rec=()
 			case $1 in

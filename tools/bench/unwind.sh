@@ -153,9 +153,8 @@ bench_unwind() {
 	declare -A UW_COST=([alone]="" [fp]="" [c8]="" [c16]="" [bound]="")
 	declare -A UW_REC=([fp]="" [c8]="" [c16]="")
 	declare -A UW_LINE=([fp]="" [c8]="" [c16]="" [bound]="")
-	declare -A UW_LABEL=([alone]="alone" [fp]="--stack-copy 0 (frame pointers), 999 Hz"
-		[c8]="--stack-copy 8K (CFI, the default), 999 Hz" [c16]="--stack-copy 16K (CFI), 999 Hz"
-		[bound]="defaults: bound 3 %, --stack-copy 8K")
+	declare -A UW_LABEL=()
+	bench_labels uw UW_LABEL
 	uw_run() {
 		local uopts=() t
 		case $1 in

@@ -159,12 +159,8 @@ if want 2; then
 	declare -A UP_RUNS=([alone]="" [bt]="" [btt]="" [xl]="")
 	declare -A UP_COST=([alone]=n/a [bt]=n/a [btt]=n/a [xl]=n/a)
 	declare -A UP_IWI=([alone]=0 [bt]=0 [btt]=0 [xl]=0)
-	declare -A UP_LABEL=(
-		[alone]="alone"
-		[bt]="bpftrace uprobe+uretprobe {} (-p)"
-		[btt]="bpftrace timing it: @ns = hist(nsecs - @s[tid])"
-		[xl]="xlprobe record -p --func cheap"
-	)
+	declare -A UP_LABEL=()
+	bench_labels up UP_LABEL
 	sysctl -qw kernel.bpf_stats_enabled=0 2>>"$LOG"
 	run_up alone # warm-up
 	rounds run_up UP_VARIANTS UP_RUNS UP_LABEL "$LOG" UP_IWI
@@ -289,11 +285,8 @@ if want 2u; then
 		[ "$HAVE_BPFTRACE" = 1 ] && US_VARIANTS=(alone bt xl)
 		declare -A US_RUNS=([alone]="" [bt]="" [xl]="")
 		declare -A US_COST=([alone]=n/a [bt]=n/a [xl]=n/a)
-		declare -A US_LABEL=(
-			[alone]="alone"
-			[bt]="bpftrace usdt: cheap__start {} cheap__done {} (-p)"
-			[xl]="xlprobe record -p --func usdt:...cheap__start,cheap__done"
-		)
+		declare -A US_LABEL=()
+		bench_labels us US_LABEL
 		run_usdt alone # warm-up
 		rounds run_usdt US_VARIANTS US_RUNS US_LABEL "$LOG"
 		# shellcheck disable=SC2086
