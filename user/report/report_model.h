@@ -97,6 +97,8 @@ void report_model__begin_arr(struct report_model *m, const char *key);
 void report_model__end_obj(struct report_model *m);
 void report_model__end_arr(struct report_model *m);
 void report_model__str(struct report_model *m, const char *key, const char *v); /* NULL: null */
+/* An array of n strings (each NULL: null) */
+void report_model__strs(struct report_model *m, const char *key, const char *const *v, size_t n);
 void report_model__strn(struct report_model *m, const char *key, const char *v, size_t n);
 void report_model__int(struct report_model *m, const char *key, int64_t v);
 void report_model__uint(struct report_model *m, const char *key, uint64_t v);

@@ -124,6 +124,14 @@ void report_model__str(struct report_model *m, const char *key, const char *v)
 	report_model__strn(m, key, v, v ? strlen(v) : 0);
 }
 
+void report_model__strs(struct report_model *m, const char *key, const char *const *v, size_t n)
+{
+	report_model__begin_arr(m, key);
+	for (size_t i = 0; i < n; i++)
+		report_model__str(m, NULL, v[i]);
+	report_model__end_arr(m);
+}
+
 void report_model__int(struct report_model *m, const char *key, int64_t v)
 {
 	struct report_node *n = add(m, key, REPORT_INT);
