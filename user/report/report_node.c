@@ -427,6 +427,35 @@ const char *report_node__fmt_at(const struct report_node *n, const char *path, c
 	return report_node__fmt(report_node__get(n, path), buf, len);
 }
 
+void report_node__print(FILE *f, const struct report_node *n, const char *tmpl)
+{
+	static const char path_chars[] = "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.";
+	const char *p = tmpl, *e;
+	char path[64], v[64];
+
+	while ((e = strchr(p, '{'))) {
+		bool whole = e[1] == '#';
+		size_t k = strspn(e + 1 + whole, path_chars);
+
+		fwrite(p, 1, (size_t)(e - p), f);
+		p = e + 1;
+		/* {path} or {#path}; any other brace is text */
+		if (!k || k >= sizeof(path) || e[1 + whole + k] != '}') {
+			fputc('{', f);
+			continue;
+		}
+		memcpy(path, e + 1 + whole, k);
+		path[k] = 0;
+		if (whole)
+			fprintf(f, "%llu", (unsigned long long)report_node__uint_at(n, path));
+		else
+			fputs(report_node__fmt_at(n, path, v, sizeof(v)), f);
+		p = e + 2 + whole + k;
+	}
+	fputs(p, f);
+}
+
 /* ---- the JSON renderer: the tree as it is, shown-only nodes left out ---- */
 
 static void json_node(struct jsonw *w, const struct report_node *n)
