@@ -104,7 +104,7 @@ $(foreach L,$(LAYERS),$(eval $(L)_HDRS := $(sort $(wildcard $($(L)_DIR)/*.h))))
 $(foreach L,$(LAYERS),$(eval $(L)_PRIV_HDRS := $(sort $(wildcard $($(L)_DIR)/private/*.h))))
 cli_SRCS := $(filter-out user/cli/main.c,$(cli_SRCS))
 # the BPF <-> user-space contract belongs to the trace layer, the skeleton to the recorder
-trace_HDRS += bpf/xlprobe.h
+trace_HDRS += bpf/xlprobe.h bpf/xlprobe_format.h bpf/xlprobe_stack.h
 record_HDRS += $(SKEL)
 $(foreach L,$(LAYERS),$(eval $(L)_AR := $(OUTPUT)/libxlprobe-$(L).a))
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))

@@ -39,6 +39,23 @@
 #define XLP_GLOBAL(decl, init) extern decl
 #endif
 
+/*
+ * The map shapes several maps share. A per-CPU slot: a value built off
+ * the 512-byte BPF stack, or a per-CPU total. Task-local storage: found
+ * through the task pointer, bounded by the tasks (no max_entries). A tid
+ * bitmap: one bit per possible tid, an inlined array lookup.
+ */
+#define XLP_PERCPU_SLOT(name, value_t)                                                             \
+	XLP_MAP(name, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);             \
+		__type(key, __u32); __type(value, value_t);)
+#define XLP_TASK_STORAGE(name, value_t)                                                            \
+	XLP_MAP(name, __uint(type, BPF_MAP_TYPE_TASK_STORAGE);                                     \
+		__uint(map_flags, BPF_F_NO_PREALLOC); __type(key, int); __type(value, value_t);)
+#define XLP_TID_BITMAP(name)                                                                       \
+	XLP_MAP(name, __uint(type, BPF_MAP_TYPE_ARRAY);                                            \
+		__uint(max_entries, XLP_PID_MAX_LIMIT / 64); __type(key, __u32);                   \
+		__type(value, __u64);)
+
 /* ---- configuration, set by user space before load (rodata) ---- */
 XLP_GLOBAL(volatile const __u64 cfg_min_dur_ns, 0);
 /* record --timeline: send every scheduling event of traced threads */
@@ -116,8 +133,7 @@ XLP_MAP(ustacks, __uint(type, BPF_MAP_TYPE_STACK_TRACE); __uint(max_entries, 819
 XLP_MAP(kstacks, __uint(type, BPF_MAP_TYPE_STACK_TRACE); __uint(max_entries, 8192);
 	__uint(key_size, sizeof(__u32)); __uint(value_size, XLP_STACK_DEPTH * sizeof(__u64)););
 
-XLP_MAP(sample_cost, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
-	__type(key, __u32); __type(value, struct xlp_sample_cost););
+XLP_PERCPU_SLOT(sample_cost, struct xlp_sample_cost);
 
 /*
  * The top of a user stack, copied for leaf_caller(). 16 words (128 bytes)
@@ -130,8 +146,7 @@ XLP_MAP(sample_cost, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries
 struct xlp_scan {
 	__u64 w[XLP_SCAN_WORDS];
 };
-XLP_MAP(scan_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
-	__type(key, __u32); __type(value, struct xlp_scan););
+XLP_PERCPU_SLOT(scan_buf, struct xlp_scan);
 
 /*
  * struct xlp_thread of every traced thread, in task-local storage: found
@@ -141,16 +156,14 @@ XLP_MAP(scan_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1
  * storage has no max_entries; user space cannot iterate it, so the state
  * at stop comes from a task iterator (bpf/control.bpf.c).
  */
-XLP_MAP(threads, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int); __type(value, struct xlp_thread););
+XLP_TASK_STORAGE(threads, struct xlp_thread);
 
 /*
  * One bit per tid: the fast "is this thread traced?" test on every
  * scheduler event of the machine. An array lookup is inlined by the
  * verifier, cheaper still than a task storage miss (a helper call).
  */
-XLP_MAP(tracked, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_PID_MAX_LIMIT / 64);
-	__type(key, __u32); __type(value, __u64););
+XLP_TID_BITMAP(tracked);
 
 /* tgid -> proc slot, for processes whose threads and children we trace */
 XLP_MAP(targets, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, XLP_MAX_PROCS);
@@ -167,8 +180,7 @@ XLP_MAP(stats, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, XLP_
 	__type(key, __u32); __type(value, __u64););
 
 /* run records are built here, not on the 512-byte BPF stack */
-XLP_MAP(run_scratch, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
-	__type(key, __u32); __type(value, struct xlp_run_rec););
+XLP_PERCPU_SLOT(run_scratch, struct xlp_run_rec);
 
 XLP_MAP(rb, __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 8 << 20););
 
@@ -177,15 +189,12 @@ XLP_MAP(tl_named, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 4096)
 	__type(key, __u32); __type(value, __u32););
 
 /* record --timeline: untraced threads' last events (bpf/tlhist.bpf.h) */
-XLP_MAP(tl_hist, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int); __type(value, struct xlp_tl_hist););
+XLP_TASK_STORAGE(tl_hist, struct xlp_tl_hist);
 
-XLP_MAP(irqctx, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
-	__type(value, struct xlp_irqctx););
+XLP_PERCPU_SLOT(irqctx, struct xlp_irqctx);
 
 /* the last tasks each CPU ran (bpf/thief.bpf.h) */
-XLP_MAP(cpulog, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32);
-	__type(value, struct xlp_cpulog););
+XLP_PERCPU_SLOT(cpulog, struct xlp_cpulog);
 
 /*
  * Block I/O submitted by traced threads: bio -> its submitter, request ->
@@ -201,8 +210,7 @@ XLP_MAP(bio_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 1638
 XLP_MAP(blk, __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, XLP_MAX_THREADS);
 	__type(key, __u32); __type(value, struct xlp_blk););
 
-XLP_MAP(blk_pending, __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, XLP_PID_MAX_LIMIT / 64);
-	__type(key, __u32); __type(value, __u64););
+XLP_TID_BITMAP(blk_pending);
 
 XLP_MAP(rq_owner, __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384);
 	__type(key, __u64); __type(value, __u32););
@@ -224,8 +232,7 @@ struct xlp_ucopy_buf {
 	__u8 data[XLP_UCOPY_MAX + XLP_PAGE];
 	__u64 next_seq;
 };
-XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1);
-	__type(key, __u32); __type(value, struct xlp_ucopy_buf););
+XLP_PERCPU_SLOT(ucopy_buf, struct xlp_ucopy_buf);
 
 /*
  * Test build only (cfg_test_drop_switch): the preemptions of each thread
@@ -233,7 +240,6 @@ XLP_MAP(ucopy_buf, __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 
  * from struct xlp_thread: no product thread carries them, and the map
  * holds nothing while the option is 0 (no preallocation).
  */
-XLP_MAP(test_drops, __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int); __type(value, struct xlp_test_drop););
+XLP_TASK_STORAGE(test_drops, struct xlp_test_drop);
 
 #endif

@@ -36,6 +36,10 @@
 #     empty .bpf.c: it includes what it uses, so that a program file can
 #     include just the concerns it needs (a planted header that does not
 #     must fail).
+# 10. no hand-written source file (.c, .h, .sh, .py, Makefile) has more
+#     than 900 lines, vmlinux/ (generated) aside: a longer one holds more
+#     than one concern (README.md, "Architecture"; a planted 901-line file
+#     must fail).
 #
 # Environment (set by the Makefile): CC, PROBE_CFLAGS (warnings, defines,
 # no dependency output), LAYERS (in link order reversed: a layer after the
@@ -321,8 +325,34 @@ printf 'static inline void planted(void) { stat_inc(0); }\n' >"$tmp/planted_bpf/
 bpf_alone planted.bpf.h "$tmp/planted_bpf" &&
 	fail "the BPF header check passed a planted header that includes nothing it uses"
 
+# ---- 10. no source file over 900 lines ----
+max_lines=900
+# Prints the files of the list on stdin longer than max_lines, with their count.
+too_long()
+{
+	grep -E '(\.(c|h|sh|py)|(^|/)Makefile)$' | grep -v '^vmlinux/' |
+		while IFS= read -r f; do
+			[ -f "$f" ] && n=$(wc -l <"$f") && [ "$n" -gt $max_lines ] && echo "$f ($n lines)"
+		done
+}
+
+checks=$((checks + 1))
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	srcs=$(git ls-files --cached --others --exclude-standard)
+else
+	srcs=$(find . -type f | sed 's|^\./||')
+fi
+long=$(printf '%s\n' "$srcs" | too_long)
+[ -z "$long" ] ||
+	fail "over $max_lines lines, split by concern: $(echo "$long" | paste -sd, - | sed 's/,/, /g')"
+checks=$((checks + 1))
+mkdir -p "$tmp/long"
+seq 901 >"$tmp/long/planted.c"
+[ -n "$(echo "$tmp/long/planted.c" | too_long)" ] ||
+	fail "the line-count check passed a planted file of 901 lines"
+
 if [ $fails = 0 ]; then
-	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be; $nbpfh BPF headers compile alone"
+	echo "PASS layers: $checks checks; $nprobe include probes, $nrefused refused as they must be; $nbpfh BPF headers compile alone; no source file over $max_lines lines"
 	exit 0
 fi
 echo "FAIL layers: $fails of $checks checks failed"

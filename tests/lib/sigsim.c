@@ -60,27 +60,30 @@ const struct sigsim_shape sigsim_natural[] = {
 const size_t sigsim_nnatural = sizeof(sigsim_natural) / sizeof(sigsim_natural[0]);
 
 /*
+ * One slowdown (which runs, how much) through each cause in turn: a lock
+ * the function never took, its disk grown, its CPU time alone. Named
+ * "what, lock added", "what, disk grew", "what, CPU grew".
+ */
+/* clang-format off */
+#define SIGSIM_EACH_CAUSE(what, spread, slowdown, frac, x)					\
+	{what ", lock added", SIGSIM_LOGNORMAL, spread, 0, false, SIGSIM_ADD, slowdown, frac, x}, \
+	{what ", disk grew", SIGSIM_LOGNORMAL, spread, 0, false, SIGSIM_GROW, slowdown, frac, x}, \
+	{what ", CPU grew", SIGSIM_LOGNORMAL, spread, 0, true, SIGSIM_CPU, slowdown, frac, x,	\
+	 ALIKE_CPU}
+/* clang-format on */
+
+/*
  * The perturbations: a step, a continuous spread 1.3-10x, a rare 5 % of
  * runs, a cause in about half the slow runs; through a resource the
  * function never used, one it always used, or its CPU time alone.
  */
 const struct sigsim_shape sigsim_perturbed[] = {
-	{"step +30 % in 25 %, spread 5 %, lock added", SIGSIM_LOGNORMAL, 0.05, 0, false, SIGSIM_ADD,
-	 SIGSIM_STEP, 0.25, 1.3},
-	{"step +30 % in 25 %, spread 5 %, disk grew", SIGSIM_LOGNORMAL, 0.05, 0, false, SIGSIM_GROW,
-	 SIGSIM_STEP, 0.25, 1.3},
-	{"step +30 % in 25 %, spread 5 %, CPU grew", SIGSIM_LOGNORMAL, 0.05, 0, true, SIGSIM_CPU,
-	 SIGSIM_STEP, 0.25, 1.3, ALIKE_CPU},
+	SIGSIM_EACH_CAUSE("step +30 % in 25 %, spread 5 %", 0.05, SIGSIM_STEP, 0.25, 1.3),
 	{"1.3-10x in 10 %, spread 20 %, disk grew", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_GROW,
 	 SIGSIM_CONTINUOUS, 0.1, 10},
 	{"1.3-10x in 10 %, spread 20 %, CPU grew", SIGSIM_LOGNORMAL, 0.2, 0, true, SIGSIM_CPU,
 	 SIGSIM_CONTINUOUS, 0.1, 10, ALIKE_CPU},
-	{"3x in 5 %, spread 20 %, lock added", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_ADD,
-	 SIGSIM_STEP, 0.05, 3},
-	{"3x in 5 %, spread 20 %, disk grew", SIGSIM_LOGNORMAL, 0.2, 0, false, SIGSIM_GROW,
-	 SIGSIM_STEP, 0.05, 3},
-	{"3x in 5 %, spread 20 %, CPU grew", SIGSIM_LOGNORMAL, 0.2, 0, true, SIGSIM_CPU,
-	 SIGSIM_STEP, 0.05, 3, ALIKE_CPU},
+	SIGSIM_EACH_CAUSE("3x in 5 %, spread 20 %", 0.2, SIGSIM_STEP, 0.05, 3),
 	{"+60 % in 8 % (half the slow), spread 20 %, lock added", SIGSIM_LOGNORMAL, 0.2, 0, false,
 	 SIGSIM_ADD, SIGSIM_STEP, 0.08, 1.6},
 	/* issue 36, rule 2: more work in one window of time, not a slower CPU */

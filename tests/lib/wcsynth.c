@@ -210,3 +210,20 @@ void wcs_check_pieces(const struct waitchain *wc, size_t run, const struct want 
 		      want[i].start, want[i].ms);
 	}
 }
+
+void wcs_scenario(const struct wcs_scenario *s)
+{
+	struct dataset *ds;
+	struct waitchain *wc =
+		wcs_chains(s->name, s->ev, s->nev, s->nm, s->nnm, s->runs, s->nruns, 0, &ds);
+
+	if (wc) {
+		for (size_t i = 0; i < s->nwant; i++)
+			wcs_check_pieces(wc, i, s->want[i].w, s->want[i].n);
+		wcs_check_conserved(wc, s->nruns);
+		if (s->check)
+			s->check(wc);
+	}
+	waitchain__free(wc);
+	dataset__free(ds);
+}

@@ -119,4 +119,33 @@ void wcs_check_conserved(const struct waitchain *wc, size_t nruns);
 
 void wcs_check_pieces(const struct waitchain *wc, size_t run, const struct want *want, size_t n);
 
+#define WCS_ARR(a) (a), sizeof(a) / sizeof(*(a))
+
+/* The pieces one run's waits must be cut into, in order. */
+struct wcs_run_want {
+	const struct want *w;
+	size_t n;
+};
+
+/*
+ * A hand-written timeline and what its chains must be: the trace written
+ * from ev, nm and runs (nm may be NULL), the first nwant runs' pieces as
+ * want[] says, every wait of every run conserved, then check(wc) (NULL:
+ * none) for what else the scenario shows. The chains and the dataset are
+ * freed after.
+ */
+struct wcs_scenario {
+	const char *name;
+	const struct ev *ev;
+	size_t nev;
+	const struct name *nm;
+	size_t nnm;
+	const struct run *runs;
+	size_t nruns;
+	struct wcs_run_want want[4];
+	size_t nwant;
+	void (*check)(const struct waitchain *wc);
+};
+void wcs_scenario(const struct wcs_scenario *s);
+
 #endif

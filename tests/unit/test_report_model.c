@@ -111,6 +111,43 @@ TEST(values_read_back_by_key_in_their_unit)
 	report_model__free(m);
 }
 
+/*
+ * The text renderers' sentences: {#path} an integer, {path} a measure in
+ * its unit, as report_node__uint_at and report_node__fmt_at read them (an
+ * absent path n/a); a brace that opens no placeholder stays as it is.
+ */
+TEST(a_sentence_holds_the_values_at_its_placeholders)
+{
+	static const char *const names[] = {"a", NULL};
+	struct report_model *m = report_node__new_model();
+	char *buf = NULL, want[256], d[32];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	REQUIRE(m && f, "-");
+	report_model__begin_obj(m, NULL);
+	report_model__uint(m, "runs", 12345678);
+	report_model__round(m, "wait_ns", 41234567.4);
+	report_model__strs(m, "names", names, 2);
+	report_model__end_obj(m);
+	REQUIRE(!report_node__failed(m), "-");
+	report_node__print(f, report_model__root(m), "{#runs} runs {wait_ns} {x} {#runs {");
+	fclose(f);
+	snprintf(want, sizeof(want), "12345678 runs %s n/a {#runs {",
+		 report__dur(41234567.4, d, sizeof(d)));
+	CHECK(!strcmp(buf, want), "'%s', not '%s'", buf, want);
+	/* an array of strings, a NULL one null */
+	CHECK(report_node__len(report_node__get(report_model__root(m), "names")) == 2 &&
+		      !strcmp(report_node__str(report_node__at(
+				      report_node__get(report_model__root(m), "names"), 0)),
+			      "a") &&
+		      report_node__is_null(
+			      report_node__at(report_node__get(report_model__root(m), "names"), 1)),
+	      "names");
+	free(buf);
+	report_model__free(m);
+}
+
 TEST(an_unbalanced_model_fails)
 {
 	struct report_model *m = report_node__new_model();

@@ -87,6 +87,16 @@ cleanup:
  * runs 1 ms and wakes A, which waits 1 ms for a CPU. The 21 ms wait is
  * 18 ms of disk through B, B's cpu_wait, B on a CPU, A's own cpu_wait.
  */
+/* One wait, its first three pieces through B, named as its thread record says. */
+static void through_b(const struct waitchain *wc)
+{
+	CHECK(waitchain__nwaits(wc, 0) == 1, "%zu waits", waitchain__nwaits(wc, 0));
+	for (size_t i = 0; i < 3; i++)
+		CHECK(waitchain__piece(wc, 0, i)->waker_tid == B, "piece %zu: not through B", i);
+	CHECK(!strcmp(waitchain__piece(wc, 0, 1)->comm, "pool-1"), "B named %s",
+	      waitchain__piece(wc, 0, 1)->comm);
+}
+
 TEST(recursive_chain_synthetic)
 {
 	static const struct ev ev[] = {
@@ -110,22 +120,14 @@ TEST(recursive_chain_synthetic)
 		{B, WAITCHAIN_RAN, 0, 1, 20, 1},
 		{A, WAITCHAIN_CPU_WAIT, 0, 0, 21, 1},
 	};
-	struct dataset *ds;
-	struct waitchain *wc =
-		wcs_chains("rec.xlp", ev, sizeof(ev) / sizeof(*ev), nm, 2, runs, 1, 0, &ds);
 
-	if (!wc)
-		goto cleanup;
-	CHECK(waitchain__nwaits(wc, 0) == 1, "%zu waits", waitchain__nwaits(wc, 0));
-	wcs_check_pieces(wc, 0, want, 4);
-	for (size_t i = 0; i < 3; i++)
-		CHECK(waitchain__piece(wc, 0, i)->waker_tid == B, "piece %zu: not through B", i);
-	CHECK(!strcmp(waitchain__piece(wc, 0, 1)->comm, "pool-1"), "B named %s",
-	      waitchain__piece(wc, 0, 1)->comm);
-	wcs_check_conserved(wc, 1);
-cleanup:
-	waitchain__free(wc);
-	dataset__free(ds);
+	wcs_scenario(&(struct wcs_scenario){"rec.xlp",
+					    WCS_ARR(ev),
+					    WCS_ARR(nm),
+					    WCS_ARR(runs),
+					    {{WCS_ARR(want)}},
+					    1,
+					    through_b});
 }
 
 /*
@@ -134,6 +136,14 @@ cleanup:
  * an interrupt would land on): the waits are the timer's and the disk's,
  * never X's.
  */
+/* Two waits, the interrupts' own: X, on a CPU all along, blamed for none. */
+static void never_x(const struct waitchain *wc)
+{
+	CHECK(waitchain__nwaits(wc, 0) == 2, "%zu waits", waitchain__nwaits(wc, 0));
+	for (size_t i = 0; i < waitchain__npieces(wc, 0); i++)
+		CHECK(waitchain__piece(wc, 0, i)->blocker_tid != X, "piece %zu blames X", i);
+}
+
 TEST(interrupt_waker_synthetic)
 {
 	static const struct ev ev[] = {
@@ -153,20 +163,9 @@ TEST(interrupt_waker_synthetic)
 		{0, WAITCHAIN_DEVICE, XLP_C_DISK, 1, 12, 5},
 		{A, WAITCHAIN_CPU_WAIT, 0, 0, 17, 0.5},
 	};
-	struct dataset *ds;
-	struct waitchain *wc =
-		wcs_chains("irq.xlp", ev, sizeof(ev) / sizeof(*ev), NULL, 0, runs, 1, 0, &ds);
 
-	if (!wc)
-		goto cleanup;
-	CHECK(waitchain__nwaits(wc, 0) == 2, "%zu waits", waitchain__nwaits(wc, 0));
-	wcs_check_pieces(wc, 0, want, 3);
-	for (size_t i = 0; i < waitchain__npieces(wc, 0); i++)
-		CHECK(waitchain__piece(wc, 0, i)->blocker_tid != X, "piece %zu blames X", i);
-	wcs_check_conserved(wc, 1);
-cleanup:
-	waitchain__free(wc);
-	dataset__free(ds);
+	wcs_scenario(&(struct wcs_scenario){
+		"irq.xlp", WCS_ARR(ev), NULL, 0, WCS_ARR(runs), {{WCS_ARR(want)}}, 1, never_x});
 }
 
 /*
@@ -175,6 +174,12 @@ cleanup:
  * by B, B by C, C by B. The chain stops at the thread already on it, as a
  * cycle, and the time is still all there.
  */
+static void two_cycles(const struct waitchain *wc)
+{
+	CHECK(waitchain__info(wc)->cycles == 2, "%llu cycles",
+	      (unsigned long long)waitchain__info(wc)->cycles);
+}
+
 TEST(cycle_synthetic)
 {
 	static const struct ev ev[] = {
@@ -214,20 +219,15 @@ TEST(cycle_synthetic)
 		{C, WAITCHAIN_ASLEEP, 0, 2, 105, 1},
 		{B, WAITCHAIN_RAN, 0, 1, 106, 2},
 	};
-	struct dataset *ds;
-	struct waitchain *wc =
-		wcs_chains("cycle.xlp", ev, sizeof(ev) / sizeof(*ev), NULL, 0, runs, 2, 0, &ds);
 
-	if (!wc)
-		goto cleanup;
-	wcs_check_pieces(wc, 0, want1, 3);
-	wcs_check_pieces(wc, 1, want2, 4);
-	CHECK(waitchain__info(wc)->cycles == 2, "%llu cycles",
-	      (unsigned long long)waitchain__info(wc)->cycles);
-	wcs_check_conserved(wc, 2);
-cleanup:
-	waitchain__free(wc);
-	dataset__free(ds);
+	wcs_scenario(&(struct wcs_scenario){"cycle.xlp",
+					    WCS_ARR(ev),
+					    NULL,
+					    0,
+					    WCS_ARR(runs),
+					    {{WCS_ARR(want1)}, {WCS_ARR(want2)}},
+					    2,
+					    two_cycles});
 }
 
 /*
@@ -289,6 +289,15 @@ cleanup:
  * named waker that slept; its wakeup names no waker (an untraced thread's
  * never does): the chain ends there, asleep.
  */
+/* The first run's waker named by its task record, with its pid. */
+static void kworker_named(const struct waitchain *wc)
+{
+	CHECK(!strcmp(waitchain__piece(wc, 0, 0)->comm, "kworker/0:1"), "named %s",
+	      waitchain__piece(wc, 0, 0)->comm);
+	CHECK(waitchain__piece(wc, 0, 0)->blocker_pid == 50, "pid %u",
+	      waitchain__piece(wc, 0, 0)->blocker_pid);
+}
+
 TEST(untraced_waker_synthetic)
 {
 	static const struct ev ev[] = {
@@ -321,23 +330,14 @@ TEST(untraced_waker_synthetic)
 		{52, WAITCHAIN_ASLEEP, 0, 1, 201, 4},
 		{52, WAITCHAIN_RAN, 0, 1, 205, 2},
 	};
-	struct dataset *ds;
-	struct waitchain *wc =
-		wcs_chains("untraced.xlp", ev, sizeof(ev) / sizeof(*ev), nm, 3, runs, 3, 0, &ds);
 
-	if (!wc)
-		goto cleanup;
-	wcs_check_pieces(wc, 0, want1, 1);
-	wcs_check_pieces(wc, 1, want2, 2);
-	wcs_check_pieces(wc, 2, want3, 2);
-	CHECK(!strcmp(waitchain__piece(wc, 0, 0)->comm, "kworker/0:1"), "named %s",
-	      waitchain__piece(wc, 0, 0)->comm);
-	CHECK(waitchain__piece(wc, 0, 0)->blocker_pid == 50, "pid %u",
-	      waitchain__piece(wc, 0, 0)->blocker_pid);
-	wcs_check_conserved(wc, 3);
-cleanup:
-	waitchain__free(wc);
-	dataset__free(ds);
+	wcs_scenario(&(struct wcs_scenario){"untraced.xlp",
+					    WCS_ARR(ev),
+					    WCS_ARR(nm),
+					    WCS_ARR(runs),
+					    {{WCS_ARR(want1)}, {WCS_ARR(want2)}, {WCS_ARR(want3)}},
+					    3,
+					    kworker_named});
 }
 
 /*

@@ -99,33 +99,53 @@ static const struct json *named(const struct json *j, const char *name)
 	return NULL;
 }
 
+/*
+ * The report of the trace write_trace(name, shape) writes, with *c the
+ * critical or rejected function fn (NULL if neither); NULL after a failed
+ * check. The tests differ in what they expect of it, not in how they get it.
+ */
+static struct json *work_report(const char *name, enum shape shape, const char *fn,
+				const struct json **c)
+{
+	const char *path = write_trace(name, shape);
+	struct json *j;
+
+	*c = NULL;
+	CHECK(path, "write %s", name);
+	j = path ? synth__report_json(path, NULL, NULL) : NULL;
+	CHECK(j, "report of %s", name);
+	if (j)
+		*c = named(j, fn);
+	return j;
+}
+
+/* c's evidence.work.key */
+static const struct json *work(const struct json *c, const char *key)
+{
+	char k[64];
+
+	snprintf(k, sizeof(k), "evidence.work.%s", key);
+	return json__get(c, k);
+}
+
 TEST(sampled_new_frames_in_a_window_are_more_work)
 {
-	const char *path = write_trace("work-more.xlp", MORE_WORK);
-	struct json *j;
 	const struct json *c;
+	struct json *j = work_report("work-more.xlp", MORE_WORK, "extra", &c);
 
-	REQUIRE(path, "write");
-	j = synth__report_json(path, NULL, NULL);
 	REQUIRE(j, "report");
-	c = named(j, "extra");
 	REQUIRE(c, "extra not among the functions: %s", json__str(json__key(j, "verdict")) ?: "");
-	CHECK(json__bool(json__get(c, "evidence.work.sampled")) == 1 &&
-		      json__bool(json__get(c, "evidence.work.more_work")) == 1 &&
-		      json__bool(json__get(c, "evidence.work.slower_cpu")) == 0,
+	CHECK(json__bool(work(c, "sampled")) == 1 && json__bool(work(c, "more_work")) == 1 &&
+		      json__bool(work(c, "slower_cpu")) == 0,
 	      "extra: work not MORE WORK (share %g vs %g, p %g; rest p %g)",
-	      json__num(json__get(c, "evidence.work.slow_share")),
-	      json__num(json__get(c, "evidence.work.fast_share")),
-	      json__num(json__get(c, "evidence.work.p_share")),
-	      json__num(json__get(c, "evidence.work.p_rest")));
+	      json__num(work(c, "slow_share")), json__num(work(c, "fast_share")),
+	      json__num(work(c, "p_share")), json__num(work(c, "p_rest")));
 	/* the window's runs labelled fast hold a little of it */
-	CHECK(json__num(json__get(c, "evidence.work.slow_share")) >
-		      json__num(json__get(c, "evidence.work.fast_share")),
-	      "extra's part of the samples: %g slow, %g fast",
-	      json__num(json__get(c, "evidence.work.slow_share")),
-	      json__num(json__get(c, "evidence.work.fast_share")));
+	CHECK(json__num(work(c, "slow_share")) > json__num(work(c, "fast_share")),
+	      "extra's part of the samples: %g slow, %g fast", json__num(work(c, "slow_share")),
+	      json__num(work(c, "fast_share")));
 	/* not dismissed as a slower CPU, whatever else the rules say */
-	CHECK(json__bool(json__get(c, "evidence.work.dismissed")) == 0 &&
+	CHECK(json__bool(work(c, "dismissed")) == 0 &&
 		      json__bool(json__get(c, "evidence.bursts.cpu_slower")) == 0,
 	      "dismissed as a slower CPU");
 	json__free(j);
@@ -133,26 +153,19 @@ TEST(sampled_new_frames_in_a_window_are_more_work)
 
 TEST(sampled_frames_stretched_alike_are_a_slower_cpu)
 {
-	const char *path = write_trace("work-slower.xlp", SLOWER);
-	struct json *j;
 	const struct json *c;
+	struct json *j = work_report("work-slower.xlp", SLOWER, "compute", &c);
 
-	REQUIRE(path, "write");
-	j = synth__report_json(path, NULL, NULL);
 	REQUIRE(j, "report");
 	CHECK(!named(j, "extra"), "extra named: it never ran");
-	c = named(j, "compute");
-	REQUIRE(c && json__bool(json__get(c, "evidence.work.tested")) == 1,
+	REQUIRE(c && json__bool(work(c, "tested")) == 1,
 		"compute not named, or its work not tested: %s",
 		json__str(json__key(j, "verdict")) ?: "");
-	CHECK(json__bool(json__get(c, "evidence.work.sampled")) == 1 &&
-		      json__bool(json__get(c, "evidence.work.more_work")) == 0,
+	CHECK(json__bool(work(c, "sampled")) == 1 && json__bool(work(c, "more_work")) == 0,
 	      "compute: MORE WORK where every frame was stretched alike (share %g vs %g, p %g)",
-	      json__num(json__get(c, "evidence.work.slow_share")),
-	      json__num(json__get(c, "evidence.work.fast_share")),
-	      json__num(json__get(c, "evidence.work.p_share")));
-	CHECK(json__num(json__get(c, "evidence.work.rest_slow_ns")) >
-		      json__num(json__get(c, "evidence.work.rest_fast_ns")),
+	      json__num(work(c, "slow_share")), json__num(work(c, "fast_share")),
+	      json__num(work(c, "p_share")));
+	CHECK(json__num(work(c, "rest_slow_ns")) > json__num(work(c, "rest_fast_ns")),
 	      "the rest did not grow");
 	/* nothing accused of CPU time: the machine, not a function */
 	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s",
@@ -168,29 +181,20 @@ TEST(sampled_frames_stretched_alike_are_a_slower_cpu)
  */
 TEST(sampled_share_grown_by_a_sliver_is_a_slower_cpu)
 {
-	const char *path = write_trace("work-uneven.xlp", UNEVEN);
-	struct json *j;
 	const struct json *c;
+	struct json *j = work_report("work-uneven.xlp", UNEVEN, "compute", &c);
 
-	REQUIRE(path, "write");
-	j = synth__report_json(path, NULL, NULL);
 	REQUIRE(j, "report");
-	c = named(j, "compute");
-	REQUIRE(c && json__bool(json__get(c, "evidence.work.tested")) == 1,
+	REQUIRE(c && json__bool(work(c, "tested")) == 1,
 		"compute not named, or its work not tested: %s",
 		json__str(json__key(j, "verdict")) ?: "");
-	CHECK(json__num(json__get(c, "evidence.work.p_share")) <= 0.001 &&
-		      json__num(json__get(c, "evidence.work.share_growth")) > 1 &&
-		      json__num(json__get(c, "evidence.work.share_growth")) < 2,
+	CHECK(json__num(work(c, "p_share")) <= 0.001 && json__num(work(c, "share_growth")) > 1 &&
+		      json__num(work(c, "share_growth")) < 2,
 	      "compute's share: %g vs %g, p %g, growth %g (the shape wants p <= 0.001, 1..2)",
-	      json__num(json__get(c, "evidence.work.slow_share")),
-	      json__num(json__get(c, "evidence.work.fast_share")),
-	      json__num(json__get(c, "evidence.work.p_share")),
-	      json__num(json__get(c, "evidence.work.share_growth")));
-	CHECK(json__bool(json__get(c, "evidence.work.slower_cpu")) == 1 &&
-		      json__bool(json__get(c, "evidence.work.more_work")) == 0,
-	      "compute: not A SLOWER CPU (rest p %g)",
-	      json__num(json__get(c, "evidence.work.p_rest")));
+	      json__num(work(c, "slow_share")), json__num(work(c, "fast_share")),
+	      json__num(work(c, "p_share")), json__num(work(c, "share_growth")));
+	CHECK(json__bool(work(c, "slower_cpu")) == 1 && json__bool(work(c, "more_work")) == 0,
+	      "compute: not A SLOWER CPU (rest p %g)", json__num(work(c, "p_rest")));
 	CHECK(json__len(json__key(j, "critical_functions")) == 0, "%s",
 	      json__str(json__key(j, "verdict")) ?: "");
 	json__free(j);

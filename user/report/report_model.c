@@ -184,14 +184,8 @@ static void traces(struct report_model *m, const struct dataset *ds)
 
 		report_model__begin_obj(m, NULL);
 		report_model__fields_of(m, fi, file_head_f);
-		report_model__begin_arr(m, "landmarks");
-		for (size_t k = 0; k < fi->nlandmarks; k++)
-			report_model__str(m, NULL, fi->landmark_names[k]);
-		report_model__end_arr(m);
-		report_model__begin_arr(m, "landmark_symbols");
-		for (size_t k = 0; k < fi->nlandmarks; k++)
-			report_model__str(m, NULL, fi->landmarks[k]);
-		report_model__end_arr(m);
+		report_model__strs(m, "landmarks", fi->landmark_names, fi->nlandmarks);
+		report_model__strs(m, "landmark_symbols", fi->landmarks, fi->nlandmarks);
 		report_model__fields_of(m, fi, file_tail_f);
 		report_model__end_obj(m);
 	}
@@ -206,10 +200,7 @@ static void limits(struct report_model *m, const struct dataset *ds, const struc
 	size_t nu = report__unavailable(r->features, un, 8),
 	       nd = report__drops(ds, d, REPORT_MAX_DROPS);
 
-	report_model__begin_arr(m, "unavailable");
-	for (size_t i = 0; i < nu; i++)
-		report_model__str(m, NULL, un[i]);
-	report_model__end_arr(m);
+	report_model__strs(m, "unavailable", un, nu);
 	report_model__begin_obj(m, "drops");
 	for (size_t i = 0; i < nd; i++)
 		report_model__uint(m, d[i].name, d[i].count);

@@ -85,6 +85,12 @@ const char *report_node__str_at(const struct report_node *n, const char *path);
 const char *report_node__fmt(const struct report_node *n, char *buf, size_t len);
 const char *report_node__fmt_at(const struct report_node *n, const char *path, char *buf,
 				size_t len);
+/*
+ * Prints tmpl to f with each {path} replaced by report_node__fmt_at(n, path)
+ * and each {#path} by report_node__uint_at(n, path) as an integer: the text
+ * renderers' sentences say which values they hold where they stand.
+ */
+void report_node__print(FILE *f, const struct report_node *n, const char *tmpl);
 
 /* ---- building (report_model*.c and the section writers) ---- */
 
@@ -97,6 +103,8 @@ void report_model__begin_arr(struct report_model *m, const char *key);
 void report_model__end_obj(struct report_model *m);
 void report_model__end_arr(struct report_model *m);
 void report_model__str(struct report_model *m, const char *key, const char *v); /* NULL: null */
+/* An array of n strings (each NULL: null) */
+void report_model__strs(struct report_model *m, const char *key, const char *const *v, size_t n);
 void report_model__strn(struct report_model *m, const char *key, const char *v, size_t n);
 void report_model__int(struct report_model *m, const char *key, int64_t v);
 void report_model__uint(struct report_model *m, const char *key, uint64_t v);

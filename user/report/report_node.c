@@ -124,6 +124,14 @@ void report_model__str(struct report_model *m, const char *key, const char *v)
 	report_model__strn(m, key, v, v ? strlen(v) : 0);
 }
 
+void report_model__strs(struct report_model *m, const char *key, const char *const *v, size_t n)
+{
+	report_model__begin_arr(m, key);
+	for (size_t i = 0; i < n; i++)
+		report_model__str(m, NULL, v[i]);
+	report_model__end_arr(m);
+}
+
 void report_model__int(struct report_model *m, const char *key, int64_t v)
 {
 	struct report_node *n = add(m, key, REPORT_INT);
@@ -417,6 +425,35 @@ const char *report_node__fmt_at(const struct report_node *n, const char *path, c
 				size_t len)
 {
 	return report_node__fmt(report_node__get(n, path), buf, len);
+}
+
+void report_node__print(FILE *f, const struct report_node *n, const char *tmpl)
+{
+	static const char path_chars[] = "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.";
+	const char *p = tmpl, *e;
+	char path[64], v[64];
+
+	while ((e = strchr(p, '{'))) {
+		bool whole = e[1] == '#';
+		size_t k = strspn(e + 1 + whole, path_chars);
+
+		fwrite(p, 1, (size_t)(e - p), f);
+		p = e + 1;
+		/* {path} or {#path}; any other brace is text */
+		if (!k || k >= sizeof(path) || e[1 + whole + k] != '}') {
+			fputc('{', f);
+			continue;
+		}
+		memcpy(path, e + 1 + whole, k);
+		path[k] = 0;
+		if (whole)
+			fprintf(f, "%llu", (unsigned long long)report_node__uint_at(n, path));
+		else
+			fputs(report_node__fmt_at(n, path, v, sizeof(v)), f);
+		p = e + 2 + whole + k;
+	}
+	fputs(p, f);
 }
 
 /* ---- the JSON renderer: the tree as it is, shown-only nodes left out ---- */

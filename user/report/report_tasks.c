@@ -92,15 +92,10 @@ void report__tasks_text(FILE *f, const struct report_node *m)
 
 	if (!t)
 		return;
-	fprintf(f,
-		"\nAsync tasks (--task-post / --task-run): %llu posted, %llu started, %llu "
-		"matched (%llu never started, %llu started unposted, %llu without their call)\n",
-		(unsigned long long)report_node__uint_at(t, "posted"),
-		(unsigned long long)report_node__uint_at(t, "started"),
-		(unsigned long long)report_node__uint_at(t, "matched"),
-		(unsigned long long)report_node__uint_at(t, "unstarted"),
-		(unsigned long long)report_node__uint_at(t, "unposted"),
-		(unsigned long long)report_node__uint_at(t, "no_call"));
+	report_node__print(f, t,
+			   "\nAsync tasks (--task-post / --task-run): {#posted} posted, {#started} "
+			   "started, {#matched} matched ({#unstarted} never started, {#unposted} "
+			   "started unposted, {#no_call} without their call)\n");
 	fns = report_node__get(t, "functions");
 	fprintf(f, "  %-24s %6s %6s %6s  %21s  %21s\n", "task", "slow", "fast", "other",
 		"queue slow / fast", "run slow / fast");

@@ -48,19 +48,16 @@ static const char *val(const struct report_node *n, const char *path, char *buf,
 /* The runs' wait before their handler (record's prewake), when any has one. */
 static void queued(FILE *f, const struct report_node *runs)
 {
-	char a[32], b[32];
 	const char *who = report_node__str_at(runs, "queued_cpu_thieves_text");
 	double share = report_node__num_at(runs, "queued_share");
 
 	if (!report_node__uint_at(runs, "queued_runs"))
 		return;
-	fprintf(f,
-		"  queued before the handler: %llu of %llu runs waited for a CPU between their "
-		"thread's wakeup and the handler; median %s in slow runs, %s in fast",
-		(unsigned long long)report_node__uint_at(runs, "queued_runs"),
-		(unsigned long long)report_node__uint_at(runs, "count"),
-		val(runs, "queued_slow_median_ns", a, sizeof(a)),
-		val(runs, "queued_fast_median_ns", b, sizeof(b)));
+	report_node__print(
+		f, runs,
+		"  queued before the handler: {#queued_runs} of {#count} runs waited for a "
+		"CPU between their thread's wakeup and the handler; median "
+		"{queued_slow_median_ns} in slow runs, {queued_fast_median_ns} in fast");
 	/* only a share it holds: a difference of zeros says nothing */
 	if (!isnan(share) && share >= 0.005)
 		fprintf(f, ", %.0f %% of the added latency", 100 * share);

@@ -88,6 +88,21 @@ const char *report__blocker_thieves(const struct waitchain_blocker *b, char *buf
 	return buf;
 }
 
+/* One thief's object, its time divided by per (1: as it is) */
+static void thief_obj(struct report_model *m, const struct diagnosis_thief *x, double per)
+{
+	report_model__begin_obj(m, NULL);
+	report_model__uint(m, "tid", x->tid);
+	report_model__uint(m, "pid", x->pid);
+	report_model__strn(m, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
+	report_model__round(m, "ns", x->ns / per);
+	report_model__num(m, "share", x->share);
+	report_model__bool(m, "own_process", x->own_process);
+	report_model__bool(m, "child", x->child);
+	report_model__bool(m, "kernel_thread", x->kernel_thread);
+	report_model__end_obj(m);
+}
+
 void report_model__blocker_thieves(struct report_model *m, const struct waitchain_blocker *b,
 				   double per)
 {
@@ -101,20 +116,20 @@ void report_model__blocker_thieves(struct report_model *m, const struct waitchai
 	for (uint32_t i = 0; i < b->nthieves; i++) {
 		struct diagnosis_thief x = of_ds(&b->thieves[i], b->thief_known_ns);
 
-		report_model__begin_obj(m, NULL);
-		report_model__uint(m, "tid", x.tid);
-		report_model__uint(m, "pid", x.pid);
-		report_model__strn(m, "comm", x.comm, strnlen(x.comm, sizeof(x.comm)));
-		report_model__round(m, "ns", x.ns / per);
-		report_model__num(m, "share", x.share);
-		report_model__bool(m, "own_process", x.own_process);
-		report_model__bool(m, "child", x.child);
-		report_model__bool(m, "kernel_thread", x.kernel_thread);
-		report_model__end_obj(m);
+		thief_obj(m, &x, per);
 	}
 	report_model__end_arr(m);
 	report_model__end_obj(m);
 }
+
+static const struct jsonw_field thieves_f[] = {
+	JSONW_F(struct diagnosis_thieves, waits, "waits"),
+	JSONW_F_ROUND(struct diagnosis_thieves, wait_ns, "wait_ns"),
+	JSONW_F_ROUND(struct diagnosis_thieves, idle_ns, "idle_ns"),
+	JSONW_F_ROUND(struct diagnosis_thieves, irq_ns, "irq_ns"),
+	JSONW_F_ROUND(struct diagnosis_thieves, steal_ns, "steal_ns"),
+	JSONW_F_ROUND(struct diagnosis_thieves, unknown_ns, "unknown_ns"),
+};
 
 void report_model__thieves(struct report_model *m, const char *key,
 			   const struct diagnosis_thieves *t)
@@ -124,27 +139,10 @@ void report_model__thieves(struct report_model *m, const char *key,
 		return;
 	}
 	report_model__begin_obj(m, key);
-	report_model__uint(m, "waits", t->waits);
-	report_model__round(m, "wait_ns", t->wait_ns);
-	report_model__round(m, "idle_ns", t->idle_ns);
-	report_model__round(m, "irq_ns", t->irq_ns);
-	report_model__round(m, "steal_ns", t->steal_ns);
-	report_model__round(m, "unknown_ns", t->unknown_ns);
+	report_model__fields_of(m, t, thieves_f);
 	report_model__begin_arr(m, "thieves");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct diagnosis_thief *x = &t->t[i];
-
-		report_model__begin_obj(m, NULL);
-		report_model__uint(m, "tid", x->tid);
-		report_model__uint(m, "pid", x->pid);
-		report_model__strn(m, "comm", x->comm, strnlen(x->comm, sizeof(x->comm)));
-		report_model__round(m, "ns", x->ns);
-		report_model__num(m, "share", x->share);
-		report_model__bool(m, "own_process", x->own_process);
-		report_model__bool(m, "child", x->child);
-		report_model__bool(m, "kernel_thread", x->kernel_thread);
-		report_model__end_obj(m);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		thief_obj(m, &t->t[i], 1);
 	report_model__end_arr(m);
 	report_model__end_obj(m);
 }
