@@ -49,6 +49,18 @@ int xt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+char xt_proc_state(int pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	/* the comm may hold ')': the state follows the last one */
+	if (xt_read_file(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')) || p[1] != ' ' ||
+	    !p[2])
+		return '?';
+	return p[2];
+}
+
 int xt_cmd(int (*cmd)(int, char **), int argc, char **argv, const char *out, const char *err)
 {
 	int so, se, fo, fe, rc;

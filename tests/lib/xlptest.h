@@ -20,6 +20,8 @@ extern char xt_xl[XT_PATH], xt_xlt[XT_PATH], xt_wl[XT_PATH];
 void xt_paths(const char *workload);
 /* The start of a file (len - 1 bytes at most, NUL-terminated), not through a link: 0 or -errno. */
 int xt_read_file(const char *path, char *buf, size_t len);
+/* The state letter of /proc/PID/stat ('R', 'S', 'D', 'Z'...), '?' when pid is gone. */
+char xt_proc_state(int pid);
 
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);

@@ -323,17 +323,9 @@ TEST(per_function_links_where_the_kernel_lacks_uprobe_multi)
 /* pid is gone, or a zombie (its parent exited: reparented, not yet reaped). */
 static bool gone(pid_t pid)
 {
-	char path[64], line[512], *paren;
-	FILE *f;
-	bool dead = true;
+	char st = xt_proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (f && fgets(line, sizeof(line), f) && (paren = strrchr(line, ')')))
-		dead = paren[1] == ' ' && paren[2] == 'Z';
-	if (f)
-		fclose(f);
-	return dead;
+	return st == '?' || st == 'Z';
 }
 
 /* The bpf_link files a process holds. */

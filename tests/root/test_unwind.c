@@ -168,17 +168,9 @@ static void proc_state(int pid, char *state, long *sys)
 {
 	char path[64], buf[512];
 	FILE *f;
-	char *p;
 
-	*state = '?';
+	*state = xt_proc_state(pid);
 	*sys = -2;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1])
-			*state = p[2];
-		fclose(f);
-	}
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 	f = fopen(path, "r");
 	if (f) {
