@@ -98,8 +98,13 @@ for dir in root e2e real; do
 done
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
-# The failures again, last, each with its suite and its first failed check:
-# a log cut to its head and tail still names every one.
+# where the time went: each suite's wall time, longest first, then per directory
+echo "time per suite (s):"
+sort -rn "$times" | awk '{ printf "  %7.1f  %s\n", $1 / 1000, $2 }'
+awk '{ split($2, p, "/"); t[p[1]] += $1 } END { for (d in t) printf "  %7.1f  %s/ in all\n", t[d] / 1000, d }' "$times" | sort -rn
+# The failures again, after the time table and just before the summary,
+# each with its suite and its first failed check: a log cut to its head
+# and tail (CI shows ~60 lines of each) still names every one.
 if [ "$failed" != 0 ]; then
 	echo "failures:"
 	awk '/^== / { suite = $2; chk = ""; next }
@@ -109,10 +114,6 @@ if [ "$failed" != 0 ]; then
 	     /^FAIL / { line = $0; sub(/^FAIL /, "", line); print "  " suite " " substr(line, 1, 300);
 	                if (chk != "") print "    " substr(chk, 1, 400); chk = "" }' "$log"
 fi
-# where the time went: each suite's wall time, longest first, then per directory
-echo "time per suite (s):"
-sort -rn "$times" | awk '{ printf "  %7.1f  %s\n", $1 / 1000, $2 }'
-awk '{ split($2, p, "/"); t[p[1]] += $1 } END { for (d in t) printf "  %7.1f  %s/ in all\n", t[d] / 1000, d }' "$times" | sort -rn
 echo "total $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -58,6 +58,67 @@ static const struct json *new_frame(const struct json *c)
 	return NULL;
 }
 
+enum { NREQ = 100, NWIN = 20 };
+
+struct reqs {
+	unsigned long long wall[NREQ], cpu[NREQ];
+	int x[NREQ], n, nx;
+};
+
+static void parse_reqs(const char *s, struct reqs *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (const char *p = strstr(s, "REQ "); p && r->n < NREQ; p = strstr(p + 1, "REQ ")) {
+		int i, x;
+		unsigned long long ns, cpu;
+
+		if (sscanf(p, "REQ %d %d %llu %llu", &i, &x, &ns, &cpu) != 4)
+			continue;
+		r->wall[r->n] = ns;
+		r->cpu[r->n] = cpu;
+		r->x[r->n++] = x;
+		r->nx += x;
+	}
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * The test's premise, by the workload's own clocks: the window's requests
+ * are the slow ones. The host can break it: the hypervisor's steal (a
+ * request's wall time beyond its thread's CPU time, which leaves steal
+ * out: PARAVIRT_TIME_ACCOUNTING; the workload runs SCHED_FIFO, so no other
+ * task takes its CPU) came in bursts of 1-6 ms on this VM and in CI, as
+ * much as the window adds, and made requests outside it as slow (a report
+ * then rightly names cpu_steal). Intruders: requests outside the window
+ * among the NWIN slowest; the premise holds when they are under a quarter
+ * of them. The same recording's report answers either way, and the test
+ * prints what it saw.
+ */
+static int intruders(const struct reqs *r, double *stolen_ms)
+{
+	unsigned long long w[NREQ], cut;
+	int k = 0;
+
+	memcpy(w, r->wall, sizeof(w));
+	qsort(w, (size_t)r->n, sizeof(*w), cmp_desc);
+	cut = w[NWIN - 1];
+	*stolen_ms = 0;
+	for (int i = 0; i < r->n; i++) {
+		unsigned long long lost = r->wall[i] > r->cpu[i] ? r->wall[i] - r->cpu[i] : 0;
+
+		k += !r->x[i] && r->wall[i] >= cut;
+		if (lost / 1e6 > *stolen_ms)
+			*stolen_ms = lost / 1e6;
+	}
+	return k;
+}
+
 TEST(window_of_new_code_is_more_work)
 {
 	char xl[256], wl[256], inter[320], fb[320], fs[320];
@@ -76,28 +137,39 @@ TEST(window_of_new_code_is_more_work)
 			"--units", "120", NULL};
 	const struct json *c, *ev, *node, *verdict;
 	struct json *rep;
-	double extra = 0, base = 0;
-	int rc, n = 0, nx = 0;
+	struct reqs r;
+	double extra = 0, base = 0, stolen = 0;
+	int rc, k = NWIN, tries = 0;
 
 	snprintf(inter, sizeof(inter), "%s:handle_request", wl);
 	snprintf(fb, sizeof(fb), "%s:compute_batch", wl);
 	snprintf(fs, sizeof(fs), "%s:finish_step", wl);
-	rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
-	REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
-	/* the window's requests took more CPU by the workload's own clock */
-	for (char *p = strstr(out, "REQ "); p; p = strstr(p + 1, "REQ ")) {
-		int i, x;
-		unsigned long long ns, cpu;
-
-		if (sscanf(p, "REQ %d %d %llu %llu", &i, &x, &ns, &cpu) != 4)
-			continue;
-		n++;
-		nx += x;
-		*(x ? &extra : &base) += (double)cpu;
+	/* up to four recordings for one whose premise the host left standing */
+	while (tries++ < 4) {
+		rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
+		REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
+		parse_reqs(out, &r);
+		REQUIRE(r.n == NREQ && r.nx == NWIN, "workload reported %d requests, %d in the window",
+			r.n, r.nx);
+		k = intruders(&r, &stolen);
+		if (4 * k < NWIN)
+			break;
+		fprintf(stderr,
+			"  recording %d: %d of the %d slowest requests outside the window (the host "
+			"took up to %.1f ms of a request): recorded again\n",
+			tries, k, NWIN, stolen);
 	}
-	REQUIRE(n == 100 && nx == 20, "workload reported %d requests, %d in the window", n, nx);
-	fprintf(stderr, "  window: %.0f %% more CPU per request by the workload's clock\n",
-		100 * (extra / nx / (base / (n - nx)) - 1));
+	REQUIRE(4 * k < NWIN,
+		"the host's steal made requests outside the window as slow as it in 4 recordings "
+		"(last: %d of the %d slowest, up to %.1f ms taken from a request)",
+		k, NWIN, stolen);
+	/* the window's requests took more CPU by the workload's own clock */
+	for (int i = 0; i < r.n; i++)
+		*(r.x[i] ? &extra : &base) += (double)r.cpu[i];
+	fprintf(stderr,
+		"  window: %.0f %% more CPU per request by the workload's clock; %d of the %d "
+		"slowest requests outside it\n",
+		100 * (extra / r.nx / (base / (r.n - r.nx)) - 1), k, NWIN);
 
 	rep = xt_report_json(xl, trace, 120000);
 	REQUIRE(rep, "no JSON report");
