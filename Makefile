@@ -17,6 +17,9 @@ ARCH ?= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
+# the build inside make test, demo and bench: one job per CPU (139 s -> 68 s
+# on this 2-CPU VM from a clean clone)
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 ifeq ($(V),1)
 Q =
@@ -353,11 +356,11 @@ fuzz: deps
 
 # The README's two commands. Both install what is missing first.
 demo: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)tools/demo.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)tests/run-tests.sh
 
@@ -365,20 +368,20 @@ unit-test: build-tests check-layers
 	$(Q)tests/run-tests.sh --unit-only
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)tools/bench.sh
 
 bench-quick: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)XLP_BENCH_QUICK=1 tools/bench.sh
 
 scorecard: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)status=0; tests/e2e/scorecard || status=1; tests/real/scorecard || status=1; exit $$status
 
 # Debian's nginx and redis-server under xlprobe alone (also in make test)
 servers-test: deps
-	$(Q)$(MAKE) --no-print-directory build-tests
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) build-tests
 	$(Q)status=0; for t in tests/real/test_nginx tests/real/test_redis; do \
 		XLP_ROOT=$$PWD $$t || status=1; done; exit $$status
 

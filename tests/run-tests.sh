@@ -14,7 +14,6 @@ log=$(mktemp)
 times=$(mktemp)
 trap 'rm -f "$log" "$times"' EXIT
 start=$(date +%s)
-status=0
 res=$(mktemp -d)
 trap 'rm -rf "$log" "$times" "$res"' EXIT
 
@@ -88,11 +87,39 @@ for dir in unit fuzz; do
 	for t in $(tests_of $dir); do show_one $dir "$t"; done
 done
 for t in $side_tests; do show_one root "$t"; done
+# The host's steal so far, in ms (/proc/stat's eighth field, USER_HZ ticks)
+steal_ms() { awk '/^cpu / { print $9 * 10; exit }' /proc/stat; }
+
+# A live suite that fails runs once more, and both runs are shown: these
+# VMs' host takes their CPUs for 1-48 ms at a time (steal, measured by the
+# kernel), and a suite that measures true interference then measures the
+# host's (CI, 2026-11-29: test_cpuwork's window answered "because of
+# cpu_steal"). What failed first is printed as "FIRST", not counted, and
+# listed again at the end with the host's steal during each run: a suite
+# that fails both times fails; one that passed only once is named, never
+# silent.
+reruns=$(mktemp)
+trap 'rm -rf "$log" "$times" "$res" "$reruns"' EXIT
 for dir in root e2e real; do
 	[ $unit_only = 1 ] && continue
 	for t in $(tests_of $dir); do
 		case " $side_tests " in *" $t "*) continue ;; esac
+		s0=$(steal_ms)
 		run_one $dir "$t"
+		s1=$(steal_ms)
+		key=${dir}_$(basename "$t")
+		if [ "$(cat "$res/$key.rc")" != 0 ] || grep -q '^FAIL ' "$res/$key.out"; then
+			first=$(grep '^FAIL ' "$res/$key.out" | cut -c6- | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')
+			[ -n "$first" ] || first="exit status $(cat "$res/$key.rc")"
+			echo "== $dir/$(basename "$t") (first run: failed; run again)"
+			sed -n 's/^FAIL /FIRST FAIL /p; /^  /p' "$res/$key.out" | head -n 60
+			sed 's/^FAIL /FIRST FAIL /; s/^PASS /FIRST PASS /' "$res/$key.out" >>"$log"
+			run_one $dir "$t"
+			s2=$(steal_ms)
+			again=passed
+			{ [ "$(cat "$res/$key.rc")" != 0 ] || grep -q '^FAIL ' "$res/$key.out"; } && again=failed
+			echo "  $dir/$(basename "$t"): first run failed ($first; host steal $((s1 - s0)) ms), second run $again (host steal $((s2 - s1)) ms)" >>"$reruns"
+		fi
 		show_one $dir "$t"
 	done
 done
@@ -113,6 +140,10 @@ if [ "$failed" != 0 ]; then
 	     /^PASS / { chk = "" }
 	     /^FAIL / { line = $0; sub(/^FAIL /, "", line); print "  " suite " " substr(line, 1, 300);
 	                if (chk != "") print "    " substr(chk, 1, 400); chk = "" }' "$log"
+fi
+if [ -s "$reruns" ]; then
+	echo "suites run twice (a first failure, shown above as FIRST FAIL):"
+	cat "$reruns"
 fi
 echo "total $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
