@@ -328,8 +328,8 @@ static bool gone(pid_t pid)
 	return st == '?' || st == 'Z';
 }
 
-/* The bpf_link files a process holds. */
-static int bpf_links(pid_t pid)
+/* The files of pid whose /proc link reads want ("anon_inode:bpf_link", ...). */
+static int files_like(pid_t pid, const char *want)
 {
 	char dir[64], path[400], target[128];
 	struct dirent *d;
@@ -345,12 +345,51 @@ static int bpf_links(pid_t pid)
 		len = readlink(path, target, sizeof(target) - 1);
 		if (len > 0) {
 			target[len] = 0;
-			n += !strcmp(target, "anon_inode:bpf_link");
+			n += !strcmp(target, want);
 		}
 	}
 	if (dp)
 		closedir(dp);
 	return n;
+}
+
+static int bpf_links(pid_t pid)
+{
+	return files_like(pid, "anon_inode:bpf_link");
+}
+
+/* What keeps a probe in place: its BPF links and perf events. */
+static int probe_files(pid_t pid)
+{
+	return bpf_links(pid) + files_like(pid, "anon_inode:[perf_event]");
+}
+
+/* A child of pid (the first /proc lists), or 0. */
+static pid_t child_of(pid_t pid)
+{
+	DIR *dp = opendir("/proc");
+	struct dirent *d;
+	pid_t found = 0;
+
+	while (dp && !found && (d = readdir(dp))) {
+		char path[300], buf[512], *p;
+		FILE *f;
+		int ppid;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && sscanf(p, ") %*c %d", &ppid) == 1 && ppid == pid)
+			found = atoi(d->d_name);
+	}
+	if (dp)
+		closedir(dp);
+	return found;
 }
 
 /*
@@ -369,11 +408,34 @@ TEST(stop_leaves_a_slow_removal_to_a_background_process)
 	struct xt_proc w, x;
 	struct xt_trace tr;
 	double t0, stop, removal;
-	int rc, remover = 0, links;
+	int rc, remover = 0, links, mine = -1, theirs = 0;
 
 	REQUIRE(!record_busy("DETACH_DELAY_MS", "4000", trace, &w, &x), "-");
 	t0 = now_s();
 	kill(x.pid, SIGINT);
+	/*
+	 * While xlprobe waits for its remover, the remover holds every probe
+	 * and xlprobe none: the kernel removes a probe at the last close of
+	 * its files, and xlprobe's exit must not be that (make bench: a stop
+	 * of 34 s, the remover long gone, xlprobe's exit in the kernel's
+	 * grace periods). No time: what each process holds, polled.
+	 */
+	while (!gone(x.pid) && now_s() - t0 < 60) {
+		pid_t c = child_of(x.pid);
+		int pf = probe_files(x.pid), cf = c > 0 ? probe_files(c) : 0;
+
+		if (c > 0 && cf > 0) {
+			mine = pf;
+			theirs = cf;
+			if (!pf)
+				break;
+		}
+		usleep(2000);
+	}
+	CHECK(theirs > 0 && mine == 0,
+	      "while the remover held %d probe files, xlprobe still held %d (its exit would "
+	      "remove them)",
+	      theirs, mine);
 	rc = xt_wait(&x, 120000, NULL, 0, err, sizeof(err));
 	stop = now_s() - t0;
 	if (rc)
