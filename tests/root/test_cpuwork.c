@@ -149,13 +149,14 @@ TEST(window_of_new_code_is_more_work)
 		rc = xt_run(argv, 120000, out, sizeof(out), err, sizeof(err));
 		REQUIRE(rc == 0, "xlprobe exit %d: %s", rc, err);
 		parse_reqs(out, &r);
-		REQUIRE(r.n == NREQ && r.nx == NWIN, "workload reported %d requests, %d in the window",
-			r.n, r.nx);
+		REQUIRE(r.n == NREQ && r.nx == NWIN,
+			"workload reported %d requests, %d in the window", r.n, r.nx);
 		k = intruders(&r, &stolen);
 		if (4 * k < NWIN)
 			break;
 		fprintf(stderr,
-			"  recording %d: %d of the %d slowest requests outside the window (the host "
+			"  recording %d: %d of the %d slowest requests outside the window (the "
+			"host "
 			"took up to %.1f ms of a request): recorded again\n",
 			tries, k, NWIN, stolen);
 	}
