@@ -695,7 +695,7 @@ int cmd_record(int argc, char **argv)
 				(stop_ns - signal_ns) / 1e9);
 		ret = recorder__finish(&r, why);
 		xlp_dbg("stopping: the file complete in %.3f s", (xlp_now_ns() - stop_ns) / 1e9);
-		recorder__detach(&r);
+		recorder__detach(&r, why == XLP_STOP_SIGNAL && signal_ns ? signal_ns : stop_ns);
 	} else {
 		/* nothing was recorded: leave no file that looks like a recording
 		 * (an older trace of ours at the path stays as it was) */

@@ -103,6 +103,11 @@ static inline uint64_t recorder__cpu_ns(void)
 
 /* record_finish.c */
 int recorder__finish(struct recorder *r, enum xlp_stop_reason why);
-void recorder__detach(struct recorder *r);
+/*
+ * Removes the probes once the file is complete: waits for the kernel
+ * until 1 s after stop_began_ns (CLOCK_MONOTONIC: the signal, or the
+ * target's exit), then leaves the rest to a child process and says so.
+ */
+void recorder__detach(struct recorder *r, uint64_t stop_began_ns);
 
 #endif
