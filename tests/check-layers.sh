@@ -329,28 +329,23 @@ sed "s/^| \`$top\` |\(.*\)| [^|]* |\([^|]*|\)$/| \`$top\` |\1| $low |\2/" README
 [ -n "$(readme_rows "$tmp/README.md")" ] || fail "the README check missed the row of $top given the uses '$low'"
 
 # ---- 9. each BPF header stands alone ----
-# bpf_alone HEADER DIR TAG: compiles $tmp/bpfh/TAG/probe.bpf.c, which
-# includes only the header given; the compiler's words in .../err.
-bpf_alone()
-{
-	d=$tmp/bpfh/$3
-	mkdir -p "$d"
-	printf '#include "%s"\n' "$1" >"$d/probe.bpf.c"
-	# shellcheck disable=SC2086
-	$CLANG $BPF_PROBE_CFLAGS -I"$2" -c "$d/probe.bpf.c" -o "$d/probe.o" 2>"$d/err"
-}
-
-# every header at once, as many compiles as CPUs (each reads vmlinux.h:
-# 8.5 s one after another here); a header's failure leaves DIR/failed
-export CLANG BPF_PROBE_CFLAGS
+# The job that compiles $0/NAME/probe.bpf.c, which includes only the header
+# $1 (NAME.bpf.h, found through its own directory); it leaves the
+# compiler's words in $0/NAME/err, and $0/NAME/failed when it fails.
 # shellcheck disable=SC2016 # the job's script expands its own variables
-for h in bpf/*.bpf.h; do echo "$h"; done | xargs -P "$(nproc 2>/dev/null || echo 2)" -n 1 sh -c '
+bpf_alone='
 	d=$0/$(basename "$1" .bpf.h)
 	mkdir -p "$d"
 	printf "#include \"%s\"\n" "$(basename "$1")" >"$d/probe.bpf.c"
 	# shellcheck disable=SC2086
-	$CLANG $BPF_PROBE_CFLAGS -Ibpf -c "$d/probe.bpf.c" -o "$d/probe.o" 2>"$d/err" ||
-		: >"$d/failed"' "$tmp/bpfh"
+	$CLANG $BPF_PROBE_CFLAGS -I"$(dirname "$1")" -c "$d/probe.bpf.c" -o "$d/probe.o" \
+		2>"$d/err" || : >"$d/failed"'
+
+# every header at once, as many compiles as CPUs (each reads vmlinux.h:
+# 8.5 s one after another here)
+export CLANG BPF_PROBE_CFLAGS
+for h in bpf/*.bpf.h; do echo "$h"; done |
+	xargs -P "$(nproc 2>/dev/null || echo 2)" -n 1 sh -c "$bpf_alone" "$tmp/bpfh"
 nbpfh=0
 for h in bpf/*.bpf.h; do
 	checks=$((checks + 1))
@@ -364,7 +359,8 @@ checks=$((checks + 1))
 mkdir -p "$tmp/planted_bpf"
 # uses stat.bpf.h's stat_inc without including it
 printf 'static inline void planted(void) { stat_inc(0); }\n' >"$tmp/planted_bpf/planted.bpf.h"
-bpf_alone planted.bpf.h "$tmp/planted_bpf" planted &&
+sh -c "$bpf_alone" "$tmp/bpfh" "$tmp/planted_bpf/planted.bpf.h"
+[ -e "$tmp/bpfh/planted/failed" ] ||
 	fail "the BPF header check passed a planted header that includes nothing it uses"
 
 # ---- 10. no source file over 900 lines ----

@@ -28,6 +28,11 @@ run_one() {
 	echo "$(( ($(date +%s%N) - t0) / 1000000 )) $1/$(basename "$2")" >"$res/$key.ms"
 }
 
+# failed_run KEY: the run kept under KEY failed (a FAIL line or an exit status)
+failed_run() {
+	[ "$(cat "$res/$1.rc")" != 0 ] || grep -q '^FAIL ' "$res/$1.out"
+}
+
 # show_one DIR TEST: what run_one kept, printed and logged as it always was
 show_one() {
 	local key rc
@@ -108,7 +113,7 @@ for dir in root e2e real; do
 		run_one $dir "$t"
 		s1=$(steal_ms)
 		key=${dir}_$(basename "$t")
-		if [ "$(cat "$res/$key.rc")" != 0 ] || grep -q '^FAIL ' "$res/$key.out"; then
+		if failed_run "$key"; then
 			first=$(grep '^FAIL ' "$res/$key.out" | cut -c6- | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')
 			[ -n "$first" ] || first="exit status $(cat "$res/$key.rc")"
 			echo "== $dir/$(basename "$t") (first run: failed; run again)"
@@ -117,7 +122,7 @@ for dir in root e2e real; do
 			run_one $dir "$t"
 			s2=$(steal_ms)
 			again=passed
-			{ [ "$(cat "$res/$key.rc")" != 0 ] || grep -q '^FAIL ' "$res/$key.out"; } && again=failed
+			failed_run "$key" && again=failed
 			echo "  $dir/$(basename "$t"): first run failed ($first; host steal $((s1 - s0)) ms), second run $again (host steal $((s2 - s1)) ms)" >>"$reruns"
 		fi
 		show_one $dir "$t"

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -59,6 +60,31 @@ char xt_proc_state(int pid)
 	    !p[2])
 		return '?';
 	return p[2];
+}
+
+int xt_child_of(int parent)
+{
+	struct dirent *de;
+	int found = -1;
+	DIR *d = opendir("/proc");
+
+	while (d && found < 0 && (de = readdir(d))) {
+		char path[300], buf[1024], *p;
+		int ppid;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (xt_read_file(path, buf, sizeof(buf)))
+			continue;
+		/* the comm may hold ')': the fields follow the last one */
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == parent)
+			found = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 int xt_cmd(int (*cmd)(int, char **), int argc, char **argv, const char *out, const char *err)

@@ -22,6 +22,8 @@ void xt_paths(const char *workload);
 int xt_read_file(const char *path, char *buf, size_t len);
 /* The state letter of /proc/PID/stat ('R', 'S', 'D', 'Z'...), '?' when pid is gone. */
 char xt_proc_state(int pid);
+/* A child of parent (the first /proc lists), or -1. */
+int xt_child_of(int parent);
 
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *xt_tmpdir(void);

@@ -182,31 +182,6 @@ static int code_byte(pid_t pid, const char *func)
 	return addr ? b : -1;
 }
 
-/* A child of parent (scanning /proc), or -1. */
-static pid_t child_of(pid_t parent)
-{
-	struct dirent *de;
-	pid_t found = -1;
-	DIR *d = opendir("/proc");
-
-	while (d && found < 0 && (de = readdir(d))) {
-		char path[300], buf[1024], *p;
-		int ppid;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (xt_read_file(path, buf, sizeof(buf)))
-			continue;
-		p = strrchr(buf, ')');
-		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == parent)
-			found = atoi(de->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 /*
  * Until the trace file holds at least runs interaction calls and launches
  * launch records (the recorder flushes them once a second): a handshake
@@ -524,7 +499,7 @@ TEST(kill9_of_record_launch_mode)
 	CHECK(wait_flushed(trace, 0, 2, 30000), "the two launches never reached %s", trace);
 	/* killed early in a launch, which then outlives the recorder */
 	child = fresh_launch(x.out_fd, 30000);
-	CHECK(child > 0 && child == child_of(x.pid), "no running launch found (%d)", child);
+	CHECK(child > 0 && child == xt_child_of(x.pid), "no running launch found (%d)", child);
 	bpf_objs_of(x.pid, &o);
 	b = child > 0 ? code_byte(child, "parent") : -1;
 	kill_recorder(&x);

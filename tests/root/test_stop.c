@@ -364,34 +364,6 @@ static int probe_files(pid_t pid)
 	return bpf_links(pid) + files_like(pid, "anon_inode:[perf_event]");
 }
 
-/* A child of pid (the first /proc lists), or 0. */
-static pid_t child_of(pid_t pid)
-{
-	DIR *dp = opendir("/proc");
-	struct dirent *d;
-	pid_t found = 0;
-
-	while (dp && !found && (d = readdir(dp))) {
-		char path[300], buf[512], *p;
-		FILE *f;
-		int ppid;
-
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		if (p && sscanf(p, ") %*c %d", &ppid) == 1 && ppid == pid)
-			found = atoi(d->d_name);
-	}
-	if (dp)
-		closedir(dp);
-	return found;
-}
-
 /*
  * A removal the kernel holds up (a loaded machine's grace periods, made
  * here by the test hook XLPROBE_TEST_DETACH_DELAY_MS in the removing
@@ -421,7 +393,7 @@ TEST(stop_leaves_a_slow_removal_to_a_background_process)
 	 * grace periods). No time: what each process holds, polled.
 	 */
 	while (!gone(x.pid) && now_s() - t0 < 60) {
-		pid_t c = child_of(x.pid);
+		pid_t c = xt_child_of(x.pid);
 		int pf = probe_files(x.pid), cf = c > 0 ? probe_files(c) : 0;
 
 		if (c > 0 && cf > 0) {

@@ -120,12 +120,11 @@ static void remover_run(struct session *s, const char *delay, int go)
 	_exit(0);
 }
 
-/* Has child pid exited within ms? Reaps it if so. */
-static bool wait_child(pid_t pid, int ms)
+/* Has child pid exited by end (xlp_now_ns's clock)? Reaps it if so. */
+static bool wait_child(pid_t pid, uint64_t end)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	struct pollfd p = {.fd = pfd, .events = POLLIN};
-	uint64_t end = xlp_now_ns() + (uint64_t)ms * 1000000ull;
 	int rc;
 
 	if (pfd >= 0) {
@@ -190,7 +189,7 @@ void recorder__detach(struct recorder *r, uint64_t stop_began_ns)
 	/* the child holds the last references now: it removes the probes */
 	r->sess = NULL;
 	xlp_dbg("%d probe files left to process %d", dropped, (int)pid);
-	if (wait_child(pid, end > start ? (int)((end - start) / 1000000) : 0)) {
+	if (wait_child(pid, end)) {
 		xlp_dbg("probes removed in %.3f s", (xlp_now_ns() - start) / 1e9);
 		return;
 	}
