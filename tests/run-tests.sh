@@ -87,6 +87,7 @@ for dir in unit fuzz; do
 	done
 done
 wait
+side_by_side=$(($(date +%s) - start))
 for dir in unit fuzz; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue
 	for t in $(tests_of $dir); do show_one $dir "$t"; done
@@ -150,6 +151,6 @@ if [ -s "$reruns" ]; then
 	echo "suites run twice (a first failure, shown above as FIRST FAIL):"
 	cat "$reruns"
 fi
-echo "total $(( $(date +%s) - start )) s"
+echo "total $(($(date +%s) - start)) s: $side_by_side s side by side (unit, fuzz, side lane), $(($(date +%s) - start - side_by_side)) s live, one at a time"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -2,8 +2,8 @@
 /*
  * The fuzz harnesses inside make test: each replays its checked-in corpus
  * (tests/fuzz/corpus/NAME, regression files included), then fuzzes from a
- * copy of it for its share of FUZZ_SMOKE_SECONDS (default 60, shared by the
- * NHARNESS harnesses: make test's time stays what it was with two, and
+ * copy of it for its share of FUZZ_SMOKE_SECONDS (default 30, shared by the
+ * NHARNESS harnesses: a smoke within make test's 12 minutes, and
  * make fuzz is where fuzzing runs long). A crash, a leak,
  * undefined behaviour, an input slower than 10 s or a 2 GB one ends
  * libFuzzer with a non-zero status and an artifact in the copy's
@@ -33,7 +33,7 @@ static int run_logged(const char *cmd, const char *work, char *out, size_t len)
 static void run_harness(const char *name)
 {
 	const char *root = tl_root(), *total = getenv("FUZZ_SMOKE_SECONDS");
-	long secs = (total ? atol(total) : 60) / NHARNESS;
+	long secs = (total ? atol(total) : 30) / NHARNESS;
 	char work[] = "/tmp/xlp-fuzz-smoke-XXXXXX", cmd[2048], out[8192];
 	const char *runs;
 	int rc;

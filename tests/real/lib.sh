@@ -310,6 +310,14 @@ record() {
 	RECORDING=
 }
 
+# rec_seconds N: a scenario's recording time, N seconds unless
+# XLP_REAL_SECONDS sets every scenario's. N is sized to what the scenario
+# needs (docs/testing.md): a perturbed one enough for ~30 slow runs at this
+# machine's pace, so that a day three times slower still gives the ~12
+# that the sqlite and xz scenarios are answered with; an unperturbed twin
+# some hundreds of runs.
+rec_seconds() { echo "${XLP_REAL_SECONDS:-$1}"; }
+
 stop_recording() {
 	[ -n "${RECORDING:-}" ] || return 0
 	kill -TERM "$RECORDING"

@@ -547,6 +547,7 @@ static int setup(struct recorder *r)
 				  .stack_copy = unwinder__has_cfi() ? r->o.stack_copy : 0,
 				  .markers = r->markers,
 				  .nmarkers = r->nmarkers,
+				  .usdt = r->usdt != NULL,
 				  .on_record = recorder__on_record,
 				  .ctx = r};
 	char err[512], into[2 * PATH_MAX + 64];

@@ -505,6 +505,13 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	s->skel->rodata->cfg_test_no_cpulog = !!xlp_test_hook("NO_CPULOG");
 	select_programs(s, vmlinux, opts->timeline && opts->cpu_sched, &wanted);
 	configure_markers(s, opts);
+	/* the verifier's time is most of a start (the three take 0.3 s of
+	 * its 1 s here): programs nothing will attach are not loaded */
+	if (!opts->usdt) {
+		bpf_program__set_autoload(s->skel->progs.xlp_usdt_begin, false);
+		bpf_program__set_autoload(s->skel->progs.xlp_usdt_end, false);
+		bpf_program__set_autoload(s->skel->progs.xlp_usdt_point, false);
+	}
 	/* off-CPU user stacks taken as the thread returns to user space: see
 	 * cfg_offcpu_lazy; without the tracepoint, at every switch-out */
 	lazy = opts->sample_hz && have_tp(vmlinux, "rseq_update") && !xlp_test_hook("EAGER_OFFCPU");

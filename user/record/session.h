@@ -32,6 +32,8 @@ struct session_opts {
 	/* record's marker: specs (bpf/marker.bpf.c); none: its programs stay unloaded */
 	const struct xlp_marker_spec *markers;
 	uint32_t nmarkers;
+	/* USDT functions to come (session__attach_usdt); none: their programs stay unloaded */
+	bool usdt;
 	session_record_fn on_record;
 	void *ctx;
 };

@@ -229,6 +229,11 @@ int session__attach_usdt(struct session *s, uint32_t id, uint32_t flags, const c
 		snprintf(err, errlen, "too many functions: at most %d", XLP_MAX_FUNCS);
 		return -E2BIG;
 	}
+	if (!bpf_program__autoload(s->skel->progs.xlp_usdt_point)) {
+		snprintf(err, errlen, "USDT probe %s:%s: the session was opened without USDT",
+			 provider, begin);
+		return -EINVAL;
+	}
 	if (filter_arg >= 0) {
 		f.arg = (uint32_t)filter_arg;
 		f.len = (uint32_t)strnlen(filter, sizeof(f.s) - 1);
