@@ -35,7 +35,7 @@ TEST(recorder_keeps_off_the_pinned_interaction_thread_cpu)
 	char xl[256], wl[256], spec[300], line[256], got_s[64], want_s[64];
 	const char *trace = xt_tmp_path("avoid.xlp");
 	char *wargv[] = {xt_out("tests/workloads/prewake", wl, sizeof(wl)), "--wait-signal",
-			 "--requests", "1500", NULL};
+			 "--requests", "400", NULL};
 	char *xargv[12];
 	struct xt_proc w, x;
 	cpu_set_t online, want, got;
