@@ -321,7 +321,7 @@ check-layers: $(LAYER_ARS) $(SKEL) $(VMLINUX)
 # ---- fuzzing: libFuzzer + ASan + UBSan (clang), harnesses in tests/fuzz/ ----
 # The library is built again with clang and the sanitizers under
 # .output/fuzz/; tests/fuzz/test_fuzz (part of make test) replays the
-# corpus and fuzzes the harnesses for 30 s in all; make fuzz for longer.
+# corpus and fuzzes the harnesses for 20 s in all; make fuzz for longer.
 FUZZ_SECONDS ?= 300
 FUZZ_CFLAGS := -g -O2 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all

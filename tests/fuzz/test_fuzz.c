@@ -2,7 +2,7 @@
 /*
  * The fuzz harnesses inside make test: each replays its checked-in corpus
  * (tests/fuzz/corpus/NAME, regression files included), then fuzzes from a
- * copy of it for its share of FUZZ_SMOKE_SECONDS (default 30, shared by the
+ * copy of it for its share of FUZZ_SMOKE_SECONDS (default 20, shared by the
  * NHARNESS harnesses: a smoke within make test's 12 minutes, and
  * make fuzz is where fuzzing runs long). A crash, a leak,
  * undefined behaviour, an input slower than 10 s or a 2 GB one ends
@@ -33,7 +33,7 @@ static int run_logged(const char *cmd, const char *work, char *out, size_t len)
 static void run_harness(const char *name)
 {
 	const char *root = tl_root(), *total = getenv("FUZZ_SMOKE_SECONDS");
-	long secs = (total ? atol(total) : 30) / NHARNESS;
+	long secs = (total ? atol(total) : 20) / NHARNESS;
 	char work[] = "/tmp/xlp-fuzz-smoke-XXXXXX", cmd[2048], out[8192];
 	const char *runs;
 	int rc;
