@@ -83,7 +83,7 @@ if [ $unit_only = 0 ]; then
 	( for t in $side_tests; do run_one root "$t"; done ) &
 	jobs=$((jobs + 1)) # the side lane is one of the jobs
 fi
-# the pool's suites, DIR:PATH, the longest first (fuzz: its smoke's 30 s)
+# the pool's suites, DIR:PATH, the longest first (fuzz: its smoke's 20 s)
 pool=
 for dir in fuzz root unit; do
 	[ $unit_only = 1 ] && [ $dir != unit ] && continue

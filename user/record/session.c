@@ -505,7 +505,7 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	s->skel->rodata->cfg_test_no_cpulog = !!xlp_test_hook("NO_CPULOG");
 	select_programs(s, vmlinux, opts->timeline && opts->cpu_sched, &wanted);
 	configure_markers(s, opts);
-	/* the verifier's time is most of a start (the three take 0.3 s of
+	/* the verifier's time is most of a start (the three take 0.25 s of
 	 * its 1 s here): programs nothing will attach are not loaded */
 	if (!opts->usdt) {
 		bpf_program__set_autoload(s->skel->progs.xlp_usdt_begin, false);
