@@ -180,7 +180,7 @@ static __always_inline bool ksw_unseen(struct xlp_thread *t, __u64 v, __u64 i, _
 }
 
 /*
- * How long the running task has been on this CPU by the kernel's own
+ * How long the running task (current) has been on this CPU by the kernel's own
  * clock: rq clock - sched_info.last_arrival (stamped at its switch-in by
  * sched_info_arrive() whether or not our program saw it). The rq clock
  * was last updated at most a tick ago, so this is a lower bound. 0 when
@@ -189,15 +189,13 @@ static __always_inline bool ksw_unseen(struct xlp_thread *t, __u64 v, __u64 i, _
 static __always_inline __u64 kernel_ran_since_in(struct task_struct *task, __u32 cpu)
 {
 	__u64 arrival, clk;
-	struct rq *rq;
 
 	if (!bpf_core_field_exists(task->sched_info.last_arrival))
 		return 0;
 	arrival = task->sched_info.last_arrival;
-	rq = xlp_task_rq(task);
-	if (!arrival || !rq || rq->cpu != (int)cpu)
+	clk = xlp_rq_clock(cpu);
+	if (!arrival || !clk--)
 		return 0;
-	clk = rq->clock;
 	return clk > arrival ? clk - arrival : 0;
 }
 
@@ -240,7 +238,7 @@ static __always_inline void thread_account(struct xlp_thread *t, struct xlp_proc
 	}
 	d = now - t->acct.ts;
 	if (t->acct.state == XLP_T_RUNNING) {
-		clk = steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu);
+		clk = steal_clock(t->acct.last_cpu);
 		s = steal_since_in(t, clk);
 		run_close(t, p, now, s < d ? d - s : 0, clk);
 		return;
@@ -261,9 +259,7 @@ static __always_inline void thread_now(struct xlp_thread *t, __u64 now, __u64 *o
 		out[i] = t->acct.c[i];
 	out[XLP_C_WALL] = now;
 	if (t->acct.state == XLP_T_RUNNING) {
-		__u64 steal, run = open_split(
-				     t, steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu),
-				     d, &steal);
+		__u64 steal, run = open_split(t, steal_clock(t->acct.last_cpu), d, &steal);
 
 		out[XLP_C_CPU_RUN] += run;
 		out[XLP_C_CPU_STEAL] += steal;

@@ -30,8 +30,7 @@ static __always_inline void proc_now(struct xlp_proc *p, struct xlp_thread *t, _
 		out[i] = p->c[i];
 	out[XLP_C_WALL] = now;
 	/* only the calling thread's open on-CPU interval is known here */
-	out[XLP_C_CPU_RUN] +=
-		open_split(t, steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu), d, &steal);
+	out[XLP_C_CPU_RUN] += open_split(t, steal_clock(t->acct.last_cpu), d, &steal);
 	out[XLP_C_CPU_STEAL] += steal;
 	out[XLP_C_FREQ_KHZ_NS] += freq_integral(t->acct.last_cpu, now) - t->acct.freq_at_in;
 }
@@ -76,7 +75,7 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 		__u64 wait = t->acct.delay_seen && delay > t->acct.delay_seen
 				     ? delay - t->acct.delay_seen
 				     : 0;
-		__u64 steal = steal_since_in(t, steal_clock(task, t->acct.last_cpu));
+		__u64 steal = steal_since_in(t, steal_clock(t->acct.last_cpu));
 		struct xlp_proc *p = proc_get(t);
 
 		stat_inc(XLP_S_SCHED_MISSED);
@@ -102,7 +101,7 @@ static __always_inline void thread_sync(struct xlp_thread *t, __u64 now)
 	t->acct.ts = now;
 	t->acct.last_cpu = bpf_get_smp_processor_id();
 	t->acct.freq_at_in = freq_integral(t->acct.last_cpu, now);
-	steal_reset(t, steal_clock(task, t->acct.last_cpu));
+	steal_reset(t, steal_clock(t->acct.last_cpu));
 }
 
 /* Argument n of the call (the first five: what libbpf's PT_REGS_PARM gives
@@ -266,6 +265,7 @@ static __always_inline struct xlp_call_compact_rec *rec_begin(struct xlp_thread 
 	rec->depth = d;
 	rec->flags = f->flags;
 	rec->entry_ns = f->snap[XLP_C_WALL];
+	rec->mask = 0; /* the count of values until rec_end (REC_PUT) */
 	return rec;
 }
 
@@ -290,13 +290,28 @@ static __always_inline void rec_end(struct xlp_thread *t, struct xlp_call_compac
 	t->batch.recs++;
 }
 
-/* Appends value v of mask bit b when it is to be stored (cond). */
+/*
+ * Appends value v of mask bit b when it is to be stored (cond). The count
+ * of values stored so far is kept in the record (in rec->mask, until
+ * rec_end writes the mask there), not in a register: the kernel's verifier
+ * follows a register's exact value, and with the slot index in one it
+ * walked every combination of stored values apart, half of the return
+ * program's load time. Read back from memory, the count is only known to
+ * lie in [0, 63], the same on every path, and the paths merge after each
+ * value. rec_n() reads it.
+ */
 #define REC_PUT(cond, b, v)                                                                        \
 	if (cond) {                                                                                \
-		rec->val[n & 63] = (v);                                                            \
+		__u64 n_ = rec_n(rec);                                                             \
+		rec->val[n_] = (v);                                                                \
+		*(volatile __u64 *)&rec->mask = n_ + 1;                                            \
 		mask |= 1ull << (b);                                                               \
-		n++;                                                                               \
 	}
+
+static __always_inline __u64 rec_n(struct xlp_call_compact_rec *rec)
+{
+	return *(volatile __u64 *)&rec->mask & 63;
+}
 
 /*
  * A call that did not block: only the fast counters moved, and the parent's
@@ -308,11 +323,9 @@ static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *
 	/* indexed by counter; only the fast ones are set, and read */
 	__u64 incl[XLP_NR_CTR], open = now > t->acct.ts ? now - t->acct.ts : 0, mask = 0, steal;
 	struct xlp_call_compact_rec *rec;
-	__u32 n = 0;
 
 	/* thread_now() for these: thread_sync() made the thread running */
-	open = open_split(t, steal_clock(bpf_get_current_task_btf(), t->acct.last_cpu), open,
-			  &steal);
+	open = open_split(t, steal_clock(t->acct.last_cpu), open, &steal);
 	incl[XLP_C_WALL] = now - f->snap[XLP_C_WALL];
 	incl[XLP_C_CPU_RUN] = t->acct.c[XLP_C_CPU_RUN] + open - f->snap[XLP_C_CPU_RUN];
 	incl[XLP_C_CPU_STEAL] = t->acct.c[XLP_C_CPU_STEAL] + steal - f->snap[XLP_C_CPU_STEAL];
@@ -344,7 +357,7 @@ static __always_inline void return_fast(struct xlp_thread *t, struct xlp_frame *
 #undef XLP_FAST_EXCL
 	if (incl[XLP_C_CPU_RUN] == incl[XLP_C_WALL])
 		mask |= XLP_COMPACT_RUN_IS_WALL;
-	rec_end(t, rec, mask, sizeof(*rec) + 8 * (n & 63));
+	rec_end(t, rec, mask, sizeof(*rec) + 8 * rec_n(rec));
 }
 
 /* Any other call: every counter, and the IPC peer it waited on. */
@@ -354,7 +367,7 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 	struct xlp_call_compact_rec *rec;
 	struct xlp_ipc_peer *peer;
 	__u64 incl[XLP_NR_CTR], mask = 0;
-	__u32 n = 0;
+	__u32 n;
 
 	thread_now(t, now, incl);
 #pragma unroll
@@ -375,7 +388,7 @@ static __always_inline void return_slow(struct xlp_thread *t, struct xlp_frame *
 		REC_PUT(f->child[i], XLP_NR_CTR + i, incl[i] - f->child[i])
 	if (incl[XLP_C_CPU_RUN] == incl[XLP_C_WALL])
 		mask |= XLP_COMPACT_RUN_IS_WALL;
-	n &= 63;
+	n = rec_n(rec);
 	/* the peer is named only for calls that waited on IPC themselves */
 	if (incl[XLP_C_IPC] && t->ipc.peer_pid) {
 		rec->flags |= XLP_CALL_IPC_PEER;

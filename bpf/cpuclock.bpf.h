@@ -34,14 +34,38 @@ static __always_inline void freq_set(__u32 cpu, __u64 khz, __u64 now)
 }
 
 /*
- * The steal clock of cpu + 1 (0: none), read through task's runqueue. The
- * self-test object brings its own (bpf/selftest.bpf.c).
+ * This CPU's runqueue, read through the current task's se.cfs_rq->rq
+ * (xlp_task_rq): set_task_rq() keeps every task's se.cfs_rq on its own
+ * CPU's runqueue, whatever its class, and current is on this CPU (at
+ * sched_switch, current is prev, and next is on the same runqueue). cpu:
+ * the CPU the caller means; 0 when the runqueue is another's.
+ *
+ * Global functions, so that the kernel verifies each once per program:
+ * a walk from a trusted task pointer (bpf_get_current_task_btf(), a
+ * tp_btf argument) to another struct costs the verifier four searches of
+ * the kernel's whole BTF by name (btf_nested_type_is_trusted()), and
+ * inlined, the walk was verified again on every path that reached it:
+ * 50 to 60 times in the switch and the return programs, 70 ms of the
+ * return program's load here.
+ */
+/* rq->clock + 1; 0: none (no runqueue through cfs_rq on this kernel) */
+__weak __noinline __u64 xlp_rq_clock(__u32 cpu)
+{
+	struct rq *rq = xlp_task_rq(bpf_get_current_task_btf());
+
+	return rq && rq->cpu == (int)cpu ? rq->clock + 1 : 0;
+}
+
+/*
+ * The steal clock of cpu + 1 (0: none). The self-test object brings its
+ * own (bpf/selftest.bpf.c).
  */
 #ifndef XLP_STEAL_CLOCK
-static __always_inline __u64 steal_clock(struct task_struct *task, __u32 cpu)
+__weak __noinline __u64 xlp_steal_clock(__u32 cpu)
 {
-	return xlp_rq_steal(xlp_task_rq(task), cpu);
+	return xlp_rq_steal(xlp_task_rq(bpf_get_current_task_btf()), cpu);
 }
+#define steal_clock xlp_steal_clock
 #else
 #define steal_clock XLP_STEAL_CLOCK
 #endif

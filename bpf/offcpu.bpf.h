@@ -30,13 +30,14 @@ static __always_inline struct xlp_sample_cost *sample_cost_add(__u64 t0)
 #if defined(__TARGET_ARCH_x86)
 /* Whether the 8 code bytes before ret end in a call instruction: direct
  * (e8 rel32), through memory (ff 15 disp32, ff 50+r disp8, ff 10+r) or a
- * register (ff d0+r). */
-static __noinline bool after_call(__u64 ret)
+ * register (ff d0+r). A global function, verified once: static, the kernel
+ * verified it again at each of xlp_leaf_caller's 16 iterations. */
+__weak __noinline int xlp_after_call(__u64 ret)
 {
 	__u8 c[8];
 
 	if (bpf_probe_read_user(c, sizeof(c), (void *)(ret - 8)))
-		return false;
+		return 0;
 	return c[3] == 0xe8 || (c[2] == 0xff && c[3] == 0x15) ||
 	       (c[5] == 0xff && (c[6] & 0xf8) == 0x50) || (c[6] == 0xff && (c[7] & 0xf8) == 0x10) ||
 	       (c[6] == 0xff && (c[7] & 0xf8) == 0xd0);
@@ -83,7 +84,7 @@ __weak __noinline __u64 xlp_leaf_caller(__u64 sp, __u64 bp)
 		/* user text: above the first page, below the canonical hole */
 		if (w < 4096 || w >= (1ull << 47))
 			continue;
-		if (after_call(w))
+		if (xlp_after_call(w))
 			return w;
 	}
 	return 0;
@@ -208,7 +209,7 @@ static __always_inline void offcpu_take_user(void *ctx, struct xlp_thread *t)
 		uerr = (__s32)u;
 	}
 	/* before the samples: the recorder meets the copy first */
-	useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
+	useq = cfg_ucopy_bytes ? xlp_ucopy_send(t->pid, t->tid) : 0;
 	xlp_offcpu_pend_send(t, ustack, uerr, ucaller, useq);
 	c = bpf_map_lookup_elem(&sample_cost, &zero);
 	if (c) {
@@ -219,8 +220,12 @@ static __always_inline void offcpu_take_user(void *ctx, struct xlp_thread *t)
 	}
 }
 
-/* Whether current's user stack can wait for its return to user space. */
-static __always_inline bool offcpu_can_defer(void)
+/*
+ * Whether current's user stack can wait for its return to user space. A
+ * global function, verified once: task->rseq is a walk from a trusted
+ * pointer (see xlp_rq_clock).
+ */
+__weak __noinline int xlp_offcpu_can_defer(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
@@ -247,7 +252,7 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 		return;
 	t0 = bpf_ktime_get_ns();
 	regs = (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)bpf_get_current_task_btf());
-	if (offcpu_can_defer()) {
+	if (xlp_offcpu_can_defer()) {
 		sp = XLP_USER_SP(regs);
 		ip = XLP_USER_IP(regs);
 		/* samples left from another user context must not get this one's stack */
@@ -270,7 +275,7 @@ static __always_inline void offcpu_capture(void *ctx, struct xlp_thread *t)
 		t->off.ucaller = u >= 0 ? leaf_caller(regs) : 0;
 		/* the registers saved at the syscall's entry: the function that made
 		 * it is the copy's first frame, whatever libc did */
-		t->off.useq = cfg_ucopy_bytes ? ucopy_send(t->pid, t->tid) : 0;
+		t->off.useq = cfg_ucopy_bytes ? xlp_ucopy_send(t->pid, t->tid) : 0;
 	}
 	k = bpf_get_stackid(ctx, &kstacks, 0);
 	t->off.kstack = k >= 0 ? (__u32)k + 1 : 0;

@@ -85,12 +85,13 @@ static __always_inline __u32 file_class(struct file *f)
 }
 
 /*
- * The class of fd in task's table. The last file classified is cached per
+ * The class of fd in current's table. The last file classified is cached per
  * thread: a thread that blocks on the same socket or pipe again and again
  * pays one read of its fd table entry, not the walk to the socket family.
  */
-static __always_inline __u32 fd_class(struct task_struct *task, struct xlp_thread *t, int fd)
+static __always_inline __u32 fd_class(struct xlp_thread *t, int fd)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct fdtable *fdt = task->files->fdt;
 	struct file *f = NULL;
 	__u64 key;
@@ -143,14 +144,20 @@ static __always_inline long task_syscall(struct task_struct *task, __u64 *a0, __
 	return SYS_NR(regs);
 }
 
-/* Classifies syscall nr (arguments a0, a1) that task = current sleeps in. */
-static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_thread *t, long nr,
-					  __u64 a0, __u64 a1)
+/*
+ * Classifies syscall nr (arguments a0, a1) that current sleeps in. A global
+ * function, verified once: its walk from the task to the file (see
+ * xlp_rq_clock) and its name matching, inlined, were verified again on
+ * each path of the switch program that reached them.
+ */
+__weak __noinline __u32 xlp_sys_class(struct xlp_thread *t, long nr, __u64 a0, __u64 a1)
 {
 	int fd0 = -1;
 
+	if (!t)
+		return XLP_SC_WAKER;
 	if (sc_is_fd_io(nr))
-		return fd_class(task, t, (int)a0);
+		return fd_class(t, (int)a0);
 	if (sc_is_disk(nr))
 		return XLP_C_DISK;
 	if (sc_is_timer(nr))
@@ -165,7 +172,7 @@ static __always_inline __u32 sys_class_of(struct task_struct *task, struct xlp_t
 		return XLP_C_LOCK; /* F_SETLKW, F_OFD_SETLKW */
 	/* poll/ppoll: the first pollfd's fd stands for the set */
 	if (sc_has_pollfds(nr) && a1 && !bpf_probe_read_user(&fd0, sizeof(fd0), (void *)a0))
-		return fd_class(task, t, fd0);
+		return fd_class(t, fd0);
 	return XLP_SC_WAKER;
 }
 
@@ -236,7 +243,7 @@ static __always_inline void note_ipc_peer(struct xlp_thread *t)
 
 /*
  * Switch-out into a sleep state, in syscall nr (-1: none) of class cls
- * (sys_class_of; the self-test gives it). Until the wakeup says more, the
+ * (xlp_sys_class; the self-test gives it). Until the wakeup says more, the
  * sleep's reason is the one it would get with no waker known, which is
  * what a thread still asleep when recording stops is charged with.
  */

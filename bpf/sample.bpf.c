@@ -45,7 +45,7 @@ int xlp_sample(struct bpf_perf_event_data *ctx)
 	}
 	/* before the sample: the recorder meets the copy first */
 	if (cfg_ucopy_bytes)
-		ev.useq = ucopy_send(ev.r.pid, ev.r.tid);
+		ev.useq = xlp_ucopy_send(ev.r.pid, ev.r.tid);
 	if (k >= 0)
 		ev.r.kstack = (__u32)k + 1;
 	else

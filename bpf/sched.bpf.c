@@ -56,7 +56,6 @@ static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 n
 static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 cpu)
 {
 	__u64 queued, delay, clk;
-	struct rq *rq;
 
 	if (!bpf_core_field_exists(next->sched_info.last_queued))
 		return 0;
@@ -64,12 +63,12 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 	 * far cheaper here than a bpf_probe_read_kernel per field */
 	queued = next->sched_info.last_queued;
 	delay = next->sched_info.run_delay;
-	/* the runqueue through the task: the per-CPU runqueues symbol is
-	 * not resolvable on kernels whose kallsyms lists functions only */
-	rq = xlp_task_rq(next);
-	if (!rq || rq->cpu != (int)cpu)
+	/* the runqueue through a task (bpf/cpuclock.bpf.h): the per-CPU
+	 * runqueues symbol is not resolvable on kernels whose kallsyms lists
+	 * functions only */
+	clk = xlp_rq_clock(cpu);
+	if (!clk--)
 		return 0;
-	clk = rq->clock;
 	if (queued && clk >= queued)
 		delay += clk - queued;
 	return delay + 1; /* + 1: a valid total is never 0 */
@@ -98,7 +97,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		 */
 		if (niv && t->acct.delay_seen && delay > t->acct.delay_seen)
 			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->acct.delay_seen);
-		clk = steal_clock(prev, t->acct.last_cpu);
+		clk = steal_clock(t->acct.last_cpu);
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
 	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
@@ -111,7 +110,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		if (t->acct.state != XLP_T_RUNNABLE && t->acct.state != XLP_T_RUNNING)
 			wake_decide(t);
 		thread_recover(t, p, now, exec, delay, false, 0);
-		steal_reset(t, steal_clock(prev, t->acct.last_cpu));
+		steal_reset(t, steal_clock(t->acct.last_cpu));
 	}
 	if (delay)
 		t->acct.delay_seen = delay;
@@ -126,7 +125,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 	}
 	nr = task_syscall(prev, &a0, &a1);
 	ev_block(t, prev_state & TASK_UNINTERRUPTIBLE, nr,
-		 nr >= 0 ? sys_class_of(prev, t, nr, a0, a1) : XLP_SC_WAKER);
+		 nr >= 0 ? xlp_sys_class(t, nr, a0, a1) : XLP_SC_WAKER);
 	if (bpf_core_field_exists(prev->in_iowait) &&
 	    BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
 		ev_block_iowait(t);
@@ -161,7 +160,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 		stat_inc(XLP_S_UNKNOWN_STATE);
 	t->off.valid = 0; /* its stacks are spent: a missed switch-out must not reuse them */
 	t->acct.exec_at_in = exec;
-	steal_reset(t, steal_clock(next, cpu));
+	steal_reset(t, steal_clock(cpu));
 	if (t->acct.last_cpu != cpu && t->acct.last_cpu != (__u32)-1)
 		t->acct.c[XLP_C_MIGRATIONS]++;
 	t->acct.last_cpu = cpu;

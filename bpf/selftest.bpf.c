@@ -7,7 +7,7 @@
 /* a hypervisor's steal clock the tests set (XLP_ST_STEAL_SET): this
  * machine's own steals a tick now and then, never on cue */
 #include "vmlinux.h"
-#define XLP_STEAL_CLOCK(task, cpu) st_steal_clock(cpu)
+#define XLP_STEAL_CLOCK(cpu) st_steal_clock(cpu)
 static __u64 st_steal_clock(__u32 cpu);
 
 #include "reasons.bpf.h"

@@ -21,18 +21,6 @@
 
 #define PF_KTHREAD 0x00200000
 
-/* This CPU's runqueue, from a task on it (both are, at a switch). */
-static __always_inline struct rq *thief_rq(struct task_struct *prev, struct task_struct *next,
-					   __u32 cpu)
-{
-	struct rq *rq = xlp_task_rq(next);
-
-	if (rq && rq->cpu == (int)cpu)
-		return rq;
-	rq = prev ? xlp_task_rq(prev) : NULL;
-	return rq && rq->cpu == (int)cpu ? rq : NULL;
-}
-
 /*
  * At every switch, first: prev's slot gets its on-CPU total (its time since
  * its switch-in is exec_out - exec_in, interrupts and steal left out as the
@@ -46,16 +34,17 @@ static __always_inline struct xlp_cpulog *cpulog_close(struct task_struct *prev,
 	__u32 zero = 0;
 	struct xlp_cpulog *log = bpf_map_lookup_elem(&cpulog, &zero);
 	struct xlp_cpulog_ent *e;
-	struct rq *rq;
+	__u64 c;
 
 	*clk = 0;
 	if (!log)
 		return NULL;
-	rq = thief_rq(prev, next, cpu);
-	if (!rq)
+	/* this CPU's runqueue (bpf/cpuclock.bpf.h) */
+	c = xlp_rq_clock(cpu);
+	if (!c)
 		return NULL;
-	*clk = rq->clock;
-	*steal = xlp_rq_steal(rq, cpu);
+	*clk = c - 1;
+	*steal = steal_clock(cpu);
 	if (!log->n || !prev)
 		return log;
 	e = &log->e[(log->n - 1) & (XLP_CPULOG - 1)];

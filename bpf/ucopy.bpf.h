@@ -28,13 +28,21 @@
  * return_instances say where each return address was (ri->stack, the sp
  * at the call's entry) and what it was (orig_ret_vaddr, already resolved
  * for chained ones): written back into the copy, the unwinder sees the
- * stack the program built. Newest first, as the stack goes up.
+ * stack the program built. Newest first, as the stack goes up. sp, len:
+ * the copy's start address and length. A global function, verified once:
+ * inlined, its loop was verified again for each length the copy's loop
+ * can end with.
  */
-static __always_inline void ucopy_uret_fix(struct xlp_ucopy_buf *b, struct task_struct *task,
-					   __u64 sp, __u64 len)
+__weak __noinline int xlp_ucopy_uret_fix(__u64 sp, __u64 len)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	struct xlp_ucopy_buf *b;
+	__u32 zero = 0;
 
+	b = bpf_map_lookup_elem(&ucopy_buf, &zero);
+	if (!b)
+		return 0;
 	b->r.nuret = 0;
 	for (int i = 0; i < XLP_UCOPY_URET_FIX && ri; i++) {
 		__u64 at = BPF_CORE_READ(ri, stack), ret = BPF_CORE_READ(ri, orig_ret_vaddr);
@@ -49,6 +57,7 @@ static __always_inline void ucopy_uret_fix(struct xlp_ucopy_buf *b, struct task_
 		}
 		ri = BPF_CORE_READ(ri, next);
 	}
+	return 0;
 }
 
 /*
@@ -58,10 +67,11 @@ static __always_inline void ucopy_uret_fix(struct xlp_ucopy_buf *b, struct task_
  * frame-pointer walk; the recorder counts it). The stack is read
  * page by page from sp up, and the copy ends at the first page that cannot
  * be read (the stack's end: one read across it would fail as a whole), or
- * at cfg_ucopy_bytes (XLP_UCOPY_CUT). Not inlined: one copy of its loop for
- * both callers' verification.
+ * at cfg_ucopy_bytes (XLP_UCOPY_CUT). A global function, verified once on
+ * its own: as a static one the kernel verified it again on every path
+ * that reached it, a third of the switch program's load time.
  */
-static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
+__weak __noinline __u64 xlp_ucopy_send(__u32 pid, __u32 tid)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(
 		(struct task_struct *)bpf_get_current_task_btf());
@@ -97,8 +107,7 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 	}
 	if (!off || off > XLP_UCOPY_MAX)
 		return 0;
-	ucopy_uret_fix(b, (struct task_struct *)bpf_get_current_task_btf(), b->r.regs[XLP_UREG_SP],
-		       off);
+	xlp_ucopy_uret_fix(b->r.regs[XLP_UREG_SP], off);
 	b->next_seq++;
 	b->r.h.type = XLP_R_UCOPY;
 	b->r.h.size = sizeof(b->r) + off;
@@ -120,7 +129,7 @@ static __noinline __u64 ucopy_send(__u32 pid, __u32 tid)
 }
 #else
 /* arm64: not yet (user/symbols/stack_unwind.c knows x86-64's registers only): frame pointers */
-static __always_inline __u64 ucopy_send(__u32 pid, __u32 tid)
+static __always_inline __u64 xlp_ucopy_send(__u32 pid, __u32 tid)
 {
 	return 0;
 }
