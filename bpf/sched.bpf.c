@@ -52,10 +52,11 @@ static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 n
  * run_delay also grows when a queued task is dequeued to migrate
  * (sched_info_dequeue), so the delta of this total, not clock - last_queued
  * alone, is what schedstat counts. 0 when the kernel has no such figure.
+ * clk: the runqueue's clock + 1 (0: none).
  */
-static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 cpu)
+static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u64 clk)
 {
-	__u64 queued, delay, clk;
+	__u64 queued, delay;
 
 	if (!bpf_core_field_exists(next->sched_info.last_queued))
 		return 0;
@@ -63,10 +64,6 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 	 * far cheaper here than a bpf_probe_read_kernel per field */
 	queued = next->sched_info.last_queued;
 	delay = next->sched_info.run_delay;
-	/* the runqueue through a task (bpf/cpuclock.bpf.h): the per-CPU
-	 * runqueues symbol is not resolvable on kernels whose kallsyms lists
-	 * functions only */
-	clk = xlp_rq_clock(cpu);
 	if (!clk--)
 		return 0;
 	if (queued && clk >= queued)
@@ -74,8 +71,9 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u32 
 	return delay + 1; /* + 1: a valid total is never 0 */
 }
 
+/* steal: this CPU's steal clock + 1 (0: none) */
 static __always_inline void switch_out(struct xlp_thread *t, struct task_struct *prev, bool preempt,
-				       unsigned int prev_state, __u64 now)
+				       unsigned int prev_state, __u64 now, __u32 cpu, __u64 steal)
 {
 	__u64 exec = prev->se.sum_exec_runtime, delay = kernel_delay_running(prev), a0, a1, clk;
 	__u64 nvcsw = prev->nvcsw, nivcsw = prev->nivcsw, nv, niv;
@@ -97,7 +95,9 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		 */
 		if (niv && t->acct.delay_seen && delay > t->acct.delay_seen)
 			ctr_add(t, p, XLP_C_CPU_WAIT, delay - t->acct.delay_seen);
-		clk = steal_clock(t->acct.last_cpu);
+		/* the steal clock of the CPU it was switched in on, none if
+		 * it moved unseen */
+		clk = t->acct.last_cpu == cpu ? steal : 0;
 		run_close(t, p, now, slice_run(t, exec, now, steal_since_in(t, clk)), clk);
 	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
@@ -110,7 +110,7 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		if (t->acct.state != XLP_T_RUNNABLE && t->acct.state != XLP_T_RUNNING)
 			wake_decide(t);
 		thread_recover(t, p, now, exec, delay, false, 0);
-		steal_reset(t, steal_clock(t->acct.last_cpu));
+		steal_reset(t, t->acct.last_cpu == cpu ? steal : 0);
 	}
 	if (delay)
 		t->acct.delay_seen = delay;
@@ -131,11 +131,14 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 		ev_block_iowait(t);
 }
 
-/* log, clk, steal: this CPU's log of switch-ins and clocks (cpulog_close) */
+/*
+ * log: this CPU's log of switch-ins (cpulog_close); rqc, steal: its
+ * runqueue's clock + 1 and steal clock + 1 (0: none)
+ */
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
-				      __u64 now, struct xlp_cpulog *log, __u64 clk, __u64 steal)
+				      __u64 now, struct xlp_cpulog *log, __u64 rqc, __u64 steal)
 {
-	__u64 total = kernel_delay_total(next, cpu), seen = t->acct.delay_seen;
+	__u64 total = kernel_delay_total(next, rqc), seen = t->acct.delay_seen;
 	__u64 exec = next->se.sum_exec_runtime, wait;
 	struct xlp_proc *p = proc_get(t);
 
@@ -143,7 +146,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 		offcpu_charge(t, t->acct.ts, now, XLP_C_CPU_WAIT);
 		wait = total && seen && total >= seen ? total - seen : now - t->acct.ts;
 		thread_account_d(t, p, now, wait);
-		thief_wait_end(t, log, next, clk, steal, wait, now);
+		thief_wait_end(t, log, next, rqc ? rqc - 1 : 0, steal, wait, now);
 		t->acct.delay_seen = total;
 	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
@@ -160,7 +163,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 		stat_inc(XLP_S_UNKNOWN_STATE);
 	t->off.valid = 0; /* its stacks are spent: a missed switch-out must not reuse them */
 	t->acct.exec_at_in = exec;
-	steal_reset(t, steal_clock(cpu));
+	steal_reset(t, steal);
 	if (t->acct.last_cpu != cpu && t->acct.last_cpu != (__u32)-1)
 		t->acct.c[XLP_C_MIGRATIONS]++;
 	t->acct.last_cpu = cpu;
@@ -189,7 +192,8 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
 	struct xlp_cpulog *log;
 	struct xlp_thread *t;
-	__u64 now = 0, clk = 0, steal = 0;
+	/* this CPU's runqueue clock and steal clock, + 1 (0: none), read once */
+	__u64 now = 0, rqc = xlp_rq_clock(cpu), steal = steal_clock(cpu), clk = rqc ? rqc - 1 : 0;
 
 	/*
 	 * No task switches inside an interrupt, softirq or hrtimer: a context
@@ -201,7 +205,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (c && (c->hardirq | c->hrtimer | c->softirq))
 		c->hardirq = c->hrtimer = c->softirq = 0;
 	/* the CPU's log of who ran (bpf/thief.bpf.h): prev's slot closed first */
-	log = cfg_test_no_cpulog ? NULL : cpulog_close(prev, next, cpu, &clk, &steal);
+	log = cfg_test_no_cpulog ? NULL : cpulog_close(prev, clk);
 	t = thread_get(prev);
 	/* test build: a preemption the kernel did not deliver (both switches) */
 	if (t && cfg_test_drop_switch && t->acct.state == XLP_T_RUNNING &&
@@ -217,7 +221,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	}
 	if (t) {
 		now = bpf_ktime_get_ns();
-		switch_out(t, prev, preempt, prev_state, now);
+		switch_out(t, prev, preempt, prev_state, now, cpu, steal);
 		tl_emit(XLP_SCHED_OUT, t->pid, t->tid, 0, (__u16)t->acct.state, now);
 		/* only when sampling: two stack walks cost more than the rest */
 		if (sample_period_ns && !t->stopped)
@@ -243,7 +247,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (t) {
 		if (!now)
 			now = bpf_ktime_get_ns();
-		switch_in(t, next, cpu, now, log, clk, steal);
+		switch_in(t, next, cpu, now, log, rqc, steal);
 		tl_emit(XLP_SCHED_IN, t->pid, t->tid, 0, 0, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	} else {

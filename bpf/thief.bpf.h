@@ -24,27 +24,17 @@
 /*
  * At every switch, first: prev's slot gets its on-CPU total (its time since
  * its switch-in is exec_out - exec_in, interrupts and steal left out as the
- * kernel leaves them out). *clk and *steal: the runqueue's clocks now (clk
- * 0: no runqueue clock on this kernel, nothing logged).
+ * kernel leaves them out). clk: the runqueue's clock now (0: none on this
+ * kernel, nothing logged).
  */
-static __always_inline struct xlp_cpulog *cpulog_close(struct task_struct *prev,
-						       struct task_struct *next, __u32 cpu,
-						       __u64 *clk, __u64 *steal)
+static __always_inline struct xlp_cpulog *cpulog_close(struct task_struct *prev, __u64 clk)
 {
 	__u32 zero = 0;
 	struct xlp_cpulog *log = bpf_map_lookup_elem(&cpulog, &zero);
 	struct xlp_cpulog_ent *e;
-	__u64 c;
 
-	*clk = 0;
-	if (!log)
+	if (!log || !clk)
 		return NULL;
-	/* this CPU's runqueue (bpf/cpuclock.bpf.h) */
-	c = xlp_rq_clock(cpu);
-	if (!c)
-		return NULL;
-	*clk = c - 1;
-	*steal = steal_clock(cpu);
 	if (!log->n || !prev)
 		return log;
 	e = &log->e[(log->n - 1) & (XLP_CPULOG - 1)];

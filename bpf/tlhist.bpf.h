@@ -108,16 +108,19 @@ static __always_inline void tlhist_wakeup(struct task_struct *p)
 }
 
 /*
- * Puts task on the timeline (its name went out just before): its kept
- * events first, oldest first, then live. Once per thread.
+ * Puts current on the timeline (its name went out just before): its kept
+ * events first, oldest first, then live. Once per thread. A global
+ * function, verified once: inlined, its loop of emits was verified again
+ * on each path of the waking program (61 ms of its load).
  */
-static __always_inline void tlhist_dump(struct task_struct *task)
+__weak __noinline int xlp_tlhist_dump(void)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct xlp_tl_hist *h = tlhist_get(task, true);
 	__u32 n, first;
 
 	if (!h || h->named)
-		return;
+		return 0;
 	h->named = 1;
 	n = h->n < XLP_TL_HIST ? h->n : XLP_TL_HIST;
 	first = h->n - n;
@@ -131,6 +134,7 @@ static __always_inline void tlhist_dump(struct task_struct *task)
 			h->ev[i].t);
 	}
 	h->n = 0;
+	return 0;
 }
 
 #endif

@@ -134,7 +134,7 @@ static __always_inline void tl_name(struct task_struct *cur)
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
 	emit(&r, sizeof(r));
 	if (h)
-		tlhist_dump(cur);
+		xlp_tlhist_dump(); /* cur is current */
 }
 
 /*

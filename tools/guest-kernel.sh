@@ -47,8 +47,8 @@ mkdir -p "$build"
 make -s -C "$src" O="$PWD/$build" KCONFIG_ALLCONFIG="$PWD/$frag" allnoconfig >/dev/null
 # Kconfig drops an option whose dependencies are missing without a word:
 # check that every option the tests rely on survived
-for opt in ANDROID_BINDER_IPC ANDROID_BINDERFS DEBUG_INFO_BTF BPF_SYSCALL BPF_EVENTS ACPI HPET_TIMER \
-	UPROBE_EVENTS PERF_EVENTS SCHEDSTATS FAIR_GROUP_SCHED SERIAL_8250_CONSOLE BLK_DEV_INITRD DEVTMPFS FUTEX; do
+for opt in ANDROID_BINDER_IPC ANDROID_BINDERFS DEBUG_INFO_BTF BPF_SYSCALL BPF_JIT BPF_JIT_ALWAYS_ON BPF_EVENTS ACPI \
+	HPET_TIMER UPROBE_EVENTS PERF_EVENTS SCHEDSTATS FAIR_GROUP_SCHED SERIAL_8250_CONSOLE BLK_DEV_INITRD DEVTMPFS FUTEX; do
 	grep -q "^CONFIG_$opt=y" "$build/.config" ||
 		die "CONFIG_$opt not set in $build/.config: a dependency of it is missing from $frag"
 done

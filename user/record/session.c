@@ -388,6 +388,22 @@ static void select_programs(struct session *s, struct btf *vmlinux, bool cpu_sch
 	}
 }
 
+/*
+ * Whether the kernel's BPF JIT is off (a kernel built without
+ * CONFIG_BPF_JIT_ALWAYS_ON, with net.core.bpf_jit_enable at 0): its
+ * interpreter refuses programs with callbacks, so the switch program's
+ * bpf_loop (bpf/thief.bpf.h) fails to load with only "Invalid argument".
+ */
+static bool jit_off(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '0';
+}
+
 /* Attached by the session's own calls (uprobes) or run, never attached. */
 static bool is_manual(const struct bpf_program *p)
 {
@@ -535,10 +551,17 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 	}
 	err_ = xlprobe_bpf__load(s->skel);
 	if (err_) {
-		snprintf(err, errlen,
-			 "the kernel rejected xlprobe's BPF programs (%s): run with -v for the "
-			 "verifier log",
-			 strerror(-err_));
+		if (jit_off())
+			snprintf(err, errlen,
+				 "the kernel rejected xlprobe's BPF programs: its BPF JIT is off "
+				 "(net.core.bpf_jit_enable = 0), and its interpreter runs no "
+				 "program "
+				 "with bpf_loop; turn it on: sysctl net.core.bpf_jit_enable=1");
+		else
+			snprintf(err, errlen,
+				 "the kernel rejected xlprobe's BPF programs (%s): run with -v for "
+				 "the verifier log",
+				 strerror(-err_));
 		goto cleanup;
 	}
 	seed_frequencies(s);
