@@ -35,10 +35,10 @@ static __always_inline void freq_set(__u32 cpu, __u64 khz, __u64 now)
 
 /*
  * This CPU's runqueue, read through the current task's se.cfs_rq->rq
- * (xlp_task_rq): set_task_rq() keeps every task's se.cfs_rq on its own
- * CPU's runqueue, whatever its class, and current is on this CPU (at
- * sched_switch, current is prev, and next is on the same runqueue). cpu:
- * the CPU the caller means; 0 when the runqueue is another's.
+ * (xlp_task_rq): current runs on this CPU (at sched_switch, current is
+ * prev, and next is queued on the same runqueue). cpu: the CPU the caller
+ * means; 0 when the runqueue found is another's (rq->cpu is checked, as
+ * a task of another class may keep a stale se.cfs_rq).
  *
  * Global functions, so that the kernel verifies each once per program:
  * a walk from a trusted task pointer (bpf_get_current_task_btf(), a
