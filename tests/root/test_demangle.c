@@ -90,10 +90,11 @@ static void walk(const struct json *j, const char *key, struct walk *w)
 
 /*
  * The report of trace as text, JSON, HTML and folded stacks: no mangled
- * name in any but JSON's symbol fields; the text holds want_text, the
- * JSON the function fn with its symbol sym beside, the HTML prefix, the
- * folded stacks want_folded. (Which functions the text's analysis names
- * depends on the machine's noise; the JSON lists them all.)
+ * name in any but JSON's symbol fields; the text holds want_text (NULL:
+ * nothing in particular), the JSON the function fn with its symbol sym
+ * beside, the HTML prefix, the folded stacks want_folded. (Which functions
+ * the text's analysis names depends on the machine's noise; the JSON lists
+ * them all.)
  */
 static void check_outputs(const char *trace, const char *prefix, const char *want_text,
 			  const char *fn, const char *sym, const char *want_folded)
@@ -109,7 +110,8 @@ static void check_outputs(const char *trace, const char *prefix, const char *wan
 
 	rc = xt_run(text, 120000, buf, sizeof(buf), err, sizeof(err));
 	CHECK(rc == 0, "report exit %d: %s", rc, err);
-	CHECK(strstr(buf, want_text), "text report lacks '%s':\n%.3000s", want_text, buf);
+	CHECK(!want_text || strstr(buf, want_text), "text report lacks '%s':\n%.3000s",
+	      want_text ? want_text : "", buf);
 	CHECK(!mangled_in(buf), "text report: %.200s", mangled_in(buf));
 
 	j = xt_report_file(json, js, 120000);
@@ -280,7 +282,13 @@ TEST(node_frames_demangled)
 	rc = xt_run(argv, 60000, out, sizeof(out), err, sizeof(err));
 	node_stop(&n);
 	REQUIRE(rc == 0, "record exit %d: %s", rc, err);
-	check_outputs(trace, "node::", "node::",
+	/*
+	 * No name the text must hold: its analysis names what the slow runs
+	 * show, node:: functions or, on a loaded machine, V8's clock reads
+	 * (a clean clone's run, beside the unit suites, 2026-11-29). The
+	 * JSON and the folded stacks hold node's names whatever the verdict.
+	 */
+	check_outputs(trace, "node::", NULL,
 		      "node::(anonymous namespace)::Parser::on_headers_complete()",
 		      "_ZN4node12_GLOBAL__N_16Parser19on_headers_completeEv",
 		      ";node::(anonymous namespace)::Parser::on_headers_complete();");
