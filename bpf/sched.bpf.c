@@ -52,7 +52,7 @@ static __always_inline __u64 slice_run(struct xlp_thread *t, __u64 exec, __u64 n
  * run_delay also grows when a queued task is dequeued to migrate
  * (sched_info_dequeue), so the delta of this total, not clock - last_queued
  * alone, is what schedstat counts. 0 when the kernel has no such figure.
- * clk: the runqueue's clock + 1 (0: none).
+ * clk: the runqueue's clock (0: none).
  */
 static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u64 clk)
 {
@@ -64,7 +64,7 @@ static __always_inline __u64 kernel_delay_total(struct task_struct *next, __u64 
 	 * far cheaper here than a bpf_probe_read_kernel per field */
 	queued = next->sched_info.last_queued;
 	delay = next->sched_info.run_delay;
-	if (!clk--)
+	if (!clk)
 		return 0;
 	if (queued && clk >= queued)
 		delay += clk - queued;
@@ -132,13 +132,13 @@ static __always_inline void switch_out(struct xlp_thread *t, struct task_struct 
 }
 
 /*
- * log: this CPU's log of switch-ins (cpulog_close); rqc, steal: its
- * runqueue's clock + 1 and steal clock + 1 (0: none)
+ * log: this CPU's log of switch-ins (cpulog_close); clk, steal: its
+ * runqueue's clock (0: none) and steal clock + 1 (0: none)
  */
 static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *next, __u32 cpu,
-				      __u64 now, struct xlp_cpulog *log, __u64 rqc, __u64 steal)
+				      __u64 now, struct xlp_cpulog *log, __u64 clk, __u64 steal)
 {
-	__u64 total = kernel_delay_total(next, rqc), seen = t->acct.delay_seen;
+	__u64 total = kernel_delay_total(next, clk), seen = t->acct.delay_seen;
 	__u64 exec = next->se.sum_exec_runtime, wait;
 	struct xlp_proc *p = proc_get(t);
 
@@ -146,7 +146,7 @@ static __always_inline void switch_in(struct xlp_thread *t, struct task_struct *
 		offcpu_charge(t, t->acct.ts, now, XLP_C_CPU_WAIT);
 		wait = total && seen && total >= seen ? total - seen : now - t->acct.ts;
 		thread_account_d(t, p, now, wait);
-		thief_wait_end(t, log, next, rqc ? rqc - 1 : 0, steal, wait, now);
+		thief_wait_end(t, log, next, clk, steal, wait, now);
 		t->acct.delay_seen = total;
 	} else if (t->acct.state == XLP_T_UNKNOWN) {
 		thread_account(t, p, now);
@@ -192,7 +192,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	struct xlp_irqctx *c = bpf_map_lookup_elem(&irqctx, &zero);
 	struct xlp_cpulog *log;
 	struct xlp_thread *t;
-	/* this CPU's runqueue clock and steal clock, + 1 (0: none), read once */
+	/* this CPU's runqueue clock (0: none) and steal clock + 1 (0: none), read once */
 	__u64 now = 0, rqc = xlp_rq_clock(cpu), steal = steal_clock(cpu), clk = rqc ? rqc - 1 : 0;
 
 	/*
@@ -247,7 +247,7 @@ static __always_inline int sched_switch(void *ctx, bool preempt, struct task_str
 	if (t) {
 		if (!now)
 			now = bpf_ktime_get_ns();
-		switch_in(t, next, cpu, now, log, rqc, steal);
+		switch_in(t, next, cpu, now, log, clk, steal);
 		tl_emit(XLP_SCHED_IN, t->pid, t->tid, 0, 0, now);
 		stat_inc(XLP_S_SCHED_EVENTS);
 	} else {

@@ -555,8 +555,8 @@ int session__open(const struct session_opts *opts, struct session **out, char *e
 			snprintf(err, errlen,
 				 "the kernel rejected xlprobe's BPF programs: its BPF JIT is off "
 				 "(net.core.bpf_jit_enable = 0), and its interpreter runs no "
-				 "program "
-				 "with bpf_loop; turn it on: sysctl net.core.bpf_jit_enable=1");
+				 "program with bpf_loop; turn it on: sysctl "
+				 "net.core.bpf_jit_enable=1");
 		else
 			snprintf(err, errlen,
 				 "the kernel rejected xlprobe's BPF programs (%s): run with -v for "

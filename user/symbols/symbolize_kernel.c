@@ -52,6 +52,13 @@ static uint32_t ksym_rank(char type, const char *name, size_t len)
 	       (uint32_t)(us < 255 ? us : 255);
 }
 
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
 /*
  * One line's "ADDR TYPE " (hexadecimal, one character): *pos is where the
  * name starts. By hand, not sscanf and strtoull: the kernel lists ~120 000
@@ -60,12 +67,10 @@ static uint32_t ksym_rank(char type, const char *name, size_t len)
  */
 static int ksym_parse(const char *line, uint64_t *addr, char *type, int *pos)
 {
-	const char *end = line;
+	const char *end = skip_blanks(line);
 	uint64_t a = 0;
 	int nd = 0;
 
-	while (*end == ' ' || *end == '\t')
-		end++;
 	for (; isxdigit((unsigned char)*end); end++, nd++) {
 		int c = (unsigned char)*end;
 
@@ -74,14 +79,11 @@ static int ksym_parse(const char *line, uint64_t *addr, char *type, int *pos)
 	if (!nd || nd > 16 || (*end != ' ' && *end != '\t'))
 		return -1;
 	*addr = a;
-	while (*end == ' ' || *end == '\t')
-		end++;
+	end = skip_blanks(end);
 	if (!*end || *end == '\n')
 		return -1;
 	*type = *end++;
-	while (*end == ' ' || *end == '\t')
-		end++;
-	*pos = (int)(end - line);
+	*pos = (int)(skip_blanks(end) - line);
 	return 0;
 }
 
